@@ -1,0 +1,57 @@
+"""Timing helpers shared by every benchmark section.
+
+Timings on a shared machine are noisy: each figure is the best of a few runs, and
+the useful number is the ratio against the naive per-item Python loop measured in
+the same run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+
+def best_time(fn: Callable[[], object], repeat: int = 3) -> float:
+    """Best wall-clock seconds of ``repeat`` calls of ``fn`` (after one warm-up call)."""
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+@dataclass
+class Row:
+    name: str
+    items: int
+    seconds: float
+    naive_items: int = 0
+    naive_seconds: float = 0.0
+    extra: str = ""
+
+    @property
+    def rate(self) -> float:
+        return self.items / self.seconds
+
+    @property
+    def naive_rate(self) -> float:
+        return self.naive_items / self.naive_seconds if self.naive_seconds else float("nan")
+
+    @property
+    def speedup(self) -> float:
+        return self.rate / self.naive_rate if self.naive_seconds else float("nan")
+
+
+def print_table(title: str, rows: list[Row], unit: str = "samples") -> None:
+    """Print one section: rate, naive-loop rate and their ratio for each row."""
+    print(f"\n## {title}")
+    header = f"{'name':<34} {'n':>10} {unit + '/s':>16} {'naive loop/s':>14} {'ratio':>9}  notes"
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        naive = f"{row.naive_rate:14,.0f}" if row.naive_seconds else f"{'-':>14}"
+        ratio = f"{row.speedup:9,.0f}" if row.naive_seconds else f"{'-':>9}"
+        print(f"{row.name:<34} {row.items:>10,} {row.rate:16,.0f} {naive} {ratio}  {row.extra}")
