@@ -1,0 +1,101 @@
+"""The package's layering: lower layers never import higher ones (docs/architecture.md)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# module prefix -> layer number; the longest matching prefix wins
+LAYERS = {
+    "tracs._validation": 0,
+    "tracs.mechanisms": 1,
+    "tracs.region": 2,
+    "tracs.metrics": 2,
+    "tracs.perturbers": 3,
+    "tracs.discrete": 4,
+    "tracs.baselines": 4,
+    "tracs.geo": 5,
+    "tracs.trajectories": 5,
+    "data_loaders": 6,
+    "tracs.maps": 7,
+    "tracs.plots": 7,
+    "tracs.query_metrics": 7,
+    "tracs.evaluation": 8,
+    "tracs.cli": 9,
+}
+# heavy optional libraries and the lowest layer allowed to import them
+HEAVY = {"folium": 7, "matplotlib": 7, "geopandas": 5, "pandas": 5, "pyproj": 5}
+
+
+def layer_of(module: str) -> int | None:
+    best = None
+    for prefix, layer in LAYERS.items():
+        if module == prefix or module.startswith(prefix + "."):
+            if best is None or len(prefix) > len(best[0]):
+                best = (prefix, layer)
+    return None if best is None else best[1]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def imported_modules(path: Path, module: str):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+                if node.module is None:
+                    for alias in node.names:
+                        yield f"{target}.{alias.name}"
+                    continue
+                yield target
+            elif node.module:
+                yield node.module
+
+
+SOURCES = sorted(
+    p for p in [*ROOT.joinpath("tracs").rglob("*.py"), *ROOT.joinpath("data_loaders").rglob("*.py")]
+    if "__pycache__" not in p.parts
+)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_upward_imports(path):
+    module = module_name(path)
+    own = layer_of(module)
+    if own is None:  # the package root (lazy loader) and unlisted helpers are free
+        return
+    for target in imported_modules(path, module):
+        other = layer_of(target)
+        if other is not None:
+            assert other <= own, f"{module} (layer {own}) imports {target} (layer {other})"
+        top = target.split(".")[0]
+        if top in HEAVY:
+            assert own >= HEAVY[top], f"{module} (layer {own}) imports {top}"
+
+
+def test_import_tracs_is_light():
+    code = (
+        "import sys, tracs, tracs.mechanisms; "
+        "heavy = [m for m in ('folium', 'matplotlib', 'geopandas', 'data_loaders', 'sklearn') "
+        "if m in sys.modules]; print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"import tracs pulled in: {out.stdout.strip()}"
