@@ -7,8 +7,10 @@ knowing its distance), and vectorised ``sample(x, *, rng=None)``, ``pdf``,
 """
 
 from ._base import Mechanism, PiecewiseConstantMechanism
-from ._domain import Circle, Interval, RealLine
+from ._domain import Categories, Circle, Interval, RealLine
+from .discrete import KRR, Duchi
 from .optimal import OptimalCircular, OptimalClassical, OptimalUnbiased
+from .piecewise import SquareWave
 
 __all__ = [
     "Mechanism",
@@ -16,7 +18,11 @@ __all__ = [
     "Interval",
     "Circle",
     "RealLine",
+    "Categories",
     "OptimalClassical",
     "OptimalCircular",
     "OptimalUnbiased",
+    "KRR",
+    "Duchi",
+    "SquareWave",
 ]

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._validation import as_float_array
 
-__all__ = ["Interval", "Circle", "RealLine"]
+__all__ = ["Interval", "Circle", "RealLine", "Categories"]
 
 
 @dataclass(frozen=True)
@@ -129,3 +129,52 @@ class Circle:
 
     def clip(self, y: np.ndarray) -> np.ndarray:
         return self.wrap(y)
+
+
+@dataclass(frozen=True)
+class Categories:
+    """The finite set ``{0, 1, …, k-1}`` with the 0/1 (discrete) distance."""
+
+    k: int
+
+    def __post_init__(self):
+        if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 2:
+            raise ValueError(f"need an integer k >= 2, got {self.k!r}")
+
+    @property
+    def low(self) -> int:
+        return 0
+
+    @property
+    def high(self) -> int:
+        return self.k - 1
+
+    def distance(self, a, b) -> np.ndarray:
+        """``0`` where ``a == b``, else ``1``."""
+        return (np.asarray(a) != np.asarray(b)).astype(np.float64)
+
+    def contains(self, x) -> np.ndarray:
+        x = np.asarray(x)
+        return (x >= 0) & (x < self.k) & (x == np.floor(x))
+
+    def validate(self, x, name: str = "x") -> np.ndarray:
+        """Return ``x`` as an int64 array; raise for non-integers, NaN or values outside ``0..k-1``.
+
+        Integer arrays are accepted as they are; float arrays only when every
+        entry is a whole number.
+        """
+        arr = np.asarray(x)
+        if arr.dtype.kind in "iu":
+            out = arr.astype(np.int64, copy=False)
+        elif arr.dtype.kind == "f":
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"{name} contains NaN or infinite value(s)")
+            if not np.all(arr == np.floor(arr)):
+                raise ValueError(f"{name} must hold whole numbers (category indices)")
+            out = arr.astype(np.int64)
+        else:
+            raise TypeError(f"{name} must be an array of integers, got dtype {arr.dtype}")
+        if out.size and (out.min() < 0 or out.max() >= self.k):
+            outside = int(np.count_nonzero((out < 0) | (out >= self.k)))
+            raise ValueError(f"{outside} value(s) of {name} lie outside 0..{self.k - 1}")
+        return out

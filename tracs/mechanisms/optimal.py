@@ -182,8 +182,8 @@ class OptimalCircular(Mechanism):
 
     def _breakpoints(self, x):
         c = self.half_width
-        pts = np.mod(np.array([x - c, x + c, x, x + self.period / 2]), self.period)
-        return pts
+        x = np.asarray(x, dtype=float)
+        return np.mod(np.stack([x - c, x + c, x, x + self.period / 2], axis=-1), self.period)
 
     def _expected_error(self, x, p):
         return np.full(x.shape, self._constant_error(p))

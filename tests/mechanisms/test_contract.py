@@ -1,0 +1,268 @@
+"""The contract every continuous one-dimensional mechanism obeys, checked on all of them.
+
+* privacy: exact density ratio ``pdf(y|x1) <= e^ε pdf(y|x2)`` (relative tolerance
+  1e-9, floating-point rounding only) on 201 inputs (end points included) × 2,401
+  outputs at ε ∈ {1e-3, 0.5, 1, 2, 5, 10, 20, 50}, and the same for point masses;
+* the density plus point masses integrates to 1;
+* the cdf matches samples (Kolmogorov–Smirnov, fixed seed, α = 1e-3 per test;
+  with point masses the KS p-value is conservative, so point-mass frequencies
+  are checked separately with a binomial bound);
+* ``expected_error`` matches the Monte Carlo mean error (5 standard errors);
+* outputs lie in the output domain for every ε from 1e-6 to 50; same seed, same
+  samples; invalid parameters and inputs raise.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import tracs.mechanisms as m
+
+# name -> factory(epsilon) ; non-default domains included on purpose
+CASES = {
+    "OptimalClassical": lambda e: m.OptimalClassical(epsilon=e),
+    "OptimalClassical[-3,5]": lambda e: m.OptimalClassical(epsilon=e, low=-3.0, high=5.0),
+    "OptimalCircular": lambda e: m.OptimalCircular(epsilon=e),
+    "OptimalCircular[T=360]": lambda e: m.OptimalCircular(epsilon=e, period=360.0),
+    "OptimalUnbiased": lambda e: m.OptimalUnbiased(epsilon=e),
+    "SquareWave": lambda e: m.SquareWave(epsilon=e),
+    "SquareWave[2,4]": lambda e: m.SquareWave(epsilon=e, low=2.0, high=4.0),
+}
+for _name in ["PiecewiseMechanism", "PTT", "Laplace", "Staircase", "Purkayastha"]:
+    if hasattr(m, _name):
+        CASES[_name] = (lambda cls: lambda e: cls(epsilon=e))(getattr(m, _name))
+if hasattr(m, "Compressed"):
+    CASES["Compressed(PM)"] = lambda e: m.Compressed(m.PiecewiseMechanism(epsilon=e))
+    CASES["Compressed(SW)"] = lambda e: m.Compressed(m.SquareWave(epsilon=e))
+if hasattr(m, "Truncated"):
+    CASES["Truncated(PM)"] = lambda e: m.Truncated(m.PiecewiseMechanism(epsilon=e))
+    CASES["Truncated(SW)"] = lambda e: m.Truncated(m.SquareWave(epsilon=e))
+    CASES["Truncated(Laplace)"] = lambda e: m.Truncated(m.Laplace(epsilon=e))
+    CASES["Truncated(Staircase)"] = lambda e: m.Truncated(m.Staircase(epsilon=e, low=-1.0, high=2.0))
+
+NAMES = sorted(CASES)
+PRIVACY_EPSILONS = [1e-3, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+RTOL = 1e-9
+
+
+def input_grid(mech, n: int = 201) -> np.ndarray:
+    """``n`` inputs spanning the input domain, both end points included."""
+    dom = mech.input_domain
+    grid = np.linspace(dom.low, dom.high, n)
+    if not dom.contains(dom.high):  # the circle: the largest float below the period
+        grid[-1] = np.nextafter(dom.high, dom.low)
+    return grid
+
+
+def output_grid(mech, n: int = 2401) -> np.ndarray:
+    """Outputs covering the output domain (or a wide window of the real line)."""
+    dom, inp = mech.output_domain, mech.input_domain
+    if math.isfinite(dom.low) and math.isfinite(dom.high):
+        lo, hi = dom.low, dom.high
+    else:
+        width = inp.high - inp.low
+        lo, hi = inp.low - 4 * width, inp.high + 4 * width
+    grid = np.linspace(lo, hi, n)
+    if not dom.contains(hi):
+        grid = grid[:-1]
+    return grid
+
+
+# -- privacy -----------------------------------------------------------------------------
+@pytest.mark.parametrize("epsilon", PRIVACY_EPSILONS)
+@pytest.mark.parametrize("name", NAMES)
+def test_density_ratio_is_bounded(name, epsilon):
+    mech = CASES[name](epsilon)
+    x = input_grid(mech)
+    y = output_grid(mech)
+    # add outputs straddling every end point of every input's pieces
+    edges = np.concatenate([mech._breakpoints(np.array(xi)) for xi in x[::10]]).ravel()
+    edges = edges[np.isfinite(edges)]
+    extra = np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)])
+    extra = extra[mech.output_domain.contains(extra)]
+    y = np.concatenate([y, extra])
+    density = mech.pdf(y[None, :], x[:, None])  # (inputs, outputs)
+    assert np.all(np.isfinite(density)) and np.all(density >= 0)
+    top, bottom = density.max(axis=0), density.min(axis=0)
+    bound = math.exp(epsilon) * bottom * (1 + RTOL)
+    worst = np.argmax(top - bound)
+    assert np.all(top <= bound), f"ratio violated at y={y[worst]}: {top[worst]} vs {bottom[worst]}"
+
+
+@pytest.mark.parametrize("epsilon", PRIVACY_EPSILONS)
+@pytest.mark.parametrize("name", NAMES)
+def test_atom_ratio_is_bounded(name, epsilon):
+    mech = CASES[name](epsilon)
+    x = input_grid(mech)
+    per_input = [mech.atoms(xi) for xi in x]
+    locations = per_input[0][0]
+    if locations.size == 0:
+        assert all(loc.size == 0 for loc, _ in per_input)
+        return
+    masses = np.array([mass for _, mass in per_input])  # (inputs, atoms)
+    for loc, _ in per_input:
+        np.testing.assert_array_equal(loc, locations)  # atoms sit at fixed public places
+    assert np.all(masses > 0)
+    assert np.all(masses.max(axis=0) <= math.exp(epsilon) * masses.min(axis=0) * (1 + RTOL))
+
+
+# -- normalisation -----------------------------------------------------------------------
+def total_mass(mech, x0: float) -> float:
+    pieces = np.sort(mech._breakpoints(np.array(x0)).ravel())
+    dom = mech.output_domain
+    lo, hi = dom.low, dom.high
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        # the real line: integrate out to where the tail is below 1e-13
+        reach = (mech.input_domain.high - mech.input_domain.low) * (40.0 / mech.epsilon + 2)
+        lo, hi = x0 - reach, x0 + reach
+        steps = np.arange(lo, hi, mech.input_domain.high - mech.input_domain.low)
+        pieces = np.concatenate([pieces, steps])
+    pieces = np.unique(np.concatenate([[lo, hi], pieces[(pieces > lo) & (pieces < hi)]]))
+    total = 0.0
+    for a, b in zip(pieces[:-1], pieces[1:]):
+        value, _ = integrate.quad(lambda t: float(mech.pdf(t, x0)), a, b, limit=200,
+                                  epsabs=1e-14, epsrel=1e-12)
+        total += value
+    return total + float(np.sum(mech.atoms(x0)[1]))
+
+
+@pytest.mark.parametrize("epsilon", [1e-3, 1.0, 5.0, 20.0])
+@pytest.mark.parametrize("name", NAMES)
+def test_density_integrates_to_one(name, epsilon):
+    # (at ε = 50 the Square Wave window, 1e-21 wide, is below float resolution:
+    #  its mass is checked through the closed-form cdf instead, below)
+    mech = CASES[name](epsilon)
+    grid = input_grid(mech, 5)
+    for x0 in grid:
+        assert total_mass(mech, float(x0)) == pytest.approx(1.0, abs=1e-7)
+
+
+@pytest.mark.parametrize("epsilon", [1e-6, 1e-3, 1.0, 50.0])
+@pytest.mark.parametrize("name", NAMES)
+def test_cdf_runs_from_zero_to_one(name, epsilon):
+    mech = CASES[name](epsilon)
+    x = input_grid(mech, 11)
+    dom = mech.output_domain
+    below = np.nextafter(dom.low, -np.inf) if math.isfinite(dom.low) else -1e300
+    above = dom.high if math.isfinite(dom.high) else 1e300
+    np.testing.assert_allclose(mech.cdf(below, x), 0.0, atol=1e-12)
+    np.testing.assert_allclose(mech.cdf(above, x), 1.0, atol=1e-12)
+    y = output_grid(mech, 501)
+    values = mech.cdf(y[None, :], x[:, None])
+    assert np.all(np.diff(values, axis=1) >= -1e-12)  # non-decreasing
+
+
+# -- sampling ----------------------------------------------------------------------------
+@pytest.mark.parametrize("epsilon", [1e-6, 1e-3, 1.0, 20.0, 50.0])
+@pytest.mark.parametrize("name", NAMES)
+def test_samples_inside_output_domain(name, epsilon):
+    mech = CASES[name](epsilon)
+    x = np.repeat(input_grid(mech, 21), 2000)
+    y = mech.sample(x, rng=1)
+    assert y.shape == x.shape and y.dtype == np.float64
+    assert np.all(np.isfinite(y))
+    assert np.all(mech.output_domain.contains(y))
+
+
+KS_N = 100_000
+KS_ALPHA = 1e-3
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 3.0])
+@pytest.mark.parametrize("name", NAMES)
+def test_samples_follow_cdf(name, epsilon):
+    mech = CASES[name](epsilon)
+    dom = mech.input_domain
+    inputs = [float(v) for v in input_grid(mech, 5)]  # end points + three inner points
+    for i, x0 in enumerate(inputs):
+        y = mech.sample(np.full(KS_N, x0), rng=1000 + i)
+        result = stats.kstest(y, lambda t: mech.cdf(t, x0))
+        assert result.pvalue > KS_ALPHA, f"x={x0}: KS D={result.statistic:.4g}"
+        locations, masses = mech.atoms(x0)
+        for loc, mass in zip(locations, masses):
+            # binomial bound: 5 standard deviations (plus 1 count)
+            hits = np.count_nonzero(y == loc)
+            sd = math.sqrt(KS_N * mass * (1 - mass))
+            assert abs(hits - KS_N * mass) <= 5 * sd + 1, f"atom at {loc}: {hits} vs {KS_N * mass}"
+    assert dom is not None
+
+
+MC_N = 200_000
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 3.0])
+@pytest.mark.parametrize("name", NAMES)
+def test_expected_error_matches_monte_carlo(name, epsilon):
+    mech = CASES[name](epsilon)
+    inputs = input_grid(mech, 3)
+    dist = mech.output_domain.distance
+    for p in (1, 2):
+        exact = mech.expected_error(inputs, p)
+        assert exact.shape == inputs.shape
+        for x0, e0 in zip(inputs, exact):
+            err = dist(mech.sample(np.full(MC_N, x0), rng=5), x0) ** p
+            # tolerance: 5 standard errors of the Monte Carlo mean
+            tol = 5 * err.std() / math.sqrt(MC_N) + 1e-12
+            assert abs(err.mean() - e0) <= tol, f"x={x0}, p={p}: MC {err.mean()} vs {e0}"
+        assert mech.worst_case_error(p) >= exact.max() * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_seed_same_samples(name):
+    mech = CASES[name](1.0)
+    x = np.resize(input_grid(mech, 50), (20, 50))
+    a = mech.sample(x, rng=42)
+    np.testing.assert_array_equal(a, mech.sample(x, rng=42))
+    np.testing.assert_array_equal(a, mech.sample(x, rng=np.random.default_rng(42)))
+    assert not np.array_equal(a, mech.sample(x, rng=43))
+    assert a.shape == (20, 50)
+    assert mech.sample(np.float64(x[0, 0]), rng=1).shape == ()
+
+
+# -- invalid parameters and inputs ---------------------------------------------------------
+@pytest.mark.parametrize("bad, error", [(0.0, ValueError), (-1.0, ValueError), (math.nan, ValueError),
+                                        (math.inf, ValueError), ("1", TypeError), (None, TypeError)])
+@pytest.mark.parametrize("name", NAMES)
+def test_invalid_epsilon(name, bad, error):
+    with pytest.raises(error):
+        CASES[name](bad)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_invalid_inputs(name):
+    mech = CASES[name](1.0)
+    dom = mech.input_domain
+    width = dom.high - dom.low
+    for bad in ([dom.low - 0.01 * width], [dom.high + 0.01 * width], [math.nan], [math.inf]):
+        with pytest.raises(ValueError):
+            mech.sample(bad)
+        with pytest.raises(ValueError):
+            mech.pdf(0.0, bad)
+    with pytest.raises(TypeError):
+        mech.sample(["a"])
+    with pytest.raises(ValueError):
+        mech.expected_error(dom.low, p=3)
+
+
+@pytest.mark.parametrize("cls", [c for c in (m.OptimalClassical, m.OptimalUnbiased, m.SquareWave,
+                                             getattr(m, "PiecewiseMechanism", None),
+                                             getattr(m, "PTT", None), getattr(m, "Laplace", None),
+                                             getattr(m, "Staircase", None)) if c is not None])
+def test_invalid_interval(cls):
+    for low, high in [(1.0, 1.0), (2.0, 1.0), (math.nan, 1.0), (0.0, math.inf)]:
+        with pytest.raises(ValueError):
+            cls(epsilon=1.0, low=low, high=high)
+    with pytest.raises(TypeError):
+        cls(epsilon=1.0, low="0", high=1.0)
+
+
+def test_every_mechanism_is_covered():
+    exported = {name for name in m.__all__ if isinstance(getattr(m, name), type)}
+    continuous = {name for name in exported if issubclass(getattr(m, name), m.Mechanism)}
+    abstract = {"Mechanism", "PiecewiseConstantMechanism"}
+    covered = {name.split("[")[0].split("(")[0] for name in CASES}
+    assert continuous - abstract <= covered

@@ -1,0 +1,123 @@
+"""Discrete-output mechanisms: k-RR and Duchi (pmf, privacy ratio, sampling, errors)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from tracs.mechanisms import KRR, Duchi
+
+EPSILONS = [1e-6, 1e-3, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+RTOL = 1e-9  # relative tolerance on the privacy ratio (floating-point rounding only)
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("k", [2, 3, 6, 12, 1000])
+def test_krr_pmf_sums_to_one_and_ratio_is_bounded(epsilon, k):
+    mech = KRR(epsilon=epsilon, k=k)
+    values = np.arange(k)
+    table = mech.pmf(values[None, :], values[:, None])  # rows: input, columns: output
+    np.testing.assert_allclose(table.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.all(table > 0)
+    bound = math.exp(epsilon) * table.min(axis=0) * (1 + RTOL)
+    assert np.all(table.max(axis=0) <= bound)
+    # the lie probability in total, not per value (a published pitfall)
+    assert mech.worst_case_error() == pytest.approx((k - 1) / (math.exp(epsilon) + k - 1), rel=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [1e-6, 1.0, 50.0])
+def test_krr_samples_stay_in_range(epsilon):
+    mech = KRR(epsilon=epsilon, k=6)
+    x = np.tile(np.arange(6), 20_000)
+    y = mech.sample(x, rng=3)
+    assert y.dtype == np.int64 and y.shape == x.shape
+    assert y.min() >= 0 and y.max() <= 5  # never the out-of-range value k
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
+def test_krr_sample_frequencies_match_pmf(epsilon):
+    # chi-square goodness of fit per input, fixed seed, alpha = 1e-3
+    mech = KRR(epsilon=epsilon, k=6)
+    n = 60_000
+    for x0 in (0, 3, 5):
+        y = mech.sample(np.full(n, x0), rng=11 + x0)
+        observed = np.bincount(y, minlength=6)
+        expected = n * mech.pmf(np.arange(6), x0)
+        assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+
+def test_krr_accepts_integral_floats_and_shapes():
+    mech = KRR(epsilon=1.0, k=6.0)
+    assert mech.k == 6 and isinstance(mech.k, int)
+    y = mech.sample(np.array([[0.0, 5.0], [2.0, 3.0]]), rng=0)
+    assert y.shape == (2, 2)
+    np.testing.assert_array_equal(mech.sample([1, 2, 3], rng=5), mech.sample([1, 2, 3], rng=5))
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        (dict(epsilon=0.0, k=3), ValueError),
+        (dict(epsilon=-1.0, k=3), ValueError),
+        (dict(epsilon=math.nan, k=3), ValueError),
+        (dict(epsilon=math.inf, k=3), ValueError),
+        (dict(epsilon="1", k=3), TypeError),
+        (dict(epsilon=1.0, k=1), ValueError),
+        (dict(epsilon=1.0, k=2.5), ValueError),
+        (dict(epsilon=1.0, k="6"), TypeError),
+        (dict(epsilon=1.0, k=True), TypeError),
+    ],
+)
+def test_krr_invalid_parameters(kwargs, error):
+    with pytest.raises(error):
+        KRR(**kwargs)
+
+
+@pytest.mark.parametrize("x, error", [([0, 6], ValueError), ([-1], ValueError), ([0.5], ValueError),
+                                      ([math.nan], ValueError), (["a"], TypeError)])
+def test_krr_invalid_inputs(x, error):
+    with pytest.raises(error):
+        KRR(epsilon=1.0, k=6).sample(x)
+
+
+@pytest.mark.parametrize("epsilon", EPSILONS)
+@pytest.mark.parametrize("low, high", [(-1.0, 1.0), (0.0, 1.0), (3.0, 7.5)])
+def test_duchi_pmf_ratio_and_unbiased(epsilon, low, high):
+    mech = Duchi(epsilon=epsilon, low=low, high=high)
+    x = np.linspace(low, high, 201)
+    lo, hi = mech.outputs
+    plus, minus = mech.pmf(hi, x), mech.pmf(lo, x)
+    np.testing.assert_allclose(plus + minus, 1.0, rtol=1e-12)
+    for column in (plus, minus):
+        assert column.min() > 0
+        assert column.max() <= math.exp(epsilon) * column.min() * (1 + RTOL)
+    # unbiased: E[Y] = x (relative to the output scale)
+    np.testing.assert_allclose(plus * hi + minus * lo, x, atol=1e-9 * (hi - lo) + 1e-12)
+
+
+def test_duchi_sampling_and_errors():
+    mech = Duchi(epsilon=1.0)
+    n = 200_000
+    for x0 in (-1.0, 0.0, 0.4, 1.0):
+        y = mech.sample(np.full(n, x0), rng=7)
+        assert set(np.unique(y)) <= set(mech.outputs)
+        for p in (1, 2):
+            err = np.abs(y - x0) ** p
+            # Monte Carlo tolerance: 5 standard errors (plus rounding, the error is constant at x = 0)
+            tol = 5 * err.std() / math.sqrt(n) + 1e-12
+            assert abs(err.mean() - mech.expected_error(x0, p)) <= tol
+    c = 1 / math.tanh(0.5)
+    assert mech.worst_case_error(1) == pytest.approx(c)
+    assert mech.worst_case_error(2) == pytest.approx(c**2)
+
+
+def test_duchi_invalid():
+    with pytest.raises(ValueError):
+        Duchi(epsilon=1.0, low=1.0, high=1.0)
+    with pytest.raises(ValueError):
+        Duchi(epsilon=1.0).sample([1.5])
+    with pytest.raises(ValueError):
+        Duchi(epsilon=1.0).sample([math.nan])

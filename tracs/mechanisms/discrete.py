@@ -1,0 +1,190 @@
+"""Mechanisms with a discrete output: k-ary randomized response and Duchi's mechanism.
+
+Both offer ``pmf(y, x)``, vectorised ``sample(x, *, rng=None)``,
+``expected_error(x, p)`` and ``worst_case_error(p)``.  Their guarantee is the
+discrete form of ε-LDP: ``pmf(y, x1) <= e^ε · pmf(y, x2)`` for every output ``y``
+and inputs ``x1, x2``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_float_array, as_generator, check_epsilon, check_finite
+from ._base import check_error_power
+from ._domain import Categories, Interval
+from ._numeric import check_integer, logistic
+
+__all__ = ["KRR", "Duchi"]
+
+
+def _check_interval(obj) -> None:
+    """Validate and normalise ``low``/``high`` fields of a frozen dataclass in place."""
+    object.__setattr__(obj, "low", check_finite(obj.low, "low"))
+    object.__setattr__(obj, "high", check_finite(obj.high, "high"))
+    if not obj.low < obj.high:
+        raise ValueError(f"need low < high, got low={obj.low}, high={obj.high}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class KRR:
+    """k-ary randomized response over the values ``0, 1, …, k-1``.
+
+    Keeps the true value with probability ``e^ε/(e^ε + k − 1)``; otherwise reports
+    one of the ``k − 1`` *other* values chosen uniformly, so each other value has
+    probability ``1/(e^ε + k − 1)`` and the total lie probability is
+    ``(k − 1)/(e^ε + k − 1)``.  The ratio of the two probabilities is exactly
+    ``e^ε``: ε-LDP.  The value ``k`` itself is never returned.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    k : int
+        Number of values, ``>= 2`` (integral floats such as ``6.0`` are accepted).
+
+    Notes
+    -----
+    Errors use the 0/1 distance: ``expected_error(x, p)`` is the probability of
+    reporting a wrong value, for either ``p``.  Probabilities are written as
+    ``1/(1 + (k − 1)e^{-ε})`` and ``e^{-ε}/(1 + (k − 1)e^{-ε})``: no overflow for
+    any ε.
+
+    References
+    ----------
+    Kairouz, Oh & Viswanath, "Extremal mechanisms for local differential
+    privacy", NeurIPS 2014 (k-RR); spec ``MECHANISMS.md`` §4.
+    """
+
+    epsilon: float
+    k: int
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "k", check_integer(self.k, "k", 2))
+
+    @property
+    def input_domain(self) -> Categories:
+        return Categories(self.k)
+
+    @property
+    def output_domain(self) -> Categories:
+        return Categories(self.k)
+
+    @property
+    def keep_probability(self) -> float:
+        """``e^ε/(e^ε + k − 1)``: probability of reporting the true value."""
+        return 1.0 / (1.0 + (self.k - 1) * math.exp(-self.epsilon))
+
+    @property
+    def other_probability(self) -> float:
+        """``1/(e^ε + k − 1)``: probability of each particular wrong value."""
+        e = math.exp(-self.epsilon)
+        return e / (1.0 + (self.k - 1) * e)
+
+    def pmf(self, y, x) -> np.ndarray:
+        """``P(Y = y | x)`` (broadcast over ``y`` and ``x``)."""
+        x = self.input_domain.validate(x, "x")
+        y = self.output_domain.validate(y, "y")
+        return np.where(y == x, self.keep_probability, self.other_probability)
+
+    def sample(self, x, *, rng=None) -> np.ndarray:
+        """One report per entry of ``x`` (int64 array of the same shape, values in ``0..k-1``)."""
+        x = self.input_domain.validate(x, "x")
+        rng = as_generator(rng)
+        keep = rng.random(x.shape) < self.keep_probability
+        # a uniform value among the k-1 others: draw in 0..k-2 and skip x
+        other = rng.integers(0, self.k - 1, size=x.shape, dtype=np.int64)
+        other += other >= x
+        return np.where(keep, x, other)
+
+    def expected_error(self, x, p: int = 1) -> np.ndarray:
+        """``P(Y != x)`` (0/1 distance; the same for ``p = 1`` and ``p = 2``)."""
+        check_error_power(p)
+        x = self.input_domain.validate(x, "x")
+        return np.full(x.shape, self.worst_case_error(p))
+
+    def worst_case_error(self, p: int = 1) -> float:
+        """``(k − 1)/(e^ε + k − 1)``, the same for every input."""
+        check_error_power(p)
+        return (self.k - 1) * self.other_probability
+
+
+@dataclass(frozen=True, kw_only=True)
+class Duchi:
+    """Duchi et al.'s binary mechanism for a value in ``[low, high]`` (default ``[-1, 1]``).
+
+    On ``[-1, 1]`` the output is ``±C`` with ``C = (e^ε + 1)/(e^ε − 1) = 1/tanh(ε/2)``
+    and ``P(+C | x) = 1/2 + x·tanh(ε/2)/2``; ``E[Y] = x`` (unbiased).  Other
+    intervals are mapped affinely (``x' = (2x − low − high)/(high − low)``) and
+    the output mapped back.
+
+    Guarantee: ``P(y | x1) <= e^ε · P(y | x2)``; the probabilities are convex
+    combinations ``w·σ(ε) + (1 − w)·σ(−ε)`` of the two logistic values, so the
+    bound holds in floating point for every ε (``1 − tanh`` is never formed).
+
+    References
+    ----------
+    Duchi, Jordan & Wainwright, "Minimax optimal procedures for locally private
+    estimation", JASA 2018; spec ``MECHANISMS.md`` §4.
+    """
+
+    epsilon: float
+    low: float = -1.0
+    high: float = 1.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        _check_interval(self)
+
+    @property
+    def input_domain(self) -> Interval:
+        return Interval(self.low, self.high)
+
+    @property
+    def outputs(self) -> tuple[float, float]:
+        """The two possible outputs ``(mid − half·C, mid + half·C)``."""
+        mid, half = (self.low + self.high) / 2.0, (self.high - self.low) / 2.0
+        c = 1.0 / math.tanh(self.epsilon / 2.0)
+        return mid - half * c, mid + half * c
+
+    @property
+    def output_domain(self) -> Interval:
+        return Interval(*self.outputs)
+
+    def _plus_minus(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        w = (x - self.low) / (self.high - self.low)
+        hi, lo = logistic(self.epsilon), logistic(-self.epsilon)
+        return w * hi + (1.0 - w) * lo, w * lo + (1.0 - w) * hi
+
+    def pmf(self, y, x) -> np.ndarray:
+        """``P(Y = y | x)``; 0 for any ``y`` that is not one of :attr:`outputs`."""
+        x = self.input_domain.validate(x, "x")
+        y = as_float_array(y, "y")
+        y, x = np.broadcast_arrays(y, x)
+        plus, minus = self._plus_minus(x)
+        lo, hi = self.outputs
+        return np.where(y == hi, plus, np.where(y == lo, minus, 0.0))
+
+    def sample(self, x, *, rng=None) -> np.ndarray:
+        """One output per entry of ``x``: each entry is one of the two :attr:`outputs`."""
+        x = self.input_domain.validate(x, "x")
+        plus, _ = self._plus_minus(x)
+        lo, hi = self.outputs
+        return np.where(as_generator(rng).random(x.shape) < plus, hi, lo)
+
+    def expected_error(self, x, p: int = 1) -> np.ndarray:
+        """``E|Y − x|^p`` in closed form."""
+        p = check_error_power(p)
+        x = self.input_domain.validate(x, "x")
+        plus, minus = self._plus_minus(x)
+        lo, hi = self.outputs
+        return plus * np.abs(hi - x) ** p + minus * np.abs(x - lo) ** p
+
+    def worst_case_error(self, p: int = 1) -> float:
+        """Attained at the centre of the interval: ``(half·C)^p``."""
+        p = check_error_power(p)
+        return float(self.expected_error(np.array([(self.low + self.high) / 2.0]), p)[0])
