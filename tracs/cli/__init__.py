@@ -1,0 +1,83 @@
+"""The ``tracs`` command: perturb files, evaluate methods, run the demo, draw maps.
+
+``main(argv)`` parses the arguments, runs one subcommand and returns its exit
+status.  Bad input (an unknown method, ε ≤ 0, a missing file, an unwritable output,
+empty data) ends with a one-line message on standard error and a non-zero status,
+never a traceback; set ``TRACS_DEBUG=1`` to see the traceback of an unexpected
+error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ._common import CLIError, Parser, fail
+
+__all__ = ["main", "build_parser", "CLIError"]
+
+#: subcommand name -> module of this package (each offers add_parser(subparsers) and run(args))
+_COMMANDS = ("perturb", "evaluate", "demo")
+
+
+def build_parser() -> Parser:
+    """The argument parser of the ``tracs`` command and all its subcommands."""
+    from importlib import import_module
+
+    from .. import __version__
+
+    parser = Parser(
+        prog="tracs",
+        description="Trajectory collection under local differential privacy: perturb "
+                    "check-in files with TraCS-D / TraCS-C and baselines, measure the error in "
+                    "metres, reproduce the paper's results.",
+        epilog="Run 'tracs COMMAND --help' for the options of a command.",
+    )
+    parser.add_argument("--version", action="version", version=f"tracs {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for name in _COMMANDS:
+        import_module(f"{__name__}.{name}").add_parser(subparsers)
+    try:  # the map command lives in its own module and may not be installed yet
+        from . import map_command
+    except ImportError:
+        map_command = None
+    if map_command is not None:
+        map_command.add_parser(subparsers)
+    return parser
+
+
+def _dispatch(args) -> int:
+    from importlib import import_module
+
+    if args.command == "map":
+        from . import map_command
+
+        return int(map_command.run(args) or 0)
+    return int(import_module(f"{__name__}.{args.command}").run(args) or 0)
+
+
+def main(argv=None) -> int:
+    """Run the ``tracs`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version and usage errors
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        print("tracs: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `tracs evaluate ... | head`
+        return 0
+    except (CLIError, ValueError, TypeError, OSError, ImportError, KeyError) as exc:
+        if os.environ.get("TRACS_DEBUG"):
+            raise
+        return fail(args.command, exc)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
+        if os.environ.get("TRACS_DEBUG"):
+            raise
+        return fail(args.command, exc, unexpected=True)

@@ -1,0 +1,111 @@
+"""Helpers shared by the subcommands: one-line errors, argument types, output checks."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+
+
+class CLIError(Exception):
+    """A user error with a message fit for one line of standard error."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line (no usage block) and exit 2."""
+
+    def error(self, message):  # noqa: D102 - argparse hook
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def fail(command: str, exc: BaseException, *, unexpected: bool = False) -> int:
+    """Print ``exc`` as one line on standard error and return the exit status."""
+    if isinstance(exc, FileNotFoundError) and exc.filename and not exc.args[1:]:
+        message = f"no such file: {exc.filename}"
+    elif isinstance(exc, OSError) and exc.strerror and exc.filename:
+        message = f"{exc.strerror}: {exc.filename}"
+    else:
+        message = str(exc) or type(exc).__name__
+    if isinstance(exc, KeyError):
+        message = f"missing column or key {message}"
+    message = " ".join(message.split())  # one line, whatever the exception said
+    if unexpected:
+        message = f"unexpected {type(exc).__name__}: {message} (set TRACS_DEBUG=1 for the traceback)"
+    print(f"tracs {command}: error: {message}", file=sys.stderr)
+    return 1
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0 (a privacy parameter)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return value
+
+
+def _int_at_least(minimum: int, what: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+        return value
+
+    return parse
+
+
+#: argparse type: an integer >= 1 (counts)
+positive_int = _int_at_least(1, "an integer >= 1")
+#: argparse type: a non-negative integer (seeds)
+seed_int = _int_at_least(0, "a non-negative integer")
+
+
+def anchor_arg(text: str):
+    """argparse type: ``center``, ``corner`` or ``X,Y`` (metres / region units)."""
+    if text in ("center", "centre", "corner"):
+        return "center" if text == "centre" else text
+    try:
+        x, y = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'center', 'corner' or 'X,Y', got {text!r}") from None
+    return (x, y)
+
+
+def writable_dir(path) -> Path:
+    """Create ``path`` if needed and check that files can be written into it."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise CLIError(f"output folder {path} exists and is not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CLIError(f"cannot create output folder {path}: {exc.strerror or exc}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise CLIError(f"output folder {path} is not writable")
+    return path
+
+
+def writable_file(path) -> Path:
+    """Check, before any work is done, that ``path`` can be written."""
+    path = Path(path)
+    parent = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise CLIError(f"output {path} is a folder; give a file name")
+    if not parent.is_dir():
+        raise CLIError(f"cannot write {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CLIError(f"cannot write {path}: permission denied")
+    return path
+
+
+def method_help() -> str:
+    from ..evaluation import METHODS
+
+    return "; ".join(f"{spec.name}: {spec.help}" for spec in METHODS.values())

@@ -1,0 +1,125 @@
+"""``tracs evaluate``: a grid of methods × ε × repetitions with confidence intervals."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ._common import anchor_arg, positive_int, seed_int, writable_dir
+
+DESCRIPTION = """\
+Run every method at every ε, several times, on a data set; print the mean average
+error (AE) with a confidence interval and write the tidy results, a summary and a
+figure of AE against ε into the output folder.
+
+Data sets: unit-square and 2x10 (the paper's continuous regions [0,1)² and
+[0,2)×[0,10), with --trajectories random trajectories of --points uniform points
+per repetition), synthetic (a synthetic city), tky / nyc / chi (the check-in
+samples in the folder named by TRACS_DATA_DIR) or the path of a check-in file.
+On check-in data AE is in metres, outputs of continuous methods are rounded to the
+nearest point of interest unless --no-round-to-pois, and the "normalised" AE is
+measured after min-max scaling the region to the unit square (the paper's units).
+
+The same --seed gives the same table (except the timing column), whatever the
+order or the subset of methods and ε.
+"""
+
+EPILOG = """\
+examples:
+  tracs evaluate --dataset unit-square --methods tracs-d,tracs-c,strawman,planar-laplace \\
+                 --epsilons 2,4,6,8,10 --repetitions 10 --anchor corner
+  tracs evaluate --dataset tky --methods atp,ngram,lsrr,tracs-d,tracs-c --epsilons 2,4,6,8,10
+  tracs evaluate --dataset synthetic --methods tracs-d,tracs-c --epsilons 2,4 --format json
+"""
+
+
+def add_parser(subparsers) -> None:
+    from ._common import method_help
+
+    p = subparsers.add_parser("evaluate", help="average error of methods over an ε grid",
+                              description=DESCRIPTION,
+                              epilog=EPILOG + "\nmethods: " + method_help(),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dataset", default="unit-square", metavar="D",
+                   help="unit-square, 2x10, synthetic, tky, nyc, chi or a file path (default: unit-square)")
+    p.add_argument("--methods", default="tracs-d,tracs-c", metavar="M1,M2",
+                   help="comma-separated methods (default: tracs-d,tracs-c)")
+    p.add_argument("--epsilons", default="2,4,6,8,10", metavar="E1,E2",
+                   help="comma-separated ε per point, each > 0 (default: 2,4,6,8,10)")
+    p.add_argument("--repetitions", type=positive_int, default=5, metavar="R",
+                   help="independent runs per (method, ε) (default: 5)")
+    p.add_argument("--points", type=positive_int, default=100, metavar="N",
+                   help="points per random trajectory on unit-square / 2x10 (default: 100)")
+    p.add_argument("--trajectories", type=positive_int, default=100, metavar="T",
+                   help="random trajectories per repetition on unit-square / 2x10 (default: 100)")
+    p.add_argument("--max-trajectories", type=positive_int, default=None, metavar="T",
+                   help="on check-in data, keep only the first T trajectories (quick runs)")
+    p.add_argument("--split-gap", default=None, metavar="GAP",
+                   help="on check-in data, split a user's check-ins at gaps longer than GAP (e.g. 3h)")
+    p.add_argument("--anchor", type=anchor_arg, default="center",
+                   help="TraCS-D's first reference: center (default) or corner (the paper's code)")
+    p.add_argument("--round-to-pois", action=argparse.BooleanOptionalAction, default=None,
+                   help="round continuous methods' outputs to the nearest POI (default: on check-in data)")
+    p.add_argument("--metrics", default="", metavar="NAMES",
+                   help="extra columns: range_query_error, hotspot_precision, hotspot_ndcg (comma-separated)")
+    p.add_argument("--seed", type=seed_int, default=0, help="root seed (default: 0)")
+    p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
+    p.add_argument("--output-dir", default="tracs-results", metavar="DIR",
+                   help="folder for results.csv, summary.csv and ae_vs_epsilon.png (default: ./tracs-results)")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="table (default): a text table on stdout; json: a JSON array on stdout")
+    p.add_argument("--no-figure", action="store_true", help="do not draw the figure")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def format_table(summary) -> str:
+    """The summary as an aligned text table."""
+    units = summary["units"].iloc[0]
+    extra = [c for c in ("range_query_error", "hotspot_precision", "hotspot_ndcg") if c in summary]
+    header = (f"{'method':<10} {'ε':>6} {'reps':>5} {'AE (' + units + ')':>14} {'95% CI':>25} "
+              f"{'AE (paper units)':>17} {'µs/point':>10}" + "".join(f" {c:>18}" for c in extra))
+    lines = [header, "-" * len(header)]
+    for row in summary.itertuples(index=False):
+        ci = f"[{row.ae_ci_low:,.4g}, {row.ae_ci_high:,.4g}]"
+        line = (f"{row.label:<10} {row.epsilon:>6g} {row.repetitions:>5d} {row.ae_mean:>14,.4g} {ci:>25} "
+                f"{row.ae_mean_normalised:>17.4g} {row.seconds_per_point * 1e6:>10.2f}")
+        line += "".join(f" {getattr(row, c):>18.4f}" for c in extra)
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def run(args) -> int:
+    from .. import evaluation
+
+    methods = evaluation.parse_methods(args.methods)
+    epsilons = evaluation.parse_epsilons(args.epsilons)
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()]
+    if not 0 < args.confidence < 1:
+        raise ValueError(f"--confidence must be in (0, 1), got {args.confidence}")
+    out_dir = writable_dir(args.output_dir)
+    dataset = evaluation.load_dataset(args.dataset, trajectories=args.trajectories, points=args.points,
+                                      seed=args.seed, max_trajectories=args.max_trajectories,
+                                      split_gap=args.split_gap)
+    results = evaluation.run_grid(dataset, methods, epsilons, repetitions=args.repetitions, seed=args.seed,
+                                  anchor=args.anchor, round_to_pois=args.round_to_pois, metrics=metrics,
+                                  progress=not args.no_progress)
+    summary = evaluation.summarise(results, confidence=args.confidence)
+    results.to_csv(out_dir / "results.csv", index=False)
+    summary.to_csv(out_dir / "summary.csv", index=False)
+    written = [out_dir / "results.csv", out_dir / "summary.csv"]
+    if not args.no_figure:
+        from ..plots import error_vs_epsilon, save_figure
+
+        title = (f"{dataset.name}: {dataset.n_trajectories} trajectories, {dataset.n_points} points, "
+                 f"{args.repetitions} rep.")
+        written.append(save_figure(error_vs_epsilon(summary, title=title), out_dir / "ae_vs_epsilon.png"))
+    if args.format == "json":
+        json.dump(evaluation.summary_records(summary), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(f"{dataset.name}: {dataset.n_trajectories:,} trajectories, {dataset.n_points:,} points, "
+              f"{args.repetitions} repetition(s), seed {args.seed}")
+        print(format_table(summary))
+    print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
+    return 0

@@ -1,0 +1,160 @@
+"""``tracs perturb``: perturb every point of a check-in file and write the released file."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from ._common import CLIError, anchor_arg, positive_float, seed_int, writable_file
+
+#: output formats by file extension
+FORMATS = {".csv": "CSV", ".geojson": "GeoJSON", ".json": "GeoJSON", ".parquet": "GeoParquet",
+           ".geoparquet": "GeoParquet"}
+
+DESCRIPTION = """\
+Perturb every point of a check-in file on the user's side and write the released
+points.  Each point is ε-LDP over the data's bounding region (or, with
+--per-trajectory, each trajectory is ε-LDP in total: its n points get ε/n each).
+Coordinates are perturbed in metres (a local UTM projection) and written in WGS84.
+
+The output keeps the user id, the trajectory id and the time of every row, in the
+input's order, with the released latitude/longitude and the ε spent per point and
+per trajectory.  The true coordinates and venue ids are never written.  The format
+follows the extension: .csv, .geojson/.json or .parquet/.geoparquet.
+"""
+
+
+def add_parser(subparsers) -> None:
+    from ..evaluation import METHODS
+    from ._common import method_help
+
+    p = subparsers.add_parser("perturb", help="perturb a check-in file (CSV, GeoJSON, GeoParquet)",
+                              description=DESCRIPTION, epilog="methods: " + method_help(),
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", metavar="INPUT",
+                   help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, "
+                        "GeoJSON or GeoParquet with user, time and coordinates")
+    p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
+                   help="file to write (.csv, .geojson or .parquet)")
+    p.add_argument("-m", "--method", required=True, choices=list(METHODS), metavar="METHOD",
+                   help=f"one of {', '.join(METHODS)}")
+    p.add_argument("-e", "--epsilon", required=True, type=positive_float, metavar="E",
+                   help="privacy parameter per point (per trajectory with --per-trajectory), > 0")
+    p.add_argument("--per-trajectory", action="store_true",
+                   help="E is the budget of a whole trajectory, split evenly over its points")
+    p.add_argument("--round-to-pois", action="store_true",
+                   help="round released points to the nearest point of interest of the data "
+                        "(post-processing: the guarantee is unchanged)")
+    p.add_argument("--anchor", type=anchor_arg, default="center",
+                   help="TraCS-D's public first reference: center (default), corner or X,Y in metres")
+    p.add_argument("--split-gap", default=None, metavar="GAP",
+                   help="start a new trajectory after a gap longer than GAP (e.g. 3h); "
+                        "default: one trajectory per user")
+    p.add_argument("--seed", type=seed_int, default=None,
+                   help="seed for a reproducible run (default: fresh OS entropy, for deployment)")
+
+
+def _output_format(path: Path) -> str:
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise CLIError(f"cannot tell the output format of {path.name}: use .csv, .geojson or .parquet")
+    return fmt
+
+
+def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory, rng):
+    """Perturb all trajectories; return (released coords, ε per point for each point).
+
+    With ``per_trajectory`` the budget ``epsilon`` of a trajectory of ``n`` points is
+    split as ``epsilon / n`` per point: trajectories of equal length share one
+    perturber and one call.
+    """
+    lengths = np.diff(offsets)
+    if not per_trajectory:
+        return spec.build(ctx, epsilon).perturb_many(coords, offsets, rng=rng), np.full(len(coords), epsilon)
+    out = np.empty_like(coords)
+    eps_point = np.empty(len(coords))
+    point_traj = np.repeat(np.arange(len(lengths)), lengths)
+    for n in np.unique(lengths):
+        chosen = np.flatnonzero(lengths == n)
+        mask = np.isin(point_traj, chosen)
+        sub_offsets = np.arange(0, n * len(chosen) + 1, n, dtype=np.int64)
+        out[mask] = spec.build(ctx, epsilon / n).perturb_many(coords[mask], sub_offsets, rng=rng)
+        eps_point[mask] = epsilon / n
+    return out, eps_point
+
+
+def run(args) -> int:
+    source = Path(args.input)
+    if not source.is_file():
+        raise CLIError(f"no such file: {source}" if not source.exists() else f"{source} is not a file")
+    output = writable_file(args.output)
+    fmt = _output_format(output)
+
+    import data_loaders
+
+    from ..evaluation import METHODS, MethodContext, read_checkins
+    from ..metrics import average_error
+
+    spec = METHODS[args.method]
+
+    checkins = read_checkins(source)
+    if len(checkins) == 0:
+        raise CLIError(f"{source} holds no usable check-ins")
+    trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap)
+    coords = np.asarray(trajs.coords, dtype=np.float64)
+    offsets = np.asarray(trajs.offsets, dtype=np.int64)
+    if len(coords) == 0:
+        raise CLIError(f"{source}: no points left to perturb")
+    ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois(), dtype=np.float64),
+                        anchor=args.anchor)
+    rng = np.random.default_rng(args.seed)
+    released, eps_point = perturb_trajectories(spec, ctx, coords, offsets, args.epsilon,
+                                               per_trajectory=args.per_trajectory, rng=rng)
+    if args.round_to_pois and not spec.discrete:
+        released = ctx.poi_space.round(released)[0]
+    released = np.asarray(released, dtype=np.float64)
+    ae = average_error(coords, released, offsets)
+
+    lengths = np.diff(offsets)
+    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]) if len(lengths) else [], lengths)
+    frame = released_frame(trajs, released, eps_point, eps_traj)
+    write_frame(frame, output, fmt)
+
+    budget = (f"ε = {args.epsilon:g} per trajectory ({eps_point.min():.3g}–{eps_point.max():.3g} per point)"
+              if args.per_trajectory else
+              f"ε = {args.epsilon:g} per point ({eps_traj.min():g}–{eps_traj.max():g} per trajectory)")
+    rounded = ", rounded to POIs" if args.round_to_pois and not spec.discrete else ""
+    print(f"{spec.label}{rounded}: {len(coords):,} points in {len(lengths):,} trajectories, {budget}, "
+          f"AE = {ae:,.1f} m -> {output} ({fmt})")
+    return 0
+
+
+def released_frame(trajs, released, eps_point, eps_traj):
+    """The rows to publish: ids and times of the input, released WGS84 points, ε spent."""
+    import geopandas as gpd
+
+    wgs = trajs.with_coords(released).to_wgs84()
+    source = wgs.frame
+    keep = [c for c in ("uid", "trajectory", "datetime") if c in source.columns]
+    frame = gpd.GeoDataFrame(source[keep].reset_index(drop=True),
+                             geometry=gpd.GeoSeries(source.geometry.to_numpy(), crs=source.crs))
+    frame.insert(len(keep), "lat", frame.geometry.y.to_numpy())
+    frame.insert(len(keep) + 1, "lng", frame.geometry.x.to_numpy())
+    frame["epsilon_point"] = eps_point
+    frame["epsilon_trajectory"] = eps_traj
+    return frame
+
+
+def write_frame(frame, path: Path, fmt: str) -> None:
+    """Write the released rows as CSV (no geometry column), GeoJSON or GeoParquet."""
+    if fmt == "CSV":
+        # times are written as ISO 8601 with their UTC offset, e.g. 2012-04-03 18:00:09+00:00
+        frame.drop(columns=frame.geometry.name).to_csv(path, index=False)
+    elif fmt == "GeoJSON":
+        if path.exists():
+            path.unlink()  # the GeoJSON driver refuses to overwrite
+        frame.to_file(path, driver="GeoJSON")
+    else:
+        frame.to_parquet(path)

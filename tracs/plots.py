@@ -1,0 +1,84 @@
+"""Matplotlib figures of evaluation results (imported lazily: ``import tracs`` never loads it).
+
+Figures are built on :class:`matplotlib.figure.Figure` directly, without
+``pyplot``, so they render on machines without a display and never open windows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["error_vs_epsilon", "save_figure", "MARKERS"]
+
+#: one marker per method label, stable across figures
+MARKERS = {"TraCS-D": "o", "TraCS-C": "s", "Strawman": "^", "T-Laplace": "v", "EM": "D",
+           "NGram": "P", "L-SRR": "X", "ATP": "*", "TP": "h"}
+
+
+def error_vs_epsilon(summary, *, value: str = "ae_mean", low: str | None = "ae_ci_low",
+                     high: str | None = "ae_ci_high", label: str = "label", title: str | None = None,
+                     ylabel: str | None = None, logy: bool = False, ax=None):
+    """Plot an error (default: mean AE) against ε, one line per method, with its interval.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`tracs.evaluation.summarise` (or any frame with ``epsilon``,
+        ``value`` and, optionally, the ``low``/``high`` interval columns).
+    value, low, high : str
+        Column names of the plotted value and its interval (``None``: no interval).
+    label : str
+        Column naming the lines.
+    title, ylabel : str, optional
+    logy : bool
+        Logarithmic error axis.
+    ax : matplotlib Axes, optional
+        Draw into it; by default a new figure is made.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from matplotlib.figure import Figure
+
+    if ax is None:
+        fig = Figure(figsize=(5.5, 3.8), layout="constrained")
+        ax = fig.add_subplot()
+    else:
+        fig = ax.figure
+    if label not in summary.columns:
+        label = "method"
+    for name, group in summary.groupby(label, sort=False):
+        group = group.sort_values("epsilon")
+        x = group["epsilon"].to_numpy(dtype=float)
+        y = group[value].to_numpy(dtype=float)
+        line, = ax.plot(x, y, marker=MARKERS.get(str(name), "o"), label=str(name), linewidth=1.5,
+                        markersize=5)
+        if low and high and low in group and high in group:
+            ax.fill_between(x, group[low].to_numpy(dtype=float), group[high].to_numpy(dtype=float),
+                            color=line.get_color(), alpha=0.2, linewidth=0)
+    ax.set_xlabel("ε (per point)")
+    if ylabel is None:
+        units = summary["units"].iloc[0] if "units" in summary.columns and len(summary) else ""
+        ylabel = f"average error ({units})" if units else "average error"
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+    eps = np.unique(summary["epsilon"].to_numpy(dtype=float))
+    if len(eps) <= 12:
+        ax.set_xticks(eps)
+        ax.set_xticklabels([f"{e:g}" for e in eps])
+    if title:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(frameon=False, fontsize="small")
+    return fig
+
+
+def save_figure(fig, path) -> Path:
+    """Write ``fig`` to ``path`` (format from the extension: .png, .svg, .pdf)."""
+    path = Path(path)
+    fig.savefig(path, dpi=150)
+    return path
