@@ -57,6 +57,7 @@ __all__ = [
     "summarise",
     "summary_records",
     "confidence_interval",
+    "markdown_table",
     "direction_study",
     "time_methods",
 ]
@@ -410,7 +411,6 @@ def _stream(seed: int, purpose: str, repetition: int) -> np.random.SeedSequence:
 
 # ----------------------------------------------------------------------------- grid
 
-#: extra per-run metrics: name -> function(true, perturbed, bounds, rng)
 def _range_query(true, pert, bounds, rng):
     from .query_metrics import range_query_error
 
@@ -429,6 +429,7 @@ def _hotspot_ndcg(true, pert, bounds, rng):
     return hotspot_ndcg(true, pert, bounds)
 
 
+#: extra per-run metrics: name -> function(true, perturbed, bounds, rng)
 EXTRA_METRICS = {
     "range_query_error": _range_query,
     "hotspot_precision": _hotspot_precision,
@@ -632,6 +633,34 @@ def summary_records(summary: pd.DataFrame) -> list[dict]:
             record[key] = value if isinstance(value, str) else float(value)
         records.append(record)
     return records
+
+
+def markdown_table(summary: pd.DataFrame, *, value: str = "ae_mean", low: str | None = "ae_ci_low",
+                   high: str | None = "ae_ci_high", digits: int = 3, label: str = "label") -> str:
+    """A Markdown table: one row per ε, one column per method, ``mean ± half-width``.
+
+    ``half-width`` is half the confidence interval (``(high − low)/2``); pass
+    ``low=None`` to show the value alone.
+    """
+    if label not in summary.columns:
+        label = "method"
+    methods = list(dict.fromkeys(summary[label]))
+    eps_values = sorted(set(summary["epsilon"]))
+    lines = ["| ε | " + " | ".join(methods) + " |", "|---:|" + "---:|" * len(methods)]
+    for eps in eps_values:
+        cells = []
+        for method in methods:
+            row = summary[(summary[label] == method) & (summary["epsilon"] == eps)]
+            if row.empty:
+                cells.append("–")
+                continue
+            row = row.iloc[0]
+            text = f"{row[value]:.{digits}g}"
+            if low and high:
+                text += f" ± {(row[high] - row[low]) / 2:.{max(digits - 1, 1)}g}"
+            cells.append(text)
+        lines.append(f"| {eps:g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------- studies
