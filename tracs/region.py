@@ -177,6 +177,54 @@ class Region:
         out = np.min(t, axis=-1)
         return np.where(np.isfinite(out), out, 0.0) + 0.0  # "+ 0.0" turns -0.0 into 0.0
 
+    def direction_distance(self, origins, points) -> tuple[np.ndarray, np.ndarray]:
+        """Polar coordinates of ``points`` seen from ``origins``, distance normalised by ``R``.
+
+        Returns ``(φ, u)`` with ``φ = atan2(p − o) mod 2π`` in ``[0, 2π)`` and
+        ``u = |p − o| / R(o, φ)`` in ``[0, 1]``, the input of TraCS-D.  ``u`` is
+        computed edge by edge without trigonometry,
+        ``u = max over edges with n·d > 0 of (n·d)/(b − n·o)`` for ``d = p − o``
+        (exact for rectangles: ``u = 1`` for every boundary point).  Conventions:
+        ``p == o`` gives ``φ = 0, u = 0``; a direction in which the ray leaves at
+        once (``R = 0``, possible for a polygon only through rounding) gives ``u = 0``.
+        """
+        o = self.validate_points(origins, "origins")
+        p = self.validate_points(points, "points")
+        o, p = np.broadcast_arrays(o, p)
+        return self._direction_distance(o, p)
+
+    def _direction_distance(self, o, p):
+        dx, dy = p[..., 0] - o[..., 0], p[..., 1] - o[..., 1]
+        phi = np.arctan2(dy, dx)
+        phi = np.where(phi < 0.0, phi + 2 * np.pi, phi)
+        phi = np.where(phi >= 2 * np.pi, 0.0, phi)
+        nx, ny, b = self._normals[:, 0], self._normals[:, 1], self._offsets
+        nd = dx[..., None] * nx + dy[..., None] * ny
+        slack = b - (o[..., 0, None] * nx + o[..., 1, None] * ny)
+        leaving = nd > 0.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(leaving & (slack > 0.0), nd / slack, 0.0)
+        u = np.minimum(np.max(ratio, axis=-1), 1.0)
+        u = np.where(np.any(leaving & (slack <= 0.0), axis=-1), 0.0, u)
+        return phi, u
+
+    def _clamp_from(self, o: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """Undo rounding of sampled points ``p`` (in place) drawn along rays from ``o``.
+
+        Rectangles clamp coordinate-wise; a polygon pulls a point found beyond
+        :attr:`tolerance` back along the segment ``[o, p]`` onto the boundary.
+        """
+        nx, ny, b = self._normals[:, 0], self._normals[:, 1], self._offsets
+        outside = np.any(p[:, 0, None] * nx + p[:, 1, None] * ny - b > self._tol, axis=1)
+        if np.any(outside):
+            oo, d = o[outside], p[outside] - o[outside]
+            nd = d[:, 0, None] * nx + d[:, 1, None] * ny
+            slack = np.maximum(b - (oo[:, 0, None] * nx + oo[:, 1, None] * ny), 0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.min(np.where(nd > 0.0, slack / nd, 1.0), axis=1)
+            p[outside] = oo + np.minimum(t, 1.0)[:, None] * d
+        return p
+
     def clip(self, points) -> np.ndarray:
         """Nearest point of the region for each point (points inside are returned unchanged).
 
@@ -295,6 +343,9 @@ class Rectangle(Region):
                           np.where(s < 0.0, (self.ymin - oy) / s, np.inf))
         out = np.minimum(tx, ty)
         return np.where(np.isfinite(out), out, 0.0) + 0.0
+
+    def _clamp_from(self, o, p):
+        return self._clip(p)
 
     def _clip(self, pts):
         np.clip(pts[..., 0], self.xmin, self.xmax, out=pts[..., 0])

@@ -1,0 +1,279 @@
+"""Plumbing shared by every perturber: budget ledger, batch validation, uniforms.
+
+Randomness discipline (what reproducibility means here): a perturber draws a
+fixed number of uniforms per point (``uniforms_per_point``) from the numpy
+``Generator``, row after row in point order, in chunks.  Hence, for the same
+generator state, ``perturb_many`` on a batch gives bit for bit the same result as
+``perturb`` called on each trajectory in turn with that generator, or as
+``perturb_many`` on consecutive parts of the batch: results do not depend on how
+trajectories are batched or chunked (given the order in which they are fed).
+"""
+
+from __future__ import annotations
+
+import numbers
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_generator, check_epsilon
+from ..region import Region
+
+__all__ = ["PrivacyLedger", "Perturber"]
+
+CHUNK = 1 << 15  # points per block of uniforms: bounded extra memory
+
+
+@dataclass(frozen=True)
+class PrivacyLedger:
+    """Privacy spent on a trajectory of ``n_points`` points.
+
+    Attributes
+    ----------
+    per_point : float or numpy.ndarray
+        ε of every single released point (each point is ``per_point``-LDP over
+        the whole region).
+    per_trajectory : float or numpy.ndarray
+        ``n_points · per_point``: the whole trajectory's guarantee by sequential
+        composition.
+    n_points : int or numpy.ndarray
+    basis : str
+        Which of the two numbers the perturber was given: ``"per_point"`` or
+        ``"per_trajectory"`` (the other one is derived).
+    """
+
+    per_point: float
+    per_trajectory: float
+    n_points: int
+    basis: str
+
+
+def _check_lengths(n) -> np.ndarray:
+    arr = np.asarray(n)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        if not (arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
+            raise TypeError(f"n must be an integer number of points, got {n!r}")
+    arr = arr.astype(np.int64)
+    if np.any(arr < 1):
+        raise ValueError(f"n must be >= 1, got {n!r}")
+    return arr
+
+
+def as_batch(coords, offsets=None):
+    """Validate a batch of trajectories into ``(coords (N, 2), offsets (T+1,), as_list)``.
+
+    ``coords`` is a flat ``(N, 2)`` array with ``offsets`` (non-decreasing
+    integers from 0 to N; empty trajectories allowed), or, with ``offsets=None``,
+    a list of ``(n_i, 2)`` arrays.
+    """
+    if offsets is None:
+        if isinstance(coords, np.ndarray) or not isinstance(coords, (list, tuple)):
+            raise TypeError("offsets is required unless coords is a list of (n, 2) arrays")
+        parts = [_as_xy(part, f"coords[{i}]") for i, part in enumerate(coords)]
+        if not parts:
+            raise ValueError("coords is an empty list")
+        lengths = np.array([len(p) for p in parts], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        flat = np.concatenate(parts, axis=0) if parts else np.empty((0, 2))
+        return np.ascontiguousarray(flat), offsets, True
+    flat = _as_xy(coords, "coords")
+    off = np.asarray(offsets)
+    if off.dtype == bool or not np.issubdtype(off.dtype, np.integer):
+        raise TypeError(f"offsets must be an integer array, got dtype {off.dtype}")
+    if off.ndim != 1 or off.size < 2:
+        raise ValueError("offsets must be a 1-D array of length T+1 >= 2")
+    off = off.astype(np.int64)
+    if off[0] != 0 or off[-1] != len(flat):
+        raise ValueError(f"offsets must run from 0 to N={len(flat)}, got {off[0]} .. {off[-1]}")
+    if np.any(np.diff(off) < 0):
+        raise ValueError("offsets must be non-decreasing")
+    return flat, off, False
+
+
+def _as_xy(points, name):
+    try:
+        arr = np.asarray(points, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numeric, got {type(points).__name__}") from exc
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (n, 2), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return np.ascontiguousarray(arr)
+
+
+def resolve_anchor(region: Region, anchor) -> np.ndarray:
+    """The public reference of every trajectory's first point."""
+    if isinstance(anchor, str):
+        if anchor == "center":
+            point = region.center
+        elif anchor == "corner":
+            point = region.corner
+        else:
+            raise ValueError(f"anchor must be 'center', 'corner' or a point (x, y), got {anchor!r}")
+        return np.array(point, dtype=np.float64)
+    try:
+        point = np.asarray(anchor, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"anchor must be 'center', 'corner' or a point (x, y), got {anchor!r}") from exc
+    if point.shape != (2,) or not np.all(np.isfinite(point)):
+        raise ValueError(f"anchor must be a finite point (x, y), got {anchor!r}")
+    if not region.contains(point):
+        raise ValueError(f"anchor {tuple(point)} lies outside the region {region!r}")
+    return point
+
+
+def check_share(share, name: str):
+    """A budget share in (0, 1), or the string ``"optimal"``."""
+    if isinstance(share, str):
+        if share != "optimal":
+            raise ValueError(f"{name} must be a number in (0, 1) or 'optimal', got {share!r}")
+        return share
+    if isinstance(share, bool) or not isinstance(share, numbers.Real):
+        raise TypeError(f"{name} must be a number in (0, 1) or 'optimal', got {type(share).__name__}")
+    share = float(share)
+    if not 0.0 < share < 1.0:
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {share}")
+    return share
+
+
+class Perturber(ABC):
+    """Base of the perturbers: budget, validation, batching, rounding.
+
+    Subclasses implement :meth:`_run` on a validated flat batch.
+    """
+
+    #: uniforms drawn per point (fixed, so results do not depend on batching)
+    uniforms_per_point: int = 4
+
+    def __init__(self, region, epsilon=None, *, epsilon_per_trajectory=None, round_to=None):
+        if not isinstance(region, Region):
+            raise TypeError(f"region must be a tracs Rectangle or ConvexRegion, got {type(region).__name__}")
+        if (epsilon is None) == (epsilon_per_trajectory is None):
+            raise (TypeError if epsilon is None else ValueError)(
+                "give exactly one of epsilon (per point) and epsilon_per_trajectory")
+        self.region = region
+        self._basis = "per_point" if epsilon is not None else "per_trajectory"
+        self._epsilon = None if epsilon is None else check_epsilon(epsilon, "epsilon")
+        self._epsilon_traj = (None if epsilon_per_trajectory is None
+                              else check_epsilon(epsilon_per_trajectory, "epsilon_per_trajectory"))
+        if round_to is not None and not callable(getattr(round_to, "round", None)):
+            raise TypeError("round_to must have a method round(points) -> (coords, indices)")
+        self.round_to = round_to
+
+    # -- budget ------------------------------------------------------------------
+    @property
+    def epsilon(self):
+        """ε per point, or ``None`` when a per-trajectory budget was given."""
+        return self._epsilon
+
+    @property
+    def epsilon_per_trajectory(self):
+        """ε per trajectory, or ``None`` when a per-point budget was given."""
+        return self._epsilon_traj
+
+    def privacy_spent(self, n) -> PrivacyLedger:
+        """Ledger for a trajectory of ``n`` points (or an array of lengths).
+
+        With a per-point ε the trajectory spends ``n·ε``; with a per-trajectory
+        budget every point spends ``epsilon_per_trajectory / n``.
+        """
+        arr = _check_lengths(n)
+        per_point = self.epsilon_per_point(arr)
+        per_traj = arr * per_point if self._basis == "per_point" else np.full(arr.shape, self._epsilon_traj)
+        if arr.ndim == 0:
+            return PrivacyLedger(float(per_point), float(per_traj), int(arr), self._basis)
+        return PrivacyLedger(per_point, per_traj, arr, self._basis)
+
+    def epsilon_per_point(self, lengths) -> np.ndarray:
+        """ε of each point of trajectories of the given lengths (float array)."""
+        lengths = np.asarray(lengths, dtype=np.int64)
+        if self._basis == "per_point":
+            return np.full(lengths.shape, self._epsilon)
+        return self._epsilon_traj / np.maximum(lengths, 1)
+
+    # -- public sampling API ------------------------------------------------------
+    def perturb(self, points, *, rng=None, return_indices=False, **kwargs):
+        """Perturb one trajectory.
+
+        Parameters
+        ----------
+        points : array_like, shape (n, 2)
+            The trajectory in time order, inside the region.
+        rng : None, int, SeedSequence or numpy.random.Generator, optional
+        return_indices : bool
+            With ``round_to``, also return the indices of the chosen points.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, 2)
+            The released points (and their indices with ``return_indices``).
+        """
+        pts = _as_xy(points, "points")
+        if len(pts) == 0:
+            raise ValueError("points is empty")
+        return self.perturb_many(pts, np.array([0, len(pts)]), rng=rng,
+                                 return_indices=return_indices, **kwargs)
+
+    def perturb_many(self, coords, offsets=None, *, rng=None, return_indices=False, **kwargs):
+        """Perturb many trajectories held as one flat array.
+
+        Parameters
+        ----------
+        coords : array_like, shape (N, 2), or a list of (n_i, 2) arrays
+        offsets : array_like of int, shape (T+1,)
+            Trajectory ``t`` is ``coords[offsets[t]:offsets[t+1]]`` (the shapely /
+            Arrow convention).  Omit it when ``coords`` is a list.
+        rng : None, int, SeedSequence or numpy.random.Generator, optional
+        return_indices : bool
+            With ``round_to``, also return the indices of the chosen points.
+
+        Returns
+        -------
+        numpy.ndarray, shape (N, 2), or a list of arrays when ``coords`` was a list
+            Outputs in the same order as the input, inside the region.
+        """
+        flat, off, as_list = as_batch(coords, offsets)
+        if len(flat) == 0:
+            raise ValueError("coords is empty")
+        self.region.validate_points(flat, "coords")
+        out = self._run(flat, off, as_generator(rng), **kwargs)
+        indices = None
+        if self.round_to is not None:
+            out, indices = self.round_to.round(out)
+        elif return_indices:
+            raise ValueError("return_indices needs round_to")
+        if as_list:
+            out = np.split(out, off[1:-1])
+            if indices is not None:
+                indices = np.split(np.asarray(indices), off[1:-1])
+        return (out, indices) if return_indices else out
+
+    # -- helpers for subclasses --------------------------------------------------------
+    def _point_params(self, offsets: np.ndarray, params_of) -> np.ndarray:
+        """Mechanism constants: one row, or one row per trajectory (per-trajectory budget).
+
+        ``params_of(eps)`` maps an array of distinct per-point ε to rows.
+        """
+        if self._basis == "per_point":
+            return np.ascontiguousarray(params_of(np.array([self._epsilon])))
+        eps = self.epsilon_per_point(np.diff(offsets))
+        values, inverse = np.unique(eps, return_inverse=True)
+        return np.ascontiguousarray(params_of(values)[inverse])
+
+    def _draw_chunks(self, n: int, rng: np.random.Generator):
+        """Yield ``(start, stop, uniforms)`` blocks covering ``0..n`` in order."""
+        for start in range(0, n, CHUNK):
+            stop = min(n, start + CHUNK)
+            yield start, stop, rng.random((stop - start, self.uniforms_per_point))
+
+    @abstractmethod
+    def _run(self, coords: np.ndarray, offsets: np.ndarray, rng: np.random.Generator,
+             **kwargs) -> np.ndarray:
+        """Perturb a validated batch; return a new ``(N, 2)`` array."""
+
+    def __repr__(self):
+        budget = (f"epsilon={self._epsilon!r}" if self._basis == "per_point"
+                  else f"epsilon_per_trajectory={self._epsilon_traj!r}")
+        return f"{type(self).__name__}({self.region!r}, {budget})"

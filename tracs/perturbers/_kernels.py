@@ -1,0 +1,253 @@
+"""Compiled (numba) kernels of the perturbers.
+
+The kernels consume uniforms drawn by the caller from a numpy ``Generator`` (one
+row of ``width`` uniforms per point, in point order), so results are reproducible
+and do not depend on how the points are cut into chunks.  Each formula repeats,
+operation for operation, the sampling of :class:`tracs.mechanisms.OptimalClassical`
+and :class:`tracs.mechanisms.OptimalCircular` (two uniforms per draw: one picks
+the central piece or the sides, one places the value), which the tests check.
+
+A region enters as half-planes ``nx·x + ny·y <= hb`` plus a flag saying whether
+it is an axis-aligned rectangle (clamped coordinate-wise, exactly) or a general
+convex polygon (a point found beyond ``tol`` is pulled back towards its reference
+along the segment, which stays in the region by convexity).
+
+Sampling modes of :func:`sequential_kernel` (direction part):
+``0`` — optimal circular mechanism on ``[0, 2π)`` (TraCS-D);
+``1`` — k-RR over ``k`` equal sectors, then a uniform angle inside the reported
+sector (Strawman).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+TWO_PI = 2.0 * math.pi
+
+MODE_CIRCULAR = 0
+MODE_SECTORS = 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def classical(x, low, high, mass, half, sel, v):
+    """Optimal classical mechanism on ``[low, high]`` with central mass ``mass`` and
+    unit half-width ``half``, driven by the uniforms ``sel`` and ``v``."""
+    width = high - low
+    t = (x - low) / width
+    c = t - half
+    top = 1.0 - 2.0 * half
+    if c < 0.0:
+        c = 0.0
+    if c > top:
+        c = top
+    left = low + width * c
+    central = 2.0 * half * width
+    if sel < mass:
+        y = left + v * central
+    else:
+        z = low + v * (width - central)
+        y = z if z < left else z + central
+    if y < low:
+        y = low
+    if y > high:
+        y = high
+    return y
+
+
+@njit(cache=True, nogil=True, inline="always")
+def wrap_angle(y):
+    """``y mod 2π`` in ``[0, 2π)`` (``2π`` itself, from a tiny negative, becomes 0)."""
+    y = y % TWO_PI
+    if y >= TWO_PI:
+        y = 0.0
+    return y
+
+
+@njit(cache=True, nogil=True, inline="always")
+def circular(x, mass, half, sel, v):
+    """Optimal circular mechanism on ``[0, 2π)`` with half-width ``half`` (radians)."""
+    if sel < mass:
+        y = x - half + v * (2.0 * half)
+    else:
+        y = x + half + v * (TWO_PI - 2.0 * half)
+    return wrap_angle(y)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sectors(phi, keep, k, sel, pick, v):
+    """k-RR over ``k`` equal sectors of ``[0, 2π)``, then a uniform angle in the sector."""
+    w = TWO_PI / k
+    j = int(phi / w)
+    if j >= k:
+        j = k - 1
+    if sel >= keep:
+        other = int(pick * (k - 1))
+        if other > k - 2:
+            other = k - 2
+        j = (j + 1 + other) % k
+    return wrap_angle((j + v) * w)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def normalised_distance(ox, oy, dx, dy, nx, ny, hb):
+    """``u = |d| / R(o, angle of d)`` computed edge by edge without trigonometry.
+
+    ``u = max over edges with n·d > 0 of (n·d)/(b − n·o)``, clipped to 1; 0 for
+    ``d = 0`` and 0 when the ray leaves at once (``R = 0``).
+    """
+    u = 0.0
+    for e in range(nx.shape[0]):
+        nd = nx[e] * dx + ny[e] * dy
+        if nd > 0.0:
+            slack = hb[e] - (nx[e] * ox + ny[e] * oy)
+            if slack <= 0.0:
+                return 0.0
+            r = nd / slack
+            if r > u:
+                u = r
+    if u > 1.0:
+        u = 1.0
+    return u
+
+
+@njit(cache=True, nogil=True, inline="always")
+def exit_distance(ox, oy, c, s, nx, ny, hb):
+    """Ray exit distance from ``(ox, oy)`` along the unit vector ``(c, s)``."""
+    r = np.inf
+    for e in range(nx.shape[0]):
+        nd = nx[e] * c + ny[e] * s
+        if nd > 0.0:
+            slack = hb[e] - (nx[e] * ox + ny[e] * oy)
+            if slack < 0.0:
+                slack = 0.0
+            t = slack / nd
+            if t < r:
+                r = t
+    if r == np.inf:
+        r = 0.0
+    return r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def pull_back(ox, oy, px, py, nx, ny, hb, tol):
+    """Bring ``p`` back onto the segment ``[o, p]`` ∩ region if it lies beyond ``tol``."""
+    outside = False
+    for e in range(nx.shape[0]):
+        if nx[e] * px + ny[e] * py - hb[e] > tol:
+            outside = True
+    if not outside:
+        return px, py
+    dx = px - ox
+    dy = py - oy
+    tmax = 1.0
+    for e in range(nx.shape[0]):
+        nd = nx[e] * dx + ny[e] * dy
+        if nd > 0.0:
+            slack = hb[e] - (nx[e] * ox + ny[e] * oy)
+            if slack < 0.0:
+                slack = 0.0
+            t = slack / nd
+            if t < tmax:
+                tmax = t
+    return ox + tmax * dx, oy + tmax * dy
+
+
+@njit(cache=True, nogil=True)
+def sequential_kernel(coords, offsets, start, stop, traj, uniforms, params, anchor,
+                      nx, ny, hb, rect, bbox, tol, mode, k, out):
+    """Perturb points ``start..stop-1`` of the flat array, each from its reference.
+
+    The reference of a trajectory's first point is ``anchor``; of any other point,
+    the previous *output* ``out[i-1]``, so points must be processed in order (a
+    chunk may start inside a trajectory once the chunk before it is done).
+
+    Parameters
+    ----------
+    coords : (N, 2) float64
+    offsets : (T+1,) int64
+    start, stop : int
+        The chunk; ``uniforms[i - start]`` drives point ``i``.
+    traj : int
+        The trajectory that contains point ``start``.
+    uniforms : (stop - start, 4 or 5) float64 in [0, 1)
+        Columns: direction select, direction position, distance select,
+        distance position, [sector pick].
+    params : (1 or T, 4) float64
+        Per trajectory (one row when all are equal): direction central mass (or
+        k-RR keep probability), direction half-width, distance central mass,
+        distance half-width.
+    anchor : (2,) float64
+    nx, ny, hb : (m,) float64
+        Half-planes of the region.
+    rect : bool
+        Clamp to ``bbox`` = (xmin, ymin, xmax, ymax) exactly, else pull back.
+    mode, k : int
+        Direction mechanism (see the module docstring) and sector count.
+    out : (N, 2) float64
+        Filled in place.
+
+    Returns
+    -------
+    int
+        The trajectory that contains point ``stop - 1`` (to start the next chunk).
+    """
+    per_traj = params.shape[0] > 1
+    for i in range(start, stop):
+        while i >= offsets[traj + 1]:
+            traj += 1
+        if i == offsets[traj]:
+            ox = anchor[0]
+            oy = anchor[1]
+        else:
+            ox = out[i - 1, 0]
+            oy = out[i - 1, 1]
+        row = traj if per_traj else 0
+        dx = coords[i, 0] - ox
+        dy = coords[i, 1] - oy
+        phi = math.atan2(dy, dx)
+        if phi < 0.0:
+            phi += TWO_PI
+        if phi >= TWO_PI:
+            phi = 0.0
+        u = normalised_distance(ox, oy, dx, dy, nx, ny, hb)
+        r = i - start
+        if mode == MODE_CIRCULAR:
+            phi2 = circular(phi, params[row, 0], params[row, 1], uniforms[r, 0], uniforms[r, 1])
+        else:
+            phi2 = sectors(phi, params[row, 0], k, uniforms[r, 0], uniforms[r, 4], uniforms[r, 1])
+        u2 = classical(u, 0.0, 1.0, params[row, 2], params[row, 3], uniforms[r, 2], uniforms[r, 3])
+        c = math.cos(phi2)
+        s = math.sin(phi2)
+        reach = u2 * exit_distance(ox, oy, c, s, nx, ny, hb)
+        px = ox + reach * c
+        py = oy + reach * s
+        if rect:
+            px = min(max(px, bbox[0]), bbox[2])
+            py = min(max(py, bbox[1]), bbox[3])
+        else:
+            px, py = pull_back(ox, oy, px, py, nx, ny, hb, tol)
+        out[i, 0] = px
+        out[i, 1] = py
+    return traj
+
+
+@njit(cache=True, nogil=True)
+def coordinate_kernel(coords, offsets, start, stop, traj, uniforms, params, bbox, out):
+    """TraCS-C on the rectangle ``bbox``: each coordinate through the optimal
+    classical mechanism on its side (``params`` rows: x mass, x half-width,
+    y mass, y half-width; one row, or one per trajectory)."""
+    per_traj = params.shape[0] > 1
+    for i in range(start, stop):
+        if per_traj:
+            while i >= offsets[traj + 1]:
+                traj += 1
+        row = traj if per_traj else 0
+        r = i - start
+        out[i, 0] = classical(coords[i, 0], bbox[0], bbox[2], params[row, 0], params[row, 1],
+                              uniforms[r, 0], uniforms[r, 1])
+        out[i, 1] = classical(coords[i, 1], bbox[1], bbox[3], params[row, 2], params[row, 3],
+                              uniforms[r, 2], uniforms[r, 3])
+    return traj

@@ -1,0 +1,172 @@
+"""Budget splits that minimise the expected squared error, from the closed forms.
+
+Criterion (both perturbers): the expected squared Euclidean error
+``E‖Y − τ‖²`` of one released point, averaged over a true point ``τ`` uniform in
+the region (and, for TraCS-D, a reference ``o`` uniform in the region too: the
+previous output of a long trajectory is spread over the region).  Squared error
+is used because it separates into the closed-form one-dimensional moments; the
+shares are found by a grid search refined by golden-section search on the share.
+
+* TraCS-C: ``E‖Y − τ‖² = W²·A(ε_x) + H²·A(ε_y)`` with ``A(ε)`` the mean over
+  ``x ~ U[0, 1]`` of ``E(Y − x)²`` of the optimal classical mechanism (a cubic on
+  three pieces, integrated exactly by Gauss–Legendre).
+* TraCS-D: for fixed ``(o, τ)`` and output direction ``φ'`` the error is
+  ``|a|² + 2·E[u'|u]·(a·v) + E[u'²|u]·|v|²`` with ``a = o − τ`` and
+  ``v = R(o, φ')·e(φ')``; the moments of ``u'`` are closed forms, and ``φ'`` is
+  integrated with the exact mass of the circular mechanism on each of ``K``
+  cells (midpoint value of the geometry).  ``(o, τ)`` run over a fixed
+  pseudo-random sample of ``M`` pairs, the same for every ε (so the objective is
+  a deterministic function of the share).
+
+With a per-trajectory budget the per-point ε differs between trajectory
+lengths; shares are computed for every distinct value (up to 16 of them) or,
+beyond that, at 24 log-spaced nodes and interpolated in ``log ε``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ..mechanisms import OptimalCircular, OptimalClassical
+from ..region import Rectangle, Region
+
+__all__ = ["optimal_direction_share", "optimal_x_share", "tracsc_mse", "tracsd_mse"]
+
+_LOW, _HIGH = 1e-3, 1.0 - 1e-3
+_PAIRS, _CELLS = 384, 720
+
+
+def _minimise(f, grid=41, iterations=40) -> float:
+    """Minimiser of ``f`` on ``[_LOW, _HIGH]``: grid search, then golden section."""
+    xs = np.linspace(_LOW, _HIGH, grid)
+    values = [f(x) for x in xs]
+    i = int(np.argmin(values))
+    a, b = xs[max(i - 1, 0)], xs[min(i + 1, grid - 1)]
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = f(c), f(d)
+    for _ in range(iterations):
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = f(d)
+    best = min([(fc, c), (fd, d), (values[i], xs[i])])
+    return float(best[1])
+
+
+def _per_value(func, region, eps: np.ndarray) -> np.ndarray:
+    """Apply a cached scalar ``func(region, ε)`` to every ε (interpolating when many)."""
+    eps = np.asarray(eps, dtype=np.float64)
+    values, inverse = np.unique(eps.ravel(), return_inverse=True)
+    if len(values) <= 16:
+        shares = np.array([func(region, float(e)) for e in values])
+    else:
+        nodes = np.geomspace(values[0], values[-1], 24)
+        at_nodes = np.array([func(region, float(e)) for e in nodes])
+        shares = np.interp(np.log(values), np.log(nodes), at_nodes)
+    return shares[inverse].reshape(eps.shape)
+
+
+# -- TraCS-C ------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=512)
+def _mean_unit_mse(epsilon: float) -> float:
+    """Mean over ``x ~ U[0, 1]`` of ``E(Y − x)²`` for the optimal classical mechanism."""
+    mech = OptimalClassical(epsilon=epsilon)
+    c = mech.half_width
+    nodes, weights = np.polynomial.legendre.leggauss(3)  # exact for the cubic pieces
+    total = 0.0
+    for a, b in ((0.0, 2 * c), (2 * c, 1.0 - 2 * c), (1.0 - 2 * c, 1.0)):
+        if b > a:
+            x = 0.5 * (a + b) + 0.5 * (b - a) * nodes
+            total += 0.5 * (b - a) * float(weights @ mech.expected_error(x, p=2))
+    return total
+
+
+def tracsc_mse(region: Rectangle, epsilon: float, x_share: float) -> float:
+    """Expected ``‖Y − τ‖²`` of TraCS-C for ``τ`` uniform in the rectangle."""
+    eps_x = x_share * epsilon
+    return (region.width ** 2 * _mean_unit_mse(eps_x)
+            + region.height ** 2 * _mean_unit_mse(epsilon - eps_x))
+
+
+@functools.lru_cache(maxsize=4096)
+def _x_share(region: Rectangle, epsilon: float) -> float:
+    return _minimise(lambda s: tracsc_mse(region, epsilon, s))
+
+
+def optimal_x_share(region: Rectangle, epsilon) -> np.ndarray:
+    """``ε_x / ε`` minimising :func:`tracsc_mse`, for each ε (array in, array out)."""
+    if not isinstance(region, Rectangle):
+        raise TypeError("TraCS-C's split needs a Rectangle")
+    return _per_value(_x_share, region, epsilon)
+
+
+# -- TraCS-D ------------------------------------------------------------------------------
+class _Geometry:
+    """Fixed pairs ``(o, τ)`` and the output geometry on a grid of directions."""
+
+    def __init__(self, region: Region):
+        rng = np.random.default_rng(20260101)  # fixed: the objective must be deterministic
+        xmin, ymin, xmax, ymax = region.bounds
+        points = np.empty((0, 2))
+        while len(points) < 2 * _PAIRS:
+            cand = rng.uniform((xmin, ymin), (xmax, ymax), size=(4 * _PAIRS, 2))
+            points = np.concatenate([points, cand[region.contains(cand)]])
+        o, tau = points[:_PAIRS], points[_PAIRS:2 * _PAIRS]
+        self.phi, self.u = region.direction_distance(o, tau)
+        self.a2 = np.sum((o - tau) ** 2, axis=1)
+        edges = np.linspace(0.0, 2 * np.pi, _CELLS + 1)
+        mid = 0.5 * (edges[:-1] + edges[1:])
+        self.edges = edges
+        c, s = np.cos(mid), np.sin(mid)
+        reach = region._exit_distance(o[:, None, :], np.broadcast_to(c, (_PAIRS, _CELLS)),
+                                      np.broadcast_to(s, (_PAIRS, _CELLS)))
+        a = o - tau
+        self.av = reach * (a[:, 0, None] * c + a[:, 1, None] * s)  # a·v
+        self.v2 = reach ** 2  # |v|²
+
+
+@functools.lru_cache(maxsize=32)
+def _geometry(region: Region) -> _Geometry:
+    return _Geometry(region)
+
+
+def _classical_moments(u: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
+    """``E[u']`` and ``E[u'²]`` of the optimal classical mechanism on ``[0, 1]`` given ``u``."""
+    mech = OptimalClassical(epsilon=epsilon)
+    c = mech.half_width
+    p, q = math.exp(epsilon / 2.0), math.exp(-epsilon / 2.0)
+    left = np.clip(u - c, 0.0, 1.0 - 2.0 * c)
+    right = left + 2.0 * c
+    m1 = q * left ** 2 / 2 + p * (right ** 2 - left ** 2) / 2 + q * (1.0 - right ** 2) / 2
+    m2 = q * left ** 3 / 3 + p * (right ** 3 - left ** 3) / 3 + q * (1.0 - right ** 3) / 3
+    return m1, m2
+
+
+def tracsd_mse(region: Region, epsilon: float, direction_share: float) -> float:
+    """Expected ``‖Y − τ‖²`` of one TraCS-D step, averaged over uniform ``(o, τ)``."""
+    geo = _geometry(region)
+    eps_dir = direction_share * epsilon
+    cdf = OptimalCircular(epsilon=eps_dir).cdf(geo.edges[None, :], geo.phi[:, None])
+    mass = np.diff(cdf, axis=1)
+    m1, m2 = _classical_moments(geo.u, epsilon - eps_dir)
+    per_pair = (geo.a2 + 2.0 * m1 * np.sum(mass * geo.av, axis=1)
+                + m2 * np.sum(mass * geo.v2, axis=1))
+    return float(np.mean(per_pair))
+
+
+@functools.lru_cache(maxsize=4096)
+def _direction_share(region: Region, epsilon: float) -> float:
+    return _minimise(lambda s: tracsd_mse(region, epsilon, s), grid=21, iterations=25)
+
+
+def optimal_direction_share(region: Region, epsilon) -> np.ndarray:
+    """``ε_φ / ε`` minimising :func:`tracsd_mse`, for each ε (array in, array out)."""
+    return _per_value(_direction_share, region, epsilon)
