@@ -1,0 +1,196 @@
+"""Exact samplers for the exponential mechanism over a finite set of POIs.
+
+``Pr[y | x] ∝ exp(−s·d(x, y))`` over the allowed POIs ``y`` (all of ``P`` or a public
+subset ``C``), with ``s = ε/(2D)`` and ``D`` the public diameter.  Two exact samplers
+are combined:
+
+1. **Rejection from the uniform proposal.**  Draw ``y`` uniformly from ``P``; accept
+   when ``y ∈ C`` and a standard exponential ``E`` exceeds ``s·d(x, y)`` (probability
+   ``exp(−s·d)`` ≤ 1).  An accepted proposal follows the target law exactly, whatever
+   the number of trials.  Expected cost ``|P| / Σ_{y∈C} exp(−s·d(x, y))`` ≤
+   ``e^{ε/2}·|P|/|C|`` proposals, each Θ(1).
+2. **Inverse CDF over the whole block.**  For inputs still unaccepted after a fixed
+   proposal budget, weights ``exp(−s·d + shift)`` (log-sum-exp shift: the largest
+   allowed logit becomes 0) for a ``(batch, |P|)`` block at a time, cumulative sum and
+   one uniform per row.  Θ(|P|) per input; memory bounded by the block size.
+
+Stopping the rejection after a budget and finishing with the inverse CDF is still
+exact: the accepted value of a rejection sampler is independent of how many trials
+it took, so both branches draw from the same law.  Running time depends on the
+input (as for any sampler whose cost depends on its distribution); only the output
+is released.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+
+__all__ = ["em_logits", "em_probabilities", "sample_em", "MAX_EPSILON_SCALE"]
+
+#: ε/2 beyond which exp(−ε/2) underflows in double precision; the mechanism could not
+#: be represented faithfully (far POIs would get probability exactly 0).
+MAX_EPSILON_SCALE = 700.0
+
+_BLOCK_ELEMENTS = 1 << 20  # about 8 MB of float64 per block
+
+# accept(rows, cand) -> bool mask.  rows: (b,) indices into the inputs of this call;
+# cand: (b, m) POI indices, or (1, |P|) for the full block (broadcast against rows).
+Predicate = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def em_logits(distances: np.ndarray, scale) -> np.ndarray:
+    """Unnormalised log-probabilities ``−scale·d`` (broadcast)."""
+    return -np.asarray(scale, dtype=np.float64)[..., None] * distances
+
+
+def em_probabilities(distances, scale, allowed=None) -> np.ndarray:
+    """Exact EM probabilities over the last axis (stable log-sum-exp).
+
+    Parameters
+    ----------
+    distances : array_like, shape (..., m)
+        ``d(x, y)`` for every candidate ``y``.
+    scale : float or array_like, shape (...)
+        ``ε/(2D)``.
+    allowed : array_like of bool, shape (..., m), optional
+        Public candidate set; rows with no allowed candidate fall back to all ``m``.
+    """
+    logits = em_logits(np.asarray(distances, dtype=np.float64), scale)
+    if allowed is not None:
+        allowed = np.asarray(allowed, dtype=bool)
+        empty = ~allowed.any(axis=-1, keepdims=True)
+        logits = np.where(allowed | empty, logits, -np.inf)
+    logits = logits - logits.max(axis=-1, keepdims=True)
+    weights = np.exp(logits)
+    return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def _rejection(points, x, scale, rng, accept, budget, out, done):
+    """Phase 1: uniform proposals, accepted with probability exp(−s·d) and membership."""
+    n_poi = len(points)
+    pending = np.flatnonzero(~done)
+    used = 0
+    m = 4
+    while pending.size and used < budget:
+        m = min(m, budget - used)
+        step = max(1, _BLOCK_ELEMENTS // m)
+        still = []
+        for start in range(0, pending.size, step):
+            rows = pending[start:start + step]
+            cand = rng.integers(0, n_poi, size=(rows.size, m))
+            near = points[cand]
+            dist = _distances(x[rows, 0, None], x[rows, 1, None], near[..., 0], near[..., 1])
+            ok = rng.standard_exponential((rows.size, m)) > scale[rows, None] * dist
+            if accept is not None:
+                ok &= accept(rows, cand)
+            hit = ok.any(axis=1)
+            first = ok.argmax(axis=1)
+            out[rows[hit]] = cand[hit, first[hit]]
+            done[rows[hit]] = True
+            still.append(rows[~hit])
+        pending = np.concatenate(still) if still else pending[:0]
+        used += m
+        m = min(2 * m, 256)
+
+
+def _distances(x0, y0, px, py, out=None) -> np.ndarray:
+    """``sqrt((x0 − px)² + (y0 − py)²)`` (broadcast; faster than ``np.hypot``)."""
+    dx = np.subtract(x0, px, out=out)
+    dy = y0 - py
+    dx *= dx
+    dy *= dy
+    dx += dy
+    return np.sqrt(dx, out=dx)
+
+
+def _last_positive(cum: np.ndarray, pick: np.ndarray) -> np.ndarray:
+    """Clamp ``pick`` (count of cumulative sums <= u) to the last entry with positive weight.
+
+    ``u`` can round up to the row total; the first index reaching the total is then the
+    last entry of positive weight.
+    """
+    over = pick >= cum.shape[1]
+    if over.any():
+        pick[over] = np.argmax(cum[over] >= cum[over, -1:], axis=1)
+    return pick
+
+
+_CHUNK = 64
+
+
+def _inverse_cdf(points, x, scale, rng, accept, rows_all, out):
+    """Phase 2: exact inverse-CDF sampling over all POIs, a block of rows at a time.
+
+    Two-level search: sums of chunks of 64 weights, a cumulative sum over the chunks,
+    then a cumulative sum inside the chosen chunk only.
+    """
+    n_poi = len(points)
+    n_chunks = -(-n_poi // _CHUNK)
+    width = n_chunks * _CHUNK
+    step = max(1, _BLOCK_ELEMENTS // width)
+    every = np.arange(n_poi)[None, :]
+    px, py = points[:, 0], points[:, 1]
+    buffer = np.zeros((min(step, rows_all.size), width))
+    for start in range(0, rows_all.size, step):
+        rows = rows_all[start:start + step]
+        b = rows.size
+        weights = buffer[:b]
+        logits = weights[:, :n_poi]
+        _distances(x[rows, 0, None], x[rows, 1, None], px, py, out=logits)
+        logits *= -scale[rows, None]
+        if accept is not None:
+            allowed = np.broadcast_to(accept(rows, every), logits.shape)
+            allowed = allowed | ~allowed.any(axis=1, keepdims=True)  # empty set -> all of P
+            logits[~allowed] = -np.inf
+        logits -= logits.max(axis=1, keepdims=True)  # log-sum-exp shift: the top weight is 1
+        np.exp(logits, out=logits)
+        chunks = weights.reshape(b, n_chunks, _CHUNK)
+        cum = np.cumsum(chunks.sum(axis=2), axis=1)
+        u = rng.random(b) * cum[:, -1]
+        j = _last_positive(cum, (cum <= u[:, None]).sum(axis=1))
+        u -= np.where(j > 0, cum[np.arange(b), j - 1], 0.0)
+        inner = np.cumsum(chunks[np.arange(b), j], axis=1)
+        k = _last_positive(inner, (inner <= u[:, None]).sum(axis=1))
+        out[rows] = j * _CHUNK + k
+
+
+def sample_em(points: np.ndarray, x: np.ndarray, scale, rng: np.random.Generator,
+              accept: Optional[Predicate] = None, budget: Optional[int] = None) -> np.ndarray:
+    """Draw one POI index per row of ``x`` from the exponential mechanism.
+
+    Parameters
+    ----------
+    points : numpy.ndarray, shape (|P|, 2)
+        The POIs.
+    x : numpy.ndarray, shape (n, 2)
+        True locations (any coordinates; usually POIs).
+    scale : float or numpy.ndarray, shape (n,)
+        ``ε/(2D)`` for each row.
+    rng : numpy.random.Generator
+    accept : callable, optional
+        Public candidate-set membership ``accept(rows, cand) -> bool`` (see
+        :data:`Predicate`); ``None`` means all of ``P``.  A row whose set is empty
+        samples from all of ``P``.
+    budget : int, optional
+        Proposals per row before switching to the inverse CDF (default
+        ``max(32, |P| // 8)``, about the cost of one exact row).
+
+    Returns
+    -------
+    numpy.ndarray of intp, shape (n,)
+    """
+    n = len(x)
+    scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), (n,))
+    out = np.zeros(n, dtype=np.intp)
+    done = np.zeros(n, dtype=bool)
+    if n == 0:
+        return out
+    if budget is None:
+        budget = max(32, len(points) // 8)
+    _rejection(points, x, scale, rng, accept, budget, out, done)
+    rest = np.flatnonzero(~done)
+    if rest.size:
+        _inverse_cdf(points, x, scale, rng, accept, rest, out)
+    return out
