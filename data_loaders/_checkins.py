@@ -1,0 +1,175 @@
+"""The one form every loader returns, built from parsed columns with a drop report.
+
+``build_checkins`` takes the raw user, time (already parsed to UTC, ``NaT`` where
+unparsable), latitude, longitude, optional POI id and extra columns, plus the
+source line of each row, and returns a WGS84 GeoDataFrame:
+
+* columns ``uid``, ``datetime`` (``datetime64[ns, UTC]``), ``poi_id`` (when known),
+  the extra columns, ``geometry`` (points, EPSG:4326), a fresh RangeIndex;
+* rows ordered by (uid, datetime) with a stable sort: rows with the same user and
+  time keep their file order;
+* ``attrs["report"]``: a :class:`~data_loaders._report.LoadReport`.
+
+Checks, in order (a row gets the first reason that applies): bad user, bad
+time, bad coordinates (empty, non-numeric, NaN, inf), coordinates out of range.
+
+Duplicates: an *exact duplicate* is a row equal, in every column read, to an
+earlier row; a *repeated time* is a row with the (user, time) pair of an earlier
+row but other values (e.g. another venue).  Both are always listed in the report.
+``duplicates="keep"`` (the default: nothing is lost) keeps them,
+``"drop_exact"`` drops exact duplicates, ``"drop_user_time"`` drops every row
+whose (user, time) pair occurred before (keeping the first in file order).
+"""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+
+from ._report import DroppedRowsError, LoadReport
+
+DUPLICATE_POLICIES = ("keep", "drop_exact", "drop_user_time")
+_RESERVED = ("uid", "datetime", "poi_id", "geometry")
+
+
+def check_duplicates_policy(duplicates) -> str:
+    if duplicates not in DUPLICATE_POLICIES:
+        raise ValueError(f"duplicates must be one of {DUPLICATE_POLICIES}, got {duplicates!r}")
+    return duplicates
+
+
+def check_strict(strict) -> bool:
+    if not isinstance(strict, (bool, np.bool_)):
+        raise TypeError(f"strict must be a bool, got {type(strict).__name__}")
+    return bool(strict)
+
+
+def to_number(values: pd.Series) -> np.ndarray:
+    """Float64 array; anything that is not a finite number becomes NaN."""
+    if pd.api.types.is_bool_dtype(values.dtype):
+        return np.full(len(values), np.nan)
+    if not pd.api.types.is_numeric_dtype(values.dtype):
+        values = pd.to_numeric(values.astype("string").str.strip(), errors="coerce")
+    out = values.to_numpy(dtype=np.float64, na_value=np.nan)
+    return np.where(np.isfinite(out), out, np.nan)
+
+
+def integer_ids(values: pd.Series) -> pd.Series:
+    """Ids that must be integers (Foursquare, Gowalla): anything else becomes missing."""
+    if pd.api.types.is_integer_dtype(values.dtype):
+        return values
+    return pd.to_numeric(values.astype("string").str.strip(), errors="coerce").astype("float64")
+
+
+def _sort_keys(uid: pd.Series) -> np.ndarray:
+    """Integer keys ordering users like a sort of their ids (numbers or strings)."""
+    if pd.api.types.is_integer_dtype(uid.dtype) and not isinstance(uid.dtype, pd.api.extensions.ExtensionDtype):
+        return uid.to_numpy()
+    codes, _ = pd.factorize(uid, sort=True)
+    return codes
+
+
+def _user_ids(uid: pd.Series) -> pd.Series:
+    """Integral float ids (from a column with gaps) back to int64; others unchanged."""
+    if pd.api.types.is_float_dtype(uid.dtype):
+        values = uid.to_numpy(dtype=np.float64)
+        if len(values) and np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53):
+            return pd.Series(values.astype(np.int64), name=uid.name)
+    return uid
+
+
+def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.Series,
+                   lines: np.ndarray, source: str, fmt: str, poi: pd.Series | None = None,
+                   extra: dict | None = None, bad_lines=None, blank_lines=None, notes=(),
+                   duplicates: str = "keep", strict: bool = False,
+                   position: str = "line") -> gpd.GeoDataFrame:
+    """Validate, order and report; see the module docstring."""
+    duplicates = check_duplicates_policy(duplicates)
+    strict = check_strict(strict)
+    extra = dict(extra or {})
+    for name in extra:
+        if name in _RESERVED:
+            raise ValueError(f"an extra column is named {name!r}, which the output uses for "
+                             "another meaning: rename it first")
+    n = len(uid)
+    lines = np.asarray(lines, dtype=np.int64)
+    empty = np.empty(0, np.int64)
+    dropped = {}
+    if bad_lines is not None and len(bad_lines):
+        dropped["bad_fields"] = np.asarray(bad_lines, dtype=np.int64)
+
+    time = pd.Series(time, copy=False).reset_index(drop=True)
+    if not isinstance(time.dtype, pd.DatetimeTZDtype):
+        raise TypeError("internal: time must be parsed to a tz-aware dtype")
+    time = time.dt.tz_convert("UTC").astype("datetime64[ns, UTC]")
+    lat_v = to_number(lat.reset_index(drop=True))
+    lng_v = to_number(lng.reset_index(drop=True))
+    uid = uid.reset_index(drop=True)
+
+    reason = np.zeros(n, dtype=np.int8)
+    checks = [
+        ("bad_user", uid.isna().to_numpy()),
+        ("bad_time", time.isna().to_numpy()),
+        ("bad_coords", np.isnan(lat_v) | np.isnan(lng_v)),
+        ("out_of_range", (np.abs(lat_v) > 90.0) | (np.abs(lng_v) > 180.0)),
+    ]
+    for code, (name, mask) in enumerate(checks, start=1):
+        hit = mask & (reason == 0)
+        if hit.any():
+            reason[hit] = code
+            dropped[name] = lines[hit]
+    keep = np.flatnonzero(reason == 0)
+
+    uid = _user_ids(uid.take(keep).reset_index(drop=True))
+    t = time.take(keep).reset_index(drop=True)
+    lat_v, lng_v, lines_k = lat_v[keep], lng_v[keep], lines[keep]
+    columns = {"uid": uid, "datetime": t}
+    if poi is not None:
+        columns["poi_id"] = poi.reset_index(drop=True).take(keep).reset_index(drop=True)
+    for name, values in extra.items():
+        columns[name] = pd.Series(values).reset_index(drop=True).take(keep).reset_index(drop=True)
+
+    # stable (uid, time) order: np.lexsort is stable, so ties keep file order
+    tkey = t.array.asi8 if len(t) else np.empty(0, np.int64)
+    order = np.lexsort((tkey, _sort_keys(uid)))
+    frame = pd.DataFrame({k: v.take(order).reset_index(drop=True) for k, v in columns.items()})
+    lat_v, lng_v, lines_k, tkey = lat_v[order], lng_v[order], lines_k[order], tkey[order]
+
+    # duplicates: after the stable sort a (user, time) group is contiguous, in file order
+    ukey = _sort_keys(frame["uid"])
+    same = np.zeros(len(frame), dtype=bool)
+    if len(frame) > 1:
+        same[1:] = (ukey[1:] == ukey[:-1]) & (tkey[1:] == tkey[:-1])
+    repeat = np.flatnonzero(same)
+    exact_mask = np.zeros(len(frame), dtype=bool)
+    if len(repeat):
+        group = np.flatnonzero(same | np.r_[same[1:], False])  # every row of a repeated group
+        sub = frame.iloc[group].assign(_lat=lat_v[group], _lng=lng_v[group])
+        exact_mask[group[sub.duplicated(keep="first").to_numpy()]] = True
+    exact = lines_k[exact_mask]
+    repeated = lines_k[same & ~exact_mask]
+    drop = {"drop_exact": exact_mask, "drop_user_time": same}.get(duplicates)
+    if drop is not None and drop.any():
+        dropped["duplicate"] = np.sort(lines_k[drop])
+        frame, lat_v, lng_v = frame.loc[~drop].reset_index(drop=True), lat_v[~drop], lng_v[~drop]
+
+    dropped = {k: np.sort(dropped[k]) for k in
+               ("bad_fields", "bad_user", "bad_time", "bad_coords", "out_of_range", "duplicate")
+               if k in dropped}
+    report = LoadReport(
+        source=source, format=fmt, rows_read=n + len(dropped.get("bad_fields", empty)),
+        rows_kept=len(frame), dropped=dropped, exact_duplicates=np.sort(exact),
+        repeated_times=np.sort(repeated), duplicates=duplicates,
+        blank_lines=np.asarray(blank_lines if blank_lines is not None else empty, dtype=np.int64),
+        position=position, notes=tuple(notes),
+    )
+    if report.rows_read == 0:
+        raise ValueError(f"{source} has no check-in rows")
+    if strict and report.n_dropped:
+        raise DroppedRowsError(report)
+    if report.rows_kept == 0:
+        raise ValueError(f"no valid check-in left in {source}:\n{report.summary()}")
+    out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs="EPSG:4326")
+    out.attrs["report"] = report
+    return out

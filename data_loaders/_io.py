@@ -1,0 +1,177 @@
+"""Reading delimited text files: path checks, format sniffing, encodings, line numbers.
+
+Encoding: by default a file is read as UTF-8; if it is not valid UTF-8 (the
+original Foursquare files are latin-1, and some files mix both) it is read again
+with every byte sequence that is not valid UTF-8 decoded as latin-1, so nothing is
+lost and valid UTF-8 text (e.g. ``Café`` written as UTF-8) stays intact.  An
+explicit ``encoding`` is used strictly.
+
+Line numbers: 1-based physical lines, the header (if any) being line 1, counting
+one record per line (true for every supported format; a quoted field spanning
+several lines would shift the numbers after it).
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import os
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+_FALLBACK = "tracs-utf8-latin1"
+
+
+def _latin1_fallback(error: UnicodeDecodeError):
+    return error.object[error.start:error.end].decode("latin-1"), error.end
+
+
+try:
+    codecs.lookup_error(_FALLBACK)
+except LookupError:
+    codecs.register_error(_FALLBACK, _latin1_fallback)
+
+_SNIFF_BYTES = 1 << 16
+_BAD_LINE = re.compile(r"Skipping line (\d+)")
+
+
+def check_path(path) -> Path:
+    """Return ``path`` as a :class:`~pathlib.Path` of an existing regular file."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"no such file: {p}")
+    if not p.is_file():
+        raise ValueError(f"not a regular file: {p}")
+    return p
+
+
+def decode(data: bytes, encoding: str | None = None) -> str:
+    """Decode bytes as :func:`read_table` does (UTF-8 with a latin-1 fallback)."""
+    if encoding is not None:
+        return data.decode(encoding)
+    return data.decode("utf-8", errors=_FALLBACK)
+
+
+@dataclass(frozen=True)
+class Head:
+    """The first non-blank line of a text file, split on the detected delimiter."""
+
+    line: str
+    sep: str
+    fields: list
+
+
+def sniff(path: Path, *, what: str, delimiters: str = "\t,", encoding: str | None = None) -> Head:
+    """Read the start of ``path``; reject empty or binary files; detect the delimiter.
+
+    The delimiter is the candidate of ``delimiters`` occurring most often in the first
+    non-blank line (earlier candidates win ties).
+    """
+    with open(path, "rb") as fh:
+        data = fh.read(_SNIFF_BYTES)
+    if not data.strip():
+        raise ValueError(f"{path} is empty: expected a {what} file")
+    if b"\x00" in data:
+        raise ValueError(f"{path} is a binary file, not a {what} text file")
+    text = decode(data, encoding).lstrip("\ufeff")
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    first = lines[0]
+    counts = [first.count(d) for d in delimiters]
+    if max(counts) == 0:
+        raise ValueError(f"{path} is not a {what} file: no delimiter "
+                         f"({' or '.join(map(repr, delimiters))}) in its first line {first[:80]!r}")
+    sep = delimiters[int(np.argmax(counts))]
+    fields = next(csv.reader([first], delimiter=sep)) if sep == "," else first.split(sep)
+    return Head(line=first, sep=sep, fields=[f.strip() for f in fields])
+
+
+def normalise_name(name: str) -> str:
+    """Column name key for matching headers: lower case, letters and digits only."""
+    return re.sub(r"[^0-9a-z]", "", str(name).lower())
+
+
+def map_header(fields, aliases: dict, required, *, path, what: str) -> dict:
+    """Map header fields to canonical names through ``aliases`` (normalised name -> canonical).
+
+    Returns ``{original column name: canonical name}``; raises ValueError naming the
+    missing canonical columns.
+    """
+    mapping = {}
+    for name in fields:
+        canonical = aliases.get(normalise_name(name))
+        if canonical is not None and canonical not in mapping.values():
+            mapping[name] = canonical
+    missing = [c for c in required if c not in mapping.values()]
+    if missing:
+        raise ValueError(f"{path} is not a {what} file: its header {fields} lacks "
+                         f"column(s) for {missing}")
+    return mapping
+
+
+@dataclass
+class Table:
+    """Raw records of a text file with the physical line number of each."""
+
+    frame: pd.DataFrame
+    lines: np.ndarray
+    bad_lines: np.ndarray
+    blank_lines: np.ndarray
+    notes: list
+
+
+def read_table(path: Path, *, sep: str, header: bool, names=None, dtype=None,
+               encoding: str | None = None) -> Table:
+    """Read a delimited file with pandas' C parser, keeping track of line numbers.
+
+    Lines with too many fields are skipped by the parser and returned in
+    ``bad_lines``; lines with too few are padded with missing values (the caller's
+    checks then drop them with a reason); blank lines are removed and returned in
+    ``blank_lines``.
+    """
+    kwargs = dict(sep=sep, header=0 if header else None, names=names, dtype=dtype,
+                  skip_blank_lines=False, on_bad_lines="warn", low_memory=False,
+                  quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL)
+    notes = []
+
+    def parse(**extra):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pd.errors.ParserWarning)
+            frame = pd.read_csv(path, **kwargs, **extra)
+        bad = [int(m) for w in caught if issubclass(w.category, pd.errors.ParserWarning)
+               for m in _BAD_LINE.findall(str(w.message))]
+        return frame, bad
+
+    try:
+        if encoding is None:
+            try:
+                frame, bad = parse(encoding="utf-8")
+            except UnicodeDecodeError:
+                frame, bad = parse(encoding="utf-8", encoding_errors=_FALLBACK)
+                notes.append("not valid UTF-8: bytes that are not UTF-8 were read as latin-1")
+        else:
+            frame, bad = parse(encoding=encoding)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} cannot be decoded as {encoding}: {exc}") from exc
+    except pd.errors.EmptyDataError as exc:
+        raise ValueError(f"{path} has no data") from exc
+    except pd.errors.ParserError as exc:
+        raise ValueError(f"{path} cannot be parsed: {exc}") from exc
+
+    bad_lines = np.asarray(sorted(bad), dtype=np.int64)
+    first = 2 if header else 1
+    all_lines = np.arange(first, first + len(frame) + len(bad_lines), dtype=np.int64)
+    lines = all_lines[~np.isin(all_lines, bad_lines)] if len(bad_lines) else all_lines
+    blank = frame.isna().all(axis=1).to_numpy()
+    if blank.any():
+        frame = frame.loc[~blank].reset_index(drop=True)
+        blank_lines, lines = lines[blank], lines[~blank]
+    else:
+        blank_lines = np.empty(0, np.int64)
+    return Table(frame=frame, lines=lines, bad_lines=bad_lines, blank_lines=blank_lines, notes=notes)

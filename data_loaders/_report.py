@@ -1,0 +1,202 @@
+"""What a loader read, kept and dropped: the report stored in ``.attrs["report"]``.
+
+Every loader returns a frame whose ``attrs["report"]`` is a :class:`LoadReport`.
+Its invariant is ``rows_read == rows_kept + n_dropped``: a row that is not in the
+frame is listed, by reason, with its line number.  ``strict=True`` turns any drop
+into a :class:`DroppedRowsError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["DROP_REASONS", "LoadReport", "GroupingReport", "DroppedRowsError"]
+
+#: Why a row can be dropped, in the order the checks run (a row gets the first
+#: reason that applies, so the counts add up to the number of dropped rows).
+DROP_REASONS = {
+    "bad_fields": "the line has more fields than the format (the parser skipped it)",
+    "bad_user": "the user id is empty (or, for Foursquare and Gowalla, not an integer)",
+    "bad_time": "the time is empty or cannot be parsed",
+    "bad_coords": "latitude or longitude is empty, not a number, NaN or infinite",
+    "out_of_range": "latitude outside [-90, 90] or longitude outside [-180, 180]",
+    "duplicate": "a repeat of an earlier row, dropped on request (``duplicates=``)",
+}
+
+_SHOW_LINES = 5
+
+
+def _show(lines: np.ndarray) -> str:
+    head = ", ".join(str(int(v)) for v in lines[:_SHOW_LINES])
+    return head + (", ..." if len(lines) > _SHOW_LINES else "")
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What a loader read, what it kept and what it dropped, and why.
+
+    Attributes
+    ----------
+    source : str
+        The file name, or ``"<DataFrame>"`` / ``"<synthetic>"``.
+    format : str
+        The format read, e.g. ``"foursquare-tsv"``, ``"gowalla-csv"``, ``"csv"``.
+    rows_read : int
+        Data records found (header and blank lines excluded).
+    rows_kept : int
+        Rows in the returned frame.
+    dropped : dict of str to numpy.ndarray
+        For each reason of :data:`DROP_REASONS` that occurred, the line numbers
+        (see ``position``) of the dropped rows, ascending.
+    exact_duplicates : numpy.ndarray
+        Lines of rows identical (in every column read) to an earlier row, whether
+        they were kept or dropped.
+    repeated_times : numpy.ndarray
+        Lines of rows that repeat the (user, time) pair of an earlier row but differ
+        in some other column (e.g. the venue), whether kept or dropped.
+    duplicates : str
+        The duplicate policy applied: ``"keep"``, ``"drop_exact"`` or
+        ``"drop_user_time"``.
+    blank_lines : numpy.ndarray
+        Lines with no content at all (not records, so neither read nor dropped).
+    position : str
+        ``"line"``: 1-based physical line numbers of the file (the header is line 1),
+        counting one record per line; ``"row"``: 0-based row positions of an input
+        frame.
+    notes : tuple of str
+        Anything else worth knowing (encoding fallback, naive times read as UTC, ...).
+    """
+
+    source: str
+    format: str
+    rows_read: int
+    rows_kept: int
+    dropped: dict = field(default_factory=dict)
+    exact_duplicates: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    repeated_times: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    duplicates: str = "keep"
+    blank_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    position: str = "line"
+    notes: tuple = ()
+
+    @property
+    def n_dropped(self) -> int:
+        """Total number of dropped rows (``rows_read - rows_kept``)."""
+        return int(sum(len(v) for v in self.dropped.values()))
+
+    def counts(self) -> dict:
+        """Number of dropped rows per reason (only reasons that occurred)."""
+        return {reason: len(lines) for reason, lines in self.dropped.items()}
+
+    def to_dict(self) -> dict:
+        """A JSON-friendly dict (line numbers as lists of int)."""
+        as_list = lambda a: [int(v) for v in a]  # noqa: E731
+        return {
+            "source": self.source, "format": self.format,
+            "rows_read": self.rows_read, "rows_kept": self.rows_kept,
+            "dropped": {k: as_list(v) for k, v in self.dropped.items()},
+            "exact_duplicates": as_list(self.exact_duplicates),
+            "repeated_times": as_list(self.repeated_times),
+            "duplicates": self.duplicates, "blank_lines": as_list(self.blank_lines),
+            "position": self.position, "notes": list(self.notes),
+        }
+
+    def summary(self) -> str:
+        """A few human-readable lines."""
+        word = "lines" if self.position == "line" else "rows"
+        out = [f"{self.source} ({self.format}): read {self.rows_read:,} rows, "
+               f"kept {self.rows_kept:,}, dropped {self.n_dropped:,}"]
+        for reason, lines in self.dropped.items():
+            out.append(f"  dropped {len(lines):,} {reason} ({DROP_REASONS[reason]}): {word} {_show(lines)}")
+        kept = "kept" if self.duplicates == "keep" else "see duplicates policy"
+        if len(self.exact_duplicates):
+            out.append(f"  {len(self.exact_duplicates):,} exact duplicate rows ({kept}): "
+                       f"{word} {_show(self.exact_duplicates)}")
+        if len(self.repeated_times):
+            out.append(f"  {len(self.repeated_times):,} rows repeat a (user, time) pair "
+                       f"with other values ({kept}): {word} {_show(self.repeated_times)}")
+        if len(self.blank_lines):
+            out.append(f"  {len(self.blank_lines):,} blank lines ignored: {_show(self.blank_lines)}")
+        out.extend(f"  note: {note}" for note in self.notes)
+        return "\n".join(out)
+
+    __str__ = summary
+
+
+class DroppedRowsError(ValueError):
+    """Raised by a loader with ``strict=True`` when any row would be dropped.
+
+    The full :class:`LoadReport` is in the ``report`` attribute.
+    """
+
+    def __init__(self, report: LoadReport):
+        super().__init__("strict=True and rows would be dropped:\n" + report.summary())
+        self.report = report
+
+
+@dataclass(frozen=True)
+class GroupingReport:
+    """How :func:`data_loaders.to_trajectories` grouped check-ins into trajectories.
+
+    The steps run in this order: (stable) sort by (user, time) if needed; split per
+    user and, with ``split_gap``, where the time gap exceeds it; drop consecutive
+    repeats of a place within a trajectory (``dedupe_consecutive``); drop
+    trajectories shorter than ``min_points``; project.
+
+    Attributes
+    ----------
+    points_in, users : int
+        Check-ins and distinct users given.
+    reordered : bool
+        True when the input was not sorted by (user, time) and was stably sorted.
+    split_gap : str or None
+        The gap threshold (``None``: one trajectory per user).
+    trajectories_split : int
+        Trajectories after splitting (before the drops below).
+    dedupe_consecutive : bool
+    points_deduplicated : int
+        Points dropped as consecutive repeats of the same place.
+    min_points : int
+    trajectories_too_short, points_too_short : int
+        Trajectories (and their points) dropped for having fewer than ``min_points``.
+    trajectories, points : int
+        What the result holds.
+    crs : str
+        The CRS of the result.
+    load : LoadReport or None
+        The loader's report of the input, when it had one.
+    """
+
+    points_in: int
+    users: int
+    reordered: bool
+    split_gap: str | None
+    trajectories_split: int
+    dedupe_consecutive: bool
+    points_deduplicated: int
+    min_points: int
+    trajectories_too_short: int
+    points_too_short: int
+    trajectories: int
+    points: int
+    crs: str
+    load: LoadReport | None = None
+
+    def summary(self) -> str:
+        """A few human-readable lines."""
+        split = f"split where the gap exceeds {self.split_gap}" if self.split_gap else "one per user"
+        out = [f"{self.points_in:,} check-ins of {self.users:,} users -> "
+               f"{self.trajectories_split:,} trajectories ({split})"]
+        if self.reordered:
+            out.append("  input was not in (user, time) order: sorted stably")
+        if self.dedupe_consecutive:
+            out.append(f"  dropped {self.points_deduplicated:,} consecutive repeats of a place")
+        if self.min_points > 1:
+            out.append(f"  dropped {self.trajectories_too_short:,} trajectories "
+                       f"({self.points_too_short:,} points) shorter than {self.min_points}")
+        out.append(f"  result: {self.trajectories:,} trajectories, {self.points:,} points, CRS {self.crs}")
+        return "\n".join(out)
+
+    __str__ = summary

@@ -1,0 +1,203 @@
+"""Any check-in table: CSV/TSV, Parquet, a vector file, a DataFrame or a GeoDataFrame.
+
+Column names are given for user, time, latitude and longitude (defaults: the
+scikit-mobility names ``uid``, ``datetime``, ``lat``, ``lng``).  A GeoDataFrame
+without latitude/longitude columns gives its point coordinates instead (converted
+to WGS84 from its CRS).  Other columns are kept as they are.
+
+Times: datetime columns, strings (ISO 8601 by default, or ``time_format``) or
+numbers (Unix epoch seconds).  Times without an offset are local to ``tz``
+(default UTC); everything is converted to UTC.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+
+from ._checkins import build_checkins, check_duplicates_policy, check_strict
+from ._io import check_path, read_table, sniff
+
+__all__ = ["load_checkins"]
+
+_PARQUET = {".parquet", ".pq", ".geoparquet"}
+_VECTOR = {".geojson", ".gpkg", ".shp", ".fgb", ".json"}
+_AUTO = object()
+
+
+def _parse_time(values: pd.Series, *, time_format, tz, notes) -> pd.Series:
+    """Times of any supported kind -> tz-aware UTC series (NaT where unparsable)."""
+    s = values.reset_index(drop=True)
+    dtype = s.dtype
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        return s.dt.tz_convert("UTC")
+    if pd.api.types.is_datetime64_dtype(dtype):
+        if tz == "UTC":
+            notes.append("times without a timezone were read as UTC")
+        return s.dt.tz_localize(tz, ambiguous="NaT", nonexistent="NaT").dt.tz_convert("UTC")
+    if pd.api.types.is_bool_dtype(dtype):
+        raise TypeError("the time column holds booleans, not times")
+    if pd.api.types.is_numeric_dtype(dtype):
+        notes.append("numeric times were read as Unix epoch seconds (UTC)")
+        seconds = s.astype("float64")
+        seconds[~np.isfinite(seconds)] = np.nan
+        return pd.to_datetime(seconds, unit="s", utc=True, errors="coerce")
+    text = s.astype("string").str.strip()
+    fmt = time_format or "ISO8601"
+    try:
+        parsed = pd.to_datetime(text, format=fmt, errors="coerce")
+    except ValueError:  # mixed offsets: let pandas bring them to UTC (naive ones read as UTC)
+        parsed = pd.to_datetime(text, format=fmt, errors="coerce", utc=True)
+        notes.append("times with mixed UTC offsets: converted to UTC, those without one read as UTC")
+        return parsed
+    if isinstance(parsed.dtype, pd.DatetimeTZDtype):
+        return parsed.dt.tz_convert("UTC")
+    return _parse_time(parsed, time_format=None, tz=tz, notes=notes)
+
+
+def _read_path(path: Path, *, sep, encoding):
+    """Read a file into a frame; returns (frame, lines, bad_lines, blank_lines, notes, fmt, position)."""
+    suffix = path.suffix.lower()
+    if suffix in _PARQUET:
+        try:
+            import pyarrow.parquet as pq
+            is_geo = b"geo" in (pq.read_schema(path).metadata or {})
+        except ImportError as exc:
+            raise ImportError("reading Parquet needs pyarrow (pip install 'tracs[parquet]')") from exc
+        except Exception as exc:
+            raise ValueError(f"{path} is not a readable Parquet file: {exc}") from exc
+        frame = gpd.read_parquet(path) if is_geo else pd.read_parquet(path)
+        return frame, None, None, None, [], "parquet", "row"
+    if suffix in _VECTOR:
+        try:
+            frame = gpd.read_file(path)
+        except Exception as exc:
+            raise ValueError(f"{path} is not a readable vector file: {exc}") from exc
+        return frame, None, None, None, [], suffix.lstrip("."), "row"
+    head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
+    table = read_table(path, sep=head.sep, header=True, encoding=encoding)
+    fmt = {"\t": "tsv", ",": "csv"}.get(head.sep, "delimited text")
+    return table.frame, table.lines, table.bad_lines, table.blank_lines, table.notes, fmt, "line"
+
+
+def _coordinates(frame, lat, lng, *, notes):
+    """Latitude and longitude series, from the columns or from point geometry."""
+    if lat in frame.columns and lng in frame.columns:
+        return frame[lat], frame[lng], {lat, lng}
+    if isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns:
+        geom = frame.geometry
+        if geom.crs is None:
+            raise ValueError("the GeoDataFrame has no CRS: set it (e.g. .set_crs('EPSG:4326')) "
+                             "so that its coordinates can be read as longitude/latitude")
+        if not geom.crs.equals("EPSG:4326"):
+            geom = geom.to_crs("EPSG:4326")
+            notes.append(f"coordinates converted from {frame.crs.to_string()} to EPSG:4326")
+        arr = geom.array
+        kinds = shapely.get_type_id(np.asarray(arr))
+        if not np.all((kinds == 0) | (kinds == -1)):  # points (or missing)
+            raise ValueError("the geometry column must hold points (one per check-in)")
+        xy = np.full((len(arr), 2), np.nan)
+        present = ~(shapely.is_missing(np.asarray(arr)) | shapely.is_empty(np.asarray(arr)))
+        xy[present] = shapely.get_coordinates(np.asarray(arr)[present])
+        return pd.Series(xy[:, 1]), pd.Series(xy[:, 0]), {frame.geometry.name}
+    missing = [c for c in (lat, lng) if c not in frame.columns]
+    raise ValueError(f"missing column(s) {missing} for latitude/longitude; available: "
+                     f"{list(frame.columns)} (pass lat=..., lng=... to name them)")
+
+
+def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
+                  lat: str = "lat", lng: str = "lng", poi=_AUTO, strict: bool = False,
+                  duplicates: str = "keep", time_format: str | None = None, tz: str = "UTC",
+                  sep: str | None = None, encoding: str | None = None):
+    """Load check-ins from any table, given the names of its columns.
+
+    Parameters
+    ----------
+    path_or_frame : str, os.PathLike, pandas.DataFrame or geopandas.GeoDataFrame
+        A delimited text file with a header (delimiter detected among tab, comma,
+        semicolon and pipe unless ``sep`` is given), a Parquet/GeoParquet file
+        (``.parquet``), a vector file (``.geojson``, ``.gpkg``, ...), or a frame.
+    user, time, lat, lng : str
+        Column names for the user id, the time, latitude and longitude (degrees,
+        WGS84).  For a GeoDataFrame without ``lat``/``lng`` columns the point
+        geometry is used.
+    poi : str or None, optional
+        Column with the point-of-interest id.  Default: ``"poi_id"`` if present;
+        ``None``: no POI ids.  An explicit name must exist.
+    strict : bool, default False
+        Raise :class:`~data_loaders.DroppedRowsError` instead of dropping any row.
+    duplicates : {"keep", "drop_exact", "drop_user_time"}, default "keep"
+        What to do with repeated rows (always listed in the report).
+    time_format : str, optional
+        A ``strptime`` format for string times (default ISO 8601).
+    tz : str, default "UTC"
+        Timezone of times given without an offset.
+    sep, encoding : str, optional
+        Delimiter and encoding of a text file (default: detected; UTF-8 with a
+        latin-1 fallback).
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        WGS84 points with ``uid``, ``datetime`` (UTC), ``poi_id`` (when known), the
+        other columns unchanged, ``geometry``; sorted by (uid, datetime), ties in
+        input order; ``attrs["report"]`` a :class:`~data_loaders.LoadReport`
+        (line numbers for files, 0-based row positions for frames and Parquet).
+
+    Raises
+    ------
+    TypeError
+        ``path_or_frame`` is neither a path nor a DataFrame.
+    FileNotFoundError
+        The file does not exist.
+    ValueError
+        Empty input, missing columns, an unreadable file, no valid row left, or a
+        drop with ``strict=True``.
+    """
+    check_duplicates_policy(duplicates)
+    strict = check_strict(strict)
+    for name, value in (("user", user), ("time", time), ("lat", lat), ("lng", lng)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a column name (str), got {type(value).__name__}")
+    if isinstance(path_or_frame, pd.DataFrame):
+        frame, source = path_or_frame, "<DataFrame>"
+        lines = bad = blank = None
+        notes, fmt, position = [], "dataframe", "row"
+    elif isinstance(path_or_frame, (str, os.PathLike)):
+        path = check_path(path_or_frame)
+        frame, lines, bad, blank, notes, fmt, position = _read_path(path, sep=sep, encoding=encoding)
+        source = path.name
+    else:
+        raise TypeError("path_or_frame must be a path or a pandas/geopandas DataFrame, "
+                        f"got {type(path_or_frame).__name__}")
+    if len(frame) == 0:
+        raise ValueError(f"{source} has no check-in rows")
+    missing = [c for c in (user, time) if c not in frame.columns]
+    if missing:
+        raise ValueError(f"missing column(s) {missing} in {source}; available: {list(frame.columns)} "
+                         "(pass user=..., time=... to name them)")
+    notes = list(notes)
+    lat_s, lng_s, used = _coordinates(frame, lat, lng, notes=notes)
+    poi_name = ("poi_id" if "poi_id" in frame.columns else None) if poi is _AUTO else poi
+    if poi_name is not None and poi_name not in frame.columns:
+        raise ValueError(f"missing POI column {poi_name!r} in {source}; available: {list(frame.columns)}")
+    used |= {user, time} | ({poi_name} if poi_name else set())
+    if isinstance(frame, gpd.GeoDataFrame) and frame._geometry_column_name in frame.columns:
+        used.add(frame._geometry_column_name)
+    extra = {c: frame[c] for c in frame.columns if c not in used}
+    if lines is None:
+        lines = np.arange(len(frame), dtype=np.int64)
+    uid = frame[user].reset_index(drop=True)
+    if pd.api.types.is_string_dtype(uid.dtype) or uid.dtype == object:
+        uid = uid.astype("string").str.strip()
+        uid = uid.where(uid != "")
+    return build_checkins(
+        uid=uid, time=_parse_time(frame[time], time_format=time_format, tz=tz, notes=notes),
+        lat=lat_s, lng=lng_s, poi=frame[poi_name] if poi_name else None, extra=extra,
+        lines=lines, bad_lines=bad, blank_lines=blank, notes=notes, source=source, fmt=fmt,
+        duplicates=duplicates, strict=strict, position=position)

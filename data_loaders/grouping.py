@@ -1,0 +1,182 @@
+"""Check-ins -> trajectories: per user, optionally split at time gaps, projected to metres.
+
+All steps are vectorised over the whole table (no Python loop over users or rows).
+Their order is fixed and documented in :class:`~data_loaders.GroupingReport`:
+(stable) sort by (user, time) if needed → split → de-duplicate consecutive repeats
+→ drop short trajectories → project.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+
+from tracs.geo import to_metric
+from tracs.trajectories import Trajectories
+
+from ._checkins import _sort_keys
+from ._report import GroupingReport, LoadReport
+from .generic import load_checkins
+
+__all__ = ["to_trajectories"]
+
+
+def _check_gap(split_gap):
+    if split_gap is None:
+        return None
+    if isinstance(split_gap, bool) or isinstance(split_gap, numbers.Number):
+        raise TypeError("split_gap must be a time span such as pd.Timedelta('3h') or '3h', "
+                        f"not a bare number ({split_gap!r}): the unit would be ambiguous")
+    try:
+        gap = pd.Timedelta(split_gap)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"split_gap {split_gap!r} is not a time span") from exc
+    if pd.isna(gap) or gap <= pd.Timedelta(0):
+        raise ValueError(f"split_gap must be a positive time span, got {split_gap!r}")
+    return gap
+
+
+def _same_place(frame: gpd.GeoDataFrame, xy: np.ndarray) -> np.ndarray:
+    """``out[i]``: row ``i`` is at the same place as row ``i - 1`` (``out[0]`` False).
+
+    Same place: the same ``poi_id`` when both rows have one, else identical coordinates.
+    """
+    same_xy = np.zeros(len(frame), dtype=bool)
+    same_xy[1:] = np.all(xy[1:] == xy[:-1], axis=1)
+    if "poi_id" not in frame.columns:
+        return same_xy
+    codes = pd.factorize(frame["poi_id"])[0]  # -1 for missing
+    known = np.zeros(len(frame), dtype=bool)
+    known[1:] = (codes[1:] >= 0) & (codes[:-1] >= 0)
+    same_id = np.zeros(len(frame), dtype=bool)
+    same_id[1:] = codes[1:] == codes[:-1]
+    return np.where(known, same_id, same_xy)
+
+
+def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
+                    dedupe_consecutive: bool = False, crs="utm") -> Trajectories:
+    """Group check-ins into trajectories, in time order, projected to metres.
+
+    Parameters
+    ----------
+    checkins : geopandas.GeoDataFrame or pandas.DataFrame
+        A loader's output (``uid``, ``datetime``, point geometry, optional
+        ``poi_id``).  A plain DataFrame is first read by
+        :func:`~data_loaders.load_checkins` with its default column names.
+    split_gap : pandas.Timedelta-like, optional
+        ``None``: one trajectory per user.  Otherwise a user's check-ins are split
+        where the time between two consecutive ones *exceeds* ``split_gap``
+        (e.g. ``"3h"``; a gap of exactly ``split_gap`` does not split).
+    min_points : int, default 1
+        Drop trajectories with fewer points (counted after de-duplication).
+    dedupe_consecutive : bool, default False
+        Drop a check-in at the same place as the previous one of its trajectory
+        (same ``poi_id`` when both have one, else identical coordinates); the
+        first of a run is kept.
+    crs : "utm", None or pyproj.CRS-like, default "utm"
+        ``"utm"``: the local UTM zone (:func:`tracs.geo.local_metric_crs`);
+        ``None``: keep the input CRS; otherwise that (metric) CRS.
+
+    Returns
+    -------
+    tracs.Trajectories
+        Rows in (user, time) order, ties in input order, with a ``trajectory`` id
+        (0 .. T-1, replacing any ``trajectory`` column of the input); ``report`` is a :class:`~data_loaders.GroupingReport` that
+        counts every point and trajectory dropped and why.  The frame keeps the
+        loader's ``attrs["report"]``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad options, missing columns, missing times, or nothing left.
+    """
+    gap = _check_gap(split_gap)
+    if isinstance(min_points, bool) or not isinstance(min_points, numbers.Integral):
+        raise TypeError(f"min_points must be an int, got {type(min_points).__name__}")
+    if min_points < 1:
+        raise ValueError(f"min_points must be >= 1, got {min_points}")
+    if not isinstance(dedupe_consecutive, (bool, np.bool_)):
+        raise TypeError("dedupe_consecutive must be a bool")
+    if not isinstance(checkins, gpd.GeoDataFrame):
+        if not isinstance(checkins, pd.DataFrame):
+            raise TypeError(f"checkins must be a (Geo)DataFrame, got {type(checkins).__name__}")
+        checkins = load_checkins(checkins)
+    missing = [c for c in ("uid", "datetime") if c not in checkins.columns]
+    if missing:
+        raise ValueError(f"checkins lack column(s) {missing}: load them with a data_loaders "
+                         "function (or rename the columns)")
+    if len(checkins) == 0:
+        raise ValueError("no check-ins")
+    times = checkins["datetime"]
+    if not (isinstance(times.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(times.dtype)):
+        raise TypeError(f"the datetime column must hold datetimes, got dtype {times.dtype}")
+    if times.isna().any():
+        raise ValueError(f"{int(times.isna().sum())} check-ins have no time")
+    if checkins["uid"].isna().any():
+        raise ValueError(f"{int(checkins['uid'].isna().sum())} check-ins have no user id")
+
+    # order by (user, time), stably; only touch the frame when it is not already
+    ukey = _sort_keys(checkins["uid"].reset_index(drop=True))
+    tkey = times.astype("datetime64[ns, UTC]" if isinstance(times.dtype, pd.DatetimeTZDtype)
+                        else "datetime64[ns]").array.asi8
+    du, dt = np.diff(ukey), np.diff(tkey)
+    reordered = bool(np.any((du < 0) | ((du == 0) & (dt < 0))))
+    if reordered:
+        order = np.lexsort((tkey, ukey))
+        ukey, tkey = ukey[order], tkey[order]
+        du, dt = np.diff(ukey), np.diff(tkey)
+    else:
+        order = None
+
+    new = np.ones(len(ukey), dtype=bool)
+    new[1:] = du != 0
+    if gap is not None:
+        new[1:] |= dt > gap.value
+    traj = np.cumsum(new) - 1
+    n_split = int(traj[-1]) + 1
+
+    frame = checkins if order is None else checkins.iloc[order]
+    keep = np.ones(len(ukey), dtype=bool)
+    deduped = 0
+    if dedupe_consecutive:
+        import shapely
+
+        xy = shapely.get_coordinates(np.asarray(frame.geometry.array))
+        repeat = _same_place(frame, xy) & ~new
+        keep &= ~repeat
+        deduped = int(repeat.sum())
+    counts = np.bincount(traj[keep], minlength=n_split)
+    short = (counts > 0) & (counts < min_points)
+    keep &= ~short[traj]
+    if not keep.any():
+        raise ValueError(f"no trajectory has at least min_points={min_points} points")
+
+    rows = np.flatnonzero(keep)
+    kept_traj = traj[rows]
+    starts = np.r_[True, kept_traj[1:] != kept_traj[:-1]]
+    ids = np.cumsum(starts) - 1
+    out = frame.iloc[rows].reset_index(drop=True) if not keep.all() or order is not None \
+        else frame.reset_index(drop=True)
+    if "trajectory" in out.columns:  # from an earlier grouping: replaced
+        out["trajectory"] = ids.astype(np.int64)
+    else:
+        out.insert(1, "trajectory", ids.astype(np.int64))
+    offsets = np.r_[np.flatnonzero(starts), len(rows)].astype(np.int64)
+    if crs == "utm":
+        out = to_metric(out)
+    elif crs is not None:
+        out = to_metric(out, crs)
+    load = checkins.attrs.get("report")
+    report = GroupingReport(
+        points_in=len(checkins), users=int(np.count_nonzero(np.r_[True, du != 0])),
+        reordered=reordered, split_gap=None if gap is None else str(gap),
+        trajectories_split=n_split, dedupe_consecutive=bool(dedupe_consecutive),
+        points_deduplicated=deduped, min_points=int(min_points),
+        trajectories_too_short=int(short.sum()), points_too_short=int(counts[short].sum()),
+        trajectories=len(offsets) - 1, points=len(rows),
+        crs=out.crs.to_string() if out.crs is not None else "None",
+        load=load if isinstance(load, LoadReport) else None)
+    return Trajectories(out, offsets, report=report)
