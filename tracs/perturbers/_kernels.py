@@ -142,16 +142,8 @@ def pull_back(ox, oy, px, py, nx, ny, hb, tol):
         return px, py
     dx = px - ox
     dy = py - oy
-    tmax = 1.0
-    for e in range(nx.shape[0]):
-        nd = nx[e] * dx + ny[e] * dy
-        if nd > 0.0:
-            slack = hb[e] - (nx[e] * ox + ny[e] * oy)
-            if slack < 0.0:
-                slack = 0.0
-            t = slack / nd
-            if t < tmax:
-                tmax = t
+    # exit "distance" along the unnormalised d is the largest t with o + t·d inside
+    tmax = min(1.0, exit_distance(ox, oy, dx, dy, nx, ny, hb))
     return ox + tmax * dx, oy + tmax * dy
 
 

@@ -14,13 +14,13 @@ shares are found by a grid search refined by golden-section search on the share.
   ``|a|² + 2·E[u'|u]·(a·v) + E[u'²|u]·|v|²`` with ``a = o − τ`` and
   ``v = R(o, φ')·e(φ')``; the moments of ``u'`` are closed forms, and ``φ'`` is
   integrated with the exact mass of the circular mechanism on each of ``K``
-  cells (midpoint value of the geometry).  ``(o, τ)`` run over a fixed
+  equal cells (the geometry taken at the cell's centre).  ``(o, τ)`` run over a fixed
   pseudo-random sample of ``M`` pairs, the same for every ε (so the objective is
   a deterministic function of the share).
 
 With a per-trajectory budget the per-point ε differs between trajectory
 lengths; shares are computed for every distinct value (up to 16 of them) or,
-beyond that, at 24 log-spaced nodes and interpolated in ``log ε``.
+beyond that, at 16 log-spaced nodes and interpolated in ``log ε``.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def _per_value(func, region, eps: np.ndarray) -> np.ndarray:
     if len(values) <= 16:
         shares = np.array([func(region, float(e)) for e in values])
     else:
-        nodes = np.geomspace(values[0], values[-1], 24)
+        nodes = np.geomspace(values[0], values[-1], 16)
         at_nodes = np.array([func(region, float(e)) for e in nodes])
         shares = np.interp(np.log(values), np.log(nodes), at_nodes)
     return shares[inverse].reshape(eps.shape)
@@ -124,7 +124,8 @@ class _Geometry:
         self.a2 = np.sum((o - tau) ** 2, axis=1)
         edges = np.linspace(0.0, 2 * np.pi, _CELLS + 1)
         mid = 0.5 * (edges[:-1] + edges[1:])
-        self.edges = edges
+        gap = np.abs(mid[None, :] - self.phi[:, None])
+        self.delta = np.minimum(gap, 2 * np.pi - gap)  # circular distance φ ↔ cell centre
         c, s = np.cos(mid), np.sin(mid)
         reach = region._exit_distance(o[:, None, :], np.broadcast_to(c, (_PAIRS, _CELLS)),
                                       np.broadcast_to(s, (_PAIRS, _CELLS)))
@@ -154,8 +155,13 @@ def tracsd_mse(region: Region, epsilon: float, direction_share: float) -> float:
     """Expected ``‖Y − τ‖²`` of one TraCS-D step, averaged over uniform ``(o, τ)``."""
     geo = _geometry(region)
     eps_dir = direction_share * epsilon
-    cdf = OptimalCircular(epsilon=eps_dir).cdf(geo.edges[None, :], geo.phi[:, None])
-    mass = np.diff(cdf, axis=1)
+    # exact mass of each cell: q·(cell) + (p − q)·(overlap of the cell with the
+    # high-density arc [φ − C, φ + C]); two arcs of half-widths C and h with centres
+    # δ apart overlap by clip(C + h − δ, 0, 2·min(C, h)) when C + h <= π
+    mech = OptimalCircular(epsilon=eps_dir)
+    c, h = mech.half_width, np.pi / _CELLS
+    p, q = math.exp(eps_dir / 2.0) / (2 * np.pi), math.exp(-eps_dir / 2.0) / (2 * np.pi)
+    mass = q * (2.0 * h) + (p - q) * np.clip(c + h - geo.delta, 0.0, 2.0 * min(c, h))
     m1, m2 = _classical_moments(geo.u, epsilon - eps_dir)
     per_pair = (geo.a2 + 2.0 * m1 * np.sum(mass * geo.av, axis=1)
                 + m2 * np.sum(mass * geo.v2, axis=1))
