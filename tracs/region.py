@@ -172,7 +172,7 @@ class Region:
         ox, oy = o[..., 0, None], o[..., 1, None]
         slack = np.maximum(b - (ox * nx + oy * ny), 0.0)
         nd = c[..., None] * nx + s[..., None] * ny
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             t = np.where(nd > 0.0, slack / nd, np.inf)
         out = np.min(t, axis=-1)
         return np.where(np.isfinite(out), out, 0.0) + 0.0  # "+ 0.0" turns -0.0 into 0.0
@@ -202,7 +202,7 @@ class Region:
         nd = dx[..., None] * nx + dy[..., None] * ny
         slack = b - (o[..., 0, None] * nx + o[..., 1, None] * ny)
         leaving = nd > 0.0
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             ratio = np.where(leaving & (slack > 0.0), nd / slack, 0.0)
         u = np.minimum(np.max(ratio, axis=-1), 1.0)
         u = np.where(np.any(leaving & (slack <= 0.0), axis=-1), 0.0, u)
@@ -220,7 +220,7 @@ class Region:
             oo, d = o[outside], p[outside] - o[outside]
             nd = d[:, 0, None] * nx + d[:, 1, None] * ny
             slack = np.maximum(b - (oo[:, 0, None] * nx + oo[:, 1, None] * ny), 0.0)
-            with np.errstate(divide="ignore", invalid="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 t = np.min(np.where(nd > 0.0, slack / nd, 1.0), axis=1)
             p[outside] = oo + np.minimum(t, 1.0)[:, None] * d
         return p
@@ -336,7 +336,7 @@ class Rectangle(Region):
 
     def _exit_distance(self, o, c, s):
         ox, oy = o[..., 0], o[..., 1]
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             tx = np.where(c > 0.0, (self.xmax - ox) / c,
                           np.where(c < 0.0, (self.xmin - ox) / c, np.inf))
             ty = np.where(s > 0.0, (self.ymax - oy) / s,
