@@ -1,0 +1,172 @@
+"""Turn the inputs of the map functions into WGS84 arrays, validated once.
+
+Every map input is a table of rows in trajectory order: a ``tracs.Trajectories``
+(its ``.frame``), a GeoDataFrame or GeoSeries of points in any CRS, or an
+``(N, 2)`` array of ``(x, y)`` coordinates *in the CRS of the original rows*
+(which is what a perturber returns for ``Trajectories.coords``).  Rows are never
+reordered or dropped here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+
+from .._validation import as_float_array
+
+__all__ = ["Rows", "as_rows", "as_coordinates", "same_length"]
+
+WGS84 = "EPSG:4326"
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Rows of points in WGS84, in input order.
+
+    ``lat``/``lon`` are float arrays; ``uid`` and ``track`` (trajectory id, equal
+    to ``uid`` when the input has no ``trajectory`` column) are object arrays or
+    ``None``; ``times`` holds ``"YYYY-MM-DD HH:MM"`` strings or ``None``.
+    ``crs`` is the CRS of the input, used to read coordinate arrays that go with it.
+    """
+
+    lat: np.ndarray
+    lon: np.ndarray
+    uid: np.ndarray | None
+    track: np.ndarray | None
+    times: np.ndarray | None
+    crs: object
+
+    def __len__(self) -> int:
+        return len(self.lat)
+
+
+def _frame_of(obj, name: str):
+    """The GeoDataFrame/GeoSeries behind ``obj``, or ``None`` for an array-like."""
+    frame = getattr(obj, "frame", None)
+    if isinstance(frame, (gpd.GeoDataFrame, gpd.GeoSeries)):
+        return frame
+    if isinstance(obj, (gpd.GeoDataFrame, gpd.GeoSeries)):
+        return obj
+    if isinstance(obj, (pd.DataFrame, pd.Series)):
+        raise TypeError(
+            f"{name} is a plain pandas object without point geometry; pass a GeoDataFrame "
+            "(geopandas.GeoDataFrame(df, geometry=geopandas.points_from_xy(lng, lat), crs=4326))"
+        )
+    return None
+
+
+def _wgs84_points(geoms: gpd.GeoSeries, name: str) -> tuple[np.ndarray, np.ndarray]:
+    if geoms.crs is None:
+        raise ValueError(f"{name} has no CRS; set one first, e.g. .set_crs(4326) for longitude/latitude")
+    if len(geoms) == 0:
+        raise ValueError(f"{name} is empty")
+    missing = geoms.isna().to_numpy() | geoms.is_empty.to_numpy()
+    if missing.any():
+        raise ValueError(f"{name} has {int(missing.sum())} row(s) without a geometry")
+    kinds = geoms.geom_type.to_numpy()
+    if (kinds != "Point").any():
+        bad = sorted(set(kinds[kinds != "Point"]))
+        raise ValueError(f"{name} must hold point geometries, found {', '.join(bad)}")
+    if not geoms.crs.equals(WGS84):
+        geoms = geoms.to_crs(WGS84)
+    lon = as_float_array(geoms.x.to_numpy(), f"{name} longitudes")
+    lat = as_float_array(geoms.y.to_numpy(), f"{name} latitudes")
+    return lat, lon
+
+
+def _times(frame: gpd.GeoDataFrame) -> np.ndarray | None:
+    if "datetime" not in frame.columns:
+        return None
+    values = pd.to_datetime(frame["datetime"], errors="coerce", utc=True)
+    text = values.dt.strftime("%Y-%m-%d %H:%M").to_numpy(dtype=object)
+    text[values.isna().to_numpy()] = ""
+    return text
+
+
+def as_rows(obj, name: str, *, require_uid: bool = False, crs=None) -> Rows:
+    """Validate ``obj`` and return its rows in WGS84.
+
+    Parameters
+    ----------
+    obj : Trajectories, GeoDataFrame, GeoSeries or array of shape (N, 2)
+        The rows.  An array is read as ``(x, y)`` in ``crs``.
+    name : str
+        Argument name used in error messages.
+    require_uid : bool
+        Raise ``ValueError`` when there is no ``uid`` column.
+    crs : pyproj CRS-like, optional
+        CRS of array input (the CRS of the original rows).
+
+    Raises
+    ------
+    TypeError
+        ``obj`` is not one of the accepted types.
+    ValueError
+        No CRS, empty, non-point or missing geometries, non-finite coordinates,
+        a missing ``uid`` column when required.
+    """
+    frame = _frame_of(obj, name)
+    if frame is None:
+        if require_uid:
+            raise TypeError(
+                f"{name} must be a tracs.Trajectories or a GeoDataFrame with a 'uid' column, "
+                f"got {type(obj).__name__}"
+            )
+        xy = as_coordinates(obj, name)
+        if crs is None:
+            raise ValueError(f"{name} is a coordinate array but there is no CRS to read it in")
+        geoms = gpd.GeoSeries(gpd.points_from_xy(xy[:, 0], xy[:, 1]), crs=crs)
+        lat, lon = _wgs84_points(geoms, name)
+        return Rows(lat, lon, None, None, None, crs)
+
+    geoms = frame.geometry if isinstance(frame, gpd.GeoDataFrame) else frame
+    lat, lon = _wgs84_points(geoms, name)
+    uid = track = times = None
+    if isinstance(frame, gpd.GeoDataFrame):
+        if "uid" in frame.columns:
+            uid = frame["uid"].to_numpy(dtype=object)
+            if pd.isna(frame["uid"]).any():
+                raise ValueError(f"{name} has rows without a uid")
+        if "trajectory" in frame.columns:
+            track = frame["trajectory"].to_numpy(dtype=object)
+        times = _times(frame)
+    if require_uid and uid is None:
+        raise ValueError(f"{name} needs a 'uid' column (one trajectory owner per row)")
+    if uid is not None and track is None:
+        track = uid
+    return Rows(lat, lon, uid, track, times, geoms.crs)
+
+
+def as_coordinates(obj, name: str) -> np.ndarray:
+    """Validate an ``(N, 2)`` array of finite coordinates."""
+    if isinstance(obj, (str, bytes)) or not hasattr(obj, "__len__"):
+        raise TypeError(
+            f"{name} must be a tracs.Trajectories, a GeoDataFrame, a GeoSeries or an (N, 2) "
+            f"array, got {type(obj).__name__}"
+        )
+    xy = as_float_array(obj, name)
+    if xy.ndim != 2 or xy.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (N, 2), got {xy.shape}")
+    if len(xy) == 0:
+        raise ValueError(f"{name} is empty")
+    return xy
+
+
+def same_length(original: Rows, other: Rows, name: str) -> None:
+    """Check that ``other`` has one row per original row, for the same users."""
+    if len(other) != len(original):
+        raise ValueError(
+            f"{name} must have one row per original row ({len(original)}), got {len(other)}"
+        )
+    if other.uid is not None and original.uid is not None:
+        differ = np.flatnonzero(
+            np.asarray([str(a) for a in other.uid]) != np.asarray([str(b) for b in original.uid])
+        )
+        if len(differ):
+            raise ValueError(
+                f"{name} rows must correspond in order to the original rows; first mismatch at "
+                f"row {int(differ[0])} (uid {other.uid[differ[0]]!r} vs {original.uid[differ[0]]!r})"
+            )

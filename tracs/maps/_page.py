@@ -1,0 +1,111 @@
+"""Pages: two maps side by side, and writing a map (optionally self-contained) to HTML."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import folium
+from branca.element import Element, Figure
+
+from ._assets import embed_assets
+from ._elements import ViewSync
+
+__all__ = ["compare_maps", "save_map", "map_html"]
+
+_TITLE_STYLE = (
+    "<style>.tracs-pane-title { position: absolute; z-index: 1000; top: 8px; padding: 3px 10px;"
+    " background: rgba(255,255,255,0.9); border-radius: 4px; font: bold 14px sans-serif;"
+    " box-shadow: 0 1px 4px rgba(0,0,0,0.35); pointer-events: none; }</style>"
+)
+
+
+def compare_maps(left: folium.Map, right: folium.Map, *, titles=None,
+                 layout: str = "horizontal", sync: bool = True) -> Figure:
+    """Put two maps side by side in one page, their views moving together.
+
+    Typical use: the same users under two mechanisms or two values of ε, each map
+    made by :func:`trajectory_map`.  Unlike ``folium.plugins.DualMap`` this needs
+    no extra script from the network (the view sync is part of the page), so the
+    page also works offline.
+
+    Parameters
+    ----------
+    left, right : folium.Map
+        The maps; they are moved into the new page (resized to half of it).
+    titles : pair of str, optional
+        Captions shown at the top of each half.
+    layout : {"horizontal", "vertical"}
+        Side by side, or one above the other.
+    sync : bool, default True
+        Pan and zoom both maps together.
+
+    Returns
+    -------
+    branca.element.Figure
+        The page; save it with :func:`save_map`.
+    """
+    if not isinstance(left, folium.Map) or not isinstance(right, folium.Map):
+        raise TypeError("compare_maps takes two folium.Map objects")
+    if left is right:
+        raise ValueError("compare_maps needs two different maps")
+    if layout not in ("horizontal", "vertical"):
+        raise ValueError(f"layout must be 'horizontal' or 'vertical', got {layout!r}")
+    if titles is not None:
+        titles = [str(t) for t in titles]
+        if len(titles) != 2:
+            raise ValueError("titles must be a pair of strings")
+    figure = Figure()
+    horizontal = layout == "horizontal"
+    for index, fmap in enumerate((left, right)):
+        fmap.width = (50.0, "%") if horizontal else (100.0, "%")
+        fmap.height = (100.0, "%") if horizontal else (50.0, "%")
+        fmap.left = (50.0 * index, "%") if horizontal else (0.0, "%")
+        fmap.top = (0.0, "%") if horizontal else (50.0 * index, "%")
+        fmap.position = "absolute"
+        figure.add_child(fmap)
+    if titles is not None:
+        import html
+
+        figure.header.add_child(Element(_TITLE_STYLE), name="tracs_pane_title_style")
+        for index, text in enumerate(titles):
+            where = (f"left: calc({50 * index}% + 55px)" if horizontal
+                     else f"left: 55px; top: calc({50 * index}% + 8px)")
+            figure.html.add_child(Element(
+                f'<div class="tracs-pane-title" style="{where}">{html.escape(text)}</div>'))
+    if sync:
+        figure.add_child(ViewSync(left, right))
+    return figure
+
+
+def map_html(page, *, offline: bool = False) -> str:
+    """The full HTML of a map or page; ``offline=True`` inlines Leaflet and plugins."""
+    root = getattr(page, "get_root", None)
+    if root is None:
+        raise TypeError(f"expected a folium map or branca element, got {type(page).__name__}")
+    text = root().render()
+    return embed_assets(text) if offline else text
+
+
+def save_map(page, path, *, offline: bool = False) -> Path:
+    """Write a map (or a :func:`compare_maps` page) to an HTML file.
+
+    Parameters
+    ----------
+    page : folium.Map or branca.element.Element
+    path : str or os.PathLike
+    offline : bool, default False
+        Embed Leaflet and the plugins the page uses (from the ``xstatic-leaflet``
+        packages and folium) so the file opens without a network.  Background
+        tiles, when the map has any, still come from their tile server.
+
+    Returns
+    -------
+    pathlib.Path
+        The written file.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    path = Path(path)
+    path.write_text(map_html(page, offline=offline), encoding="utf-8")
+    return path
