@@ -117,8 +117,8 @@ def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int
     if drawn < requested:
         warnings.warn(
             f"the map draws {drawn:,} of {requested:,} points ({len(groups)} of {len(wanted)} "
-            f"users) to stay within max_points={max_points:,}; pass users=... to choose whom "
-            "to draw or raise max_points",
+            f"users) to stay within max_points={max_points:,}; choose the users to draw "
+            "or raise max_points",
             UserWarning,
             stacklevel=stacklevel,
         )

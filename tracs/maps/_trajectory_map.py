@@ -19,7 +19,7 @@ __all__ = ["trajectory_map", "DEFAULT_MAX_POINTS", "DEFAULT_TILES"]
 
 #: Most original rows one map draws (see ``max_points``).
 DEFAULT_MAX_POINTS = 50_000
-DEFAULT_TILES = "CartoDB positron"
+DEFAULT_TILES = "OpenStreetMap"
 #: Above this many drawn points the map renders on a canvas instead of SVG.
 CANVAS_THRESHOLD = 2_000
 #: Above this many drawn points each layer draws its points as one polyline of dots.

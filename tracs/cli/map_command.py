@@ -1,0 +1,181 @@
+"""``tracs map``: draw true and released trajectories on an interactive map (HTML)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ._common import CLIError, positive_float, positive_int, seed_int, writable_file
+
+DESCRIPTION = """\
+Draw the check-ins of INPUT as trajectories on an interactive map (one layer per
+user), and, when given, the released points of PERTURBED (a file written by
+'tracs perturb', one row per input row in the same order) with the displacement
+of every point, a heat map of the reports and a legend.
+
+Without PERTURBED, --epsilon perturbs INPUT on the fly with --method (TraCS-D by
+default).  --offline embeds the map's scripts so the page opens without a network
+(pair it with --tiles none).
+"""
+
+
+def add_parser(subparsers) -> None:
+    """Add the ``map`` subcommand to ``subparsers``."""
+    p = subparsers.add_parser("map", help="draw true and perturbed trajectories on an HTML map",
+                              description=DESCRIPTION,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", metavar="INPUT",
+                   help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, "
+                        "GeoJSON or GeoParquet with user, time and coordinates")
+    p.add_argument("perturbed", metavar="PERTURBED", nargs="?", default=None,
+                   help="released file from 'tracs perturb' (.csv, .geojson or .parquet)")
+    p.add_argument("-o", "--output", required=True, metavar="MAP.html", help="HTML file to write")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--users", nargs="+", metavar="UID", help="user ids to draw (default: all)")
+    who.add_argument("--first", type=positive_int, metavar="N", help="draw the first N users")
+    p.add_argument("--pois", metavar="FILE",
+                   help="points of interest to draw: CSV with lat/lng columns or a vector file")
+    p.add_argument("--input-pois", action="store_true", help="draw the venues of INPUT as POIs")
+    p.add_argument("-e", "--epsilon", type=positive_float, metavar="E",
+                   help="ε per point: perturbs INPUT when PERTURBED is not given, else only labels "
+                        "the legend (default: read from PERTURBED's epsilon_point column)")
+    p.add_argument("-m", "--method", default=None, metavar="METHOD",
+                   help="method for --epsilon (default: tracs-d); with PERTURBED only a label")
+    p.add_argument("--split-gap", default=None, metavar="GAP",
+                   help="start a new trajectory after a gap longer than GAP (e.g. 3h)")
+    p.add_argument("--max-points", type=positive_int, default=None, metavar="N",
+                   help="most points drawn (default: 50,000; a note says what was left out)")
+    p.add_argument("--tiles", default=None, metavar="NAME",
+                   help="background tiles: a folium tile name (default: OpenStreetMap) or none")
+    p.add_argument("--offline", action="store_true",
+                   help="embed Leaflet and plugins in the page (needs xstatic-leaflet)")
+    p.add_argument("--seed", type=seed_int, default=None, help="seed for --epsilon (default: fresh)")
+
+
+def _read_checkins(path: Path):
+    """Check-ins of INPUT with the loader matching its columns."""
+    import data_loaders
+
+    if path.suffix.lower() in (".csv", ".tsv", ".txt"):
+        with open(path, encoding="latin-1") as handle:
+            header = handle.readline()
+        if "Venue ID" in header and "UTC Time" in header:
+            return data_loaders.load_foursquare(path)
+        if "Location ID" in header and "Timestamp" in header:
+            return data_loaders.load_gowalla(path)
+    from ..evaluation import read_checkins
+
+    return read_checkins(path)
+
+
+def _lat_lng_columns(columns) -> tuple[str, str]:
+    lower = {str(c).lower(): c for c in columns}
+    lat = next((lower[k] for k in ("lat", "latitude") if k in lower), None)
+    lng = next((lower[k] for k in ("lng", "lon", "long", "longitude") if k in lower), None)
+    if lat is None or lng is None:
+        raise CLIError(f"no lat/lng columns among {list(columns)}")
+    return lat, lng
+
+
+def read_points(path) -> "geopandas.GeoDataFrame":  # noqa: F821
+    """Rows of a point file, in file order: CSV with lat/lng, GeoJSON/GPKG or (Geo)Parquet."""
+    import geopandas as gpd
+    import pandas as pd
+
+    path = Path(path)
+    if not path.is_file():
+        raise CLIError(f"no such file: {path}")
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv", ".txt"):
+        frame = pd.read_csv(path, sep=None, engine="python")
+    elif suffix in (".parquet", ".geoparquet"):
+        try:
+            return gpd.read_parquet(path)
+        except ValueError:  # a plain Parquet table without geometry
+            frame = pd.read_parquet(path)
+    else:
+        return gpd.read_file(path)
+    lat, lng = _lat_lng_columns(frame.columns)
+    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame[lng], frame[lat]), crs=4326)
+
+
+def _perturb(trajs, method: str, epsilon: float, seed):
+    from ..evaluation import METHODS, MethodContext
+
+    if method not in METHODS:
+        raise CLIError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
+    spec = METHODS[method]
+    ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois().coords, dtype=float))
+    released = spec.build(ctx, epsilon).perturb_many(np.asarray(trajs.coords, dtype=float),
+                                                      np.asarray(trajs.offsets, dtype=np.int64),
+                                                      rng=np.random.default_rng(seed))
+    return np.asarray(released, dtype=float), spec.label
+
+
+def _epsilon_of(released) -> float | None:
+    if "epsilon_point" not in getattr(released, "columns", ()):
+        return None
+    values = np.unique(np.asarray(released["epsilon_point"], dtype=float))
+    return float(values[0]) if len(values) == 1 and values[0] > 0 else None
+
+
+def run(args) -> int:
+    """Write the map; return 0, or print a one-line error and return 1."""
+    try:
+        return _run(args)
+    except (CLIError, ValueError, TypeError, OSError, ImportError, KeyError) as exc:
+        message = " ".join((str(exc) or type(exc).__name__).split())
+        print(f"tracs map: error: {message}", file=sys.stderr)
+        return 1
+
+
+def _run(args) -> int:
+    source = Path(args.input)
+    if not source.is_file():
+        raise CLIError(f"no such file: {source}")
+    output = writable_file(args.output)
+    import data_loaders
+
+    from ..maps import DEFAULT_MAX_POINTS, DEFAULT_TILES, save_map, trajectory_map
+
+    checkins = _read_checkins(source)
+    if len(checkins) == 0:
+        raise CLIError(f"{source} holds no usable check-ins")
+    trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap)
+    original = trajs.frame
+    perturbed, epsilon, method = None, args.epsilon, args.method
+    if args.perturbed is not None:
+        perturbed = read_points(args.perturbed)
+        if len(perturbed) != len(original):
+            raise CLIError(f"{args.perturbed} has {len(perturbed):,} rows but {source} has "
+                           f"{len(original):,}: give the file 'tracs perturb' wrote for this input")
+        if "trajectory" in perturbed.columns:  # draw the trajectories the release was made with
+            original = original.assign(trajectory=perturbed["trajectory"].to_numpy())
+        if epsilon is None:
+            epsilon = _epsilon_of(perturbed)
+    elif args.epsilon is not None:
+        perturbed, method = _perturb(trajs, args.method or "tracs-d", args.epsilon, args.seed)
+        perturbed = trajs.with_coords(perturbed).frame
+
+    pois = None
+    if args.pois is not None:
+        pois = read_points(args.pois)
+    elif args.input_pois:
+        pois = np.asarray(trajs.pois().coords, dtype=float)
+    tiles = DEFAULT_TILES if args.tiles is None else (None if args.tiles.lower() == "none" else args.tiles)
+    users = args.users if args.users else args.first
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        fmap = trajectory_map(original, perturbed, pois=pois, users=users, tiles=tiles,
+                              epsilon=epsilon, method=method,
+                              max_points=args.max_points or DEFAULT_MAX_POINTS)
+    for warning in caught:
+        print(f"tracs map: note: {warning.message}", file=sys.stderr)
+    save_map(fmap, output, offline=args.offline)
+    print(f"wrote {output} ({output.stat().st_size / 1e6:.1f} MB)")
+    return 0
