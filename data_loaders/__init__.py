@@ -6,15 +6,25 @@ by (uid, datetime) with ties in input order, and ``attrs["report"]`` (a
 :class:`LoadReport`) listing every dropped row with its reason and line number.
 :func:`to_trajectories` groups such a frame into a :class:`tracs.Trajectories`
 in metres.
+
+>>> import data_loaders as dl
+>>> checkins = dl.synthetic_checkins(users=20, seed=1)
+>>> trajectories = dl.to_trajectories(checkins, split_gap="3h")
+>>> trajectories.crs.to_string()
+'EPSG:32654'
 """
 
 from ._report import DROP_REASONS, DroppedRowsError, GroupingReport, LoadReport
+from .datasets import DATASETS, dataset_path, detect_format, load_any, load_dataset
 from .foursquare import load_foursquare, parse_foursquare_time
 from .generic import load_checkins
-from .gowalla import load_gowalla
+from .gowalla import load_gowalla, parse_iso_time
 from .grouping import to_trajectories
+from .synthetic import synthetic_checkins
 
 __all__ = [
-    "DROP_REASONS", "DroppedRowsError", "GroupingReport", "LoadReport",
-    "load_checkins", "load_foursquare", "load_gowalla", "parse_foursquare_time", "to_trajectories",
+    "DATASETS", "DROP_REASONS", "DroppedRowsError", "GroupingReport", "LoadReport",
+    "dataset_path", "detect_format", "load_any", "load_checkins", "load_dataset",
+    "load_foursquare", "load_gowalla", "parse_foursquare_time", "parse_iso_time",
+    "synthetic_checkins", "to_trajectories",
 ]

@@ -126,16 +126,18 @@ class Table:
     notes: list
 
 
-def read_table(path: Path, *, sep: str, header: bool, names=None, dtype=None,
+def read_table(path: Path, *, sep: str, header: bool, names=None, text=(),
                encoding: str | None = None) -> Table:
     """Read a delimited file with pandas' C parser, keeping track of line numbers.
 
     Lines with too many fields are skipped by the parser and returned in
     ``bad_lines``; lines with too few are padded with missing values (the caller's
     checks then drop them with a reason); blank lines are removed and returned in
-    ``blank_lines``.
+    ``blank_lines``.  Columns named in ``text`` (ids) are kept as the exact text of
+    the file: if type inference made numbers of them, the file is read again with
+    those columns as strings (reading everything as strings up front is ~4x slower).
     """
-    kwargs = dict(sep=sep, header=0 if header else None, names=names, dtype=dtype,
+    kwargs = dict(sep=sep, header=0 if header else None, names=names,
                   skip_blank_lines=False, on_bad_lines="warn", low_memory=False,
                   quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL)
     notes = []
@@ -157,6 +159,11 @@ def read_table(path: Path, *, sep: str, header: bool, names=None, dtype=None,
                 notes.append("not valid UTF-8: bytes that are not UTF-8 were read as latin-1")
         else:
             frame, bad = parse(encoding=encoding)
+        numeric = [c for c in text if c in frame.columns and not pd.api.types.is_string_dtype(frame[c].dtype)]
+        if numeric:
+            kwargs["dtype"] = {c: str for c in numeric}
+            frame, bad = parse(encoding=encoding or "utf-8",
+                               **({"encoding_errors": _FALLBACK} if notes else {}))
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path} cannot be decoded as {encoding}: {exc}") from exc
     except pd.errors.EmptyDataError as exc:

@@ -99,12 +99,11 @@ def load_gowalla(path, *, strict: bool = False, duplicates: str = "keep",
     head = sniff(path, what="Gowalla check-in", encoding=encoding)
     header, rename = _detect(path, head)
     if header:
-        dtype = {orig: str for orig, canon in rename.items() if canon == "time"}
-        table = read_table(path, sep=head.sep, header=True, dtype=dtype, encoding=encoding)
+        table = read_table(path, sep=head.sep, header=True, encoding=encoding)
         raw = table.frame.rename(columns=rename)
     else:
         table = read_table(path, sep=head.sep, header=False, names=list(_COLUMNS),
-                           dtype={"time": str}, encoding=encoding)
+                           encoding=encoding)
         raw = table.frame
     location = raw["location"]
     if not pd.api.types.is_integer_dtype(location.dtype):

@@ -111,6 +111,31 @@ def _check_frame(gdf):
         raise ValueError("the data is empty")
 
 
+def _points_xy(gdf):
+    """``(N, 2)`` coordinates if every geometry is a non-empty point, else None."""
+    geoms = np.asarray(gdf.geometry.array)
+    if np.any(shapely.get_type_id(geoms) != 0) or np.any(shapely.is_empty(geoms)):
+        return None
+    return shapely.get_coordinates(geoms)
+
+
+def _reproject(gdf, crs, xy=None):
+    """``gdf.to_crs(crs)``; for point data, one pyproj call on the coordinate arrays."""
+    import geopandas as gpd
+
+    xy = _points_xy(gdf) if xy is None else xy
+    if xy is None:
+        return gdf.to_crs(crs)
+    transformer = pyproj.Transformer.from_crs(gdf.crs, crs, always_xy=True)
+    x, y = transformer.transform(xy[:, 0], xy[:, 1], errcheck=True)
+    points = gpd.array.GeometryArray(shapely.points(np.column_stack([x, y])), crs=crs)
+    if isinstance(gdf, gpd.GeoSeries):
+        return gpd.GeoSeries(points, index=gdf.index, name=gdf.name, crs=crs)
+    out = gdf.copy(deep=False)
+    out[gdf.geometry.name] = points
+    return out.set_crs(crs, allow_override=True)
+
+
 def to_metric(gdf, crs=None):
     """Project a GeoDataFrame (or GeoSeries) to metres.
 
@@ -127,18 +152,20 @@ def to_metric(gdf, crs=None):
     Same type as ``gdf``, in the metric CRS (rows and other columns unchanged).
     """
     _check_frame(gdf)
-    if crs is None:
-        wgs = gdf if gdf.crs.equals(WGS84) else gdf.to_crs(WGS84)
-        xy = shapely.get_coordinates(np.asarray(wgs.geometry.array))
-        crs = local_metric_crs(xy[:, 0], xy[:, 1])
-    else:
+    if crs is not None:
         crs = pyproj.CRS.from_user_input(crs)
         if crs.is_geographic:
             raise ValueError(f"{crs.to_string()} is geographic (degrees), not a metric CRS")
-    return gdf.to_crs(crs)
+        return _reproject(gdf, crs)
+    wgs = gdf if gdf.crs.equals(WGS84) else _reproject(gdf, WGS84)
+    xy = _points_xy(wgs)
+    if xy is None:
+        xy = shapely.get_coordinates(np.asarray(wgs.geometry.array))
+        return gdf.to_crs(local_metric_crs(xy[:, 0], xy[:, 1]))
+    return _reproject(wgs, local_metric_crs(xy[:, 0], xy[:, 1]), xy)
 
 
 def to_wgs84(gdf):
     """Project a GeoDataFrame (or GeoSeries) back to WGS84 longitude/latitude (EPSG:4326)."""
     _check_frame(gdf)
-    return gdf if gdf.crs.equals(WGS84) else gdf.to_crs(WGS84)
+    return gdf if gdf.crs.equals(WGS84) else _reproject(gdf, WGS84)

@@ -1,0 +1,113 @@
+"""Named data sets (Tokyo, New York, Chicago, synthetic) and format detection.
+
+The real check-in files are not part of the package: they are found in the folder
+named by the ``TRACS_DATA_DIR`` environment variable, or in a folder (or at a
+path) given explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from ._io import check_path, sniff
+from .foursquare import _TIME as _FOURSQUARE_TIME
+from .foursquare import load_foursquare
+from .generic import load_checkins
+from .gowalla import _ISO as _GOWALLA_TIME
+from .gowalla import load_gowalla
+from .synthetic import synthetic_checkins
+
+__all__ = ["DATASETS", "dataset_path", "load_dataset", "load_any", "detect_format"]
+
+#: name -> (file name in the data folder, loader, description)
+DATASETS = {
+    "tky": ("foursquare_tky_101users.csv", load_foursquare,
+            "Foursquare TSMC2014 Tokyo, first 101 users: 29,114 check-ins"),
+    "nyc": ("foursquare_nyc_subset.csv", load_foursquare,
+            "Foursquare TSMC2014 New York, first 101 users: 21,081 check-ins"),
+    "chi": ("gowalla_chi_subset.csv", load_gowalla,
+            "Gowalla (SNAP) Chicago, 1,000 locations: 36,094 check-ins"),
+}
+ENV = "TRACS_DATA_DIR"
+
+
+def dataset_path(name: str, data_dir=None) -> Path:
+    """Path of a named data set file (``"tky"``, ``"nyc"``, ``"chi"``).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`DATASETS`.
+    data_dir : str or os.PathLike, optional
+        The folder holding the files; default the ``TRACS_DATA_DIR`` environment
+        variable.
+
+    Raises
+    ------
+    ValueError
+        Unknown name.
+    FileNotFoundError
+        No folder given and ``TRACS_DATA_DIR`` unset, or the file is not there.
+    """
+    key = str(name).lower()
+    if key not in DATASETS:
+        raise ValueError(f"unknown data set {name!r}; choose from {sorted(DATASETS)} or 'synthetic'")
+    folder = data_dir if data_dir is not None else os.environ.get(ENV)
+    if not folder:
+        raise FileNotFoundError(f"where is the {key} data? set {ENV} to the folder holding "
+                                f"{DATASETS[key][0]} or pass data_dir=")
+    path = Path(folder) / DATASETS[key][0]
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found ({DATASETS[key][2]})")
+    return path
+
+
+def detect_format(path) -> str:
+    """``"foursquare"``, ``"gowalla"`` or ``"table"`` (a generic table) from a file's first line."""
+    path = check_path(path)
+    if path.suffix.lower() not in {".csv", ".tsv", ".txt", ".dat", ""}:
+        return "table"
+    head = sniff(path, what="check-in", delimiters="\t,;|")
+    fields = head.fields
+    names = {"".join(ch for ch in f.lower() if ch.isalnum()) for f in fields}
+    if len(fields) == 8 and (_FOURSQUARE_TIME.match(fields[7]) or {"venueid", "utctime"} <= names):
+        return "foursquare"
+    if len(fields) == 5 and (_GOWALLA_TIME.match(fields[1]) or {"userid", "locationid"} <= names):
+        return "gowalla"
+    return "table"
+
+
+def load_any(path_or_frame, **kwargs):
+    """Load check-ins in any supported format, detected from the data.
+
+    Foursquare and Gowalla files go to :func:`load_foursquare` /
+    :func:`load_gowalla`; anything else (other tables, Parquet, frames) to
+    :func:`load_checkins` with ``kwargs`` (column names, ...).
+    """
+    if isinstance(path_or_frame, pd.DataFrame):
+        return load_checkins(path_or_frame, **kwargs)
+    kind = detect_format(path_or_frame)
+    loader = {"foursquare": load_foursquare, "gowalla": load_gowalla}.get(kind, load_checkins)
+    return loader(path_or_frame, **kwargs)
+
+
+def load_dataset(name: str = "synthetic", *, data_dir=None, users: int = 200, seed=0, **kwargs):
+    """Load a named data set: ``"tky"``, ``"nyc"``, ``"chi"`` or ``"synthetic"``.
+
+    ``"synthetic"`` (the default, needing no file) is
+    :func:`synthetic_checkins` with ``users`` and ``seed`` (and ``kwargs``); the
+    others are read from :func:`dataset_path` with their loader (``kwargs`` go to
+    it, e.g. ``strict=True``).  A path to a file is loaded with :func:`load_any`.
+    """
+    key = str(name).lower()
+    if key == "synthetic":
+        return synthetic_checkins(users=users, seed=seed, **kwargs)
+    if key in DATASETS:
+        return DATASETS[key][1](dataset_path(key, data_dir), **kwargs)
+    if os.path.sep in str(name) or Path(str(name)).suffix:
+        return load_any(name, **kwargs)
+    raise ValueError(f"unknown data set {name!r}; choose from {sorted(DATASETS)}, 'synthetic' "
+                     "or give a file path")
