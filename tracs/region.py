@@ -134,8 +134,11 @@ class Region:
         return self._contains(pts)
 
     def _contains(self, pts: np.ndarray) -> np.ndarray:
-        slack = pts @ self._normals.T - self._offsets
-        return np.all(slack <= self._tol, axis=-1)
+        x, y = pts[..., 0], pts[..., 1]
+        inside = np.ones(x.shape, dtype=bool)
+        for (nx, ny), b in zip(self._normals, self._offsets):  # a few edges: O(N) memory
+            inside &= x * nx + y * ny - b <= self._tol
+        return inside
 
     def validate_points(self, points, name: str = "points") -> np.ndarray:
         """Return ``points`` as a float ``(..., 2)`` array; ``ValueError`` if any lies outside."""

@@ -75,8 +75,7 @@ def as_batch(coords, offsets=None):
             raise ValueError("coords is an empty list")
         lengths = np.array([len(p) for p in parts], dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum(lengths)])
-        flat = np.concatenate(parts, axis=0) if parts else np.empty((0, 2))
-        return np.ascontiguousarray(flat), offsets, True
+        return np.ascontiguousarray(np.concatenate(parts, axis=0)), offsets, True
     flat = _as_xy(coords, "coords")
     off = np.asarray(offsets)
     if off.dtype == bool or not np.issubdtype(off.dtype, np.integer):

@@ -45,22 +45,26 @@ def classical(x, low, high, mass, half, sel, v):
         c = top
     left = low + width * c
     central = 2.0 * half * width
-    if sel < mass:
-        y = left + v * central
-    else:
-        z = low + v * (width - central)
-        y = z if z < left else z + central
-    if y < low:
-        y = low
-    if y > high:
-        y = high
-    return y
+    # both candidates, then selects: random branches would mispredict half the time
+    inner = left + v * central
+    z = low + v * (width - central)
+    side = z + central if z >= left else z
+    y = inner if sel < mass else side
+    return min(max(y, low), high)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def wrap_angle(y):
-    """``y mod 2π`` in ``[0, 2π)`` (``2π`` itself, from a tiny negative, becomes 0)."""
-    y = y % TWO_PI
+    """``y mod 2π`` in ``[0, 2π)`` for ``y`` in ``[−2π, 4π)``, as ``numpy.mod`` computes it.
+
+    ``y − 2π`` is exact there (Sterbenz), like ``fmod``; a negative ``y`` gets ``+ 2π``
+    (rounded, as in ``numpy.mod``); a result of exactly ``2π`` (from a tiny negative)
+    becomes 0, the same point.
+    """
+    if y < 0.0:
+        y += TWO_PI
+    elif y >= TWO_PI:
+        y -= TWO_PI
     if y >= TWO_PI:
         y = 0.0
     return y
