@@ -8,7 +8,7 @@ into a :class:`DroppedRowsError`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,17 +28,20 @@ DROP_REASONS = {
 _SHOW_LINES = 5
 
 
-def _show(lines: np.ndarray) -> str:
+def _show(lines) -> str:
     head = ", ".join(str(int(v)) for v in lines[:_SHOW_LINES])
     return head + (", ..." if len(lines) > _SHOW_LINES else "")
 
 
-@dataclass(frozen=True)
-class LoadReport:
+class LoadReport(dict):
     """What a loader read, what it kept and what it dropped, and why.
 
-    Attributes
-    ----------
+    A plain, JSON-serialisable ``dict`` (so that frames carrying it in
+    ``attrs`` can still be written to Parquet), with read-only attribute access
+    to its keys.  Treat it as immutable: copies of a frame share it.
+
+    Keys / attributes
+    -----------------
     source : str
         The file name, or ``"<DataFrame>"`` / ``"<synthetic>"``.
     format : str
@@ -47,39 +50,59 @@ class LoadReport:
         Data records found (header and blank lines excluded).
     rows_kept : int
         Rows in the returned frame.
-    dropped : dict of str to numpy.ndarray
+    dropped : dict of str to list of int
         For each reason of :data:`DROP_REASONS` that occurred, the line numbers
         (see ``position``) of the dropped rows, ascending.
-    exact_duplicates : numpy.ndarray
+    exact_duplicates : list of int
         Lines of rows identical (in every column read) to an earlier row, whether
         they were kept or dropped.
-    repeated_times : numpy.ndarray
+    repeated_times : list of int
         Lines of rows that repeat the (user, time) pair of an earlier row but differ
         in some other column (e.g. the venue), whether kept or dropped.
     duplicates : str
         The duplicate policy applied: ``"keep"``, ``"drop_exact"`` or
         ``"drop_user_time"``.
-    blank_lines : numpy.ndarray
-        Lines with no content at all (not records, so neither read nor dropped).
+    blank_lines : list of int
+        Lines with no values at all (not records: neither read nor dropped).
     position : str
         ``"line"``: 1-based physical line numbers of the file (the header is line 1),
         counting one record per line; ``"row"``: 0-based row positions of an input
-        frame.
-    notes : tuple of str
+        frame (or Parquet file).
+    notes : list of str
         Anything else worth knowing (encoding fallback, naive times read as UTC, ...).
+
+    The invariant ``rows_read == rows_kept + n_dropped`` always holds.
     """
 
-    source: str
-    format: str
-    rows_read: int
-    rows_kept: int
-    dropped: dict = field(default_factory=dict)
-    exact_duplicates: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    repeated_times: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    duplicates: str = "keep"
-    blank_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    position: str = "line"
-    notes: tuple = ()
+    def __init__(self, *, source: str, format: str, rows_read: int, rows_kept: int,
+                 dropped=None, exact_duplicates=(), repeated_times=(), duplicates: str = "keep",
+                 blank_lines=(), position: str = "line", notes=()):
+        as_list = lambda a: [int(v) for v in np.asarray(a, dtype=np.int64)]  # noqa: E731
+        super().__init__(
+            source=str(source), format=str(format), rows_read=int(rows_read),
+            rows_kept=int(rows_kept),
+            dropped={str(k): as_list(v) for k, v in (dropped or {}).items()},
+            exact_duplicates=as_list(exact_duplicates), repeated_times=as_list(repeated_times),
+            duplicates=str(duplicates), blank_lines=as_list(blank_lines), position=str(position),
+            notes=[str(n) for n in notes])
+
+    def __deepcopy__(self, memo):  # immutable by contract: pandas copies attrs on every operation
+        return self
+
+    def __reduce__(self):
+        return (_rebuild_report, (dict(self),))
+
+    source = property(lambda self: self["source"])
+    format = property(lambda self: self["format"])
+    rows_read = property(lambda self: self["rows_read"])
+    rows_kept = property(lambda self: self["rows_kept"])
+    dropped = property(lambda self: self["dropped"])
+    exact_duplicates = property(lambda self: self["exact_duplicates"])
+    repeated_times = property(lambda self: self["repeated_times"])
+    duplicates = property(lambda self: self["duplicates"])
+    blank_lines = property(lambda self: self["blank_lines"])
+    position = property(lambda self: self["position"])
+    notes = property(lambda self: self["notes"])
 
     @property
     def n_dropped(self) -> int:
@@ -90,19 +113,6 @@ class LoadReport:
         """Number of dropped rows per reason (only reasons that occurred)."""
         return {reason: len(lines) for reason, lines in self.dropped.items()}
 
-    def to_dict(self) -> dict:
-        """A JSON-friendly dict (line numbers as lists of int)."""
-        as_list = lambda a: [int(v) for v in a]  # noqa: E731
-        return {
-            "source": self.source, "format": self.format,
-            "rows_read": self.rows_read, "rows_kept": self.rows_kept,
-            "dropped": {k: as_list(v) for k, v in self.dropped.items()},
-            "exact_duplicates": as_list(self.exact_duplicates),
-            "repeated_times": as_list(self.repeated_times),
-            "duplicates": self.duplicates, "blank_lines": as_list(self.blank_lines),
-            "position": self.position, "notes": list(self.notes),
-        }
-
     def summary(self) -> str:
         """A few human-readable lines."""
         word = "lines" if self.position == "line" else "rows"
@@ -111,18 +121,23 @@ class LoadReport:
         for reason, lines in self.dropped.items():
             out.append(f"  dropped {len(lines):,} {reason} ({DROP_REASONS[reason]}): {word} {_show(lines)}")
         kept = "kept" if self.duplicates == "keep" else "see duplicates policy"
-        if len(self.exact_duplicates):
+        if self.exact_duplicates:
             out.append(f"  {len(self.exact_duplicates):,} exact duplicate rows ({kept}): "
                        f"{word} {_show(self.exact_duplicates)}")
-        if len(self.repeated_times):
+        if self.repeated_times:
             out.append(f"  {len(self.repeated_times):,} rows repeat a (user, time) pair "
                        f"with other values ({kept}): {word} {_show(self.repeated_times)}")
-        if len(self.blank_lines):
+        if self.blank_lines:
             out.append(f"  {len(self.blank_lines):,} blank lines ignored: {_show(self.blank_lines)}")
         out.extend(f"  note: {note}" for note in self.notes)
         return "\n".join(out)
 
-    __str__ = summary
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def _rebuild_report(data: dict) -> LoadReport:
+    return LoadReport(**data)
 
 
 class DroppedRowsError(ValueError):
