@@ -200,7 +200,7 @@ class Region:
         dx, dy = p[..., 0] - o[..., 0], p[..., 1] - o[..., 1]
         phi = np.arctan2(dy, dx)
         phi = np.where(phi < 0.0, phi + 2 * np.pi, phi)
-        phi = np.where(phi >= 2 * np.pi, 0.0, phi)
+        phi = np.where(phi >= 2 * np.pi, 0.0, phi) + 0.0  # as Circle.wrap: -0.0 becomes 0.0
         nx, ny, b = self._normals[:, 0], self._normals[:, 1], self._offsets
         nd = dx[..., None] * nx + dy[..., None] * ny
         slack = b - (o[..., 0, None] * nx + o[..., 1, None] * ny)

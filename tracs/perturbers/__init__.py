@@ -10,6 +10,13 @@ Common interface: ``perturb(points, *, rng=None)``,
 ``perturb_many(coords, offsets, *, rng=None)`` and ``privacy_spent(n)`` returning a
 :class:`PrivacyLedger` (per point and per trajectory).  ``epsilon`` is per point;
 give ``epsilon_per_trajectory=`` instead for a per-trajectory budget.
+
+Reproducibility: every perturber draws a fixed number of uniforms per point from
+the numpy ``Generator``, in point order.  With the same generator state,
+``perturb_many`` on a batch returns bit for bit what ``perturb`` returns on each
+trajectory in turn (or ``perturb_many`` on consecutive parts of the batch): the
+result does not depend on batching or chunking, only on the order of the
+trajectories.  For deployment pass ``rng=None`` (fresh OS entropy).
 """
 
 from ._base import Perturber, PrivacyLedger

@@ -203,11 +203,7 @@ def sequential_kernel(coords, offsets, start, stop, traj, uniforms, params, anch
         row = traj if per_traj else 0
         dx = coords[i, 0] - ox
         dy = coords[i, 1] - oy
-        phi = math.atan2(dy, dx)
-        if phi < 0.0:
-            phi += TWO_PI
-        if phi >= TWO_PI:
-            phi = 0.0
+        phi = wrap_angle(math.atan2(dy, dx)) + 0.0  # -0.0 becomes 0.0, as Circle.wrap
         u = normalised_distance(ox, oy, dx, dy, nx, ny, hb)
         r = i - start
         if mode == MODE_CIRCULAR:
