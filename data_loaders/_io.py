@@ -80,7 +80,10 @@ def sniff(path: Path, *, what: str, delimiters: str = "\t,", encoding: str | Non
         raise ValueError(f"{path} is empty: expected a {what} file")
     if b"\x00" in data:
         raise ValueError(f"{path} is a binary file, not a {what} text file")
-    text = decode(data, encoding).lstrip("\ufeff")
+    try:
+        text = decode(data, encoding).lstrip("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} cannot be decoded as {encoding}: {exc}") from exc
     lines = [ln for ln in text.splitlines() if ln.strip()]
     first = lines[0]
     counts = [first.count(d) for d in delimiters]

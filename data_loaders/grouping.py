@@ -27,7 +27,8 @@ __all__ = ["to_trajectories"]
 def _check_gap(split_gap):
     if split_gap is None:
         return None
-    if isinstance(split_gap, bool) or isinstance(split_gap, numbers.Number):
+    if isinstance(split_gap, bool) or (isinstance(split_gap, numbers.Number)
+                                       and not isinstance(split_gap, np.timedelta64)):
         raise TypeError("split_gap must be a time span such as pd.Timedelta('3h') or '3h', "
                         f"not a bare number ({split_gap!r}): the unit would be ambiguous")
     try:
