@@ -1,16 +1,32 @@
 """One-dimensional bounded LDP mechanisms (numpy only; nothing here knows of maps).
 
-Every mechanism is a small frozen object with keyword-only ``epsilon``, an
-``input_domain`` and ``output_domain`` (:class:`Interval` or :class:`Circle`, each
-knowing its distance), and vectorised ``sample(x, *, rng=None)``, ``pdf``,
-``cdf``, ``expected_error(x, p)`` and ``worst_case_error(p)``.
+Every continuous mechanism is a small frozen object with keyword-only ``epsilon``,
+an ``input_domain`` and ``output_domain`` (:class:`Interval`, :class:`Circle` or
+:class:`RealLine`, each knowing its distance), and vectorised
+``sample(x, *, rng=None)``, ``pdf``, ``cdf``, ``sf``, ``atoms``,
+``expected_error(x, p)`` and ``worst_case_error(p)``.  The discrete-output
+mechanisms :class:`KRR` and :class:`Duchi` offer ``pmf`` instead of ``pdf``.
+
+Optimal mechanisms (spec ``MECHANISMS.md`` §1–3): :class:`OptimalClassical`,
+:class:`OptimalCircular`, :class:`OptimalUnbiased`.
+Peers (§4): :class:`PiecewiseMechanism`, :class:`SquareWave`, :class:`PTT`,
+:class:`Duchi`, :class:`Laplace`, :class:`Staircase`, :class:`Purkayastha`,
+:class:`KRR`.
+Output transforms — one way for all, as wrappers (post-processing):
+``Compressed(m)`` maps the enlarged output interval linearly onto the input
+interval (PM-C, SW-C); ``Truncated(m)`` clips to the input interval (T-PM, T-SW,
+T-Laplace, truncated staircase) and reports the two end point masses.
+Budget split between two coordinates (§5): :func:`optimal_split`.
 """
 
 from ._base import Mechanism, PiecewiseConstantMechanism
 from ._domain import Categories, Circle, Interval, RealLine
+from .additive import Laplace, Staircase
+from .circular import Purkayastha
 from .discrete import KRR, Duchi
 from .optimal import OptimalCircular, OptimalClassical, OptimalUnbiased
-from .piecewise import SquareWave
+from .piecewise import PTT, PiecewiseMechanism, SquareWave
+from .transforms import Compressed, Truncated
 
 __all__ = [
     "Mechanism",
@@ -22,7 +38,14 @@ __all__ = [
     "OptimalClassical",
     "OptimalCircular",
     "OptimalUnbiased",
-    "KRR",
-    "Duchi",
+    "PiecewiseMechanism",
     "SquareWave",
+    "PTT",
+    "Duchi",
+    "Laplace",
+    "Staircase",
+    "Purkayastha",
+    "KRR",
+    "Compressed",
+    "Truncated",
 ]

@@ -17,7 +17,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from .._validation import as_float_array, as_generator, check_epsilon
-from ._domain import Circle
+from ._domain import Circle, Interval
 
 __all__ = ["Mechanism", "PiecewiseConstantMechanism", "check_error_power"]
 
@@ -175,6 +175,16 @@ class Mechanism(ABC):
         atom_part = self._atom_error(flat, p)
         return (total + atom_part).reshape(x.shape)
 
+    def _edge_masses(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(P(Y <= low | x), P(Y > high | x))`` for the input interval's ends.
+
+        Used by :class:`~tracs.mechanisms.Truncated` for its point masses;
+        subclasses override it where a closed form avoids cancellation.
+        """
+        dom = self.input_domain
+        return (self._cdf(np.full(x.shape, float(dom.low)), x),
+                self._sf(np.full(x.shape, float(dom.high)), x))
+
     def _atom_error(self, x: np.ndarray, p: int) -> np.ndarray:
         """``Σ mass·d(location, x)**p`` over point masses, for a flat ``x``; none by default."""
         return np.zeros(x.shape)
@@ -225,6 +235,12 @@ class PiecewiseConstantMechanism(Mechanism):
     @abstractmethod
     def _central_left(self, x: np.ndarray) -> np.ndarray:
         """``l(x)``: the left end of the central interval."""
+
+    @property
+    def output_domain(self):
+        """The output interval ``[A, B]``."""
+        A, B = self._support()
+        return Interval(A, B)
 
     def _central_mass(self) -> float:
         """``p·W``: probability of the central interval (override with a stable form)."""
@@ -290,6 +306,37 @@ class PiecewiseConstantMechanism(Mechanism):
             return density * (_signed_power_integral(b - x, p) - _signed_power_integral(a - x, p))
 
         return piece(A, l, lo) + piece(l, r, hi) + piece(r, B, lo)
+
+    def _gaps(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(l(x) − A, B − r(x))``: lengths of the two side pieces.
+
+        Override with closed forms: with a central piece 1e-11 wide (ε = 50), a
+        length taken as the difference of two rounded end points near 1 carries
+        a relative error of 1e-5, and the point masses of a truncated output
+        would miss the exact ``e^ε`` ratio by that much.
+        """
+        A, B = self._support()
+        l = self._central_left(x)
+        return l - A, B - (l + self._central_width())
+
+    def _overhang(self) -> tuple[float, float]:
+        """``(low − A, B − high)``: how far the output interval reaches past the input one."""
+        A, B = self._support()
+        return self.input_domain.low - A, B - self.input_domain.high
+
+    def _edge_masses(self, x):
+        """Masses beyond the input interval's ends, from side-piece lengths (no cancellation)."""
+        hi, lo = self._densities()
+        width = self._central_width()
+
+        def beyond(gap, overhang):
+            # the piece [A, A + overhang): low density up to the central piece, then high
+            return np.where(gap >= overhang, lo * overhang,
+                            lo * gap + hi * np.minimum(overhang - gap, width))
+
+        left_gap, right_gap = self._gaps(x)
+        left_over, right_over = self._overhang()
+        return beyond(left_gap, left_over), beyond(right_gap, right_over)
 
     def _worst_case_error(self, p):
         domain = self.input_domain

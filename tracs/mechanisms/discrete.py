@@ -13,20 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, as_generator, check_epsilon, check_finite
+from .._validation import as_float_array, as_generator, check_epsilon
 from ._base import check_error_power
 from ._domain import Categories, Interval
 from ._numeric import check_integer, logistic
+from ._params import check_interval
 
 __all__ = ["KRR", "Duchi"]
-
-
-def _check_interval(obj) -> None:
-    """Validate and normalise ``low``/``high`` fields of a frozen dataclass in place."""
-    object.__setattr__(obj, "low", check_finite(obj.low, "low"))
-    object.__setattr__(obj, "high", check_finite(obj.high, "high"))
-    if not obj.low < obj.high:
-        raise ValueError(f"need low < high, got low={obj.low}, high={obj.high}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,7 +131,7 @@ class Duchi:
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
-        _check_interval(self)
+        check_interval(self)
 
     @property
     def input_domain(self) -> Interval:

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_finite
 from ._base import Mechanism, PiecewiseConstantMechanism, _signed_power_integral
-from ._domain import Circle, Interval
+from ._domain import Interval
+from ._params import CircleDomain, IntervalInput
 
 __all__ = ["OptimalClassical", "OptimalCircular", "OptimalUnbiased"]
 
@@ -33,7 +33,7 @@ def _logistic_half(epsilon: float) -> float:
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class OptimalClassical(PiecewiseConstantMechanism):
+class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
     """Optimal piecewise mechanism from ``[low, high]`` to itself.
 
     On the unit interval (``t = (x - low)/(high - low)``): ``s = e^{ε/2}``, high
@@ -58,16 +58,6 @@ class OptimalClassical(PiecewiseConstantMechanism):
     epsilon: float
     low: float = 0.0
     high: float = 1.0
-
-    def _validate_parameters(self):
-        object.__setattr__(self, "low", check_finite(self.low, "low"))
-        object.__setattr__(self, "high", check_finite(self.high, "high"))
-        if not self.low < self.high:
-            raise ValueError(f"need low < high, got low={self.low}, high={self.high}")
-
-    @property
-    def input_domain(self) -> Interval:
-        return Interval(self.low, self.high)
 
     @property
     def output_domain(self) -> Interval:
@@ -104,7 +94,7 @@ class OptimalClassical(PiecewiseConstantMechanism):
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class OptimalCircular(Mechanism):
+class OptimalCircular(CircleDomain, Mechanism):
     """Optimal piecewise mechanism on the circle ``[0, period)``.
 
     Density ``p = s/period`` on the arc ``[x - C, x + C)`` (mod ``period``) and
@@ -127,20 +117,6 @@ class OptimalCircular(Mechanism):
 
     epsilon: float
     period: float = 2 * math.pi
-
-    def _validate_parameters(self):
-        period = check_finite(self.period, "period")
-        if period <= 0:
-            raise ValueError(f"period must be > 0, got {period}")
-        object.__setattr__(self, "period", period)
-
-    @property
-    def input_domain(self) -> Circle:
-        return Circle(self.period)
-
-    @property
-    def output_domain(self) -> Circle:
-        return Circle(self.period)
 
     @property
     def half_width(self) -> float:
@@ -204,7 +180,7 @@ class OptimalCircular(Mechanism):
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
-class OptimalUnbiased(PiecewiseConstantMechanism):
+class OptimalUnbiased(IntervalInput, PiecewiseConstantMechanism):
     """Unbiased optimal piecewise mechanism for mean estimation ("OGPM-U").
 
     On the unit interval: output ``[-C, C + 1]`` with ``C = (s + 1)/(s - 1)``,
@@ -222,16 +198,6 @@ class OptimalUnbiased(PiecewiseConstantMechanism):
     low: float = 0.0
     high: float = 1.0
 
-    _validate_parameters = OptimalClassical._validate_parameters
-
-    @property
-    def input_domain(self) -> Interval:
-        return Interval(self.low, self.high)
-
-    @property
-    def output_domain(self) -> Interval:
-        a, b = self._support()
-        return Interval(a, b)
 
     @property
     def enlargement(self) -> float:
@@ -266,3 +232,14 @@ class OptimalUnbiased(PiecewiseConstantMechanism):
         c_minus_1 = 2.0 / math.expm1(self.epsilon / 2.0)
         t = (x - self.low) / width
         return self.low + width * ((c + 1.0) / 2.0 * t - (3.0 * c + 1.0) * c_minus_1 / (4.0 * c))
+
+    def _gaps(self, x):
+        # l + C = (C+1)/2·t + (C+1)²/(4C),  C + 1 − r = (C+1)·((1 − t)/2 + (C+1)/(4C))
+        width = self.high - self.low
+        c = self.enlargement
+        return (width * (c + 1.0) * ((x - self.low) / (2.0 * width) + (c + 1.0) / (4.0 * c)),
+                width * (c + 1.0) * ((self.high - x) / (2.0 * width) + (c + 1.0) / (4.0 * c)))
+
+    def _overhang(self):
+        w = self.enlargement * (self.high - self.low)
+        return w, w

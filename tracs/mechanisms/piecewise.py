@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import check_finite
 from ._base import PiecewiseConstantMechanism
-from ._domain import Interval
 from ._numeric import exp_tail, logistic
-from .discrete import _check_interval
+from ._params import IntervalInput
 
-__all__ = ["SquareWave", "PiecewiseMechanism", "PTT", "square_wave_b"]
+__all__ = ["SquareWave", "PiecewiseMechanism", "PTT", "square_wave_b", "ptt_theorem4_eta"]
 
 
 def square_wave_b(epsilon: float) -> float:
@@ -35,26 +35,8 @@ def square_wave_b(epsilon: float) -> float:
     return exp_tail(-epsilon, 2) / (2.0 * exp_tail(epsilon, 2))
 
 
-class _IntervalInput:
-    """Mixin: input domain ``[low, high]`` validated at construction."""
-
-    low: float
-    high: float
-
-    def _validate_parameters(self):
-        _check_interval(self)
-
-    @property
-    def input_domain(self) -> Interval:
-        return Interval(self.low, self.high)
-
-    @property
-    def output_domain(self) -> Interval:
-        return Interval(*self._support())
-
-
 @dataclass(frozen=True, kw_only=True, repr=False)
-class SquareWave(_IntervalInput, PiecewiseConstantMechanism):
+class SquareWave(IntervalInput, PiecewiseConstantMechanism):
     """Square Wave mechanism (SW) from ``[low, high]`` (default ``[0, 1]``) to an enlarged interval.
 
     On the unit interval the output lies in ``[−b, 1 + b]`` with ``b`` from
@@ -103,3 +85,165 @@ class SquareWave(_IntervalInput, PiecewiseConstantMechanism):
 
     def _central_left(self, x):
         return x - self.b * (self.high - self.low)
+
+    def _gaps(self, x):
+        return x - self.low, self.high - x
+
+    def _overhang(self):
+        w = self.b * (self.high - self.low)
+        return w, w
+
+
+class _UnbiasedPiecewise(IntervalInput, PiecewiseConstantMechanism):
+    """Type-I piecewise transformation on ``[low, high]`` (default ``[-1, 1]``).
+
+    In standard coordinates ``t = (2x − low − high)/(high − low) ∈ [−1, 1]`` the
+    output lies in ``[−B, B]`` and has density ``p`` on ``[k t − a, k t + a)`` and
+    ``p·e^{-ε}`` elsewhere.  With ``η = B/a > 1`` as the free parameter, unbiasedness
+    (``E[Y] = x``) and total mass 1 fix ``k = 1 + η/(e^ε − 1)``, ``a = k/(η − 1)``,
+    ``B = η a`` and ``p = e^ε/(2ak(e^ε − 1))``; the central mass is
+    ``1/(k(1 − e^{-ε}))``.  Subclasses give ``η`` (:meth:`_eta`).
+    """
+
+    low: float
+    high: float
+
+    def _eta(self) -> float:
+        raise NotImplementedError
+
+    def _standard(self) -> tuple[float, float, float]:
+        """``(k, a, B)`` in standard coordinates."""
+        eta = self._eta()
+        k = 1.0 + eta / math.expm1(self.epsilon)
+        a = k / (eta - 1.0)
+        return k, a, eta * a
+
+    @property
+    def slope(self) -> float:
+        """``k``: the centre of the high-density piece is ``k·t``."""
+        return self._standard()[0]
+
+    def _half(self) -> float:
+        return (self.high - self.low) / 2.0
+
+    def _support(self):
+        mid, half = (self.low + self.high) / 2.0, self._half()
+        bound = self._standard()[2] * half
+        return mid - bound, mid + bound
+
+    def _densities(self):
+        k, a, _ = self._standard()
+        half = self._half()
+        # p = 1/(2ak(1 − e^{-ε})),  q = p·e^{-ε} = 1/(2ak(e^ε − 1))
+        return 1.0 / (-2.0 * a * k * math.expm1(-self.epsilon) * half), \
+            1.0 / (2.0 * a * k * math.expm1(self.epsilon) * half)
+
+    def _central_width(self):
+        return 2.0 * self._standard()[1] * self._half()
+
+    def _central_mass(self):
+        return 1.0 / (-self._standard()[0] * math.expm1(-self.epsilon))
+
+    def _central_left(self, x):
+        k, a, _ = self._standard()
+        mid, half = (self.low + self.high) / 2.0, self._half()
+        return mid + half * (k * ((x - mid) / half) - a)
+
+    def _gaps(self, x):
+        # l − A = k(x − low),  B − r = k(high − x)  (B = k + a in standard units)
+        k = self._standard()[0]
+        return k * (x - self.low), k * (self.high - x)
+
+    def _overhang(self):
+        # B − 1 = (k − 1) + a, with k − 1 = η/(e^ε − 1) in closed form
+        a = self._standard()[1]
+        w = self._half() * (self._eta() / math.expm1(self.epsilon) + a)
+        return w, w
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PiecewiseMechanism(_UnbiasedPiecewise):
+    """Piecewise Mechanism (PM) from ``[low, high]`` (default ``[-1, 1]``), unbiased.
+
+    On ``[-1, 1]``: output ``[−C, C]`` with ``C = (s + 1)/(s − 1)``, ``s = e^{ε/2}``;
+    density ``p = (e^ε − s)/(2s + 2)`` on ``[l(x), l(x) + C − 1)`` with
+    ``l(x) = (C + 1)/2·x − (C − 1)/2``, and ``p·e^{-ε}`` elsewhere; ``E[Y] = x``.
+    It is the member ``η = s + 1`` of the type-I family (:class:`PTT`).
+    Guarantee: density ratio at most ``e^ε`` (ε-LDP).
+
+    References
+    ----------
+    Wang et al., "Collecting and analyzing multidimensional data with local
+    differential privacy", ICDE 2019; spec ``MECHANISMS.md`` §4.
+    """
+
+    epsilon: float
+    low: float = -1.0
+    high: float = 1.0
+
+    def _eta(self):
+        return math.exp(self.epsilon / 2.0) + 1.0
+
+    def _standard(self):
+        # closed forms: k = s/(s − 1) = 1 + 1/(s − 1),  a = 1/(s − 1),  B = (s + 1)/(s − 1)
+        a = 1.0 / math.expm1(self.epsilon / 2.0)
+        return 1.0 + a, a, 1.0 + 2.0 * a
+
+    def _central_mass(self):
+        return logistic(self.epsilon / 2.0)  # s/(s + 1)
+
+
+def ptt_theorem4_eta(epsilon: float) -> float:
+    """``η₀ = 1 + u^{1/3} + u^{-1/3}`` with ``u = e^ε + √(e^{2ε} − 1)`` (seed paper, Theorem 4).
+
+    ``η₀ − 1`` is the real root of ``w³ − 3w − 2e^ε = 0``.  Written with
+    ``u^{-1/3}`` instead of the cube root of ``e^ε − √(e^{2ε} − 1)``, which
+    cancels catastrophically for large ε.
+    """
+    u = math.exp(epsilon) + math.sqrt(math.expm1(2.0 * epsilon))
+    root = u ** (1.0 / 3.0)
+    return 1.0 + root + 1.0 / root
+
+
+@dataclass(frozen=True, kw_only=True, repr=False)
+class PTT(_UnbiasedPiecewise):
+    """Type-I piecewise transformation technique (I-PTT) with the seed's variance-optimal ``a``.
+
+    Density ``p`` on ``[k t − a, k t + a)`` and ``p·e^{-ε}`` on the rest of
+    ``[−B, B]`` (standard coordinates, see ``_UnbiasedPiecewise``); unbiased.
+    By default ``η = B/a`` is the seed's Theorem 4 value
+    :func:`ptt_theorem4_eta`, i.e. ``a = k/(η₀ − 1)`` (its Eq. 19); pass ``eta``
+    to choose another member (``eta = e^{ε/2} + 1`` gives PM).
+    Guarantee: density ratio at most ``e^ε`` (ε-LDP; seed Theorem 1).
+
+    Notes
+    -----
+    The seed minimises its Eq. (A.1) over ``η`` with ``k`` held fixed, but total
+    mass 1 ties them: ``k = 1 + η/(e^ε − 1)``.  With that constraint ``η₀`` is
+    close to the minimiser of the variance at the interval's centre for ε ≳ 3,
+    not of the worst-case variance (e.g. ε = 1: worst-case variance 5.97 for
+    ``η₀`` vs 5.22 for PM).  The seed's Eq. (17) for PM, ``k = 2s/(s − 1)``,
+    ``a = 2/(s − 1)``, is twice the normalised ``k = s/(s − 1)``, ``a = 1/(s − 1)``.
+
+    References
+    ----------
+    Ma, Zhu & Wang, "OPTT: Optimal piecewise transformation technique for
+    analyzing numerical data under local differential privacy", Theorems 1–4 and
+    Appendix A.
+    """
+
+    epsilon: float
+    low: float = -1.0
+    high: float = 1.0
+    eta: float | None = None
+
+    def _validate_parameters(self):
+        super()._validate_parameters()
+        if self.eta is not None:
+            eta = check_finite(self.eta, "eta")
+            if eta <= 1.0:
+                raise ValueError(f"eta must be > 1, got {eta}")
+            object.__setattr__(self, "eta", eta)
+
+    def _eta(self):
+        return ptt_theorem4_eta(self.epsilon) if self.eta is None else self.eta
