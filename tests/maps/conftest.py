@@ -271,3 +271,22 @@ def read_payloads():
 def make_big():
     """``make_big(n_users, per_user, seed=0) -> (frame, reports)``."""
     return big_tracks
+
+
+@pytest.fixture
+def checkin_files(tmp_path):
+    """A check-in CSV (5 synthetic users) and a released CSV in the form ``tracs perturb`` writes."""
+    import data_loaders
+
+    checkins = data_loaders.synthetic_checkins(users=5, seed=3, checkins_per_user=12)
+    table = checkins.drop(columns="geometry").assign(lat=checkins.geometry.y, lng=checkins.geometry.x)
+    source = tmp_path / "checkins.csv"
+    table.to_csv(source, index=False)
+    trajs = data_loaders.to_trajectories(data_loaders.load_checkins(source))
+    noise = np.random.default_rng(4).normal(0, 700, np.shape(trajs.coords))
+    released = trajs.with_coords(np.asarray(trajs.coords) + noise).to_wgs84().frame
+    out = released[["uid", "trajectory", "datetime"]].assign(
+        lat=released.geometry.y, lng=released.geometry.x, epsilon_point=4.0)
+    path = tmp_path / "released.csv"
+    out.to_csv(path, index=False)
+    return source, path

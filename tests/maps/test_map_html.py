@@ -65,7 +65,7 @@ def test_layers_groups_and_payloads(tracks, reports, rounded, pois, read_payload
     # layer control, legend (with ε and method), fitted bounds, heat map (hidden), no tiles
     assert "L.control.layers(" in html
     assert "TraCS-D" in html and "&epsilon; = 2 per point" in html
-    assert ".fitBounds(" in html
+    assert ".fitBounds([[" in html and "animate: false" in html
     assert html.count("L.heatLayer(") == 1
     assert "L.tileLayer(" not in html
     assert "L.markerClusterGroup" not in html  # 40 POIs are not clustered

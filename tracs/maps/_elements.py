@@ -21,7 +21,7 @@ import json
 from branca.element import Element, Figure, MacroElement
 from jinja2 import Template
 
-__all__ = ["TrackLayer", "Legend", "ViewSync", "to_js", "add_runtime"]
+__all__ = ["TrackLayer", "Legend", "ViewSync", "FitView", "to_js", "add_runtime"]
 
 _RUNTIME = """<script>
 var tracsMaps = (function () {
@@ -256,3 +256,24 @@ class ViewSync(_RuntimeElement):
         self._name = "ViewSync"
         self.left = left
         self.right = right
+
+
+class FitView(MacroElement):
+    """Fit the map to ``bounds`` at once, without the zoom animation.
+
+    ``folium.Map.fit_bounds`` animates the zoom, so for a moment after loading the
+    view is not settled (and a linked map would follow a moving target).
+    """
+
+    _template = Template(
+        "{% macro script(this, kwargs) %}\n"
+        "{{ this._parent.get_name() }}.fitBounds({{ this.bounds }}, "
+        "{maxZoom: {{ this.max_zoom }}, animate: false});\n"
+        "{% endmacro %}"
+    )
+
+    def __init__(self, bounds, max_zoom: int):
+        super().__init__()
+        self._name = "FitView"
+        self.bounds = to_js([[float(v) for v in corner] for corner in bounds])
+        self.max_zoom = int(max_zoom)

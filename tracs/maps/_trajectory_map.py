@@ -11,7 +11,7 @@ from branca.element import Element
 from folium.plugins import FastMarkerCluster, HeatMap
 
 from .._validation import check_epsilon
-from ._elements import Legend, TrackLayer
+from ._elements import FitView, Legend, TrackLayer
 from ._inputs import Rows, as_rows, same_length
 from ._selection import select_users
 
@@ -306,7 +306,7 @@ def trajectory_map(
         n_users_total=len(set(orig.uid.tolist())), n_points=len(drawn),
         n_points_total=len(orig), dashed=point_markers,
     )).add_to(fmap)
-    fmap.fit_bounds([[south, west], [north, east]], max_zoom=16)
+    FitView([[south, west], [north, east]], max_zoom=16).add_to(fmap)
     return fmap
 
 
