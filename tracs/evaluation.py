@@ -304,16 +304,13 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
     """
     if max_trajectories is not None:
         max_trajectories = _check_count(max_trajectories, "max_trajectories")
+        if max_trajectories < len(trajectories):
+            trajectories = trajectories.select(np.arange(max_trajectories))
     coords = np.asarray(trajectories.coords, dtype=np.float64)
     offsets = np.asarray(trajectories.offsets, dtype=np.int64)
-    if max_trajectories is not None and max_trajectories < len(offsets) - 1:
-        offsets = offsets[: max_trajectories + 1]
-        coords = coords[: offsets[-1]]
-        pois = np.unique(coords, axis=0)
-    else:
-        pois = np.asarray(trajectories.pois(), dtype=np.float64)
     if len(coords) == 0:
         raise ValueError(f"{name}: no points left to perturb")
+    pois = np.asarray(trajectories.pois().coords, dtype=np.float64)
     region = trajectories.region()
     return Dataset(name=name, region=region, offsets=offsets, coords=coords, units="m",
                    pois=pois, normalise=True, trajectories=trajectories)
@@ -331,24 +328,40 @@ def data_path(name: str) -> Path:
     return path
 
 
-def read_checkins(source, *, name: str | None = None):
-    """Read check-ins with the matching loader: Foursquare, Gowalla or any generic file."""
+def read_checkins(source, *, name: str | None = None, fmt: str = "auto"):
+    """Read check-ins with the matching loader.
+
+    ``name`` among :data:`DATA_FILES` reads that sample from ``TRACS_DATA_DIR``.
+    Otherwise ``source`` is a path read as ``fmt``: ``"checkins"`` (any table with
+    ``uid``, ``datetime``, ``lat``, ``lng`` columns, GeoJSON or GeoParquet —
+    ``data_loaders.load_checkins``), ``"foursquare"``, ``"gowalla"``, or ``"auto"``:
+    the first of these three that reads the file.
+    """
     import data_loaders
 
-    key = name if name in DATA_FILES else None
-    path = data_path(key) if key else Path(source)
-    if not key and not path.exists():
+    loaders = {"checkins": data_loaders.load_checkins, "foursquare": data_loaders.load_foursquare,
+               "gowalla": data_loaders.load_gowalla}
+    if name in DATA_FILES:
+        return (data_loaders.load_gowalla if name == "chi" else data_loaders.load_foursquare)(data_path(name))
+    path = Path(source)
+    if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
-    if key == "chi":
-        return data_loaders.load_gowalla(path)
-    if key in ("tky", "nyc"):
-        return data_loaders.load_foursquare(path)
-    return data_loaders.load_checkins(path)
+    if fmt != "auto":
+        if fmt not in loaders:
+            raise ValueError(f"unknown input format {fmt!r}; choose from auto, {', '.join(loaders)}")
+        return loaders[fmt](path)
+    errors = []
+    for loader in loaders.values():
+        try:
+            return loader(path)
+        except ValueError as exc:  # not this format (or no usable row): try the next one
+            errors.append(exc)
+    raise ValueError(f"cannot read {path.name} as check-ins: {errors[0]}")
 
 
 def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed: int = 0,
                  max_trajectories: int | None = None, split_gap=None, min_points: int = 1,
-                 synthetic_users: int = 50) -> Dataset:
+                 synthetic_users: int = 50, fmt: str = "auto") -> Dataset:
     """Build a :class:`Dataset` from a name or a path.
 
     Parameters
@@ -367,6 +380,8 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
         Keep only the first trajectories of check-in data.
     split_gap, min_points
         Passed to ``data_loaders.to_trajectories`` (by default one trajectory per user).
+    fmt : str
+        Format of a file given by path (see :func:`read_checkins`).
     """
     if name in REGIONS:
         return continuous_dataset(name, trajectories=trajectories, points=points)
@@ -375,7 +390,7 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     if name == "synthetic":
         checkins = data_loaders.synthetic_checkins(users=synthetic_users, seed=seed)
     else:
-        checkins = read_checkins(name, name=name)
+        checkins = read_checkins(name, name=name, fmt=fmt)
     if len(checkins) == 0:
         raise ValueError(f"{name}: the file holds no check-ins")
     trajs = data_loaders.to_trajectories(checkins, split_gap=split_gap, min_points=min_points)

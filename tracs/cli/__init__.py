@@ -23,6 +23,7 @@ _COMMANDS = ("perturb", "evaluate", "demo")
 def build_parser() -> Parser:
     """The argument parser of the ``tracs`` command and all its subcommands."""
     from importlib import import_module
+    from importlib.util import find_spec
 
     from .. import __version__
 
@@ -37,12 +38,8 @@ def build_parser() -> Parser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in _COMMANDS:
         import_module(f"{__name__}.{name}").add_parser(subparsers)
-    try:  # the map command lives in its own module and may not be installed yet
-        from . import map_command
-    except ImportError:
-        map_command = None
-    if map_command is not None:
-        map_command.add_parser(subparsers)
+    if find_spec(f"{__name__}.map_command") is not None:  # the map command lives in its own module
+        import_module(f"{__name__}.map_command").add_parser(subparsers)
     return parser
 
 

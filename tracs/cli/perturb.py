@@ -36,6 +36,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("input", metavar="INPUT",
                    help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, "
                         "GeoJSON or GeoParquet with user, time and coordinates")
+    p.add_argument("--input-format", default="auto", choices=("auto", "checkins", "foursquare", "gowalla"),
+                   help="how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / "
+                        "GeoParquet), foursquare, gowalla, or auto (default: the first that reads it)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
                    help="file to write (.csv, .geojson or .parquet)")
     p.add_argument("-m", "--method", required=True, choices=list(METHODS), metavar="METHOD",
@@ -99,7 +102,7 @@ def run(args) -> int:
 
     spec = METHODS[args.method]
 
-    checkins = read_checkins(source)
+    checkins = read_checkins(source, fmt=args.input_format)
     if len(checkins) == 0:
         raise CLIError(f"{source} holds no usable check-ins")
     trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap)
@@ -107,7 +110,7 @@ def run(args) -> int:
     offsets = np.asarray(trajs.offsets, dtype=np.int64)
     if len(coords) == 0:
         raise CLIError(f"{source}: no points left to perturb")
-    ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois(), dtype=np.float64),
+    ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois().coords, dtype=np.float64),
                         anchor=args.anchor)
     rng = np.random.default_rng(args.seed)
     released, eps_point = perturb_trajectories(spec, ctx, coords, offsets, args.epsilon,
@@ -144,6 +147,7 @@ def released_frame(trajs, released, eps_point, eps_traj):
     frame.insert(len(keep) + 1, "lng", frame.geometry.x.to_numpy())
     frame["epsilon_point"] = eps_point
     frame["epsilon_trajectory"] = eps_traj
+    frame.attrs = {}  # the loader's report stays with the input, not in the published file
     return frame
 
 
