@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from _helpers import integrate_moment
+from scipy import stats
 
 import tracs.mechanisms as m
 
@@ -120,21 +121,6 @@ def test_atom_ratio_is_bounded(name, epsilon):
 
 
 # -- normalisation -----------------------------------------------------------------------
-def integrate_pdf(mech, x0: float, lo: float, hi: float) -> float:
-    """``∫ pdf(t | x0) dt`` over ``[lo, hi]``, split at the density's jumps (adaptive quad)."""
-    pieces = np.sort(mech._breakpoints(np.array(x0)).ravel())
-    pieces = np.unique(np.concatenate([[lo, hi], pieces[(pieces > lo) & (pieces < hi)]]))
-    total = 0.0
-    for a, b in zip(pieces[:-1], pieces[1:]):
-        if b - a < 1e-12 * (hi - lo):  # a sliver between two rounded end points
-            total += float(mech.pdf(0.5 * (a + b), x0)) * (b - a)
-            continue
-        value, _ = integrate.quad(lambda t: float(mech.pdf(t, x0)), a, b, limit=200,
-                                  epsabs=1e-14, epsrel=1e-12)
-        total += value
-    return total
-
-
 @pytest.mark.parametrize("epsilon", [1e-3, 1.0, 5.0, 20.0])
 @pytest.mark.parametrize("name", NAMES)
 def test_density_integrates_to_one(name, epsilon):
@@ -146,14 +132,14 @@ def test_density_integrates_to_one(name, epsilon):
         x0 = float(x0)
         atoms = float(np.sum(mech.atoms(x0)[1]))
         if math.isfinite(dom.low) and math.isfinite(dom.high):
-            assert integrate_pdf(mech, x0, dom.low, dom.high) + atoms == pytest.approx(1.0, abs=1e-7)
+            assert integrate_moment(mech, x0, dom.low, dom.high) + atoms == pytest.approx(1.0, abs=1e-7)
         else:
             # the real line: the density over x0 ± 3Δ must match the cdf there
             # (whose limits 0 and 1 at ±infinity are checked below)
             reach = 3.0 * (mech.input_domain.high - mech.input_domain.low)
             lo, hi = x0 - reach, x0 + reach
             expected = float(mech.cdf(hi, x0) - mech.cdf(lo, x0))
-            assert integrate_pdf(mech, x0, lo, hi) == pytest.approx(expected, abs=1e-9)
+            assert integrate_moment(mech, x0, lo, hi) == pytest.approx(expected, abs=1e-9)
 
 
 @pytest.mark.parametrize("epsilon", [1e-6, 1e-3, 1.0, 50.0])

@@ -26,6 +26,7 @@ from .circular import Purkayastha
 from .discrete import KRR, Duchi
 from .optimal import OptimalCircular, OptimalClassical, OptimalUnbiased
 from .piecewise import PTT, PiecewiseMechanism, SquareWave
+from .split import BudgetSplit, optimal_split
 from .transforms import Compressed, Truncated
 
 __all__ = [
@@ -48,4 +49,6 @@ __all__ = [
     "KRR",
     "Compressed",
     "Truncated",
+    "optimal_split",
+    "BudgetSplit",
 ]
