@@ -75,7 +75,7 @@ def _naive_foursquare_times(values: list) -> list:
 def run(quick: bool = False) -> None:
     import data_loaders as dl
 
-    n_target = 50_000 if quick else 1_000_000
+    n_target = 20_000 if quick else 1_000_000
     per_user = 50
     checkins = dl.synthetic_checkins(users=n_target // per_user, seed=2024,
                                      checkins_per_user=per_user)
