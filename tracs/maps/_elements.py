@@ -21,7 +21,7 @@ import json
 from branca.element import Element, Figure, MacroElement
 from jinja2 import Template
 
-__all__ = ["TrackLayer", "Legend", "ViewSync", "FitView", "to_js", "add_runtime"]
+__all__ = ["TrackLayer", "Legend", "ViewSync", "FitView", "HeaderStyle", "to_js", "add_runtime"]
 
 _RUNTIME = """<script>
 var tracsMaps = (function () {
@@ -277,3 +277,19 @@ class FitView(MacroElement):
         self._name = "FitView"
         self.bounds = to_js([[float(v) for v in corner] for corner in bounds])
         self.max_zoom = int(max_zoom)
+
+
+class HeaderStyle(MacroElement):
+    """CSS put in the header of whatever page the map ends up in (named: once per page)."""
+
+    def __init__(self, css: str, name: str):
+        super().__init__()
+        self._name = "HeaderStyle"
+        self.css = css
+        self.key = name
+
+    def render(self, **kwargs):
+        figure = self.get_root()
+        if isinstance(figure, Figure):
+            figure.header.add_child(Element(f"<style>{self.css}</style>"), name=self.key)
+        super().render(**kwargs)

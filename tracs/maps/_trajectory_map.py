@@ -7,11 +7,10 @@ import numbers
 
 import folium
 import numpy as np
-from branca.element import Element
 from folium.plugins import FastMarkerCluster, HeatMap
 
 from .._validation import check_epsilon
-from ._elements import FitView, Legend, TrackLayer
+from ._elements import FitView, HeaderStyle, Legend, TrackLayer
 from ._inputs import Rows, as_rows, same_length
 from ._selection import select_users
 
@@ -32,7 +31,7 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
            "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22")
 LINK_COLOR = "#555555"
 POI_COLOR = "#6b6b6b"
-NO_TILES_STYLE = "<style>div.folium-map.leaflet-container { background: #f3f2ee; }</style>"
+NO_TILES_STYLE = "div.folium-map.leaflet-container { background: #f3f2ee; }"
 
 
 def _haversine_m(a: Rows, b: Rows, rows: np.ndarray) -> np.ndarray:
@@ -266,7 +265,7 @@ def trajectory_map(
     fmap.default_js = [pair for pair in fmap.default_js if pair[0] == "leaflet"]
     fmap.default_css = [pair for pair in fmap.default_css if pair[0] == "leaflet_css"]
     if tiles is None:
-        fmap.get_root().header.add_child(Element(NO_TILES_STYLE), name="tracs_no_tiles")
+        HeaderStyle(NO_TILES_STYLE, "tracs_no_tiles").add_to(fmap)
 
     if poi_rows is not None:
         _add_pois(fmap, poi_rows, poi_ids, cluster_pois)
