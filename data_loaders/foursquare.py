@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ._checkins import build_checkins, check_duplicates_policy, check_strict, integer_ids
-from ._io import check_path, map_header, read_table, sniff
+from ._io import check_path, read_known_format
 
 __all__ = ["load_foursquare", "parse_foursquare_time"]
 
@@ -156,21 +156,6 @@ def _offsets(values: pd.Series) -> pd.Series:
     return offset.astype("Int64") if offset.isna().any() else offset.astype(np.int64)
 
 
-def _detect(path, head):
-    """Return (header?, rename map) for a Foursquare file, or raise ValueError."""
-    what = "Foursquare TSMC2014"
-    if len(head.fields) != len(_COLUMNS):
-        hint = " (it looks like Gowalla: use load_gowalla)" if len(head.fields) == 5 else ""
-        raise ValueError(
-            f"{path} is not a {what} file: its first line has {len(head.fields)} "
-            f"{'tab' if head.sep == chr(9) else repr(head.sep)}-separated fields, expected 8 "
-            f"(user, venue, category id, category, latitude, longitude, timezone offset, "
-            f"UTC time){hint}")
-    if _TIME.match(head.fields[7]):
-        return False, None
-    return True, map_header(head.fields, _ALIASES, _COLUMNS, path=path, what=what)
-
-
 def load_foursquare(path, *, strict: bool = False, duplicates: str = "keep",
                     encoding: str | None = None):
     """Load Foursquare TSMC2014 check-ins (original TSV or CSV with header).
@@ -207,17 +192,12 @@ def load_foursquare(path, *, strict: bool = False, duplicates: str = "keep",
     path = check_path(path)
     check_duplicates_policy(duplicates)
     strict = check_strict(strict)
-    head = sniff(path, what="Foursquare TSMC2014", encoding=encoding)
-    header, rename = _detect(path, head)
-    text = ("venue", "category_id", "category", "time")
-    if header:
-        table = read_table(path, sep=head.sep, header=True, encoding=encoding,
-                           text=[orig for orig, canon in rename.items() if canon in text])
-        raw = table.frame.rename(columns=rename)
-    else:
-        table = read_table(path, sep=head.sep, header=False, names=list(_COLUMNS), text=text,
-                           encoding=encoding)
-        raw = table.frame
+    raw, table, sep = read_known_format(
+        path, what="Foursquare TSMC2014", columns=_COLUMNS, aliases=_ALIASES, time_field=7,
+        time_pattern=_TIME, text=("venue", "category_id", "category", "time"), encoding=encoding,
+        describe="user, venue, category id, category, latitude, longitude, timezone offset, "
+                 "UTC time",
+        hints={5: " (it looks like Gowalla: use load_gowalla)"})
     time = parse_foursquare_time(raw["time"])
     offset, notes = _offsets(raw["offset"]), list(table.notes)
     if offset.isna().any():
@@ -229,5 +209,5 @@ def load_foursquare(path, *, strict: bool = False, duplicates: str = "keep",
         extra={"category": raw["category"], "category_id": raw["category_id"],
                "local_time": local, "utc_offset": offset},
         lines=table.lines, bad_lines=table.bad_lines, blank_lines=table.blank_lines,
-        notes=notes, source=path.name, fmt="foursquare-" + ("csv" if head.sep == "," else "tsv"),
+        notes=notes, source=path.name, fmt="foursquare-" + ("csv" if sep == "," else "tsv"),
         duplicates=duplicates, strict=strict)

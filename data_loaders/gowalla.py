@@ -21,7 +21,7 @@ import re
 import pandas as pd
 
 from ._checkins import build_checkins, check_duplicates_policy, check_strict, integer_ids
-from ._io import check_path, map_header, read_table, sniff
+from ._io import check_path, read_known_format
 
 __all__ = ["load_gowalla", "parse_iso_time"]
 
@@ -48,19 +48,6 @@ def parse_iso_time(values) -> pd.Series:
     if not (pd.api.types.is_string_dtype(s.dtype) or s.dtype == object):
         s = s.astype("string")
     return pd.to_datetime(s, format="ISO8601", utc=True, errors="coerce")
-
-
-def _detect(path, head):
-    what = "Gowalla check-in"
-    if len(head.fields) != len(_COLUMNS):
-        hint = " (it looks like Foursquare: use load_foursquare)" if len(head.fields) == 8 else ""
-        raise ValueError(
-            f"{path} is not a {what} file: its first line has {len(head.fields)} "
-            f"{'tab' if head.sep == chr(9) else repr(head.sep)}-separated fields, expected 5 "
-            f"(user, time, latitude, longitude, location id){hint}")
-    if _ISO.match(head.fields[1]):
-        return False, None
-    return True, map_header(head.fields, _ALIASES, _COLUMNS, path=path, what=what)
 
 
 def load_gowalla(path, *, strict: bool = False, duplicates: str = "keep",
@@ -96,15 +83,11 @@ def load_gowalla(path, *, strict: bool = False, duplicates: str = "keep",
     path = check_path(path)
     check_duplicates_policy(duplicates)
     strict = check_strict(strict)
-    head = sniff(path, what="Gowalla check-in", encoding=encoding)
-    header, rename = _detect(path, head)
-    if header:
-        table = read_table(path, sep=head.sep, header=True, encoding=encoding)
-        raw = table.frame.rename(columns=rename)
-    else:
-        table = read_table(path, sep=head.sep, header=False, names=list(_COLUMNS),
-                           encoding=encoding)
-        raw = table.frame
+    raw, table, sep = read_known_format(
+        path, what="Gowalla check-in", columns=_COLUMNS, aliases=_ALIASES, time_field=1,
+        time_pattern=_ISO, encoding=encoding,
+        describe="user, time, latitude, longitude, location id",
+        hints={8: " (it looks like Foursquare: use load_foursquare)"})
     location = raw["location"]
     if not pd.api.types.is_integer_dtype(location.dtype):
         numeric = integer_ids(location)
@@ -114,5 +97,5 @@ def load_gowalla(path, *, strict: bool = False, duplicates: str = "keep",
         uid=integer_ids(raw["user"]), time=parse_iso_time(raw["time"]), lat=raw["lat"],
         lng=raw["lng"], poi=location, lines=table.lines, bad_lines=table.bad_lines,
         blank_lines=table.blank_lines, notes=table.notes, source=path.name,
-        fmt="gowalla-" + ("csv" if head.sep == "," else "tsv"), duplicates=duplicates,
+        fmt="gowalla-" + ("csv" if sep == "," else "tsv"), duplicates=duplicates,
         strict=strict)
