@@ -7,7 +7,9 @@ time with the library's public per-point calls (region geometry and the 1-D
 mechanisms), the way straightforward code would; it runs on a small sample and
 its rate is extrapolated.  ``peak B/pt`` is the peak of memory allocated during
 the call (tracemalloc, which numpy reports to), divided by the number of points:
-the caller's input is not counted, the returned array (16 B/pt) is.
+the caller's input is not counted, the returned array (16 B/pt) is.  ``cpu`` is
+the rate in CPU time of the process (one call), which other processes sharing
+the machine do not distort as they do the wall-clock rate.
 """
 
 from __future__ import annotations
@@ -85,6 +87,13 @@ def _peak_bytes_per_point(fn, n: int) -> float:
     return (peak - base) / n
 
 
+def _cpu_seconds(fn) -> float:
+    """CPU seconds of one call of ``fn`` (robust to other processes sharing the core)."""
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
 def _naive_rate(naive, region, n_naive):
     if naive is None:
         return 0, 0.0
@@ -123,11 +132,13 @@ def run(quick: bool = False) -> None:
         perturber.perturb_many(pts[:1000], np.arange(0, 1001, min(length, 1000)), rng=0)  # compile
         call = lambda: perturber.perturb_many(pts, offsets, rng=0, **kwargs)  # noqa: E731
         seconds = best_time(call, repeat=repeat)
+        cpu = _cpu_seconds(call)
         peak = _peak_bytes_per_point(call, n)
         key = naive.__name__ if naive else None
         if key not in naive_cache:
             naive_cache[key] = _naive_rate(naive, region, n_naive)
         naive_items, naive_seconds = naive_cache[key]
-        rows.append(Row(name, n, seconds, naive_items, naive_seconds, extra=f"peak {peak:5.1f} B/pt"))
+        rows.append(Row(name, n, seconds, naive_items, naive_seconds,
+                        extra=f"cpu {n / cpu / 1e6:6.2f} M/s, peak {peak:5.1f} B/pt"))
         del pts, offsets
     print_table("perturbers (ε = 4 per point, one core)", rows, unit="points")
