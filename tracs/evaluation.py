@@ -300,18 +300,21 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
 
     The region is the bounding rectangle of the data (``trajectories.region()``), the
     discrete location space its distinct points of interest.  ``max_trajectories``
-    keeps the first trajectories only (for quick runs).
+    perturbs the first trajectories only (for quick runs); the region and the POIs
+    stay those of the whole data set.
     """
+    # the location space and the region are those of the whole data set, even when only
+    # the first trajectories are perturbed
+    if len(trajectories.coords) == 0:
+        raise ValueError(f"{name}: no points left to perturb")
+    pois = np.asarray(trajectories.pois().coords, dtype=np.float64)
+    region = trajectories.region()
     if max_trajectories is not None:
         max_trajectories = _check_count(max_trajectories, "max_trajectories")
         if max_trajectories < len(trajectories):
             trajectories = trajectories.select(np.arange(max_trajectories))
     coords = np.asarray(trajectories.coords, dtype=np.float64)
     offsets = np.asarray(trajectories.offsets, dtype=np.int64)
-    if len(coords) == 0:
-        raise ValueError(f"{name}: no points left to perturb")
-    pois = np.asarray(trajectories.pois().coords, dtype=np.float64)
-    region = trajectories.region()
     return Dataset(name=name, region=region, offsets=offsets, coords=coords, units="m",
                    pois=pois, normalise=True, trajectories=trajectories)
 

@@ -75,29 +75,26 @@ def run(args) -> int:
     ctx = evaluation.MethodContext(region=dataset.region, pois=dataset.pois)
     perturber = evaluation.METHODS["tracs-d"].build(ctx, eps)
     rng = np.random.default_rng(evaluation.cell_seed(args.seed, "demo", eps, 0))
-    released = ctx.poi_space.round(perturber.perturb_many(dataset.coords, dataset.offsets, rng=rng))[0]
+    raw = perturber.perturb_many(dataset.coords, dataset.offsets, rng=rng)
+    released = ctx.poi_space.round(raw)[0]
     trajs = dataset.trajectories
     eps_point = np.full(len(released), eps)
     eps_traj = np.repeat(eps * np.diff(dataset.offsets), np.diff(dataset.offsets))
     path = out_dir / f"released_tracs-d_eps{eps:g}.csv"
     write_frame(released_frame(trajs, released, eps_point, eps_traj), path, "CSV")
     written.append(path)
-    written.extend(_write_map(trajs, released, out_dir / "map.html", eps))
+    written.extend(_write_map(trajs, raw, released, out_dir / "map.html", eps))
     print("wrote " + ", ".join(str(p) for p in written))
     return 0
 
 
-def _write_map(trajs, released, path: Path, eps: float) -> list[Path]:
-    """Original and released trajectories on a map, when tracs.maps is available."""
+def _write_map(trajs, raw, rounded, path: Path, eps: float) -> list[Path]:
+    """True, released and rounded trajectories of a few users on a map (needs tracs.maps)."""
     try:
-        from ..maps import trajectory_map
+        from ..maps import save_map, trajectory_map
     except ImportError:
         print("map skipped: tracs.maps is not available", file=sys.stderr)
         return []
-    shown = min(5, len(trajs.offsets) - 1)  # a few trajectories keep the map readable
-    end = int(trajs.offsets[shown])
-    original = trajs.frame.iloc[:end]
-    perturbed = trajs.with_coords(released).frame.iloc[:end]
-    fmap = trajectory_map(original, perturbed)
-    fmap.save(str(path))
-    return [path]
+    page = trajectory_map(trajs, raw, rounded=rounded, users=5, epsilon=eps, method="TraCS-D",
+                          title=f"TraCS-D, ε = {eps:g} per point: 5 users")
+    return [save_map(page, path)]

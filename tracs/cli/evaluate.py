@@ -73,6 +73,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
+def _num(x: float) -> str:
+    """A number for a table: thousands separators for large ones, 4 significant digits else."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
 def format_table(summary) -> str:
     """The summary as an aligned text table."""
     units = summary["units"].iloc[0]
@@ -81,8 +86,8 @@ def format_table(summary) -> str:
               f"{'AE (paper units)':>17} {'µs/point':>10}" + "".join(f" {c:>18}" for c in extra))
     lines = [header, "-" * len(header)]
     for row in summary.itertuples(index=False):
-        ci = f"[{row.ae_ci_low:,.4g}, {row.ae_ci_high:,.4g}]"
-        line = (f"{row.label:<10} {row.epsilon:>6g} {row.repetitions:>5d} {row.ae_mean:>14,.4g} {ci:>25} "
+        ci = f"[{_num(row.ae_ci_low)}, {_num(row.ae_ci_high)}]"
+        line = (f"{row.label:<10} {row.epsilon:>6g} {row.repetitions:>5d} {_num(row.ae_mean):>14} {ci:>25} "
                 f"{row.ae_mean_normalised:>17.4g} {row.seconds_per_point * 1e6:>10.2f}")
         line += "".join(f" {getattr(row, c):>18.4f}" for c in extra)
         lines.append(line)
