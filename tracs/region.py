@@ -86,8 +86,11 @@ class Region:
     def diameter(self) -> float:
         """Largest distance between two points of the region (attained at two vertices)."""
         v = self._vertices
-        diff = v[:, None, :] - v[None, :, :]
-        return float(np.sqrt(np.max(np.einsum("ijk,ijk->ij", diff, diff))))
+        best = 0.0
+        for start in range(0, len(v), 512):  # bounded memory for hulls with many vertices
+            diff = v[start:start + 512, None, :] - v[None, :, :]
+            best = max(best, float(np.max(np.einsum("ijk,ijk->ij", diff, diff))))
+        return math.sqrt(best)
 
     @property
     def area(self) -> float:
@@ -170,14 +173,14 @@ class Region:
         return self._exit_distance(o, np.cos(phi), np.sin(phi))
 
     def _exit_distance(self, o: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
-        """Exit distance along the unit direction ``(c, s)`` (no validation)."""
-        nx, ny, b = self._normals[:, 0], self._normals[:, 1], self._offsets
-        ox, oy = o[..., 0, None], o[..., 1, None]
-        slack = np.maximum(b - (ox * nx + oy * ny), 0.0)
-        nd = c[..., None] * nx + s[..., None] * ny
+        """Exit distance along the unit direction ``(c, s)`` (no validation; broadcast)."""
+        ox, oy = o[..., 0], o[..., 1]
+        out = np.full(np.broadcast_shapes(ox.shape, np.shape(c)), np.inf)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            t = np.where(nd > 0.0, slack / nd, np.inf)
-        out = np.min(t, axis=-1)
+            for (nx, ny), b in zip(self._normals, self._offsets):  # O(n) memory per edge
+                nd = c * nx + s * ny
+                slack = np.maximum(b - (ox * nx + oy * ny), 0.0)
+                np.minimum(out, np.where(nd > 0.0, slack / nd, np.inf), out=out)
         return np.where(np.isfinite(out), out, 0.0) + 0.0  # "+ 0.0" turns -0.0 into 0.0
 
     def direction_distance(self, origins, points) -> tuple[np.ndarray, np.ndarray]:
@@ -201,15 +204,16 @@ class Region:
         phi = np.arctan2(dy, dx)
         phi = np.where(phi < 0.0, phi + 2 * np.pi, phi)
         phi = np.where(phi >= 2 * np.pi, 0.0, phi) + 0.0  # as Circle.wrap: -0.0 becomes 0.0
-        nx, ny, b = self._normals[:, 0], self._normals[:, 1], self._offsets
-        nd = dx[..., None] * nx + dy[..., None] * ny
-        slack = b - (o[..., 0, None] * nx + o[..., 1, None] * ny)
-        leaving = nd > 0.0
+        u = np.zeros(phi.shape)
+        at_once = np.zeros(phi.shape, dtype=bool)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            ratio = np.where(leaving & (slack > 0.0), nd / slack, 0.0)
-        u = np.minimum(np.max(ratio, axis=-1), 1.0)
-        u = np.where(np.any(leaving & (slack <= 0.0), axis=-1), 0.0, u)
-        return phi, u
+            for (nx, ny), b in zip(self._normals, self._offsets):
+                nd = dx * nx + dy * ny
+                slack = b - (o[..., 0] * nx + o[..., 1] * ny)
+                leaving = nd > 0.0
+                np.maximum(u, np.where(leaving & (slack > 0.0), nd / slack, 0.0), out=u)
+                at_once |= leaving & (slack <= 0.0)
+        return phi, np.where(at_once, 0.0, np.minimum(u, 1.0))
 
     def _clamp_from(self, o: np.ndarray, p: np.ndarray) -> np.ndarray:
         """Undo rounding of sampled points ``p`` (in place) drawn along rays from ``o``.
@@ -243,15 +247,18 @@ class Region:
         outside = ~self._contains(flat)
         if not np.any(outside):
             return pts
-        q = flat[outside]
+        where = np.flatnonzero(outside)
         a = self._vertices
         d = np.roll(a, -1, axis=0) - a
-        # nearest point of every edge segment, then the closest of them
-        t = np.einsum("nmk,mk->nm", q[:, None, :] - a[None], d) / np.einsum("mk,mk->m", d, d)
-        t = np.clip(t, 0.0, 1.0)
-        near = a[None] + t[..., None] * d[None]
-        dist = np.einsum("nmk,nmk->nm", q[:, None, :] - near, q[:, None, :] - near)
-        flat[outside] = near[np.arange(len(q)), np.argmin(dist, axis=1)]
+        step = max(1, (1 << 18) // len(a))  # bounded (block, edges) temporaries
+        for start in range(0, len(where), step):
+            rows = where[start:start + step]
+            q = flat[rows]
+            # nearest point of every edge segment, then the closest of them
+            t = np.einsum("nmk,mk->nm", q[:, None, :] - a[None], d) / np.einsum("mk,mk->m", d, d)
+            near = a[None] + np.clip(t, 0.0, 1.0)[..., None] * d[None]
+            dist = np.einsum("nmk,nmk->nm", q[:, None, :] - near, q[:, None, :] - near)
+            flat[rows] = near[np.arange(len(q)), np.argmin(dist, axis=1)]
         return pts
 
 

@@ -178,3 +178,15 @@ def test_regions_pickle():
 
     for region in (Rectangle(0, 0, 1, 2), ConvexRegion(HEXAGON)):
         assert pickle.loads(pickle.dumps(region)) == region
+
+
+def test_many_vertices_polygon():
+    """A 2000-gon (a disc): memory stays bounded, geometry is right."""
+    a = np.linspace(0, 2 * np.pi, 2000, endpoint=False)
+    disc = ConvexRegion(np.column_stack([np.cos(a), np.sin(a)]))
+    assert disc.diameter == pytest.approx(2.0)
+    rng = np.random.default_rng(0)
+    phi = rng.uniform(0, 2 * np.pi, 5000)
+    assert np.allclose(disc.exit_distance(np.zeros((5000, 2)), phi), 1.0, atol=2e-6)
+    clipped = disc.clip(3 * np.column_stack([np.cos(phi), np.sin(phi)]))
+    assert np.allclose(np.hypot(*clipped.T), 1.0, atol=2e-6) and disc.contains(clipped).all()
