@@ -17,7 +17,7 @@ def brute_exit(region, origin, angle):
     """Exit distance by bisection on containment (independent of the half-plane code)."""
     d = np.array([math.cos(angle), math.sin(angle)])
     lo, hi = 0.0, 2.0 * region.diameter
-    for _ in range(200):
+    for _ in range(60):
         mid = 0.5 * (lo + hi)
         if region.polygon.covers(shapely.Point(*(origin + mid * d))):
             lo = mid
@@ -186,7 +186,7 @@ def test_many_vertices_polygon():
     disc = ConvexRegion(np.column_stack([np.cos(a), np.sin(a)]))
     assert disc.diameter == pytest.approx(2.0)
     rng = np.random.default_rng(0)
-    phi = rng.uniform(0, 2 * np.pi, 5000)
-    assert np.allclose(disc.exit_distance(np.zeros((5000, 2)), phi), 1.0, atol=2e-6)
+    phi = rng.uniform(0, 2 * np.pi, 1000)
+    assert np.allclose(disc.exit_distance(np.zeros((1000, 2)), phi), 1.0, atol=2e-6)
     clipped = disc.clip(3 * np.column_stack([np.cos(phi), np.sin(phi)]))
     assert np.allclose(np.hypot(*clipped.T), 1.0, atol=2e-6) and disc.contains(clipped).all()
