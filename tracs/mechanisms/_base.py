@@ -22,6 +22,11 @@ from ._domain import Circle, Interval
 __all__ = ["Mechanism", "PiecewiseConstantMechanism", "check_error_power"]
 
 
+#: inputs from this size on go through the compiled kernel (smaller ones would
+#: mostly pay numba's import and dispatch); both paths give identical outputs
+COMPILED_MIN_SIZE = 4096
+
+
 def check_error_power(p) -> int:
     """Validate the error exponent ``p`` (1: absolute error, 2: squared error)."""
     if p not in (1, 2) or isinstance(p, bool):
@@ -87,9 +92,40 @@ class Mechanism(ABC):
             Values are clamped to the domain *after* sampling, only to undo
             floating-point rounding.
         """
+        rng = as_generator(rng)
+        if self._has_kernel() and np.size(x) >= COMPILED_MIN_SIZE:
+            return self._sample_compiled(x, rng)
         x = self.input_domain.validate(x, "x")
-        y = self._sample(x, as_generator(rng))
+        y = self._sample(x, rng)
         return self.output_domain.clip(np.asarray(y, dtype=np.float64))
+
+    # -- compiled fast path ------------------------------------------------------
+    def _kernel(self):
+        """``(kernel, args)`` of a compiled sampler (see ``_kernels``), or ``None``."""
+        return None
+
+    def _has_kernel(self) -> bool:
+        return type(self)._kernel is not Mechanism._kernel
+
+    def _sample_compiled(self, x, rng) -> np.ndarray:
+        """One fused pass: validation, sampling and clamping in a numba kernel.
+
+        Bit-identical to the NumPy reference :meth:`_sample` for the same
+        generator state (checked by the tests).  Invalid inputs are counted by
+        the kernel and then reported by the domain's usual validation error.
+        """
+        from . import _kernels
+
+        try:
+            arr = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"x must be numeric, got {type(x).__name__}") from exc
+        kernel, args = self._kernel()
+        out, bad = _kernels.run(kernel, arr, rng, *args)
+        if bad:
+            self.input_domain.validate(arr, "x")  # raises with the count and the domain
+            raise ValueError(f"{bad} value(s) of x are NaN or outside the input domain")
+        return out
 
     def pdf(self, y, x) -> np.ndarray:
         """Density of the continuous part of the output at ``y`` given input ``x`` (broadcast)."""

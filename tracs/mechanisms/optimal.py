@@ -88,6 +88,13 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
         t = (x - self.low) / width
         return self.low + width * np.clip(t - c, 0.0, 1.0 - 2.0 * c)
 
+    def _kernel(self):
+        from ._kernels import sample_classical
+
+        width = self._central_width()
+        return sample_classical, (self.low, self.high, self.half_width, self._central_mass(), width,
+                                  (self.high - self.low) - width)
+
     def _worst_case_error(self, p):
         # Lemma 3.2: the worst case is at the end points (equal by symmetry).
         return float(self._expected_error(np.array([self.low]), p)[0])
@@ -133,6 +140,11 @@ class OptimalCircular(CircleDomain, Mechanism):
         v = rng.random(x.shape)
         y = np.where(in_central, x - c + v * (2.0 * c), x + c + v * (self.period - 2.0 * c))
         return self.output_domain.wrap(y)
+
+    def _kernel(self):
+        from ._kernels import sample_circular
+
+        return sample_circular, (self.period, self.half_width, _logistic_half(self.epsilon))
 
     def _pdf(self, y, x):
         p, q = self._densities()
