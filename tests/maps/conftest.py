@@ -172,8 +172,8 @@ Object.keys(window).forEach(function (k) {
   s.overlays = box.querySelectorAll('.leaflet-control-layers-overlays label').length;
   var legend = box.querySelector('.tracs-legend');
   s.legend = legend ? legend.textContent : null;
-  s.svgPaths = box.querySelectorAll('.leaflet-overlay-pane svg path').length;
-  box.querySelectorAll('.leaflet-overlay-pane canvas').forEach(function (c) {
+  s.svgPaths = box.querySelectorAll('.leaflet-map-pane svg path').length;
+  box.querySelectorAll('.leaflet-map-pane canvas').forEach(function (c) {
     if (!c.width || !c.height) { return; }
     var px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     for (var i = 3; i < px.length; i += 4) { if (px[i]) { s.ink++; } }

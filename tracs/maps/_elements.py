@@ -166,11 +166,16 @@ var tracsMaps = (function () {
 <style>
 .tracs-legend {
   background: rgba(255, 255, 255, 0.92); padding: 6px 9px; border-radius: 5px;
-  box-shadow: 0 1px 5px rgba(0, 0, 0, 0.4); font: 12px/1.45 sans-serif; color: #222;
-  max-width: 320px;
+  box-shadow: 0 1px 5px rgba(0, 0, 0, 0.4); font: 11px/1.4 sans-serif; color: #222;
+  max-width: 300px;
 }
 .tracs-legend .tracs-title { font-weight: bold; font-size: 13px; }
 .tracs-legend svg { vertical-align: middle; margin-right: 4px; }
+.tracs-poi-cluster div {
+  width: 100%; height: 100%; border-radius: 50%; display: flex; align-items: center;
+  justify-content: center; background: rgba(90, 90, 90, 0.28); border: 1px solid rgba(60, 60, 60, 0.5);
+  box-sizing: border-box; color: #333; font: 10px/1 sans-serif;
+}
 .tracs-legend .tracs-swatch {
   display: inline-block; width: 10px; height: 10px; margin-right: 4px; border-radius: 2px;
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import folium
 from branca.element import Element, Figure
 
 from ._assets import embed_assets
-from ._elements import ViewSync
+from ._elements import FitView, ViewSync, to_js
 
 __all__ = ["compare_maps", "save_map", "map_html"]
 
@@ -32,7 +33,8 @@ def compare_maps(left: folium.Map, right: folium.Map, *, titles=None,
     Parameters
     ----------
     left, right : folium.Map
-        The maps; they are moved into the new page (resized to half of it).
+        The maps; they are moved into the new page (resized to half of it, their
+        layer controls folded).
     titles : pair of str, optional
         Captions shown at the top of each half.
     layout : {"horizontal", "vertical"}
@@ -58,6 +60,9 @@ def compare_maps(left: folium.Map, right: folium.Map, *, titles=None,
     figure = Figure()
     horizontal = layout == "horizontal"
     for index, fmap in enumerate((left, right)):
+        for child in fmap._children.values():  # half a page: layer lists start folded
+            if isinstance(child, folium.LayerControl):
+                child.options["collapsed"] = True
         fmap.width = (50.0, "%") if horizontal else (100.0, "%")
         fmap.height = (100.0, "%") if horizontal else (50.0, "%")
         fmap.left = (50.0 * index, "%") if horizontal else (0.0, "%")
@@ -74,8 +79,21 @@ def compare_maps(left: folium.Map, right: folium.Map, *, titles=None,
             figure.html.add_child(Element(
                 f'<div class="tracs-pane-title" style="{where}">{html.escape(text)}</div>'))
     if sync:
+        _fit_both(left, right)
         figure.add_child(ViewSync(left, right))
     return figure
+
+
+def _fit_both(left: folium.Map, right: folium.Map) -> None:
+    """Fit both maps to the union of their data, so the linked view shows all of both."""
+    fits = [c for m in (left, right) for c in m._children.values() if isinstance(c, FitView)]
+    if len(fits) != 2:
+        return
+    corners = [json.loads(f.bounds) for f in fits]
+    union = [[min(c[0][0] for c in corners), min(c[0][1] for c in corners)],
+             [max(c[1][0] for c in corners), max(c[1][1] for c in corners)]]
+    for fit in fits:
+        fit.bounds = to_js(union)
 
 
 def map_html(page, *, offline: bool = False) -> str:

@@ -31,6 +31,7 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
            "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22")
 LINK_COLOR = "#555555"
 POI_COLOR = "#6b6b6b"
+POI_PANE = "tracsPois"  # below the trajectories (overlay pane: 400), above tiles (200)
 NO_TILES_STYLE = "div.folium-map.leaflet-container { background: #f3f2ee; }"
 
 
@@ -312,26 +313,37 @@ def trajectory_map(
 _POI_CALLBACK = (
     "function (row) {"
     " var marker = L.circleMarker(new L.LatLng(row[0], row[1]),"
-    f" {{radius: 3, color: '{POI_COLOR}', weight: 1, fillColor: '{POI_COLOR}', fillOpacity: 0.6}});"
+    f" {{radius: 3, color: '{POI_COLOR}', weight: 1, fillColor: '{POI_COLOR}', fillOpacity: 0.6,"
+    f" pane: '{POI_PANE}'}});"
     " if (row.length > 2) { marker.bindTooltip('POI ' + row[2]); }"
     " return marker; }"
 )
 
 
+_POI_CLUSTER_ICON = (
+    "function (cluster) {"
+    " var n = cluster.getChildCount(), size = n < 10 ? 18 : n < 100 ? 24 : 30;"
+    " return L.divIcon({html: '<div>' + n + '</div>', className: 'tracs-poi-cluster',"
+    " iconSize: L.point(size, size)}); }"
+)
+
+
 def _add_pois(fmap: folium.Map, pois: Rows, ids: list | None, cluster_pois: int) -> None:
     n = len(pois)
+    folium.map.CustomPane(POI_PANE, z_index=350, pointer_events=True).add_to(fmap)
     if n > cluster_pois:
         data = np.column_stack([pois.lat, pois.lon]).round(DECIMALS).tolist()
         if ids is not None:
             data = [row + [label] for row, label in zip(data, ids)]
         FastMarkerCluster(data, callback=_POI_CALLBACK, name=f"POIs ({n:,}, clustered)",
+                          icon_create_function=_POI_CLUSTER_ICON,
                           options={"chunkedLoading": True, "disableClusteringAtZoom": 17,
-                                   "maxClusterRadius": 50}).add_to(fmap)
+                                   "maxClusterRadius": 50, "clusterPane": POI_PANE}).add_to(fmap)
         return
     group = folium.FeatureGroup(name=f"POIs ({n:,})").add_to(fmap)
     payload = {"label": "POI", "c": _latlng(pois, slice(None)),
                "point": {"radius": 3, "color": POI_COLOR, "weight": 1,
-                         "fillColor": POI_COLOR, "fillOpacity": 0.6}}
+                         "fillColor": POI_COLOR, "fillOpacity": 0.6, "pane": POI_PANE}}
     if ids is not None:
         payload["ids"] = ids
     TrackLayer(payload).add_to(group)
