@@ -35,7 +35,7 @@ from ..region import Rectangle, Region
 
 __all__ = ["optimal_direction_share", "optimal_x_share", "tracsc_mse", "tracsd_mse"]
 
-_LOW, _HIGH = 1e-3, 1.0 - 1e-3
+_LOW, _HIGH = 1e-9, 1.0 - 1e-9  # both parts keep a positive budget
 _PAIRS, _CELLS = 384, 720
 
 
