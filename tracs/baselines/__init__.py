@@ -10,5 +10,6 @@ from ._base import Baseline, BaselineLedger
 from .exponential import ExponentialMechanism
 from .lsrr import LSRR
 from .ngram import NGram
+from .tp import ATP, TP
 
-__all__ = ["Baseline", "BaselineLedger", "ExponentialMechanism", "NGram", "LSRR"]
+__all__ = ["Baseline", "BaselineLedger", "ExponentialMechanism", "NGram", "LSRR", "ATP", "TP"]

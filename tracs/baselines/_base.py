@@ -17,56 +17,33 @@ import numpy as np
 
 from .._validation import as_generator, check_epsilon
 from ..discrete import POISpace, as_points
+from ..perturbers._base import PrivacyLedger, as_batch
 from ._em import MAX_EPSILON_SCALE
 
-__all__ = ["Baseline", "BaselineLedger", "check_offsets"]
+__all__ = ["Baseline", "BaselineLedger"]
 
 
 @dataclass(frozen=True)
-class BaselineLedger:
+class BaselineLedger(PrivacyLedger):
     """What a baseline spends on a trajectory of ``n_points`` points.
+
+    The fields of :class:`tracs.perturbers.PrivacyLedger` (``per_point``: bound on
+    the loss about any single point, all else fixed; ``per_trajectory``: bound on the
+    loss about the whole trajectory, any two trajectories of the same length;
+    ``n_points``; ``basis``: which budget the baseline was given), plus:
 
     Attributes
     ----------
-    per_point : float
-        Bound on the privacy loss about any single point (changing one point of the
-        trajectory, all else fixed).
-    per_trajectory : float
-        Bound on the privacy loss about the whole trajectory (any two trajectories of
-        the same length).
-    n_points : int
     unit : str
-        The unit the mechanism is designed to protect at its ε: ``"point"`` (each
+        The unit the mechanism protects at its native budget: ``"point"`` (each
         location is ε-LDP; the trajectory by sequential composition) or
         ``"trajectory"`` (the whole trajectory at once).
     note : str
-        How the budget is split, in words.
+        How the budget is spent, in words.
     """
 
-    per_point: float
-    per_trajectory: float
-    n_points: int
-    unit: str
+    unit: str = "point"
     note: str = ""
-
-
-def check_offsets(offsets, n: int) -> np.ndarray:
-    """Validate trajectory offsets ``(T+1,)``: integers from 0 to ``n``, non-decreasing."""
-    arr = np.asarray(offsets)
-    if arr.ndim != 1 or arr.size < 1:
-        raise ValueError(f"offsets must be a 1-D array of length T + 1 >= 1, got shape {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-            arr = arr.astype(np.int64)
-        else:
-            raise TypeError(f"offsets must be integers, got dtype {arr.dtype}")
-    arr = arr.astype(np.intp)
-    if arr[0] != 0 or arr[-1] != n:
-        raise ValueError(f"offsets must start at 0 and end at {n} (the number of points), "
-                         f"got {int(arr[0])} … {int(arr[-1])}")
-    if np.any(np.diff(arr) < 0):
-        raise ValueError("offsets must be non-decreasing")
-    return arr
 
 
 class Baseline(ABC):
@@ -134,57 +111,89 @@ class Baseline(ABC):
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ValueError(f"n must be a positive integer, got {n!r}")
         n = int(n)
+        basis = "per_point" if self.epsilon is not None else "per_trajectory"
         if self.unit == "point":
             eps = float(self._point_budget(np.array([n]))[0])
-            return BaselineLedger(eps, eps * n, n, "point",
+            return BaselineLedger(eps, eps * n, n, basis, "point",
                                   f"each point is {eps:g}-LDP; the trajectory is "
                                   f"{eps * n:g}-LDP by sequential composition")
         total = float(self._trajectory_budget(np.array([n]))[0])
-        return BaselineLedger(total, total, n, "trajectory",
-                              f"the whole trajectory is {total:g}-LDP; no tighter "
-                              "per-point bound is claimed" + self._split_note(n, total))
+        return BaselineLedger(total, total, n, basis, "trajectory",
+                              f"the whole trajectory is {total:g}-LDP (no tighter per-point "
+                              "bound is claimed)" + self._split_note(n, total))
 
     def _split_note(self, n: int, total: float) -> str:
         return ""
 
     # -- perturbation ------------------------------------------------------------------
-    def perturb(self, points, *, rng=None) -> np.ndarray:
-        """Perturb one trajectory ``(n, 2)``; returns ``(n, 2)`` POI coordinates."""
-        points = as_points(points, "points")
-        return self.perturb_many(points, np.array([0, len(points)]), rng=rng)
-
-    def perturb_many(self, coords, offsets, *, rng=None) -> np.ndarray:
-        """Perturb many trajectories stored flat.
+    def perturb(self, points, *, rng=None, return_indices=False):
+        """Perturb one trajectory.
 
         Parameters
         ----------
-        coords : array_like, shape (N, 2)
-            All points, trajectory after trajectory, in metres.  Each is first snapped
-            to its nearest POI.
-        offsets : array_like of int, shape (T + 1,)
-            Trajectory ``t`` is ``coords[offsets[t]:offsets[t + 1]]``.
-        rng : None, int, SeedSequence or Generator, optional
+        points : array_like, shape (n, 2)
+            The trajectory in time order, in metres; each point is first snapped to
+            its nearest POI.
+        rng : None, int, SeedSequence or numpy.random.Generator, optional
+        return_indices : bool
+            Also return the indices of the released POIs.
 
         Returns
         -------
-        numpy.ndarray, shape (N, 2)
+        numpy.ndarray, shape (n, 2)
+            Released POI coordinates (and their indices with ``return_indices``).
+        """
+        flat = as_points(points, "points")
+        if len(flat) == 0:
+            raise ValueError("points is empty")
+        return self.perturb_many(flat, np.array([0, len(flat)]), rng=rng,
+                                 return_indices=return_indices)
+
+    def perturb_many(self, coords, offsets=None, *, rng=None, return_indices=False):
+        """Perturb many trajectories held as one flat array.
+
+        Parameters
+        ----------
+        coords : array_like, shape (N, 2), or a list of (n_i, 2) arrays
+            All points, trajectory after trajectory, in metres.
+        offsets : array_like of int, shape (T + 1,)
+            Trajectory ``t`` is ``coords[offsets[t]:offsets[t + 1]]``.  Omit it when
+            ``coords`` is a list.
+        rng : None, int, SeedSequence or numpy.random.Generator, optional
+        return_indices : bool
+            Also return the indices of the released POIs.
+
+        Returns
+        -------
+        numpy.ndarray, shape (N, 2), or a list of arrays when ``coords`` was a list
             Released POI coordinates, in the input's order.
         """
-        coords = as_points(coords, "coords")
-        offsets = check_offsets(offsets, len(coords))
-        _, idx = self.poi_space.round(coords)
-        return self.poi_space.points[self.perturb_indices(idx, offsets, rng=rng)]
+        flat, off, as_list = as_batch(coords, offsets)
+        if len(flat) == 0:
+            raise ValueError("coords is empty")
+        _, idx = self.poi_space.round(flat)
+        indices = self._perturb(idx, off.astype(np.intp), as_generator(rng))
+        out = self.poi_space.points[indices]
+        if as_list:
+            out = np.split(out, off[1:-1])
+            indices = np.split(indices, off[1:-1])
+        return (out, indices) if return_indices else out
 
     def perturb_indices(self, indices, offsets, *, rng=None) -> np.ndarray:
-        """Perturb trajectories given as POI indices (no snapping); returns POI indices."""
+        """Perturb trajectories given as POI indices (no snapping); returns POI indices.
+
+        This is the mechanism alone ("perturbation only" in timing tables).
+        """
         indices = np.asarray(indices)
         if indices.ndim != 1 or (indices.size and indices.dtype.kind not in "iu"):
             raise TypeError("indices must be a 1-D integer array")
         indices = indices.astype(np.intp)
-        if indices.size and (indices.min() < 0 or indices.max() >= len(self.poi_space)):
+        if indices.size == 0:
+            raise ValueError("indices is empty")
+        if indices.min() < 0 or indices.max() >= len(self.poi_space):
             raise ValueError(f"indices must lie in 0 … {len(self.poi_space) - 1}")
-        offsets = check_offsets(offsets, len(indices))
-        return self._perturb(indices, offsets, as_generator(rng))
+        _, off, _ = as_batch(np.zeros((len(indices), 2)), offsets)
+        return self._perturb(indices, off.astype(np.intp), as_generator(rng))
 
     @abstractmethod
     def _perturb(self, indices: np.ndarray, offsets: np.ndarray,

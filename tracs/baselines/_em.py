@@ -120,7 +120,7 @@ def _last_positive(cum: np.ndarray, pick: np.ndarray) -> np.ndarray:
 _CHUNK = 64
 
 
-def _inverse_cdf(points, x, scale, rng, accept, rows_all, out):
+def _inverse_cdf(points, x, scale, rng, accept, fallback, rows_all, out):
     """Phase 2: exact inverse-CDF sampling over all POIs, a block of rows at a time.
 
     Two-level search: sums of chunks of 64 weights, a cumulative sum over the chunks,
@@ -142,7 +142,13 @@ def _inverse_cdf(points, x, scale, rng, accept, rows_all, out):
         logits *= -scale[rows, None]
         if accept is not None:
             allowed = np.broadcast_to(accept(rows, every), logits.shape)
-            allowed = allowed | ~allowed.any(axis=1, keepdims=True)  # empty set -> all of P
+            empty = ~allowed.any(axis=1)
+            if empty.any() and fallback is not None:
+                allowed = allowed.copy()
+                allowed[empty] = np.broadcast_to(fallback(rows[empty], every),
+                                                 (int(empty.sum()), n_poi))
+                empty = ~allowed.any(axis=1)
+            allowed = allowed | empty[:, None]  # empty set -> all of P
             logits[~allowed] = -np.inf
         logits -= logits.max(axis=1, keepdims=True)  # log-sum-exp shift: the top weight is 1
         np.exp(logits, out=logits)
@@ -157,7 +163,8 @@ def _inverse_cdf(points, x, scale, rng, accept, rows_all, out):
 
 
 def sample_em(points: np.ndarray, x: np.ndarray, scale, rng: np.random.Generator,
-              accept: Optional[Predicate] = None, budget: Optional[int] = None) -> np.ndarray:
+              accept: Optional[Predicate] = None, budget: Optional[int] = None,
+              fallback: Optional[Predicate] = None) -> np.ndarray:
     """Draw one POI index per row of ``x`` from the exponential mechanism.
 
     Parameters
@@ -172,10 +179,13 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, rng: np.random.Generator
     accept : callable, optional
         Public candidate-set membership ``accept(rows, cand) -> bool`` (see
         :data:`Predicate`); ``None`` means all of ``P``.  A row whose set is empty
-        samples from all of ``P``.
+        samples from the ``fallback`` set instead, and from all of ``P`` when that
+        is empty too (or not given).
     budget : int, optional
         Proposals per row before switching to the inverse CDF (default
         ``max(32, |P| // 8)``, about the cost of one exact row).
+    fallback : callable, optional
+        Second candidate set, used where ``accept`` allows nothing.
 
     Returns
     -------
@@ -192,5 +202,5 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, rng: np.random.Generator
     _rejection(points, x, scale, rng, accept, budget, out, done)
     rest = np.flatnonzero(~done)
     if rest.size:
-        _inverse_cdf(points, x, scale, rng, accept, rest, out)
+        _inverse_cdf(points, x, scale, rng, accept, fallback, rest, out)
     return out

@@ -1,0 +1,348 @@
+"""TP and ATP: trajectory perturbation with direction sectors (Zhang et al., PVLDB 2023)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+
+import numpy as np
+
+from ..mechanisms import KRR, SquareWave
+from ._base import Baseline
+from ._em import sample_em
+
+__all__ = ["TP", "ATP", "sector_index", "in_sector", "auto_sectors", "SECTOR_CHOICES"]
+
+#: the numbers of direction sectors the method chooses from
+SECTOR_CHOICES = (2, 4, 6, 12)
+
+_TWO_PI = 2.0 * math.pi
+_BALL_LIMIT = 64  # POIs in the midpoint ball above which the merge scans all POIs
+_BLOCK_ELEMENTS = 1 << 20
+
+
+def _sector_floor(origins, points, k) -> np.ndarray:
+    """``floor(bearing·k/2π)`` with the bearing from ``arctan2`` in ``(−π, π]`` (float).
+
+    The sector index is this value modulo ``k``; :func:`sector_index` and
+    :func:`in_sector` both derive from it, so they agree bit for bit.
+    """
+    origins = np.asarray(origins, dtype=np.float64)
+    points = np.asarray(points, dtype=np.float64)
+    turn = np.arctan2(points[..., 1] - origins[..., 1], points[..., 0] - origins[..., 0])
+    return np.floor(turn * (np.asarray(k, dtype=np.float64) / _TWO_PI))
+
+
+def sector_index(origins, points, k) -> np.ndarray:
+    """Index of the fixed sector of ``points`` seen from ``origins`` (broadcast).
+
+    Sector ``j`` holds the bearings ``[2πj/k, 2π(j+1)/k)`` measured counter-clockwise
+    from the x axis: a fixed partition of the directions around the (public) origin.
+    A point equal to its origin has bearing 0 (sector 0).
+    """
+    floor = _sector_floor(origins, points, k)
+    return np.where(floor < 0, floor + np.asarray(k), floor).astype(np.int64)
+
+
+def in_sector(origins, points, k, sector) -> np.ndarray:
+    """Whether ``sector_index(origins, points, k) == sector`` (broadcast, cheaper)."""
+    floor = _sector_floor(origins, points, k)
+    sector = np.asarray(sector, dtype=np.float64)
+    return (floor == sector) | (floor == sector - np.asarray(k, dtype=np.float64))
+
+
+def auto_sectors(epsilon_direction) -> np.ndarray:
+    """Number of sectors for a direction report of budget ``epsilon_direction`` (broadcast).
+
+    The largest ``k`` in :data:`SECTOR_CHOICES` for which k-RR still reports the true
+    sector at least as often as all others together (``e^ε ≥ k − 1``); ``k = 2`` below
+    that.  Small ε gives few sectors, large ε many.
+    """
+    eps = np.asarray(epsilon_direction, dtype=np.float64)
+    out = np.full(eps.shape, SECTOR_CHOICES[0], dtype=np.int64)
+    for k in SECTOR_CHOICES[1:]:
+        out = np.where(eps >= math.log(k - 1), k, out)
+    return out
+
+
+class TP(Baseline):
+    """TP: two interleaved copies, direction sectors and a restricted exponential mechanism.
+
+    For a trajectory ``τ = (p_1 … p_n)``:
+
+    1. Two copies.  In copy A the points at even positions (0-based) are *independent*,
+       in copy B those at odd positions; each point is independent in exactly one copy.
+       Independent points are released by the exponential mechanism (EM) over the
+       allowed POIs.
+    2. For every other point (a *target*), each adjacent independent point's
+       **released** value is a public origin (one at the ends, two inside).  The
+       target's bearing from each origin falls in one of ``k`` fixed sectors
+       (:func:`sector_index`); the sector index is reported with k-RR
+       (:class:`tracs.mechanisms.KRR`).
+    3. The target is released by EM over the allowed POIs that lie in every reported
+       sector; when that set is empty, over all allowed POIs.
+    4. Merge: ``p̂_i = argmin_{p∈P} d(p, p̂'_i) + d(p, p̂*_i)``: the POIs on the segment
+       between the two copies' releases (within ``1e-9·D``); ties are broken
+       uniformly at random, never by list order.
+
+    Budget (of a trajectory of ``n`` points, total ``ε_T``): each copy ``ε_T/2``; inside a
+    copy ``3/4`` on the ``n − 1`` direction reports and ``1/4`` on the ``n`` point EMs,
+    each spread evenly.  A one-point trajectory has no direction: its EMs get the whole
+    copy budget.  Allowed POIs: all of ``P`` (TP) or the anchor region (:class:`ATP`).
+
+    Guarantee: every step is an ε_step-LDP mechanism whose parameters (origins,
+    reported sectors, candidate sets) are earlier *released* values or public
+    constants, so by adaptive sequential composition each copy is ``ε_T/2``-LDP and
+    the pair of copies ``ε_T``-LDP for the whole trajectory; the merge is
+    post-processing.  The EMs use the space's public diameter ``D`` as sensitivity
+    (valid for every input in ``P``, inside or outside the restricted set).  The
+    trajectory length ``n`` is treated as public.
+
+    Parameters
+    ----------
+    poi_space : tracs.POISpace
+    epsilon : float, optional
+        Budget per point: a trajectory of ``n`` points gets ``ε_T = n·ε``.
+    epsilon_per_trajectory : float, optional
+        ``ε_T`` for every trajectory whatever its length (the paper's setting).
+        Give exactly one.
+    sectors : int or "auto"
+        ``k``, one of 2, 4, 6, 12, or ``"auto"`` (default): :func:`auto_sectors` of
+        the per-report direction budget (a public function of ``ε_T`` and ``n``).
+
+    Notes
+    -----
+    *Deviations from the paper, to keep the guarantee.*  Sectors form a fixed
+    partition around the released origin and k-RR runs on the true sector's index
+    (sectors centred on the true bearing would make the candidate set depend on the
+    exact angle).  Origins are the independent points' *released* values, not their
+    true locations.  Merge ties are broken at random (both copies' points always
+    attain the minimum).
+    """
+
+    unit = "trajectory"
+    #: shares of a copy's budget: (anchor EM, radius, directions, point EMs)
+    _shares = (0.0, 0.0, 0.75, 0.25)
+
+    def __init__(self, poi_space, epsilon=None, *, epsilon_per_trajectory=None, sectors="auto"):
+        super().__init__(poi_space, epsilon, epsilon_per_trajectory=epsilon_per_trajectory)
+        if isinstance(sectors, str):
+            if sectors != "auto":
+                raise ValueError(f"sectors must be one of {SECTOR_CHOICES} or 'auto', got {sectors!r}")
+        elif isinstance(sectors, bool) or not isinstance(sectors, numbers.Integral) \
+                or sectors not in SECTOR_CHOICES:
+            raise ValueError(f"sectors must be one of {SECTOR_CHOICES} or 'auto', got {sectors!r}")
+        self.sectors = sectors if isinstance(sectors, str) else int(sectors)
+
+    # -- public budget arithmetic (used by the sampler and by exact checks) --------------
+    def budgets(self, n) -> dict:
+        """Budgets of one copy for trajectories of ``n`` points (broadcast over ``n``).
+
+        Returns a dict of float arrays: ``"copy"``, ``"anchor"`` (anchor EM),
+        ``"radius"``, ``"direction"`` (each report), ``"point"`` (each point EM), and
+        the int array ``"k"``.
+        """
+        n = np.asarray(n, dtype=np.float64)
+        copy = self._trajectory_budget(n) / 2.0
+        s_anchor, s_radius, s_dir, s_point = self._shares
+        has_dir = n > 1
+        direction = np.where(has_dir, s_dir * copy / np.maximum(n - 1.0, 1.0), 0.0)
+        point = np.where(has_dir, s_point, s_point + s_dir) * copy / np.maximum(n, 1.0)
+        if self.sectors == "auto":
+            k = auto_sectors(direction)
+        else:
+            k = np.full(n.shape, self.sectors, dtype=np.int64)
+        return {"copy": copy, "anchor": s_anchor * copy, "radius": s_radius * copy,
+                "direction": direction, "point": point, "k": k}
+
+    def _split_note(self, n, total):
+        b = self.budgets(n)
+        text = (f"; two copies of {float(b['copy']):g} each; per copy {n - 1} direction "
+                f"report(s) of {float(b['direction']):g} (k = {int(b['k'])}) and {n} point "
+                f"EM(s) of {float(b['point']):g}")
+        if self._shares[0]:
+            text += f", anchor EM {float(b['anchor']):g}, radius {float(b['radius']):g}"
+        return text
+
+    # -- sampling --------------------------------------------------------------------
+    def _regions(self, indices, traj, starts, lengths, budgets, rng):
+        """Allowed POIs of each trajectory in one copy: ``None`` (all of P) for TP."""
+        return None
+
+    def _perturb(self, indices, offsets, rng):
+        lengths = np.diff(offsets)
+        traj = np.repeat(np.arange(lengths.size), lengths)
+        pos = np.arange(indices.size) - offsets[:-1][traj]
+        budgets = self.budgets(lengths)
+        self._check_scale(np.concatenate([budgets["point"], budgets["anchor"]]))
+        copies = [self._copy(indices, traj, pos, offsets, lengths, budgets, parity, rng)
+                  for parity in (0, 1)]
+        return self._merge(copies[0], copies[1], rng)
+
+    def _copy(self, indices, traj, pos, offsets, lengths, budgets, parity, rng):
+        """Release one copy: independent points, direction reports, restricted EMs."""
+        points = self.poi_space.points
+        scale = budgets["point"] / (2.0 * self.poi_space.diameter)
+        region = self._regions(indices, traj, offsets[:-1], lengths, budgets, rng)
+        out = np.zeros_like(indices)  # rows without a neighbour read a harmless 0
+
+        def region_test(owner):
+            """Membership of the anchor region of each row's trajectory (``None``: all of P)."""
+            if region is None:
+                return None
+            centre, radius2 = region
+
+            def test(local, cand):
+                near, t = points[cand], owner[local]
+                dx = near[..., 0] - centre[t, 0, None]
+                dy = near[..., 1] - centre[t, 1, None]
+                return dx * dx + dy * dy <= radius2[t, None]
+            return test
+
+        indep = np.flatnonzero(pos % 2 == parity)
+        out[indep] = sample_em(points, points[indices[indep]], scale[traj[indep]], rng,
+                               region_test(traj[indep]))
+
+        target = np.flatnonzero(pos % 2 != parity)
+        t_target = traj[target]
+        k = budgets["k"][t_target]
+        eps_dir = budgets["direction"][t_target]
+        reports = []
+        for side in (-1, 1):
+            neighbour = pos[target] + side
+            has = (neighbour >= 0) & (neighbour < lengths[t_target])
+            origin = points[out[np.where(has, target + side, target)]]
+            true_sector = sector_index(origin, points[indices[target]], k)
+            reported = np.zeros_like(true_sector)
+            for value in np.unique(eps_dir[has]):
+                for kk in np.unique(k[has & (eps_dir == value)]):
+                    sel = has & (eps_dir == value) & (k == kk)
+                    reported[sel] = KRR(epsilon=float(value), k=int(kk)).sample(true_sector[sel], rng=rng)
+            reports.append((has, origin, reported))
+        in_target_region = region_test(t_target)
+
+        def accept_target(local, cand):
+            near = points[cand]
+            ok = True if in_target_region is None else in_target_region(local, cand)
+            for has, origin, reported in reports:
+                inside = in_sector(origin[local, None, :], near, k[local, None], reported[local, None])
+                ok = ok & (inside | ~has[local, None])
+            return ok
+
+        out[target] = sample_em(points, points[indices[target]], scale[t_target], rng,
+                                accept_target, fallback=in_target_region)
+        return out
+
+    def _merge(self, first, second, rng):
+        """Uniform choice among the POIs on the segment between the two releases.
+
+        A POI is on the segment when it lies within ``tol = 1e-9·D`` of the segment's
+        line and between its ends (projection in ``[−tol, L + tol]``); both ends always
+        qualify.  Candidates come from a KD-tree ball around the midpoint when it holds
+        few POIs, otherwise from a blocked scan of all POIs.
+        """
+        points = self.poi_space.points
+        out = first.copy()
+        differ = np.flatnonzero(first != second)
+        if differ.size == 0:
+            return out
+        a, b = points[first[differ]], points[second[differ]]
+        mid, half = (a + b) / 2.0, np.sqrt(((b - a) ** 2).sum(axis=1)) / 2.0
+        tol = 1e-9 * self.poi_space.diameter
+        radius = half + 2.0 * tol
+        counts = self.poi_space.tree.query_ball_point(mid, radius, return_length=True)
+        small = np.flatnonzero(counts <= _BALL_LIMIT)
+        if small.size:
+            balls = self.poi_space.tree.query_ball_point(mid[small], radius[small],
+                                                         return_sorted=False)
+            cand = np.fromiter(itertools.chain.from_iterable(balls), dtype=np.intp,
+                               count=int(counts[small].sum()))
+            owner = np.repeat(small, counts[small])
+            ok = _on_segment(points[cand, 0], points[cand, 1], a[owner], b[owner], tol)
+            out[differ[small]] = _pick_uniform(cand, owner, ok, small, rng)
+        big = np.flatnonzero(counts > _BALL_LIMIT)
+        step = max(1, _BLOCK_ELEMENTS // len(points))
+        for start in range(0, big.size, step):
+            rows = big[start:start + step]
+            ok = _on_segment(points[None, :, 0], points[None, :, 1], a[rows, None, :],
+                             b[rows, None, :], tol)
+            count = ok.sum(axis=1)
+            choice = rng.integers(0, count)  # every row holds at least its two ends
+            out[differ[rows]] = np.argmax(np.cumsum(ok, axis=1) > choice[:, None], axis=1)
+        return out
+
+
+def _on_segment(px, py, a, b, tol):
+    """Whether POIs ``(px, py)`` lie within ``tol`` of the segment ``[a, b]`` (broadcast).
+
+    With ``s = b − a``, ``r = p − a`` and ``L = |s|``: ``|r × s| ≤ tol·L`` (near the
+    line) and ``−tol·L ≤ r·s ≤ L² + tol·L`` (between the ends).
+    """
+    sx, sy = b[..., 0] - a[..., 0], b[..., 1] - a[..., 1]
+    rx, ry = px - a[..., 0], py - a[..., 1]
+    length2 = sx * sx + sy * sy
+    slack = tol * np.sqrt(length2)
+    along = rx * sx + ry * sy
+    across = rx * sy - ry * sx
+    return (np.abs(across) <= slack) & (along >= -slack) & (along <= length2 + slack)
+
+
+def _pick_uniform(cand, owner, ok, rows, rng):
+    """For each row, one of its candidates with ``ok`` set, uniformly at random."""
+    key = np.where(ok, rng.random(cand.size), -1.0)
+    order = np.lexsort((-key, owner))
+    return cand[order[np.searchsorted(owner[order], rows)]]
+
+
+class ATP(TP):
+    """ATP: TP inside a perturbed anchor region (Zhang et al., PVLDB 2023).
+
+    Per copy, before TP: the trajectory's mean point, snapped to its nearest POI, is
+    released by EM over ``P`` (budget ``ε_T/32``); the largest distance ``r`` from that
+    **released** anchor to the trajectory's points (``r ∈ [0, D]``) is released with the
+    Square Wave mechanism on ``[0, D]`` (``3ε_T/32``, :class:`tracs.mechanisms.SquareWave`),
+    giving the radius ``R = max(r̃, 0)``.  The anchor region — the POIs within ``R`` of
+    the released anchor, never empty since it holds the anchor — is then the allowed
+    set of TP, with ``9ε_T/32`` on directions and ``3ε_T/32`` on point EMs (a one-point
+    trajectory puts both on its EM).  Total per copy ``ε_T/2``.
+
+    Guarantee: as :class:`TP`; the anchor and the radius are two more ε-LDP steps whose
+    outputs are public to the later steps.  Sector intersections that miss the region
+    fall back to the region.
+
+    Parameters
+    ----------
+    poi_space, epsilon, epsilon_per_trajectory, sectors
+        As :class:`TP`.
+
+    Notes
+    -----
+    *Deviations from the paper.*  As :class:`TP`; in addition the radius is measured
+    from the *released* anchor, so that the region around it covers the trajectory when
+    the radius report is accurate, and the EMs inside the region keep the sensitivity
+    ``D`` of the whole space (the true point may lie outside the noisy region, so the
+    region's own diameter would not bound the score's sensitivity).
+    """
+
+    _shares = (1 / 16, 3 / 16, 9 / 16, 3 / 16)
+
+    def _regions(self, indices, traj, starts, lengths, budgets, rng):
+        points = self.poi_space.points
+        diameter = self.poi_space.diameter
+        sums = np.zeros((lengths.size, 2))
+        np.add.at(sums, traj, points[indices])
+        mean = sums / np.maximum(lengths, 1)[:, None]
+        _, anchor = self.poi_space.round(mean)
+        released = sample_em(points, points[anchor], budgets["anchor"] / (2.0 * diameter), rng)
+        centre = points[released]
+        gap = points[indices] - centre[traj]
+        far = np.zeros(lengths.size)
+        np.maximum.at(far, traj, np.sqrt((gap * gap).sum(axis=1)))
+        far = np.minimum(far, diameter)
+        radius = np.empty(lengths.size)
+        for value in np.unique(budgets["radius"]):
+            sel = budgets["radius"] == value
+            radius[sel] = SquareWave(epsilon=float(value), low=0.0, high=diameter).sample(far[sel], rng=rng)
+        radius = np.maximum(radius, 0.0)
+        return centre, radius * radius
