@@ -62,10 +62,10 @@ def integer_ids(values: pd.Series) -> pd.Series:
     return pd.to_numeric(values.astype("string").str.strip(), errors="coerce").astype("float64")
 
 
-def _sort_keys(uid: pd.Series) -> np.ndarray:
+def user_order_keys(uid: pd.Series) -> np.ndarray:
     """Integer keys ordering users like a sort of their ids (numbers or strings)."""
-    if pd.api.types.is_integer_dtype(uid.dtype) and not isinstance(uid.dtype, pd.api.extensions.ExtensionDtype):
-        return uid.to_numpy()
+    if isinstance(uid.dtype, np.dtype) and np.issubdtype(uid.dtype, np.signedinteger):
+        return uid.to_numpy(dtype=np.int64)
     codes, _ = pd.factorize(uid, sort=True)
     return codes
 
@@ -132,12 +132,12 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
 
     # stable (uid, time) order: np.lexsort is stable, so ties keep file order
     tkey = t.array.asi8 if len(t) else np.empty(0, np.int64)
-    order = np.lexsort((tkey, _sort_keys(uid)))
+    order = np.lexsort((tkey, user_order_keys(uid)))
     frame = pd.DataFrame({k: v.take(order).reset_index(drop=True) for k, v in columns.items()})
     lat_v, lng_v, lines_k, tkey = lat_v[order], lng_v[order], lines_k[order], tkey[order]
 
     # duplicates: after the stable sort a (user, time) group is contiguous, in file order
-    ukey = _sort_keys(frame["uid"])
+    ukey = user_order_keys(frame["uid"])
     same = np.zeros(len(frame), dtype=bool)
     if len(frame) > 1:
         same[1:] = (ukey[1:] == ukey[:-1]) & (tkey[1:] == tkey[:-1])

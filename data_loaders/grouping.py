@@ -17,7 +17,7 @@ import pandas as pd
 from tracs.geo import to_metric
 from tracs.trajectories import Trajectories
 
-from ._checkins import _sort_keys
+from ._checkins import user_order_keys
 from ._report import GroupingReport, LoadReport
 from .generic import load_checkins
 
@@ -120,7 +120,7 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
         raise ValueError(f"{int(checkins['uid'].isna().sum())} check-ins have no user id")
 
     # order by (user, time), stably; only touch the frame when it is not already
-    ukey = _sort_keys(checkins["uid"].reset_index(drop=True))
+    ukey = user_order_keys(checkins["uid"].reset_index(drop=True))
     tkey = times.astype("datetime64[ns, UTC]" if isinstance(times.dtype, pd.DatetimeTZDtype)
                         else "datetime64[ns]").array.asi8
     du, dt = np.diff(ukey), np.diff(tkey)

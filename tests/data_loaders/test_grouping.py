@@ -164,3 +164,19 @@ def test_matches_per_user_loop(gap, min_points, dedupe):
                               dedupe_consecutive=dedupe, crs=None)
     got = [traj.frame["poi_id"].iloc[a:b].tolist() for a, b in zip(traj.offsets[:-1], traj.offsets[1:])]
     assert got == _reference(frame, gap, min_points, dedupe)
+
+
+@pytest.mark.parametrize("ids", [
+    np.array([2**63 + 5, 3, 2**63 + 5], dtype=np.uint64),  # beyond int64
+    np.array(["b10", "b9", "b10"]),                        # strings sort as strings
+    np.array([-1, -7, -1])])
+def test_user_ids_of_any_kind(ids):
+    frame = pd.DataFrame({"uid": ids, "datetime": ["2012-01-01T00:00Z", "2012-01-01T01:00Z",
+                                                   "2011-01-01T00:00Z"],
+                          "lat": [1.0, 2.0, 3.0], "lng": [1.0, 2.0, 3.0]})
+    loaded = dl.load_checkins(frame)
+    assert loaded["uid"].tolist() == sorted(ids.tolist(), key=lambda v: (v, 0))
+    traj = dl.to_trajectories(loaded.iloc[::-1].reset_index(drop=True), crs=None)
+    first = int(np.sum(loaded["uid"] == loaded["uid"].iloc[0]))
+    assert traj.report.reordered and traj.offsets.tolist() == [0, first, 3]
+    assert traj.frame["uid"].tolist() == loaded["uid"].tolist()
