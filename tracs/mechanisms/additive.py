@@ -61,6 +61,13 @@ class Laplace(_AdditiveNoise):
     Density ``ε/(2Δ)·exp(−ε|y − x|/Δ)``; ratio at most ``e^ε`` for inputs in the
     interval.  ``E|Y − x| = Δ/ε``, ``E(Y − x)² = 2(Δ/ε)²`` for every input.
 
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    low, high : float
+        The public input interval, ``low < high`` (default ``[0, 1]``).
+
     Notes
     -----
     Sampling uses NumPy's inverse-CDF Laplace draw in floating point; such
@@ -111,6 +118,15 @@ class Staircase(_AdditiveNoise):
     exponential, which is geometric with ``P(G = k) = (1 − e^{−ε})e^{−kε}``; a
     Bernoulli ``B`` with ``P(B = 0) = γ/(γ + (1 − γ)e^{−ε})``; a uniform ``U``;
     ``|Z| = Δ(G + γU)`` if ``B = 0`` else ``Δ(G + γ + (1 − γ)U)``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    low, high : float
+        The public input interval, ``low < high`` (default ``[0, 1]``).
+    gamma : float, optional
+        Step fraction ``γ ∈ (0, 1)``; default ``γ*`` (optimal for ``E|Z|``).
 
     References
     ----------

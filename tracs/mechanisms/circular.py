@@ -31,6 +31,13 @@ class Purkayastha(CircleDomain, Mechanism):
     ``E d² = 2L²·(e^ε − 1 − ε − ε²/2)/(ε²(e^ε − 1))``, evaluated without
     cancellation or overflow.
 
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    period : float
+        Circumference, ``2π`` by default (angles in radians).
+
     References
     ----------
     Weggenmann & Kerschbaum, "Differential privacy for directional data",

@@ -119,6 +119,13 @@ class Duchi:
     combinations ``w·σ(ε) + (1 − w)·σ(−ε)`` of the two logistic values, so the
     bound holds in floating point for every ε (``1 − tanh`` is never formed).
 
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    low, high : float
+        The public input interval, ``low < high`` (default ``[-1, 1]``).
+
     References
     ----------
     Duchi, Jordan & Wainwright, "Minimax optimal procedures for locally private

@@ -171,6 +171,13 @@ class PiecewiseMechanism(_UnbiasedPiecewise):
     It is the member ``η = s + 1`` of the type-I family (:class:`PTT`).
     Guarantee: density ratio at most ``e^ε`` (ε-LDP).
 
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    low, high : float
+        The public input interval, ``low < high`` (default ``[-1, 1]``).
+
     References
     ----------
     Wang et al., "Collecting and analyzing multidimensional data with local
@@ -200,21 +207,32 @@ def ptt_theorem4_eta(epsilon: float) -> float:
     ``u^{-1/3}`` instead of the cube root of ``e^ε − √(e^{2ε} − 1)``, which
     cancels catastrophically for large ε.
     """
-    u = math.exp(epsilon) + math.sqrt(math.expm1(2.0 * epsilon))
-    root = u ** (1.0 / 3.0)
-    return 1.0 + root + 1.0 / root
+    # log u = ε + log(1 + √(1 − e^{−2ε})): no overflow for any ε
+    log_u = epsilon + math.log1p(math.sqrt(-math.expm1(-2.0 * epsilon)))
+    return 1.0 + math.exp(log_u / 3.0) + math.exp(-log_u / 3.0)
 
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class PTT(_UnbiasedPiecewise):
     """Type-I piecewise transformation technique (I-PTT) with the seed's variance-optimal ``a``.
 
-    Density ``p`` on ``[k t − a, k t + a)`` and ``p·e^{-ε}`` on the rest of
-    ``[−B, B]`` (standard coordinates, see ``_UnbiasedPiecewise``); unbiased.
+    In standard coordinates ``t = (2x − low − high)/(high − low) ∈ [−1, 1]``:
+    density ``p`` on ``[k t − a, k t + a)`` and ``p·e^{-ε}`` on the rest of
+    ``[−B, B]``, ``B = η a``; unbiasedness and total mass 1 fix
+    ``k = 1 + η/(e^ε − 1)``, ``a = k/(η − 1)``, ``p = e^ε/(2ak(e^ε − 1))``.
     By default ``η = B/a`` is the seed's Theorem 4 value
     :func:`ptt_theorem4_eta`, i.e. ``a = k/(η₀ − 1)`` (its Eq. 19); pass ``eta``
     to choose another member (``eta = e^{ε/2} + 1`` gives PM).
     Guarantee: density ratio at most ``e^ε`` (ε-LDP; seed Theorem 1).
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter, ``> 0``.
+    low, high : float
+        The public input interval, ``low < high`` (default ``[-1, 1]``).
+    eta : float, optional
+        ``η = B/a > 1``; default: Theorem 4's ``η₀``.
 
     Notes
     -----
