@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pytest
-from _helpers import integrate_moment
+from _quadrature import integrate_moment
 from scipy import stats
 
 import tracs.mechanisms as m

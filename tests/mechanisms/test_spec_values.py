@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-import _helpers
+import _quadrature
 import tracs.mechanisms as m
 
 PI = math.pi
@@ -16,7 +16,7 @@ PI = math.pi
 
 def integrate_moment(mech, x0: float, power: int) -> float:
     """``∫ y^power · pdf(y | x0) dy`` over the whole (bounded) output interval."""
-    return _helpers.integrate_moment(mech, x0, mech.output_domain.low, mech.output_domain.high, power)
+    return _quadrature.integrate_moment(mech, x0, mech.output_domain.low, mech.output_domain.high, power)
 
 
 # -- §1 optimal classical mechanism on [0, 1] ----------------------------------------------

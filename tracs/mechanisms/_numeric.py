@@ -2,7 +2,7 @@
 
 Every mechanism constant is a function of ``ε`` that, written naively, either
 overflows (``e^ε`` for large ε) or loses all its digits to cancellation
-(``e^ε − 1 − ε`` for tiny ε).  The helpers here are accurate to a few ulps for
+(``e^ε − 1 − ε`` for tiny ε).  The functions here are accurate to a few ulps for
 every ``ε`` in ``[1e-12, 700]``.
 """
 

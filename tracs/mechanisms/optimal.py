@@ -159,12 +159,13 @@ class OptimalCircular(CircleDomain, Mechanism):
         return p * np.minimum(d, two_c) + q * np.maximum(d - two_c, 0.0)
 
     def _cdf(self, y, x):
-        start = x - self.half_width
+        start = np.mod(x - self.half_width, self.period)
         yc = np.clip(y, 0.0, self.period)
         to_y = self._arc_mass(np.mod(yc - start, self.period))
         to_zero = self._arc_mass(np.mod(-start, self.period))
-        mass = to_y - to_zero
-        mass = np.where(mass < 0.0, mass + 1.0, mass)
+        # [0, y] holds the start of the arcs exactly when the measured masses wrap;
+        # decided geometrically, not from the sign of a rounded difference
+        mass = to_y - to_zero + np.where((start > 0.0) & (start <= yc), 1.0, 0.0)
         mass = np.where(yc >= self.period, 1.0, np.where(yc <= 0.0, 0.0, mass))
         return np.clip(mass, 0.0, 1.0)
 

@@ -201,7 +201,7 @@ class PiecewiseMechanism(_UnbiasedPiecewise):
 
 
 def ptt_theorem4_eta(epsilon: float) -> float:
-    """``η₀ = 1 + u^{1/3} + u^{-1/3}`` with ``u = e^ε + √(e^{2ε} − 1)`` (seed paper, Theorem 4).
+    """``η₀ = 1 + u^{1/3} + u^{-1/3}`` with ``u = e^ε + √(e^{2ε} − 1)`` (OPTT paper, Theorem 4).
 
     ``η₀ − 1`` is the real root of ``w³ − 3w − 2e^ε = 0``.  Written with
     ``u^{-1/3}`` instead of the cube root of ``e^ε − √(e^{2ε} − 1)``, which
@@ -214,16 +214,16 @@ def ptt_theorem4_eta(epsilon: float) -> float:
 
 @dataclass(frozen=True, kw_only=True, repr=False)
 class PTT(_UnbiasedPiecewise):
-    """Type-I piecewise transformation technique (I-PTT) with the seed's variance-optimal ``a``.
+    """Type-I piecewise transformation technique (I-PTT) with the OPTT paper's variance-optimal ``a``.
 
     In standard coordinates ``t = (2x − low − high)/(high − low) ∈ [−1, 1]``:
     density ``p`` on ``[k t − a, k t + a)`` and ``p·e^{-ε}`` on the rest of
     ``[−B, B]``, ``B = η a``; unbiasedness and total mass 1 fix
     ``k = 1 + η/(e^ε − 1)``, ``a = k/(η − 1)``, ``p = e^ε/(2ak(e^ε − 1))``.
-    By default ``η = B/a`` is the seed's Theorem 4 value
+    By default ``η = B/a`` is the paper's Theorem 4 value
     :func:`ptt_theorem4_eta`, i.e. ``a = k/(η₀ − 1)`` (its Eq. 19); pass ``eta``
     to choose another member (``eta = e^{ε/2} + 1`` gives PM).
-    Guarantee: density ratio at most ``e^ε`` (ε-LDP; seed Theorem 1).
+    Guarantee: density ratio at most ``e^ε`` (ε-LDP; its Theorem 1).
 
     Parameters
     ----------
@@ -236,11 +236,11 @@ class PTT(_UnbiasedPiecewise):
 
     Notes
     -----
-    The seed minimises its Eq. (A.1) over ``η`` with ``k`` held fixed, but total
+    The paper minimises its Eq. (A.1) over ``η`` with ``k`` held fixed, but total
     mass 1 ties them: ``k = 1 + η/(e^ε − 1)``.  With that constraint ``η₀`` is
     close to the minimiser of the variance at the interval's centre for ε ≳ 3,
     not of the worst-case variance (e.g. ε = 1: worst-case variance 5.97 for
-    ``η₀`` vs 5.22 for PM).  The seed's Eq. (17) for PM, ``k = 2s/(s − 1)``,
+    ``η₀`` vs 5.22 for PM).  Its Eq. (17) for PM, ``k = 2s/(s − 1)``,
     ``a = 2/(s − 1)``, is twice the normalised ``k = s/(s − 1)``, ``a = 1/(s − 1)``.
 
     References
