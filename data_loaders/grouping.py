@@ -85,9 +85,10 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
     -------
     tracs.Trajectories
         Rows in (user, time) order, ties in input order, with a ``trajectory`` id
-        (0 .. T-1, replacing any ``trajectory`` column of the input); ``report`` is a :class:`~data_loaders.GroupingReport` that
-        counts every point and trajectory dropped and why.  The frame keeps the
-        loader's ``attrs["report"]``.
+        (0 .. T-1, replacing any ``trajectory`` column of the input); ``report``
+        is a :class:`~data_loaders.GroupingReport` that counts every point and
+        trajectory dropped and why.  The frame keeps the loader's
+        ``attrs["report"]``.
 
     Raises
     ------
