@@ -10,6 +10,10 @@
 * ``expected_error`` matches the Monte Carlo mean error (5 standard errors);
 * outputs lie in the output domain for every ε from 1e-6 to 50; same seed, same
   samples; invalid parameters and inputs raise.
+
+The discrete-output mechanisms (k-RR, Duchi) get the same contract with their
+pmf: exact ratio per output, sums to 1, chi-square fit of samples (α = 1e-3),
+expected error against Monte Carlo, reproducibility, invalid ε.
 """
 
 from __future__ import annotations
@@ -277,3 +281,83 @@ def test_every_mechanism_is_covered():
     abstract = {"Mechanism", "PiecewiseConstantMechanism"}
     covered = {name.split("[")[0].split("(")[0] for name in CASES}
     assert continuous - abstract <= covered
+
+
+# -- discrete outputs (k-RR, Duchi): the same contract with a pmf -----------------------------
+DISCRETE = {
+    "KRR(k=2)": lambda e: m.KRR(epsilon=e, k=2),
+    "KRR(k=6)": lambda e: m.KRR(epsilon=e, k=6),
+    "KRR(k=1000)": lambda e: m.KRR(epsilon=e, k=1000),
+    "Duchi": lambda e: m.Duchi(epsilon=e),
+    "Duchi[3,7.5]": lambda e: m.Duchi(epsilon=e, low=3.0, high=7.5),
+}
+DISCRETE_NAMES = sorted(DISCRETE)
+
+
+def discrete_grids(mech):
+    """``(inputs, outputs)``: every value for k-RR; 201 inputs and the two outputs for Duchi."""
+    if isinstance(mech, m.KRR):
+        values = np.arange(mech.k)
+        return values, values
+    return np.linspace(mech.low, mech.high, 201), np.array(mech.outputs)
+
+
+@pytest.mark.parametrize("epsilon", [1e-6] + PRIVACY_EPSILONS)
+@pytest.mark.parametrize("name", DISCRETE_NAMES)
+def test_pmf_sums_to_one_and_ratio_is_bounded(name, epsilon):
+    mech = DISCRETE[name](epsilon)
+    x, y = discrete_grids(mech)
+    table = mech.pmf(y[None, :], x[:, None])  # (inputs, outputs)
+    np.testing.assert_allclose(table.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.all(table > 0)
+    assert np.all(table.max(axis=0) <= math.exp(epsilon) * table.min(axis=0) * (1 + RTOL))
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 3.0])
+@pytest.mark.parametrize("name", DISCRETE_NAMES)
+def test_discrete_samples_follow_pmf(name, epsilon):
+    # chi-square goodness of fit (outputs with expected count < 5 pooled), alpha = 1e-3
+    mech = DISCRETE[name](epsilon)
+    x, y = discrete_grids(mech)
+    n = 60_000
+    for i, x0 in enumerate([x[0], x[len(x) // 3], x[-1]]):
+        sample = mech.sample(np.full(n, x0), rng=200 + i)
+        counts = np.array([np.count_nonzero(sample == v) for v in y])
+        assert counts.sum() == n  # nothing outside the output set
+        expected = n * mech.pmf(y, x0)
+        small = expected < 5
+        if small.any():
+            counts = np.append(counts[~small], counts[small].sum())
+            expected = np.append(expected[~small], expected[small].sum())
+        assert stats.chisquare(counts, expected).pvalue > KS_ALPHA
+
+
+@pytest.mark.parametrize("name", DISCRETE_NAMES)
+def test_discrete_expected_error_matches_monte_carlo(name):
+    mech = DISCRETE[name](1.0)
+    x, _ = discrete_grids(mech)
+    dist = (lambda a, b: (a != b).astype(float)) if isinstance(mech, m.KRR) else (lambda a, b: np.abs(a - b))
+    for p in (1, 2):
+        for x0 in (x[0], x[len(x) // 2], x[-1]):
+            err = dist(mech.sample(np.full(MC_N, x0), rng=9), x0) ** p
+            tol = 5 * err.std() / math.sqrt(MC_N) + 1e-12  # 5 standard errors
+            assert abs(err.mean() - float(mech.expected_error(x0, p))) <= tol
+            assert mech.worst_case_error(p) >= float(mech.expected_error(x0, p)) * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("name", DISCRETE_NAMES)
+def test_discrete_same_seed_same_samples(name):
+    mech = DISCRETE[name](1.0)
+    x = np.resize(discrete_grids(mech)[0], (30, 40))
+    a = mech.sample(x, rng=42)
+    assert a.shape == x.shape
+    np.testing.assert_array_equal(a, mech.sample(x, rng=42))
+    assert not np.array_equal(a, mech.sample(x, rng=43))
+
+
+@pytest.mark.parametrize("bad, error", [(0.0, ValueError), (-1.0, ValueError), (math.nan, ValueError),
+                                        (math.inf, ValueError), ("1", TypeError), (None, TypeError)])
+@pytest.mark.parametrize("name", DISCRETE_NAMES)
+def test_discrete_invalid_epsilon(name, bad, error):
+    with pytest.raises(error):
+        DISCRETE[name](bad)

@@ -1,4 +1,4 @@
-"""Discrete-output mechanisms: k-RR and Duchi (pmf, privacy ratio, sampling, errors)."""
+"""k-RR and Duchi specifics (the shared contract is in test_contract.py)."""
 
 from __future__ import annotations
 
@@ -6,26 +6,16 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from tracs.mechanisms import KRR, Duchi
 
-EPSILONS = [1e-6, 1e-3, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
-RTOL = 1e-9  # relative tolerance on the privacy ratio (floating-point rounding only)
 
-
-@pytest.mark.parametrize("epsilon", EPSILONS)
-@pytest.mark.parametrize("k", [2, 3, 6, 12, 1000])
-def test_krr_pmf_sums_to_one_and_ratio_is_bounded(epsilon, k):
-    mech = KRR(epsilon=epsilon, k=k)
-    values = np.arange(k)
-    table = mech.pmf(values[None, :], values[:, None])  # rows: input, columns: output
-    np.testing.assert_allclose(table.sum(axis=1), 1.0, rtol=1e-12)
-    assert np.all(table > 0)
-    bound = math.exp(epsilon) * table.min(axis=0) * (1 + RTOL)
-    assert np.all(table.max(axis=0) <= bound)
+@pytest.mark.parametrize("k", [2, 3, 12])
+def test_krr_lies_with_the_total_probability(k):
     # the lie probability in total, not per value (a published pitfall)
-    assert mech.worst_case_error() == pytest.approx((k - 1) / (math.exp(epsilon) + k - 1), rel=1e-12)
+    mech = KRR(epsilon=1.5, k=k)
+    assert mech.worst_case_error() == pytest.approx((k - 1) / (math.exp(1.5) + k - 1), rel=1e-12)
+    assert mech.keep_probability + (k - 1) * mech.other_probability == pytest.approx(1.0, rel=1e-15)
 
 
 @pytest.mark.parametrize("epsilon", [1e-6, 1.0, 50.0])
@@ -35,18 +25,6 @@ def test_krr_samples_stay_in_range(epsilon):
     y = mech.sample(x, rng=3)
     assert y.dtype == np.int64 and y.shape == x.shape
     assert y.min() >= 0 and y.max() <= 5  # never the out-of-range value k
-
-
-@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
-def test_krr_sample_frequencies_match_pmf(epsilon):
-    # chi-square goodness of fit per input, fixed seed, alpha = 1e-3
-    mech = KRR(epsilon=epsilon, k=6)
-    n = 60_000
-    for x0 in (0, 3, 5):
-        y = mech.sample(np.full(n, x0), rng=11 + x0)
-        observed = np.bincount(y, minlength=6)
-        expected = n * mech.pmf(np.arange(6), x0)
-        assert stats.chisquare(observed, expected).pvalue > 1e-3
 
 
 def test_krr_accepts_integral_floats_and_shapes():
@@ -83,19 +61,14 @@ def test_krr_invalid_inputs(x, error):
         KRR(epsilon=1.0, k=6).sample(x)
 
 
-@pytest.mark.parametrize("epsilon", EPSILONS)
 @pytest.mark.parametrize("low, high", [(-1.0, 1.0), (0.0, 1.0), (3.0, 7.5)])
-def test_duchi_pmf_ratio_and_unbiased(epsilon, low, high):
-    mech = Duchi(epsilon=epsilon, low=low, high=high)
-    x = np.linspace(low, high, 201)
-    lo, hi = mech.outputs
-    plus, minus = mech.pmf(hi, x), mech.pmf(lo, x)
-    np.testing.assert_allclose(plus + minus, 1.0, rtol=1e-12)
-    for column in (plus, minus):
-        assert column.min() > 0
-        assert column.max() <= math.exp(epsilon) * column.min() * (1 + RTOL)
-    # unbiased: E[Y] = x (relative to the output scale)
-    np.testing.assert_allclose(plus * hi + minus * lo, x, atol=1e-9 * (hi - lo) + 1e-12)
+def test_duchi_is_unbiased(low, high):
+    for epsilon in (1e-6, 1.0, 50.0):
+        mech = Duchi(epsilon=epsilon, low=low, high=high)
+        x = np.linspace(low, high, 201)
+        lo, hi = mech.outputs
+        mean = mech.pmf(hi, x) * hi + mech.pmf(lo, x) * lo
+        np.testing.assert_allclose(mean, x, atol=1e-9 * (hi - lo) + 1e-12)
 
 
 def test_duchi_sampling_and_errors():
