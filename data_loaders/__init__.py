@@ -7,6 +7,21 @@ by (uid, datetime) with ties in input order, and ``attrs["report"]`` (a
 :func:`to_trajectories` groups such a frame into a :class:`tracs.Trajectories`
 in metres.
 
+Dropped rows: a row is dropped only for one of the reasons of
+:data:`DROP_REASONS` (a line with too many fields, a missing or bad user id, a
+missing or unparsable time, missing or non-numeric coordinates, latitude outside
+[-90, 90] or longitude outside [-180, 180], or a duplicate dropped on request),
+and always listed with its line number; ``strict=True`` raises
+:class:`DroppedRowsError` instead.
+
+Duplicates: an *exact duplicate* repeats an earlier row in every column read; a
+*repeated time* repeats the (user, time) pair of an earlier row with other
+values (e.g. two venues in the same second: TKY has 33 exact duplicates and 14
+such rows).  Both are kept by default (``duplicates="keep"``: nothing is lost,
+and ties keep their file order) and always listed in the report;
+``duplicates="drop_exact"`` drops exact duplicates, ``"drop_user_time"`` keeps
+only the first row of each (user, time) pair.
+
 >>> import data_loaders as dl
 >>> checkins = dl.synthetic_checkins(users=20, seed=1)
 >>> trajectories = dl.to_trajectories(checkins, split_gap="3h")
