@@ -11,7 +11,7 @@ from ._base import Baseline
 
 __all__ = ["LSRR", "staircase_probabilities", "default_group_sizes"]
 
-_BLOCK_ELEMENTS = 1 << 20
+_BLOCK_ELEMENTS = 1 << 18  # a few rows of |P| distances at a time (cache friendly)
 
 
 def staircase_probabilities(sizes, epsilon: float) -> np.ndarray:

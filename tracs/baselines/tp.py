@@ -20,6 +20,9 @@ SECTOR_CHOICES = (2, 4, 6, 12)
 _TWO_PI = 2.0 * math.pi
 _BALL_LIMIT = 64  # POIs in the midpoint ball above which the merge scans all POIs
 _BLOCK_ELEMENTS = 1 << 20
+#: largest budget spent on one step: beyond it double precision cannot represent the
+#: step's smallest probabilities (spending less than allotted keeps the guarantee)
+_MAX_STEP_EPSILON = 700.0
 
 
 def _sector_floor(origins, points, k) -> np.ndarray:
@@ -141,7 +144,9 @@ class TP(Baseline):
 
         Returns a dict of float arrays: ``"copy"``, ``"anchor"`` (anchor EM),
         ``"radius"``, ``"direction"`` (each report), ``"point"`` (each point EM), and
-        the int array ``"k"``.
+        the int array ``"k"``.  A step's budget is capped at 700 (a very long
+        trajectory at a per-point ε can allot more than double precision can
+        represent); the cap only ever spends less than allotted.
         """
         n = np.asarray(n, dtype=np.float64)
         copy = self._trajectory_budget(n) / 2.0
@@ -153,8 +158,10 @@ class TP(Baseline):
             k = auto_sectors(direction)
         else:
             k = np.full(n.shape, self.sectors, dtype=np.int64)
-        return {"copy": copy, "anchor": s_anchor * copy, "radius": s_radius * copy,
-                "direction": direction, "point": point, "k": k}
+        cap = _MAX_STEP_EPSILON
+        return {"copy": copy, "anchor": np.minimum(s_anchor * copy, cap),
+                "radius": np.minimum(s_radius * copy, cap),
+                "direction": np.minimum(direction, cap), "point": np.minimum(point, cap), "k": k}
 
     def _split_note(self, n, total):
         b = self.budgets(n)
