@@ -226,7 +226,19 @@ class Browser:
 
 
 @pytest.fixture(scope="session")
-def browser():
+def offline_assets():
+    """Skip (fail in CI) when the packages holding Leaflet for offline pages are missing."""
+    try:
+        import xstatic.pkg.leaflet  # noqa: F401
+        import xstatic.pkg.leaflet_markercluster  # noqa: F401
+    except ImportError:
+        _missing_browser("offline pages for the Chromium tests need xstatic-leaflet and "
+                         "xstatic-leaflet-markercluster (pip install xstatic-leaflet-markercluster): "
+                         "test skipped")
+
+
+@pytest.fixture(scope="session")
+def browser(offline_assets):
     """A session-wide headless Chromium (skips, or fails in CI, when it is missing)."""
     chromium = _find(CHROMIUM_CANDIDATES)
     driver_path = _find(CHROMEDRIVER_CANDIDATES)

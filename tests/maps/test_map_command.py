@@ -39,7 +39,7 @@ def test_map_of_released_file(checkin_files, tmp_path, read_payloads, capsys):
     assert "L.tileLayer(" not in html
 
 
-def test_users_pois_and_offline(checkin_files, tmp_path, read_payloads):
+def test_users_pois_and_offline(checkin_files, tmp_path, read_payloads, offline_assets):
     source, released = checkin_files
     out = tmp_path / "map.html"
     assert _run(["map", str(source), str(released), "-o", str(out), "--users", "3", "1",

@@ -142,9 +142,12 @@ def test_cap_warns_and_keeps_whole_users(tracks, reports, read_payloads):
     with pytest.warns(UserWarning, match="draws 7 of 23 points"):
         fmap = trajectory_map(tracks, tiles=None, max_points=7)
     assert _user_layers(read_payloads(map_html(fmap)))[0]["o"] == [0, 6, 7]
+    with pytest.warns(UserWarning, match=r"\(1 of 3 users\).*max_users=1"):
+        fmap = trajectory_map(tracks, tiles=None, max_users=1)
+    assert len(_user_layers(read_payloads(map_html(fmap)))) == 1
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        trajectory_map(tracks, reports, tiles=None, max_points=23)  # fits: no warning
+        trajectory_map(tracks, reports, tiles=None, max_points=23, max_users=3)  # fits: no warning
 
 
 @pytest.mark.parametrize("bad, error, match", [
@@ -205,7 +208,7 @@ def test_many_pois_are_clustered(tracks, reports):
     assert "POIs (900, clustered)" in html
 
 
-def test_large_map_is_small_and_capped(make_big, read_payloads, tmp_path):
+def test_large_map_is_small_and_capped(make_big, read_payloads, tmp_path, offline_assets):
     """30,000 points with reports, rounded reports and 5,000 POIs: under 15 MB."""
     frame, reported = make_big(100, 300)
     fmap = trajectory_map(frame, reported, rounded=reported + 1e-4, pois=reported[::6],
@@ -240,7 +243,7 @@ def test_compare_maps(tracks, reports, tmp_path):
         compare_maps(left, left)
 
 
-def test_offline_page_has_no_external_assets(tracks, reports, pois, tmp_path):
+def test_offline_page_has_no_external_assets(tracks, reports, pois, tmp_path, offline_assets):
     fmap = trajectory_map(tracks, reports, pois=pois, tiles=None)
     online = map_html(fmap)
     assert {u.rsplit("/", 1)[-1] for u in external_assets(online)} == {
@@ -252,7 +255,7 @@ def test_offline_page_has_no_external_assets(tracks, reports, pois, tmp_path):
     assert external_assets(saved) == [] and saved.count("tracsMaps.track(") == 3 * 2 + 1
 
 
-def test_offline_refuses_unknown_assets(tracks):
+def test_offline_refuses_unknown_assets(tracks, offline_assets):
     from folium.plugins import Fullscreen
 
     fmap = trajectory_map(tracks, tiles=None)

@@ -28,7 +28,7 @@ def _check_pages(folder: Path, read_payloads, users: int) -> None:
     assert compare.count("= L.map(") == 2 and "tracsMaps.sync(" in compare
 
 
-def test_synthetic_fallback(tmp_path, monkeypatch, read_payloads, capsys):
+def test_synthetic_fallback(tmp_path, monkeypatch, read_payloads, capsys, offline_assets):
     monkeypatch.delenv("TRACS_DATA_DIR", raising=False)
     _run_example(["--output-dir", str(tmp_path), "--tiles", "none", "--offline", "--users", "2",
                   "--trips", "2"])
@@ -37,7 +37,7 @@ def test_synthetic_fallback(tmp_path, monkeypatch, read_payloads, capsys):
 
 
 @pytest.mark.data
-def test_tokyo_file(tky_path, tmp_path, read_payloads, capsys):
+def test_tokyo_file(tky_path, tmp_path, read_payloads, capsys, offline_assets):
     _run_example([str(tky_path), "--output-dir", str(tmp_path), "--tiles", "none", "--offline",
                   "--users", "3", "--trips", "2"])
     out = capsys.readouterr().out

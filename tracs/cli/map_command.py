@@ -49,6 +49,8 @@ def add_parser(subparsers) -> None:
                    help="start a new trajectory after a gap longer than GAP (e.g. 3h)")
     p.add_argument("--max-points", type=positive_int, default=None, metavar="N",
                    help="most points drawn (default: 50,000; a note says what was left out)")
+    p.add_argument("--max-users", type=positive_int, default=None, metavar="N",
+                   help="most users drawn (default: 200; a note says what was left out)")
     p.add_argument("--tiles", default=None, metavar="NAME",
                    help="background tiles: a folium tile name (default: OpenStreetMap) or none")
     p.add_argument("--offline", action="store_true",
@@ -140,7 +142,7 @@ def _run(args) -> int:
     output = writable_file(args.output)
     import data_loaders
 
-    from ..maps import DEFAULT_MAX_POINTS, DEFAULT_TILES, save_map, trajectory_map
+    from ..maps import DEFAULT_MAX_POINTS, DEFAULT_MAX_USERS, DEFAULT_TILES, save_map, trajectory_map
 
     checkins = _read_checkins(source)
     if len(checkins) == 0:
@@ -173,7 +175,8 @@ def _run(args) -> int:
         warnings.simplefilter("always", UserWarning)
         fmap = trajectory_map(original, perturbed, pois=pois, users=users, tiles=tiles,
                               epsilon=epsilon, method=method,
-                              max_points=args.max_points or DEFAULT_MAX_POINTS)
+                              max_points=args.max_points or DEFAULT_MAX_POINTS,
+                              max_users=args.max_users or DEFAULT_MAX_USERS)
     for warning in caught:
         print(f"tracs map: note: {warning.message}", file=sys.stderr)
     save_map(fmap, output, offline=args.offline)

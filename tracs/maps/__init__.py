@@ -13,7 +13,7 @@ first use of ``tracs.maps``).
 
 from ._assets import embed_assets, external_assets
 from ._page import compare_maps, map_html, save_map
-from ._trajectory_map import DEFAULT_MAX_POINTS, DEFAULT_TILES, trajectory_map
+from ._trajectory_map import DEFAULT_MAX_POINTS, DEFAULT_MAX_USERS, DEFAULT_TILES, trajectory_map
 
 __all__ = ["trajectory_map", "compare_maps", "save_map", "map_html", "embed_assets",
-           "external_assets", "DEFAULT_MAX_POINTS", "DEFAULT_TILES"]
+           "external_assets", "DEFAULT_MAX_POINTS", "DEFAULT_MAX_USERS", "DEFAULT_TILES"]

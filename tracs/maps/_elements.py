@@ -193,7 +193,8 @@ def add_runtime(element: MacroElement) -> None:
     figure = element.get_root()
     if not isinstance(figure, Figure):
         raise TypeError("this map element must be added to a folium map before rendering")
-    figure.header.add_child(Element(_RUNTIME), name="tracs_maps_runtime")
+    if "tracs_maps_runtime" not in figure.header._children:  # compile the template once
+        figure.header.add_child(Element(_RUNTIME), name="tracs_maps_runtime")
 
 
 class _RuntimeElement(MacroElement):
@@ -295,6 +296,6 @@ class HeaderStyle(MacroElement):
 
     def render(self, **kwargs):
         figure = self.get_root()
-        if isinstance(figure, Figure):
+        if isinstance(figure, Figure) and self.key not in figure.header._children:
             figure.header.add_child(Element(f"<style>{self.css}</style>"), name=self.key)
         super().render(**kwargs)

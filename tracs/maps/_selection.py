@@ -63,8 +63,16 @@ def _hashable(value) -> bool:
     return True
 
 
+def _check_cap(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return int(value)
+
+
 def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int = 50_000,
-                 *, stacklevel: int = 3) -> list[UserRows]:
+                 max_users: int = 200, *, stacklevel: int = 3) -> list[UserRows]:
     """Group rows per user (first-appearance order) and apply the point cap.
 
     Parameters
@@ -77,17 +85,18 @@ def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int
         user ids to draw (matched exactly, then by their text).
     max_points : int
         Most rows drawn.  Whole users are kept in order while they fit; if even the
-        first does not, its first ``max_points`` rows are drawn.  Whenever rows are
-        left out a ``UserWarning`` says how many — never a silent cut.
+        first does not, its first ``max_points`` rows are drawn.
+    max_users : int
+        Most users drawn (each adds layers to the page and the layer control).
+        Whenever rows or users are left out a ``UserWarning`` says how many —
+        never a silent cut.
 
     Returns
     -------
     list of UserRows
     """
-    if isinstance(max_points, bool) or not isinstance(max_points, numbers.Integral):
-        raise TypeError(f"max_points must be an int, got {type(max_points).__name__}")
-    if max_points < 1:
-        raise ValueError(f"max_points must be >= 1, got {max_points}")
+    max_points = _check_cap(max_points, "max_points")
+    max_users = _check_cap(max_users, "max_users")
     codes, uniques = pd.factorize(pd.Series(uid, dtype=object), sort=False)
     uniques = np.asarray(uniques, dtype=object)
     track_codes = pd.factorize(pd.Series(track, dtype=object), sort=False)[0]
@@ -97,7 +106,7 @@ def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int
     wanted = _wanted_codes(users, uniques)
     sizes = starts[wanted + 1] - starts[wanted]
     requested = int(sizes.sum())
-    fits = np.cumsum(sizes) <= max_points
+    fits = (np.cumsum(sizes) <= max_points) & (np.arange(len(sizes)) < max_users)
     n_keep = int(np.argmin(fits)) if not fits.all() else len(wanted)
     keep_rows = None
     if n_keep == 0:
@@ -116,9 +125,9 @@ def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int
     drawn = sum(len(g) for g in groups)
     if drawn < requested:
         warnings.warn(
-            f"the map draws {drawn:,} of {requested:,} points ({len(groups)} of {len(wanted)} "
-            f"users) to stay within max_points={max_points:,}; choose the users to draw "
-            "or raise max_points",
+            f"the map draws {drawn:,} of {requested:,} points ({len(groups):,} of {len(wanted):,} "
+            f"users) to stay within max_points={max_points:,} and max_users={max_users:,}; "
+            "choose the users to draw or raise the caps",
             UserWarning,
             stacklevel=stacklevel,
         )

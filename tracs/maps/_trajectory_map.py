@@ -14,10 +14,12 @@ from ._elements import FitView, HeaderStyle, Legend, TrackLayer
 from ._inputs import Rows, as_rows, same_length
 from ._selection import select_users
 
-__all__ = ["trajectory_map", "DEFAULT_MAX_POINTS", "DEFAULT_TILES"]
+__all__ = ["trajectory_map", "DEFAULT_MAX_POINTS", "DEFAULT_MAX_USERS", "DEFAULT_TILES"]
 
 #: Most original rows one map draws (see ``max_points``).
 DEFAULT_MAX_POINTS = 50_000
+#: Most users one map draws (see ``max_users``).
+DEFAULT_MAX_USERS = 200
 DEFAULT_TILES = "OpenStreetMap"
 #: Above this many drawn points the map renders on a canvas instead of SVG.
 CANVAS_THRESHOLD = 2_000
@@ -156,6 +158,7 @@ def trajectory_map(
     epsilon=None,
     method: str | None = None,
     max_points: int = DEFAULT_MAX_POINTS,
+    max_users: int = DEFAULT_MAX_USERS,
     heatmap: bool = True,
     cluster_pois: int = 500,
     prefer_canvas: bool | None = None,
@@ -202,6 +205,9 @@ def trajectory_map(
         silent cut).  Pages stay small: coordinates are written once per layer,
         rounded to 6 decimals (about 0.1 m), and drawn by a small script —
         30,000 points with their reports make a page of a few MB.
+    max_users : int, default 200
+        Cap on the number of users drawn (each adds layers to the page and to the
+        layer control), applied like ``max_points`` and with the same warning.
     heatmap : bool, default True
         Add a heat-map layer of the reported points (hidden until switched on).
     cluster_pois : int, default 500
@@ -244,7 +250,7 @@ def trajectory_map(
         raise TypeError(f"cluster_pois must be an int, got {type(cluster_pois).__name__}")
     poi_rows, poi_ids = _poi_rows(pois, orig.crs) if pois is not None else (None, None)
 
-    groups = select_users(orig.uid, orig.track, users, max_points)
+    groups = select_users(orig.uid, orig.track, users, max_points, max_users)
     drawn = np.concatenate([g.rows for g in groups])
     layers = ["original", *reports]
 
