@@ -178,5 +178,15 @@ def run(quick: bool = False) -> list[Row]:
         naive_seconds = best_time(lambda: [naive(v) for v in items])
         note = "numba kernel" if getattr(mech, "_has_kernel", lambda: False)() else "numpy"
         rows.append(Row(name, n, seconds, len(items), naive_seconds, note))
+        if getattr(mech, "_has_kernel", lambda: False)():
+            # the same mechanism through its NumPy reference path: what the kernel buys
+            def reference(mech=mech, x=x):
+                y = mech._sample(mech.input_domain.validate(x), rng)
+                return mech.output_domain.clip(np.asarray(y, dtype=np.float64))
+
+            rows.append(Row("  same, numpy reference path", n, best_time(reference),
+                            len(items), naive_seconds, "numpy"))
+    # the ceiling: two uniforms per sample and nothing else
+    rows.append(Row("  rng.random(2n) alone", n, best_time(lambda: rng.random(2 * n)), extra="ceiling"))
     print_table("mechanisms: sample() at epsilon = 1 (one core)", rows)
     return rows
