@@ -58,6 +58,7 @@ __all__ = [
     "summary_records",
     "confidence_interval",
     "markdown_table",
+    "format_number",
     "direction_study",
     "time_methods",
 ]
@@ -653,6 +654,11 @@ def summary_records(summary: pd.DataFrame) -> list[dict]:
     return records
 
 
+def format_number(x: float, digits: int = 3) -> str:
+    """``digits`` significant digits, but whole numbers with thousands separators from 10^digits up."""
+    return f"{x:,.0f}" if abs(x) >= 10 ** digits else f"{x:.{digits}g}"
+
+
 def markdown_table(summary: pd.DataFrame, *, value: str = "ae_mean", low: str | None = "ae_ci_low",
                    high: str | None = "ae_ci_high", digits: int = 3, label: str = "label") -> str:
     """A Markdown table: one row per ε, one column per method, ``mean ± half-width``.
@@ -673,9 +679,9 @@ def markdown_table(summary: pd.DataFrame, *, value: str = "ae_mean", low: str | 
                 cells.append("–")
                 continue
             row = row.iloc[0]
-            text = f"{row[value]:.{digits}g}"
+            text = format_number(row[value], digits)
             if low and high:
-                text += f" ± {(row[high] - row[low]) / 2:.{max(digits - 1, 1)}g}"
+                text += f" ± {format_number((row[high] - row[low]) / 2, max(digits - 1, 1))}"
             cells.append(text)
         lines.append(f"| {eps:g} | " + " | ".join(cells) + " |")
     return "\n".join(lines)

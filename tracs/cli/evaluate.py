@@ -73,13 +73,13 @@ def add_parser(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
-def _num(x: float) -> str:
-    """A number for a table: thousands separators for large ones, 4 significant digits else."""
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
-
-
 def format_table(summary) -> str:
     """The summary as an aligned text table."""
+    from ..evaluation import format_number
+
+    def _num(x):
+        return format_number(x, 4)
+
     units = summary["units"].iloc[0]
     extra = [c for c in ("range_query_error", "hotspot_precision", "hotspot_ndcg") if c in summary]
     header = (f"{'method':<10} {'ε':>6} {'reps':>5} {'AE (' + units + ')':>14} {'95% CI':>25} "
