@@ -75,13 +75,15 @@ def _best_cpu(fn, repeat: int = 3) -> float:
 
     Other processes sharing the machine slow the wall clock down, not this figure.
     """
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
+    seconds = []
+
+    def timed():
         start = time.process_time()
         fn()
-        best = min(best, time.process_time() - start)
-    return best
+        seconds.append(time.process_time() - start)
+
+    best_time(timed, repeat=repeat)
+    return min(seconds[1:])
 
 
 def _rounding_rows(quick: bool) -> list[Row]:
