@@ -179,6 +179,8 @@ class TP(Baseline):
 
     def _perturb(self, indices, offsets, rng):
         lengths = np.diff(offsets)
+        lengths = lengths[lengths > 0]  # empty trajectories release nothing
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
         traj = np.repeat(np.arange(lengths.size), lengths)
         pos = np.arange(indices.size) - offsets[:-1][traj]
         budgets = self.budgets(lengths)
