@@ -70,22 +70,6 @@ def _head(coords, offsets, n_points):
     return coords[:offsets[last]], offsets[:last + 1]
 
 
-def _best_cpu(fn, repeat: int = 3) -> float:
-    """Best CPU seconds of this process over ``repeat`` calls (after a warm-up call).
-
-    Other processes sharing the machine slow the wall clock down, not this figure.
-    """
-    seconds = []
-
-    def timed():
-        start = time.process_time()
-        fn()
-        seconds.append(time.process_time() - start)
-
-    best_time(timed, repeat=repeat)
-    return min(seconds[1:])
-
-
 def _rounding_rows(quick: bool) -> list[Row]:
     from sklearn.neighbors import KDTree
 
@@ -96,7 +80,7 @@ def _rounding_rows(quick: bool) -> list[Row]:
     space = POISpace(pois)
     build = time.perf_counter() - start
     seconds = best_time(lambda: space.round(queries))
-    cpu = _best_cpu(lambda: space.round(queries))
+    cpu = best_time(lambda: space.round(queries), clock=time.process_time)
     naive_n = 1_000 if quick else 5_000
 
     def naive():
@@ -125,14 +109,14 @@ def _em_rows(quick: bool, tky) -> list[Row]:
     for eps in (2.0, 8.0):
         em = ExponentialMechanism(space, eps)
         seconds = best_time(lambda: em.perturb_indices(inputs, [0, n], rng=2))
-        cpu = _best_cpu(lambda: em.perturb_indices(inputs, [0, n], rng=2))
+        cpu = best_time(lambda: em.perturb_indices(inputs, [0, n], rng=2), clock=time.process_time)
         scale = eps / (2 * space.diameter)
         x = space.points[inputs[:n // 10]]
         def cdf_only():
             sample_em(space.points, x, scale, np.random.default_rng(3), budget=0)
 
         cdf_seconds = best_time(cdf_only, repeat=1)
-        cdf_cpu = _best_cpu(cdf_only, repeat=1)
+        cdf_cpu = best_time(cdf_only, repeat=1, clock=time.process_time)
         naive_n = 200 if quick else 1_000
 
         def naive():

@@ -8,8 +8,8 @@ mechanisms), the way straightforward code would; it runs on a small sample and
 its rate is extrapolated.  ``peak B/pt`` is the peak of memory allocated during
 the call (tracemalloc, which numpy reports to), divided by the number of points:
 the caller's input is not counted, the returned array (16 B/pt) is.  ``cpu`` is
-the rate in CPU time of the process (one call), which other processes sharing
-the machine do not distort as they do the wall-clock rate.
+the rate in CPU time of the process (one call after a warm-up), which other
+processes sharing the machine do not distort as they do the wall-clock rate.
 """
 
 from __future__ import annotations
@@ -87,13 +87,6 @@ def _peak_bytes_per_point(fn, n: int) -> float:
     return (peak - base) / n
 
 
-def _cpu_seconds(fn) -> float:
-    """CPU seconds of one call of ``fn`` (robust to other processes sharing the core)."""
-    start = time.process_time()
-    fn()
-    return time.process_time() - start
-
-
 def _naive_rate(naive, region, n_naive):
     if naive is None:
         return 0, 0.0
@@ -132,7 +125,7 @@ def run(quick: bool = False) -> None:
         perturber.perturb_many(pts[:1000], np.arange(0, 1001, min(length, 1000)), rng=0)  # compile
         call = lambda: perturber.perturb_many(pts, offsets, rng=0, **kwargs)  # noqa: E731
         seconds = best_time(call, repeat=repeat)
-        cpu = _cpu_seconds(call)
+        cpu = best_time(call, repeat=1, clock=time.process_time)
         peak = _peak_bytes_per_point(call, n)
         key = naive.__name__ if naive else None
         if key not in naive_cache:

@@ -27,6 +27,7 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 
+from ._io import check_path, read_known_format
 from ._report import DroppedRowsError, LoadReport
 
 DUPLICATE_POLICIES = ("keep", "drop_exact", "drop_user_time")
@@ -173,3 +174,28 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
     out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs="EPSG:4326")
     out.attrs["report"] = report
     return out
+
+
+def load_known_format(path, *, name: str, parse, duplicates: str, strict, encoding,
+                      **file_format) -> gpd.GeoDataFrame:
+    """The body shared by the loaders of fixed-column check-in files.
+
+    Checks the arguments (path, ``duplicates``, ``strict``) before reading, reads
+    the file with :func:`~data_loaders._io.read_known_format` (``file_format`` are
+    its format arguments), turns the raw columns into those of
+    :func:`build_checkins` with ``parse(raw, notes)`` (which returns a dict with
+    ``uid``, ``time``, ``lat``, ``lng`` and optionally ``poi`` and ``extra``, and
+    may append to ``notes``, a copy of the reader's notes) and builds the result
+    with the source lines, the file name and the format ``"<name>-csv"`` or
+    ``"<name>-tsv"``.
+    """
+    path = check_path(path)
+    check_duplicates_policy(duplicates)
+    strict = check_strict(strict)
+    raw, table, sep = read_known_format(path, encoding=encoding, **file_format)
+    notes = list(table.notes)
+    columns = parse(raw, notes)
+    return build_checkins(
+        **columns, lines=table.lines, bad_lines=table.bad_lines, blank_lines=table.blank_lines,
+        notes=notes, source=path.name, fmt=f"{name}-" + ("csv" if sep == "," else "tsv"),
+        duplicates=duplicates, strict=strict)

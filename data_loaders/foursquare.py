@@ -24,8 +24,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._checkins import build_checkins, check_duplicates_policy, check_strict, integer_ids
-from ._io import check_path, read_known_format
+from ._checkins import integer_ids, load_known_format
 
 __all__ = ["load_foursquare", "parse_foursquare_time"]
 
@@ -156,6 +155,20 @@ def _offsets(values: pd.Series) -> pd.Series:
     return offset.astype("Int64") if offset.isna().any() else offset.astype(np.int64)
 
 
+def _columns(raw: pd.DataFrame, notes: list) -> dict:
+    """Raw Foursquare columns -> the columns of the loaded frame."""
+    time = parse_foursquare_time(raw["time"])
+    offset = _offsets(raw["offset"])
+    if offset.isna().any():
+        notes.append(f"{int(offset.isna().sum())} rows have no valid timezone offset: "
+                     "their local_time and utc_offset are missing")
+    local = (time + pd.to_timedelta(offset.astype("float64"), unit="min")).dt.tz_localize(None)
+    return dict(uid=integer_ids(raw["user"]), time=time, lat=raw["lat"], lng=raw["lng"],
+                poi=raw["venue"], extra={"category": raw["category"],
+                                         "category_id": raw["category_id"],
+                                         "local_time": local, "utc_offset": offset})
+
+
 def load_foursquare(path, *, strict: bool = False, duplicates: str = "keep",
                     encoding: str | None = None):
     """Load Foursquare TSMC2014 check-ins (original TSV or CSV with header).
@@ -189,25 +202,10 @@ def load_foursquare(path, *, strict: bool = False, duplicates: str = "keep",
         Empty file, not a Foursquare file (field count or header), undecodable with
         an explicit encoding, no valid row left, or a drop with ``strict=True``.
     """
-    path = check_path(path)
-    check_duplicates_policy(duplicates)
-    strict = check_strict(strict)
-    raw, table, sep = read_known_format(
-        path, what="Foursquare TSMC2014", columns=_COLUMNS, aliases=_ALIASES, time_field=7,
-        time_pattern=_TIME, text=("venue", "category_id", "category", "time"), encoding=encoding,
+    return load_known_format(
+        path, name="foursquare", parse=_columns, duplicates=duplicates, strict=strict,
+        encoding=encoding, what="Foursquare TSMC2014", columns=_COLUMNS, aliases=_ALIASES,
+        time_field=7, time_pattern=_TIME, text=("venue", "category_id", "category", "time"),
         describe="user, venue, category id, category, latitude, longitude, timezone offset, "
                  "UTC time",
         hints={5: " (it looks like Gowalla: use load_gowalla)"})
-    time = parse_foursquare_time(raw["time"])
-    offset, notes = _offsets(raw["offset"]), list(table.notes)
-    if offset.isna().any():
-        notes.append(f"{int(offset.isna().sum())} rows have no valid timezone offset: "
-                     "their local_time and utc_offset are missing")
-    local = (time + pd.to_timedelta(offset.astype("float64"), unit="min")).dt.tz_localize(None)
-    return build_checkins(
-        uid=integer_ids(raw["user"]), time=time, lat=raw["lat"], lng=raw["lng"], poi=raw["venue"],
-        extra={"category": raw["category"], "category_id": raw["category_id"],
-               "local_time": local, "utc_offset": offset},
-        lines=table.lines, bad_lines=table.bad_lines, blank_lines=table.blank_lines,
-        notes=notes, source=path.name, fmt="foursquare-" + ("csv" if sep == "," else "tsv"),
-        duplicates=duplicates, strict=strict)

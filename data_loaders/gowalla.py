@@ -20,8 +20,7 @@ import re
 
 import pandas as pd
 
-from ._checkins import build_checkins, check_duplicates_policy, check_strict, integer_ids
-from ._io import check_path, read_known_format
+from ._checkins import integer_ids, load_known_format
 
 __all__ = ["load_gowalla", "parse_iso_time"]
 
@@ -48,6 +47,18 @@ def parse_iso_time(values) -> pd.Series:
     if not (pd.api.types.is_string_dtype(s.dtype) or s.dtype == object):
         s = s.astype("string")
     return pd.to_datetime(s, format="ISO8601", utc=True, errors="coerce")
+
+
+def _columns(raw: pd.DataFrame, notes: list) -> dict:
+    """Raw Gowalla columns -> the columns of the loaded frame (integer location ids
+    where every id is an integer)."""
+    location = raw["location"]
+    if not pd.api.types.is_integer_dtype(location.dtype):
+        numeric = integer_ids(location)
+        if numeric.notna().sum() == location.notna().sum() and (numeric.dropna() % 1 == 0).all():
+            location = numeric.astype("Int64") if numeric.isna().any() else numeric.astype("int64")
+    return dict(uid=integer_ids(raw["user"]), time=parse_iso_time(raw["time"]), lat=raw["lat"],
+                lng=raw["lng"], poi=location)
 
 
 def load_gowalla(path, *, strict: bool = False, duplicates: str = "keep",
@@ -80,22 +91,8 @@ def load_gowalla(path, *, strict: bool = False, duplicates: str = "keep",
         Empty file, not a Gowalla file (field count or header), no valid row left,
         or a drop with ``strict=True``.
     """
-    path = check_path(path)
-    check_duplicates_policy(duplicates)
-    strict = check_strict(strict)
-    raw, table, sep = read_known_format(
-        path, what="Gowalla check-in", columns=_COLUMNS, aliases=_ALIASES, time_field=1,
-        time_pattern=_ISO, encoding=encoding,
-        describe="user, time, latitude, longitude, location id",
+    return load_known_format(
+        path, name="gowalla", parse=_columns, duplicates=duplicates, strict=strict,
+        encoding=encoding, what="Gowalla check-in", columns=_COLUMNS, aliases=_ALIASES,
+        time_field=1, time_pattern=_ISO, describe="user, time, latitude, longitude, location id",
         hints={8: " (it looks like Foursquare: use load_foursquare)"})
-    location = raw["location"]
-    if not pd.api.types.is_integer_dtype(location.dtype):
-        numeric = integer_ids(location)
-        if numeric.notna().sum() == location.notna().sum() and (numeric.dropna() % 1 == 0).all():
-            location = numeric.astype("Int64") if numeric.isna().any() else numeric.astype("int64")
-    return build_checkins(
-        uid=integer_ids(raw["user"]), time=parse_iso_time(raw["time"]), lat=raw["lat"],
-        lng=raw["lng"], poi=location, lines=table.lines, bad_lines=table.bad_lines,
-        blank_lines=table.blank_lines, notes=table.notes, source=path.name,
-        fmt="gowalla-" + ("csv" if sep == "," else "tsv"), duplicates=duplicates,
-        strict=strict)

@@ -23,12 +23,11 @@ equirectangular approximation (good to well under 0.1 % over a city).
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 import pandas as pd
 
-from tracs._validation import as_generator, check_finite
+from tracs._validation import as_generator, check_finite, check_positive_int
 
 from ._checkins import build_checkins
 
@@ -37,14 +36,6 @@ __all__ = ["synthetic_checkins"]
 _CATEGORIES = np.array(["Train Station", "Office", "Café", "Restaurant", "Convenience Store",
                         "Park", "Bar", "Gym", "Home (private)", "University", "Shop", "Museum"])
 _METRES_PER_DEGREE = 111_320.0
-
-
-def _positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
 
 
 def _pick(cdf_key: np.ndarray, group: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -87,10 +78,10 @@ def synthetic_checkins(*, users: int, seed, checkins_per_user: float = 40.0, poi
         (WGS84), sorted by (uid, datetime); ``attrs["report"]`` says nothing was
         dropped (format ``"synthetic"``).
     """
-    users = _positive_int(users, "users")
-    pois = _positive_int(pois, "pois")
-    clusters = _positive_int(clusters, "clusters")
-    favourites = min(_positive_int(favourites, "favourites"), clusters)
+    users = check_positive_int(users, "users")
+    pois = check_positive_int(pois, "pois")
+    clusters = check_positive_int(clusters, "clusters")
+    favourites = min(check_positive_int(favourites, "favourites"), clusters)
     mean = check_finite(checkins_per_user, "checkins_per_user")
     if mean < 1:
         raise ValueError(f"checkins_per_user must be >= 1, got {mean}")

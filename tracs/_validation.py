@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_generator", "check_epsilon", "as_float_array", "check_finite"]
+__all__ = ["as_generator", "check_epsilon", "as_float_array", "check_finite", "check_positive_int"]
 
 
 def as_generator(rng=None) -> np.random.Generator:
@@ -65,6 +65,19 @@ def check_finite(value, name: str) -> float:
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     return value
+
+
+def check_positive_int(value, name: str) -> int:
+    """Validate a count: an integer (not a bool) ``>= 1``. Returns it as int.
+
+    Raises ``TypeError`` for anything that is not an integer (floats included) and
+    ``ValueError`` for an integer below 1.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return int(value)
 
 
 def as_float_array(x, name: str = "x") -> np.ndarray:

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .._validation import check_positive_int
+
 __all__ = ["UserRows", "select_users"]
 
 
@@ -63,14 +65,6 @@ def _hashable(value) -> bool:
     return True
 
 
-def _check_cap(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
-
-
 def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int = 50_000,
                  max_users: int = 200, *, stacklevel: int = 3) -> list[UserRows]:
     """Group rows per user (first-appearance order) and apply the point cap.
@@ -95,8 +89,8 @@ def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int
     -------
     list of UserRows
     """
-    max_points = _check_cap(max_points, "max_points")
-    max_users = _check_cap(max_users, "max_users")
+    max_points = check_positive_int(max_points, "max_points")
+    max_users = check_positive_int(max_users, "max_users")
     codes, uniques = pd.factorize(pd.Series(uid, dtype=object), sort=False)
     uniques = np.asarray(uniques, dtype=object)
     track_codes = pd.factorize(pd.Series(track, dtype=object), sort=False)[0]
