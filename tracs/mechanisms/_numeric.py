@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["logistic", "exp_tail", "exp_tail_ratio", "check_integer"]
+__all__ = ["logistic", "exp_tail", "exp_tail_ratio", "over_expm1", "check_integer", "EXP_MAX"]
 
 
 def logistic(t: float) -> float:
@@ -54,6 +54,21 @@ def exp_tail_ratio(x: float, n: int) -> float:
     # divide numerator and denominator by e^x
     poly = sum(x**j / math.factorial(j) for j in range(n))
     return (1.0 - poly * math.exp(-x)) / -math.expm1(-x)
+
+
+#: largest ``t`` with ``e^t`` finite in double precision (``log`` of the largest float)
+EXP_MAX = 709.78
+
+
+def over_expm1(a: float, t: float) -> float:
+    """``a/(e^t − 1)`` for ``t > 0`` without overflow: ``a·e^{-t}`` where ``e^t`` overflows.
+
+    Past ``t = 709`` the relative difference between ``1/(e^t − 1)`` and ``e^{-t}``
+    is below ``e^{-709}``: both are the same double.
+    """
+    if t < EXP_MAX:
+        return a / math.expm1(t)
+    return a * math.exp(-t)
 
 
 def check_integer(value, name: str, minimum: int) -> int:

@@ -16,6 +16,7 @@ import numpy as np
 from .._validation import check_finite
 from ._base import Mechanism
 from ._domain import RealLine
+from ._numeric import over_expm1
 from ._params import IntervalInput
 
 __all__ = ["Laplace", "Staircase"]
@@ -200,7 +201,7 @@ class Staircase(_AdditiveNoise):
 
     def _expected_error(self, x, p):
         g, eps = self.step_fraction, self.epsilon
-        mean_steps = 1.0 / math.expm1(eps)  # E[G]
+        mean_steps = over_expm1(1.0, eps)  # E[G]
         second_steps = mean_steps / math.tanh(eps / 2.0)  # E[G²] = E[G](1 + r)/(1 − r)
         beta = self._inner_probability()
         mean_offset = beta * g / 2.0 + (1.0 - beta) * (1.0 + g) / 2.0

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._validation import check_finite
 from ._base import PiecewiseConstantMechanism
-from ._numeric import exp_tail, logistic
+from ._numeric import EXP_MAX, exp_tail, logistic, over_expm1
 from ._params import IntervalInput
 
 __all__ = ["SquareWave", "PiecewiseMechanism", "PTT", "square_wave_b", "ptt_theorem4_eta"]
@@ -64,24 +64,47 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
 
     @property
     def b(self) -> float:
-        """Half-width of the high-density window on the unit interval."""
+        """Half-width of the high-density window on the unit interval.
+
+        It underflows to 0 for ε above about 745 (it is ``≈ (ε − 1)e^{-ε}/2``); the
+        window's probability stays exact (:meth:`_window_odds`), so sampling then
+        releases the input itself with that probability, as the true window
+        rounds to it.
+        """
         return square_wave_b(self.epsilon)
+
+    def _window_odds(self) -> float:
+        """``2b·e^ε``: the odds of the high-density window, finite for every ε.
+
+        ``T(−ε)/T(ε)·e^ε`` with ``T(t) = e^t − 1 − t`` (written as for
+        :func:`square_wave_b`); ``≈ ε − 1`` for large ε.
+        """
+        eps = self.epsilon
+        if eps > 1.0:
+            return exp_tail(-eps, 2) / (1.0 - (1.0 + eps) * math.exp(-eps))
+        return exp_tail(-eps, 2) * math.exp(eps) / exp_tail(eps, 2)
 
     def _support(self):
         w = (self.high - self.low) * self.b
         return self.low - w, self.high + w
 
     def _densities(self):
-        # p = e^ε/(2b e^ε + 1) = 1/(2b + e^{-ε});  q = p·e^{-ε}
-        p = 1.0 / ((2.0 * self.b + math.exp(-self.epsilon)) * (self.high - self.low))
-        return p, p * math.exp(-self.epsilon)
+        # q = 1/(2b e^ε + 1),  p = q·e^ε  (per unit of the input interval)
+        if self.epsilon >= EXP_MAX:
+            raise ValueError(f"SquareWave's high density e^ε/(2b e^ε + 1) exceeds the "
+                             f"floating-point range for epsilon >= {EXP_MAX} (got "
+                             f"{self.epsilon}); sampling is supported, densities and errors "
+                             "are not")
+        q = 1.0 / ((self._window_odds() + 1.0) * (self.high - self.low))
+        return q * math.exp(self.epsilon), q
 
     def _central_width(self):
         return 2.0 * self.b * (self.high - self.low)
 
     def _central_mass(self):
-        # 2b·p = 2b/(2b + e^{-ε}) = logistic(ε + log(2b))
-        return logistic(self.epsilon + math.log(2.0 * self.b))
+        # 2b·p = 2b e^ε/(2b e^ε + 1): odds to probability
+        odds = self._window_odds()
+        return odds / (odds + 1.0)
 
     def _central_left(self, x):
         return x - self.b * (self.high - self.low)
@@ -114,7 +137,7 @@ class _UnbiasedPiecewise(IntervalInput, PiecewiseConstantMechanism):
     def _standard(self) -> tuple[float, float, float]:
         """``(k, a, B)`` in standard coordinates."""
         eta = self._eta()
-        k = 1.0 + eta / math.expm1(self.epsilon)
+        k = 1.0 + over_expm1(eta, self.epsilon)
         a = k / (eta - 1.0)
         return k, a, eta * a
 
@@ -136,7 +159,7 @@ class _UnbiasedPiecewise(IntervalInput, PiecewiseConstantMechanism):
         half = self._half()
         # p = 1/(2ak(1 − e^{-ε})),  q = p·e^{-ε} = 1/(2ak(e^ε − 1))
         return 1.0 / (-2.0 * a * k * math.expm1(-self.epsilon) * half), \
-            1.0 / (2.0 * a * k * math.expm1(self.epsilon) * half)
+            over_expm1(1.0 / (2.0 * a * k * half), self.epsilon)
 
     def _central_width(self):
         return 2.0 * self._standard()[1] * self._half()
@@ -157,7 +180,7 @@ class _UnbiasedPiecewise(IntervalInput, PiecewiseConstantMechanism):
     def _overhang(self):
         # B − 1 = (k − 1) + a, with k − 1 = η/(e^ε − 1) in closed form
         a = self._standard()[1]
-        w = self._half() * (self._eta() / math.expm1(self.epsilon) + a)
+        w = self._half() * (over_expm1(self._eta(), self.epsilon) + a)
         return w, w
 
 
