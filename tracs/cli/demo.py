@@ -67,7 +67,8 @@ def run(args) -> int:
     print(format_table(summary))
 
     written = [out_dir / "results.csv"]
-    fig = error_vs_epsilon(summary, title=f"{dataset.name}: TraCS-D and TraCS-C")
+    title = dataset.name.upper() if dataset.name in evaluation.DATA_FILES else dataset.name
+    fig = error_vs_epsilon(summary, title=f"{title}: TraCS-D and TraCS-C, rounded to the nearest venue")
     written.append(save_figure(fig, out_dir / "ae_vs_epsilon.png"))
 
     # one released data set to look at: TraCS-D at the middle ε
