@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["sample_classical", "sample_circular", "classical_one", "circular_one", "run"]
+__all__ = ["sample_classical", "sample_circular", "classical_one", "circular_one", "wrap_period", "run"]
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -37,20 +37,30 @@ def classical_one(x, u_piece, v, low, high, half, mass, central_width, side_widt
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def circular_one(x, u_piece, v, period, half, mass):  # pragma: no cover
-    """One OptimalCircular output in ``[0, period)`` for a valid ``x``."""
-    inner = x - half + v * (2.0 * half)
-    outer = x + half + v * (period - 2.0 * half)
-    y = inner if u_piece < mass else outer
-    # numpy.mod for y in (−period, 2·period), exactly (y − period is exact
-    # there), then never the period itself; −0.0 becomes 0.0 as with numpy.mod
+def wrap_period(y, period):  # pragma: no cover
+    """``y mod period`` in ``[0, period)`` for ``y`` in ``[−period, 2·period)``, as ``numpy.mod``.
+
+    ``y − period`` is exact there (Sterbenz), like ``fmod``; a negative ``y`` gets
+    ``+ period`` (rounded, as in ``numpy.mod``); a result of exactly ``period``
+    (from a tiny negative) becomes 0, the same point.
+    """
     if y < 0.0:
         y += period
     elif y >= period:
         y -= period
     if y >= period:
         y = 0.0
-    return y + 0.0
+    return y
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def circular_one(x, u_piece, v, period, half, mass):  # pragma: no cover
+    """One OptimalCircular output in ``[0, period)`` for a valid ``x``."""
+    inner = x - half + v * (2.0 * half)
+    outer = x + half + v * (period - 2.0 * half)
+    y = inner if u_piece < mass else outer
+    # −0.0 becomes 0.0 as with numpy.mod
+    return wrap_period(y, period) + 0.0
 
 
 @numba.njit(cache=True, nogil=True)

@@ -2,10 +2,13 @@
 
 The kernels consume uniforms drawn by the caller from a numpy ``Generator`` (one
 row of ``width`` uniforms per point, in point order), so results are reproducible
-and do not depend on how the points are cut into chunks.  Each formula repeats,
-operation for operation, the sampling of :class:`tracs.mechanisms.OptimalClassical`
-and :class:`tracs.mechanisms.OptimalCircular` (two uniforms per draw: one picks
-the central piece or the sides, one places the value), which the tests check.
+and do not depend on how the points are cut into chunks.  The one-dimensional
+draws are those of :class:`tracs.mechanisms.OptimalClassical` and
+:class:`tracs.mechanisms.OptimalCircular`: the same compiled functions
+(``tracs.mechanisms._kernels``, inlined), two uniforms per draw (one picks the
+central piece or the sides, one places the value); the tests check that both
+give the same numbers.  numba's cache does not follow that import: after an edit
+of ``tracs.mechanisms._kernels``, clear this module's cache (``__pycache__``).
 
 A region enters as half-planes ``nx·x + ny·y <= hb`` plus a flag saying whether
 it is an axis-aligned rectangle (clamped coordinate-wise, exactly) or a general
@@ -25,6 +28,8 @@ import math
 import numpy as np
 from numba import njit
 
+from ..mechanisms._kernels import circular_one, classical_one, wrap_period
+
 TWO_PI = 2.0 * math.pi
 
 MODE_CIRCULAR = 0
@@ -36,48 +41,20 @@ def classical(x, low, high, mass, half, sel, v):
     """Optimal classical mechanism on ``[low, high]`` with central mass ``mass`` and
     unit half-width ``half``, driven by the uniforms ``sel`` and ``v``."""
     width = high - low
-    t = (x - low) / width
-    c = t - half
-    top = 1.0 - 2.0 * half
-    if c < 0.0:
-        c = 0.0
-    if c > top:
-        c = top
-    left = low + width * c
     central = 2.0 * half * width
-    # both candidates, then selects: random branches would mispredict half the time
-    inner = left + v * central
-    z = low + v * (width - central)
-    side = z + central if z >= left else z
-    y = inner if sel < mass else side
-    return min(max(y, low), high)
+    return classical_one(x, sel, v, low, high, half, mass, central, width - central)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def wrap_angle(y):
-    """``y mod 2π`` in ``[0, 2π)`` for ``y`` in ``[−2π, 4π)``, as ``numpy.mod`` computes it.
-
-    ``y − 2π`` is exact there (Sterbenz), like ``fmod``; a negative ``y`` gets ``+ 2π``
-    (rounded, as in ``numpy.mod``); a result of exactly ``2π`` (from a tiny negative)
-    becomes 0, the same point.
-    """
-    if y < 0.0:
-        y += TWO_PI
-    elif y >= TWO_PI:
-        y -= TWO_PI
-    if y >= TWO_PI:
-        y = 0.0
-    return y
+    """``y mod 2π`` in ``[0, 2π)`` for ``y`` in ``[−2π, 4π)``, as ``numpy.mod`` computes it."""
+    return wrap_period(y, TWO_PI)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def circular(x, mass, half, sel, v):
     """Optimal circular mechanism on ``[0, 2π)`` with half-width ``half`` (radians)."""
-    if sel < mass:
-        y = x - half + v * (2.0 * half)
-    else:
-        y = x + half + v * (TWO_PI - 2.0 * half)
-    return wrap_angle(y)
+    return circular_one(x, sel, v, TWO_PI, half, mass)
 
 
 @njit(cache=True, nogil=True, inline="always")
