@@ -1,8 +1,9 @@
 """Shared fixtures.
 
-Real check-in files are read in place from ``TRACS_DATA_DIR`` (CI sets it to the
-shared datasets folder).  Without it, data tests skip with a message; in CI
-(``CI`` set to a true value) a missing file is a failure, never a skip.
+Real check-in files are read in place from ``TRACS_DATA_DIR`` or, when it is not
+set, from ``../shared/datasets`` beside the project.  Without them, data tests skip
+with a message; in CI (``CI`` set to a true value) a missing file is a failure,
+never a skip.
 """
 
 from __future__ import annotations
@@ -29,11 +30,17 @@ def _missing(message: str):
     pytest.skip(message)
 
 
+SIBLING_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+if not os.environ.get("TRACS_DATA_DIR") and SIBLING_DATA_DIR.is_dir():
+    # let every test (and the subprocesses it starts) find the sibling data folder
+    os.environ["TRACS_DATA_DIR"] = str(SIBLING_DATA_DIR)
+
+
 def dataset_path(key: str) -> Path:
     """Path of a real data file, or skip (fail in CI) when it is not available."""
     root = os.environ.get("TRACS_DATA_DIR")
     if not root:
-        _missing("TRACS_DATA_DIR is not set: real-data test skipped")
+        _missing("TRACS_DATA_DIR is not set and ../shared/datasets is absent: real-data test skipped")
     path = Path(root) / DATA_FILES[key]
     if not path.is_file():
         _missing(f"{path} not found: real-data test skipped")
