@@ -253,12 +253,11 @@ class Dataset:
             return self.coords
         return self.sampler(np.random.default_rng(rng))
 
-    def to_paper_units(self, coords: np.ndarray) -> np.ndarray:
-        """Coordinates in the paper's units (see ``normalise``)."""
-        if not self.normalise:
-            return coords
-        xmin, ymin, xmax, ymax = self.region.bounds
-        return (coords - np.array([xmin, ymin])) / np.array([xmax - xmin, ymax - ymin])
+    @property
+    def paper_scale(self):
+        """``normalize_by`` for :mod:`tracs.metrics`: the region when the paper's units are
+        the min-max normalised ones, else ``None`` (the data's own units)."""
+        return self.region if self.normalise else None
 
 
 def _check_count(value, name: str, minimum: int = 1) -> int:
@@ -456,10 +455,10 @@ EXTRA_METRICS = {
 }
 
 
-def _errors(true, pert, offsets) -> np.ndarray:
+def _errors(true, pert, offsets, normalize_by=None) -> np.ndarray:
     from .metrics import trajectory_errors
 
-    return np.asarray(trajectory_errors(true, pert, offsets), dtype=np.float64)
+    return np.asarray(trajectory_errors(true, pert, offsets, normalize_by=normalize_by), dtype=np.float64)
 
 
 def _run_method(perturber, coords, offsets, ctx, rounding, rng):
@@ -543,7 +542,6 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         warmed = set()
         for rep in range(repetitions):
             coords = dataset.draw(_stream(seed, "data", rep))
-            true_paper = dataset.to_paper_units(coords)
             for name in names:
                 spec = METHODS[name]
                 rounding = bool(round_to_pois) and not spec.discrete
@@ -558,7 +556,8 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                     out = _run_method(perturber, coords, offsets, ctx, rounding, rng)
                     seconds = time.perf_counter() - start
                     errors = _errors(coords, out, offsets)
-                    errors_paper = _errors(true_paper, dataset.to_paper_units(out), offsets)
+                    errors_paper = (_errors(coords, out, offsets, dataset.paper_scale)
+                                    if dataset.normalise else errors)
                     row = {
                         "dataset": dataset.name, "method": name, "label": spec.label,
                         "epsilon": eps, "repetition": rep,

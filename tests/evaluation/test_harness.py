@@ -26,7 +26,7 @@ def test_continuous_dataset_draws_inside_the_region(small):
     assert coords.shape == (200, 2)
     assert np.all(coords >= 0) and np.all(coords[:, 0] < 2) and np.all(coords[:, 1] < 10)
     np.testing.assert_array_equal(small.offsets, np.arange(0, 201, 10))
-    assert small.to_paper_units(coords) is coords  # the region's own units are the paper's
+    assert small.paper_scale is None  # the region's own units are the paper's
 
 
 def test_same_seed_same_table(small):
