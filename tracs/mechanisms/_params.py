@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._validation import check_finite
 from ._domain import Circle, Interval
 
-__all__ = ["check_interval", "IntervalInput", "CircleDomain"]
+__all__ = ["check_interval", "check_parameter", "IntervalInput", "CircleDomain"]
 
 
 def check_interval(obj) -> None:
@@ -14,6 +14,21 @@ def check_interval(obj) -> None:
     object.__setattr__(obj, "high", check_finite(obj.high, "high"))
     if not obj.low < obj.high:
         raise ValueError(f"need low < high, got low={obj.low}, high={obj.high}")
+
+
+def check_parameter(obj, name: str, valid, requirement: str, *, optional: bool = False) -> None:
+    """Validate and normalise the float field ``name`` of a frozen dataclass in place.
+
+    The value must be finite and satisfy ``valid(value)``; otherwise ``ValueError``
+    says "``name`` must ``requirement``".  With ``optional=True`` a ``None`` is kept.
+    """
+    value = getattr(obj, name)
+    if optional and value is None:
+        return
+    value = check_finite(value, name)
+    if not valid(value):
+        raise ValueError(f"{name} must {requirement}, got {value}")
+    object.__setattr__(obj, name, value)
 
 
 class IntervalInput:
@@ -36,10 +51,7 @@ class CircleDomain:
     period: float
 
     def _validate_parameters(self):
-        period = check_finite(self.period, "period")
-        if period <= 0:
-            raise ValueError(f"period must be > 0, got {period}")
-        object.__setattr__(self, "period", period)
+        check_parameter(self, "period", lambda v: v > 0, "be > 0")
 
     @property
     def input_domain(self) -> Circle:

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_finite
 from ._base import Mechanism
+from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import RealLine
 from ._numeric import over_expm1
-from ._params import IntervalInput
+from ._params import IntervalInput, check_parameter
 
 __all__ = ["Laplace", "Staircase"]
 
@@ -55,6 +55,7 @@ class _AdditiveNoise(IntervalInput, Mechanism):
         return float(self._expected_error(np.array([self.low]), p)[0])
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Laplace(_AdditiveNoise):
     """Laplace mechanism ``x + Lap(Δ/ε)`` from ``[low, high]`` (default ``[0, 1]``) to the real line.
@@ -62,12 +63,7 @@ class Laplace(_AdditiveNoise):
     Density ``ε/(2Δ)·exp(−ε|y − x|/Δ)``; ratio at most ``e^ε`` for inputs in the
     interval.  ``E|Y − x| = Δ/ε``, ``E(Y − x)² = 2(Δ/ε)²`` for every input.
 
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, ``> 0``.
-    low, high : float
-        The public input interval, ``low < high`` (default ``[0, 1]``).
+    %(interval_parameters)s
 
     Notes
     -----
@@ -104,6 +100,7 @@ class Laplace(_AdditiveNoise):
         return np.full(x.shape, self.scale if p == 1 else 2.0 * self.scale**2)
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Staircase(_AdditiveNoise):
     """Staircase mechanism from ``[low, high]`` (default ``[0, 1]``) to the real line.
@@ -120,12 +117,7 @@ class Staircase(_AdditiveNoise):
     Bernoulli ``B`` with ``P(B = 0) = γ/(γ + (1 − γ)e^{−ε})``; a uniform ``U``;
     ``|Z| = Δ(G + γU)`` if ``B = 0`` else ``Δ(G + γ + (1 − γ)U)``.
 
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, ``> 0``.
-    low, high : float
-        The public input interval, ``low < high`` (default ``[0, 1]``).
+    %(interval_parameters)s
     gamma : float, optional
         Step fraction ``γ ∈ (0, 1)``; default ``γ*`` (optimal for ``E|Z|``).
 
@@ -142,11 +134,7 @@ class Staircase(_AdditiveNoise):
 
     def _validate_parameters(self):
         super()._validate_parameters()
-        if self.gamma is not None:
-            gamma = check_finite(self.gamma, "gamma")
-            if not 0.0 < gamma < 1.0:
-                raise ValueError(f"gamma must lie in (0, 1), got {gamma}")
-            object.__setattr__(self, "gamma", gamma)
+        check_parameter(self, "gamma", lambda v: 0.0 < v < 1.0, "lie in (0, 1)", optional=True)
 
     @property
     def step_fraction(self) -> float:

@@ -8,12 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import Mechanism
+from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._numeric import exp_tail_ratio
 from ._params import CircleDomain
 
 __all__ = ["Purkayastha"]
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
 class Purkayastha(CircleDomain, Mechanism):
     """Purkayastha mechanism on the circle ``[0, period)``: density ∝ ``exp(−κ·d(y, x))``.
@@ -31,12 +33,7 @@ class Purkayastha(CircleDomain, Mechanism):
     ``E d² = 2L²·(e^ε − 1 − ε − ε²/2)/(ε²(e^ε − 1))``, evaluated without
     cancellation or overflow.
 
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, ``> 0``.
-    period : float
-        Circumference, ``2π`` by default (angles in radians).
+    %(circle_parameters)s
 
     References
     ----------

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._validation import as_float_array, as_generator, check_epsilon
 from ._base import check_error_power
+from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Categories, Interval
 from ._numeric import check_integer, logistic
 from ._params import check_interval
@@ -22,6 +23,7 @@ from ._params import check_interval
 __all__ = ["KRR", "Duchi"]
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True)
 class KRR:
     """k-ary randomized response over the values ``0, 1, …, k-1``.
@@ -32,10 +34,7 @@ class KRR:
     ``(k − 1)/(e^ε + k − 1)``.  The ratio of the two probabilities is exactly
     ``e^ε``: ε-LDP.  The value ``k`` itself is never returned.
 
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, ``> 0``.
+    %(epsilon_parameters)s
     k : int
         Number of values, ``>= 2`` (integral floats such as ``6.0`` are accepted).
 
@@ -106,6 +105,7 @@ class KRR:
         return (self.k - 1) * self.other_probability
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True)
 class Duchi:
     """Duchi et al.'s binary mechanism for a value in ``[low, high]`` (default ``[-1, 1]``).
@@ -119,12 +119,7 @@ class Duchi:
     combinations ``w·σ(ε) + (1 − w)·σ(−ε)`` of the two logistic values, so the
     bound holds in floating point for every ε (``1 − tanh`` is never formed).
 
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, ``> 0``.
-    low, high : float
-        The public input interval, ``low < high`` (default ``[-1, 1]``).
+    %(interval_parameters)s
 
     References
     ----------

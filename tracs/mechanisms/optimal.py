@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._base import Mechanism, PiecewiseConstantMechanism, _signed_power_integral
+from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
 from ._params import CircleDomain, IntervalInput
 
@@ -32,6 +33,7 @@ def _logistic_half(epsilon: float) -> float:
     return 1.0 / (1.0 + math.exp(-epsilon / 2.0))
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
 class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
     """Optimal piecewise mechanism from ``[low, high]`` to itself.
@@ -42,12 +44,7 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
     the ends.  Minimises the worst-case expected ``|Y - x|`` and ``(Y - x)²``
     among ε-LDP mechanisms with output in the input domain.
 
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, ``> 0``.
-    low, high : float
-        The public input (and output) interval, ``low < high``.
+    %(interval_parameters)s
 
     References
     ----------
@@ -100,6 +97,7 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
         return float(self._expected_error(np.array([self.low]), p)[0])
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
 class OptimalCircular(CircleDomain, Mechanism):
     """Optimal piecewise mechanism on the circle ``[0, period)``.
@@ -110,12 +108,7 @@ class OptimalCircular(CircleDomain, Mechanism):
     do not depend on ``x`` (Theorem 4.4).  Outputs lie in ``[0, period)``, never
     ``period`` itself.
 
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, ``> 0``.
-    period : float
-        Circumference, ``2π`` by default (angles in radians).
+    %(circle_parameters)s
 
     References
     ----------
@@ -192,6 +185,7 @@ class OptimalCircular(CircleDomain, Mechanism):
         return self._constant_error(p)
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
 class OptimalUnbiased(IntervalInput, PiecewiseConstantMechanism):
     """Unbiased optimal piecewise mechanism for mean estimation ("OGPM-U").
@@ -201,6 +195,8 @@ class OptimalUnbiased(IntervalInput, PiecewiseConstantMechanism):
     ``l(t) = (C+1)/2·t − (3C+1)(C−1)/(4C)`` and
     ``r(t) = (C+1)/2·t + (C+1)(C−1)/(4C)``, low density ``p/e^ε``.
     ``E[Y] = x`` for every input.
+
+    %(interval_parameters)s
 
     References
     ----------

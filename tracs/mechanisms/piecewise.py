@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_finite
 from ._base import PiecewiseConstantMechanism
+from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._numeric import EXP_MAX, exp_tail, logistic, over_expm1
-from ._params import IntervalInput
+from ._params import IntervalInput, check_parameter
 
 __all__ = ["SquareWave", "PiecewiseMechanism", "PTT", "square_wave_b", "ptt_theorem4_eta"]
 
@@ -35,6 +35,7 @@ def square_wave_b(epsilon: float) -> float:
     return exp_tail(-epsilon, 2) / (2.0 * exp_tail(epsilon, 2))
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
 class SquareWave(IntervalInput, PiecewiseConstantMechanism):
     """Square Wave mechanism (SW) from ``[low, high]`` (default ``[0, 1]``) to an enlarged interval.
@@ -45,12 +46,7 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
     intervals are scaled linearly (widths multiply by ``high − low``).
     Guarantee: density ratio at most ``e^ε`` between any two inputs (ε-LDP).
 
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, ``> 0``.
-    low, high : float
-        The public input interval, ``low < high``.
+    %(interval_parameters)s
 
     References
     ----------
@@ -184,6 +180,7 @@ class _UnbiasedPiecewise(IntervalInput, PiecewiseConstantMechanism):
         return w, w
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
 class PiecewiseMechanism(_UnbiasedPiecewise):
     """Piecewise Mechanism (PM) from ``[low, high]`` (default ``[-1, 1]``), unbiased.
@@ -194,12 +191,7 @@ class PiecewiseMechanism(_UnbiasedPiecewise):
     It is the member ``η = s + 1`` of the type-I family (:class:`PTT`).
     Guarantee: density ratio at most ``e^ε`` (ε-LDP).
 
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, ``> 0``.
-    low, high : float
-        The public input interval, ``low < high`` (default ``[-1, 1]``).
+    %(interval_parameters)s
 
     References
     ----------
@@ -235,6 +227,7 @@ def ptt_theorem4_eta(epsilon: float) -> float:
     return 1.0 + math.exp(log_u / 3.0) + math.exp(-log_u / 3.0)
 
 
+@fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
 class PTT(_UnbiasedPiecewise):
     """Type-I piecewise transformation technique (I-PTT) with the OPTT paper's variance-optimal ``a``.
@@ -248,12 +241,7 @@ class PTT(_UnbiasedPiecewise):
     to choose another member (``eta = e^{ε/2} + 1`` gives PM).
     Guarantee: density ratio at most ``e^ε`` (ε-LDP; its Theorem 1).
 
-    Parameters
-    ----------
-    epsilon : float
-        Privacy parameter, ``> 0``.
-    low, high : float
-        The public input interval, ``low < high`` (default ``[-1, 1]``).
+    %(interval_parameters)s
     eta : float, optional
         ``η = B/a > 1``; default: Theorem 4's ``η₀``.
 
@@ -280,11 +268,7 @@ class PTT(_UnbiasedPiecewise):
 
     def _validate_parameters(self):
         super()._validate_parameters()
-        if self.eta is not None:
-            eta = check_finite(self.eta, "eta")
-            if eta <= 1.0:
-                raise ValueError(f"eta must be > 1, got {eta}")
-            object.__setattr__(self, "eta", eta)
+        check_parameter(self, "eta", lambda v: v > 1.0, "be > 1", optional=True)
 
     def _eta(self):
         return ptt_theorem4_eta(self.epsilon) if self.eta is None else self.eta
