@@ -30,7 +30,7 @@ _LAZY = {
     "Trajectories": "tracs.trajectories",
 }
 _SUBMODULES = {"mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics", "region",
-               "perturbers", "discrete", "trajectories", "cli"}
+               "perturbers", "discrete", "trajectories", "query_metrics", "cli"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]
 
