@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_generator, check_epsilon
-from ..discrete import POISpace, as_points
-from ..perturbers._base import PrivacyLedger, as_batch
+from ..discrete import POISpace
+from ..perturbers._base import PrivacyLedger, as_batch, as_trajectory
 from ._em import MAX_EPSILON_SCALE
 
 __all__ = ["Baseline", "BaselineLedger"]
@@ -64,6 +64,8 @@ class Baseline(ABC):
 
     #: the unit protected at the method's native budget: "point" or "trajectory"
     unit = "point"
+    #: ``c`` in the factor ``exp(−c·ε)`` of the smallest probability of one draw
+    scale_exponent = 0.5
 
     def __init__(self, poi_space, epsilon=None, *, epsilon_per_trajectory=None):
         if not isinstance(poi_space, POISpace):
@@ -75,6 +77,8 @@ class Baseline(ABC):
         self.epsilon_per_trajectory = (None if epsilon_per_trajectory is None
                                        else check_epsilon(epsilon_per_trajectory,
                                                           "epsilon_per_trajectory"))
+        if self.unit == "point" and self.epsilon is not None:
+            self._check_scale(self.epsilon)  # a per-point budget is the budget of each draw
 
     # -- budgets -----------------------------------------------------------------------
     def _trajectory_budget(self, lengths: np.ndarray) -> np.ndarray:
@@ -91,19 +95,19 @@ class Baseline(ABC):
             return np.full(lengths.shape, self.epsilon)
         return self.epsilon_per_trajectory / np.maximum(lengths, 1.0)
 
-    @staticmethod
-    def _check_scale(epsilons, exponent_per_epsilon: float = 0.5) -> None:
+    def _check_scale(self, epsilons) -> None:
         """Refuse budgets whose smallest probability would underflow in double precision.
 
-        The smallest probability carries ``exp(−c·ε)`` with ``c = 1/2`` for the
-        exponential mechanism and ``c = 1`` for L-SRR; past ``c·ε = 700`` it would be
-        rounded to 0 and the ratio bound could not hold as implemented.
+        The smallest probability of one draw carries ``exp(−c·ε)`` with
+        ``c = scale_exponent`` (1/2 for the exponential mechanism, 1 for L-SRR); past
+        ``c·ε = 700`` it would be rounded to 0 and the ratio bound could not hold as
+        implemented.
         """
         top = float(np.max(epsilons)) if np.size(epsilons) else 0.0
-        if top * exponent_per_epsilon > MAX_EPSILON_SCALE:
+        if top * self.scale_exponent > MAX_EPSILON_SCALE:
             raise ValueError(
                 f"a budget of {top:g} on one draw is too large to represent: its smallest "
-                f"probability underflows for ε > {MAX_EPSILON_SCALE / exponent_per_epsilon:g}"
+                f"probability underflows for ε > {MAX_EPSILON_SCALE / self.scale_exponent:g}"
             )
 
     def privacy_spent(self, n: int) -> BaselineLedger:
@@ -143,11 +147,7 @@ class Baseline(ABC):
         numpy.ndarray, shape (n, 2)
             Released POI coordinates (and their indices with ``return_indices``).
         """
-        flat = as_points(points, "points")
-        if len(flat) == 0:
-            raise ValueError("points is empty")
-        return self.perturb_many(flat, np.array([0, len(flat)]), rng=rng,
-                                 return_indices=return_indices)
+        return self.perturb_many(*as_trajectory(points), rng=rng, return_indices=return_indices)
 
     def perturb_many(self, coords, offsets=None, *, rng=None, return_indices=False):
         """Perturb many trajectories held as one flat array.

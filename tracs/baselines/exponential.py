@@ -22,11 +22,8 @@ class ExponentialMechanism(Baseline):
 
     Parameters
     ----------
-    poi_space : tracs.POISpace
-    epsilon : float, optional
-        Budget per point.
-    epsilon_per_trajectory : float, optional
-        Budget per trajectory, split evenly over its points.  Give exactly one.
+    poi_space, epsilon, epsilon_per_trajectory
+        As :class:`Baseline` (a budget per trajectory is split evenly over its points).
 
     Notes
     -----
@@ -37,11 +34,6 @@ class ExponentialMechanism(Baseline):
     """
 
     unit = "point"
-
-    def __init__(self, poi_space, epsilon=None, *, epsilon_per_trajectory=None):
-        super().__init__(poi_space, epsilon, epsilon_per_trajectory=epsilon_per_trajectory)
-        if self.epsilon is not None:
-            self._check_scale(self.epsilon)
 
     def probabilities(self, x_index, epsilon=None) -> np.ndarray:
         """Exact output distribution over the POIs for true POI ``x_index``.

@@ -70,11 +70,8 @@ class LSRR(Baseline):
 
     Parameters
     ----------
-    poi_space : tracs.POISpace
-    epsilon : float, optional
-        Budget per point.
-    epsilon_per_trajectory : float, optional
-        Budget per trajectory, split evenly over its points.  Give exactly one.
+    poi_space, epsilon, epsilon_per_trajectory
+        As :class:`Baseline` (a budget per trajectory is split evenly over its points).
     sizes : sequence of int, optional
         Sizes of the groups, nearest first, each ``>= 1``: either all ``m`` sizes
         (summing to ``|P|``) or the first ``m − 1`` (the last group takes the rest).
@@ -98,6 +95,7 @@ class LSRR(Baseline):
     """
 
     unit = "point"
+    scale_exponent = 1.0  # the smallest probability is q = p_1·e^{-ε}
 
     def __init__(self, poi_space, epsilon=None, *, epsilon_per_trajectory=None,
                  sizes=None, groups: int = 3):
@@ -111,8 +109,6 @@ class LSRR(Baseline):
         self._sizes = None if sizes is None else self._check_sizes(sizes, n_poi)
         if self._sizes is not None:
             self.groups = len(self._sizes)
-        if self.epsilon is not None:
-            self._check_scale(self.epsilon, 1.0)
 
     @staticmethod
     def _check_sizes(sizes, n_poi: int) -> tuple[int, ...]:
@@ -159,7 +155,7 @@ class LSRR(Baseline):
     def _perturb(self, indices, offsets, rng):
         lengths = np.diff(offsets)
         eps = np.repeat(self._point_budget(lengths), lengths)
-        self._check_scale(eps, 1.0)
+        self._check_scale(eps)
         out = np.empty_like(indices)
         for value in np.unique(eps):
             rows = np.flatnonzero(eps == value)

@@ -26,11 +26,8 @@ class NGram(Baseline):
 
     Parameters
     ----------
-    poi_space : tracs.POISpace
-    epsilon : float, optional
-        Budget per point.
-    epsilon_per_trajectory : float, optional
-        Budget per trajectory, split evenly over its points.  Give exactly one.
+    poi_space, epsilon, epsilon_per_trajectory
+        As :class:`Baseline` (a budget per trajectory is split evenly over its points).
     theta : float, optional
         Public reachability radius in metres (default ``D/4``); plays the role of the
         paper's "speed × time gap" bound.
@@ -57,8 +54,6 @@ class NGram(Baseline):
         self.theta = check_finite(theta, "theta")
         if self.theta <= 0:
             raise ValueError(f"theta must be > 0, got {self.theta}")
-        if self.epsilon is not None:
-            self._check_scale(self.epsilon)
 
     def candidates(self, previous_index) -> np.ndarray:
         """Boolean mask of ``C_i`` over the POIs given the previous released POI (or ``None``)."""

@@ -20,7 +20,7 @@ import numpy as np
 from .._validation import as_generator, check_epsilon
 from ..region import Region
 
-__all__ = ["PrivacyLedger", "Perturber"]
+__all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory"]
 
 CHUNK = 1 << 15  # points per block of uniforms: bounded extra memory
 
@@ -88,6 +88,14 @@ def as_batch(coords, offsets=None):
     if np.any(np.diff(off) < 0):
         raise ValueError("offsets must be non-decreasing")
     return flat, off, False
+
+
+def as_trajectory(points) -> tuple[np.ndarray, np.ndarray]:
+    """Validate one non-empty trajectory into ``(coords (n, 2), offsets [0, n])``."""
+    pts = _as_xy(points, "points")
+    if len(pts) == 0:
+        raise ValueError("points is empty")
+    return pts, np.array([0, len(pts)])
 
 
 def _as_xy(points, name):
@@ -209,10 +217,7 @@ class Perturber(ABC):
         numpy.ndarray, shape (n, 2)
             The released points (and their indices with ``return_indices``).
         """
-        pts = _as_xy(points, "points")
-        if len(pts) == 0:
-            raise ValueError("points is empty")
-        return self.perturb_many(pts, np.array([0, len(pts)]), rng=rng,
+        return self.perturb_many(*as_trajectory(points), rng=rng,
                                  return_indices=return_indices, **kwargs)
 
     def perturb_many(self, coords, offsets=None, *, rng=None, return_indices=False, **kwargs):
