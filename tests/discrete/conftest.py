@@ -1,24 +1,11 @@
-"""Small synthetic POI spaces shared by the discrete-space tests."""
+"""Fixtures of small synthetic POI spaces for the discrete-space tests."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+from poi_helpers import adversarial_points, grid_points
 
 from tracs.discrete import POISpace
-
-
-def grid_points(nx: int = 5, ny: int = 4, step: float = 100.0) -> np.ndarray:
-    """A regular grid: many exact distance ties, the nasty case for group boundaries."""
-    xs, ys = np.meshgrid(np.arange(nx) * step, np.arange(ny) * step)
-    return np.column_stack([xs.ravel(), ys.ravel()])
-
-
-def adversarial_points() -> np.ndarray:
-    """A grid plus a far outlier (makes D large) and a tight cluster of near-duplicates."""
-    rng = np.random.default_rng(20240601)
-    cluster = np.array([[210.0, 150.0]]) + rng.normal(scale=0.5, size=(4, 2))
-    return np.vstack([grid_points(4, 3), [[2500.0, -800.0]], cluster])
 
 
 @pytest.fixture
@@ -29,11 +16,3 @@ def grid_space() -> POISpace:
 @pytest.fixture
 def adversarial_space() -> POISpace:
     return POISpace(adversarial_points())
-
-
-def max_log_ratio(probs: np.ndarray) -> float:
-    """``max_{x, x', y} log(P[y|x] / P[y|x'])`` over the rows of ``probs`` (inputs × outputs)."""
-    probs = np.asarray(probs, dtype=float)
-    assert np.all(probs > 0), "every output must be possible from every input"
-    logp = np.log(probs)
-    return float((logp.max(axis=0) - logp.min(axis=0)).max())

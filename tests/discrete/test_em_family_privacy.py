@@ -18,7 +18,7 @@ from tracs.baselines import LSRR, ExponentialMechanism, NGram
 from tracs.baselines._em import em_probabilities, sample_em
 from tracs.baselines.lsrr import staircase_probabilities
 
-from conftest import max_log_ratio
+from poi_helpers import max_log_ratio
 
 EPSILONS = [0.5, 2.0, 8.0]
 ALPHA = 1e-4

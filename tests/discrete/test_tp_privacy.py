@@ -23,7 +23,7 @@ from tracs.baselines.tp import auto_sectors, in_sector, sector_index
 from tracs.discrete import POISpace
 from tracs.mechanisms import KRR, SquareWave
 
-from conftest import max_log_ratio
+from poi_helpers import max_log_ratio
 
 EPSILONS = [0.5, 2.0, 8.0]
 SLACK = 1e-9
