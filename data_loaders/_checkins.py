@@ -5,7 +5,10 @@ unparsable), latitude, longitude, optional POI id and extra columns, plus the
 source line of each row, and returns a WGS84 GeoDataFrame:
 
 * columns ``uid``, ``datetime`` (``datetime64[ns, UTC]``), ``poi_id`` (when known),
-  the extra columns, ``geometry`` (points, EPSG:4326), a fresh RangeIndex;
+  the extra columns, ``source_line`` (the row's 1-based line in the file) or
+  ``source_row`` (its 0-based position in an input frame), ``geometry`` (points,
+  EPSG:4326), a fresh RangeIndex; sorting by the source column restores the input
+  order;
 * rows ordered by (uid, datetime) with a stable sort: rows with the same user and
   time keep their file order;
 * ``attrs["report"]``: a :class:`~data_loaders._report.LoadReport`.
@@ -28,6 +31,9 @@ import numpy as np
 import pandas as pd
 
 from ._io import check_path, read_known_format
+
+#: the column that records where each row came from, by kind of position
+SOURCE_COLUMN = {"line": "source_line", "row": "source_row"}
 from ._report import DroppedRowsError, LoadReport
 
 DUPLICATE_POLICIES = ("keep", "drop_exact", "drop_user_time")
@@ -154,6 +160,8 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
     if drop is not None and drop.any():
         dropped["duplicate"] = np.sort(lines_k[drop])
         frame, lat_v, lng_v = frame.loc[~drop].reset_index(drop=True), lat_v[~drop], lng_v[~drop]
+        lines_k = lines_k[~drop]
+    frame[SOURCE_COLUMN[position]] = lines_k
 
     dropped = {k: np.sort(dropped[k]) for k in
                ("bad_fields", "bad_user", "bad_time", "bad_coords", "out_of_range", "duplicate")

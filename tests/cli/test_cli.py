@@ -293,7 +293,29 @@ def test_perturb_tokyo_file(cli, tky_path, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "in 101 trajectories" in result.stdout
     released = gpd.read_parquet(out)
-    loaded = data_loaders.load_foursquare(tky_path)
+    # published in the file's order: the loader's rows sorted by their source line
+    loaded = data_loaders.load_foursquare(tky_path).sort_values("source_line", kind="stable")
     assert len(released) == len(loaded)
+    np.testing.assert_array_equal(released["source_line"].to_numpy(), loaded["source_line"].to_numpy())
     np.testing.assert_array_equal(released["uid"].to_numpy(), loaded["uid"].to_numpy())
     assert (released["datetime"].to_numpy() == loaded["datetime"].to_numpy()).all()
+
+
+def test_perturb_keeps_the_input_order_and_map_reads_it_back(cli, checkins_csv, tmp_path):
+    """Rows are perturbed in (user, time) order but published in the input's order."""
+    shuffled = pd.read_csv(checkins_csv).sample(frac=1.0, random_state=3)
+    source = tmp_path / "shuffled.csv"
+    shuffled.to_csv(source, index=False)
+    out = tmp_path / "released.csv"
+    result = cli("perturb", source, "-o", out, "-m", "tracs-d", "-e", "4", "--seed", "1")
+    assert result.returncode == 0, result.stderr
+    released = pd.read_csv(out)
+    assert len(released) == len(shuffled)
+    assert released["source_line"].tolist() == list(range(2, len(shuffled) + 2))  # line 1: header
+    assert released["uid"].tolist() == shuffled["uid"].tolist()
+    assert (pd.to_datetime(released["datetime"], utc=True).to_numpy()
+            == pd.to_datetime(shuffled["datetime"], utc=True).to_numpy()).all()
+    page = tmp_path / "map.html"
+    result = cli("map", source, out, "-o", page, "--tiles", "none")
+    assert result.returncode == 0, result.stderr
+    assert page.stat().st_size > 0

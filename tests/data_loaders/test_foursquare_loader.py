@@ -15,7 +15,7 @@ import data_loaders as dl
 def test_original_tsv_schema_and_values(write, report_of):
     frame = dl.load_foursquare(write("dataset_TSMC2014_TKY.txt", FOURSQUARE_TSV))
     assert list(frame.columns) == ["uid", "datetime", "poi_id", "category", "category_id",
-                                   "local_time", "utc_offset", "geometry"]
+                                   "local_time", "utc_offset", "source_line", "geometry"]
     assert frame.crs.to_epsg() == 4326
     assert str(frame["datetime"].dtype) == "datetime64[ns, UTC]"
     assert frame["uid"].dtype == np.int64
@@ -40,8 +40,10 @@ def test_original_tsv_schema_and_values(write, report_of):
 def test_csv_with_header_equals_original(write):
     tsv = dl.load_foursquare(write("a.txt", FOURSQUARE_TSV))
     csv = dl.load_foursquare(write("a.csv", to_csv(FOURSQUARE_TSV, FOURSQUARE_HEADER)))
-    pd.testing.assert_frame_equal(tsv.drop(columns="geometry"), csv.drop(columns="geometry"))
+    pd.testing.assert_frame_equal(tsv.drop(columns=["geometry", "source_line"]),
+                                  csv.drop(columns=["geometry", "source_line"]))
     assert tsv.geometry.equals(csv.geometry)
+    assert (csv["source_line"] - tsv["source_line"] == 1).all()  # the header line
     assert csv.attrs["report"].format == "foursquare-csv"
     # line numbers count the header as line 1
     assert csv.attrs["report"].exact_duplicates == [7]

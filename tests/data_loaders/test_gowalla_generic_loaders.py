@@ -13,7 +13,7 @@ import data_loaders as dl
 
 def test_gowalla_snap_original(write, report_of):
     frame = dl.load_gowalla(write("loc-gowalla_totalCheckins.txt", GOWALLA_TSV))
-    assert list(frame.columns) == ["uid", "datetime", "poi_id", "geometry"]
+    assert list(frame.columns) == ["uid", "datetime", "poi_id", "source_line", "geometry"]
     assert frame["uid"].tolist() == [0, 0, 1]
     assert frame["poi_id"].tolist() == [420315, 22847, 316637]  # user 0 put in time order
     assert frame["datetime"].iloc[0] == pd.Timestamp("2010-10-18 22:17:43", tz="UTC")
@@ -28,8 +28,10 @@ def test_gowalla_csv_with_other_column_order(write):
         for u, t, lat, lng, loc in (line.split("\t") for line in GOWALLA_TSV.splitlines()))
     csv = dl.load_gowalla(write("chi.csv", text))
     tsv = dl.load_gowalla(write("snap.txt", GOWALLA_TSV))
-    pd.testing.assert_frame_equal(csv.drop(columns="geometry"), tsv.drop(columns="geometry"))
+    pd.testing.assert_frame_equal(csv.drop(columns=["geometry", "source_line"]),
+                                  tsv.drop(columns=["geometry", "source_line"]))
     assert csv.geometry.equals(tsv.geometry)
+    assert (csv["source_line"] - tsv["source_line"] == 1).all()  # the header line
 
 
 def _frame():
@@ -43,7 +45,7 @@ def _frame():
 
 def test_generic_frame_defaults(report_of):
     frame = dl.load_checkins(_frame())
-    assert list(frame.columns) == ["uid", "datetime", "poi_id", "note", "geometry"]
+    assert list(frame.columns) == ["uid", "datetime", "poi_id", "note", "source_row", "geometry"]
     # "a" at 00:00 (rows 1 and 3 once converted to UTC: 09:00+09:00 == 00:00Z, row 4 also)
     assert frame["uid"].tolist() == ["a", "a", "a", "b", "b"]
     assert frame["note"].tolist() == ["q", "s", "t", "r", "p"]  # ties in input order

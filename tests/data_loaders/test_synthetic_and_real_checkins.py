@@ -37,7 +37,7 @@ def test_synthetic_is_seeded_and_in_the_loaders_form():
     b = dl.synthetic_checkins(users=40, seed=9)
     c = dl.synthetic_checkins(users=40, seed=10)
     assert a.equals(b) and not a.equals(c)
-    assert list(a.columns) == ["uid", "datetime", "poi_id", "category", "geometry"]
+    assert list(a.columns) == ["uid", "datetime", "poi_id", "category", "source_row", "geometry"]
     assert a.crs.to_epsg() == 4326 and str(a["datetime"].dtype) == "datetime64[ns, UTC]"
     assert a["uid"].nunique() == 40
     assert_time_ordered(a)
@@ -161,7 +161,9 @@ def test_tky_original_tsv_form_gives_the_same_frame(tky_path, tmp_path):
     text = raw.to_csv(sep="\t", header=False, index=False).replace("Café", "Caf\xe9")
     original.write_bytes(text.encode("latin-1"))
     a, b = dl.load_foursquare(tky_path), dl.load_foursquare(original)
-    pd.testing.assert_frame_equal(a.drop(columns="geometry"), b.drop(columns="geometry"))
+    pd.testing.assert_frame_equal(a.drop(columns=["geometry", "source_line"]),
+                                  b.drop(columns=["geometry", "source_line"]))
+    assert (a["source_line"] - b["source_line"] == 1).all()  # the header line
     np.testing.assert_array_equal(xy(a), xy(b))
     assert b.attrs["report"].format == "foursquare-tsv"
 
@@ -189,3 +191,12 @@ def test_benchmark_smoke(capsys, monkeypatch):
     loaders.run(quick=True)
     out = capsys.readouterr().out
     assert "load + project + group" in out and "budget of 10 s" in out  # quick runs are overhead-bound
+
+
+def test_source_line_restores_the_file_order(tky_path):
+    """Rows come sorted by (user, time); their ``source_line`` gives back the file's order."""
+    frame = dl.load_foursquare(tky_path)
+    raw = pd.read_csv(tky_path, encoding="latin-1", dtype=str)
+    back = frame.sort_values("source_line")
+    assert back["source_line"].tolist() == list(range(2, len(raw) + 2))  # line 1 is the header
+    assert back["poi_id"].tolist() == raw["Venue ID"].tolist()

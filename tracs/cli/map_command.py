@@ -118,6 +118,26 @@ def _perturb(trajs, method: str, epsilon: float, seed):
     return np.asarray(released, dtype=float), spec.label
 
 
+def _align(released, original, name):
+    """Put the released rows in the order of ``original`` through their source line or row.
+
+    'tracs perturb' publishes rows in the input file's order and keeps the loaders'
+    ``source_line`` / ``source_row`` column; the map draws them in (user, time) order.
+    Files without that column are taken to be in the order of ``original`` already.
+    """
+    import pandas as pd
+
+    from .perturb import SOURCE_COLUMNS
+
+    position = next((c for c in SOURCE_COLUMNS if c in released.columns and c in original.columns), None)
+    if position is None:
+        return released
+    where = pd.Index(released[position].to_numpy()).get_indexer(original[position].to_numpy())
+    if (where < 0).any() or len(np.unique(where)) != len(where):
+        raise CLIError(f"{name}: its {position} column does not match the rows of the input file")
+    return released.iloc[where].reset_index(drop=True)
+
+
 def _epsilon_of(released) -> float | None:
     if "epsilon_point" not in getattr(released, "columns", ()):
         return None
@@ -155,6 +175,7 @@ def _run(args) -> int:
         if len(perturbed) != len(original):
             raise CLIError(f"{args.perturbed} has {len(perturbed):,} rows but {source} has "
                            f"{len(original):,}: give the file 'tracs perturb' wrote for this input")
+        perturbed = _align(perturbed, original, args.perturbed)
         if "trajectory" in perturbed.columns:  # draw the trajectories the release was made with
             original = original.assign(trajectory=perturbed["trajectory"].to_numpy())
         if epsilon is None:

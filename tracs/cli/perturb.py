@@ -134,13 +134,17 @@ def run(args) -> int:
     return 0
 
 
+#: columns the loaders add to say where each row came from (line in a file, row of a frame)
+SOURCE_COLUMNS = ("source_line", "source_row")
+
+
 def released_frame(trajs, released, eps_point, eps_traj):
     """The rows to publish: ids and times of the input, released WGS84 points, ε spent."""
     import geopandas as gpd
 
     wgs = trajs.with_coords(released).to_wgs84()
     source = wgs.frame
-    keep = [c for c in ("uid", "trajectory", "datetime") if c in source.columns]
+    keep = [c for c in ("uid", "trajectory", "datetime", *SOURCE_COLUMNS) if c in source.columns]
     frame = gpd.GeoDataFrame(source[keep].reset_index(drop=True),
                              geometry=gpd.GeoSeries(source.geometry.to_numpy(), crs=source.crs))
     frame.insert(len(keep), "lat", frame.geometry.y.to_numpy())
@@ -148,6 +152,10 @@ def released_frame(trajs, released, eps_point, eps_traj):
     frame["epsilon_point"] = eps_point
     frame["epsilon_trajectory"] = eps_traj
     frame.attrs = {}  # the loader's report stays with the input, not in the published file
+    # perturbation runs in (user, time) order; publish the rows in the input's order
+    position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
+    if position is not None:
+        frame = frame.iloc[np.argsort(frame[position].to_numpy(), kind="stable")].reset_index(drop=True)
     return frame
 
 
