@@ -221,12 +221,13 @@ def test_tracsc_is_the_classical_mechanism_per_coordinate():
     assert np.array_equal(out, p.perturb(pts, rng=3))
 
 
-def test_strawman_keep_probability_is_krr():
+def test_strawman_lie_probability_is_krr():
     for eps in (0.5, 4.0):
         s = Strawman(UNIT, eps, sectors=6)
         row = s._params(np.array([eps]))[0]
         eps_dir = s.split()[0]
-        assert row[0] == KRR(epsilon=eps_dir, k=6).keep_probability
+        # the kernel decides the rare branch: lie with (k − 1)/(e^ε + k − 1)
+        assert row[0] == KRR(epsilon=eps_dir, k=6).worst_case_error()
 
 
 # -- edge cases -----------------------------------------------------------------------------------

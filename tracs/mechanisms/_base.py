@@ -18,6 +18,7 @@ import numpy as np
 
 from .._validation import as_float_array, as_generator, check_epsilon
 from ._domain import Circle, Interval
+from ._numeric import rare_probability
 
 __all__ = ["Mechanism", "PiecewiseConstantMechanism", "check_error_power"]
 
@@ -253,15 +254,22 @@ class PiecewiseConstantMechanism(Mechanism):
     The output domain is ``[A, B]``; given ``x`` the density is ``p`` on the central
     interval ``[l(x), l(x) + W)`` and ``q = p·exp(-epsilon)`` on the rest.  Subclasses
     provide :meth:`_support`, :meth:`_densities`, :meth:`_central_width`,
-    :meth:`_central_left` and (for numerical stability) :meth:`_central_mass`, in
+    :meth:`_central_left` and (for numerical stability) :meth:`_central_mass` and
+    :meth:`_side_mass`, in
     the mechanism's *real* output coordinates.
 
-    Sampling uses two uniforms: a Bernoulli choice between the central interval
-    (probability ``p·W``) and the two side pieces, then a uniform position inside
-    the chosen part.  Unlike a single-uniform inverse CDF, this keeps full
+    Sampling uses two uniforms: a Bernoulli choice between the two side pieces
+    (probability ``1 − p·W``) and the central interval, then a uniform position
+    inside the chosen part.  Unlike a single-uniform inverse CDF, this keeps full
     floating-point resolution inside the side pieces even when their total mass
-    is ~1e-11 (ε = 50).  The central mass is a closed form of ε, never
-    ``p·(r - l)`` recomputed from rounded end points.
+    is ~1e-11 (ε = 50).  The choice is ``u < side mass``, against the *small*
+    probability: uniforms are multiples of ``2^-53``, so the realised side mass is
+    ``⌈m·2^53⌉/2^53 >= m`` — rounding only moves density from the central piece
+    to the sides, which lowers the ratio — whereas ``u < central mass`` would
+    round the central mass to 1 and make the sides unreachable once the side
+    mass drops below ``2^-54``.  Both masses are closed forms of ε
+    (:meth:`_central_mass`, :meth:`_side_mass`), never ``p·(r - l)`` recomputed
+    from rounded end points or ``1 −`` a rounded probability.
     """
 
     @abstractmethod
@@ -291,16 +299,20 @@ class PiecewiseConstantMechanism(Mechanism):
         p, _ = self._densities()
         return p * self._central_width()
 
+    def _side_mass(self) -> float:
+        """``1 − p·W``: probability of the two side pieces (override with a stable form)."""
+        return 1.0 - self._central_mass()
+
     def _sample(self, x, rng):
         A, B = self._support()
         width = self._central_width()
         l = self._central_left(x)
-        in_central = rng.random(x.shape) < self._central_mass()
+        in_side = rng.random(x.shape) < rare_probability(self._side_mass())
         v = rng.random(x.shape)
         # a uniform point of [A, l) ∪ [l + W, B): the two side pieces glued together
         z = A + v * ((B - A) - width)
         side = np.where(z < l, z, z + width)
-        return np.where(in_central, l + v * width, side)
+        return np.where(in_side, side, l + v * width)
 
     def _pdf(self, y, x):
         A, B = self._support()

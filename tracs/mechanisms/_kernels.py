@@ -6,6 +6,11 @@ operations of the NumPy reference (``_sample`` of the mechanism) in the same
 order, so both give bit-identical outputs for the same generator state.  Input
 validation is fused into the same pass: the kernel returns the number of
 inputs that are NaN or outside the domain, and the caller raises.
+
+The piece is chosen with ``u_piece < side`` where ``side`` is the (small)
+probability of the low-density part: with uniforms on the ``2^-53`` grid that
+rounds the rare branch up, never to 0 (see
+:class:`~tracs.mechanisms._base.PiecewiseConstantMechanism`).
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ __all__ = ["sample_classical", "sample_circular", "classical_one", "circular_one
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def classical_one(x, u_piece, v, low, high, half, mass, central_width, side_width):  # pragma: no cover
-    """One OptimalClassical output for a valid ``x`` (``half`` is ``C`` on the unit interval)."""
+def classical_one(x, u_piece, v, low, high, half, side, central_width, side_width):  # pragma: no cover
+    """One OptimalClassical output for a valid ``x`` (``half`` is ``C`` on the unit interval,
+    ``side`` the probability of the two side pieces)."""
     width = high - low
     s = (x - low) / width - half
     upper = 1.0 - 2.0 * half
@@ -34,8 +40,8 @@ def classical_one(x, u_piece, v, low, high, half, mass, central_width, side_widt
     # ``z if z < left else …``; same results)
     inner = left + v * central_width
     z = low + v * side_width
-    side = z + central_width if z >= left else z
-    y = inner if u_piece < mass else side
+    outer = z + central_width if z >= left else z
+    y = outer if u_piece < side else inner
     return min(max(y, low), high)
 
 
@@ -57,17 +63,18 @@ def wrap_period(y, period):  # pragma: no cover
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def circular_one(x, u_piece, v, period, half, mass):  # pragma: no cover
-    """One OptimalCircular output in ``[0, period)`` for a valid ``x``."""
+def circular_one(x, u_piece, v, period, half, side):  # pragma: no cover
+    """One OptimalCircular output in ``[0, period)`` for a valid ``x`` (``side``: probability
+    of the low-density arc)."""
     inner = x - half + v * (2.0 * half)
     outer = x + half + v * (period - 2.0 * half)
-    y = inner if u_piece < mass else outer
+    y = outer if u_piece < side else inner
     # −0.0 becomes 0.0 as with numpy.mod
     return wrap_period(y, period) + 0.0
 
 
 @numba.njit(cache=True, nogil=True)
-def sample_classical(x, u, out, low, high, half, mass, central_width, side_width):  # pragma: no cover
+def sample_classical(x, u, out, low, high, half, side, central_width, side_width):  # pragma: no cover
     """OptimalClassical on ``[low, high]`` over arrays; returns the count of invalid inputs."""
     n = x.size
     bad = 0
@@ -77,12 +84,12 @@ def sample_classical(x, u, out, low, high, half, mass, central_width, side_width
             bad += 1
             out[i] = low
         else:
-            out[i] = classical_one(xi, u[i], u[n + i], low, high, half, mass, central_width, side_width)
+            out[i] = classical_one(xi, u[i], u[n + i], low, high, half, side, central_width, side_width)
     return bad
 
 
 @numba.njit(cache=True, nogil=True)
-def sample_circular(x, u, out, period, half, mass):  # pragma: no cover
+def sample_circular(x, u, out, period, half, side):  # pragma: no cover
     """OptimalCircular on ``[0, period)`` over arrays; returns the count of invalid inputs."""
     n = x.size
     bad = 0
@@ -92,7 +99,7 @@ def sample_circular(x, u, out, period, half, mass):  # pragma: no cover
             bad += 1
             out[i] = 0.0
         else:
-            out[i] = circular_one(xi, u[i], u[n + i], period, half, mass)
+            out[i] = circular_one(xi, u[i], u[n + i], period, half, side)
     return bad
 
 

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["logistic", "exp_tail", "exp_tail_ratio", "over_expm1", "check_integer", "EXP_MAX"]
+import numpy as np
+
+__all__ = ["logistic", "exp_tail", "exp_tail_ratio", "over_expm1", "check_integer", "EXP_MAX",
+           "rare_probability"]
 
 
 def logistic(t: float) -> float:
@@ -19,6 +22,25 @@ def logistic(t: float) -> float:
         return 1.0 / (1.0 + math.exp(-t))
     e = math.exp(t)
     return e / (1.0 + e)
+
+
+#: the smallest positive double (subnormal)
+SMALLEST_POSITIVE = 5e-324
+
+
+def rare_probability(p):
+    """``p`` as the threshold of a draw ``u < p`` that picks the *rare* branch of a choice.
+
+    ``numpy.random.Generator.random`` returns multiples of ``2^-53`` in ``[0, 1)``, so
+    ``P(u < p) = ⌈p·2^53⌉/2^53 >= p``: comparing against the small probability can only
+    round the rare branch *up* (never to 0), which moves every probability ratio
+    towards 1.  Comparing against the likely probability instead rounds it to 1 once
+    ``1 − p < 2^-54`` and the rare branch becomes unreachable (unbounded loss).  A
+    probability that underflowed to 0 becomes the smallest positive double, so that
+    ``u = 0`` still reaches the branch.  Works on a float or an array.
+    """
+    out = np.maximum(p, SMALLEST_POSITIVE)
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def _tail_series(x: float, n: int) -> float:

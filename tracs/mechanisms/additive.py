@@ -16,7 +16,7 @@ import numpy as np
 from ._base import Mechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import RealLine
-from ._numeric import over_expm1
+from ._numeric import over_expm1, rare_probability
 from ._params import IntervalInput, check_parameter
 
 __all__ = ["Laplace", "Staircase"]
@@ -153,10 +153,20 @@ class Staircase(_AdditiveNoise):
         g = self.step_fraction
         return g / (g + (1.0 - g) * math.exp(-self.epsilon))
 
+    def _outer_probability(self) -> float:
+        """``P(B = 1) = (1 − γ)e^{−ε}/(γ + (1 − γ)e^{−ε})``, without forming ``1 − P(B = 0)``."""
+        g = self.step_fraction
+        r = (1.0 - g) * math.exp(-self.epsilon)
+        return r / (g + r)
+
     def _sample(self, x, rng):
         g = self.step_fraction
         steps = np.floor(rng.standard_exponential(x.shape) / self.epsilon)
-        inner = rng.random(x.shape) < self._inner_probability()
+        # B is decided against its less likely value's probability: rounding on the
+        # 2^-53 grid can then only make that value more likely, never impossible
+        inner_p, outer_p = self._inner_probability(), self._outer_probability()
+        b = rng.random(x.shape)
+        inner = (b < rare_probability(inner_p)) if inner_p <= outer_p else ~(b < rare_probability(outer_p))
         u = rng.random(x.shape)
         offset = np.where(inner, g * u, g + (1.0 - g) * u)
         sign = np.where(rng.random(x.shape) < 0.5, -1.0, 1.0)

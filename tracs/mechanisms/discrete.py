@@ -17,7 +17,7 @@ from .._validation import as_float_array, as_generator, check_epsilon
 from ._base import check_error_power
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Categories, Interval
-from ._numeric import check_integer, logistic
+from ._numeric import check_integer, logistic, rare_probability
 from ._params import check_interval
 
 __all__ = ["KRR", "Duchi"]
@@ -44,6 +44,14 @@ class KRR:
     reporting a wrong value, for either ``p``.  Probabilities are written as
     ``1/(1 + (k − 1)e^{-ε})`` and ``e^{-ε}/(1 + (k − 1)e^{-ε})``: no overflow for
     any ε.
+
+    Sampling decides to lie with ``u < (k − 1)/(e^ε + k − 1)`` (the *small*
+    probability): with uniforms on the grid of ``2^-53`` the realised lie
+    probability is ``⌈q·2^53⌉/2^53 >= q``, so the realised ratio never exceeds
+    ``e^ε``, and lying stays possible at every ε.  The realised law is faithful
+    (relative error below ``2^-13``) while the lie probability is at least
+    ``2^-40``, i.e. for ``ε`` up to about ``27.7 + ln(k − 1)``; beyond that the
+    mechanism still satisfies ε-LDP but lies more often than the formula says.
 
     References
     ----------
@@ -87,11 +95,13 @@ class KRR:
         """One report per entry of ``x`` (int64 array of the same shape, values in ``0..k-1``)."""
         x = self.input_domain.validate(x, "x")
         rng = as_generator(rng)
-        keep = rng.random(x.shape) < self.keep_probability
+        # the rare branch is compared against its own (small) probability: rounding
+        # can only make it more likely, never impossible (see the class notes)
+        lie = rng.random(x.shape) < rare_probability(self.worst_case_error())
         # a uniform value among the k-1 others: draw in 0..k-2 and skip x
         other = rng.integers(0, self.k - 1, size=x.shape, dtype=np.int64)
         other += other >= x
-        return np.where(keep, x, other)
+        return np.where(lie, other, x)
 
     def expected_error(self, x, p: int = 1) -> np.ndarray:
         """``P(Y != x)`` (0/1 distance; the same for ``p = 1`` and ``p = 2``)."""
@@ -118,6 +128,9 @@ class Duchi:
     Guarantee: ``P(y | x1) <= e^ε · P(y | x2)``; the probabilities are convex
     combinations ``w·σ(ε) + (1 − w)·σ(−ε)`` of the two logistic values, so the
     bound holds in floating point for every ε (``1 − tanh`` is never formed).
+    Sampling compares the uniform against the *smaller* of the two probabilities
+    (rounding on the ``2^-53`` grid can only make the less likely output more
+    likely), so both outputs stay reachable for every input and every ε.
 
     %(interval_parameters)s
 
@@ -167,9 +180,12 @@ class Duchi:
     def sample(self, x, *, rng=None) -> np.ndarray:
         """One output per entry of ``x``: each entry is one of the two :attr:`outputs`."""
         x = self.input_domain.validate(x, "x")
-        plus, _ = self._plus_minus(x)
+        plus, minus = self._plus_minus(x)
         lo, hi = self.outputs
-        return np.where(as_generator(rng).random(x.shape) < plus, hi, lo)
+        u = as_generator(rng).random(x.shape)
+        # decide with the less likely output's probability (see the class notes)
+        return np.where(plus <= minus, np.where(u < rare_probability(plus), hi, lo),
+                        np.where(u < rare_probability(minus), lo, hi))
 
     def expected_error(self, x, p: int = 1) -> np.ndarray:
         """``E|Y − x|^p`` in closed form."""

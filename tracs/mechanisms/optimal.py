@@ -9,8 +9,16 @@
 Each has high density ``p`` on a central interval and ``q = p·e^{-ε}`` elsewhere, so
 the density ratio between any two inputs is at most ``e^ε`` (ε-LDP), with
 equality attained.  All constants are written with ``s = e^{ε/2}`` in forms that
-never overflow for ε up to 50 (and far beyond); no input is ever returned
-unperturbed, however large ε is.
+never overflow for ε up to 50 (and far beyond).
+
+Sampling picks the low-density part with ``u < 1/(s + 1)`` (the *small*
+probability) and a uniform ``u`` on the grid of ``2^-53``: the realised
+probability of that part is ``⌈m·2^53⌉/2^53 >= m``, so rounding only lowers the
+density ratio, and the low-density part stays reachable for every ε (the
+output always has full support).  The realised law matches the formulas to a
+relative ``2^-13`` while ``1/(s + 1) >= 2^-40``, i.e. for ε up to about 55; past
+that the outputs are still ε-LDP but the low-density part is drawn more often
+than ``1/(s + 1)``, costing accuracy, not privacy.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import numpy as np
 from ._base import Mechanism, PiecewiseConstantMechanism, _signed_power_integral
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
+from ._numeric import logistic, rare_probability
 from ._params import CircleDomain, IntervalInput
 
 __all__ = ["OptimalClassical", "OptimalCircular", "OptimalUnbiased"]
@@ -31,6 +40,15 @@ __all__ = ["OptimalClassical", "OptimalCircular", "OptimalUnbiased"]
 def _logistic_half(epsilon: float) -> float:
     """``s/(s+1)`` with ``s = e^{ε/2}``: the probability of the central interval."""
     return 1.0 / (1.0 + math.exp(-epsilon / 2.0))
+
+
+def side_mass(epsilon: float) -> float:
+    """``1/(s+1)`` with ``s = e^{ε/2}``: the probability of the low-density part.
+
+    The threshold of the sampler's rare branch (``u < side_mass``), never 0
+    (:func:`~tracs.mechanisms._numeric.rare_probability`).
+    """
+    return rare_probability(logistic(-epsilon / 2.0))
 
 
 @fill_doc(MECHANISM_PARAMETERS)
@@ -79,6 +97,9 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
     def _central_mass(self):
         return _logistic_half(self.epsilon)
 
+    def _side_mass(self):
+        return side_mass(self.epsilon)
+
     def _central_left(self, x):
         width = self.high - self.low
         c = self.half_width
@@ -89,7 +110,7 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
         from ._kernels import sample_classical
 
         width = self._central_width()
-        return sample_classical, (self.low, self.high, self.half_width, self._central_mass(), width,
+        return sample_classical, (self.low, self.high, self.half_width, self._side_mass(), width,
                                   (self.high - self.low) - width)
 
     def _worst_case_error(self, p):
@@ -129,15 +150,15 @@ class OptimalCircular(CircleDomain, Mechanism):
 
     def _sample(self, x, rng):
         c = self.half_width
-        in_central = rng.random(x.shape) < _logistic_half(self.epsilon)
+        in_side = rng.random(x.shape) < side_mass(self.epsilon)  # the rare branch (module notes)
         v = rng.random(x.shape)
-        y = np.where(in_central, x - c + v * (2.0 * c), x + c + v * (self.period - 2.0 * c))
+        y = np.where(in_side, x + c + v * (self.period - 2.0 * c), x - c + v * (2.0 * c))
         return self.output_domain.wrap(y)
 
     def _kernel(self):
         from ._kernels import sample_circular
 
-        return sample_circular, (self.period, self.half_width, _logistic_half(self.epsilon))
+        return sample_circular, (self.period, self.half_width, side_mass(self.epsilon))
 
     def _pdf(self, y, x):
         p, q = self._densities()
@@ -234,6 +255,9 @@ class OptimalUnbiased(IntervalInput, PiecewiseConstantMechanism):
 
     def _central_mass(self):
         return _logistic_half(self.epsilon)
+
+    def _side_mass(self):
+        return side_mass(self.epsilon)
 
     def _central_left(self, x):
         width = self.high - self.low

@@ -102,6 +102,10 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
         odds = self._window_odds()
         return odds / (odds + 1.0)
 
+    def _side_mass(self):
+        # 1/(2b e^ε + 1): about 1/ε for large ε, never tiny
+        return 1.0 / (self._window_odds() + 1.0)
+
     def _central_left(self, x):
         return x - self.b * (self.high - self.low)
 
@@ -163,6 +167,11 @@ class _UnbiasedPiecewise(IntervalInput, PiecewiseConstantMechanism):
     def _central_mass(self):
         return 1.0 / (-self._standard()[0] * math.expm1(-self.epsilon))
 
+    def _side_mass(self):
+        # k(1 − e^{-ε}) = 1 + (η − 1)e^{-ε}, so the sides hold t/(1 + t), t = (η − 1)e^{-ε}
+        t = (self._eta() - 1.0) * math.exp(-self.epsilon)
+        return t / (1.0 + t)
+
     def _central_left(self, x):
         k, a, _ = self._standard()
         mid, half = (self.low + self.high) / 2.0, self._half()
@@ -213,6 +222,9 @@ class PiecewiseMechanism(_UnbiasedPiecewise):
 
     def _central_mass(self):
         return logistic(self.epsilon / 2.0)  # s/(s + 1)
+
+    def _side_mass(self):
+        return logistic(-self.epsilon / 2.0)  # 1/(s + 1)
 
 
 def ptt_theorem4_eta(epsilon: float) -> float:

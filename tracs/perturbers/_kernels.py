@@ -6,8 +6,11 @@ and do not depend on how the points are cut into chunks.  The one-dimensional
 draws are those of :class:`tracs.mechanisms.OptimalClassical` and
 :class:`tracs.mechanisms.OptimalCircular`: the same compiled functions
 (``tracs.mechanisms._kernels``, inlined), two uniforms per draw (one picks the
-central piece or the sides, one places the value); the tests check that both
-give the same numbers.  numba's cache does not follow that import: after an edit
+sides or the central piece, one places the value); the tests check that both
+give the same numbers.  Every yes/no choice compares its uniform against the
+probability of the *rare* branch (the sides' mass, the k-RR lie probability):
+uniforms are multiples of ``2^-53``, so that rounding can only make the rare
+branch more likely, never impossible, and every ratio stays within ``e^ε``.  numba's cache does not follow that import: after an edit
 of ``tracs.mechanisms._kernels``, clear this module's cache (``__pycache__``).
 
 A region enters as half-planes ``nx·x + ny·y <= hb`` plus a flag saying whether
@@ -35,14 +38,18 @@ TWO_PI = 2.0 * math.pi
 MODE_CIRCULAR = 0
 MODE_SECTORS = 1
 
+#: sector edges: ``phi / w`` within this many ulps of an integer is that integer
+SNAP_ULPS = 4.0
+EPS = 2.0 ** -52
+
 
 @njit(cache=True, nogil=True, inline="always")
-def classical(x, low, high, mass, half, sel, v):
-    """Optimal classical mechanism on ``[low, high]`` with central mass ``mass`` and
+def classical(x, low, high, side, half, sel, v):
+    """Optimal classical mechanism on ``[low, high]`` with side mass ``side`` and
     unit half-width ``half``, driven by the uniforms ``sel`` and ``v``."""
     width = high - low
     central = 2.0 * half * width
-    return classical_one(x, sel, v, low, high, half, mass, central, width - central)
+    return classical_one(x, sel, v, low, high, half, side, central, width - central)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -52,19 +59,36 @@ def wrap_angle(y):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def circular(x, mass, half, sel, v):
-    """Optimal circular mechanism on ``[0, 2π)`` with half-width ``half`` (radians)."""
-    return circular_one(x, sel, v, TWO_PI, half, mass)
+def circular(x, side, half, sel, v):
+    """Optimal circular mechanism on ``[0, 2π)`` with half-width ``half`` (radians) and
+    low-density arc mass ``side``."""
+    return circular_one(x, sel, v, TWO_PI, half, side)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def sectors(phi, keep, k, sel, pick, v):
-    """k-RR over ``k`` equal sectors of ``[0, 2π)``, then a uniform angle in the sector."""
+def sector_position(phi, w):
+    """``phi / w`` snapped to the nearest integer when within 4 ulp of it.
+
+    A bearing exactly on a sector edge can come out of ``atan2`` one ulp to either
+    side depending on the library; snapping puts it in the upper sector in every
+    engine (the numpy twin is :func:`tracs.perturbers._sequential.sector_position_step`).
+    """
+    t = phi / w
+    r = math.floor(t + 0.5)
+    if abs(t - r) <= SNAP_ULPS * EPS * r:
+        t = r
+    return t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sectors(phi, lie, k, sel, pick, v):
+    """k-RR over ``k`` equal sectors of ``[0, 2π)`` (lie probability ``lie``), then a
+    uniform angle in the reported sector."""
     w = TWO_PI / k
-    j = int(phi / w)
+    j = int(sector_position(phi, w))
     if j >= k:
         j = k - 1
-    if sel >= keep:
+    if sel < lie:
         other = int(pick * (k - 1))
         if other > k - 2:
             other = k - 2
@@ -149,8 +173,8 @@ def sequential_kernel(coords, offsets, start, stop, traj, uniforms, params, anch
         Columns: direction select, direction position, distance select,
         distance position, [sector pick].
     params : (1 or T, 4) float64
-        Per trajectory (one row when all are equal): direction central mass (or
-        k-RR keep probability), direction half-width, distance central mass,
+        Per trajectory (one row when all are equal): direction side mass (or
+        k-RR lie probability), direction half-width, distance side mass,
         distance half-width.
     anchor : (2,) float64
     nx, ny, hb : (m,) float64
@@ -206,8 +230,8 @@ def sequential_kernel(coords, offsets, start, stop, traj, uniforms, params, anch
 @njit(cache=True, nogil=True)
 def coordinate_kernel(coords, offsets, start, stop, traj, uniforms, params, bbox, out):
     """TraCS-C on the rectangle ``bbox``: each coordinate through the optimal
-    classical mechanism on its side (``params`` rows: x mass, x half-width,
-    y mass, y half-width; one row, or one per trajectory)."""
+    classical mechanism on its side (``params`` rows: x side mass, x half-width,
+    y side mass, y half-width; one row, or one per trajectory)."""
     per_traj = params.shape[0] > 1
     for i in range(start, stop):
         if per_traj:

@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from ..mechanisms import OptimalClassical
+from ..mechanisms.optimal import side_mass
 from ..region import Rectangle
 from . import _kernels
 from ._base import Perturber, check_share, resolve_anchor
@@ -32,16 +33,21 @@ TWO_PI = 2.0 * math.pi
 DEFAULT_DIRECTION_SHARE = math.pi / (math.pi + 1.0)
 
 
-def logistic_half(epsilon: np.ndarray) -> np.ndarray:
-    """``1/(1 + e^{-ε/2})``: central mass of the optimal mechanisms (stable for all ε)."""
-    return 1.0 / (1.0 + np.exp(-np.asarray(epsilon, dtype=np.float64) / 2.0))
+def side_masses(epsilon: np.ndarray) -> np.ndarray:
+    """``1/(1 + e^{ε/2})`` for each ε: the low-density mass of the optimal mechanisms.
+
+    The threshold of their rare branch (``u < side``); the same doubles as
+    :func:`tracs.mechanisms.optimal.side_mass` (never 0).
+    """
+    eps = np.asarray(epsilon, dtype=np.float64)
+    return np.array([side_mass(float(e)) for e in eps.ravel()]).reshape(eps.shape)
 
 
 def classical_constants(epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(central mass, unit half-width)`` of :class:`OptimalClassical` for each ε."""
+    """``(side mass, unit half-width)`` of :class:`OptimalClassical` for each ε."""
     eps = np.asarray(epsilon, dtype=np.float64)
     half = np.array([OptimalClassical(epsilon=float(e)).half_width for e in eps.ravel()])
-    return logistic_half(eps), half.reshape(eps.shape)
+    return side_masses(eps), half.reshape(eps.shape)
 
 
 class SequentialPerturber(Perturber):
@@ -146,11 +152,18 @@ def wrap_step(y: np.ndarray) -> np.ndarray:
     return np.where(y >= TWO_PI, 0.0, y)
 
 
-def classical_step(x, low, high, mass, half, sel, v):
-    """Vectorised twin of :func:`tracs.perturbers._kernels.classical`."""
+def classical_step(x, low, high, side, half, sel, v):
+    """Vectorised twin of :func:`tracs.perturbers._kernels.classical` (``side``: side mass)."""
     width = high - low
     left = low + width * np.clip((x - low) / width - half, 0.0, 1.0 - 2.0 * half)
     central = 2.0 * half * width
     z = low + v * (width - central)
-    side = np.where(z < left, z, z + central)
-    return np.clip(np.where(sel < mass, left + v * central, side), low, high)
+    outer = np.where(z < left, z, z + central)
+    return np.clip(np.where(sel < side, outer, left + v * central), low, high)
+
+
+def sector_position_step(phi: np.ndarray, w: float) -> np.ndarray:
+    """Vectorised twin of :func:`tracs.perturbers._kernels.sector_position`."""
+    t = phi / w
+    r = np.floor(t + 0.5)
+    return np.where(np.abs(t - r) <= _kernels.SNAP_ULPS * _kernels.EPS * r, r, t)

@@ -120,6 +120,7 @@ class _Geometry:
             cand = rng.uniform((xmin, ymin), (xmax, ymax), size=(4 * _PAIRS, 2))
             points = np.concatenate([points, cand[region.contains(cand)]])
         o, tau = points[:_PAIRS], points[_PAIRS:2 * _PAIRS]
+        self.o, self.tau = o, tau
         self.phi, self.u = region.direction_distance(o, tau)
         self.a2 = np.sum((o - tau) ** 2, axis=1)
         edges = np.linspace(0.0, 2 * np.pi, _CELLS + 1)

@@ -5,7 +5,9 @@ over ``k`` equal sectors of ``[0, 2π)`` followed by a uniform angle inside the
 reported sector (post-processing); the normalised distance goes through the
 optimal classical mechanism as in TraCS-D.  ε-LDP per point by the same product
 argument: the sector ratio is at most ``e^{ε_φ}``, the distance density ratio at
-most ``e^{ε_r}``.
+most ``e^{ε_r}``.  The lie is decided as ``u < (k − 1)/(e^{ε_φ} + k − 1)`` (see
+:class:`tracs.mechanisms.KRR`), so lying stays possible at every ε.  A bearing
+within 4 ulp of a sector edge belongs to the upper sector in both engines.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import numbers
 import numpy as np
 
 from ..mechanisms import KRR
+from ..mechanisms._numeric import rare_probability
 from . import _kernels
-from ._sequential import DEFAULT_DIRECTION_SHARE, SequentialPerturber, wrap_step
+from ._sequential import (DEFAULT_DIRECTION_SHARE, SequentialPerturber, sector_position_step,
+                          wrap_step)
 
 __all__ = ["Strawman"]
 
@@ -51,15 +55,17 @@ class Strawman(SequentialPerturber):
         self._sectors = self.sectors
 
     def _direction_params(self, eps_dir):
-        keep = np.array([KRR(epsilon=float(e), k=self.sectors).keep_probability for e in eps_dir])
-        return keep, np.zeros_like(keep)
+        # the lie probability (k − 1)/(e^ε + k − 1): the rare branch's own threshold
+        lie = np.array([rare_probability(KRR(epsilon=float(e), k=self.sectors).worst_case_error())
+                        for e in eps_dir])
+        return lie, np.zeros_like(lie)
 
     def _direction_step(self, phi, uni, rows):
         k = self.sectors
         w = 2 * np.pi / k
-        j = np.minimum((phi / w).astype(np.int64), k - 1)
+        j = np.minimum(sector_position_step(phi, w).astype(np.int64), k - 1)
         other = np.minimum((uni[:, 4] * (k - 1)).astype(np.int64), k - 2)
-        j = np.where(uni[:, 0] < rows[:, 0], j, (j + 1 + other) % k)
+        j = np.where(uni[:, 0] < rows[:, 0], (j + 1 + other) % k, j)
         return wrap_step((j + uni[:, 1]) * w)
 
     def __repr__(self):

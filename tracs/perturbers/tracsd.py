@@ -15,8 +15,7 @@ import numpy as np
 
 from ..mechanisms import OptimalCircular
 from . import _kernels
-from ._sequential import (DEFAULT_DIRECTION_SHARE, SequentialPerturber, logistic_half,
-                          wrap_step)
+from ._sequential import DEFAULT_DIRECTION_SHARE, SequentialPerturber, side_masses, wrap_step
 
 __all__ = ["TraCSD"]
 
@@ -62,7 +61,11 @@ class TraCSD(SequentialPerturber):
     * Outputs are clamped into the region after sampling (floating-point error
       only), never re-drawn.
     * Trajectories of length 1 use the anchor only; any ε > 0 works (checked
-      from 1e-6 to 50), no input is ever returned unperturbed.
+      from 1e-6 to 50).  Every yes/no choice compares its uniform against the
+      rare branch's probability, so the low-density parts stay reachable at
+      every ε (an input is never certain to come back almost unchanged); the
+      realised law matches the formulas to a relative ``2^-13`` for per-part
+      budgets up to about 55, beyond which it stays ε-LDP but loses accuracy.
     """
 
     _mode = _kernels.MODE_CIRCULAR
@@ -83,10 +86,11 @@ class TraCSD(SequentialPerturber):
 
     def _direction_params(self, eps_dir):
         half = np.array([OptimalCircular(epsilon=float(e)).half_width for e in eps_dir])
-        return logistic_half(eps_dir), half
+        return side_masses(eps_dir), half
 
     def _direction_step(self, phi, uni, rows):
         half = rows[:, 1]
-        y = np.where(uni[:, 0] < rows[:, 0], phi - half + uni[:, 1] * (2.0 * half),
-                     phi + half + uni[:, 1] * (2 * np.pi - 2.0 * half))
+        # the rare branch (the low-density arc) is compared against its own mass
+        y = np.where(uni[:, 0] < rows[:, 0], phi + half + uni[:, 1] * (2 * np.pi - 2.0 * half),
+                     phi - half + uni[:, 1] * (2.0 * half))
         return wrap_step(y)
