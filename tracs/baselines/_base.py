@@ -18,7 +18,7 @@ import numpy as np
 from .._validation import as_generator, check_epsilon
 from ..discrete import POISpace
 from ..perturbers._base import PrivacyLedger, as_batch, as_trajectory
-from ._em import MAX_EPSILON_SCALE
+from ._em import em_max_epsilon
 
 __all__ = ["Baseline", "BaselineLedger"]
 
@@ -64,8 +64,6 @@ class Baseline(ABC):
 
     #: the unit protected at the method's native budget: "point" or "trajectory"
     unit = "point"
-    #: ``c`` in the factor ``exp(−c·ε)`` of the smallest probability of one draw
-    scale_exponent = 0.5
 
     def __init__(self, poi_space, epsilon=None, *, epsilon_per_trajectory=None):
         if not isinstance(poi_space, POISpace):
@@ -77,6 +75,15 @@ class Baseline(ABC):
         self.epsilon_per_trajectory = (None if epsilon_per_trajectory is None
                                        else check_epsilon(epsilon_per_trajectory,
                                                           "epsilon_per_trajectory"))
+        if not self._deferred_check:
+            self._check_construction()
+
+    #: subclasses whose checks need attributes set after ``Baseline.__init__`` set this
+    #: and call :meth:`_check_construction` at the end of their own ``__init__``
+    _deferred_check = False
+
+    def _check_construction(self) -> None:
+        """Refuse, at construction, a per-point budget no draw could realise faithfully."""
         if self.unit == "point" and self.epsilon is not None:
             self._check_scale(self.epsilon)  # a per-point budget is the budget of each draw
 
@@ -95,20 +102,32 @@ class Baseline(ABC):
             return np.full(lengths.shape, self.epsilon)
         return self.epsilon_per_trajectory / np.maximum(lengths, 1.0)
 
-    def _check_scale(self, epsilons) -> None:
-        """Refuse budgets whose smallest probability would underflow in double precision.
+    def _max_draw_epsilon(self, epsilon: float) -> float:
+        """Largest budget of one draw that the sampler realises faithfully.
 
-        The smallest probability of one draw carries ``exp(−c·ε)`` with
-        ``c = scale_exponent`` (1/2 for the exponential mechanism, 1 for L-SRR); past
-        ``c·ε = 700`` it would be rounded to 0 and the ratio bound could not hold as
-        implemented.
+        Default: the exponential mechanism over all POIs (:func:`em_max_epsilon`,
+        ``ε/2 + ln|P| <= 40·ln 2``, about 37.5 on 7,800 POIs).  ``epsilon`` is the
+        budget being checked (for methods whose parameters depend on it).
         """
-        top = float(np.max(epsilons)) if np.size(epsilons) else 0.0
-        if top * self.scale_exponent > MAX_EPSILON_SCALE:
-            raise ValueError(
-                f"a budget of {top:g} on one draw is too large to represent: its smallest "
-                f"probability underflows for ε > {MAX_EPSILON_SCALE / self.scale_exponent:g}"
-            )
+        return em_max_epsilon(len(self.poi_space))
+
+    def _check_scale(self, epsilons, step: str = "one draw") -> None:
+        """Refuse budgets too large for a faithful double-precision sampler.
+
+        Uniforms are multiples of ``2^-53``; a draw whose smallest output probability
+        falls below ``2^-40`` would be realised with a large relative error (down to
+        probability 0, an unbounded privacy loss).  Such budgets are refused rather
+        than silently treated as smaller ones.
+        """
+        for value in np.unique(np.asarray(epsilons, dtype=np.float64)):
+            limit = self._max_draw_epsilon(float(value))
+            if value > limit:
+                raise ValueError(
+                    f"a budget of {value:g} on {step} is too large for a faithful "
+                    f"double-precision sampler over this POI space ({len(self.poi_space)} "
+                    f"POIs): its smallest output probability would fall below 2^-40; the "
+                    f"largest budget accepted is {limit:.4g}"
+                )
 
     def privacy_spent(self, n: int) -> BaselineLedger:
         """Privacy spent on one trajectory of ``n`` points (see :class:`BaselineLedger`)."""

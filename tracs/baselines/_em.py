@@ -23,15 +23,32 @@ is released.
 
 from __future__ import annotations
 
+import math
 from typing import Callable, Optional
 
 import numpy as np
 
-__all__ = ["em_logits", "em_probabilities", "sample_em", "MAX_EPSILON_SCALE"]
+__all__ = ["em_logits", "em_probabilities", "sample_em", "RESOLUTION", "LOG_RESOLUTION",
+           "em_max_epsilon"]
 
-#: ε/2 beyond which exp(−ε/2) underflows in double precision; the mechanism could not
-#: be represented faithfully (far POIs would get probability exactly 0).
-MAX_EPSILON_SCALE = 700.0
+#: smallest probability (relative to 1) a sampler may be asked to realise.  The
+#: samplers turn uniforms that are multiples of ``2^-53`` into choices, so a
+#: probability ``p`` is realised only to within ``2^-53``: at ``p >= 2^-40`` that is
+#: a relative ``2^-13`` (the loss exceeds ε by at most about 1e-4), while far smaller
+#: probabilities are rounded beyond recognition — down to 0, an unbounded loss.
+RESOLUTION = 2.0 ** -40
+LOG_RESOLUTION = 40.0 * math.log(2.0)  # ≈ 27.73
+
+
+def em_max_epsilon(n_candidates: int) -> float:
+    """Largest per-draw ε the EM samplers realise faithfully over ``n_candidates`` POIs.
+
+    The smallest probability of one draw is at least ``e^{−ε/2}/n`` (scores range over
+    ``[−ε/2, 0]``); it must stay at or above :data:`RESOLUTION`:
+    ``ε/2 + ln n <= 40·ln 2``.  The bound for ``P`` also covers every restricted
+    candidate set ``C ⊂ P`` (smaller normaliser).
+    """
+    return 2.0 * (LOG_RESOLUTION - math.log(n_candidates))
 
 _BLOCK_ELEMENTS = 1 << 20  # about 8 MB of float64 per block
 

@@ -30,7 +30,11 @@ class ExponentialMechanism(Baseline):
     The input is snapped to its nearest POI first (the true location is assumed to be
     a POI).  Sampling is exact: rejection from the uniform proposal, finished by a
     blocked inverse CDF with a log-sum-exp shift (see ``tracs.baselines._em``).
-    A budget above 1400 per draw is refused (``exp(−ε/2)`` would underflow).
+    Supported budgets: a draw's smallest probability, at least ``e^{−ε/2}/|P|``, must
+    be ``>= 2^-40`` so that the double-precision sampler realises it faithfully; so
+    ``ε <= 2(40·ln 2 − ln|P|)`` per draw (about 37.5 on 7,800 POIs).  Larger budgets
+    are refused with a ``ValueError`` (at construction for a per-point ``ε``, when
+    perturbing for a budget per trajectory).
     """
 
     unit = "point"

@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from ._base import Baseline
+from ._em import RESOLUTION
 
 __all__ = ["LSRR", "staircase_probabilities", "default_group_sizes"]
 
@@ -92,10 +93,15 @@ class LSRR(Baseline):
 
     Sampling works on blocks of distinct inputs: one Θ(|P|) partial sort per distinct
     input POI, then Θ(1) per point.
+
+    Supported budgets: every group's mass ``n_j·p_j`` must be at least ``2^-40``
+    (the group is drawn from one uniform on the ``2^-53`` grid); larger budgets are
+    refused with a ``ValueError`` that states the largest one accepted (about 36 on
+    7,800 POIs with the default three groups).
     """
 
     unit = "point"
-    scale_exponent = 1.0  # the smallest probability is q = p_1·e^{-ε}
+    _deferred_check = True  # the faithful-budget check needs the group sizes
 
     def __init__(self, poi_space, epsilon=None, *, epsilon_per_trajectory=None,
                  sizes=None, groups: int = 3):
@@ -109,6 +115,28 @@ class LSRR(Baseline):
         self._sizes = None if sizes is None else self._check_sizes(sizes, n_poi)
         if self._sizes is not None:
             self.groups = len(self._sizes)
+        self._check_construction()
+
+    def _faithful(self, epsilon: float) -> bool:
+        """Whether every group's mass ``n_j·p_j`` is at least ``2^-40`` at ``epsilon``.
+
+        The group is drawn by inverse CDF from one uniform on the ``2^-53`` grid, so a
+        smaller group mass would be realised with a large relative error (or not at
+        all); the rank inside the group is an exact integer draw.
+        """
+        sizes = self.sizes(epsilon)
+        mass = staircase_probabilities(sizes, epsilon) * np.asarray(sizes)
+        return bool(mass.min() >= RESOLUTION)
+
+    def _max_draw_epsilon(self, epsilon):
+        if self._faithful(epsilon):
+            return epsilon
+        # bisection on [0, epsilon] for the largest budget that passes (sizes depend on ε)
+        lo, hi = 0.0, float(epsilon)
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if self._faithful(mid) else (lo, mid)
+        return lo
 
     @staticmethod
     def _check_sizes(sizes, n_poi: int) -> tuple[int, ...]:

@@ -42,7 +42,8 @@ class NGram(Baseline):
     do, makes the output support depend on the input and is not LDP.
 
     The recursion is sequential along a trajectory and vectorised across trajectories:
-    step ``i`` of every trajectory at once.
+    step ``i`` of every trajectory at once.  Supported budgets per point: as
+    :class:`ExponentialMechanism` (``ε <= 2(40·ln 2 − ln|P|)``, larger ones refused).
     """
 
     unit = "point"

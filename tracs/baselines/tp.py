@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
@@ -9,8 +10,9 @@ import numbers
 import numpy as np
 
 from ..mechanisms import KRR, SquareWave
+from ..mechanisms.piecewise import square_wave_b
 from ._base import Baseline
-from ._em import sample_em
+from ._em import LOG_RESOLUTION, RESOLUTION, em_max_epsilon, sample_em
 
 __all__ = ["TP", "ATP", "sector_index", "in_sector", "auto_sectors", "SECTOR_CHOICES"]
 
@@ -20,9 +22,24 @@ SECTOR_CHOICES = (2, 4, 6, 12)
 _TWO_PI = 2.0 * math.pi
 _BALL_LIMIT = 64  # POIs in the midpoint ball above which the merge scans all POIs
 _BLOCK_ELEMENTS = 1 << 20
-#: largest budget spent on one step: beyond it double precision cannot represent the
-#: step's smallest probabilities (spending less than allotted keeps the guarantee)
-_MAX_STEP_EPSILON = 700.0
+
+
+def krr_max_epsilon(k) -> np.ndarray:
+    """Largest k-RR budget realised faithfully: each other value keeps probability
+    ``1/(e^ε + k − 1) >= 2^-40``, i.e. ``ε <= ln(2^40 − k + 1)`` (about 27.7)."""
+    return np.log(1.0 / RESOLUTION - (np.asarray(k, dtype=np.float64) - 1.0))
+
+
+@functools.lru_cache(maxsize=1)
+def square_wave_max_epsilon() -> float:
+    """Largest Square Wave budget realised faithfully: the high-density window
+    ``2b`` (relative to the interval) stays ``>= 2^-40``, so that a uniform on the
+    ``2^-53`` grid still places thousands of distinct points in it (about 31.1)."""
+    lo, hi = 1.0, 2.0 * LOG_RESOLUTION
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if 2.0 * square_wave_b(mid) >= RESOLUTION else (lo, mid)
+    return lo
 
 
 def _sector_floor(origins, points, k) -> np.ndarray:
@@ -102,6 +119,13 @@ class TP(Baseline):
     (valid for every input in ``P``, inside or outside the restricted set).  The
     trajectory length ``n`` is treated as public.
 
+    Supported budgets: every point EM at most ``2(40·ln 2 − ln|P|)`` and every
+    direction report at most ``ln(2^40 − k + 1)`` (about 27.7), so that each
+    sampler realises its smallest probability (``>= 2^-40``) faithfully from
+    uniforms on the ``2^-53`` grid; larger budgets are refused with a
+    ``ValueError`` (at construction for a per-point ``ε``, when perturbing for a
+    budget per trajectory).  Per-point budgets up to about 36 (TP) and 49 (ATP) pass.
+
     Parameters
     ----------
     poi_space : tracs.POISpace
@@ -127,6 +151,7 @@ class TP(Baseline):
     unit = "trajectory"
     #: shares of a copy's budget: (anchor EM, radius, directions, point EMs)
     _shares = (0.0, 0.0, 0.75, 0.25)
+    _deferred_check = True  # the check needs ``sectors``
 
     def __init__(self, poi_space, epsilon=None, *, epsilon_per_trajectory=None, sectors="auto"):
         super().__init__(poi_space, epsilon, epsilon_per_trajectory=epsilon_per_trajectory)
@@ -137,6 +162,7 @@ class TP(Baseline):
                 or sectors not in SECTOR_CHOICES:
             raise ValueError(f"sectors must be one of {SECTOR_CHOICES} or 'auto', got {sectors!r}")
         self.sectors = sectors if isinstance(sectors, str) else int(sectors)
+        self._check_construction()
 
     # -- public budget arithmetic (used by the sampler and by exact checks) --------------
     def budgets(self, n) -> dict:
@@ -144,9 +170,16 @@ class TP(Baseline):
 
         Returns a dict of float arrays: ``"copy"``, ``"anchor"`` (anchor EM),
         ``"radius"``, ``"direction"`` (each report), ``"point"`` (each point EM), and
-        the int array ``"k"``.  A step's budget is capped at 700 (a very long
-        trajectory at a per-point ε can allot more than double precision can
-        represent); the cap only ever spends less than allotted.
+        the int array ``"k"``.
+
+        The anchor EM and the radius report, whose allotments grow with ``n``, are
+        capped at the largest budget their samplers realise faithfully (anchor:
+        ``2(40·ln 2 − ln|P|)``, about 37.5 on 7,800 POIs; radius: about 31.1), so a
+        long trajectory at a per-point ε spends less than allotted on them.  A step
+        that is ε'-LDP with ε' below its allotment is also LDP at the allotment, so
+        the stated guarantee holds (the ledger's note names the caps).  The other
+        steps' budgets do not grow with ``n``; a budget too large for them is
+        refused (see :meth:`_check_steps`).
         """
         n = np.asarray(n, dtype=np.float64)
         copy = self._trajectory_budget(n) / 2.0
@@ -158,10 +191,30 @@ class TP(Baseline):
             k = auto_sectors(direction)
         else:
             k = np.full(n.shape, self.sectors, dtype=np.int64)
-        cap = _MAX_STEP_EPSILON
-        return {"copy": copy, "anchor": np.minimum(s_anchor * copy, cap),
-                "radius": np.minimum(s_radius * copy, cap),
-                "direction": np.minimum(direction, cap), "point": np.minimum(point, cap), "k": k}
+        return {"copy": copy,
+                "anchor": np.minimum(s_anchor * copy, em_max_epsilon(len(self.poi_space))),
+                "radius": np.minimum(s_radius * copy, square_wave_max_epsilon()),
+                "direction": direction, "point": point, "k": k}
+
+    def _check_steps(self, budgets) -> None:
+        """Refuse point-EM and direction budgets too large for a faithful sampler."""
+        self._check_scale(budgets["point"], "one point EM")
+        has_dir = budgets["direction"] > 0
+        limit = krr_max_epsilon(budgets["k"])
+        over = has_dir & (budgets["direction"] > limit)
+        if over.any():
+            i = int(np.argmax(over))
+            raise ValueError(
+                f"a budget of {budgets['direction'][i]:g} on one direction report is too "
+                f"large for a faithful double-precision k-RR sampler (k = {budgets['k'][i]}): "
+                f"its lie probability would fall below 2^-40; the largest budget accepted "
+                f"is {limit[i]:.4g}")
+
+    def _check_construction(self):
+        # with a per-point ε the largest point-EM and direction budgets are those of
+        # one- and two-point trajectories; a budget per trajectory is checked per length
+        if self.epsilon is not None:
+            self._check_steps(self.budgets(np.array([1, 2])))
 
     def _split_note(self, n, total):
         b = self.budgets(n)
@@ -170,6 +223,10 @@ class TP(Baseline):
                 f"EM(s) of {float(b['point']):g}")
         if self._shares[0]:
             text += f", anchor EM {float(b['anchor']):g}, radius {float(b['radius']):g}"
+            allotted = self._shares[0] * float(b["copy"]), self._shares[1] * float(b["copy"])
+            if allotted[0] > float(b["anchor"]) or allotted[1] > float(b["radius"]):
+                text += (f" (capped from {allotted[0]:g} and {allotted[1]:g} at the largest "
+                         "budgets their samplers realise faithfully; less is spent)")
         return text
 
     # -- sampling --------------------------------------------------------------------
@@ -184,7 +241,7 @@ class TP(Baseline):
         traj = np.repeat(np.arange(lengths.size), lengths)
         pos = np.arange(indices.size) - offsets[:-1][traj]
         budgets = self.budgets(lengths)
-        self._check_scale(np.concatenate([budgets["point"], budgets["anchor"]]))
+        self._check_steps(budgets)
         copies = [self._copy(indices, traj, pos, offsets, lengths, budgets, parity, rng)
                   for parity in (0, 1)]
         return self._merge(copies[0], copies[1], rng)
