@@ -65,7 +65,10 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
         It underflows to 0 for ε above about 745 (it is ``≈ (ε − 1)e^{-ε}/2``); the
         window's probability stays exact (:meth:`_window_odds`), so sampling then
         releases the input itself with that probability, as the true window
-        rounds to it.
+        rounds to it.  That is not a faithful continuous law: positions inside the
+        window are resolved only while it spans many doubles, i.e. while
+        ``2b >= 2^-40`` (ε up to about 31); use larger ε only where that is
+        acceptable (ATP caps its radius report there).
         """
         return square_wave_b(self.epsilon)
 
