@@ -15,7 +15,18 @@ import numpy as np
 
 from ._validation import as_float_array
 
-__all__ = ["point_errors", "trajectory_errors", "average_error"]
+__all__ = ["point_errors", "trajectory_errors", "average_error", "point_pairs"]
+
+
+def point_pairs(true, perturbed) -> tuple[np.ndarray, np.ndarray]:
+    """Validate true and released points: two finite float arrays of the same shape ``(N, 2)``."""
+    a = as_float_array(true, "true")
+    b = as_float_array(perturbed, "perturbed")
+    if a.ndim != 2 or a.shape[1] != 2:
+        raise ValueError(f"true must have shape (N, 2), got {a.shape}")
+    if a.shape != b.shape:
+        raise ValueError(f"true and perturbed differ in shape: {a.shape} vs {b.shape}")
+    return a, b
 
 
 def _pair(true, perturbed, normalize_by):
@@ -28,12 +39,7 @@ def _pair(true, perturbed, normalize_by):
         offsets = np.concatenate([[0], np.cumsum([len(t) for t in true])]).astype(np.int64)
         true = np.concatenate([as_float_array(t, "true").reshape(-1, 2) for t in true])
         perturbed = np.concatenate([as_float_array(p, "perturbed").reshape(-1, 2) for p in perturbed])
-    a = as_float_array(true, "true")
-    b = as_float_array(perturbed, "perturbed")
-    if a.ndim != 2 or a.shape[1] != 2:
-        raise ValueError(f"true must have shape (N, 2), got {a.shape}")
-    if a.shape != b.shape:
-        raise ValueError(f"true and perturbed differ in shape: {a.shape} vs {b.shape}")
+    a, b = point_pairs(true, perturbed)
     if normalize_by is not None:
         xmin, ymin, xmax, ymax = _bounds(normalize_by)
         scale = np.array([xmax - xmin, ymax - ymin])

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import as_float_array, as_generator
+from .metrics import point_pairs
 
 __all__ = [
     "random_range_queries",
@@ -42,12 +43,7 @@ __all__ = [
 
 
 def _pair(true, perturbed) -> tuple[np.ndarray, np.ndarray]:
-    true = as_float_array(true, "true")
-    perturbed = as_float_array(perturbed, "perturbed")
-    if true.ndim != 2 or true.shape[1] != 2:
-        raise ValueError(f"true must have shape (n, 2), got {true.shape}")
-    if perturbed.shape != true.shape:
-        raise ValueError(f"perturbed must have the shape of true {true.shape}, got {perturbed.shape}")
+    true, perturbed = point_pairs(true, perturbed)
     if len(true) == 0:
         raise ValueError("no points to score")
     return true, perturbed
