@@ -137,3 +137,16 @@ def test_map_command_output_opens(browser, checkin_files, tmp_path, artifacts_di
     assert m["roles"]["links"] == 3 and m["overlays"] >= 6
     assert "ε = 4 per point" in m["legend"]
     _screenshot(browser, artifacts_dir, "map_command")
+
+
+def test_demo_map_opens(browser, tmp_path, artifacts_dir, capsys):
+    """'tracs demo' writes a map that renders without errors, with its legend and layers."""
+    from tracs.cli import main
+
+    out = tmp_path / "demo"
+    assert main(["demo", "--dataset", "synthetic", "--epsilons", "4", "--repetitions", "1",
+                 "--output-dir", str(out), "--tiles", "none", "--no-progress"]) == 0
+    [m] = _clean(browser.open(out / "map.html"))
+    assert "TraCS-D" in m["legend"] and "ε = 4 per point" in m["legend"]
+    assert m["overlays"] >= 3 * 5  # original, released and rounded layers of five users
+    _screenshot(browser, artifacts_dir, "demo_map")

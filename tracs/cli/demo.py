@@ -32,6 +32,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--epsilons", default="1,4,8", metavar="E1,E2", help="ε per point (default: 1,4,8)")
     p.add_argument("--repetitions", type=positive_int, default=3, metavar="R", help="runs per cell (default: 3)")
     p.add_argument("--seed", type=seed_int, default=0, help="seed (default: 0)")
+    p.add_argument("--tiles", default=None, metavar="NAME",
+                   help="map background tiles: a folium tile name (default: OpenStreetMap) or none")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
@@ -84,18 +86,20 @@ def run(args) -> int:
     path = out_dir / f"released_tracs-d_eps{eps:g}.csv"
     write_frame(released_frame(trajs, released, eps_point, eps_traj), path, "CSV")
     written.append(path)
-    written.extend(_write_map(trajs, raw, released, out_dir / "map.html", eps))
+    written.extend(_write_map(trajs, raw, released, out_dir / "map.html", eps, args.tiles))
     print("wrote " + ", ".join(str(p) for p in written))
     return 0
 
 
-def _write_map(trajs, raw, rounded, path: Path, eps: float) -> list[Path]:
-    """True, released and rounded trajectories of a few users on a map (needs tracs.maps)."""
-    try:
-        from ..maps import save_map, trajectory_map
-    except ImportError:
-        print("map skipped: tracs.maps is not available", file=sys.stderr)
-        return []
+def _write_map(trajs, raw, rounded, path: Path, eps: float, tiles: str | None) -> list[Path]:
+    """True, released and rounded trajectories of a few users on a map.
+
+    Leaflet is embedded in the page (``offline=True``), so it opens without a
+    network; only the background tiles, if any, are fetched.
+    """
+    from ..maps import DEFAULT_TILES, save_map, trajectory_map
+
+    tiles = DEFAULT_TILES if tiles is None else (None if tiles.lower() == "none" else tiles)
     page = trajectory_map(trajs, raw, rounded=rounded, users=5, epsilon=eps, method="TraCS-D",
-                          title=f"TraCS-D, ε = {eps:g} per point: 5 users")
-    return [save_map(page, path)]
+                          tiles=tiles, title=f"TraCS-D, ε = {eps:g} per point: 5 users")
+    return [save_map(page, path, offline=True)]
