@@ -10,8 +10,13 @@ sides or the central piece, one places the value); the tests check that both
 give the same numbers.  Every yes/no choice compares its uniform against the
 probability of the *rare* branch (the sides' mass, the k-RR lie probability):
 uniforms are multiples of ``2^-53``, so that rounding can only make the rare
-branch more likely, never impossible, and every ratio stays within ``e^ε``.  numba's cache does not follow that import: after an edit
-of ``tracs.mechanisms._kernels``, clear this module's cache (``__pycache__``).
+branch more likely, never impossible, and every ratio stays within ``e^ε``.
+
+numba's on-disk cache keys a kernel on its own source file only, not on the
+functions it inlines from ``tracs.mechanisms._kernels``; :func:`drop_stale_cache`
+runs at import and deletes this module's cached kernels whenever that file has
+changed since they were compiled (for the default cache folder, ``__pycache__``
+beside this file; a cache moved elsewhere with ``NUMBA_CACHE_DIR`` is not checked).
 
 A region enters as half-planes ``nx·x + ny·y <= hb`` plus a flag saying whether
 it is an axis-aligned rectangle (clamped coordinate-wise, exactly) or a general
@@ -27,11 +32,41 @@ sector (Strawman).
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from ..mechanisms import _kernels as _mechanism_kernels
 from ..mechanisms._kernels import circular_one, classical_one, wrap_period
+
+
+def drop_stale_cache(cache_dir: Path, dependency: Path, prefix: str) -> bool:
+    """Delete cached numba kernels ``prefix.*.nbi|nbc`` in ``cache_dir`` if ``dependency`` changed.
+
+    The dependency's modification time and size are recorded in
+    ``cache_dir/prefix.deps``; when they differ from the recorded ones the cached
+    kernels are deleted (numba then compiles afresh) and the record is renewed.
+    Returns whether anything was deleted.  File-system errors are ignored: at
+    worst numba keeps its own caching behaviour.
+    """
+    try:
+        info = dependency.stat()
+        stamp = f"{info.st_mtime_ns}:{info.st_size}"
+        record = cache_dir / f"{prefix}.deps"
+        if record.is_file() and record.read_text() == stamp:
+            return False
+        stale = [*cache_dir.glob(f"{prefix}.*.nbi"), *cache_dir.glob(f"{prefix}.*.nbc")]
+        for path in stale:
+            path.unlink(missing_ok=True)
+        if cache_dir.is_dir():
+            record.write_text(stamp)
+        return bool(stale)
+    except OSError:
+        return False
+
+
+drop_stale_cache(Path(__file__).parent / "__pycache__", Path(_mechanism_kernels.__file__), "_kernels")
 
 TWO_PI = 2.0 * math.pi
 
