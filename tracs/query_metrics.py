@@ -1,5 +1,26 @@
 """Aggregate utility metrics: range queries and hotspot preservation.
 
+Two families live here.
+
+**The paper's appendix metrics** (Zheng & Hu, TraCS, the appendix on range
+queries and hotspots; the definitions follow the authors' published experiment code), both scored
+per trajectory and averaged over trajectories:
+
+* :func:`range_preservation` — the paper's *range query*: for each trajectory, the
+  share of its points whose released point lies within ``radius`` of the true one
+  (the paper uses ``radius = 0.1`` in latitude/longitude degrees); the mean over
+  trajectories, as a fraction (the paper plots it in percent).  Higher is better.
+* :func:`hotspot_count_error` — the paper's *hotspot preservation*: the hotspots
+  are the most visited distinct locations of the true data set (the top 20 % of
+  them, :func:`hotspot_locations`); for each trajectory, the absolute difference
+  between the number of its released points and of its true points that sit on a
+  hotspot; the mean over trajectories.  Lower is better.  Locations are matched
+  exactly, so it is meant for outputs that are locations of the discrete space
+  (discrete mechanisms, or TraCS rounded to the nearest location).
+
+**Grid and rectangle forms** (this project's earlier, literature-style choices,
+kept as complementary views; the paper does not use them):
+
 Average error (``tracs.metrics``) scores every released point against its true
 point.  A collector usually asks aggregate questions instead: *how many visits fall
 in this rectangle?* and *which cells are the busiest?*  This module scores the
@@ -16,8 +37,9 @@ trajectory-LDP literature:
   busiest released cells: ``precision@k`` (share of true hotspots recovered) and
   ``NDCG@k`` (the same with the true ranking's order weighted, graded by the true
   counts).
-* **Preservation within a radius** — share of released points that lie within
-  ``radius`` of their true point.
+* **Preservation within a radius** — share of all released points that lie within
+  ``radius`` of their true point (pooled over points; :func:`range_preservation`
+  is the paper's per-trajectory form).
 
 All functions are pure functions of the two coordinate arrays and public
 parameters; the only randomness (the query rectangles) comes from the ``rng``
@@ -29,9 +51,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import as_float_array, as_generator
-from .metrics import point_pairs
+from .metrics import _check_offsets, point_pairs
 
 __all__ = [
+    "range_preservation",
+    "hotspot_locations",
+    "hotspot_count_error",
     "random_range_queries",
     "range_query_counts",
     "range_query_error",
@@ -185,3 +210,101 @@ def preservation_ratio(true, perturbed, radius: float) -> float:
     if not radius > 0:
         raise ValueError(f"radius must be > 0, got {radius}")
     return float(np.mean(np.hypot(*(true - perturbed).T) <= radius))
+
+
+# ----------------------------------------------------------------------------- the paper's forms
+
+
+def _pair_offsets(true, perturbed, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    true, perturbed = _pair(true, perturbed)
+    off = np.array([0, len(true)], dtype=np.int64) if offsets is None else _check_offsets(offsets, len(true))
+    return true, perturbed, off
+
+
+def range_preservation(true, perturbed, offsets=None, *, radius: float, scale=None) -> float:
+    """The paper's range-query metric: mean over trajectories of the share of points kept within ``radius``.
+
+    For trajectory ``i`` with points ``p_1 … p_n`` released as ``q_1 … q_n`` the
+    score is ``#{j : d(p_j, q_j) <= radius} / n``; the result is the mean of these
+    scores over the trajectories (each trajectory counts once, whatever its length),
+    a fraction in ``[0, 1]``; higher is better.
+
+    Parameters
+    ----------
+    true, perturbed : array_like, shape (N, 2)
+        True and released points, in the same order.
+    offsets : array_like of int, shape (T+1,), optional
+        Trajectory boundaries; omitted means one trajectory.
+    radius : float
+        The range ``δ`` (> 0), in the units of the distance below.  The paper uses
+        ``δ = 0.1`` degrees of latitude/longitude.
+    scale : (sx, sy), optional
+        Data units per distance unit along each axis: the distance is
+        ``hypot(Δx / sx, Δy / sy)``.  With projected metres and the paper's degrees,
+        ``sx`` is the metres per degree of longitude and ``sy`` per degree of latitude.
+        Default: plain Euclidean distance in data units.
+    """
+    true, perturbed, off = _pair_offsets(true, perturbed, offsets)
+    radius = float(radius)
+    if not radius > 0:
+        raise ValueError(f"radius must be > 0, got {radius}")
+    diff = true - perturbed
+    if scale is not None:
+        sx, sy = (float(v) for v in as_float_array(scale, "scale").reshape(2))
+        if not (sx > 0 and sy > 0):
+            raise ValueError(f"scale must be two positive numbers, got {scale}")
+        diff = diff / (sx, sy)
+    kept = (np.hypot(diff[:, 0], diff[:, 1]) <= radius).astype(np.float64)
+    return float(np.mean(np.add.reduceat(kept, off[:-1]) / np.diff(off)))
+
+
+def _location_keys(points: np.ndarray) -> np.ndarray:
+    # one complex key per point: exact (bitwise-equal up to ±0) location identity, sortable
+    return points[:, 0] + 1j * points[:, 1]
+
+
+def hotspot_locations(points, share: float = 0.2) -> np.ndarray:
+    """The most visited distinct locations: the top ``floor(share · #distinct)`` by visit count.
+
+    Ties are broken by first appearance in ``points`` (so the result is
+    deterministic).  The paper takes ``share = 0.2`` of the distinct locations of
+    the true trajectories.
+
+    Returns
+    -------
+    ndarray, shape (k, 2)
+        The hotspot locations, busiest first.
+    """
+    points = as_float_array(points, "points")
+    if points.ndim != 2 or points.shape[1] != 2 or len(points) == 0:
+        raise ValueError(f"points must have shape (N, 2) with N >= 1, got {points.shape}")
+    share = float(share)
+    if not 0.0 < share <= 1.0:
+        raise ValueError(f"share must be in (0, 1], got {share}")
+    keys, first, counts = np.unique(_location_keys(points), return_index=True, return_counts=True)
+    k = int(len(keys) * share)
+    if k < 1:
+        raise ValueError(f"share {share} of {len(keys)} distinct locations selects no hotspot")
+    order = np.lexsort((first, -counts))[:k]
+    return points[first[order]]
+
+
+def hotspot_count_error(true, perturbed, offsets=None, *, hotspots=None, share: float = 0.2) -> float:
+    """The paper's hotspot-preservation error: mean over trajectories of ``|h(released) − h(true)|``.
+
+    ``h(·)`` counts the points of one trajectory that lie exactly on a hotspot
+    location.  The hotspots default to :func:`hotspot_locations` of all true points
+    with the given ``share`` (the paper: 20 %).  ``0`` is perfect; lower is better.
+    Exact matching means released points off the location set never count as hits,
+    so score rounded (or discrete) outputs.
+    """
+    true, perturbed, off = _pair_offsets(true, perturbed, offsets)
+    hot = hotspot_locations(true, share) if hotspots is None else as_float_array(hotspots, "hotspots")
+    hot = hot.reshape(-1, 2)
+    if len(hot) == 0:
+        raise ValueError("no hotspots given")
+    hot_keys = _location_keys(hot)
+    hits_true = np.isin(_location_keys(true), hot_keys).astype(np.int64)
+    hits_pert = np.isin(_location_keys(perturbed), hot_keys).astype(np.int64)
+    per_traj = np.add.reduceat(hits_pert, off[:-1]) - np.add.reduceat(hits_true, off[:-1])
+    return float(np.mean(np.abs(per_traj)))
