@@ -43,6 +43,11 @@ from ._validation import check_epsilon
 __all__ = [
     "METHODS",
     "MethodSpec",
+    "EXTRA_METRICS",
+    "MetricSpec",
+    "RANGE_DELTA",
+    "HOTSPOT_SHARE",
+    "parse_metrics",
     "MethodContext",
     "Dataset",
     "DATA_FILES",
@@ -50,6 +55,7 @@ __all__ = [
     "continuous_dataset",
     "checkin_dataset",
     "load_dataset",
+    "degree_scale",
     "parse_methods",
     "parse_epsilons",
     "cell_seed",
@@ -157,16 +163,22 @@ METHODS: dict[str, MethodSpec] = {
 
 def parse_methods(methods) -> list[str]:
     """Validate method names (a comma-separated string or a sequence); keep their order."""
-    if isinstance(methods, str):
-        methods = [m.strip() for m in methods.split(",") if m.strip()]
-    names = [str(m).strip().lower() for m in methods]
+    names = _parse_names(methods, METHODS, "method")
     if not names:
         raise ValueError("no method given")
-    unknown = [m for m in names if m not in METHODS]
+    return names
+
+
+def _parse_names(values, registry, what: str) -> list[str]:
+    """Names from a comma-separated string or a sequence, each a key of ``registry``, no repeats."""
+    if isinstance(values, str):
+        values = [v.strip() for v in values.split(",") if v.strip()]
+    names = [str(v).strip().lower() for v in values]
+    unknown = [v for v in names if v not in registry]
     if unknown:
-        raise ValueError(f"unknown method {unknown[0]!r}; choose from {', '.join(METHODS)}")
+        raise ValueError(f"unknown {what} {unknown[0]!r}; choose from {', '.join(registry)}")
     if len(set(names)) != len(names):
-        raise ValueError("a method is listed twice")
+        raise ValueError(f"a {what} is listed twice")
     return names
 
 
@@ -227,6 +239,13 @@ class Dataset:
         false the data's own units already are the paper's (continuous regions).
     trajectories : tracs.Trajectories, optional
         The source rows (ids, times), for writing results back to files.
+    degree_scale : (float, float), optional
+        Data units per degree of longitude and of latitude, to measure distances in
+        degrees as the paper does (its range query uses δ = 0.1 degree).  For
+        projected check-in data: the metres per degree at the latitude of the centre
+        of the data's bounding box (:func:`tracs.query_metrics.metres_per_degree`);
+        ``(1, 1)`` when the coordinates already are degrees; ``None`` on a continuous
+        region (distances stay in region units).
     """
 
     name: str
@@ -238,6 +257,7 @@ class Dataset:
     sampler: Callable[[np.random.Generator], np.ndarray] | None = None
     normalise: bool = True
     trajectories: object = None
+    degree_scale: tuple[float, float] | None = None
 
     @property
     def n_points(self) -> int:
@@ -309,6 +329,7 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
         raise ValueError(f"{name}: no points left to perturb")
     pois = np.asarray(trajectories.pois().coords, dtype=np.float64)
     region = trajectories.region()
+    scale = None if trajectories.crs is None else degree_scale(trajectories)
     if max_trajectories is not None:
         max_trajectories = _check_count(max_trajectories, "max_trajectories")
         if max_trajectories < len(trajectories):
@@ -316,7 +337,30 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
     coords = np.asarray(trajectories.coords, dtype=np.float64)
     offsets = np.asarray(trajectories.offsets, dtype=np.int64)
     return Dataset(name=name, region=region, offsets=offsets, coords=coords, units="m",
-                   pois=pois, normalise=True, trajectories=trajectories)
+                   pois=pois, normalise=True, trajectories=trajectories, degree_scale=scale)
+
+
+def degree_scale(trajectories) -> tuple[float, float]:
+    """Data units per degree (east, north) of a :class:`tracs.Trajectories`, for distances in degrees.
+
+    Projected coordinates (metres): :func:`tracs.query_metrics.metres_per_degree` at
+    the latitude of the centre of the data's WGS84 bounding box (a local, per-axis
+    conversion: accurate to a fraction of a percent over a city-sized area).
+    Geographic coordinates: ``(1, 1)``.  Raises ``ValueError`` when the CRS is unknown.
+    """
+    import pyproj
+
+    from .query_metrics import metres_per_degree
+
+    if trajectories.crs is None:
+        raise ValueError("the trajectories have no CRS: cannot measure distances in degrees")
+    crs = pyproj.CRS.from_user_input(trajectories.crs)
+    if crs.is_geographic:
+        return 1.0, 1.0
+    coords = np.asarray(trajectories.coords, dtype=np.float64)
+    to_wgs84 = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
+    _, lat = to_wgs84.transform(coords[:, 0], coords[:, 1])
+    return metres_per_degree((np.min(lat) + np.max(lat)) / 2.0)
 
 
 def data_path(name: str) -> Path:
@@ -429,30 +473,90 @@ def _stream(seed: int, purpose: str, repetition: int) -> np.random.SeedSequence:
 
 # ----------------------------------------------------------------------------- grid
 
-def _range_query(true, pert, bounds, rng):
+#: the range ``δ`` of the ``range_preservation`` metric: the paper's 0.1 degree on
+#: check-in data (measured in degrees, see :attr:`Dataset.degree_scale`), 0.1 region
+#: units on a continuous region
+RANGE_DELTA = 0.1
+#: share of the distinct true locations taken as hotspots by ``hotspot_count_error``
+HOTSPOT_SHARE = 0.2
+
+
+def _range_query(true, pert, offsets, dataset, rng):
     from .query_metrics import range_query_error
 
-    return range_query_error(true, pert, bounds, rng=rng)
+    return range_query_error(true, pert, dataset.region.bounds, rng=rng)
 
 
-def _hotspot_precision(true, pert, bounds, rng):
+def _hotspot_precision(true, pert, offsets, dataset, rng):
     from .query_metrics import hotspot_precision
 
-    return hotspot_precision(true, pert, bounds)
+    return hotspot_precision(true, pert, dataset.region.bounds)
 
 
-def _hotspot_ndcg(true, pert, bounds, rng):
+def _hotspot_ndcg(true, pert, offsets, dataset, rng):
     from .query_metrics import hotspot_ndcg
 
-    return hotspot_ndcg(true, pert, bounds)
+    return hotspot_ndcg(true, pert, dataset.region.bounds)
 
 
-#: extra per-run metrics: name -> function(true, perturbed, bounds, rng)
-EXTRA_METRICS = {
-    "range_query_error": _range_query,
-    "hotspot_precision": _hotspot_precision,
-    "hotspot_ndcg": _hotspot_ndcg,
+def _range_preservation(true, pert, offsets, dataset, rng):
+    from .query_metrics import range_preservation
+
+    if dataset.degree_scale is None and dataset.normalise:
+        raise ValueError(f"range_preservation measures δ = {RANGE_DELTA} degree, but data set "
+                         f"{dataset.name!r} has no CRS to convert its units to degrees")
+    return range_preservation(true, pert, offsets, radius=RANGE_DELTA, scale=dataset.degree_scale)
+
+
+def _hotspot_count_error(true, pert, offsets, dataset, rng):
+    from .query_metrics import hotspot_count_error
+
+    return hotspot_count_error(true, pert, offsets, share=HOTSPOT_SHARE)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """An extra per-run metric of :func:`run_grid`.
+
+    ``function(true, perturbed, offsets, dataset, rng) -> float`` scores one run:
+    the true and released coordinates ``(N, 2)``, the trajectory boundaries
+    ``offsets (T + 1,)``, the :class:`Dataset` (its public region, POIs and units) and
+    a generator that is the same for every method of a repetition (the random range
+    queries).  ``needs_pois``: the metric matches locations exactly and is only
+    meaningful on a discrete location space (check-in data).
+    """
+
+    name: str
+    function: Callable[..., float]
+    help: str
+    higher_is_better: bool
+    needs_pois: bool = False
+
+
+#: extra per-run metrics by name (``run_grid(metrics=…)``, ``tracs evaluate --metrics``)
+EXTRA_METRICS: dict[str, MetricSpec] = {
+    spec.name: spec
+    for spec in [
+        MetricSpec("range_query_error", _range_query,
+                   "mean relative count error of 200 random rectangles (0 is perfect)", False),
+        MetricSpec("hotspot_precision", _hotspot_precision,
+                   "share of the 10 busiest true cells of a 20x20 grid recovered", True),
+        MetricSpec("hotspot_ndcg", _hotspot_ndcg, "NDCG@10 of the busiest grid cells", True),
+        MetricSpec("range_preservation", _range_preservation,
+                   "the paper's range query: per trajectory, the share of points released within "
+                   "0.1 degree of the true point (0.1 region units on a continuous region), "
+                   "averaged over trajectories; higher is better", True),
+        MetricSpec("hotspot_count_error", _hotspot_count_error,
+                   "the paper's hotspot error: per trajectory, |#released - #true points on one of "
+                   "the top 20 % most visited true locations|, averaged; lower is better", False,
+                   needs_pois=True),
+    ]
 }
+
+
+def parse_metrics(metrics) -> list[str]:
+    """Validate extra metric names (a comma-separated string or a sequence, maybe empty); keep their order."""
+    return _parse_names(metrics, EXTRA_METRICS, "metric")
 
 
 def _errors(true, pert, offsets, normalize_by=None) -> np.ndarray:
@@ -496,9 +600,19 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
     round_to_pois : bool, optional
         Round the outputs of continuous methods to the nearest POI (post-processing).
         Default: whenever the data set has POIs.
-    metrics : sequence of str
-        Extra columns among ``range_query_error``, ``hotspot_precision``,
-        ``hotspot_ndcg`` (scored on the same random queries for every method).
+    metrics : str or sequence of str
+        Extra columns among :data:`EXTRA_METRICS` (comma-separated or a sequence):
+        ``range_query_error``, ``hotspot_precision``, ``hotspot_ndcg`` (grid and
+        rectangle forms, scored on the same random queries for every method) and the
+        paper's appendix metrics ``range_preservation`` (per trajectory, the share of
+        points released within :data:`RANGE_DELTA` = 0.1 of the true point, averaged
+        over trajectories; on check-in data δ is 0.1 **degree**, measured by
+        converting the metres along each axis with :attr:`Dataset.degree_scale`, on a
+        continuous region 0.1 region units) and ``hotspot_count_error`` (hotspots:
+        the top :data:`HOTSPOT_SHARE` = 20 % most visited distinct true locations of
+        the repetition; per trajectory ``|#released − #true points on a hotspot|``,
+        averaged; needs points of interest).  Each receives the trajectory offsets,
+        so per-trajectory metrics average over trajectories, not points.
     progress : bool
         Show a progress bar on standard error.
 
@@ -519,10 +633,12 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
     eps_values = parse_epsilons(epsilons)
     repetitions = _check_count(repetitions, "repetitions")
     seed = _check_seed(seed)
-    unknown = [m for m in metrics if m not in EXTRA_METRICS]
-    if unknown:
-        raise ValueError(f"unknown metric {unknown[0]!r}; choose from {', '.join(EXTRA_METRICS)}")
+    metrics = parse_metrics(metrics)
     has_pois = dataset.pois is not None
+    needs = [m for m in metrics if EXTRA_METRICS[m].needs_pois]
+    if needs and not has_pois:
+        raise ValueError(f"metric {needs[0]!r} matches released points to locations exactly and needs "
+                         f"points of interest, but data set {dataset.name!r} is a continuous region")
     if round_to_pois is None:
         round_to_pois = has_pois
     if (round_to_pois or any(METHODS[m].discrete for m in names)) and not has_pois:
@@ -531,7 +647,6 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         raise ValueError(f"{what} needs points of interest, but data set {dataset.name!r} is a "
                          "continuous region; use check-in data (tky, chi, synthetic or a file)")
     ctx = MethodContext(region=dataset.region, pois=dataset.pois, anchor=anchor)
-    bounds = dataset.region.bounds
     offsets = np.asarray(dataset.offsets, dtype=np.int64)
     n_points, n_traj = int(offsets[-1]), len(offsets) - 1
 
@@ -569,7 +684,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                     }
                     for metric in metrics:
                         query_rng = np.random.default_rng(_stream(seed, "queries", rep))
-                        row[metric] = EXTRA_METRICS[metric](coords, out, bounds, query_rng)
+                        row[metric] = EXTRA_METRICS[metric].function(coords, out, offsets, dataset, query_rng)
                     rows.append(row)
                     bar.update(1)
     table = pd.DataFrame(rows)

@@ -55,6 +55,7 @@ from .metrics import _check_offsets, point_pairs
 
 __all__ = [
     "range_preservation",
+    "metres_per_degree",
     "hotspot_locations",
     "hotspot_count_error",
     "random_range_queries",
@@ -256,6 +257,29 @@ def range_preservation(true, perturbed, offsets=None, *, radius: float, scale=No
         diff = diff / (sx, sy)
     kept = (np.hypot(diff[:, 0], diff[:, 1]) <= radius).astype(np.float64)
     return float(np.mean(np.add.reduceat(kept, off[:-1]) / np.diff(off)))
+
+
+def metres_per_degree(latitude: float) -> tuple[float, float]:
+    """Metres per degree of longitude (east) and of latitude (north) at ``latitude`` on WGS84.
+
+    The standard series of the ellipsoid's meridian and parallel arc lengths
+    (accurate to centimetres per degree).  Used as ``scale`` of
+    :func:`range_preservation` to measure, on projected data in metres, a range given
+    in degrees as the paper does: a shift of ``(Δx, Δy)`` metres is
+    ``hypot(Δx / east, Δy / north)`` degrees.
+
+    Parameters
+    ----------
+    latitude : float
+        Degrees, in ``[-90, 90]``.
+    """
+    latitude = float(latitude)
+    if not -90.0 <= latitude <= 90.0:
+        raise ValueError(f"latitude must be in [-90, 90] degrees, got {latitude}")
+    phi = np.radians(latitude)
+    north = 111132.92 - 559.82 * np.cos(2 * phi) + 1.175 * np.cos(4 * phi) - 0.0023 * np.cos(6 * phi)
+    east = 111412.84 * np.cos(phi) - 93.5 * np.cos(3 * phi) + 0.118 * np.cos(5 * phi)
+    return float(max(east, 0.0)), float(north)
 
 
 def _location_keys(points: np.ndarray) -> np.ndarray:

@@ -319,3 +319,28 @@ def test_perturb_keeps_the_input_order_and_map_reads_it_back(cli, checkins_csv, 
     result = cli("map", source, out, "-o", page, "--tiles", "none")
     assert result.returncode == 0, result.stderr
     assert page.stat().st_size > 0
+
+
+def test_evaluate_paper_metrics_same_seed_same_numbers(cli, checkins_csv, tmp_path):
+    args = ("evaluate", "--dataset", checkins_csv, "--methods", "lsrr,tracs-c", "--epsilons", "2,8",
+            "--repetitions", "2", "--no-figure", "--format", "json", "--no-progress",
+            "--metrics", "range_preservation,hotspot_count_error")
+    first = cli(*args, "--output-dir", tmp_path / "a")
+    second = cli(*args, "--output-dir", tmp_path / "b")
+    assert first.returncode == 0, first.stderr
+    records = json.loads(first.stdout)
+    strip = lambda recs: [{k: v for k, v in r.items() if k != "seconds_per_point"} for r in recs]  # noqa: E731
+    assert strip(records) == strip(json.loads(second.stdout))
+    assert len(records) == 4
+    for record in records:
+        assert 0 <= record["range_preservation"] <= 1 and record["hotspot_count_error"] >= 0
+    runs = pd.read_csv(tmp_path / "a" / "results.csv")
+    assert runs["range_preservation"].between(0, 1).all()
+    assert "range_preservation" in cli("evaluate", "--help").stdout
+
+
+def test_evaluate_hotspot_count_error_needs_pois(cli, tmp_path):
+    result = cli("evaluate", "--dataset", "unit-square", "--methods", "tracs-c", "--epsilons", "2",
+                 "--repetitions", "1", "--trajectories", "2", "--points", "2", "--no-progress",
+                 "--output-dir", tmp_path, "--metrics", "hotspot_count_error")
+    assert_clean_failure(result, "hotspot_count_error", "points of interest")

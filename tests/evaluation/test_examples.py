@@ -39,6 +39,8 @@ def test_continuous_script(tmp_path):
     ("reproduce_discrete.py", ["--datasets", "synthetic", "--methods", "lsrr,tracs-c", "--epsilons", "4",
                                "--repetitions", "1", "--no-progress"]),
     ("reproduce_time_table.py", ["--dataset", "synthetic", "--methods", "lsrr,tracs-d", "--repeat", "1"]),
+    ("reproduce_query_metrics.py", ["--datasets", "synthetic", "--methods", "lsrr,tracs-c", "--epsilons", "4",
+                                    "--repetitions", "1", "--no-progress"]),
 ])
 def test_discrete_scripts_on_a_synthetic_city(tmp_path, script, args):
     out = run_example(script, *args, "--out-dir", tmp_path)
