@@ -4,7 +4,9 @@ The pieces:
 
 * :data:`METHODS` — the registry of perturbation methods by command-line name
   (``tracs-d``, ``tracs-c``, ``strawman``, ``planar-laplace``, ``em``, ``ngram``,
-  ``lsrr``, ``atp``, ``tp``), each a factory ``(context, ε) -> perturber``.
+  ``lsrr``, ``lsrr-thresholds``, ``atp``, ``tp``), each a factory
+  ``(context, ε) -> perturber``.  ``lsrr-thresholds`` is the L-SRR grouping of the
+  paper's experiments, which is not ε-LDP (see :class:`tracs.baselines.LSRR`).
 * :class:`Dataset` — trajectories (flat ``(N, 2)`` coordinates + offsets), the public
   region, the points of interest when the space is discrete, the data's units and
   the map to the paper's normalised units.  :func:`load_dataset` builds one from a
@@ -102,7 +104,9 @@ class MethodSpec:
 
     ``discrete`` methods pick outputs among the points of interest; the others
     release points of the continuous region (and may be rounded to POIs afterwards,
-    which is post-processing and keeps the guarantee).
+    which is post-processing and keeps the guarantee).  ``ldp`` is false for a
+    method kept only to reproduce a published experiment that is not ε-LDP as run
+    there (``lsrr-thresholds``): it may be evaluated, never used to release data.
     """
 
     name: str
@@ -110,6 +114,7 @@ class MethodSpec:
     discrete: bool
     build: Callable[[MethodContext, float], object]
     help: str = ""
+    ldp: bool = True
 
 
 def _tracs_d(ctx, eps):
@@ -136,11 +141,11 @@ def _planar_laplace(ctx, eps):
     return PlanarLaplace(ctx.region, eps)
 
 
-def _baseline(class_name):
+def _baseline(class_name, **options):
     def build(ctx, eps):
         from . import baselines
 
-        return getattr(baselines, class_name)(ctx.poi_space, eps)
+        return getattr(baselines, class_name)(ctx.poi_space, eps, **options)
 
     return build
 
@@ -155,6 +160,10 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("em", "EM", True, _baseline("ExponentialMechanism"), "exponential mechanism over the POIs"),
         MethodSpec("ngram", "NGram", True, _baseline("NGram"), "NGram, per-location form"),
         MethodSpec("lsrr", "L-SRR", True, _baseline("LSRR"), "staircase randomized response"),
+        MethodSpec("lsrr-thresholds", "L-SRR (paper's thresholds, not LDP)", True,
+                   _baseline("LSRR", grouping="thresholds"),
+                   "L-SRR with the paper's distance-threshold groups (0.3, 0.6 of the unit-square "
+                   "normalised box); NOT ε-LDP, for reproducing the paper only", ldp=False),
         MethodSpec("atp", "ATP", True, _baseline("ATP"), "ATP (anchor + direction perturbation)"),
         MethodSpec("tp", "TP", True, _baseline("TP"), "TP (direction perturbation, no anchor)"),
     ]

@@ -344,3 +344,17 @@ def test_evaluate_hotspot_count_error_needs_pois(cli, tmp_path):
                  "--repetitions", "1", "--trajectories", "2", "--points", "2", "--no-progress",
                  "--output-dir", tmp_path, "--metrics", "hotspot_count_error")
     assert_clean_failure(result, "hotspot_count_error", "points of interest")
+
+
+def test_perturb_refuses_the_non_ldp_lsrr_thresholds(cli, checkins_csv, tmp_path):
+    out = tmp_path / "released.csv"
+    result = cli("perturb", checkins_csv, "-o", out, "-m", "lsrr-thresholds", "-e", "4", "--seed", "1")
+    assert_clean_failure(result, "lsrr-thresholds", "not ε-LDP", "lsrr")
+    assert not out.exists()
+
+
+def test_evaluate_runs_lsrr_thresholds_with_its_label(cli, checkins_csv, tmp_path):
+    result = cli("evaluate", "--dataset", checkins_csv, "--methods", "lsrr,lsrr-thresholds", "--epsilons", "4",
+                 "--repetitions", "1", "--no-figure", "--output-dir", tmp_path, "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "L-SRR (paper's thresholds, not LDP)" in result.stdout

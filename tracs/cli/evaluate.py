@@ -103,12 +103,13 @@ def format_table(summary) -> str:
 
     units = summary["units"].iloc[0]
     extra = [c for c in EXTRA_METRICS if c in summary]
-    header = (f"{'method':<10} {'ε':>6} {'reps':>5} {'AE (' + units + ')':>14} {'95% CI':>25} "
+    width = max(10, *(len(label) for label in summary["label"]))
+    header = (f"{'method':<{width}} {'ε':>6} {'reps':>5} {'AE (' + units + ')':>14} {'95% CI':>25} "
               f"{'AE (paper units)':>17} {'µs/point':>10}" + "".join(f" {c:>18}" for c in extra))
     lines = [header, "-" * len(header)]
     for row in summary.itertuples(index=False):
         ci = f"[{_num(row.ae_ci_low)}, {_num(row.ae_ci_high)}]"
-        line = (f"{row.label:<10} {row.epsilon:>6g} {row.repetitions:>5d} {_num(row.ae_mean):>14} {ci:>25} "
+        line = (f"{row.label:<{width}} {row.epsilon:>6g} {row.repetitions:>5d} {_num(row.ae_mean):>14} {ci:>25} "
                 f"{row.ae_mean_normalised:>17.4g} {row.seconds_per_point * 1e6:>10.2f}")
         line += "".join(f" {getattr(row, c):>18.4f}" for c in extra)
         lines.append(line)

@@ -42,7 +42,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
                    help="file to write (.csv, .geojson or .parquet)")
     p.add_argument("-m", "--method", required=True, choices=list(METHODS), metavar="METHOD",
-                   help=f"one of {', '.join(METHODS)}")
+                   help=f"one of {', '.join(METHODS)} (lsrr-thresholds is not ε-LDP and is refused here)")
     p.add_argument("-e", "--epsilon", required=True, type=positive_float, metavar="E",
                    help="privacy parameter per point (per trajectory with --per-trajectory), > 0")
     p.add_argument("--per-trajectory", action="store_true",
@@ -89,6 +89,12 @@ def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory,
 
 
 def run(args) -> int:
+    from ..evaluation import METHODS
+
+    if not METHODS[args.method].ldp:
+        raise CLIError(f"method {args.method!r} is not ε-LDP (its group sizes depend on the true location) "
+                       "and is kept only to reproduce the paper's experiments with 'tracs evaluate'; "
+                       "it is never used to release data: use 'lsrr' instead")
     source = Path(args.input)
     if not source.is_file():
         raise CLIError(f"no such file: {source}" if not source.exists() else f"{source} is not a file")
