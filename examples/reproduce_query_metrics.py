@@ -16,7 +16,7 @@ Needs TRACS_DATA_DIR.  Writes ``paper_query_metrics.csv`` (one row per run) into
 ``--out-dir`` (default ``docs/figures``) and prints the tables (means over
 repetitions).  One data set from the command line gives the same numbers:
 
-    tracs evaluate --dataset chi --methods atp,ngram,lsrr,tracs-d,tracs-c \\
+    tracs evaluate --dataset chi --methods atp,ngram,lsrr,lsrr-thresholds,tracs-d,tracs-c \\
         --epsilons 2,4,6,8,10 --repetitions 3 --metrics range_preservation,hotspot_count_error
 """
 
@@ -29,7 +29,7 @@ import pandas as pd
 from tracs.evaluation import HOTSPOT_SHARE, load_dataset, markdown_table, run_grid, summarise
 from tracs.query_metrics import hotspot_locations
 
-METHODS = "atp,ngram,lsrr,tracs-d,tracs-c"
+METHODS = "atp,ngram,lsrr,lsrr-thresholds,tracs-d,tracs-c"
 METRICS = ["range_preservation", "hotspot_count_error"]
 COLUMNS = ["dataset", "method", "label", "epsilon", "repetition", "n_hotspots", *METRICS]
 

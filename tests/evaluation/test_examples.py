@@ -45,3 +45,10 @@ def test_continuous_script(tmp_path):
 def test_discrete_scripts_on_a_synthetic_city(tmp_path, script, args):
     out = run_example(script, *args, "--out-dir", tmp_path)
     assert "L-SRR" in out and "FAILED" not in out
+
+
+def test_lsrr_threshold_loss_script(tmp_path):
+    out = run_example("lsrr_threshold_loss.py", "--datasets", "synthetic", "--epsilons", "2,4")
+    losses = [float(v) for v in out.strip().splitlines()[-1].strip("| ").split("|")[1:]]
+    assert "SYNTHETIC: actual loss" in out and len(losses) == 2
+    assert losses[0] > 2 and losses[1] > 4  # the threshold grouping is not ε-LDP
