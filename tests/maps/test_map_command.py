@@ -101,3 +101,12 @@ def test_through_tracs_main(checkin_files, tmp_path):
     out = tmp_path / "m.html"
     assert main(["map", str(source), str(released), "-o", str(out), "--tiles", "none"]) == 0
     assert out.stat().st_size > 1_000
+
+
+def test_refuses_a_method_that_is_not_ldp(checkin_files, tmp_path, capsys):
+    source, _ = checkin_files
+    out = tmp_path / "map.html"
+    assert _run(["map", str(source), "-o", str(out), "-e", "2", "-m", "lsrr-thresholds",
+                 "--tiles", "none"]) != 0
+    assert "not ε-LDP" in capsys.readouterr().err
+    assert not out.exists()

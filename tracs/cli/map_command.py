@@ -111,6 +111,9 @@ def _perturb(trajs, method: str, epsilon: float, seed):
     if method not in METHODS:
         raise CLIError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
     spec = METHODS[method]
+    if not spec.ldp:
+        raise CLIError(f"method {method!r} is not ε-LDP and is kept only for 'tracs evaluate'; "
+                       "choose an ε-LDP method to draw released points")
     ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois().coords, dtype=float))
     released = spec.build(ctx, epsilon).perturb_many(np.asarray(trajs.coords, dtype=float),
                                                       np.asarray(trajs.offsets, dtype=np.int64),
