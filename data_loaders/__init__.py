@@ -29,6 +29,7 @@ only the first row of each (user, time) pair.
 'EPSG:32654'
 """
 
+from ._checkins import SOURCE_COLUMNS
 from ._report import DROP_REASONS, DroppedRowsError, GroupingReport, LoadReport
 from .datasets import DATASETS, dataset_path, detect_format, load_any, load_dataset
 from .foursquare import load_foursquare, parse_foursquare_time
@@ -38,7 +39,7 @@ from .grouping import to_trajectories
 from .synthetic import synthetic_checkins
 
 __all__ = [
-    "DATASETS", "DROP_REASONS", "DroppedRowsError", "GroupingReport", "LoadReport",
+    "DATASETS", "DROP_REASONS", "DroppedRowsError", "GroupingReport", "LoadReport", "SOURCE_COLUMNS",
     "dataset_path", "detect_format", "load_any", "load_checkins", "load_dataset",
     "load_foursquare", "load_gowalla", "parse_foursquare_time", "parse_iso_time",
     "synthetic_checkins", "to_trajectories",

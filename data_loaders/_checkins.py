@@ -34,6 +34,8 @@ from ._io import check_path, read_known_format
 
 #: the column that records where each row came from, by kind of position
 SOURCE_COLUMN = {"line": "source_line", "row": "source_row"}
+#: every such column name, for code that reads a loader's output back
+SOURCE_COLUMNS = tuple(SOURCE_COLUMN.values())
 from ._report import DroppedRowsError, LoadReport
 
 DUPLICATE_POLICIES = ("keep", "drop_exact", "drop_user_time")

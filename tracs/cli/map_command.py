@@ -130,7 +130,7 @@ def _align(released, original, name):
     """
     import pandas as pd
 
-    from .perturb import SOURCE_COLUMNS
+    from data_loaders import SOURCE_COLUMNS
 
     position = next((c for c in SOURCE_COLUMNS if c in released.columns and c in original.columns), None)
     if position is None:

@@ -140,13 +140,10 @@ def run(args) -> int:
     return 0
 
 
-#: columns the loaders add to say where each row came from (line in a file, row of a frame)
-SOURCE_COLUMNS = ("source_line", "source_row")
-
-
 def released_frame(trajs, released, eps_point, eps_traj):
     """The rows to publish: ids and times of the input, released WGS84 points, ε spent."""
     import geopandas as gpd
+    from data_loaders import SOURCE_COLUMNS
 
     wgs = trajs.with_coords(released).to_wgs84()
     source = wgs.frame
