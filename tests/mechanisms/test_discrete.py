@@ -94,3 +94,12 @@ def test_duchi_invalid():
         Duchi(epsilon=1.0).sample([1.5])
     with pytest.raises(ValueError):
         Duchi(epsilon=1.0).sample([math.nan])
+
+
+def test_krr_lie_probability_and_threshold():
+    """The lie probability is the 0/1 error; its threshold is never 0, even at huge ε."""
+    m = KRR(epsilon=2.0, k=6)
+    assert m.lie_probability == pytest.approx(5 / (math.exp(2.0) + 5), rel=1e-15)
+    assert m.lie_probability == m.worst_case_error()
+    assert m.lie_threshold >= m.lie_probability
+    assert KRR(epsilon=1000.0, k=2).lie_threshold > 0.0

@@ -85,6 +85,20 @@ class KRR:
         e = math.exp(-self.epsilon)
         return e / (1.0 + (self.k - 1) * e)
 
+    @property
+    def lie_probability(self) -> float:
+        """``(k − 1)/(e^ε + k − 1)``: probability of reporting a wrong value."""
+        return (self.k - 1) * self.other_probability
+
+    @property
+    def lie_threshold(self) -> float:
+        """The uniform threshold of the lie branch (``u < lie_threshold``).
+
+        :attr:`lie_probability` made representable: never 0, so lying stays
+        possible however large ε is (see the class notes).
+        """
+        return rare_probability(self.lie_probability)
+
     def pmf(self, y, x) -> np.ndarray:
         """``P(Y = y | x)`` (broadcast over ``y`` and ``x``)."""
         x = self.input_domain.validate(x, "x")
@@ -97,7 +111,7 @@ class KRR:
         rng = as_generator(rng)
         # the rare branch is compared against its own (small) probability: rounding
         # can only make it more likely, never impossible (see the class notes)
-        lie = rng.random(x.shape) < rare_probability(self.worst_case_error())
+        lie = rng.random(x.shape) < self.lie_threshold
         # a uniform value among the k-1 others: draw in 0..k-2 and skip x
         other = rng.integers(0, self.k - 1, size=x.shape, dtype=np.int64)
         other += other >= x
@@ -112,7 +126,7 @@ class KRR:
     def worst_case_error(self, p: int = 1) -> float:
         """``(k − 1)/(e^ε + k − 1)``, the same for every input."""
         check_error_power(p)
-        return (self.k - 1) * self.other_probability
+        return self.lie_probability
 
 
 @fill_doc(MECHANISM_PARAMETERS)

@@ -17,7 +17,6 @@ import numbers
 import numpy as np
 
 from ..mechanisms import KRR
-from ..mechanisms._numeric import rare_probability
 from . import _kernels
 from ._sequential import (DEFAULT_DIRECTION_SHARE, SequentialPerturber, sector_position_step,
                           wrap_step)
@@ -52,12 +51,14 @@ class Strawman(SequentialPerturber):
         super().__init__(region, epsilon, direction_share=direction_share, anchor=anchor,
                          epsilon_per_trajectory=epsilon_per_trajectory, round_to=round_to)
         self.sectors = int(sectors)
-        self._sectors = self.sectors
+
+    @property
+    def _sectors(self) -> int:  # the kernel's sector count (0 in TraCS-D)
+        return self.sectors
 
     def _direction_params(self, eps_dir):
         # the lie probability (k − 1)/(e^ε + k − 1): the rare branch's own threshold
-        lie = np.array([rare_probability(KRR(epsilon=float(e), k=self.sectors).worst_case_error())
-                        for e in eps_dir])
+        lie = np.array([KRR(epsilon=float(e), k=self.sectors).lie_threshold for e in eps_dir])
         return lie, np.zeros_like(lie)
 
     def _direction_step(self, phi, uni, rows):
