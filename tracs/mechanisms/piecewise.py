@@ -57,6 +57,7 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
     epsilon: float
     low: float = 0.0
     high: float = 1.0
+    resolution: float | None = None
 
     @property
     def b(self) -> float:
@@ -214,6 +215,7 @@ class PiecewiseMechanism(_UnbiasedPiecewise):
     epsilon: float
     low: float = -1.0
     high: float = 1.0
+    resolution: float | None = None
 
     def _eta(self):
         return math.exp(self.epsilon / 2.0) + 1.0
@@ -280,6 +282,7 @@ class PTT(_UnbiasedPiecewise):
     low: float = -1.0
     high: float = 1.0
     eta: float | None = None
+    resolution: float | None = None
 
     def _validate_parameters(self):
         super()._validate_parameters()
