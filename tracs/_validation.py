@@ -14,10 +14,10 @@ import numpy as np
 __all__ = ["as_generator", "check_epsilon", "as_float_array", "check_finite", "check_positive_int",
            "NotRealError", "MIN_EPSILON", "MAX_EPSILON"]
 
-#: the smallest privacy budget accepted anywhere: below it every mechanism is
-#: indistinguishable from releasing nothing, and constants such as ``1/ε`` lose
-#: their meaning (``ε = 5e-324`` makes ``1/ε`` overflow)
-MIN_EPSILON = 1e-12
+#: the smallest privacy budget accepted anywhere: far below it every release is
+#: indistinguishable from releasing nothing, and constants such as ``1/ε²`` leave
+#: the floating-point range (``ε = 5e-324`` makes ``1/ε`` overflow)
+MIN_EPSILON = 1e-100
 
 #: the largest privacy budget a mechanism samples exactly: every probability of
 #: every lattice point stays a normal double (``e^{-ε}`` and the cell masses above

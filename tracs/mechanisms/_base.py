@@ -19,7 +19,7 @@ import numpy as np
 from .._validation import as_float_array, check_epsilon
 from . import _lattice_kernels as lk
 from ._domain import Circle, Interval
-from .lattice import LatticeMixin, _Draws, snap_indices
+from .lattice import LatticeMixin, _check_enumerable, _Draws, snap_indices
 
 __all__ = ["Mechanism", "PiecewiseConstantMechanism", "check_error_power"]
 
@@ -57,6 +57,11 @@ class Mechanism(LatticeMixin, ABC):
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, maximum=self.max_epsilon))
+        if self.epsilon < self.min_epsilon:
+            raise ValueError(f"epsilon = {self.epsilon:g} is below {self.min_epsilon:g}, the smallest budget "
+                             f"{type(self).__name__} samples on its lattice within the stated accuracy "
+                             "(its output window is then so wide that the cells' masses fall below "
+                             "the resolution of their cumulative thresholds)")
         self._validate_parameters()
         self._cells()  # validates ``resolution``
 
@@ -246,20 +251,21 @@ class PiecewiseConstantMechanism(Mechanism):
         return self._central_left(self._input_point(k))
 
     def _kernel_constants(self):
-        A, B, h, count = self._grid()
+        A, B, G, h, count = self._grid()
         p, q = self._densities()
-        return A, B, h, count, p, q, self._central_width()
+        return A, B, G, h, count, p, q, self._central_width()
 
     def _row(self, k):
-        A, B, h, count, p, q, W = self._kernel_constants()
+        A, B, G, h, count, p, q, W = self._kernel_constants()
+        _check_enumerable(count)
         left = float(self._lattice_left(np.array([k]))[0])
-        return lk.piecewise_row(A, B, h, count, p, q, left, W, np.empty(count))
+        return lk.piecewise_row(A, B, G, h, count, p, q, left, W, np.empty(count))
 
     def _sample_indices(self, flat, rng):
         draws = _Draws(rng, flat.size)
         k = snap_indices(self._snap_t(flat), self._cells(), draws.bits)
-        A, B, h, count, p, q, W = self._kernel_constants()
-        return lk.piecewise_cells(draws.first, self._lattice_left(k), A, B, h, count, p, q, W,
+        A, B, G, h, count, p, q, W = self._kernel_constants()
+        return lk.piecewise_cells(draws.first, self._lattice_left(k), A, B, G, h, count, p, q, W,
                                   draws.kind, draws.key, draws.stream)
 
     def _pdf(self, y, x):

@@ -9,7 +9,8 @@ probability exactly ``c`` for every double ``c`` (subnormals included): no
 threshold is rounded to the ``2^-53`` grid.
 
 A piecewise-constant law on ``[A, B]`` (density ``p`` on ``[l, l + W)``, ``q``
-elsewhere) over ``count`` cells of width ``h`` is sampled by the inverse of
+elsewhere) over ``count`` cells with inner edges ``G + j·h`` (``0 < j < count``;
+the end cells reach ``A`` and ``B``) is sampled by the inverse of
 its cumulative masses with verification: ``u < 1/2`` finds the cell ``j`` with
 ``F(e_j) <= u < F(e_{j+1})`` (``F`` the mass left of an edge), ``u >= 1/2``
 reads ``v = 1 − u`` (the complemented bits) and finds ``S(e_{j+1}) <= v < S(e_j)``
@@ -102,12 +103,13 @@ def snap(t, n, bits):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _edge(j, A, B, h, count):  # pragma: no cover
+def _edge(j, A, B, G, h, count):  # pragma: no cover
+    """Edge ``j`` of the cells: ``A``, then ``G + j·h`` inside, then ``B``."""
     if j <= 0:
         return A
     if j >= count:
         return B
-    return A + j * h
+    return G + j * h
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -124,8 +126,8 @@ def mass_right(e, B, p, q, l, W):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _guess(y, A, h, count):  # pragma: no cover
-    t = (y - A) / h
+def _guess(y, G, h, count):  # pragma: no cover
+    t = (y - G) / h
     if not t >= 0.0:
         return 0
     if t >= count - 1:
@@ -134,7 +136,7 @@ def _guess(y, A, h, count):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def piecewise_cell(first, A, B, h, count, p, q, l, W, kind, key, stream, index, ext):  # pragma: no cover
+def piecewise_cell(first, A, B, G, h, count, p, q, l, W, kind, key, stream, index, ext):  # pragma: no cover
     """The cell of ``u`` (first 53 bits ``first``) under the piecewise-constant law (module notes)."""
     if first < HALF53:
         uf = float(first) / TWO53
@@ -146,11 +148,11 @@ def piecewise_cell(first, A, B, h, count, p, q, l, W, kind, key, stream, index, 
             y = l + (uf - a1) / p
         else:
             y = l + W + (uf - a2) / q
-        j = _guess(y, A, h, count)
-        while j > 0 and below(first, mass_left(_edge(j, A, B, h, count), A, p, q, l, W),
+        j = _guess(y, G, h, count)
+        while j > 0 and below(first, mass_left(_edge(j, A, B, G, h, count), A, p, q, l, W),
                               kind, key, stream, index, ext, False):
             j -= 1
-        while j < count - 1 and not below(first, mass_left(_edge(j + 1, A, B, h, count), A, p, q, l, W),
+        while j < count - 1 and not below(first, mass_left(_edge(j + 1, A, B, G, h, count), A, p, q, l, W),
                                           kind, key, stream, index, ext, False):
             j += 1
         return j
@@ -165,18 +167,18 @@ def piecewise_cell(first, A, B, h, count, p, q, l, W, kind, key, stream, index, 
         y = r - (vf - b1) / p
     else:
         y = l - (vf - b2) / q
-    j = _guess(y, A, h, count)
-    while j < count - 1 and below(v, mass_right(_edge(j + 1, A, B, h, count), B, p, q, l, W),
+    j = _guess(y, G, h, count)
+    while j < count - 1 and below(v, mass_right(_edge(j + 1, A, B, G, h, count), B, p, q, l, W),
                                   kind, key, stream, index, ext, True):
         j += 1
-    while j > 0 and not below(v, mass_right(_edge(j, A, B, h, count), B, p, q, l, W),
+    while j > 0 and not below(v, mass_right(_edge(j, A, B, G, h, count), B, p, q, l, W),
                               kind, key, stream, index, ext, True):
         j -= 1
     return j
 
 
 @njit(cache=True, nogil=True)
-def piecewise_row(A, B, h, count, p, q, l, W, out):  # pragma: no cover
+def piecewise_row(A, B, G, h, count, p, q, l, W, out):  # pragma: no cover
     """Realised probability of every cell under :func:`piecewise_cell`, into ``out``.
 
     ``|[F_j, F_{j+1}) ∩ [0, ½)| + |[S_{j+1}, S_j) ∩ [0, ½)|`` with the very
@@ -190,7 +192,7 @@ def piecewise_row(A, B, h, count, p, q, l, W, out):  # pragma: no cover
             f_next = 1.0
             s_next = 0.0
         else:
-            e = _edge(j + 1, A, B, h, count)
+            e = _edge(j + 1, A, B, G, h, count)
             f_next = mass_left(e, A, p, q, l, W)
             s_next = mass_right(e, B, p, q, l, W)
         left = max(0.0, min(f_next, 0.5) - min(f_prev, 0.5))
@@ -231,10 +233,10 @@ def resolve_ties(kind, key, stream, idx, rest, flip, ext, out):  # pragma: no co
 
 
 @njit(cache=True, nogil=True)
-def piecewise_cells(first, lefts, A, B, h, count, p, q, W, kind, key, stream):  # pragma: no cover
+def piecewise_cells(first, lefts, A, B, G, h, count, p, q, W, kind, key, stream):  # pragma: no cover
     """:func:`piecewise_cell` for elements ``0..n-1`` (index = position, ties from word 1 on)."""
     n = first.shape[0]
     out = np.empty(n, dtype=np.int64)
     for i in range(n):
-        out[i] = piecewise_cell(first[i], A, B, h, count, p, q, lefts[i], W, kind, key, stream, i, 1)
+        out[i] = piecewise_cell(first[i], A, B, G, h, count, p, q, lefts[i], W, kind, key, stream, i, 1)
     return out

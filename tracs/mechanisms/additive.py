@@ -35,6 +35,8 @@ class _AdditiveNoise(IntervalInput, Mechanism):
 
     #: every cell of the window keeps a normal-double probability up to here
     max_epsilon = 600.0
+    #: the window grows like 1/ε; below this its cells are too fine (``docs/privacy.md``)
+    min_epsilon = 1e-3
 
     @property
     def output_domain(self) -> RealLine:
@@ -147,6 +149,9 @@ class Staircase(_AdditiveNoise):
     gamma: float | None = None
     resolution: float | None = None
 
+    #: the second step's outer part has density ``a·e^{-2ε} ≈ e^{-3ε/2}``: a normal double up to here
+    max_epsilon = 400.0
+
     def _validate_parameters(self):
         super()._validate_parameters()
         check_parameter(self, "gamma", lambda v: 0.0 < v < 1.0, "lie in (0, 1)", optional=True)
@@ -186,11 +191,16 @@ class Staircase(_AdditiveNoise):
         return self._height() * level
 
     def _noise_tail(self, t):
-        """``P(Z > t)`` for ``t >= 0``: half the mass beyond step ``k``, less the part of step ``k`` below ``t``."""
-        g = self.step_fraction
+        """``P(Z > t)`` for ``t >= 0``: what is left of step ``k`` beyond ``t`` plus half the mass beyond it.
+
+        A sum of positive terms, ``e^{−kε}·(aΔ·((γ − f)⁺ + e^{−ε}(1 − max(f, γ))) + e^{−ε}/2)``:
+        no cancellation, even where the first step holds almost all the mass (large ε).
+        """
+        g, r = self.step_fraction, math.exp(-self.epsilon)
         k, f = self._split(t)
-        partial = np.minimum(f, g) + math.exp(-self.epsilon) * np.maximum(f - g, 0.0)
-        return np.exp(-k * self.epsilon) * (0.5 - self._height() * self.sensitivity * partial)
+        step = self._height() * self.sensitivity
+        left = step * (np.maximum(g - f, 0.0) + r * (1.0 - np.maximum(f, g))) + r / 2.0
+        return np.exp(-k * self.epsilon) * left
 
     def _breakpoints(self, x):
         x = np.asarray(x, dtype=float)

@@ -45,6 +45,9 @@ class Purkayastha(CircleDomain, Mechanism):
     period: float = 2 * math.pi
     resolution: float | None = None
 
+    #: cells of mass about ε·resolution: below this their cumulative thresholds are too coarse
+    min_epsilon = 1e-3
+
     @property
     def concentration(self) -> float:
         """``κ = ε/L = 2ε/period``."""

@@ -44,7 +44,7 @@ from .._validation import NotRealError
 from ..random import resolve_streams
 from . import _lattice_kernels as lk
 
-__all__ = ["Lattice", "lattice_point", "DEFAULT_RESOLUTION", "check_resolution", "LatticeMixin",
+__all__ = ["Lattice", "lattice_point", "fit_spacing", "DEFAULT_RESOLUTION", "check_resolution", "LatticeMixin",
            "row_from_thresholds", "snap_indices"]
 
 #: default spacing as a fraction of the input domain's width (the circle: of its
@@ -73,6 +73,17 @@ class Lattice(NamedTuple):
 def lattice_point(origin: float, spacing: float, k) -> np.ndarray:
     """``origin + k·spacing`` in binary64: the one way a lattice value is computed."""
     return origin + np.asarray(k, dtype=np.float64) * spacing
+
+
+def fit_spacing(low: float, high: float, intervals: int) -> float:
+    """``(high − low)/intervals``, lowered by ulps until ``low + intervals·h <= high``.
+
+    So the last lattice point never leaves the interval by a rounding.
+    """
+    h = (high - low) / intervals
+    while low + intervals * h > high:
+        h = math.nextafter(h, 0.0)
+    return h
 
 
 def check_resolution(resolution) -> int:
@@ -119,6 +130,12 @@ def snap_weights(t: float, n: int) -> tuple[int, float]:
     return int(i), min(1.0, math.ceil(max(t - i, 0.0) * lk.SNAP_SCALE) / lk.SNAP_SCALE)
 
 
+def _check_enumerable(count: int) -> None:
+    if count > 2 ** 26:
+        raise ValueError(f"the lattice has {count} values, too many to enumerate; use a coarser "
+                         "resolution (e.g. resolution=1/63) for lattice_pmf")
+
+
 class _Draws:
     """Per-element randomness of a 1-D ``sample`` call: stream 0, index = position."""
 
@@ -152,6 +169,9 @@ class LatticeMixin:
 
     #: largest ε whose every lattice probability stays a normal double
     max_epsilon: float = 700.0
+    #: smallest ε: 1e-100 where the number of cells does not grow with 1/ε; 1e-3 for
+    #: mechanisms whose output window does (``docs/privacy.md``, "Extreme ε")
+    min_epsilon: float = 1e-100
 
     # -- public lattice -----------------------------------------------------------------
     def _cells(self) -> int:
@@ -173,21 +193,28 @@ class LatticeMixin:
         dom = self.output_domain
         return float(dom.low), float(dom.high)
 
-    def _grid(self) -> tuple[float, float, float, int]:
-        """``(A, B, h, count)`` of the output cells."""
+    def _grid(self) -> tuple[float, float, float, float, int]:
+        """``(A, B, G, h, count)`` of the output cells: inner edges ``G + j·h``, ends ``A``, ``B``.
+
+        On an interval the lattice points are ``A + j·h`` for ``j = 0..count−1`` with
+        ``A + (count − 1)·h <= B`` (the ends included), each the centre of its cell
+        (half cells at the ends); on a circle the points are ``j·h`` and the cells
+        ``[(j − ½)h, (j + ½)h)``.
+        """
         dom, n = self.input_domain, self._cells()
         if self._on_circle():
             h = dom.period / n
-            return -h / 2.0, dom.period - h / 2.0, h, n
+            return -h / 2.0, dom.period - h / 2.0, -h / 2.0, h, n
         A, B = self._output_window()
-        count = max(1, int(round((B - A) / (dom.width / n))))
-        return A, B, (B - A) / count, count
+        intervals = min(_MAX_CELLS, max(1, int(round((B - A) / (dom.width / n)))))
+        h = fit_spacing(A, B, intervals)
+        return A, B, A - h / 2.0, h, intervals + 1
 
     @property
     def lattice(self) -> Lattice:
         """``(origin, spacing, count)`` of every value :meth:`sample` releases (public)."""
-        A, _, h, count = self._grid()
-        return Lattice(A + h / 2.0, h, count)
+        A, _, _, h, count = self._grid()
+        return Lattice(0.0 if self._on_circle() else A, h, count)
 
     # -- exact law ------------------------------------------------------------------------
     def _snap_t(self, x):
@@ -208,7 +235,7 @@ class LatticeMixin:
         return self._row(int(k))
 
     def _search(self):
-        """``(A, B, h, count, left(e, x_k), right(e, x_k), finish(k, cell))`` of the generic path.
+        """``(A, B, G, h, count, left(e, x_k), right(e, x_k), finish(k, cell))`` of the generic path.
 
         On an interval the cells are the output cells and the masses the cdf and
         sf; on a circle the cells are offsets ``d = j − k`` (the window
@@ -216,20 +243,21 @@ class LatticeMixin:
         ``_offset_masses(e, A)``.
         """
         if not self._on_circle():
-            A, B, h, count = self._grid()
-            return (A, B, h, count, self._cdf, self._sf, lambda k, cell: cell)
+            A, B, G, h, count = self._grid()
+            return (A, B, G, h, count, self._cdf, self._sf, lambda k, cell: cell)
         n = self._cells()
         h = self.input_domain.period / n
         dmin = -(n // 2)
         A = (dmin - 0.5) * h
-        return (A, A + self.input_domain.period, h, n,
+        return (A, A + self.input_domain.period, A, h, n,
                 lambda e, xk: self._offset_masses(e, A)[0], lambda e, xk: self._offset_masses(e, A)[1],
                 lambda k, cell: np.mod(k + dmin + cell, n))
 
     def _row(self, k: int) -> np.ndarray:
         """Generic row from the masses left and right of the cell edges."""
-        A, B, h, count, left, right, finish = self._search()
-        edges = self._edges(np.arange(count + 1), A, B, h, count)
+        A, B, G, h, count, left, right, finish = self._search()
+        _check_enumerable(count)
+        edges = self._edges(np.arange(count + 1), A, B, G, h, count)
         xk = np.full(edges.shape, float(self._input_point(k)))
         cells = row_from_thresholds(left(edges, xk), right(edges, xk))
         row = np.empty(count)
@@ -268,7 +296,7 @@ class LatticeMixin:
         draws = _Draws(rng, flat.size)
         k = snap_indices(self._snap_t(flat), self._cells(), draws.bits)
         xk = self._input_point(k)
-        A, B, h, count, left_mass, right_mass, finish = self._search()
+        A, B, G, h, count, left_mass, right_mass, finish = self._search()
         out = np.empty(flat.size, dtype=np.int64)
         left = draws.first < np.uint64(lk.HALF53)
         for flip, sel in ((False, np.flatnonzero(left)), (True, np.flatnonzero(~left))):
@@ -280,13 +308,13 @@ class LatticeMixin:
                     break
                 if not flip:  # smallest j with u < F(e_{j+1})
                     mid = (lo[act] + hi[act]) // 2
-                    c = left_mass(self._edges(mid + 1, A, B, h, count), xk[sel[act]])
+                    c = left_mass(self._edges(mid + 1, A, B, G, h, count), xk[sel[act]])
                     less = draws.below(sel[act], c, False)
                     hi[act] = np.where(less, mid, hi[act])
                     lo[act] = np.where(less, lo[act], mid + 1)
                 else:  # largest j with 1 − u < S(e_j)
                     mid = (lo[act] + hi[act] + 1) // 2
-                    c = right_mass(self._edges(mid, A, B, h, count), xk[sel[act]])
+                    c = right_mass(self._edges(mid, A, B, G, h, count), xk[sel[act]])
                     less = draws.below(sel[act], c, True)
                     lo[act] = np.where(less, mid, lo[act])
                     hi[act] = np.where(less, hi[act], mid - 1)
@@ -294,8 +322,8 @@ class LatticeMixin:
         return finish(k, out)
 
     @staticmethod
-    def _edges(j, A, B, h, count):
-        return np.where(j <= 0, A, np.where(j >= count, B, A + j * h))
+    def _edges(j, A, B, G, h, count):
+        return np.where(j <= 0, A, np.where(j >= count, B, G + j * h))
 
     def sample(self, x, *, rng=None) -> np.ndarray:
         """One private release per entry of ``x``: values of :attr:`lattice` (float, same shape).

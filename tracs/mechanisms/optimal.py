@@ -158,14 +158,14 @@ class OptimalCircular(CircleDomain, Mechanism):
 
     def _row(self, k):
         A, B, h, n, p, q, l, W, dmin = self._offset_constants()
-        offsets = lk.piecewise_row(A, B, h, n, p, q, l, W, np.empty(n))
+        offsets = lk.piecewise_row(A, B, A, h, n, p, q, l, W, np.empty(n))
         return np.roll(offsets, k + dmin)
 
     def _sample_indices(self, flat, rng):
         draws = _Draws(rng, flat.size)
         A, B, h, n, p, q, l, W, dmin = self._offset_constants()
         k = snap_indices(self._snap_t(flat), n, draws.bits)
-        cells = lk.piecewise_cells(draws.first, np.full(flat.size, l), A, B, h, n, p, q, W,
+        cells = lk.piecewise_cells(draws.first, np.full(flat.size, l), A, B, A, h, n, p, q, W,
                                    draws.kind, draws.key, draws.stream)
         return np.mod(k + dmin + cells, n)
 
@@ -237,6 +237,9 @@ class OptimalUnbiased(IntervalInput, PiecewiseConstantMechanism):
     low: float = 0.0
     high: float = 1.0
     resolution: float | None = None
+
+    #: the output interval grows like 1/ε; below this its cells are too fine
+    min_epsilon = 1e-3
 
     @property
     def enlargement(self) -> float:

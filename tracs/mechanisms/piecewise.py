@@ -59,6 +59,10 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
     high: float = 1.0
     resolution: float | None = None
 
+    #: cells of mass about ε·resolution/2 near the window's middle: below this the
+    #: cumulative thresholds are too coarse
+    min_epsilon = 1e-3
+
     @property
     def b(self) -> float:
         """Half-width of the high-density window on the unit interval.
@@ -122,6 +126,9 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
 
 
 class _UnbiasedPiecewise(IntervalInput, PiecewiseConstantMechanism):
+    #: the output interval grows like 1/ε; below this its cells are too fine
+    min_epsilon = 1e-3
+
     """Type-I piecewise transformation on ``[low, high]`` (default ``[-1, 1]``).
 
     In standard coordinates ``t = (2x − low − high)/(high − low) ∈ [−1, 1]`` the

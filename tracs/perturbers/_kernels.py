@@ -89,9 +89,10 @@ EXT_FIRST, EXT_SECOND, DRAW_OTHER, DRAW_CELL = 2, 40, 64, 96
 
 
 @njit(cache=True, nogil=True, inline="always")
-def classical_index(x, low, high, n, p, q, W, c, first, bits, kind, key, stream, index, ext):
-    """Output cell of :class:`~tracs.mechanisms.OptimalClassical` on ``[low, high]`` with ``n``
-    cells (densities ``p``, ``q``, central width ``W``, unit half-width ``c``)."""
+def classical_index(x, low, high, n, h_out, p, q, W, c, first, bits, kind, key, stream, index, ext):
+    """Lattice index of :class:`~tracs.mechanisms.OptimalClassical` on ``[low, high]``: ``n``
+    input cells, ``n + 1`` output points ``low + j·h_out`` (densities ``p``, ``q``, central
+    width ``W``, unit half-width ``c``)."""
     width = high - low
     h = width / n
     k = snap((x - low) / h, n, bits)
@@ -99,14 +100,15 @@ def classical_index(x, low, high, n, p, q, W, c, first, bits, kind, key, stream,
     if xk > high:
         xk = high
     left = low + width * min(max((xk - low) / width - c, 0.0), 1.0 - 2.0 * c)
-    return piecewise_cell(first, low, high, h, n, p, q, left, W, kind, key, stream, index, ext)
+    return piecewise_cell(first, low, high, low - h_out / 2.0, h_out, n + 1, p, q, left, W,
+                          kind, key, stream, index, ext)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def circular_index(phi, n, A, B, h, dmin, p, q, half, first, bits, kind, key, stream, index, ext):
     """Output index of :class:`~tracs.mechanisms.OptimalCircular` on ``n`` angle cells."""
     k = snap(phi / h, n, bits)
-    cell = piecewise_cell(first, A, B, h, n, p, q, -half, 2.0 * half, kind, key, stream, index, ext)
+    cell = piecewise_cell(first, A, B, A, h, n, p, q, -half, 2.0 * half, kind, key, stream, index, ext)
     return (k + dmin + cell) % n
 
 
@@ -185,7 +187,7 @@ def sector_index(phi, lie, k, m, first, kind, key, stream, index):
 
 
 @njit(cache=True, nogil=True)
-def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, angle, n_r,
+def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, angle, n_r, h_r,
                       anchor, nx, ny, hb, rect, bbox, tol, mode, k, out, idx):
     """Perturb every point from its reference, in order; fill ``out`` and ``idx``.
 
@@ -203,8 +205,8 @@ def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, a
         the k-RR lie probability in column 0), distance ``p, q, W, c``.
     angle : (5,) float64
         Angle lattice: ``n, A, B, h, dmin`` (offset window of the circular rows).
-    n_r : int
-        Distance cells on ``[0, 1]``.
+    n_r, h_r : int, float
+        Distance input cells on ``[0, 1]`` and the spacing of the ``n_r + 1`` released values.
     anchor, nx, ny, hb, rect, bbox, tol
         The public anchor and region.
     mode, k : int
@@ -216,7 +218,6 @@ def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, a
     n_a = int(angle[0])
     h_a = angle[3]
     m = n_a // k if k > 0 else 1
-    h_r = 1.0 / n_r
     traj = 0
     for i in range(coords.shape[0]):
         while i >= offsets[traj + 1]:
@@ -250,9 +251,9 @@ def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, a
         u = 0.0
         if reach > 0.0:
             u = min(1.0, dist / reach)
-        jr = classical_index(u, 0.0, 1.0, n_r, params[row, 3], params[row, 4], params[row, 5],
+        jr = classical_index(u, 0.0, 1.0, n_r, h_r, params[row, 3], params[row, 4], params[row, 5],
                              params[row, 6], f1, b1, kind, key, stream, index, EXT_SECOND)
-        step = (h_r / 2.0 + jr * h_r) * reach
+        step = (0.0 + jr * h_r) * reach
         px = ox + step * c
         py = oy + step * s
         if rect:
@@ -267,14 +268,13 @@ def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, a
 
 
 @njit(cache=True, nogil=True)
-def coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params, bbox, n, out, idx):
+def coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params, bbox, n, hx, hy,
+                      out, idx):
     """TraCS-C on the rectangle ``bbox``: each coordinate through the optimal classical
     mechanism's lattice on its side (``params`` rows: x ``p, q, W, c``, y ``p, q, W, c``;
-    one row, or one per trajectory)."""
+    one row, or one per trajectory; ``hx``, ``hy`` the spacings of the released values)."""
     per_traj = params.shape[0] > 1
     traj = 0
-    hx = (bbox[2] - bbox[0]) / n
-    hy = (bbox[3] - bbox[1]) / n
     for i in range(coords.shape[0]):
         if per_traj:
             while i >= offsets[traj + 1]:
@@ -285,14 +285,14 @@ def coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params, b
         w0, w1 = draw_u64_pair(kind, key, stream, index, 0)
         f0, b0 = split_word(w0)
         f1, b1 = split_word(w1)
-        jx = classical_index(coords[i, 0], bbox[0], bbox[2], n, params[row, 0], params[row, 1],
+        jx = classical_index(coords[i, 0], bbox[0], bbox[2], n, hx, params[row, 0], params[row, 1],
                              params[row, 2], params[row, 3], f0, b0, kind, key, stream, index, EXT_FIRST)
-        jy = classical_index(coords[i, 1], bbox[1], bbox[3], n, params[row, 4], params[row, 5],
+        jy = classical_index(coords[i, 1], bbox[1], bbox[3], n, hy, params[row, 4], params[row, 5],
                              params[row, 6], params[row, 7], f1, b1, kind, key, stream, index, EXT_SECOND)
         idx[i, 0] = jx
         idx[i, 1] = jy
-        out[i, 0] = (bbox[0] + hx / 2.0) + jx * hx
-        out[i, 1] = (bbox[1] + hy / 2.0) + jy * hy
+        out[i, 0] = bbox[0] + jx * hx
+        out[i, 1] = bbox[1] + jy * hy
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -8,7 +8,7 @@ previous *release*; the public anchor for the first point):
 2. the distance input is ``u = |τ_i − o| / R(o, φ')`` (clipped to 1; 0 when
    ``R = 0``), with ``R`` the exit distance along the *released* direction; the
    optimal classical mechanism on ``[0, 1]`` releases an index ``r`` of the
-   distance lattice, ``ũ = (r + ½)/n_r``;
+   distance lattice, ``ũ = r·h_r`` (``h_r ≈ 1/n_r``);
 3. the released point is ``o + ũ·R(o, φ')·(cos φ', sin φ')``, clamped into the
    region: a deterministic function of ``(a, r)``, the previous release and
    public parameters (post-processing).
@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from ..mechanisms import OptimalCircular, OptimalClassical
-from ..mechanisms.lattice import Lattice, check_resolution
+from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ..random import point_streams, resolve_streams
 from ..region import Rectangle
 from . import _kernels
@@ -84,7 +84,7 @@ class DirectionDistanceLattice(tuple):
 
     @property
     def distance(self) -> Lattice:
-        """Normalised distances ``(r + ½)/n_r`` in ``(0, 1)``."""
+        """Normalised distances ``r·h`` in ``[0, 1]`` (``h = 1/n_r``, ends included)."""
         return self[1]
 
 
@@ -125,7 +125,8 @@ class SequentialPerturber(Perturber):
     def lattice(self) -> DirectionDistanceLattice:
         """The public direction and distance lattices (released indices index them)."""
         n_a, n_r = self._angle_cells(), self._cells
-        return DirectionDistanceLattice(Lattice(0.0, TWO_PI / n_a, n_a), Lattice(0.5 / n_r, 1.0 / n_r, n_r))
+        return DirectionDistanceLattice(Lattice(0.0, TWO_PI / n_a, n_a),
+                                        Lattice(0.0, fit_spacing(0.0, 1.0, n_r), n_r + 1))
 
     def _angle_constants(self) -> np.ndarray:
         """``(n, A, B, h, dmin)`` of the angle lattice's offset window."""
@@ -179,7 +180,8 @@ class SequentialPerturber(Perturber):
         out = np.empty_like(coords)
         idx = np.empty(coords.shape, dtype=np.int64)
         _kernels.sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params,
-                                   self._angle_constants(), self._cells, self._anchor,
+                                   self._angle_constants(), self._cells, self.lattice.distance.spacing,
+                                   self._anchor,
                                    self._nx, self._ny, self._hb, self._rect, self._bbox,
                                    self.region.tolerance, self._mode, self._sectors, out, idx)
         return out, idx

@@ -15,7 +15,7 @@ import numpy as np
 from ..region import Rectangle
 from . import _kernels
 from .._validation import as_generator
-from ..mechanisms.lattice import Lattice, check_resolution
+from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ._base import Perturber, as_batch, check_share
 from ._sequential import axis_constants, keyed_points
 
@@ -66,10 +66,10 @@ class TraCSC(Perturber):
     @property
     def lattice(self) -> tuple[Lattice, Lattice]:
         """One public lattice per axis: ``(x lattice, y lattice)``."""
-        xmin, ymin, xmax, ymax = self._bbox
+        xmin, ymin, xmax, ymax = (float(v) for v in self._bbox)
         n = self._cells
-        hx, hy = (xmax - xmin) / n, (ymax - ymin) / n
-        return Lattice(xmin + hx / 2.0, hx, n), Lattice(ymin + hy / 2.0, hy, n)
+        return (Lattice(xmin, fit_spacing(xmin, xmax, n), n + 1),
+                Lattice(ymin, fit_spacing(ymin, ymax, n), n + 1))
 
     def shares(self, epsilon) -> np.ndarray:
         """``ε_x / ε`` for each per-point ε."""
@@ -110,6 +110,7 @@ class TraCSC(Perturber):
         kind, key, stream_of, index_of = keyed_points(rng, offsets)
         out = np.empty_like(coords)
         idx = np.empty(coords.shape, dtype=np.int64)
+        lx, ly = self.lattice
         _kernels.coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params,
-                                   self._bbox, self._cells, out, idx)
+                                   self._bbox, self._cells, lx.spacing, ly.spacing, out, idx)
         return out, idx
