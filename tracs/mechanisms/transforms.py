@@ -53,6 +53,14 @@ class _Wrapper(Mechanism):
         return self.mechanism.input_domain
 
     @property
+    def max_epsilon(self) -> float:  # type: ignore[override]
+        return self.mechanism.max_epsilon
+
+    @property
+    def min_epsilon(self) -> float:  # type: ignore[override]
+        return self.mechanism.min_epsilon
+
+    @property
     def output_domain(self) -> Interval:
         return self.mechanism.input_domain
 
