@@ -81,6 +81,10 @@ class KRR:
     epsilon: float
     k: int
 
+    #: budgets accepted (ValueError beyond, naming the limit)
+    min_epsilon = 1e-100
+    max_epsilon = MAX_EPSILON
+
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, maximum=MAX_EPSILON))
         object.__setattr__(self, "k", check_integer(self.k, "k", 2))
@@ -191,6 +195,10 @@ class Duchi:
     high: float = 1.0
     resolution: float | None = None
 
+    #: budgets accepted (ValueError beyond, naming the limit)
+    min_epsilon = 1e-100
+    max_epsilon = MAX_EPSILON
+
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, maximum=MAX_EPSILON))
         check_interval(self)
@@ -252,6 +260,10 @@ class Duchi:
         i, lam = snap_weights(float((x - inp.origin) / inp.spacing), inp.count - 1)
         rows = [np.array([m, p]) for p, m in (self._plus_at(np.array([i])), self._plus_at(np.array([i + 1])))]
         return ((1.0 - lam) * rows[0] + lam * rows[1]).reshape(2)
+
+    def sample_index(self, x, *, rng=None) -> np.ndarray:
+        """Lattice indices (0: the low output, 1: the high one) of :meth:`sample` (same draws)."""
+        return self.lattice.index(self.sample(x, rng=rng))
 
     def sample(self, x, *, rng=None) -> np.ndarray:
         """One output per entry of ``x``: each entry is one of the two :attr:`outputs`.
