@@ -60,20 +60,30 @@ def _below_tail(kind, key, stream, index, ext, c, flip):  # pragma: no cover - t
 
 
 @njit(cache=True, nogil=True, inline="always")
-def below(first, c, kind, key, stream, index, ext, flip):  # pragma: no cover
-    """``u < c`` for the uniform whose first 53 bits are ``first`` (exact for every double ``c``)."""
+def compare(first, c):  # pragma: no cover
+    """``u < c`` decided on the first 53 bits: 1 (yes), 0 (no) or 2 (a tie: read further words)."""
     if c >= 1.0:
-        return True
+        return 1
     if not c > 0.0:
-        return False
+        return 0
     t = c * TWO53
     top = math.floor(t)
     f = float(first)
     if f < top:
-        return True
+        return 1
     if f > top:
-        return False
-    return _below_tail(kind, key, stream, index, ext, t - top, flip)
+        return 0
+    return 2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def below(first, c, kind, key, stream, index, ext, flip):  # pragma: no cover
+    """``u < c`` for the uniform whose first 53 bits are ``first`` (exact for every double ``c``)."""
+    r = compare(first, c)
+    if r == 2:
+        t = c * TWO53
+        return _below_tail(kind, key, stream, index, ext, t - math.floor(t), flip)
+    return r == 1
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -133,6 +143,66 @@ def _guess(y, G, h, count):  # pragma: no cover
     if t >= count - 1:
         return count - 1
     return int(t)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def piecewise_fast(first, A, B, G, h, count, p, q, l, W):  # pragma: no cover
+    """:func:`piecewise_cell` decided on the first 53 bits of ``u``; ``-1`` if a comparison ties
+    (probability about ``2^-52`` per comparison: then the exact version reads further words)."""
+    if first < HALF53:
+        uf = float(first) / TWO53
+        a1 = q * (l - A)
+        a2 = a1 + p * W
+        if uf < a1:
+            y = A + uf / q
+        elif uf < a2:
+            y = l + (uf - a1) / p
+        else:
+            y = l + W + (uf - a2) / q
+        j = _guess(y, G, h, count)
+        while j > 0:
+            r = compare(first, mass_left(_edge(j, A, B, G, h, count), A, p, q, l, W))
+            if r == 2:
+                return -1
+            if r == 0:
+                break
+            j -= 1
+        while j < count - 1:
+            r = compare(first, mass_left(_edge(j + 1, A, B, G, h, count), A, p, q, l, W))
+            if r == 2:
+                return -1
+            if r == 1:
+                break
+            j += 1
+        return j
+    v = first ^ MASK53
+    vf = float(v) / TWO53
+    r = l + W
+    b1 = q * (B - r)
+    b2 = b1 + p * W
+    if vf < b1:
+        y = B - vf / q
+    elif vf < b2:
+        y = r - (vf - b1) / p
+    else:
+        y = l - (vf - b2) / q
+    j = _guess(y, G, h, count)
+    while j < count - 1:
+        r = compare(v, mass_right(_edge(j + 1, A, B, G, h, count), B, p, q, l, W))
+        if r == 2:
+            return -1
+        if r == 0:
+            break
+        j += 1
+    while j > 0:
+        r = compare(v, mass_right(_edge(j, A, B, G, h, count), B, p, q, l, W))
+        if r == 2:
+            return -1
+        if r == 1:
+            break
+        j -= 1
+    return j
+
 
 
 @njit(cache=True, nogil=True)
@@ -238,5 +308,8 @@ def piecewise_cells(first, lefts, A, B, G, h, count, p, q, W, kind, key, stream)
     n = first.shape[0]
     out = np.empty(n, dtype=np.int64)
     for i in range(n):
-        out[i] = piecewise_cell(first[i], A, B, G, h, count, p, q, lefts[i], W, kind, key, stream, i, 1)
+        j = piecewise_fast(first[i], A, B, G, h, count, p, q, lefts[i], W)
+        if j < 0:
+            j = piecewise_cell(first[i], A, B, G, h, count, p, q, lefts[i], W, kind, key, stream, i, 1)
+        out[i] = j
     return out

@@ -42,7 +42,7 @@ import numpy as np
 from numba import njit
 
 from ..mechanisms import _lattice_kernels as _lk
-from ..mechanisms._lattice_kernels import below, piecewise_cell, snap, split_word, uniform_index
+from ..mechanisms._lattice_kernels import below, piecewise_cell, piecewise_fast, snap, split_word, uniform_index
 from ..random.kernels import draw_u64, draw_u64_pair
 
 
@@ -100,15 +100,20 @@ def classical_index(x, low, high, n, h_out, p, q, W, c, first, bits, kind, key, 
     if xk > high:
         xk = high
     left = low + width * min(max((xk - low) / width - c, 0.0), 1.0 - 2.0 * c)
-    return piecewise_cell(first, low, high, low - h_out / 2.0, h_out, n + 1, p, q, left, W,
-                          kind, key, stream, index, ext)
+    j = piecewise_fast(first, low, high, low - h_out / 2.0, h_out, n + 1, p, q, left, W)
+    if j < 0:
+        j = piecewise_cell(first, low, high, low - h_out / 2.0, h_out, n + 1, p, q, left, W,
+                           kind, key, stream, index, ext)
+    return j
 
 
 @njit(cache=True, nogil=True, inline="always")
 def circular_index(phi, n, A, B, h, dmin, p, q, half, first, bits, kind, key, stream, index, ext):
     """Output index of :class:`~tracs.mechanisms.OptimalCircular` on ``n`` angle cells."""
     k = snap(phi / h, n, bits)
-    cell = piecewise_cell(first, A, B, A, h, n, p, q, -half, 2.0 * half, kind, key, stream, index, ext)
+    cell = piecewise_fast(first, A, B, A, h, n, p, q, -half, 2.0 * half)
+    if cell < 0:
+        cell = piecewise_cell(first, A, B, A, h, n, p, q, -half, 2.0 * half, kind, key, stream, index, ext)
     return (k + dmin + cell) % n
 
 
