@@ -88,7 +88,26 @@ class DirectionDistanceLattice(tuple):
         return self[1]
 
 
-class SequentialPerturber(Perturber):
+class LatticeReleases:
+    """Mixin: ``perturb_many`` and ``lattice_indices`` from one ``_release`` (points, indices)."""
+
+    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
+        """The released lattice indices, ``(N, 2)`` int64.
+
+        The same draws as :meth:`perturb_many` with the same ``rng``: the released
+        points are a function of these indices and public parameters only.
+        """
+        flat, off, _ = as_batch(coords, offsets)
+        self.region.validate_points(flat, "coords")
+        return self._release(flat, off, as_generator(rng))[1]
+
+    def _run(self, coords, offsets, rng, *, engine="compiled"):
+        if engine != "compiled":
+            raise ValueError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
+        return self._release(coords, offsets, rng)[0]
+
+
+class SequentialPerturber(LatticeReleases, Perturber):
     """Base of TraCS-D and the Strawman (see the module docstring)."""
 
     _mode: int = _kernels.MODE_CIRCULAR
@@ -159,21 +178,6 @@ class SequentialPerturber(Perturber):
                                 classical_constants(eps - eps_dir, self.resolution)])
 
     # -- engine ----------------------------------------------------------------------
-    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
-        """The released ``(direction, distance)`` lattice indices, ``(N, 2)`` int64.
-
-        The same draws as :meth:`perturb_many` with the same ``rng``: the released
-        points are a function of these indices and public parameters only.
-        """
-        flat, off, _ = as_batch(coords, offsets)
-        self.region.validate_points(flat, "coords")
-        return self._release(flat, off, as_generator(rng))[1]
-
-    def _run(self, coords, offsets, rng, *, engine="compiled"):
-        if engine != "compiled":
-            raise ValueError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
-        return self._release(coords, offsets, rng)[0]
-
     def _release(self, coords, offsets, rng):
         params = self._point_params(offsets, self._params)
         kind, key, stream_of, index_of = keyed_points(rng, offsets)

@@ -30,12 +30,11 @@ import math
 
 import numpy as np
 
-from .._validation import as_generator
 from ..mechanisms.lattice import Lattice, check_resolution
 from ..region import Rectangle
 from . import _kernels
-from ._base import Perturber, as_batch
-from ._sequential import keyed_points
+from ._base import Perturber
+from ._sequential import LatticeReleases, keyed_points
 
 __all__ = ["PlanarLaplace"]
 
@@ -43,7 +42,7 @@ __all__ = ["PlanarLaplace"]
 MAX_PLANAR_EPSILON = 500.0
 
 
-class PlanarLaplace(Perturber):
+class PlanarLaplace(LatticeReleases, Perturber):
     """Discrete planar Laplace on the public grid, clamped to the region (see the module notes).
 
     Parameters
@@ -87,12 +86,6 @@ class PlanarLaplace(Perturber):
         if np.any(eps < 1e-12):
             raise ValueError(f"epsilon = {float(eps.min())!r} is below the smallest supported budget 1e-12")
         return eps * self.rate
-
-    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
-        """The released grid indices ``(N, 2)`` (same draws as ``perturb_many``)."""
-        flat, off, _ = as_batch(coords, offsets)
-        self.region.validate_points(flat, "coords")
-        return self._release(flat, off, as_generator(rng))[1]
 
     def _run(self, coords, offsets, rng):
         out = self._release(coords, offsets, rng)[0]
