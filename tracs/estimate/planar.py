@@ -102,7 +102,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         TraCS-D / Strawman: each cell is represented by ``subpoints²`` public
         points (1: its centre).
     output_bins : int, optional
-        TraCS-C / planar Laplace: bins of the reports per axis (default 4 per cell).
+        TraCS-C / planar Laplace: bins of the reports per axis (default 2 per cell).
 
     Returns
     -------
@@ -164,7 +164,7 @@ def _check_subpoints(subpoints) -> int:
 
 
 def _bins(edges_cells: np.ndarray, output_bins) -> np.ndarray:
-    n = 4 * (len(edges_cells) - 1) if output_bins is None else int(output_bins)
+    n = 2 * (len(edges_cells) - 1) if output_bins is None else int(output_bins)
     if n < 2:
         raise ValueError(f"output_bins must be >= 2, got {output_bins}")
     return np.linspace(edges_cells[0], edges_cells[-1], n + 1)
