@@ -30,7 +30,7 @@ _LAZY = {
     "Trajectories": "tracs.trajectories",
 }
 _SUBMODULES = {"random", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics", "region",
-               "perturbers", "discrete", "trajectories", "query_metrics", "cli"}
+               "perturbers", "discrete", "trajectories", "query_metrics", "cli", "estimate"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]
 
