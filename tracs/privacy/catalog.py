@@ -112,7 +112,9 @@ def audit_target(name: str, epsilon: float, **options):
     """Build the catalogued method ``name`` at ``epsilon`` and audit it; returns an AuditReport.
 
     A 1-D method is audited with :func:`tracs.audit`, a 2-D one with
-    :func:`tracs.audit_perturber` (claim: its own per-point ledger).
+    :func:`tracs.audit_perturber`: the claim is its own per-point ledger, or the
+    nominal ``epsilon`` for a method marked ``ldp=False`` (its ledger reports the
+    true loss; the audit shows the nominal claim is broken).
     """
     if name not in CATALOG:
         raise ValueError(f"unknown method {name!r}; choose from {', '.join(CATALOG)}")
@@ -120,7 +122,7 @@ def audit_target(name: str, epsilon: float, **options):
     method = target.build(epsilon)
     if target.kind == "1d":
         return audit(method, epsilon, **options)
-    return audit_perturber(method, **options)
+    return audit_perturber(method, None if target.ldp else epsilon, **options)
 
 
 def run_catalog(names, epsilon: float, **options):
