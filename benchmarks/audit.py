@@ -1,7 +1,7 @@
 """The ε audit over every shipped method, with a big budget, plus the bad samplers it must flag.
 
-``python -m benchmarks audit [--quick]``: 10^6 draws per input for the 1-D
-mechanisms and 4·10^5 for the 2-D perturbers and baselines (2·10^4 with
+``python -m benchmarks audit [--quick]``: 5·10^5 draws per input for the 1-D
+mechanisms and 2·10^5 for the 2-D perturbers and baselines (2·10^4 with
 ``--quick``), ε = 1, confidence 0.99, seed 0.  Prints the Markdown table of
 ``docs/audit.md``, the draws per second of each audit (throughput), the peak
 traced memory, and the ratio of the vectorised audit's draw rate to the
@@ -80,8 +80,8 @@ def _refuse():
 
 
 def run(quick: bool = False) -> None:
-    n1 = 20_000 if quick else 1_000_000
-    n2 = 20_000 if quick else 400_000
+    n1 = 20_000 if quick else 500_000
+    n2 = 20_000 if quick else 200_000
     print(f"\n## audit (ε = 1, confidence {CONFIDENCE}, seed 0; {n1:,} draws/input for 1-D methods, "
           f"{n2:,} for 2-D)")
     rows, throughput = [], []

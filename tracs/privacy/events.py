@@ -3,9 +3,12 @@
 Cells are built from the *selection* half of the draws only (never from the
 draws that are later used for the bound):
 
-* **atoms** — output values (1-D) or points (2-D) that recur: a lattice point
-  that carries mass, an end-point mass, a category, or an input returned
-  verbatim.  Up to ``max_atoms`` values seen at least ``atom_min_count`` times.
+* **atoms** — output values (1-D) or points (2-D) that carry mass of their
+  own: an end-point mass, a category, a POI, or an input returned verbatim.  Up
+  to ``max_atoms`` values, each seen at least ``atom_min_count`` times *and* in
+  at least a share ``atom_share`` of the pooled draws — so that fine lattice
+  points that merely collide by chance in the selection half (and would not
+  recur in the other half) are left to the histogram bins.
 * **bins** — every other value falls in a histogram bin with quantile edges of
   the remaining pooled selection draws (per axis in 2-D), the outer bins
   extending to infinity.
@@ -101,7 +104,8 @@ def _fmt(v) -> str:
     return f"{float(v):.6g}"
 
 
-def build_cells(pooled, *, bins: int = 48, max_atoms: int = 256, atom_min_count: int = 8) -> Cells:
+def build_cells(pooled, *, bins: int = 48, max_atoms: int = 256, atom_min_count: int = 8,
+                atom_share: float = 1e-4) -> Cells:
     """Cells from the pooled selection draws (shape ``(n,)`` or ``(n, 2)``).
 
     ``bins`` is the number of histogram bins in 1-D and per axis in 2-D (then
@@ -110,7 +114,7 @@ def build_cells(pooled, *, bins: int = 48, max_atoms: int = 256, atom_min_count:
     pooled = np.asarray(pooled, dtype=np.float64)
     keys = _as_keys(pooled)
     uniq, counts = np.unique(keys, return_counts=True)
-    frequent = np.flatnonzero(counts >= atom_min_count)
+    frequent = np.flatnonzero(counts >= max(atom_min_count, atom_share * len(keys)))
     if len(frequent) > max_atoms:
         frequent = frequent[np.argsort(-counts[frequent], kind="stable")[:max_atoms]]
     atoms = np.sort(uniq[frequent])
