@@ -8,6 +8,7 @@ traced memory, and the ratio of the vectorised audit's draw rate to the
 per-draw fallback's (a scalar-only callable) measured in the same run.  Then
 the power table: every ε-LDP method built at 1.5ε and audited against the claim
 ε, for ε in {0.5, 1, 2} (a fifth of the budget in 1-D, a quarter in 2-D).
+Last, the release rate under ``Secure(seed)`` (ChaCha20) against Philox.
 """
 
 from __future__ import annotations
@@ -98,6 +99,29 @@ def _power_table(n1: int, n2: int) -> None:
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
+def _secure_ratio(n: int) -> None:
+    """Release rate under ChaCha20 (``Secure(seed)``) against the default Philox key, same run."""
+    from benchmarks._timing import best_time
+    from tracs.random import Secure
+
+    print(f"\nsecure generator: releases per second, {n:,} inputs, best of 3")
+    xs = np.full(n, 0.3)
+    tracsd = CATALOG["tracs-d"].build(1.0)
+    mechanism = CATALOG["optimal-classical"].build(1.0)
+    points = np.tile([700.0, 300.0], (n, 1))
+    offsets = np.arange(0, n + 1, 100)
+    for name, call in [("optimal-classical", lambda rng: mechanism.sample(xs, rng=rng)),
+                       ("tracs-d", lambda rng: tracsd.perturb_many(points, offsets, rng=rng))]:
+        try:
+            philox = best_time(lambda: call(1))
+            chacha = best_time(lambda: call(Secure(1)))
+        except TypeError as exc:
+            print(f"  {name:<22} not available: {exc}")
+            continue
+        print(f"  {name:<22} Philox {n / philox:14,.0f}/s  ChaCha20 {n / chacha:14,.0f}/s  "
+              f"ratio {philox / chacha:5.2f}")
+
+
 def run(quick: bool = False) -> None:
     n1 = 20_000 if quick else 500_000
     n2 = 20_000 if quick else 200_000
@@ -123,3 +147,4 @@ def run(quick: bool = False) -> None:
     print(f"peak traced memory: {peak / 2**20:,.0f} MiB")
     print(_fallback_ratio(n1 // 10))
     _power_table(n1 // 5, n2 // 4)
+    _secure_ratio(100_000 if quick else 2_000_000)
