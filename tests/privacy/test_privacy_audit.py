@@ -51,6 +51,17 @@ def test_flags_low_bit_leak_off_the_declared_lattice():
     assert any("off-lattice output (low-bit leak)" in r for r in report.reasons)
 
 
+def test_non_finite_outputs_are_a_violation():
+    base = LatticeExponential(1.0)
+
+    def sometimes_nan(x, rng):
+        y = base.sample(x, rng=rng)
+        return np.where(y > 0.9, np.nan, y)
+
+    report = tracs.audit(sometimes_nan, 1.0, domain=(0, 1), samples=2_000, lattice=base.lattice)
+    assert report.violation and any("NaN or infinite" in r for r in report.reasons)
+
+
 def test_lattice_sampler_passes():
     report = tracs.audit(LatticeExponential(1.0), 1.0, domain=(0, 1), samples=40_000)
     assert report.passed and report.verdict == "pass"

@@ -92,11 +92,12 @@ def run_audit(draw, inputs, epsilon, *, samples, confidence, lattice, rng, bins,
     n_a = samples // 2
     n_b = samples - n_a
     halves_a, halves_b, vectorised = [], [], True
-    off, example = 0, None
+    off, example, non_finite = 0, None, 0
     for idx, x in enumerate(inputs):
         for n, gen, store in ((n_a, gens[2 * idx], halves_a), (n_b, gens[2 * idx + 1], halves_b)):
             y, vec = draw(x, n, gen)
             vectorised &= vec
+            non_finite += int(np.count_nonzero(~np.isfinite(y)))
             if lattice is not None:
                 bad, first = off_lattice(y, lattice)
                 off += bad
@@ -116,13 +117,15 @@ def run_audit(draw, inputs, epsilon, *, samples, confidence, lattice, rng, bins,
     if off:
         reasons.append(f"off-lattice output (low-bit leak): {off} output(s) not on the declared "
                        f"lattice, e.g. {example!r}")
+    if non_finite:
+        reasons.append(f"{non_finite} output(s) are NaN or infinite")
     if lattice is None:
         reasons.append("unverifiable low bits: the sampler declares no output lattice")
     if not vectorised:
         reasons.append("the sampler rejected arrays, so it was called once per draw")
     return AuditReport(
         epsilon=epsilon, epsilon_lower_bound=bound, confidence=confidence,
-        violation=bool(bound > epsilon or off > 0), unverifiable_low_bits=lattice is None,
+        violation=bool(bound > epsilon or off > 0 or non_finite > 0), unverifiable_low_bits=lattice is None,
         worst_pair=(label(inputs[i]), label(inputs[j])), worst_event=cells.describe(event),
         counts=(k1, n_b, k2, n_b), off_lattice=off, off_lattice_example=example,
         samples=samples, inputs=len(inputs), vectorised=vectorised, method=METHOD,

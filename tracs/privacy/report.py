@@ -22,8 +22,8 @@ class AuditReport:
     confidence : float
         Confidence of ``epsilon_lower_bound`` (and so of a reported violation).
     violation : bool
-        ``epsilon_lower_bound > epsilon`` (no slack), or an output off the
-        declared lattice.
+        ``epsilon_lower_bound > epsilon`` (no slack), an output off the
+        declared lattice, or a NaN / infinite output.
     unverifiable_low_bits : bool
         The sampler declares no output lattice, so leaks through the low-order
         bits of its outputs cannot be checked; such a sampler never ``passed``.
