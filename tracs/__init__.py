@@ -14,6 +14,10 @@ import importlib
 
 __version__ = "0.1.0"
 
+from ._numba_cache import configure as _configure_numba_cache  # noqa: E402
+
+_configure_numba_cache(__path__[0], __version__)  # before any kernel is compiled
+
 # public name -> module that defines it
 _LAZY = {
     "as_generator": "tracs._validation",

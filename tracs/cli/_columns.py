@@ -73,8 +73,8 @@ def read_input(args, path):
     return read_checkins(path, **read_options(args))
 
 
-def report_notes(command: str, report) -> None:
-    """Print a loader report's drops and notes on standard error (one line each)."""
+def report_notes(command: str, report, *, quiet: bool = False) -> None:
+    """Print a loader report's drops and (unless ``quiet``) notes on standard error, one line each."""
     if report is None:
         return
     if report.n_dropped:
@@ -82,7 +82,7 @@ def report_notes(command: str, report) -> None:
             word = "lines" if report.position == "line" else "rows"
             shown = ", ".join(str(v) for v in lines[:5]) + (", ..." if len(lines) > 5 else "")
             print(f"tracs {command}: dropped {len(lines):,} rows ({reason}): {word} {shown}", file=sys.stderr)
-    for note in report.notes:
+    for note in () if quiet else report.notes:
         print(f"tracs {command}: note: {note}", file=sys.stderr)
 
 

@@ -31,6 +31,32 @@ def chunks(offsets: np.ndarray, user_start: np.ndarray, size: int = CHUNK_POINTS
     return list(zip(bounds[:-1], bounds[1:]))
 
 
+def warm_up(spec, epsilon: float, anchor):
+    """Load (or compile) the method's kernels in a background thread; join it before perturbing.
+
+    Loading compiled kernels costs a few tenths of a second per process (more when
+    they were never compiled); reading the file releases the interpreter lock, so
+    the two overlap.  A failure here is ignored: the real call reports it.
+    """
+    import threading
+
+    def work():
+        try:
+            from ..evaluation import MethodContext
+            from ..region import Rectangle
+
+            ctx = MethodContext(region=Rectangle(0.0, 0.0, 1000.0, 1000.0), anchor=anchor)
+            xy = np.array([[100.0, 100.0], [200.0, 300.0], [400.0, 500.0]])
+            spec.build(ctx, epsilon).perturb_many(xy, np.array([0, 3]), rng=0)
+        except Exception:  # noqa: BLE001 - only a head start
+            pass
+
+    thread = threading.Thread(target=work, name="tracs-warm-up", daemon=True)
+    if not spec.discrete:
+        thread.start()
+    return thread
+
+
 def _keyed(spec, ctx) -> bool:
     try:
         return "keys" in inspect.signature(spec.build(ctx, 1.0).perturb_many).parameters
@@ -49,8 +75,9 @@ def run(args, spec, output: Path, fmt: str) -> int:
     from .perturb import perturb_trajectories
 
     source = Path(args.input)
+    warm = warm_up(spec, args.epsilon, args.anchor) if not args.per_trajectory else None
     points = read_points(source, split_gap=args.split_gap, **_columns.read_options(args))
-    _columns.report_notes("perturb", points.report)
+    _columns.report_notes("perturb", points.report, quiet=getattr(args, "quiet", False))
     crs = points.metric_crs()
     coords = points.to_metric(crs)
     offsets = points.offsets
@@ -64,6 +91,8 @@ def run(args, spec, output: Path, fmt: str) -> int:
     needs_pois = spec.discrete or args.round_to_pois
     pois = np.unique(coords, axis=0) if needs_pois else None
     ctx = MethodContext(region=region, pois=pois, anchor=args.anchor)
+    if warm is not None and warm.is_alive():
+        warm.join()
     keyed = _keyed(spec, ctx)
     users = points.trajectory_users() if keyed else None
     rng = args.seed if keyed else np.random.default_rng(args.seed)

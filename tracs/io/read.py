@@ -66,10 +66,16 @@ def _names(table) -> list:
 # ----------------------------------------------------------------------------- containers
 
 
-def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding) -> RawColumns:
-    """Delimited text through pyarrow.csv: every column read as text, on all cores."""
+def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None,
+               batch_rows: int = 1 << 16) -> RawColumns:
+    """Delimited text through pyarrow's streaming CSV reader: every column read as text,
+    each batch converted at once (``convert``: column -> function of an Arrow array), so
+    the text of the whole file is never held in memory."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
+
+    convert = convert or {}
+    block = 2 << 20
 
     def read(threads: bool):
         bad = []
@@ -78,32 +84,53 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding) 
             bad.append(row.number)
             return "skip"
 
-        table = pcsv.read_csv(
+        reader = pcsv.open_csv(
             path,
-            read_options=pcsv.ReadOptions(use_threads=threads, block_size=1 << 22, column_names=list(names),
+            read_options=pcsv.ReadOptions(use_threads=threads, block_size=block, column_names=list(names),
                                           skip_rows=1 if header else 0, encoding=encoding or "utf8"),
             parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False if sep == "\t" else '"',
                                             ignore_empty_lines=False, invalid_row_handler=skip),
             convert_options=pcsv.ConvertOptions(
                 include_columns=list(include), column_types={c: pa.string() for c in include},
                 strings_can_be_null=True, quoted_strings_can_be_null=True))
-        return table, bad
+        chunks = {c: [] for c in include}
+        blanks = []
+        for batch in reader:
+            blank = np.ones(batch.num_rows, dtype=bool)
+            for column in batch.columns:
+                blank &= column.is_null().to_numpy(zero_copy_only=False)
+            blanks.append(blank)
+            for name in include:
+                column = batch.column(name)
+                chunks[name].append(convert[name](column) if name in convert else column)
+        return chunks, np.concatenate(blanks) if blanks else np.zeros(0, bool), bad
 
-    table, bad = read(True)
+    chunks, blank, bad = read(True)
     if any(b is None for b in bad):  # line numbers of skipped lines are known on one thread only
-        table, bad = read(False)
+        chunks, blank, bad = read(False)
+    table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
+                      for name, parts in chunks.items()})
     first = 2 if header else 1
     bad_lines = np.asarray(sorted(bad), dtype=np.int64)
     all_lines = np.arange(first, first + table.num_rows + len(bad_lines), dtype=np.int64)
     lines = all_lines[~np.isin(all_lines, bad_lines)] if len(bad_lines) else all_lines
-    blank = np.ones(table.num_rows, dtype=bool)
-    for column in table.columns:
-        blank &= column.is_null().to_numpy(zero_copy_only=False)
     blank_lines = lines[blank]
     if blank.any():
         table, lines = table.filter(pa.array(~blank)), lines[~blank]
     fmt = {"\t": "tsv", ",": "csv"}.get(sep, "delimited text")
     return RawColumns(table, lines, "line", fmt, bad_lines, blank_lines)
+
+
+def _float_column(column):
+    """Text -> float64 Arrow array (NaN where not a number); through Arrow when all are numbers."""
+    import pandas as pd
+    import pyarrow as pa
+
+    try:
+        return column.cast(pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        values = pd.to_numeric(pd.Series(column.to_pandas()).astype("string").str.strip(), errors="coerce")
+        return pa.array(values.to_numpy(dtype=np.float64, na_value=np.nan))
 
 
 def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) -> RawColumns:
@@ -267,8 +294,6 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     from data_loaders._checkins import _RESERVED
     from data_loaders._io import check_path, sniff
 
-    from .times import parse_times
-
     path = check_path(path)
     if input_format not in INPUT_FORMATS:
         raise ValueError(f"unknown input format {input_format!r}; choose from {', '.join(INPUT_FORMATS)}")
@@ -277,15 +302,33 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     given = {"user": user, "time": time, "lat": lat, "lon": lon, "traj": traj}
     profile = None if input_format == "auto" else input_format
 
+    from .times import TimeReader
+
+    time_notes = []
+    times = TimeReader(time_format=time_format, dayfirst=dayfirst, tz=tz, notes=time_notes, flags=flags)
+
     def needed(names, need_coords=True):
-        nonlocal profile
+        nonlocal profile, planned
         profile = profile or _profile_of(path, kind, names)
-        cmap = resolve_columns(names, **given, need_coords=need_coords, flags=flags, source=path.name,
-                               aliases=PROFILES[profile])
+        planned = resolve_columns(names, **given, need_coords=need_coords, flags=flags, source=path.name,
+                                  aliases=PROFILES[profile])
         poi = _find_poi(names, profile)
         if keep_columns:
             return list(names)
-        return [*cmap.used(), *([poi] if poi and poi not in cmap.used() else [])]
+        return [*planned.used(), *([poi] if poi and poi not in planned.used() else [])]
+
+    def text_converters():
+        import pyarrow as pa
+
+        def utc(column):
+            return pa.array(times(column)).cast(pa.timestamp("ns", tz="UTC"))
+
+        out = {planned.time: utc}
+        if planned.lat is not None and planned.lon is not None:
+            out[planned.lat] = out[planned.lon] = _float_column
+        return out
+
+    planned = None
 
     if kind == "text":
         try:
@@ -301,7 +344,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         include = needed(names)
         try:
             raw = _read_text(path, sep=head.sep, names=names, header=header, include=include,
-                             encoding=encoding)
+                             encoding=encoding, convert=text_converters())
         except Exception as exc:  # not valid UTF-8 (or not decodable as given): the pandas reader
             if "UTF8" not in str(exc) and "decode" not in str(exc).lower():
                 raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
@@ -339,11 +382,10 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
                                  ("lon", cmap.lon)) if c is not None and c != r}
     if renamed:
         notes.append("columns used: " + ", ".join(f"{c!r} as {r}" for r, c in renamed.items()))
-    times = parse_times(_column(raw.table, cmap.time), time_format=time_format, dayfirst=dayfirst, tz=tz,
-                        notes=notes, flags=flags)
     import pandas as pd
 
-    time_s = pd.Series(times, copy=False).dt.tz_localize("UTC")
+    time_s = pd.Series(times(_column(raw.table, cmap.time)), copy=False).dt.tz_localize("UTC")
+    notes.extend(time_notes)
     poi_name = _find_poi(names, profile)
     used = set(cmap.used()) | ({poi_name} if poi_name else set())
     extra = {}
@@ -398,7 +440,9 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     geopandas.GeoDataFrame
         The loaders' form (``uid``, ``datetime`` UTC, ``poi_id`` when known, kept
         columns, ``source_line`` or ``source_row``, WGS84 points) with
-        ``attrs["report"]``.
+        ``attrs["report"]`` and, when a trajectory column was found (or is implied,
+        as for GPX segments), its name in ``attrs["trajectory_column"]`` (pass it
+        as ``data_loaders.to_trajectories(..., by=...)``).
 
     Raises
     ------
@@ -409,8 +453,11 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     columns = read_columns(path, user=user, time=time, lat=lat, lon=lon, traj=traj,
                            input_format=input_format, time_format=time_format, dayfirst=dayfirst,
                            tz=tz, keep_columns=keep_columns, encoding=encoding, sep=sep, flags=flags)
-    columns.pop("traj")
-    return build_checkins(**columns, duplicates=duplicates, strict=strict)
+    traj = columns.pop("traj")
+    frame = build_checkins(**columns, duplicates=duplicates, strict=strict)
+    if traj is not None:
+        frame.attrs["trajectory_column"] = traj
+    return frame
 
 
 def _is_geoparquet(path) -> bool:

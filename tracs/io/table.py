@@ -123,8 +123,12 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     dropped = {}
     if len(cols["bad_lines"]):
         dropped["bad_fields"] = np.asarray(cols["bad_lines"], dtype=np.int64)
-    keep = check_rows(uid.isna().to_numpy(), np.isnat(time), lat, lng, lines, dropped)
     n_rows = len(lines)
+    if n_rows == 0:
+        make_report(source=cols["source"], fmt=cols["fmt"], rows=0, kept=0, dropped=dropped, exact=[],
+                    repeated=[], duplicates="keep", blank_lines=cols["blank_lines"],
+                    position=cols["position"], notes=cols["notes"], strict=strict)  # raises
+    keep = check_rows(uid.isna().to_numpy(), np.isnat(time), lat, lng, lines, dropped)
     if len(keep) < n_rows:
         uid = uid.take(keep).reset_index(drop=True)
         time, lat, lng, lines = time[keep], lat[keep], lng[keep], lines[keep]
@@ -206,23 +210,19 @@ def write_table(table, path, fmt: str, *, progress=None, batch: int = 1 << 17) -
     import pyarrow as pa
 
     if fmt in ("CSV", "TSV"):
-        import pyarrow.csv as pcsv
+        from .write import write_csv
 
-        from .write import csv_options
-
-        options = csv_options(table, "," if fmt == "CSV" else "\t")
-        with pcsv.CSVWriter(path, table.schema, write_options=options) as writer:
-            for start in range(0, max(table.num_rows, 1), batch):
-                writer.write_table(table.slice(start, batch))
-                if progress is not None:
-                    progress(min(batch, table.num_rows - start))
+        write_csv(table, path, "," if fmt == "CSV" else "\t", progress=progress, batch=batch)
         return
     lonlat = np.column_stack([table.column("lng").to_numpy(), table.column("lat").to_numpy()])
     if fmt == "GeoParquet":
         import pyarrow.parquet as pq
 
+        from pyproj import CRS
+
         geo = {"version": "1.0.0", "primary_column": "geometry",
                "columns": {"geometry": {"encoding": "WKB", "geometry_types": ["Point"],
+                                        "crs": CRS.from_epsg(4326).to_json_dict(),
                                         "bbox": [float(v) for v in (*lonlat.min(axis=0), *lonlat.max(axis=0))]}}}
         out = table.append_column("geometry", wkb_points(lonlat))
         out = out.replace_schema_metadata({b"geo": json.dumps(geo).encode()})

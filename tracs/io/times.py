@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TimeFormatError", "parse_times", "CANDIDATE_FORMATS"]
+__all__ = ["TimeFormatError", "TimeReader", "parse_times", "CANDIDATE_FORMATS"]
 
 #: layouts tried when the text is not ISO 8601: (month-first, day-first) pairs or single ones
 _DATES = (("%m/%d/%Y", "%d/%m/%Y"), ("%m-%d-%Y", "%d-%m-%Y"), ("%m.%d.%Y", "%d.%m.%Y"),
@@ -35,25 +35,6 @@ _SAMPLE = 200
 
 class TimeFormatError(ValueError):
     """The times could not be read; the message names what was tried and what to give."""
-
-
-def _flag(flags, key, default):
-    return (flags or {}).get(key, default)
-
-
-def _to_utc_ns(series, tz: str, notes: list):
-    """A pandas datetime series -> datetime64[ns] UTC numpy array."""
-    import pandas as pd
-
-    if isinstance(series.dtype, pd.DatetimeTZDtype):
-        series = series.dt.tz_convert("UTC").dt.tz_localize(None)
-    else:
-        if tz == "UTC":
-            notes.append("times without a timezone were read as UTC")
-        else:
-            series = series.dt.tz_localize(tz, ambiguous="NaT", nonexistent="NaT").dt.tz_convert("UTC") \
-                .dt.tz_localize(None)
-    return series.to_numpy(dtype="datetime64[ns]")
 
 
 def _text_series(values):
@@ -70,6 +51,109 @@ def _try_format(text, fmt):
         return pd.to_datetime(text, format=fmt, errors="coerce")
     except ValueError:  # mixed UTC offsets
         return pd.to_datetime(text, format=fmt, errors="coerce", utc=True)
+
+
+class TimeReader:
+    """Reads successive chunks of one time column the same way (see :func:`parse_times`).
+
+    The first chunk holding a value decides how text is read (the given format, the
+    Foursquare layout, ISO 8601 or a detected layout); every later chunk is read
+    the same way, so a file read in batches gives the same times as read whole.
+    """
+
+    def __init__(self, *, time_format=None, dayfirst=False, tz="UTC", notes=None, flags=None):
+        self.time_format, self.dayfirst, self.tz = time_format, bool(dayfirst), tz
+        self.notes = [] if notes is None else notes
+        self.flags = flags or {}
+        self._how = None
+        self._said = set()
+
+    def _note(self, text):
+        if text not in self._said:
+            self._said.add(text)
+            self.notes.append(text)
+
+    def _utc(self, series):
+        import pandas as pd
+
+        if isinstance(series.dtype, pd.DatetimeTZDtype):
+            series = series.dt.tz_convert("UTC").dt.tz_localize(None)
+        elif self.tz == "UTC":
+            if series.notna().any():
+                self._note("times without a timezone were read as UTC")
+        else:
+            series = series.dt.tz_localize(self.tz, ambiguous="NaT", nonexistent="NaT") \
+                .dt.tz_convert("UTC").dt.tz_localize(None)
+        return series.to_numpy(dtype="datetime64[ns]")
+
+    def __call__(self, values) -> np.ndarray:
+        import pandas as pd
+
+        if hasattr(values, "to_pandas"):  # Arrow
+            import pyarrow as pa
+
+            if isinstance(values, pa.ChunkedArray) and values.num_chunks == 0:
+                values = pa.array([], values.type)
+            values = values.to_pandas()
+        s = pd.Series(values, copy=False).reset_index(drop=True)
+        if isinstance(s.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(s.dtype):
+            return self._utc(s)
+        if pd.api.types.is_bool_dtype(s.dtype):
+            raise TypeError("the time column holds booleans, not times")
+        if pd.api.types.is_numeric_dtype(s.dtype):
+            self._note("numeric times were read as Unix epoch seconds (UTC)")
+            seconds = s.astype("float64")
+            seconds[~np.isfinite(seconds)] = np.nan
+            return self._utc(pd.to_datetime(seconds, unit="s", utc=True, errors="coerce"))
+        text = _text_series(s)
+        present = (text.notna() & (text != "")).to_numpy(dtype=bool)
+        if self._how is None:
+            if not present.any():
+                return np.full(len(text), np.datetime64("NaT"), dtype="datetime64[ns]")
+            self._how = self._choose(text[present])
+        kind, fmt = self._how
+        if kind == "foursquare":
+            from data_loaders.foursquare import parse_foursquare_time
+
+            return self._utc(parse_foursquare_time(text))
+        return self._utc(_try_format(text, fmt))
+
+    def _choose(self, present):
+        """How to read text times, from the non-missing values of the first chunk."""
+        fmt_flag = self.flags.get("time_format", "time_format=")
+        day_flag = self.flags.get("dayfirst", "dayfirst=True")
+        first = present.iloc[0]
+        if self.time_format is not None:
+            if _try_format(present, self.time_format).isna().all():
+                raise TimeFormatError(f"no time matches the format {self.time_format!r} given with "
+                                      f"{fmt_flag} (e.g. {first!r}); check the pattern (strftime codes)")
+            self._note(f"times read with the format {self.time_format!r}")
+            return ("format", self.time_format)
+        from data_loaders.foursquare import _TIME as FOURSQUARE
+
+        if FOURSQUARE.match(first):
+            self._note("times read in the Foursquare layout ('Sat Dec 08 05:56:34 +0000 2012')")
+            return ("foursquare", None)
+        sample = present.iloc[:_SAMPLE]
+        if _try_format(sample, "ISO8601").notna().any():
+            return ("format", "ISO8601")
+        for month_first, day_first in CANDIDATE_FORMATS:
+            fits = [f for f in (month_first, day_first)
+                    if f is not None and _try_format(sample, f).notna().all()]
+            if len(fits) == 2:
+                chosen = day_first if self.dayfirst else month_first
+                other = f"{fmt_flag} {month_first!r}" if self.dayfirst else day_flag
+                self._note(f"times like {first!r} are not ISO 8601: read with {chosen!r} "
+                           f"({'day' if self.dayfirst else 'month'} first; give {other} to read them "
+                           f"{'month' if self.dayfirst else 'day'} first)")
+                return ("format", chosen)
+            if fits:
+                self._note(f"times like {first!r} are not ISO 8601: read with {fits[0]!r}")
+                return ("format", fits[0])
+        raise TimeFormatError(
+            f"cannot read times like {first!r}: tried ISO 8601 and {len(CANDIDATE_FORMATS)} common layouts "
+            f"(such as '%m/%d/%Y %H:%M' and '%d/%m/%Y %H:%M'); give the layout with {fmt_flag} "
+            "(strftime codes, e.g. '%d.%m.%Y %H:%M')")
 
 
 def parse_times(values, *, time_format: str | None = None, dayfirst: bool = False, tz: str = "UTC",
@@ -98,73 +182,9 @@ def parse_times(values, *, time_format: str | None = None, dayfirst: bool = Fals
     Raises
     ------
     TimeFormatError
-        No non-missing value could be read; the message lists the formats tried
-        and suggests the option.
+        No value of the first chunk could be read; the message lists what was
+        tried and the option to give.
     TypeError
         Booleans.
     """
-    import pandas as pd
-
-    notes = [] if notes is None else notes
-    fmt_flag = _flag(flags, "time_format", "time_format=")
-    day_flag = _flag(flags, "dayfirst", "dayfirst=True")
-    if hasattr(values, "to_pandas"):  # Arrow
-        import pyarrow as pa
-
-        if isinstance(values, pa.ChunkedArray) and values.num_chunks == 0:
-            values = pa.array([], values.type)
-        values = values.to_pandas()
-    s = pd.Series(values, copy=False).reset_index(drop=True)
-    if isinstance(s.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(s.dtype):
-        return _to_utc_ns(s, tz, notes)
-    if pd.api.types.is_bool_dtype(s.dtype):
-        raise TypeError("the time column holds booleans, not times")
-    if pd.api.types.is_numeric_dtype(s.dtype):
-        notes.append("numeric times were read as Unix epoch seconds (UTC)")
-        seconds = s.astype("float64")
-        seconds[~np.isfinite(seconds)] = np.nan
-        return _to_utc_ns(pd.to_datetime(seconds, unit="s", utc=True, errors="coerce"), tz, notes)
-    text = _text_series(s)
-    present = text.notna() & (text != "")
-    if not present.any():
-        return np.full(len(text), np.datetime64("NaT"), dtype="datetime64[ns]")
-    first = text[present].iloc[0]
-    if time_format is not None:
-        parsed = _try_format(text, time_format)
-        if parsed[present].isna().all():
-            raise TimeFormatError(f"no time matches the format {time_format!r} given with {fmt_flag} "
-                                  f"(e.g. {first!r}); check the pattern (strftime codes)")
-        notes.append(f"times read with the format {time_format!r}")
-        return _to_utc_ns(parsed, tz, notes)
-
-    from data_loaders.foursquare import _TIME as FOURSQUARE, parse_foursquare_time
-
-    if FOURSQUARE.match(first):
-        notes.append("times read in the Foursquare layout ('Sat Dec 08 05:56:34 +0000 2012')")
-        return _to_utc_ns(parse_foursquare_time(text), tz, notes)
-    sample = text[present].iloc[:_SAMPLE]
-    if _try_format(sample, "ISO8601").notna().any():
-        return _to_utc_ns(_try_format(text, "ISO8601"), tz, notes)
-    tried = ["ISO 8601"]
-    for month_first, day_first in CANDIDATE_FORMATS:
-        fits = [f for f in (month_first, day_first) if f is not None
-                and _try_format(sample, f).notna().all()]
-        tried.append(month_first)
-        if not fits:
-            continue
-        if len(fits) == 2:
-            chosen = day_first if dayfirst else month_first
-            other = month_first if dayfirst else day_first
-            parsed = _try_format(text, chosen)
-            notes.append(f"times like {first!r} are not ISO 8601: read with {chosen!r} "
-                         f"({'day' if dayfirst else 'month'} first); give {day_flag if not dayfirst else fmt_flag + repr(other)} "
-                         f"for {'day' if not dayfirst else 'month'} first")
-        else:
-            chosen = fits[0]
-            parsed = _try_format(text, chosen)
-            notes.append(f"times like {first!r} are not ISO 8601: read with {chosen!r}")
-        return _to_utc_ns(parsed, tz, notes)
-    raise TimeFormatError(
-        f"cannot read times like {first!r}: tried ISO 8601 and {len(tried) - 1} common layouts "
-        f"(such as '%m/%d/%Y %H:%M'); give the layout with {fmt_flag} (strftime codes, e.g. "
-        f"'%d.%m.%Y %H:%M'){' and ' + day_flag + ' for day-first dates' if not dayfirst else ''}")
+    return TimeReader(time_format=time_format, dayfirst=dayfirst, tz=tz, notes=notes, flags=flags)(values)

@@ -75,17 +75,34 @@ def arrow_table(frame, *, text_times: bool):
     return pa.table(columns)
 
 
-def csv_options(table, delimiter: str):
-    """Write options quoting nothing unless a text value holds the delimiter, a quote or a line break."""
+def write_csv(table, path, delimiter: str = ",", *, progress=None, batch: int = _BATCH) -> None:
+    """Write an Arrow table as delimited text in batches.
+
+    Nothing is quoted unless a text value holds the delimiter, a quote or a line
+    break (then text values are quoted); the header is quoted only where needed.
+    """
+    import csv
+    import io
+
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    pattern = "[" + ("\t" if delimiter == "\t" else delimiter) + '"\\r\\n]'
+    pattern = "[" + delimiter + '"\\r\\n]'
     needs = any(pc.any(pc.match_substring_regex(table.column(c), pattern)).as_py()
                 for c in table.column_names if pa.types.is_string(table.schema.field(c).type)
                 or pa.types.is_large_string(table.schema.field(c).type))
-    return pcsv.WriteOptions(delimiter=delimiter, quoting_style="needed" if needs else "none")
+    header = io.StringIO()
+    csv.writer(header, delimiter=delimiter, lineterminator="\n").writerow(table.column_names)
+    options = pcsv.WriteOptions(delimiter=delimiter, quoting_style="needed" if needs else "none",
+                                include_header=False)
+    with open(path, "wb") as fh:
+        fh.write(header.getvalue().encode("utf-8"))
+        with pcsv.CSVWriter(fh, table.schema, write_options=options) as writer:
+            for start in range(0, table.num_rows, batch):
+                writer.write_table(table.slice(start, batch))
+                if progress is not None:
+                    progress(min(batch, table.num_rows - start))
 
 
 def write_points(frame, path, fmt: str | None = None, *, progress=None) -> None:
@@ -103,18 +120,10 @@ def write_points(frame, path, fmt: str | None = None, *, progress=None) -> None:
     progress : callable, optional
         Called with the number of rows written after each batch (text output).
     """
-    import pyarrow.csv as pcsv
-
     path = Path(path)
     fmt = fmt or output_format(path)
     if fmt in ("CSV", "TSV"):
-        table = arrow_table(frame, text_times=True)
-        options = csv_options(table, "," if fmt == "CSV" else "\t")
-        with pcsv.CSVWriter(path, table.schema, write_options=options) as writer:
-            for start in range(0, max(table.num_rows, 1), _BATCH):
-                writer.write_table(table.slice(start, _BATCH))
-                if progress is not None:
-                    progress(min(_BATCH, table.num_rows - start))
+        write_csv(arrow_table(frame, text_times=True), path, "," if fmt == "CSV" else "\t", progress=progress)
     elif fmt == "GeoJSON":
         if path.exists():
             path.unlink()  # the GeoJSON driver refuses to overwrite
