@@ -66,8 +66,11 @@ def _names(table) -> list:
 # ----------------------------------------------------------------------------- containers
 
 
-def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None,
-               batch_rows: int = 1 << 16) -> RawColumns:
+#: bytes of text per streamed block (bounds the memory of a read)
+BLOCK_BYTES = 2 << 20
+
+
+def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None) -> RawColumns:
     """Delimited text through pyarrow's streaming CSV reader: every column read as text,
     each batch converted at once (``convert``: column -> function of an Arrow array), so
     the text of the whole file is never held in memory."""
@@ -75,7 +78,7 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
     import pyarrow.csv as pcsv
 
     convert = convert or {}
-    block = 2 << 20
+    block = BLOCK_BYTES
 
     def read(threads: bool):
         bad = []

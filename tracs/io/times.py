@@ -44,9 +44,15 @@ def _text_series(values):
     return s.astype("string").str.strip()
 
 
+_RELATIVE = ("now", "today", "yesterday", "tomorrow")
+
+
 def _try_format(text, fmt):
+    """``pd.to_datetime`` with ``fmt``; words pandas reads relative to the clock ("now",
+    "today") are not times of the data and give NaT."""
     import pandas as pd
 
+    text = text.where(~text.str.lower().isin(_RELATIVE))
     try:
         return pd.to_datetime(text, format=fmt, errors="coerce")
     except ValueError:  # mixed UTC offsets
