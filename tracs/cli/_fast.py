@@ -102,7 +102,7 @@ def run(args, spec, output: Path, fmt: str) -> int:
     bar = _columns.progress_bar(2 * len(coords), quiet=getattr(args, "quiet", False), desc="perturb")
     with bar:
         user_start = np.r_[True, ~points.same_user_as_previous_trajectory()]
-        for first, last in chunks(offsets, user_start):
+        for first, last in chunks(offsets, user_start, CHUNK_POINTS):
             a, b = offsets[first], offsets[last]
             extra = {"keys": [str(k) for k in users[first:last]]} if keyed else {}
             out, eps = perturb_trajectories(spec, ctx, coords[a:b], offsets[first:last + 1] - a, args.epsilon,
