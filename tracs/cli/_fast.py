@@ -67,7 +67,7 @@ def _keyed(spec, ctx) -> bool:
 def run(args, spec, output: Path, fmt: str) -> int:
     """Perturb ``args.input`` with ``spec`` and write ``output``; print the summary line."""
     from ..evaluation import MethodContext
-    from ..io.table import read_points, released_table, to_wgs84, write_table
+    from ..io.table import read_points, to_wgs84, write_released
     from ..metrics import average_error
     from ..region import Rectangle
     from . import _columns
@@ -116,8 +116,7 @@ def run(args, spec, output: Path, fmt: str) -> int:
         eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
         lonlat = to_wgs84(released, crs)
         del released
-        table = released_table(points, lonlat, eps_point, eps_traj, text_times=fmt in ("CSV", "TSV"))
-        write_table(table, output, fmt, progress=bar.update)
+        write_released(points, lonlat, eps_point, eps_traj, output, fmt, progress=bar.update)
 
     budget = (f"ε = {args.epsilon:g} per trajectory ({eps_point.min():.3g}–{eps_point.max():.3g} per point)"
               if args.per_trajectory else

@@ -68,6 +68,8 @@ def _names(table) -> list:
 
 #: bytes of text per streamed block (bounds the memory of a read)
 BLOCK_BYTES = 2 << 20
+#: parse blocks on several threads
+THREADS = True
 
 
 def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None) -> RawColumns:
@@ -108,7 +110,7 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
                 chunks[name].append(convert[name](column) if name in convert else column)
         return chunks, np.concatenate(blanks) if blanks else np.zeros(0, bool), bad
 
-    chunks, blank, bad = read(True)
+    chunks, blank, bad = read(THREADS)
     if any(b is None for b in bad):  # line numbers of skipped lines are known on one thread only
         chunks, blank, bad = read(False)
     table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else pa.string())

@@ -13,11 +13,12 @@ rows back in the input's order through Arrow.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Points", "read_points", "released_table", "write_table", "wkb_points"]
+__all__ = ["Points", "read_points", "released_table", "write_released", "write_table", "wkb_points"]
 
 
 @dataclass
@@ -120,28 +121,26 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     time = np.asarray(cols["time"].array.tz_convert("UTC").tz_localize(None), dtype="datetime64[ns]") \
         if isinstance(cols["time"].dtype, pd.DatetimeTZDtype) else np.asarray(cols["time"], "datetime64[ns]")
     uid = cols["uid"]
+    traj_key = pd.factorize(cols["extra"][cols["traj"]], sort=True)[0] if cols["traj"] is not None else None
+    meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes")}
     dropped = {}
     if len(cols["bad_lines"]):
         dropped["bad_fields"] = np.asarray(cols["bad_lines"], dtype=np.int64)
+    del cols
+    _release_memory()
     n_rows = len(lines)
     if n_rows == 0:
-        make_report(source=cols["source"], fmt=cols["fmt"], rows=0, kept=0, dropped=dropped, exact=[],
-                    repeated=[], duplicates="keep", blank_lines=cols["blank_lines"],
-                    position=cols["position"], notes=cols["notes"], strict=strict)  # raises
+        make_report(rows=0, kept=0, dropped=dropped, exact=[], repeated=[], duplicates="keep",
+                    strict=strict, **_report_meta(meta))  # raises
     keep = check_rows(uid.isna().to_numpy(), np.isnat(time), lat, lng, lines, dropped)
     if len(keep) < n_rows:
         uid = uid.take(keep).reset_index(drop=True)
         time, lat, lng, lines = time[keep], lat[keep], lng[keep], lines[keep]
+        traj_key = None if traj_key is None else traj_key[keep]
     uid = _user_ids(uid)
     ukey = user_order_keys(uid)
     tkey = time.view(np.int64)
-    keys = [tkey]
-    traj_key = None
-    if cols["traj"] is not None:
-        traj_col = cols["extra"][cols["traj"]]
-        traj_key = pd.factorize(traj_col.take(keep) if len(keep) < n_rows else traj_col, sort=True)[0]
-        keys.append(traj_key)
-    keys.append(ukey)
+    keys = [tkey] + ([traj_key] if traj_key is not None else []) + [ukey]
     order = np.lexsort(keys)
     if not np.array_equal(order, np.arange(len(order))):
         uid = uid.take(order).reset_index(drop=True)
@@ -150,10 +149,8 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     same_user = np.r_[False, ukey[1:] == ukey[:-1]]
     same = same_user & np.r_[False, tkey[1:] == tkey[:-1]]
     exact = same & np.r_[False, (lat[1:] == lat[:-1]) & (lng[1:] == lng[:-1])]
-    report = make_report(source=cols["source"], fmt=cols["fmt"], rows=n_rows, kept=len(lines),
-                         dropped=dropped, exact=lines[exact], repeated=lines[same & ~exact],
-                         duplicates="keep", blank_lines=cols["blank_lines"], position=cols["position"],
-                         notes=cols["notes"], strict=strict)
+    report = make_report(rows=n_rows, kept=len(lines), dropped=dropped, exact=lines[exact],
+                         repeated=lines[same & ~exact], duplicates="keep", strict=strict, **_report_meta(meta))
     new = ~same_user
     if traj_key is not None:
         new[1:] |= traj_key[1:] != traj_key[:-1]
@@ -161,7 +158,28 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         new[1:] |= np.diff(tkey) > gap
     offsets = np.r_[np.flatnonzero(new), len(lines)].astype(np.int64)
     return Points(uid=uid, time=time, lonlat=np.column_stack([lng, lat]), source=lines,
-                  position=cols["position"], offsets=offsets, report=report)
+                  position=meta["position"], offsets=offsets, report=report)
+
+
+def _report_meta(meta: dict) -> dict:
+    return dict(source=meta["source"], fmt=meta["fmt"], blank_lines=meta["blank_lines"],
+                position=meta["position"], notes=meta["notes"])
+
+
+def _release_memory() -> None:
+    """Give back to the system the memory freed after a read: Arrow's allocator keeps it
+    for reuse, and so does the C library's (``malloc_trim`` where it exists)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import ctypes.util
+
+        try:
+            ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):
+            pass
 
 
 def wkb_points(lonlat: np.ndarray):
@@ -177,23 +195,28 @@ def wkb_points(lonlat: np.ndarray):
     return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data.tobytes())])
 
 
-def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text_times: bool):
+def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text_times: bool, rows=None):
     """The rows to publish, in the input file's order: user id, trajectory id, time, source
     line/row, released latitude/longitude, ε spent per point and per trajectory (the columns of
-    ``tracs perturb``); true coordinates and venue ids are never included."""
+    ``tracs perturb``); true coordinates and venue ids are never included.
+
+    ``rows`` (positions in the input's order, default all) builds one batch of them.
+    """
     import pyarrow as pa
 
     from .write import _times_as_text
 
-    order = np.argsort(points.source, kind="stable")
-    traj = np.repeat(np.arange(len(points.offsets) - 1, dtype=np.int64), points.lengths)
+    order = input_order(points)
+    if rows is not None:
+        order = order[rows]
+    traj = np.searchsorted(points.offsets, order, side="right") - 1
     uid = points.uid.take(order)
     uid_arr = pa.array(uid.array) if not isinstance(uid.dtype, np.dtype) else pa.array(uid.to_numpy())
     times = pa.array(points.time[order]).cast(pa.timestamp("ns", tz="UTC"))
     position = "source_line" if points.position == "line" else "source_row"
     return pa.table({
         "uid": uid_arr,
-        "trajectory": traj[order],
+        "trajectory": traj.astype(np.int64),
         "datetime": _times_as_text(times) if text_times else times,
         position: points.source[order],
         "lat": released_lonlat[order, 1],
@@ -203,12 +226,70 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
     })
 
 
-def write_table(table, path, fmt: str, *, progress=None, batch: int = 1 << 17) -> None:
-    """Write an Arrow table of released rows as CSV, TSV, GeoParquet, GeoJSON or GPX."""
+def input_order(points: Points) -> np.ndarray:
+    """Positions of the rows in the input file's order (cached on ``points``)."""
+    order = getattr(points, "_input_order", None)
+    if order is None:
+        order = np.argsort(points.source, kind="stable")
+        points._input_order = order
+    return order
+
+
+def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, fmt: str, *,
+                   progress=None, batch: int = 1 << 17) -> None:
+    """Write the released rows (:func:`released_table`) in the input's order.
+
+    CSV, TSV and GeoParquet are written in batches of ``batch`` rows, each built
+    when it is written, so the output never exists whole in memory; GeoJSON and
+    GPX are built at once.
+    """
+    n = len(points.source)
+    if fmt not in ("CSV", "TSV", "GeoParquet"):
+        write_table(released_table(points, released_lonlat, eps_point, eps_traj, text_times=False), path, fmt,
+                    progress=progress)
+        return
+    text = fmt != "GeoParquet"
+    batches = (released_table(points, released_lonlat, eps_point, eps_traj, text_times=text,
+                              rows=slice(start, start + batch)) for start in range(0, n, batch))
+    if text:
+        from .write import write_csv_batches
+
+        write_csv_batches(batches, path, "," if fmt == "CSV" else "\t", progress=progress)
+        return
+    import pyarrow.parquet as pq
+
+    lo, hi = released_lonlat.min(axis=0), released_lonlat.max(axis=0)
+    writer = None
+    try:
+        for table in batches:
+            table = _with_geometry(table, (*lo, *hi))
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema)
+            writer.write_table(table)
+            if progress is not None:
+                progress(table.num_rows)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _with_geometry(table, bbox):
+    """The table with a WKB ``geometry`` column from ``lng``/``lat`` and GeoParquet metadata."""
     import json
 
-    import pyarrow as pa
+    from pyproj import CRS
 
+    lonlat = np.column_stack([table.column("lng").to_numpy(), table.column("lat").to_numpy()])
+    geo = {"version": "1.0.0", "primary_column": "geometry",
+           "columns": {"geometry": {"encoding": "WKB", "geometry_types": ["Point"],
+                                    "crs": CRS.from_epsg(4326).to_json_dict(),
+                                    "bbox": [float(v) for v in bbox]}}}
+    out = table.append_column("geometry", wkb_points(lonlat))
+    return out.replace_schema_metadata({b"geo": json.dumps(geo).encode()})
+
+
+def write_table(table, path, fmt: str, *, progress=None, batch: int = 1 << 17) -> None:
+    """Write an Arrow table of released rows as CSV, TSV, GeoParquet, GeoJSON or GPX."""
     if fmt in ("CSV", "TSV"):
         from .write import write_csv
 
@@ -218,15 +299,7 @@ def write_table(table, path, fmt: str, *, progress=None, batch: int = 1 << 17) -
     if fmt == "GeoParquet":
         import pyarrow.parquet as pq
 
-        from pyproj import CRS
-
-        geo = {"version": "1.0.0", "primary_column": "geometry",
-               "columns": {"geometry": {"encoding": "WKB", "geometry_types": ["Point"],
-                                        "crs": CRS.from_epsg(4326).to_json_dict(),
-                                        "bbox": [float(v) for v in (*lonlat.min(axis=0), *lonlat.max(axis=0))]}}}
-        out = table.append_column("geometry", wkb_points(lonlat))
-        out = out.replace_schema_metadata({b"geo": json.dumps(geo).encode()})
-        pq.write_table(out, path)
+        pq.write_table(_with_geometry(table, (*lonlat.min(axis=0), *lonlat.max(axis=0))), path)
         if progress is not None:
             progress(table.num_rows)
         return
@@ -249,4 +322,3 @@ def write_table(table, path, fmt: str, *, progress=None, batch: int = 1 << 17) -
         raise ValueError(f"unknown output format {fmt!r}")
     if progress is not None:
         progress(table.num_rows)
-    del pa

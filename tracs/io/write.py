@@ -76,10 +76,16 @@ def arrow_table(frame, *, text_times: bool):
 
 
 def write_csv(table, path, delimiter: str = ",", *, progress=None, batch: int = _BATCH) -> None:
-    """Write an Arrow table as delimited text in batches.
+    """Write an Arrow table as delimited text in batches (see :func:`write_csv_batches`)."""
+    write_csv_batches((table.slice(start, batch) for start in range(0, table.num_rows, batch)), path,
+                      delimiter, progress=progress, schema=table.schema)
 
-    Nothing is quoted unless a text value holds the delimiter, a quote or a line
-    break (then text values are quoted); the header is quoted only where needed.
+
+def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, schema=None) -> None:
+    """Write Arrow tables of one schema, one after the other, as delimited text.
+
+    Values are quoted only where needed: a batch whose text holds the delimiter, a
+    quote or a line break is written with its text quoted; the header likewise.
     """
     import csv
     import io
@@ -89,20 +95,25 @@ def write_csv(table, path, delimiter: str = ",", *, progress=None, batch: int = 
     import pyarrow.csv as pcsv
 
     pattern = "[" + delimiter + '"\\r\\n]'
-    needs = any(pc.any(pc.match_substring_regex(table.column(c), pattern)).as_py()
-                for c in table.column_names if pa.types.is_string(table.schema.field(c).type)
-                or pa.types.is_large_string(table.schema.field(c).type))
-    header = io.StringIO()
-    csv.writer(header, delimiter=delimiter, lineterminator="\n").writerow(table.column_names)
-    options = pcsv.WriteOptions(delimiter=delimiter, quoting_style="needed" if needs else "none",
-                                include_header=False)
     with open(path, "wb") as fh:
-        fh.write(header.getvalue().encode("utf-8"))
-        with pcsv.CSVWriter(fh, table.schema, write_options=options) as writer:
-            for start in range(0, table.num_rows, batch):
-                writer.write_table(table.slice(start, batch))
-                if progress is not None:
-                    progress(min(batch, table.num_rows - start))
+        for table in tables:
+            if schema is None or fh.tell() == 0:
+                schema = table.schema
+                header = io.StringIO()
+                csv.writer(header, delimiter=delimiter, lineterminator="\n").writerow(schema.names)
+                fh.write(header.getvalue().encode("utf-8"))
+            needs = any(pc.any(pc.match_substring_regex(table.column(c), pattern)).as_py()
+                        for c in table.column_names if pa.types.is_string(table.schema.field(c).type)
+                        or pa.types.is_large_string(table.schema.field(c).type))
+            options = pcsv.WriteOptions(delimiter=delimiter, quoting_style="needed" if needs else "none",
+                                        include_header=False)
+            pcsv.write_csv(table, fh, write_options=options)
+            if progress is not None:
+                progress(table.num_rows)
+        if fh.tell() == 0 and schema is not None:
+            header = io.StringIO()
+            csv.writer(header, delimiter=delimiter, lineterminator="\n").writerow(schema.names)
+            fh.write(header.getvalue().encode("utf-8"))
 
 
 def write_points(frame, path, fmt: str | None = None, *, progress=None) -> None:
