@@ -69,23 +69,56 @@ def axis_constants(epsilon: np.ndarray, low: float, high: float, resolution=None
     return np.array(rows, dtype=np.float64).reshape(-1, 4)
 
 
-class DirectionDistanceLattice(tuple):
-    """``(direction, distance)`` lattices of a direction–distance perturber."""
+class DirectionDistanceLattice:
+    """``(direction, distance)`` lattices of a direction–distance perturber.
 
-    __slots__ = ()
+    Released indices index :attr:`direction` (angles ``a·h_φ``) and :attr:`distance`
+    (normalised distances ``r·h_r``).  The plane points are not on a grid: about a
+    public reference ``o`` they are ``o + ũ·R(o, φ')·e(φ')`` clamped into the region;
+    :meth:`contains` tests that shape about the anchor (first points of trajectories).
+    """
 
-    def __new__(cls, direction: Lattice, distance: Lattice):
-        return super().__new__(cls, (direction, distance))
+    def __init__(self, direction: Lattice, distance: Lattice, perturber=None):
+        self.direction, self.distance = direction, distance
+        self._perturber = perturber
 
-    @property
-    def direction(self) -> Lattice:
-        """Angles ``a·h_φ`` in ``[0, 2π)``."""
-        return self[0]
+    def __iter__(self):
+        return iter((self.direction, self.distance))
 
-    @property
-    def distance(self) -> Lattice:
-        """Normalised distances ``r·h`` in ``[0, 1]`` (``h = 1/n_r``, ends included)."""
-        return self[1]
+    def __getitem__(self, i):
+        return (self.direction, self.distance)[i]
+
+    def __eq__(self, other):
+        return tuple(self) == tuple(other)
+
+    def __repr__(self):
+        return f"DirectionDistanceLattice(direction={self.direction!r}, distance={self.distance!r})"
+
+    def points_about(self, reference, a, r) -> np.ndarray:
+        """Plane points of direction indices ``a`` and distance indices ``r`` about ``reference``."""
+        p = self._perturber
+        ref = np.broadcast_to(np.asarray(reference, dtype=np.float64), (np.size(a), 2))
+        angle = self.direction.points(np.ravel(a))
+        reach = p.region.exit_distance(ref, angle)
+        step = self.distance.points(np.ravel(r)) * reach
+        out = ref + step[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
+        return p.region._clamp_from(ref, out)
+
+    def contains(self, values) -> np.ndarray:
+        """Whether each point is a release about the anchor (to ``1e-12`` of the diameter:
+        sines and cosines may differ in the last bit between libraries)."""
+        p = self._perturber
+        values = np.asarray(values, dtype=np.float64).reshape(-1, 2)
+        o = np.asarray(p.anchor_point)
+        d = values - o
+        a = np.mod(np.rint(np.arctan2(d[:, 1], d[:, 0]) / self.direction.spacing),
+                   self.direction.count).astype(np.int64)
+        reach = p.region.exit_distance(np.broadcast_to(o, d.shape), self.direction.points(a))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.rint(np.hypot(d[:, 0], d[:, 1]) / reach / self.distance.spacing)
+        r = np.clip(np.nan_to_num(r, nan=0.0, posinf=0.0), 0, self.distance.count - 1).astype(np.int64)
+        near = np.hypot(*(self.points_about(o, a, r) - values).T) <= 1e-12 * p.region.diameter
+        return near | np.all(values == o, axis=1)
 
 
 class LatticeReleases:
@@ -145,7 +178,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
         """The public direction and distance lattices (released indices index them)."""
         n_a, n_r = self._angle_cells(), self._cells
         return DirectionDistanceLattice(Lattice(0.0, TWO_PI / n_a, n_a),
-                                        Lattice(0.0, fit_spacing(0.0, 1.0, n_r), n_r + 1))
+                                        Lattice(0.0, fit_spacing(0.0, 1.0, n_r), n_r + 1), self)
 
     def _angle_constants(self) -> np.ndarray:
         """``(n, A, B, h, dmin)`` of the angle lattice's offset window."""
