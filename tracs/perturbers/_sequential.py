@@ -85,6 +85,10 @@ class DirectionDistanceLattice:
     def __iter__(self):
         return iter((self.direction, self.distance))
 
+    def __array__(self, dtype=None, copy=None):
+        """``[[origin, spacing, count] of the directions, [...] of the distances]`` (JSON, sidecars)."""
+        return np.array([list(self.direction), list(self.distance)], dtype=dtype or np.float64)
+
     def __getitem__(self, i):
         return (self.direction, self.distance)[i]
 
