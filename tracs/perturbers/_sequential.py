@@ -39,8 +39,20 @@ DEFAULT_DIRECTION_SHARE = math.pi / (math.pi + 1.0)
 
 
 def keyed_points(rng, offsets: np.ndarray):
-    """``(kind, key, stream_of_point, index_of_point)``: one keyed stream per trajectory."""
-    ks = resolve_streams(rng, None, len(offsets) - 1)
+    """``(kind, key, stream_of_point, index_of_point)``: one keyed stream per trajectory.
+
+    A ``numpy.random.Generator`` supplies one 64-bit stream per trajectory, in
+    order (under a fixed Philox key): consecutive calls with the same generator
+    continue its sequence, so cutting a batch into chunks does not change any
+    release.  Any other ``rng`` resolves through :func:`tracs.random.resolve_streams`
+    (trajectory ``t`` of the call is stream ``t`` of the seed's key).
+    """
+    count = len(offsets) - 1
+    if isinstance(rng, np.random.Generator):
+        ks = resolve_streams(0, None, count)
+        ks = type(ks)(ks.kind, ks.key, rng.integers(0, 2**63, size=count, dtype=np.int64).astype(np.uint64))
+    else:
+        ks = resolve_streams(rng, None, count)
     stream_of, index_of = point_streams(ks, offsets)
     return ks.kind, ks.key, stream_of, index_of
 
