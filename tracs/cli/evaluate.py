@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from .._text import counted
 from . import _columns
 from ._common import anchor_arg, positive_int, seed_int, writable_dir
 
@@ -140,14 +141,14 @@ def run(args) -> int:
     if not args.no_figure:
         from ..plots import error_vs_epsilon, save_figure
 
-        title = (f"{dataset.name}: {dataset.n_trajectories} trajectories, {dataset.n_points} points, "
+        title = (f"{dataset.name}: {counted(dataset.n_trajectories, 'trajectory')}, {counted(dataset.n_points, 'point')}, "
                  f"{args.repetitions} rep.")
         written.append(save_figure(error_vs_epsilon(summary, title=title), out_dir / "ae_vs_epsilon.png"))
     if args.format == "json":
         json.dump(evaluation.summary_records(summary), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        print(f"{dataset.name}: {dataset.n_trajectories:,} trajectories, {dataset.n_points:,} points, "
+        print(f"{dataset.name}: {counted(dataset.n_trajectories, 'trajectory')}, {counted(dataset.n_points, 'point')}, "
               f"{args.repetitions} repetition(s), seed {args.seed}")
         print(format_table(summary))
     print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
