@@ -224,6 +224,21 @@ def test_evaluate_json_and_files_in_a_shell(tmp_path, tracs_cmd, cli):
     assert strip(records) == strip(json.loads(second.stdout))
 
 
+def test_evaluate_json_writes_only_json(cli, tmp_path, monkeypatch):
+    """--format json: the JSON array alone on stdout, or in -o; no results folder appears."""
+    monkeypatch.chdir(tmp_path)
+    result = cli(*EVAL, "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(result.stdout)) == 8 and list(tmp_path.iterdir()) == []
+    result = cli(*EVAL, "--no-progress", "-o", tmp_path / "summary.json")
+    assert result.returncode == 0 and result.stdout == ""
+    assert len(json.loads((tmp_path / "summary.json").read_text())) == 8
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]
+    refused = cli("evaluate", "--repetitions", "1", "-o", tmp_path / "x.json", "--no-progress")
+    assert refused.returncode != 0 and "-o/--output goes with --format json" in refused.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
 def test_evaluate_table_and_metrics(cli, tmp_path):
     result = cli("evaluate", "--dataset", "2x10", "--methods", "tracs-c", "--epsilons", "4", "--repetitions", "2",
                  "--trajectories", "5", "--points", "10", "--no-figure", "--output-dir", tmp_path,
