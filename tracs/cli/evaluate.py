@@ -142,7 +142,7 @@ def run(args) -> int:
                                       split_gap=args.split_gap, read_options=_file_options(args))
     results = evaluation.run_grid(dataset, methods, epsilons, repetitions=args.repetitions, seed=args.seed,
                                   anchor=args.anchor, round_to_pois=args.round_to_pois, metrics=metrics,
-                                  progress=not args.no_progress)
+                                  progress=not args.no_progress, on_estimate=_say_estimate)
     summary = evaluation.summarise(results, confidence=args.confidence)
     written = []
     if out_dir is not None:
@@ -169,6 +169,20 @@ def run(args) -> int:
     if written:
         print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
     return 0
+
+
+#: a run expected to take longer than this says so before it starts
+ESTIMATE_NOTE_SECONDS = 15.0
+
+
+def _say_estimate(seconds: dict) -> None:
+    """Print the expected run time on stderr when it exceeds :data:`ESTIMATE_NOTE_SECONDS`."""
+    total = sum(seconds.values())
+    if total <= ESTIMATE_NOTE_SECONDS:
+        return
+    slowest = max(seconds, key=seconds.get)
+    print(f"tracs evaluate: this run will take about {total:,.0f} s ({slowest}: about {seconds[slowest]:,.0f} s); "
+          "use --max-trajectories, fewer --epsilons or --repetitions for a quicker run", file=sys.stderr)
 
 
 def _file_options(args) -> dict:
