@@ -179,29 +179,41 @@ def _lonlat_from_geoms(geoms, crs, notes) -> np.ndarray:
     return xy
 
 
-def _read_parquet(path: Path, include) -> RawColumns:
+def _read_parquet(path: Path, plan) -> RawColumns:
+    """Parquet / GeoParquet in batches: ``plan(names) -> (columns, converters)`` chooses the
+    columns to read and how to convert each batch (as for text); point geometry (WKB)
+    becomes WGS84 longitude/latitude batch by batch."""
     import json
 
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        schema = pq.read_schema(path)
+        handle = pq.ParquetFile(path)
     except Exception as exc:
         raise ValueError(f"{path.name} is not a readable Parquet file: {exc}") from exc
+    schema = handle.schema_arrow
     meta = schema.metadata or {}
     geo = json.loads(meta[b"geo"]) if b"geo" in meta else None
-    names = schema.names
+    names = [n for n in schema.names]
     geometry = geo.get("primary_column", "geometry") if geo else None
-    wanted = [c for c in (include(names) if callable(include) else names) if c in names]
-    table = pq.read_table(path, columns=wanted + ([geometry] if geometry and geometry not in wanted else []))
-    notes, lonlat = [], None
-    if geometry is not None:
-        crs = geo["columns"].get(geometry, {}).get("crs", "EPSG:4326")  # GeoParquet: missing = OGC:CRS84
-        lonlat = _lonlat_from_wkb(table.column(geometry).to_numpy(zero_copy_only=False), crs, notes)
-        table = table.drop_columns([geometry])
-    fmt = "geoparquet" if geo else "parquet"
-    return RawColumns(table, np.arange(table.num_rows, dtype=np.int64), "row", fmt, notes=notes,
-                      lonlat=lonlat, geometry=geometry)
+    wanted, convert = plan([n for n in names if n != geometry])
+    wanted = [c for c in wanted if c in names]
+    crs = geo["columns"].get(geometry, {}).get("crs", "OGC:CRS84") if geo else None  # GeoParquet default
+    notes, chunks, lonlat = [], {c: [] for c in wanted}, []
+    columns = wanted + ([geometry] if geometry else [])
+    for batch in handle.iter_batches(batch_size=1 << 16, columns=columns):
+        for name in wanted:
+            column = batch.column(name)
+            chunks[name].append(convert[name](column) if name in convert else column)
+        if geometry:
+            lonlat.append(_lonlat_from_wkb(batch.column(geometry).to_numpy(zero_copy_only=False), crs,
+                                           notes if not lonlat else []))
+    table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else
+                                             schema.field(name).type) for name, parts in chunks.items()})
+    xy = (np.concatenate(lonlat) if lonlat else np.empty((0, 2))) if geometry else None
+    return RawColumns(table, np.arange(table.num_rows, dtype=np.int64), "row",
+                      "geoparquet" if geo else "parquet", notes=notes, lonlat=xy, geometry=geometry)
 
 
 def _read_vector(path: Path, kind: str) -> RawColumns:
@@ -322,7 +334,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
             return list(names)
         return [*planned.used(), *([poi] if poi and poi not in planned.used() else [])]
 
-    def text_converters():
+    def converters():
         import pyarrow as pa
 
         def utc(column):
@@ -349,7 +361,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         include = needed(names)
         try:
             raw = _read_text(path, sep=head.sep, names=names, header=header, include=include,
-                             encoding=encoding, convert=text_converters())
+                             encoding=encoding, convert=converters())
         except Exception as exc:  # not valid UTF-8 (or not decodable as given): the pandas reader
             if "UTF8" not in str(exc) and "decode" not in str(exc).lower():
                 raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
@@ -357,7 +369,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
             raw.table = raw.table[include]
     elif kind == "parquet":
         is_geo = _is_geoparquet(path)
-        raw = _read_parquet(path, lambda names: needed(names, need_coords=not is_geo))
+        raw = _read_parquet(path, lambda names: (needed(names, need_coords=not is_geo), converters()))
     elif kind == "gpx":
         from .gpx import read_gpx_table
 
@@ -389,7 +401,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         notes.append("columns used: " + ", ".join(f"{c!r} as {r}" for r, c in renamed.items()))
     import pandas as pd
 
-    time_s = pd.Series(times(_column(raw.table, cmap.time)), copy=False).dt.tz_localize("UTC")
+    time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
     notes.extend(time_notes)
     poi_name = _find_poi(names, profile)
     used = set(cmap.used()) | ({poi_name} if poi_name else set())
@@ -463,6 +475,20 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     if traj is not None:
         frame.attrs["trajectory_column"] = traj
     return frame
+
+
+def _utc_times(table, name, times) -> np.ndarray:
+    """The time column as datetime64[ns] UTC: directly when the batches were already read
+    into UTC timestamps, else through ``times`` (a :class:`~tracs.io.times.TimeReader`)."""
+    import pyarrow as pa
+
+    if hasattr(table, "column_names"):
+        column = table.column(name)
+        if column.type == pa.timestamp("ns", tz="UTC"):
+            ns = column.cast(pa.int64()).to_numpy(zero_copy_only=False) if column.null_count == 0 else \
+                column.cast(pa.int64()).fill_null(np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
+            return ns.view("datetime64[ns]")
+    return times(_column(table, name))
 
 
 def _is_geoparquet(path) -> bool:

@@ -118,8 +118,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     cols = read_columns(path, **options)
     lines = np.asarray(cols["lines"], dtype=np.int64)
     lat, lng = to_number(cols["lat"]), to_number(cols["lng"])
-    time = np.asarray(cols["time"].array.tz_convert("UTC").tz_localize(None), dtype="datetime64[ns]") \
-        if isinstance(cols["time"].dtype, pd.DatetimeTZDtype) else np.asarray(cols["time"], "datetime64[ns]")
+    time = cols["time"].dt.as_unit("ns").array.asi8.view("datetime64[ns]")  # UTC; NaT stays NaT
     uid = cols["uid"]
     traj_key = pd.factorize(cols["extra"][cols["traj"]], sort=True)[0] if cols["traj"] is not None else None
     meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes")}

@@ -82,9 +82,12 @@ class TimeReader:
     def _utc(self, series):
         import pandas as pd
 
-        if isinstance(series.dtype, pd.DatetimeTZDtype):
-            series = series.dt.tz_convert("UTC").dt.tz_localize(None)
-        elif self.tz == "UTC":
+        if isinstance(series.dtype, pd.DatetimeTZDtype):  # epoch integers are UTC whatever the zone
+            stamps = series.dt.as_unit("ns").array
+            values = stamps.asi8.view("datetime64[ns]").copy()
+            values[np.asarray(stamps.isna())] = np.datetime64("NaT")
+            return values
+        if self.tz == "UTC":
             if series.notna().any():
                 self._note("times without a timezone were read as UTC")
         else:
