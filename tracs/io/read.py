@@ -20,7 +20,6 @@ order (``source_row``).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -386,7 +385,6 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     cmap = resolve_columns(names, **given, need_coords=not has_geometry, flags=flags, source=path.name,
                            aliases=PROFILES[profile])
     notes = list(raw.notes)
-    n = len(raw.lines)
     if cmap.lat is not None and cmap.lon is not None:
         lat_s, lon_s = _numbers(_column(raw.table, cmap.lat)), _numbers(_column(raw.table, cmap.lon))
     elif has_geometry:

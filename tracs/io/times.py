@@ -47,7 +47,7 @@ def _text_series(values):
 _RELATIVE = ("now", "today", "yesterday", "tomorrow")
 
 
-def _try_format(text, fmt):
+def _try_format(text, fmt, notes=None):
     """``pd.to_datetime`` with ``fmt``; words pandas reads relative to the clock ("now",
     "today") are not times of the data and give NaT."""
     import pandas as pd
@@ -56,6 +56,8 @@ def _try_format(text, fmt):
     try:
         return pd.to_datetime(text, format=fmt, errors="coerce")
     except ValueError:  # mixed UTC offsets
+        if notes is not None:
+            notes.append("times with mixed UTC offsets: converted to UTC, those without one read as UTC")
         return pd.to_datetime(text, format=fmt, errors="coerce", utc=True)
 
 
@@ -125,7 +127,11 @@ class TimeReader:
             from data_loaders.foursquare import parse_foursquare_time
 
             return self._utc(parse_foursquare_time(text))
-        return self._utc(_try_format(text, fmt))
+        mixed = []
+        parsed = _try_format(text, fmt, mixed)
+        for note in mixed:
+            self._note(note)
+        return self._utc(parsed)
 
     def _choose(self, present):
         """How to read text times, from the non-missing values of the first chunk."""
