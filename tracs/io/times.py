@@ -100,12 +100,20 @@ class TimeReader:
     def __call__(self, values) -> np.ndarray:
         import pandas as pd
 
+        text = None
         if hasattr(values, "to_pandas"):  # Arrow
             import pyarrow as pa
+            import pyarrow.compute as pc
 
             if isinstance(values, pa.ChunkedArray) and values.num_chunks == 0:
                 values = pa.array([], values.type)
-            values = values.to_pandas()
+            if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+                trimmed = pc.utf8_trim_whitespace(values).cast(pa.large_string())  # text stays in Arrow
+                text = pd.Series(pd.arrays.ArrowStringArray(trimmed), copy=False)
+            else:
+                values = values.to_pandas()
+        if text is not None:
+            return self._text(text)
         s = pd.Series(values, copy=False).reset_index(drop=True)
         if isinstance(s.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(s.dtype):
             return self._utc(s)
@@ -116,8 +124,11 @@ class TimeReader:
             seconds = s.astype("float64")
             seconds[~np.isfinite(seconds)] = np.nan
             return self._utc(pd.to_datetime(seconds, unit="s", utc=True, errors="coerce"))
-        text = _text_series(s)
-        present = (text.notna() & (text != "")).to_numpy(dtype=bool)
+        return self._text(_text_series(s))
+
+    def _text(self, text):
+        """Stripped text (a pandas string Series) -> datetime64[ns] UTC."""
+        present = (text.notna() & (text != "")).to_numpy(dtype=bool, na_value=False)
         if self._how is None:
             if not present.any():
                 return np.full(len(text), np.datetime64("NaT"), dtype="datetime64[ns]")
