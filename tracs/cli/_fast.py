@@ -117,6 +117,9 @@ def run(args, spec, output: Path, fmt: str) -> int:
         lonlat = to_wgs84(released, crs)
         del released
         write_released(points, lonlat, eps_point, eps_traj, output, fmt, progress=bar.update)
+    from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
+
+    write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)
 
     from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
 
