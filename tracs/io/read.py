@@ -207,8 +207,9 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         lat_s, lon_s = pd.Series(raw.lonlat[:, 1]), pd.Series(raw.lonlat[:, 0])
     else:  # resolve_columns has raised already
         raise AssertionError
+    usual = {"user": "uid", "time": "datetime", "lat": "lat", "lon": "lng"}  # the loaders' own names
     renamed = {r: c for r, c in (("user", cmap.user), ("time", cmap.time), ("lat", cmap.lat),
-                                 ("lon", cmap.lon)) if c is not None and c != r}
+                                 ("lon", cmap.lon)) if c is not None and c != usual[r]}
     if renamed:
         notes.append("columns used: " + ", ".join(f"{c!r} as {r}" for r, c in renamed.items()))
     import pandas as pd
