@@ -248,8 +248,8 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
                     progress=progress)
         return
     text = fmt != "GeoParquet"
-    batches = (released_table(points, released_lonlat, eps_point, eps_traj, text_times=text,
-                              rows=slice(start, start + batch)) for start in range(0, n, batch))
+    batches = _ahead(released_table(points, released_lonlat, eps_point, eps_traj, text_times=text,
+                                    rows=slice(start, start + batch)) for start in range(0, n, batch))
     if text:
         from .write import write_csv_batches
 
@@ -270,6 +270,38 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
     finally:
         if writer is not None:
             writer.close()
+
+
+class _Failed:
+    def __init__(self, error):
+        self.error = error
+
+
+def _ahead(items, depth: int = 2):
+    """Yield ``items``, computing the next ones in a background thread (at most ``depth`` ahead):
+    batches are built while the previous one is written."""
+    import queue
+    import threading
+
+    pending = queue.Queue(depth)
+    done = object()
+
+    def work():
+        try:
+            for item in items:
+                pending.put(item)
+            pending.put(done)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the consumer
+            pending.put(_Failed(exc))
+
+    threading.Thread(target=work, name="tracs-batches", daemon=True).start()
+    while True:
+        item = pending.get()
+        if item is done:
+            return
+        if isinstance(item, _Failed):
+            raise item.error
+        yield item
 
 
 def _with_geometry(table, bbox):
