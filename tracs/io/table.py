@@ -248,6 +248,7 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
                     progress=progress)
         return
     text = fmt != "GeoParquet"
+    batch = batch if text else batch // 2  # Parquet row groups: the writer holds one while encoding it
     batches = _ahead(released_table(points, released_lonlat, eps_point, eps_traj, text_times=text,
                                     rows=slice(start, start + batch)) for start in range(0, n, batch))
     if text:
