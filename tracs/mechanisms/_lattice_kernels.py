@@ -306,3 +306,39 @@ def piecewise_cells(first, lefts, A, B, G, h, count, p, q, W, kind, key, stream)
             j = piecewise_cell(first[i], A, B, G, h, count, p, q, lefts[i], W, kind, key, stream, i, 1)
         out[i] = j
     return out
+
+
+@njit(cache=True, nogil=True)
+def snapped_piecewise_cells(t, n, lefts_lo, lefts_hi, A, B, G, h, count, p, q, W,
+                            kind, key, stream, wrap, dmin):  # pragma: no cover
+    """Snapping and :func:`piecewise_cells` in one pass, the words drawn on demand.
+
+    Element ``i`` (index = position) reads word 0 once: its snapping bits round
+    ``t[i]`` to ``k`` (:func:`snap`), whose central piece starts at
+    ``lefts_lo[i]`` (``k = floor``) or ``lefts_hi[i]`` (``k = floor + 1``); a
+    single-entry ``lefts_lo`` is one left end for every element.  ``wrap > 0``
+    (a circle of ``wrap`` cells) releases ``(k + dmin + cell) mod wrap``, else
+    the cell.  The same numbers as the separate steps, without their arrays.
+    """
+    m = t.shape[0]
+    out = np.empty(m, dtype=np.int64)
+    shared = lefts_lo.shape[0] == 1
+    for i in range(m):
+        first, bits = split_word(draw_u64(kind, key, stream, i, 0))
+        k = snap(t[i], n, bits)
+        if shared:
+            left = lefts_lo[0]
+        else:
+            base = math.floor(t[i])
+            if base < 0.0:
+                base = 0.0
+            if base > n - 1:
+                base = n - 1.0
+            left = lefts_lo[i] if k == int(base) else lefts_hi[i]
+        j = piecewise_fast(first, A, B, G, h, count, p, q, left, W)
+        if j < 0:
+            j = piecewise_cell(first, A, B, G, h, count, p, q, left, W, kind, key, stream, i, 1)
+        if wrap > 0:
+            j = (k + dmin + j) % wrap
+        out[i] = j
+    return out

@@ -29,7 +29,7 @@ from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
 from ._numeric import logistic, rare_probability
 from ._params import CircleDomain, IntervalInput
-from .lattice import _Draws, snap_indices
+from ..random import resolve_streams
 
 __all__ = ["OptimalClassical", "OptimalCircular", "OptimalUnbiased"]
 
@@ -157,12 +157,11 @@ class OptimalCircular(CircleDomain, Mechanism):
         return np.roll(offsets, k + dmin)
 
     def _sample_indices(self, flat, rng):
-        draws = _Draws(rng, flat.size)
+        ks = resolve_streams(rng, None, 1)
         A, B, h, n, p, q, l, W, dmin = self._offset_constants()
-        k = snap_indices(self._snap_t(flat), n, draws.bits)
-        cells = lk.piecewise_cells(draws.first, np.full(flat.size, l), A, B, A, h, n, p, q, W,
-                                   draws.kind, draws.key, draws.stream)
-        return np.mod(k + dmin + cells, n)
+        lefts = np.array([l])
+        return lk.snapped_piecewise_cells(self._snap_t(flat), n, lefts, lefts, A, B, A, h, n, p, q, W,
+                                          ks.kind, ks.key, np.uint64(ks.streams[0]), n, dmin)
 
     def _pdf(self, y, x):
         p, q = self._densities()

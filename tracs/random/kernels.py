@@ -51,7 +51,7 @@ _THREE = np.uint64(3)
 _TWO_M53 = 2.0 ** -53
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def philox4x32(c0, c1, c2, c3, k0, k1):
     """Philox4x32-10 block: four 32-bit counter words and two key words -> four words."""
     c0 = np.uint64(c0) & _MASK32
@@ -148,7 +148,7 @@ def _chacha20_u64(key, counter, n0, n1, n2, pair):
     return words[2 * pair] | (words[2 * pair + 1] << _S32)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def draw_u64(kind, key, stream, index, draw):
     """The 64-bit random word number ``draw`` of point ``index`` of trajectory ``stream``.
 
@@ -181,7 +181,7 @@ def draw_uniform(kind, key, stream, index, draw):
     return _to_uniform(draw_u64(kind, key, stream, index, draw))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def draw_u64_pair(kind, key, stream, index, pair):
     """Words ``2*pair`` and ``2*pair + 1`` of a point, equal to two :func:`draw_u64` calls.
 
