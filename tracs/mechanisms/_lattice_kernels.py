@@ -342,3 +342,30 @@ def snapped_piecewise_cells(t, n, lefts_lo, lefts_hi, A, B, G, h, count, p, q, W
             j = (k + dmin + j) % wrap
         out[i] = j
     return out
+
+
+@njit(cache=True, nogil=True)
+def snapped_classical_cells(t, n, low, high, c, G, h, count, p, q, W, kind, key, stream):  # pragma: no cover
+    """:func:`snapped_piecewise_cells` for the optimal classical mechanism on ``[low, high]``.
+
+    The central piece of input point ``k`` starts at
+    ``low + width·clip((x_k − low)/width − c, 0, 1 − 2c)`` with
+    ``x_k = min(low + k·width/n, high)``: the mechanism's own formula, operation
+    for operation, so the numbers equal the general path's.
+    """
+    m = t.shape[0]
+    out = np.empty(m, dtype=np.int64)
+    width = high - low
+    step = width / n
+    for i in range(m):
+        first, bits = split_word(draw_u64(kind, key, stream, i, 0))
+        k = snap(t[i], n, bits)
+        xk = low + k * step
+        if xk > high:
+            xk = high
+        left = low + width * min(max((xk - low) / width - c, 0.0), 1.0 - 2.0 * c)
+        j = piecewise_fast(first, low, high, G, h, count, p, q, left, W)
+        if j < 0:
+            j = piecewise_cell(first, low, high, G, h, count, p, q, left, W, kind, key, stream, i, 1)
+        out[i] = j
+    return out

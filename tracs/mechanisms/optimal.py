@@ -104,6 +104,13 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
         t = (x - self.low) / width
         return self.low + width * np.clip(t - c, 0.0, 1.0 - 2.0 * c)
 
+    def _sample_indices(self, flat, rng):
+        ks = resolve_streams(rng, None, 1)
+        _, _, G, h, count, p, q, W = self._kernel_constants()
+        return lk.snapped_classical_cells(self._snap_t(flat), self._cells(), float(self.low), float(self.high),
+                                          self.half_width, G, h, count, p, q, W, ks.kind, ks.key,
+                                          np.uint64(ks.streams[0]))
+
     def _worst_case_error(self, p):
         # Lemma 3.2: the worst case is at the end points (equal by symmetry).
         return float(self._expected_error(np.array([self.low]), p)[0])
