@@ -152,7 +152,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         support = support.reshape(gx, gy)
     fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations)
     return Density(fit.theta, (xe, ye), fit.iterations, fit.converged,
-                   "ems" if smoothing == "ems" else "em")
+                   "em" if smoothing is None else "ems")
 
 
 def _check_subpoints(subpoints) -> int:
