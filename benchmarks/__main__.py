@@ -1,6 +1,7 @@
 """Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick]``.
 
-Sections: mechanisms, perturbers, rounding (discrete), loaders, estimate.  Each prints items
+Sections: mechanisms, perturbers, rounding (discrete), loaders, estimate, audit, cli
+(``tracs perturb`` on a generated file against a plain pyarrow read + write).  Each prints items
 per second for every method and the ratio against a naive per-item Python loop
 measured in the same run.  ``--quick`` uses smaller inputs (a smoke run).
 """
@@ -18,6 +19,8 @@ SECTIONS = {
     "rounding": "benchmarks.discrete",
     "loaders": "benchmarks.loaders",
     "estimate": "benchmarks.estimate",
+    "audit": "benchmarks.audit",
+    "cli": "benchmarks.cli",
 }
 
 
