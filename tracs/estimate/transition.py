@@ -7,9 +7,10 @@ sub-points, exact for the piecewise-linear parts of the cdf up to the kinks).  T
 outermost output bins reach to ``±∞``, so every column sums to 1 (the sum
 telescopes to ``1 − 0``; columns are renormalised to remove rounding, to 1e-15).
 
-Discrete mechanisms (``Duchi``, ``KRR``) use their ``pmf``.  Mechanisms that
-release values on a public lattice would use their exact lattice pmf with one
-output bin per lattice point; no mechanism of this version has one yet.
+Discrete mechanisms (``Duchi``, ``KRR``) use their ``pmf``.  Mechanisms release
+values on a fine public lattice (``mechanism.lattice``); output bins hold many
+lattice points each, so the cdf masses match the lattice law up to one lattice
+spacing at the bin edges.
 """
 
 from __future__ import annotations
