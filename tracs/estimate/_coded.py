@@ -2,8 +2,10 @@
 
 For a report ``y`` with public reference ``o`` (the previous report of its
 trajectory, or the anchor), write ``(φ', u')`` for its direction and normalised
-distance seen from ``o``.  For a true point ``τ`` with ``(φ, u)`` the density of
-``(φ', u')`` is ``f(φ' | φ)·g(u' | u)``; both factors are two-level (piecewise
+distance seen from ``o``.  For a true point ``τ`` with direction ``φ`` the
+distance input is ``u = |τ − o| / R(o, φ')`` (normalised along the *released*
+direction, as the perturbers do), and the law of ``(φ', u')`` is
+``f(φ' | φ)·g(u' | u)``; both factors are two-level (piecewise
 mechanisms, or k-RR sectors for the Strawman), so up to a factor of the report
 alone the likelihood of ``τ`` is::
 
@@ -88,6 +90,7 @@ def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half,
         norm = math.sqrt(dx * dx + dy * dy)
         ex, ey = (dx / norm, dy / norm) if norm > 0.0 else (1.0, 0.0)
         u2 = _normalised_distance(ox, oy, dx, dy, nx, ny, hb)
+        reach = norm / u2 if u2 > 0.0 else 0.0  # R(o, φ'): the distance input is |τ − o| / R(o, φ')
         c = half_r[r]
         ch2 = cos_half[r] * cos_half[r]
         sec2 = _sector(dx, dy, sectors) if mode == MODE_SECTORS else 0
@@ -99,9 +102,8 @@ def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half,
             else:
                 boundary = True
                 inv[e] = 0.0
-        if S == 1 and mode == MODE_ARC and not boundary:
-            _arc_row(cell_x, cell_y, ox, oy, ex, ey, ch2, u2, c, nx, ny, inv,
-                     out[r - start])
+        if S == 1 and mode == MODE_ARC and not boundary and reach > 0.0:
+            _arc_row(cell_x, cell_y, ox, oy, ex, ey, ch2, u2, c, reach, out[r - start])
             continue
         for k in range(K):
             nw = 0
@@ -118,15 +120,7 @@ def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half,
                         w = ex * ex >= ch2 and ex >= 0.0  # τ = o: direction 0 by convention
                 else:
                     w = (_sector(vx, vy, sectors) if vx != 0.0 or vy != 0.0 else 0) == sec2
-                if boundary:
-                    u = _normalised_distance(ox, oy, vx, vy, nx, ny, hb)
-                else:
-                    u = 0.0
-                    for e in range(E):
-                        t = (vx * nx[e] + vy * ny[e]) * inv[e]
-                        if t > u:
-                            u = t
-                    u = min(u, 1.0)
+                u = min(math.sqrt(vx * vx + vy * vy) / reach, 1.0) if reach > 0.0 else 0.0
                 left = min(max(u - c, 0.0), 1.0 - 2.0 * c)
                 rr = (left <= u2 and u2 < left + 2.0 * c) or (u2 >= 1.0 and left + 2.0 * c >= 1.0)
                 nw += w
@@ -137,20 +131,17 @@ def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half,
 
 
 @numba.njit(cache=True, nogil=True, fastmath=True)
-def _arc_row(cx, cy, ox, oy, ex, ey, ch2, u2, c, nx, ny, inv, out):
+def _arc_row(cx, cy, ox, oy, ex, ey, ch2, u2, c, reach, out):
     """TraCS-D codes of one report against cell centres, reference inside the region."""
-    E = nx.shape[0]
     top = 1.0 - 2.0 * c
+    inv_reach = 1.0 / reach
     for k in range(cx.shape[0]):
         vx = cx[k] - ox
         vy = cy[k] - oy
         dot = vx * ex + vy * ey
         vv = vx * vx + vy * vy
         w = (dot >= 0.0) & (dot * dot >= ch2 * vv) if vv > 0.0 else (ex >= 0.0) & (ex * ex >= ch2)
-        u = 0.0
-        for e in range(E):
-            u = max(u, (vx * nx[e] + vy * ny[e]) * inv[e])
-        u = min(u, 1.0)
+        u = min(math.sqrt(vv) * inv_reach, 1.0)
         left = min(max(u - c, 0.0), top)
         rr = ((left <= u2) & (u2 < left + 2.0 * c)) | ((u2 >= 1.0) & (left + 2.0 * c >= 1.0))
         out[k] = np.uint8(w) + np.uint8(2) * np.uint8(rr) + np.uint8(4) * np.uint8(w & rr)
