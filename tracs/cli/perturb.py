@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _output, _public
 from ._common import CLIError, anchor_arg, positive_float, seed_int, writable_file
 
 #: output formats by file extension
@@ -15,9 +16,12 @@ FORMATS = {".csv": "CSV", ".geojson": "GeoJSON", ".json": "GeoJSON", ".parquet":
 
 DESCRIPTION = """\
 Perturb every point of a check-in file on the user's side and write the released
-points.  Each point is ε-LDP over the data's bounding region (or, with
+points.  Each point is ε-LDP over the public region given with --region (or, with
 --per-trajectory, each trajectory is ε-LDP in total: its n points get ε/n each).
-Coordinates are perturbed in metres (a local UTM projection) and written in WGS84.
+Coordinates are perturbed in metres (the UTM zone of the region's centre) and
+written in WGS84.  A user's released rows depend only on that user's rows, the
+public parameters (region, POI file, method, ε) and the seed: each user draws from
+a random stream keyed by the user id.
 
 The output keeps the user id, the trajectory id and the time of every row, in the
 input's order, with the released latitude/longitude and the ε spent per point and
@@ -48,7 +52,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--per-trajectory", action="store_true",
                    help="E is the budget of a whole trajectory, split evenly over its points")
     p.add_argument("--round-to-pois", action="store_true",
-                   help="round released points to the nearest point of interest of the data "
+                   help="round released points to the nearest point of interest of --pois "
                         "(post-processing: the guarantee is unchanged)")
     p.add_argument("--anchor", type=anchor_arg, default="center",
                    help="TraCS-D's public first reference: center (default), corner or X,Y in metres")
@@ -57,6 +61,8 @@ def add_parser(subparsers) -> None:
                         "default: one trajectory per user")
     p.add_argument("--seed", type=seed_int, default=None,
                    help="seed for a reproducible run (default: fresh OS entropy, for deployment)")
+    _public.add_arguments(p)
+    _output.add_arguments(p)
 
 
 def _output_format(path: Path) -> str:
@@ -66,16 +72,22 @@ def _output_format(path: Path) -> str:
     return fmt
 
 
-def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory, rng):
+def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory, rng, keys=None):
     """Perturb all trajectories; return (released coords, ε per point for each point).
 
-    With ``per_trajectory`` the budget ``epsilon`` of a trajectory of ``n`` points is
-    split as ``epsilon / n`` per point: trajectories of equal length share one
-    perturber and one call.
+    Trajectory ``t`` draws from the stream of ``keys[t]`` (the user id; a user's
+    successive trajectories get successive streams), so its release does not depend
+    on the other trajectories.  With ``per_trajectory`` the budget ``epsilon`` of a
+    trajectory of ``n`` points is split as ``epsilon / n`` per point: trajectories of
+    equal length share one perturber and one call, each keeping its own stream.
     """
+    from ..random import resolve_streams
+
     lengths = np.diff(offsets)
+    streams = resolve_streams(rng, keys, len(lengths))
     if not per_trajectory:
-        return spec.build(ctx, epsilon).perturb_many(coords, offsets, rng=rng), np.full(len(coords), epsilon)
+        return (spec.build(ctx, epsilon).perturb_many(coords, offsets, rng=streams),
+                np.full(len(coords), epsilon))
     out = np.empty_like(coords)
     eps_point = np.empty(len(coords))
     point_traj = np.repeat(np.arange(len(lengths)), lengths)
@@ -83,7 +95,8 @@ def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory,
         chosen = np.flatnonzero(lengths == n)
         mask = np.isin(point_traj, chosen)
         sub_offsets = np.arange(0, n * len(chosen) + 1, n, dtype=np.int64)
-        out[mask] = spec.build(ctx, epsilon / n).perturb_many(coords[mask], sub_offsets, rng=rng)
+        sub = streams._replace(streams=streams.streams[chosen])
+        out[mask] = spec.build(ctx, epsilon / n).perturb_many(coords[mask], sub_offsets, rng=sub)
         eps_point[mask] = epsilon / n
     return out, eps_point
 
@@ -99,6 +112,7 @@ def run(args) -> int:
     if not source.is_file():
         raise CLIError(f"no such file: {source}" if not source.exists() else f"{source} is not a file")
     output = writable_file(args.output)
+    _output.check_not_input(output, source, args.pois)
     fmt = _output_format(output)
 
     import data_loaders
@@ -107,20 +121,28 @@ def run(args) -> int:
     from ..metrics import average_error
 
     spec = METHODS[args.method]
+    _public.check_options(args, discrete=spec.discrete, source=source)
+    _check_split_gap(args.split_gap)
 
     checkins = read_checkins(source, fmt=args.input_format)
     if len(checkins) == 0:
         raise CLIError(f"{source} holds no usable check-ins")
-    trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap)
+    checkins, outside = _public.rows_outside(checkins, args)
+    _output.report_drops("perturb", checkins.attrs.get("report"), strict=args.strict,
+                         extra=[("clipped" if args.clip else "dropped", outside)])
+    trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap, crs=_public.metric_crs(args))
     coords = np.asarray(trajs.coords, dtype=np.float64)
     offsets = np.asarray(trajs.offsets, dtype=np.int64)
     if len(coords) == 0:
         raise CLIError(f"{source}: no points left to perturb")
-    ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois().coords, dtype=np.float64),
-                        anchor=args.anchor)
-    rng = np.random.default_rng(args.seed)
+    public = _public.resolve(args, trajs, pois_needed=spec.discrete or args.round_to_pois)
+    ctx = MethodContext(region=public.region, anchor=args.anchor,
+                        pois=None if public.pois is None else public.pois.points,
+                        _poi_space=public.pois)
+    keys = trajs.frame["uid"].to_numpy()[offsets[:-1]]
     released, eps_point = perturb_trajectories(spec, ctx, coords, offsets, args.epsilon,
-                                               per_trajectory=args.per_trajectory, rng=rng)
+                                               per_trajectory=args.per_trajectory, rng=args.seed,
+                                               keys=[str(k) for k in keys])
     if args.round_to_pois and not spec.discrete:
         released = ctx.poi_space.round(released)[0]
     released = np.asarray(released, dtype=np.float64)
@@ -129,7 +151,7 @@ def run(args) -> int:
     lengths = np.diff(offsets)
     eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]) if len(lengths) else [], lengths)
     frame = released_frame(trajs, released, eps_point, eps_traj)
-    write_frame(frame, output, fmt)
+    _output.write_atomically(output, lambda path: write_frame(frame, path, fmt))
 
     budget = (f"ε = {args.epsilon:g} per trajectory ({eps_point.min():.3g}–{eps_point.max():.3g} per point)"
               if args.per_trajectory else
@@ -138,6 +160,19 @@ def run(args) -> int:
     print(f"{spec.label}{rounded}: {len(coords):,} points in {len(lengths):,} trajectories, {budget}, "
           f"AE = {ae:,.1f} m -> {output} ({fmt})")
     return 0
+
+
+def _check_split_gap(text) -> None:
+    if text is None:
+        return
+    import pandas as pd
+
+    try:
+        gap = pd.Timedelta(text)
+    except (TypeError, ValueError):
+        raise CLIError(f"--split-gap {text!r} is not a time span: give e.g. 3h, 90min or 1d") from None
+    if pd.isna(gap) or gap <= pd.Timedelta(0):
+        raise CLIError(f"--split-gap must be a positive time span such as 3h, got {text!r}")
 
 
 def released_frame(trajs, released, eps_point, eps_traj):

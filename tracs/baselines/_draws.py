@@ -1,0 +1,168 @@
+"""Keyed random draws for the discrete baselines: each point draws from its own user's stream.
+
+A baseline's release of a trajectory must depend only on that trajectory, the public
+parameters and the seed — not on which other trajectories are in the batch, their
+order, or how many proposals their rejection samplers used.  So no sampler here reads
+a shared generator: every random number is ``draw(kind, key, stream, index, draw)`` of
+the counter-based generator of :mod:`tracs.random`, addressed by
+
+* ``stream`` — the trajectory's stream (from the user's key),
+* ``index`` — the point's position in its trajectory,
+* ``draw`` — a draw number, ``site · 2^40 + j``: each sampling step of a method
+  has its own ``site`` (a small constant), and ``j`` counts the draws of that step
+  for that point (proposal ``j`` of a rejection sampler, say).
+
+Two different steps or points never share a number, and a point's numbers are the
+same whatever else is in the batch.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..random import point_streams
+from ..random.kernels import draw_u64, draw_uniform
+
+__all__ = ["PointDraws", "RowDraws", "SITE", "as_row_draws"]
+
+#: bits of the draw number below the site
+SITE = 1 << 40
+#: a redraw of an exact bounded integer (probability below |range| / 2^64) moves here
+_REDRAW = 1 << 32
+
+
+@numba.njit(cache=True, nogil=True)
+def _uniforms(kind, key, stream, index, draw, out):  # pragma: no cover - compiled
+    for i in range(out.size):
+        out[i] = draw_uniform(kind, key, stream[i], index[i], draw[i])
+
+
+@numba.njit(cache=True, nogil=True)
+def _words(kind, key, stream, index, draw, out):  # pragma: no cover - compiled
+    for i in range(out.size):
+        out[i] = draw_u64(kind, key, stream[i], index[i], draw[i])
+
+
+class PointDraws:
+    """The keyed draws of every point of a validated batch.
+
+    Parameters
+    ----------
+    streams : tracs.random.KeyedStreams
+        One stream per trajectory.
+    offsets : numpy.ndarray, shape (T + 1,)
+    """
+
+    def __init__(self, streams, offsets):
+        self.kind = np.int64(streams.kind)
+        self.key = np.ascontiguousarray(streams.key, dtype=np.uint32)
+        stream, index = point_streams(streams, np.asarray(offsets, dtype=np.int64))
+        self.stream = np.ascontiguousarray(stream, dtype=np.uint64)
+        self.index = np.ascontiguousarray(index, dtype=np.uint64)
+
+    def at(self, rows, site: int) -> "RowDraws":
+        """Draws of the points ``rows`` (batch positions) for the sampling step ``site``."""
+        return RowDraws(self, np.asarray(rows, dtype=np.intp), np.uint64(site) * np.uint64(SITE))
+
+    def _grid(self, rows, draws, kernel, dtype):
+        rows, draws = np.broadcast_arrays(np.asarray(rows, dtype=np.intp), np.asarray(draws, dtype=np.uint64))
+        out = np.empty(rows.shape, dtype=dtype)
+        if out.size:
+            flat = rows.ravel()
+            kernel(self.kind, self.key, self.stream[flat], self.index[flat],
+                   np.ascontiguousarray(draws.ravel()), out.reshape(-1))
+        return out
+
+    def uniform(self, rows, draws) -> np.ndarray:
+        """Uniforms in ``[0, 1)`` (multiples of ``2^-53``) of points ``rows`` at draw numbers ``draws`` (broadcast)."""
+        return self._grid(rows, draws, _uniforms, np.float64)
+
+    def words(self, rows, draws) -> np.ndarray:
+        """Uniform 64-bit integers (uint64), as :meth:`uniform`."""
+        return self._grid(rows, draws, _words, np.uint64)
+
+    def integers(self, rows, draws, n) -> np.ndarray:
+        """Exactly uniform integers in ``0 .. n − 1`` (``1 <= n < 2^32``, broadcast).
+
+        ``w mod n`` of a 64-bit word ``w``, redrawn (at draw number ``draws + 2^32·r``)
+        while ``w`` falls in the last incomplete block of ``n`` values: exact, and a
+        redraw happens with probability below ``n / 2^64``.
+        """
+        rows, draws, n = np.broadcast_arrays(np.asarray(rows, dtype=np.intp),
+                                             np.asarray(draws, dtype=np.uint64),
+                                             np.asarray(n, dtype=np.uint64))
+        if np.any(n < 1):
+            raise ValueError("integers() needs n >= 1")
+        limit = (np.uint64(0xFFFFFFFFFFFFFFFF) // n) * n  # words below this are unbiased
+        words = self.words(rows, draws)
+        bad = words >= limit
+        attempt = 0
+        while bad.any():  # pragma: no cover - probability < n / 2^64 per value
+            attempt += 1
+            words[bad] = self.words(rows[bad], draws[bad] + np.uint64(attempt * _REDRAW))
+            bad = words >= limit
+        return (words % n).astype(np.int64)
+
+
+class RowDraws:
+    """The draws of one sampling step for a set of points: ``rows`` and the step's base draw number.
+
+    Methods take ``local`` positions into ``rows`` and a per-point draw counter ``j``.
+    """
+
+    def __init__(self, source: PointDraws, rows: np.ndarray, base):
+        self.source, self.rows, self.base = source, rows, np.uint64(base)
+
+    def __len__(self) -> int:
+        return self.rows.size
+
+    def _draws(self, j):
+        return self.base + np.asarray(j, dtype=np.uint64)
+
+    def uniform(self, local, j) -> np.ndarray:
+        """Uniforms of the points ``rows[local]`` at counters ``j`` (broadcast)."""
+        return self.source.uniform(self.rows[np.asarray(local, dtype=np.intp)], self._draws(j))
+
+    def integers(self, local, j, n) -> np.ndarray:
+        """Exact uniform integers in ``0 .. n − 1`` (see :meth:`PointDraws.integers`)."""
+        return self.source.integers(self.rows[np.asarray(local, dtype=np.intp)], self._draws(j), n)
+
+    def subset(self, local) -> "RowDraws":
+        """The same step restricted to ``rows[local]``."""
+        return RowDraws(self.source, self.rows[np.asarray(local, dtype=np.intp)], self.base)
+
+    def feed(self, start: int = 0) -> "UniformFeed":
+        """A ``.random(shape)`` source of successive uniform columns for a mechanism's sampler."""
+        return UniformFeed(self, start)
+
+
+class UniformFeed:
+    """Hands out column ``start``, ``start + 1``, … of a :class:`RowDraws` on each ``random(shape)``.
+
+    Lets a 1-D mechanism's NumPy sampler (which calls ``rng.random(x.shape)`` a fixed
+    number of times) draw from the points' own streams.  Any other call fails loudly.
+    """
+
+    def __init__(self, draws: RowDraws, start: int = 0):
+        self.draws, self.next = draws, start
+
+    def random(self, shape=None):
+        size = len(self.draws)
+        if shape is None or int(np.prod(shape)) != size:
+            raise RuntimeError(f"a keyed feed gives one uniform per point ({size}), asked for {shape}")
+        column = self.draws.uniform(np.arange(size), self.next)
+        self.next += 1
+        return column.reshape(shape)
+
+
+def as_row_draws(draws, n: int) -> RowDraws:
+    """``draws`` if it is a :class:`RowDraws` of ``n`` rows; an rng gives each of ``n`` rows its own stream."""
+    if isinstance(draws, RowDraws):
+        if len(draws) != n:
+            raise ValueError(f"draws cover {len(draws)} rows, expected {n}")
+        return draws
+    from ..random import resolve_streams
+
+    streams = resolve_streams(draws, None, n)
+    return PointDraws(streams, np.arange(n + 1)).at(np.arange(n), 0)

@@ -1,0 +1,188 @@
+"""The public parameters of ``tracs perturb``: region, projection, POI set; rows outside the region.
+
+Everything that shapes a release besides the user's own records and the seed comes
+from the command line (``--region``, ``--pois``) or is derived from it (the UTM zone
+of the region's centre).  ``--region-from-data`` keeps the data-derived region and POI
+set as an explicit, warned opt-in: it is not private.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._common import CLIError
+
+#: printed when no region is given
+NO_REGION = (
+    "give the public region: --region MINLON,MINLAT,MAXLON,MAXLAT (degrees) or a preset ({presets}), "
+    "e.g. --region {example}.  The region shapes every release, so it must not come from the "
+    "data: a region taken from the file's bounding box depends on every user's points (with one "
+    "user, releases stay inside that user's own box).  --region-from-data keeps that behaviour "
+    "anyway (not private)")
+#: printed with --region-from-data
+FROM_DATA_WARNING = (
+    "warning: --region-from-data: the region{pois} and the projection are computed from the "
+    "input file, so every release depends on all users' points; this is NOT private (use "
+    "--region and --pois for a private release)")
+#: a file wider than this (degrees of longitude or latitude) is warned about
+WIDE_DEGREES = 20.0
+_SHOW = 5
+
+
+def region_arg(text: str):
+    """argparse type: a preset name or MINLON,MINLAT,MAXLON,MAXLAT."""
+    from ..public import parse_box
+
+    try:
+        return parse_box(text)
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_arguments(p) -> None:
+    """The options of the public parameters (region, POIs, rows outside the region)."""
+    from ..public import CITY_BOXES
+
+    presets = ", ".join(f"{k} ({v})" for k, v in CITY_BOXES.items())
+    p.add_argument("--region", type=region_arg, default=None, metavar="BOX",
+                   help="public region: MINLON,MINLAT,MAXLON,MAXLAT in degrees, or a preset: "
+                        f"{presets}.  Required (see --region-from-data)")
+    p.add_argument("--region-from-data", action="store_true",
+                   help="take the region, the projection and (for discrete methods) the POIs from "
+                        "the input file, as older versions did: NOT private, prints a warning")
+    p.add_argument("--pad", type=float, default=None, metavar="METRES",
+                   help="with --region-from-data: margin added around the data's bounding box")
+    p.add_argument("--pois", default=None, metavar="FILE",
+                   help="public points of interest (CSV with lat and lng columns) for the discrete "
+                        "methods and --round-to-pois")
+    outside = p.add_mutually_exclusive_group()
+    outside.add_argument("--clip", action="store_true",
+                         help="move rows outside the region to its nearest edge (reported)")
+    outside.add_argument("--drop", action="store_true",
+                         help="leave rows outside the region out of the output (reported)")
+
+
+@dataclass
+class Public:
+    """The resolved public parameters: region (metres), its CRS, the POI space or None."""
+
+    region: object
+    crs: object
+    pois: object
+    box: object
+    from_data: bool
+
+
+def check_options(args, *, discrete: bool, source) -> None:
+    """Refuse contradictory or missing options before any data is read."""
+    from ..public import CITY_BOXES
+
+    if args.region is None and not args.region_from_data:
+        raise CLIError(NO_REGION.format(presets=", ".join(CITY_BOXES), example="tky"))
+    if args.region is not None and args.region_from_data:
+        raise CLIError("give either --region or --region-from-data, not both")
+    if args.pad is not None:
+        if not args.region_from_data:
+            raise CLIError("--pad applies to --region-from-data only (a --region box is used as given)")
+        if not np.isfinite(args.pad) or args.pad < 0:
+            raise CLIError(f"--pad must be a finite number of metres >= 0, got {args.pad:g}")
+    if args.region_from_data and args.pois is not None:
+        raise CLIError("--pois goes with --region (a POI file needs a public region); "
+                       "--region-from-data takes the POIs from the data")
+    needs_pois = discrete or args.round_to_pois
+    if needs_pois and args.region is not None and args.pois is None:
+        what = f"method {args.method!r}" if discrete else "--round-to-pois"
+        raise CLIError(f"{what} needs the public points of interest: --pois FILE (a CSV with lat and "
+                       "lng columns).  They must not come from the check-ins: a venue visited by "
+                       "one user would become public")
+    if args.pois is not None and not needs_pois:
+        raise CLIError(f"--pois is used by the discrete methods and --round-to-pois only, not by "
+                       f"{args.method!r} without --round-to-pois")
+
+
+def rows_outside(checkins, args, *, report=None):
+    """Apply the region to the WGS84 check-ins: report, clip or drop the rows outside it.
+
+    Returns the (possibly changed) frame and the line labels of the rows handled.
+    Without --clip or --drop, any row outside is an error that names the rows.
+    """
+    box = args.region
+    if box is None:  # --region-from-data: nothing can lie outside
+        _warn_wide(checkins)
+        return checkins, []
+    lon, lat = checkins.geometry.x.to_numpy(), checkins.geometry.y.to_numpy()
+    outside = ~box.contains(lon, lat)
+    if not outside.any():
+        return checkins, []
+    labels = _labels(checkins, np.flatnonzero(outside))
+    count = int(outside.sum())
+    listed = ", ".join(labels[:_SHOW]) + (", ..." if count > _SHOW else "")
+    if not (args.clip or args.drop):
+        raise CLIError(f"{count:,} of {len(checkins):,} rows lie outside the region {box} ({listed}); "
+                       "pass --clip to move them to the region's edge or --drop to leave them out, "
+                       "or give a region that holds them")
+    if args.drop:
+        if count == len(checkins):
+            raise CLIError(f"all {count:,} rows lie outside the region {box}: nothing left to perturb")
+        print(f"tracs perturb: dropped {count:,} rows outside the region {box}: {listed}", file=sys.stderr)
+        return checkins.loc[~outside].copy(), labels
+    import geopandas as gpd
+
+    new_lon, new_lat = box.clip(lon, lat)
+    frame = checkins.copy()
+    frame = frame.set_geometry(gpd.points_from_xy(new_lon, new_lat, crs=checkins.crs))
+    print(f"tracs perturb: clipped {count:,} rows outside the region {box} to its edge: {listed}",
+          file=sys.stderr)
+    return frame, labels
+
+
+def _labels(frame, rows) -> list[str]:
+    from data_loaders import SOURCE_COLUMNS
+
+    column = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
+    if column is None:
+        return [f"row {int(r)}" for r in rows]
+    word = "line" if column.endswith("line") else "row"
+    values = frame[column].to_numpy()[rows]
+    return [f"{word} {int(v)}" for v in values]
+
+
+def _warn_wide(checkins) -> None:
+    lon, lat = checkins.geometry.x.to_numpy(), checkins.geometry.y.to_numpy()
+    if len(lon) and (np.ptp(lon) > WIDE_DEGREES or np.ptp(lat) > WIDE_DEGREES):
+        print(f"tracs perturb: warning: the file spans {np.ptp(lon):.0f}° of longitude and "
+              f"{np.ptp(lat):.0f}° of latitude (more than one continent?): one region and one "
+              "projection are used for all rows; split the file by area for useful releases",
+              file=sys.stderr)
+
+
+def resolve(args, trajs, *, pois_needed: bool) -> Public:
+    """The public region / POIs for projected trajectories ``trajs`` (see :func:`check_options`)."""
+    if args.region is not None:
+        from ..public import read_pois
+
+        region = args.region.to_region(trajs.crs)
+        pois = read_pois(args.pois, args.region, trajs.crs) if args.pois is not None else None
+        return Public(region, trajs.crs, pois, args.region, False)
+    print("tracs perturb: " + FROM_DATA_WARNING.format(pois=", the POIs" if pois_needed else ""),
+          file=sys.stderr)
+    try:
+        region = trajs.region(pad=args.pad or 0.0)
+    except ValueError as exc:
+        raise CLIError(f"--region-from-data: {exc}; a single point or a line of points spans no "
+                       "area: pass --pad METRES, or better --region") from None
+    pois = None
+    if pois_needed:
+        from ..discrete import POISpace
+
+        pois = POISpace(np.asarray(trajs.pois().coords, dtype=np.float64), region=region)
+    return Public(region, trajs.crs, pois, None, True)
+
+
+def metric_crs(args):
+    """The projection: the UTM zone of the region's centre, or of the data (--region-from-data)."""
+    return args.region.metric_crs() if args.region is not None else "utm"
