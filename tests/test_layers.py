@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # module prefix -> layer number; the longest matching prefix wins
 LAYERS = {
     "tracs._validation": 0,
+    "tracs.random": 0,
     "tracs.mechanisms": 1,
     "tracs.region": 2,
     "tracs.metrics": 2,
