@@ -10,6 +10,7 @@ import pytest
 from tracs.mechanisms import KRR, OptimalCircular, OptimalClassical
 from tracs.perturbers import PlanarLaplace, PrivacyLedger, Strawman, TraCSC, TraCSD
 from tracs.perturbers._sequential import classical_step
+from tracs.random import keyed_uniforms, resolve_streams
 from tracs.region import ConvexRegion, Rectangle
 
 UNIT = Rectangle(0, 0, 1, 1)
@@ -74,9 +75,8 @@ def test_per_trajectory_budget_is_exact_per_length():
     for cls in ALL:
         p = cls(UNIT, epsilon_per_trajectory=6.0)
         together = p.perturb_many(pts, off, rng=9)
-        rng = np.random.default_rng(9)
-        alone = np.concatenate([cls(UNIT, 6.0 / n).perturb(pts[a:b], rng=rng)
-                                for a, b, n in zip(off[:-1], off[1:], lengths)])
+        alone = np.concatenate([cls(UNIT, 6.0 / n).perturb(pts[a:b], rng=9, key=t)
+                                for t, (a, b, n) in enumerate(zip(off[:-1], off[1:], lengths))])
         assert np.array_equal(together, alone), cls.__name__
 
 
@@ -103,8 +103,10 @@ def test_validation_errors(cls):
         p.perturb_many(pts, [0.0, 4.0])
     with pytest.raises(TypeError):
         p.perturb_many(pts)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError):
         p.perturb(pts, rng="seed")
+    with pytest.raises(TypeError):
+        p.perturb(pts, rng=1.5)
     with pytest.raises(TypeError):
         cls("region", 1.0)
 
@@ -141,17 +143,16 @@ def test_list_input_and_empty_trajectories(cls):
 # -- reproducibility and batching -------------------------------------------------------------
 @pytest.mark.parametrize("cls", ALL)
 def test_batching_does_not_change_results(cls):
-    """Same generator: one batch == trajectory by trajectory == consecutive sub-batches."""
+    """Same seed and keys: one batch == trajectory by trajectory == consecutive sub-batches."""
     lengths = [5, 1, 40_000, 3, 70_000]  # longer than a block of uniforms
     pts, off = batch(TALL, lengths)
     p = cls(TALL, 2.0)
-    whole = p.perturb_many(pts, off, rng=np.random.default_rng(123))
-    rng = np.random.default_rng(123)
-    one_by_one = np.concatenate([p.perturb(pts[a:b], rng=rng) for a, b in zip(off[:-1], off[1:])])
+    whole = p.perturb_many(pts, off, rng=123)
+    one_by_one = np.concatenate([p.perturb(pts[a:b], rng=123, key=t)
+                                 for t, (a, b) in enumerate(zip(off[:-1], off[1:]))])
     assert np.array_equal(whole, one_by_one)
-    rng = np.random.default_rng(123)
-    halves = np.concatenate([p.perturb_many(pts[: off[3]], off[:4], rng=rng),
-                             p.perturb_many(pts[off[3]:], off[3:] - off[3], rng=rng)])
+    halves = np.concatenate([p.perturb_many(pts[: off[3]], off[:4], rng=123, keys=[0, 1, 2]),
+                             p.perturb_many(pts[off[3]:], off[3:] - off[3], rng=123, keys=[3, 4])])
     assert np.array_equal(whole, halves)
     assert np.array_equal(whole, p.perturb_many(pts, off, rng=123))
     assert not np.array_equal(whole, p.perturb_many(pts, off, rng=124))
@@ -213,7 +214,7 @@ def test_tracsc_is_the_classical_mechanism_per_coordinate():
     pts, off = batch(TALL, [3000])
     p = TraCSC(TALL, 3.0, x_share=0.25)
     out = p.perturb(pts, rng=3, engine="numpy")
-    uni = np.random.default_rng(3).random((len(pts), 4))
+    uni = keyed_uniforms(resolve_streams(3, None, 1), [0, len(pts)], 4)
     for col, (lo, hi, eps) in enumerate(((0, 2, 0.75), (0, 10, 2.25))):
         mech = OptimalClassical(epsilon=eps, low=lo, high=hi)
         gen = ScriptedGenerator([uni[:, 2 * col], uni[:, 2 * col + 1]])

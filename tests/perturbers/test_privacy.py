@@ -27,6 +27,7 @@ from scipy import stats
 
 from tracs.mechanisms import KRR, OptimalCircular, OptimalClassical
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+from tracs.random import keyed_uniforms, resolve_streams
 from tracs.region import ConvexRegion, Rectangle
 
 UNIT = Rectangle(0, 0, 1, 1)
@@ -181,7 +182,7 @@ def test_planar_laplace_calibration(eps):
     n = 20_000
     tau0 = np.tile(region.center, (n, 1))
     out = PlanarLaplace(region, eps).perturb_many(tau0, np.arange(n + 1), rng=2)
-    uni = np.random.default_rng(2).random((n, 3))
+    uni = keyed_uniforms(resolve_streams(2, None, n), np.arange(n + 1), 3)
     radius = -(np.log1p(-uni[:, 0]) + np.log1p(-uni[:, 1])) * scale
     assert stats.kstest(radius, stats.gamma(2, scale=scale).cdf).pvalue > 1e-4  # α = 1e-4
     angle = 2 * np.pi * uni[:, 2]
@@ -219,7 +220,7 @@ class LeakyTraCSD(TraCSD):
 
     def _run(self, coords, offsets, rng, **kwargs):
         out = super()._run(coords, offsets, rng, **kwargs)
-        leak = rng.random(len(coords)) < 0.02
+        leak = rng.block(0, len(coords))[:, -1] < 0.02  # the last keyed uniform of each point
         out[leak] = coords[leak]
         return out
 

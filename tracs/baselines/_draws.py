@@ -8,9 +8,11 @@ the counter-based generator of :mod:`tracs.random`, addressed by
 
 * ``stream`` — the trajectory's stream (from the user's key),
 * ``index`` — the point's position in its trajectory,
-* ``draw`` — a draw number, ``site · 2^40 + j``: each sampling step of a method
-  has its own ``site`` (a small constant), and ``j`` counts the draws of that step
-  for that point (proposal ``j`` of a rejection sampler, say).
+* ``draw`` — a draw number, ``site · 2^26 + j``: each sampling step of a method
+  has its own ``site`` (a constant below 128: the generators count draws below
+  2^33), and ``j < 2^22`` counts the draws of that step for that point (proposal
+  ``j`` of a rejection sampler, say); ``j`` from 2^22 up is reserved for the rare
+  redraws of exact integers and for fixed final draws.
 
 Two different steps or points never share a number, and a point's numbers are the
 same whatever else is in the batch.
@@ -26,10 +28,10 @@ from ..random.kernels import draw_u64, draw_uniform
 
 __all__ = ["PointDraws", "RowDraws", "SITE", "as_row_draws"]
 
-#: bits of the draw number below the site
-SITE = 1 << 40
-#: a redraw of an exact bounded integer (probability below |range| / 2^64) moves here
-_REDRAW = 1 << 32
+#: draw numbers per site (the generators address draw numbers below 2^33: 128 sites)
+SITE = 1 << 26
+#: a redraw of an exact bounded integer (probability below |range| / 2^64) adds this
+_REDRAW = 1 << 22
 
 
 @numba.njit(cache=True, nogil=True)
@@ -56,13 +58,15 @@ class PointDraws:
 
     def __init__(self, streams, offsets):
         self.kind = np.int64(streams.kind)
-        self.key = np.ascontiguousarray(streams.key, dtype=np.uint32)
+        self.key = streams.key  # uint64[2] (Philox) or uint32[8] (ChaCha20): the kernels dispatch on it
         stream, index = point_streams(streams, np.asarray(offsets, dtype=np.int64))
         self.stream = np.ascontiguousarray(stream, dtype=np.uint64)
         self.index = np.ascontiguousarray(index, dtype=np.uint64)
 
     def at(self, rows, site: int) -> "RowDraws":
         """Draws of the points ``rows`` (batch positions) for the sampling step ``site``."""
+        if not 0 <= int(site) < 128:
+            raise ValueError(f"site must lie in 0 .. 127, got {site}")
         return RowDraws(self, np.asarray(rows, dtype=np.intp), np.uint64(site) * np.uint64(SITE))
 
     def _grid(self, rows, draws, kernel, dtype):
@@ -85,7 +89,7 @@ class PointDraws:
     def integers(self, rows, draws, n) -> np.ndarray:
         """Exactly uniform integers in ``0 .. n − 1`` (``1 <= n < 2^32``, broadcast).
 
-        ``w mod n`` of a 64-bit word ``w``, redrawn (at draw number ``draws + 2^32·r``)
+        ``w mod n`` of a 64-bit word ``w``, redrawn (at draw number ``draws + 2^22·r``)
         while ``w`` falls in the last incomplete block of ``n`` values: exact, and a
         redraw happens with probability below ``n / 2^64``.
         """

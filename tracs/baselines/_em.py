@@ -148,7 +148,9 @@ def _last_positive(cum: np.ndarray, pick: np.ndarray) -> np.ndarray:
 
 _CHUNK = 64
 #: draw number of the inverse-CDF uniform (after any number of proposals)
-_FINAL = 1 << 39
+#: proposals per row at most, so that their draw numbers stay below :data:`_FINAL`
+_MAX_BUDGET = (1 << 21) - 2
+_FINAL = (1 << 22) - 1  # above every proposal's draws (2j + 1 < 2^22 − 1), below the redraws
 
 
 def _inverse_cdf(points, x, scale, draws, accept, fallback, rows_all, out):
@@ -232,6 +234,7 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, draws,
         return out
     if budget is None:
         budget = max(32, len(points) // 8)
+    budget = min(int(budget), _MAX_BUDGET)
     draws = as_row_draws(draws, n)
     _rejection(points, x, scale, draws, accept, budget, out, done)
     rest = np.flatnonzero(~done)

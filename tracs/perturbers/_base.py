@@ -1,12 +1,15 @@
-"""Plumbing shared by every perturber: budget ledger, batch validation, uniforms.
+"""Plumbing shared by every perturber: budget ledger, batch validation, keyed uniforms.
 
-Randomness discipline (what reproducibility means here): a perturber draws a
-fixed number of uniforms per point (``uniforms_per_point``) from the numpy
-``Generator``, row after row in point order, in chunks.  Hence, for the same
-generator state, ``perturb_many`` on a batch gives bit for bit the same result as
-``perturb`` called on each trajectory in turn with that generator, or as
-``perturb_many`` on consecutive parts of the batch: results do not depend on how
-trajectories are batched or chunked (given the order in which they are fed).
+Randomness discipline (what independence means here): every trajectory draws from
+its own stream of the counter-based generator of :mod:`tracs.random`, named by the
+seed and the trajectory's key (the user id; ``keys=None`` means the position in
+the call).  Point ``i`` of a trajectory uses the draws ``0 … uniforms_per_point − 1``
+of ``(stream, i)``.  Hence a trajectory's release depends only on its own points,
+the public parameters, the seed and its key: ``perturb(points, rng=seed, key=k)``,
+``perturb_many`` of any batch holding it with ``keys`` (in any order, split in any
+way, with any other trajectories) give it bit for bit the same output.  A key that
+occurs several times in one call names the same user's successive trajectories:
+each gets its own stream, in order.
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
-from .._validation import as_generator, check_epsilon
+from .._validation import check_epsilon
+from ..random import KeyedStreams, point_streams, resolve_streams
+from ..random.kernels import draw_uniform_pair
 from ..region import Region
 
-__all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory"]
+__all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory", "batch_streams", "KeyedSource"]
 
 CHUNK = 1 << 15  # points per block of uniforms: bounded extra memory
 
@@ -108,6 +114,67 @@ def _as_xy(points, name):
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return np.ascontiguousarray(arr)
+
+
+def batch_streams(rng, keys, n: int) -> KeyedStreams:
+    """One keyed stream per trajectory of a batch of ``n``.
+
+    ``rng`` is any ``rng`` of :func:`tracs.random.resolve_streams`, or already
+    resolved :class:`tracs.random.KeyedStreams` of ``n`` streams (then ``keys`` must
+    be ``None``).  ``keys``: ``None`` (positions ``0 … n − 1``) or one key per trajectory.
+    """
+    if isinstance(rng, KeyedStreams):
+        if keys is not None:
+            raise TypeError("give either keys or resolved KeyedStreams as rng, not both")
+        if len(rng.streams) != n:
+            raise ValueError(f"rng holds {len(rng.streams)} streams for {n} trajectories")
+        return rng
+    if keys is not None and (isinstance(keys, (str, bytes)) or not hasattr(keys, "__len__")):
+        raise TypeError(f"keys must be a sequence of one key per trajectory, got {type(keys).__name__}")
+    return resolve_streams(rng, keys, n)
+
+
+def key_list(key):
+    """``keys`` for a single trajectory given its ``key`` (``None``: position 0)."""
+    return None if key is None else [key]
+
+
+@numba.njit(cache=True, nogil=True)
+def _fill_rows(kind, key, stream, index, start, width, out):  # pragma: no cover - compiled
+    for row in range(out.shape[0]):
+        s, i = stream[start + row], index[start + row]
+        for pair in range(width // 2):
+            a, b = draw_uniform_pair(kind, key, s, i, pair)
+            out[row, 2 * pair] = a
+            out[row, 2 * pair + 1] = b
+        if width % 2:
+            a, b = draw_uniform_pair(kind, key, s, i, width // 2)
+            out[row, width - 1] = a
+
+
+class KeyedSource:
+    """The uniforms of a batch's points: row = point, column = draw number.
+
+    ``random((N, width))`` is :func:`tracs.random.keyed_uniforms` of the whole batch;
+    :meth:`block` gives rows ``start … stop − 1`` only (bounded memory).  ``stream``
+    and ``index`` are the per-point arrays of :func:`tracs.random.point_streams`, for
+    kernels that draw on demand.
+    """
+
+    def __init__(self, streams: KeyedStreams, offsets: np.ndarray, width: int):
+        self.kind, self.key, self.width = streams.kind, streams.key, int(width)
+        self.stream, self.index = point_streams(streams, offsets)
+
+    def block(self, start: int, stop: int) -> np.ndarray:
+        out = np.empty((stop - start, self.width))
+        _fill_rows(self.kind, self.key, self.stream, self.index, start, self.width, out)
+        return out
+
+    def random(self, shape) -> np.ndarray:
+        n, width = shape
+        if n != len(self.stream) or width != self.width:
+            raise ValueError(f"keyed uniforms cover ({len(self.stream)}, {self.width}), asked for {shape}")
+        return self.block(0, n)
 
 
 def resolve_anchor(region: Region, anchor) -> np.ndarray:
@@ -201,14 +268,18 @@ class Perturber(ABC):
         return self._epsilon_traj / np.maximum(lengths, 1)
 
     # -- public sampling API ------------------------------------------------------
-    def perturb(self, points, *, rng=None, return_indices=False, **kwargs):
+    def perturb(self, points, *, rng=None, key=None, return_indices=False, **kwargs):
         """Perturb one trajectory.
 
         Parameters
         ----------
         points : array_like, shape (n, 2)
             The trajectory in time order, inside the region.
-        rng : None, int, SeedSequence or numpy.random.Generator, optional
+        rng : None, int, SeedSequence, numpy.random.Generator, "secure" or tracs.random.Secure
+            The seed (see :mod:`tracs.random`).
+        key : int, str or bytes, optional
+            The user's key: the output equals that of ``perturb_many`` on any batch
+            holding this trajectory under this key, with the same seed.
         return_indices : bool
             With ``round_to``, also return the indices of the chosen points.
 
@@ -217,10 +288,11 @@ class Perturber(ABC):
         numpy.ndarray, shape (n, 2)
             The released points (and their indices with ``return_indices``).
         """
-        return self.perturb_many(*as_trajectory(points), rng=rng,
+        return self.perturb_many(*as_trajectory(points), rng=rng, keys=key_list(key),
                                  return_indices=return_indices, **kwargs)
 
-    def perturb_many(self, coords, offsets=None, *, rng=None, return_indices=False, **kwargs):
+    def perturb_many(self, coords, offsets=None, *, rng=None, keys=None, return_indices=False,
+                     **kwargs):
         """Perturb many trajectories held as one flat array.
 
         Parameters
@@ -229,7 +301,13 @@ class Perturber(ABC):
         offsets : array_like of int, shape (T+1,)
             Trajectory ``t`` is ``coords[offsets[t]:offsets[t+1]]`` (the shapely /
             Arrow convention).  Omit it when ``coords`` is a list.
-        rng : None, int, SeedSequence or numpy.random.Generator, optional
+        rng : None, int, SeedSequence, numpy.random.Generator, "secure", tracs.random.Secure
+            The seed (see :mod:`tracs.random`), or resolved ``KeyedStreams``.
+        keys : sequence, optional
+            One key (user id: int, str or bytes) per trajectory.  Trajectory ``t``
+            draws from the stream of ``(seed, keys[t])`` (repeated keys: that user's
+            successive trajectories, in order), so its output does not depend on the
+            rest of the batch.  ``None``: keys are the positions ``0 … T − 1``.
         return_indices : bool
             With ``round_to``, also return the indices of the chosen points.
 
@@ -239,10 +317,11 @@ class Perturber(ABC):
             Outputs in the same order as the input, inside the region.
         """
         flat, off, as_list = as_batch(coords, offsets)
+        streams = batch_streams(rng, keys, len(off) - 1)
         if len(flat) == 0:
             raise ValueError("coords is empty")
         self.region.validate_points(flat, "coords")
-        out = self._run(flat, off, as_generator(rng), **kwargs)
+        out = self._run(flat, off, KeyedSource(streams, off, self.uniforms_per_point), **kwargs)
         indices = None
         if self.round_to is not None:
             out, indices = self.round_to.round(out)
@@ -266,16 +345,16 @@ class Perturber(ABC):
         values, inverse = np.unique(eps, return_inverse=True)
         return np.ascontiguousarray(params_of(values)[inverse])
 
-    def _draw_chunks(self, n: int, rng: np.random.Generator):
+    def _draw_chunks(self, n: int, rng: KeyedSource):
         """Yield ``(start, stop, uniforms)`` blocks covering ``0..n`` in order."""
         for start in range(0, n, CHUNK):
             stop = min(n, start + CHUNK)
-            yield start, stop, rng.random((stop - start, self.uniforms_per_point))
+            yield start, stop, rng.block(start, stop)
 
     @abstractmethod
-    def _run(self, coords: np.ndarray, offsets: np.ndarray, rng: np.random.Generator,
+    def _run(self, coords: np.ndarray, offsets: np.ndarray, rng: KeyedSource,
              **kwargs) -> np.ndarray:
-        """Perturb a validated batch; return a new ``(N, 2)`` array."""
+        """Perturb a validated batch with its keyed uniforms; return a new ``(N, 2)`` array."""
 
     def __repr__(self):
         budget = (f"epsilon={self._epsilon!r}" if self._basis == "per_point"
