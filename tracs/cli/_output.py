@@ -74,15 +74,17 @@ def report_drops(command: str, report, *, strict: bool, extra=()) -> None:
             lines.append(f"dropped {len(where):,} row(s) with {reason.replace('_', ' ')}: {word} {shown}")
         lines.extend(f"note: {note}" for note in report.notes)
     changed = sum(len(labels) for _, labels in extra)
+    outside = ""
     for what, labels in extra:
         if labels:
             shown = ", ".join(labels[:_SHOW]) + (", ..." if len(labels) > _SHOW else "")
             lines.append(f"{what} {len(labels):,} row(s) outside the region: {shown}")
+            outside += f", {what} {len(labels):,} outside the region"
     for line in lines:
         print(f"tracs {command}: {line}", file=sys.stderr)
     if report is not None:
-        print(f"tracs {command}: read {report.rows_read:,} rows, kept {report.rows_kept:,}, "
-              f"dropped {dropped:,} for bad values", file=sys.stderr)
+        print(f"tracs {command}: read {report.rows_read:,} rows: dropped {dropped:,} for bad "
+              f"values{outside}", file=sys.stderr)
     if strict and (dropped or changed):
         raise CLIError(f"--strict: {dropped:,} row(s) dropped for bad values and {changed:,} outside "
                        "the region (listed above); nothing was written")

@@ -107,8 +107,9 @@ def check_options(args, *, discrete: bool, source) -> None:
 def rows_outside(checkins, args, *, report=None):
     """Apply the region to the WGS84 check-ins: report, clip or drop the rows outside it.
 
-    Returns the (possibly changed) frame and the line labels of the rows handled.
-    Without --clip or --drop, any row outside is an error that names the rows.
+    Returns the (possibly changed) frame and the line labels of the rows handled
+    (reported by :func:`tracs.cli._output.report_drops`).  Without --clip or --drop,
+    any row outside is an error that names the rows.
     """
     box = args.region
     if box is None:  # --region-from-data: nothing can lie outside
@@ -128,15 +129,12 @@ def rows_outside(checkins, args, *, report=None):
     if args.drop:
         if count == len(checkins):
             raise CLIError(f"all {count:,} rows lie outside the region {box}: nothing left to perturb")
-        print(f"tracs perturb: dropped {count:,} rows outside the region {box}: {listed}", file=sys.stderr)
         return checkins.loc[~outside].copy(), labels
     import geopandas as gpd
 
     new_lon, new_lat = box.clip(lon, lat)
     frame = checkins.copy()
     frame = frame.set_geometry(gpd.points_from_xy(new_lon, new_lat, crs=checkins.crs))
-    print(f"tracs perturb: clipped {count:,} rows outside the region {box} to its edge: {listed}",
-          file=sys.stderr)
     return frame, labels
 
 

@@ -81,7 +81,7 @@ def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory,
     trajectory of ``n`` points is split as ``epsilon / n`` per point: trajectories of
     equal length share one perturber and one call, each keeping its own stream.
     """
-    from ..random import resolve_streams
+    from ..random import KeyedStreams, resolve_streams
 
     lengths = np.diff(offsets)
     streams = resolve_streams(rng, keys, len(lengths))
@@ -95,7 +95,7 @@ def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory,
         chosen = np.flatnonzero(lengths == n)
         mask = np.isin(point_traj, chosen)
         sub_offsets = np.arange(0, n * len(chosen) + 1, n, dtype=np.int64)
-        sub = streams._replace(streams=streams.streams[chosen])
+        sub = KeyedStreams(streams.kind, streams.key, streams.streams[chosen])
         out[mask] = spec.build(ctx, epsilon / n).perturb_many(coords[mask], sub_offsets, rng=sub)
         eps_point[mask] = epsilon / n
     return out, eps_point
