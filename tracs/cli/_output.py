@@ -37,6 +37,24 @@ def check_not_input(output: Path, *inputs) -> None:
                            "the input; choose another output name")
 
 
+def quiet_warnings(command: str, func, *args, **kwargs):
+    """Call ``func``; print its warnings as one ``tracs COMMAND: warning: ...`` line each."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = func(*args, **kwargs)
+    for warning in caught:
+        print(f"tracs {command}: warning: {' '.join(str(warning.message).split())}", file=sys.stderr)
+    return result
+
+
+def check_html_output(output: Path) -> None:
+    """Refuse a map output whose name does not say it is an HTML page."""
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise CLIError(f"tracs map writes an HTML page: give an output name ending in .html, got {output.name}")
+
+
 def write_atomically(path: Path, write) -> None:
     """Call ``write(tmp)`` on a temporary file in ``path``'s folder, then rename it to ``path``.
 

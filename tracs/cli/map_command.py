@@ -163,6 +163,10 @@ def _run(args) -> int:
     if not source.is_file():
         raise CLIError(f"no such file: {source}")
     output = writable_file(args.output)
+    from ._output import check_html_output, check_not_input
+
+    check_html_output(output)
+    check_not_input(output, source, args.perturbed)
     import data_loaders
 
     from ..maps import DEFAULT_MAX_POINTS, DEFAULT_MAX_USERS, DEFAULT_TILES, save_map, trajectory_map

@@ -130,7 +130,8 @@ def run(args) -> int:
     checkins, outside = _public.rows_outside(checkins, args)
     _output.report_drops("perturb", checkins.attrs.get("report"), strict=args.strict,
                          extra=[("clipped" if args.clip else "dropped", outside)])
-    trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap, crs=_public.metric_crs(args))
+    trajs = _output.quiet_warnings("perturb", data_loaders.to_trajectories, checkins,
+                                   split_gap=args.split_gap, crs=_public.metric_crs(args))
     coords = np.asarray(trajs.coords, dtype=np.float64)
     offsets = np.asarray(trajs.offsets, dtype=np.int64)
     if len(coords) == 0:
