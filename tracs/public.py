@@ -173,6 +173,8 @@ def read_pois(path, box: LonLatBox, crs=None):
         Unreadable file, missing columns, non-numeric or out-of-box rows (the first
         few line numbers are named), fewer than two distinct POIs.
     """
+    import csv
+
     import pandas as pd
     import pyproj
 
@@ -187,7 +189,7 @@ def read_pois(path, box: LonLatBox, crs=None):
                          "with lat and lng columns")
     try:
         frame = pd.read_csv(path, sep=None, engine="python", encoding="latin-1", dtype=str)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error) as exc:
         raise ValueError(f"{path.name}: cannot read it as CSV ({' '.join(str(exc).split())})") from None
     columns = {c.strip().lower(): c for c in frame.columns}
     lat_col = next((columns[c] for c in _LAT if c in columns), None)

@@ -136,6 +136,9 @@ def batch_streams(rng, keys, n: int) -> KeyedStreams:
 
 def key_list(key):
     """``keys`` for a single trajectory given its ``key`` (``None``: position 0)."""
+    if isinstance(key, (list, tuple, set, dict, np.ndarray)):
+        raise TypeError(f"key is the key of one user (an int, str or bytes), got a {type(key).__name__}; "
+                        "give several keys to perturb_many(keys=...)")
     return None if key is None else [key]
 
 
