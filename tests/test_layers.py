@@ -23,6 +23,7 @@ LAYERS = {
     "tracs.baselines": 4,
     "tracs.geo": 5,
     "tracs.trajectories": 5,
+    "tracs.public": 5,
     "data_loaders": 6,
     "tracs.maps": 7,
     "tracs.plots": 7,

@@ -114,10 +114,15 @@ def _perturb(trajs, method: str, epsilon: float, seed):
     if not spec.ldp:
         raise CLIError(f"method {method!r} is not ε-LDP and is kept only for 'tracs evaluate'; "
                        "choose an ε-LDP method to draw released points")
+    # an illustration, not a release: the region and POIs are the data's own bounds (say so)
+    print("tracs map: note: perturbing for the picture over the data's own bounding box and venues "
+          "(not private); publish data with 'tracs perturb --region ...' and map that file",
+          file=sys.stderr)
     ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois().coords, dtype=float))
-    released = spec.build(ctx, epsilon).perturb_many(np.asarray(trajs.coords, dtype=float),
-                                                      np.asarray(trajs.offsets, dtype=np.int64),
-                                                      rng=np.random.default_rng(seed))
+    offsets = np.asarray(trajs.offsets, dtype=np.int64)
+    keys = [str(k) for k in trajs.frame["uid"].to_numpy()[offsets[:-1]]]  # one stream per user
+    released = spec.build(ctx, epsilon).perturb_many(np.asarray(trajs.coords, dtype=float), offsets,
+                                                      rng=np.random.default_rng(seed), keys=keys)
     return np.asarray(released, dtype=float), spec.label
 
 
