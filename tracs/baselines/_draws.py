@@ -20,11 +20,10 @@ same whatever else is in the batch.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ..perturbers._keyed import uniform_at, words_at
 from ..random import point_streams
-from ..random.kernels import draw_u64, draw_uniform
 
 __all__ = ["PointDraws", "RowDraws", "SITE", "as_row_draws"]
 
@@ -32,18 +31,6 @@ __all__ = ["PointDraws", "RowDraws", "SITE", "as_row_draws"]
 SITE = 1 << 26
 #: a redraw of an exact bounded integer (probability below |range| / 2^64) adds this
 _REDRAW = 1 << 22
-
-
-@numba.njit(cache=True, nogil=True)
-def _uniforms(kind, key, stream, index, draw, out):  # pragma: no cover - compiled
-    for i in range(out.size):
-        out[i] = draw_uniform(kind, key, stream[i], index[i], draw[i])
-
-
-@numba.njit(cache=True, nogil=True)
-def _words(kind, key, stream, index, draw, out):  # pragma: no cover - compiled
-    for i in range(out.size):
-        out[i] = draw_u64(kind, key, stream[i], index[i], draw[i])
 
 
 class PointDraws:
@@ -69,22 +56,20 @@ class PointDraws:
             raise ValueError(f"site must lie in 0 .. 127, got {site}")
         return RowDraws(self, np.asarray(rows, dtype=np.intp), np.uint64(site) * np.uint64(SITE))
 
-    def _grid(self, rows, draws, kernel, dtype):
+    def _grid(self, rows, draws, kernel):
         rows, draws = np.broadcast_arrays(np.asarray(rows, dtype=np.intp), np.asarray(draws, dtype=np.uint64))
-        out = np.empty(rows.shape, dtype=dtype)
-        if out.size:
-            flat = rows.ravel()
-            kernel(self.kind, self.key, self.stream[flat], self.index[flat],
-                   np.ascontiguousarray(draws.ravel()), out.reshape(-1))
-        return out
+        flat = rows.ravel()
+        out = kernel(self.kind, self.key, self.stream[flat], self.index[flat],
+                     np.ascontiguousarray(draws.ravel()))
+        return out.reshape(rows.shape)
 
     def uniform(self, rows, draws) -> np.ndarray:
         """Uniforms in ``[0, 1)`` (multiples of ``2^-53``) of points ``rows`` at draw numbers ``draws`` (broadcast)."""
-        return self._grid(rows, draws, _uniforms, np.float64)
+        return self._grid(rows, draws, uniform_at)
 
     def words(self, rows, draws) -> np.ndarray:
         """Uniform 64-bit integers (uint64), as :meth:`uniform`."""
-        return self._grid(rows, draws, _words, np.uint64)
+        return self._grid(rows, draws, words_at)
 
     def integers(self, rows, draws, n) -> np.ndarray:
         """Exactly uniform integers in ``0 .. n − 1`` (``1 <= n < 2^32``, broadcast).

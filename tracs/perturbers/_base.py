@@ -18,13 +18,12 @@ import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
 from .._validation import check_epsilon
 from ..random import KeyedStreams, point_streams, resolve_streams
-from ..random.kernels import draw_uniform_pair
 from ..region import Region
+from ._keyed import uniform_columns
 
 __all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory", "batch_streams", "KeyedSource"]
 
@@ -142,19 +141,6 @@ def key_list(key):
     return None if key is None else [key]
 
 
-@numba.njit(cache=True, nogil=True)
-def _fill_rows(kind, key, stream, index, start, width, out):  # pragma: no cover - compiled
-    for row in range(out.shape[0]):
-        s, i = stream[start + row], index[start + row]
-        for pair in range(width // 2):
-            a, b = draw_uniform_pair(kind, key, s, i, pair)
-            out[row, 2 * pair] = a
-            out[row, 2 * pair + 1] = b
-        if width % 2:
-            a, b = draw_uniform_pair(kind, key, s, i, width // 2)
-            out[row, width - 1] = a
-
-
 class KeyedSource:
     """The uniforms of a batch's points: row = point, column = draw number.
 
@@ -168,10 +154,14 @@ class KeyedSource:
         self.kind, self.key, self.width = streams.kind, streams.key, int(width)
         self.stream, self.index = point_streams(streams, offsets)
 
-    def block(self, start: int, stop: int) -> np.ndarray:
-        out = np.empty((stop - start, self.width))
-        _fill_rows(self.kind, self.key, self.stream, self.index, start, self.width, out)
-        return out
+    def block(self, start: int, stop: int, buffer=None) -> np.ndarray:
+        """Rows ``start … stop − 1`` (an ``(n, width)`` view of draw-major storage).
+
+        ``buffer``: a draw-major ``(width, m)`` array with ``m >= stop − start`` to fill
+        instead of a new one (the result is then a view of it).
+        """
+        return uniform_columns(self.kind, self.key, self.stream, self.index, start, stop, self.width,
+                               out=buffer)
 
     def random(self, shape) -> np.ndarray:
         n, width = shape
@@ -349,10 +339,15 @@ class Perturber(ABC):
         return np.ascontiguousarray(params_of(values)[inverse])
 
     def _draw_chunks(self, n: int, rng: KeyedSource):
-        """Yield ``(start, stop, uniforms)`` blocks covering ``0..n`` in order."""
+        """Yield ``(start, stop, uniforms)`` blocks covering ``0..n`` in order.
+
+        Each block is a view of one buffer, overwritten by the next: use it before
+        asking for the next one.
+        """
+        buffer = np.empty((self.uniforms_per_point, min(n, CHUNK)))  # reused: bounded memory
         for start in range(0, n, CHUNK):
             stop = min(n, start + CHUNK)
-            yield start, stop, rng.block(start, stop)
+            yield start, stop, rng.block(start, stop, buffer)
 
     @abstractmethod
     def _run(self, coords: np.ndarray, offsets: np.ndarray, rng: KeyedSource,

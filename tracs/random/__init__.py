@@ -211,7 +211,12 @@ def stream_ids(keys=None, n: int | None = None) -> np.ndarray:
     else:  # mixed or text keys: compare their canonical names (5 and "5" are one user)
         unique, inverse = np.unique(np.array([_canonical(k) for k in keys.tolist()], dtype=object),
                                     return_inverse=True)
-    base = np.fromiter((_hash_key(k) for k in unique.tolist()), dtype=np.uint64, count=len(unique))
+    if unique.dtype.kind in "iu":  # integer keys: the same hash without the per-key type dispatch
+        base = np.fromiter((int.from_bytes(hashlib.blake2b(b"s%d" % k, digest_size=8,
+                                                           person=b"tracs.user.key").digest(), "little")
+                            for k in unique.tolist()), dtype=np.uint64, count=len(unique))
+    else:
+        base = np.fromiter((_hash_key(k) for k in unique.tolist()), dtype=np.uint64, count=len(unique))
     # occurrence number of each trajectory among those of its key, in batch order
     order = np.argsort(inverse, kind="stable")
     sorted_inverse = inverse[order]
