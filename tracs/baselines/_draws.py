@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..perturbers._keyed import uniform_at, words_at
+from ..perturbers._keyed import proposals, uniform_at, words_at
 from ..random import point_streams
 
 __all__ = ["PointDraws", "RowDraws", "SITE", "as_row_draws"]
@@ -116,6 +116,17 @@ class RowDraws:
     def integers(self, local, j, n) -> np.ndarray:
         """Exact uniform integers in ``0 .. n − 1`` (see :meth:`PointDraws.integers`)."""
         return self.source.integers(self.rows[np.asarray(local, dtype=np.intp)], self._draws(j), n)
+
+    def proposals(self, local, first: int, m: int, n: int):
+        """Proposals ``first … first + m − 1`` of points ``rows[local]``: for proposal ``j`` an
+        exact uniform integer in ``0 … n − 1`` (draw ``2j``) and a uniform (draw ``2j + 1``).
+
+        The same numbers as ``integers(local, 2j, n)`` and ``uniform(local, 2j + 1)``,
+        computed in one compiled pass (both words come from one generator block).
+        """
+        src = self.source
+        return proposals(src.kind, src.key, src.stream, src.index, self.rows[np.asarray(local, dtype=np.intp)],
+                         int(self.base // np.uint64(2)) + int(first), m, n, _REDRAW)
 
     def subset(self, local) -> "RowDraws":
         """The same step restricted to ``rows[local]``."""

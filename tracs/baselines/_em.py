@@ -104,14 +104,14 @@ def _rejection(points, x, scale, draws, accept, budget, out, done):
     while pending.size and used < budget:
         m = min(m, budget - used)
         step = max(1, _BLOCK_ELEMENTS // m)
-        trial = np.arange(used, used + m, dtype=np.uint64)[None, :]
         still = []
         for start in range(0, pending.size, step):
             rows = pending[start:start + step]
-            cand = draws.integers(rows[:, None], 2 * trial, n_poi)
+            cand, u = draws.proposals(rows, used, m, n_poi)
             near = points[cand]
             dist = _distances(x[rows, 0, None], x[rows, 1, None], near[..., 0], near[..., 1])
-            ok = draws.uniform(rows[:, None], 2 * trial + 1) < np.exp(-scale[rows, None] * dist)
+            dist *= -scale[rows, None]
+            ok = u < np.exp(dist, out=dist)
             if accept is not None:
                 ok &= accept(rows, cand)
             hit = ok.any(axis=1)

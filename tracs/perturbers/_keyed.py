@@ -18,9 +18,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..random.kernels import draw_u64, draw_uniform_pair
+from ..random.kernels import draw_u64, draw_u64_pair, draw_uniform_pair
 
-__all__ = ["uniform_columns", "uniform_at", "words_at"]
+__all__ = ["uniform_columns", "uniform_at", "words_at", "proposals"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
@@ -141,3 +141,37 @@ def words_at(kind, key, stream, index, draw) -> np.ndarray:
 def uniform_at(kind, key, stream, index, draw) -> np.ndarray:
     """``draw_uniform(kind, key, stream[i], index[i], draw[i])`` for every ``i``."""
     return (words_at(kind, key, stream, index, draw) >> _U11).astype(np.float64) * _TWO_M53
+
+
+@numba.njit(cache=True, nogil=True)
+def _proposals(kind, key, stream, index, rows, first_pair, m, n, redraw, cand, u):  # pragma: no cover
+    limit = (np.uint64(0xFFFFFFFFFFFFFFFF) // np.uint64(n)) * np.uint64(n)
+    for r in range(rows.shape[0]):
+        s = stream[rows[r]]
+        idx = index[rows[r]]
+        for j in range(m):
+            pair = np.uint64(first_pair + j)
+            a, b = draw_u64_pair(kind, key, s, idx, pair)
+            attempt = np.uint64(1)
+            while a >= limit:  # probability below n / 2^64
+                a = draw_u64(kind, key, s, idx, np.uint64(2) * pair + attempt * np.uint64(redraw))
+                attempt += np.uint64(1)
+            cand[r, j] = np.int64(a % np.uint64(n))
+            u[r, j] = float(np.int64(b >> _U11)) * _TWO_M53
+
+
+def proposals(kind, key, stream, index, rows, first_pair: int, m: int, n: int, redraw: int):
+    """Draw pairs ``first_pair … first_pair + m − 1`` of points ``rows``: an exact uniform
+    integer in ``0 … n − 1`` from the even word (redrawn at ``even + redraw·r`` while it
+    falls in the last incomplete block of ``n``) and a uniform from the odd word.
+
+    Returns ``(cand int64 (b, m), u float64 (b, m))``; the same numbers as
+    ``integers(draw = 2·pair)`` and ``uniform(draw = 2·pair + 1)`` of
+    :class:`tracs.baselines._draws.PointDraws`.
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    cand = np.empty((rows.size, int(m)), dtype=np.int64)
+    u = np.empty((rows.size, int(m)))
+    if cand.size:
+        _proposals(kind, key, stream, index, rows, int(first_pair), int(m), int(n), int(redraw), cand, u)
+    return cand, u
