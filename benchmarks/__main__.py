@@ -1,6 +1,6 @@
 """Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick]``.
 
-Sections: mechanisms, perturbers, rounding (discrete), loaders.  Each prints items
+Sections: mechanisms, perturbers, rounding (discrete), loaders, keyed (cost of per-user streams).  Each prints items
 per second for every method and the ratio against a naive per-item Python loop
 measured in the same run.  ``--quick`` uses smaller inputs (a smoke run).
 """
@@ -17,6 +17,7 @@ SECTIONS = {
     "perturbers": "benchmarks.perturbers",
     "rounding": "benchmarks.discrete",
     "loaders": "benchmarks.loaders",
+    "keyed": "benchmarks.keyed",
 }
 
 
