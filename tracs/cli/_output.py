@@ -91,6 +91,8 @@ def report_drops(command: str, report, *, strict: bool, extra=()) -> None:
             shown = ", ".join(str(int(v)) for v in where[:_SHOW]) + (", ..." if len(where) > _SHOW else "")
             lines.append(f"dropped {len(where):,} row(s) with {reason.replace('_', ' ')}: {word} {shown}")
         lines.extend(f"note: {note}" for note in report.notes)
+        if str(report.format).startswith("gowalla") and not any("timezone" in n for n in report.notes):
+            lines.append("note: Gowalla times carry no timezone: they were read as UTC (the format's convention)")
     changed = sum(len(labels) for _, labels in extra)
     outside = ""
     for what, labels in extra:
