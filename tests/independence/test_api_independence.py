@@ -149,3 +149,20 @@ def test_fresh_entropy_still_gives_each_user_one_stream(rng):
     whole = p.perturb_many(base, rng=streams)
     sub = KeyedStreams(streams.kind, streams.key, streams.streams[[2]])
     assert np.array_equal(p.perturb_many([base[2]], rng=sub)[0], whole[2])
+
+
+@pytest.mark.parametrize("cls, option, region", [
+    (TraCSD, "direction_share", Rectangle(0.0, 0.0, 2000.0, 10000.0)),
+    (TraCSC, "x_share", Rectangle(0.0, 0.0, 2000.0, 2600.0)),
+])
+def test_optimal_shares_do_not_depend_on_other_lengths(cls, option, region):
+    """With a per-trajectory budget and optimal shares, more than 16 distinct lengths in the
+    batch used to move the interpolation nodes (budget and regions where the optimal share is
+    interior); the share now depends on the trajectory's own length only."""
+    p = cls(region, epsilon_per_trajectory=40.0, **{option: "optimal"})
+    rng = np.random.default_rng(12)
+    mine = rng.uniform((0, 0), region.bounds[2:], (7, 2))
+    others = [rng.uniform((0, 0), region.bounds[2:], (n, 2)) for n in range(1, 30)]
+    alone = p.perturb(mine, rng=SEED, key="me")
+    crowded = p.perturb_many([mine, *others], rng=SEED, keys=["me", *range(29)])[0]
+    assert np.array_equal(crowded, alone)

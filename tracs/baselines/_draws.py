@@ -60,7 +60,7 @@ class PointDraws:
         rows, draws = np.broadcast_arrays(np.asarray(rows, dtype=np.intp), np.asarray(draws, dtype=np.uint64))
         flat = rows.ravel()
         out = kernel(self.kind, self.key, self.stream[flat], self.index[flat],
-                     np.ascontiguousarray(draws.ravel()))
+                     np.array(draws.ravel(), dtype=np.uint64))  # a writeable copy, never a broadcast view
         return out.reshape(rows.shape)
 
     def uniform(self, rows, draws) -> np.ndarray:

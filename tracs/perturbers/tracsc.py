@@ -62,7 +62,8 @@ class TraCSC(Perturber):
         if self.x_share == "optimal":
             from ._split import optimal_x_share
 
-            return optimal_x_share(self.region, eps)
+            # per-trajectory budgets: the fixed grid, so a trajectory's share depends on its length only
+            return optimal_x_share(self.region, eps, grid=self._basis == "per_trajectory")
         return np.full(eps.shape, self.x_share)
 
     def split(self, n: int | None = None) -> tuple[float, float]:
