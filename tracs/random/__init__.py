@@ -172,6 +172,18 @@ def _canonical(key) -> bytes:
     raise TypeError(f"keys: a user key must be an int, str or bytes, got {type(key).__name__}")
 
 
+def _hash_names(names) -> np.ndarray:
+    """:func:`_hash_key` of many canonical names at once (uint64 array, the same values)."""
+    prepared = hashlib.blake2b(digest_size=8, person=b"tracs.user.key")
+    copy = prepared.copy
+    digests = []
+    for name in names:
+        h = copy()
+        h.update(name)
+        digests.append(h.digest())
+    return np.frombuffer(b"".join(digests), dtype="<u8").astype(np.uint64)
+
+
 def _hash_key(key) -> int:
     digest = hashlib.blake2b(_canonical(key), digest_size=8, person=b"tracs.user.key").digest()
     return int.from_bytes(digest, "little")
@@ -211,12 +223,10 @@ def stream_ids(keys=None, n: int | None = None) -> np.ndarray:
     else:  # mixed or text keys: compare their canonical names (5 and "5" are one user)
         unique, inverse = np.unique(np.array([_canonical(k) for k in keys.tolist()], dtype=object),
                                     return_inverse=True)
-    if unique.dtype.kind in "iu":  # integer keys: the same hash without the per-key type dispatch
-        base = np.fromiter((int.from_bytes(hashlib.blake2b(b"s%d" % k, digest_size=8,
-                                                           person=b"tracs.user.key").digest(), "little")
-                            for k in unique.tolist()), dtype=np.uint64, count=len(unique))
+    if unique.dtype.kind in "iu":  # integer keys: their canonical names without the per-key dispatch
+        base = _hash_names([b"s%d" % k for k in unique.tolist()])
     else:
-        base = np.fromiter((_hash_key(k) for k in unique.tolist()), dtype=np.uint64, count=len(unique))
+        base = _hash_names([_canonical(k) for k in unique.tolist()])
     # occurrence number of each trajectory among those of its key, in batch order
     order = np.argsort(inverse, kind="stable")
     sorted_inverse = inverse[order]
