@@ -77,7 +77,7 @@ class Public:
     from_data: bool
 
 
-def check_options(args, *, discrete: bool, source) -> None:
+def check_options(args, *, discrete: bool) -> None:
     """Refuse contradictory or missing options before any data is read."""
     from ..public import CITY_BOXES
 
@@ -102,9 +102,24 @@ def check_options(args, *, discrete: bool, source) -> None:
     if args.pois is not None and not needs_pois:
         raise CLIError(f"--pois is used by the discrete methods and --round-to-pois only, not by "
                        f"{args.method!r} without --round-to-pois")
+    _check_split_gap(args.split_gap)
 
 
-def rows_outside(checkins, args, *, report=None):
+def _check_split_gap(text) -> None:
+    """The time gap that splits a user's rows into trajectories: a positive time span."""
+    if text is None:
+        return
+    import pandas as pd
+
+    try:
+        gap = pd.Timedelta(text)
+    except (TypeError, ValueError):
+        raise CLIError(f"--split-gap {text!r} is not a time span: give e.g. 3h, 90min or 1d") from None
+    if pd.isna(gap) or gap <= pd.Timedelta(0):
+        raise CLIError(f"--split-gap must be a positive time span such as 3h, got {text!r}")
+
+
+def rows_outside(checkins, args):
     """Apply the region to the WGS84 check-ins: report, clip or drop the rows outside it.
 
     Returns the (possibly changed) frame and the line labels of the rows handled

@@ -121,8 +121,7 @@ def run(args) -> int:
     from ..metrics import average_error
 
     spec = METHODS[args.method]
-    _public.check_options(args, discrete=spec.discrete, source=source)
-    _check_split_gap(args.split_gap)
+    _public.check_options(args, discrete=spec.discrete)
 
     checkins = read_checkins(source, fmt=args.input_format)
     if len(checkins) == 0:
@@ -161,19 +160,6 @@ def run(args) -> int:
     print(f"{spec.label}{rounded}: {len(coords):,} points in {len(lengths):,} trajectories, {budget}, "
           f"AE = {ae:,.1f} m -> {output} ({fmt})")
     return 0
-
-
-def _check_split_gap(text) -> None:
-    if text is None:
-        return
-    import pandas as pd
-
-    try:
-        gap = pd.Timedelta(text)
-    except (TypeError, ValueError):
-        raise CLIError(f"--split-gap {text!r} is not a time span: give e.g. 3h, 90min or 1d") from None
-    if pd.isna(gap) or gap <= pd.Timedelta(0):
-        raise CLIError(f"--split-gap must be a positive time span such as 3h, got {text!r}")
 
 
 def released_frame(trajs, released, eps_point, eps_traj):
