@@ -220,13 +220,20 @@ def stream_ids(keys=None, n: int | None = None) -> np.ndarray:
         raise ValueError("keys: a user key is missing or not finite, got nan")
     if keys.dtype.kind in "iuf":
         unique, inverse = np.unique(keys, return_inverse=True)
+        if unique.dtype.kind in "iu":  # integer keys: their canonical names without the per-key dispatch
+            base = _hash_names([b"s%d" % k for k in unique.tolist()])
+        else:
+            base = _hash_names([_canonical(k) for k in unique.tolist()])
     else:  # mixed or text keys: compare their canonical names (5 and "5" are one user)
-        unique, inverse = np.unique(np.array([_canonical(k) for k in keys.tolist()], dtype=object),
-                                    return_inverse=True)
-    if unique.dtype.kind in "iu":  # integer keys: their canonical names without the per-key dispatch
-        base = _hash_names([b"s%d" % k for k in unique.tolist()])
-    else:
-        base = _hash_names([_canonical(k) for k in unique.tolist()])
+        values = keys.tolist()
+        if all(type(k) is str for k in values):
+            names = [b"s" + k.encode("utf-8") for k in values]
+        else:
+            names = [_canonical(k) for k in values]
+        first = {}  # canonical name -> its number, in order of first appearance
+        inverse = np.fromiter((first.setdefault(name, len(first)) for name in names), dtype=np.intp,
+                              count=len(names))
+        base = _hash_names(list(first))
     # occurrence number of each trajectory among those of its key, in batch order
     order = np.argsort(inverse, kind="stable")
     sorted_inverse = inverse[order]
