@@ -40,12 +40,11 @@ def test_each_trajectory_spends_its_own_share(cls, kwargs, engine):
     pts, off = _batch()
     extra = {} if engine is None else {"engine": engine}
     whole = cls(REGION, epsilon_per_trajectory=EPS_T, **kwargs).perturb_many(pts, off, rng=5, **extra)
-    gen = np.random.default_rng(5)
     parts = []
-    for a, b in zip(off[:-1], off[1:]):
-        if b > a:
+    for t, (a, b) in enumerate(zip(off[:-1], off[1:])):
+        if b > a:  # trajectory t alone, under its position key t: the same stream as in the batch
             per_point = cls(REGION, EPS_T / (b - a), **kwargs)
-            parts.append(per_point.perturb(pts[a:b], rng=gen, **extra))
+            parts.append(per_point.perturb(pts[a:b], rng=5, key=t, **extra))
     assert np.array_equal(whole, np.concatenate(parts))
 
 
