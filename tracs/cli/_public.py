@@ -54,8 +54,9 @@ def add_arguments(p) -> None:
     p.add_argument("--region-from-data", action="store_true",
                    help="take the region, the projection and (for discrete methods) the POIs from "
                         "the input file, as older versions did: NOT private, prints a warning")
-    p.add_argument("--pad", type=float, default=None, metavar="METRES",
-                   help="with --region-from-data: margin added around the data's bounding box")
+    if not any("--pad" in action.option_strings for action in p._actions):
+        p.add_argument("--pad", type=float, default=0.0, metavar="METRES",
+                       help="with --region-from-data: margin added around the data's bounding box")
     p.add_argument("--pois", default=None, metavar="FILE",
                    help="public points of interest (CSV with lat and lng columns) for the discrete "
                         "methods and --round-to-pois")
@@ -85,7 +86,7 @@ def check_options(args, *, discrete: bool) -> None:
         raise CLIError(NO_REGION.format(presets=", ".join(CITY_BOXES), example="tky"))
     if args.region is not None and args.region_from_data:
         raise CLIError("give either --region or --region-from-data, not both")
-    if args.pad is not None:
+    if args.pad:
         if not args.region_from_data:
             raise CLIError("--pad applies to --region-from-data only (a --region box is used as given)")
         if not np.isfinite(args.pad) or args.pad < 0:
@@ -119,38 +120,65 @@ def _check_split_gap(text) -> None:
         raise CLIError(f"--split-gap must be a positive time span such as 3h, got {text!r}")
 
 
-def rows_outside(checkins, args):
-    """Apply the region to the WGS84 check-ins: report, clip or drop the rows outside it.
+def outside_rows(lon, lat, args, labels):
+    """Apply the region to WGS84 points given as arrays: what to keep, and where.
 
-    Returns the (possibly changed) frame and the line labels of the rows handled
-    (reported by :func:`tracs.cli._output.report_drops`).  Without --clip or --drop,
-    any row outside is an error that names the rows.
+    Parameters
+    ----------
+    lon, lat : numpy.ndarray
+        Degrees, one per row.
+    args
+        The parsed options (``region``, ``clip``, ``drop``).
+    labels : callable
+        ``labels(rows) -> list of str``: how to name rows (``"line 7"``) in messages.
+
+    Returns
+    -------
+    keep : numpy.ndarray of bool or None
+        Rows to keep (``None``: all); only ``--drop`` leaves rows out.
+    lon, lat : numpy.ndarray
+        The coordinates to perturb (``--clip`` moves rows outside to the box's edge).
+    handled : list of str
+        Labels of the rows clipped or dropped (reported by
+        :func:`tracs.cli._output.report_drops`).
+
+    Without --clip or --drop any row outside is an error that names the rows.
     """
     box = args.region
     if box is None:  # --region-from-data: nothing can lie outside
-        _warn_wide(checkins)
-        return checkins, []
-    lon, lat = checkins.geometry.x.to_numpy(), checkins.geometry.y.to_numpy()
+        _warn_wide(lon, lat)
+        return None, lon, lat, []
     outside = ~box.contains(lon, lat)
     if not outside.any():
-        return checkins, []
-    labels = _labels(checkins, np.flatnonzero(outside))
+        return None, lon, lat, []
+    handled = labels(np.flatnonzero(outside))
     count = int(outside.sum())
-    listed = ", ".join(labels[:_SHOW]) + (", ..." if count > _SHOW else "")
+    listed = ", ".join(handled[:_SHOW]) + (", ..." if count > _SHOW else "")
     if not (args.clip or args.drop):
-        raise CLIError(f"{count:,} of {len(checkins):,} rows lie outside the region {box} ({listed}); "
+        raise CLIError(f"{count:,} of {len(lon):,} rows lie outside the region {box} ({listed}); "
                        "pass --clip to move them to the region's edge or --drop to leave them out, "
                        "or give a region that holds them")
     if args.drop:
-        if count == len(checkins):
+        if count == len(lon):
             raise CLIError(f"all {count:,} rows lie outside the region {box}: nothing left to perturb")
-        return checkins.loc[~outside].copy(), labels
+        return ~outside, lon, lat, handled
+    new_lon, new_lat = box.clip(lon, lat)
+    return None, new_lon, new_lat, handled
+
+
+def rows_outside(checkins, args):
+    """:func:`outside_rows` on a loader's WGS84 GeoDataFrame: the frame to perturb and the rows handled."""
+    lon, lat = checkins.geometry.x.to_numpy(), checkins.geometry.y.to_numpy()
+    keep, new_lon, new_lat, handled = outside_rows(lon, lat, args, lambda rows: _labels(checkins, rows))
+    if not handled:
+        return checkins, handled
+    if keep is not None:
+        return checkins.loc[keep].copy(), handled
     import geopandas as gpd
 
-    new_lon, new_lat = box.clip(lon, lat)
     frame = checkins.copy()
     frame = frame.set_geometry(gpd.points_from_xy(new_lon, new_lat, crs=checkins.crs))
-    return frame, labels
+    return frame, handled
 
 
 def _labels(frame, rows) -> list[str]:
@@ -164,8 +192,7 @@ def _labels(frame, rows) -> list[str]:
     return [f"{word} {int(v)}" for v in values]
 
 
-def _warn_wide(checkins) -> None:
-    lon, lat = checkins.geometry.x.to_numpy(), checkins.geometry.y.to_numpy()
+def _warn_wide(lon, lat) -> None:
     if len(lon) and (np.ptp(lon) > WIDE_DEGREES or np.ptp(lat) > WIDE_DEGREES):
         print(f"tracs perturb: warning: the file spans {np.ptp(lon):.0f}° of longitude and "
               f"{np.ptp(lat):.0f}° of latitude (more than one continent?): one region and one "
@@ -174,17 +201,29 @@ def _warn_wide(checkins) -> None:
 
 
 def resolve(args, trajs, *, pois_needed: bool) -> Public:
-    """The public region / POIs for projected trajectories ``trajs`` (see :func:`check_options`)."""
+    """The public region / POIs for projected trajectories ``trajs`` (see :func:`public_parameters`)."""
+    return public_parameters(args, trajs.crs, lambda pad: trajs.region(pad=pad),
+                             lambda: np.asarray(trajs.pois().coords, dtype=np.float64), pois_needed=pois_needed)
+
+
+def public_parameters(args, crs, data_region, data_pois, *, pois_needed: bool) -> Public:
+    """The region (metres, in ``crs``) and POI space of a run.
+
+    With ``--region``: the box's rectangle and the ``--pois`` file, nothing from the
+    data.  With ``--region-from-data`` (warned): ``data_region(pad)`` and, when
+    needed, the POI space of ``data_pois()`` — callables, so that nothing is taken from
+    the data unless the user asked for it.
+    """
     if args.region is not None:
         from ..public import read_pois
 
-        region = args.region.to_region(trajs.crs)
-        pois = read_pois(args.pois, args.region, trajs.crs) if args.pois is not None else None
-        return Public(region, trajs.crs, pois, args.region, False)
+        region = args.region.to_region(crs)
+        pois = read_pois(args.pois, args.region, crs) if args.pois is not None else None
+        return Public(region, crs, pois, args.region, False)
     print("tracs perturb: " + FROM_DATA_WARNING.format(pois=", the POIs" if pois_needed else ""),
           file=sys.stderr)
     try:
-        region = trajs.region(pad=args.pad or 0.0)
+        region = data_region(args.pad or 0.0)
     except ValueError as exc:
         raise CLIError(f"--region-from-data: {exc}; a single point or a line of points spans no "
                        "area: pass --pad METRES, or better --region") from None
@@ -192,8 +231,8 @@ def resolve(args, trajs, *, pois_needed: bool) -> Public:
     if pois_needed:
         from ..discrete import POISpace
 
-        pois = POISpace(np.asarray(trajs.pois().coords, dtype=np.float64), region=region)
-    return Public(region, trajs.crs, pois, None, True)
+        pois = POISpace(data_pois(), region=region)
+    return Public(region, crs, pois, None, True)
 
 
 def metric_crs(args):
