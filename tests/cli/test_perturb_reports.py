@@ -7,6 +7,8 @@ assumed; the non-private opt-in warns; the output appears only when complete.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -105,17 +107,17 @@ def test_two_continents_are_warned_about(cli, tmp_path):
 
 
 def test_a_failed_write_leaves_no_file_and_keeps_the_old_one(cli, tmp_path, monkeypatch):
-    from tracs.cli import perturb
+    from tracs.io import table
 
     source = write(tmp_path / "in.csv", tokyo_rows())
     out = tmp_path / "out.csv"
     out.write_text("the previous release\n")
 
-    def crash(frame, path, fmt):
-        path.write_text("half a fi")
+    def crash(points, lonlat, eps_point, eps_traj, path, fmt, **kwargs):
+        Path(path).write_text("half a fi")
         raise OSError(28, "No space left on device", str(path))
 
-    monkeypatch.setattr(perturb, "write_frame", crash)
+    monkeypatch.setattr(table, "write_released", crash)
     result = cli("perturb", source, "-o", out, "-m", "tracs-c", "-e", "2", "--region", "tky")
     assert result.returncode == 1 and "No space left on device" in result.stderr
     assert out.read_text() == "the previous release\n"
@@ -131,7 +133,8 @@ def test_an_existing_output_is_replaced_whole(cli, tmp_path):
     import geopandas as gpd
 
     assert len(gpd.read_file(out)) == 6
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "out.geojson"]
+    # the release and its sidecar of public parameters; no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "out.geojson", "out.tracs.json"]
 
 
 def test_the_projection_comes_from_the_region_not_the_data(cli, tmp_path):

@@ -76,11 +76,12 @@ def write_atomically(path: Path, write) -> None:
         raise
 
 
-def report_drops(command: str, report, *, strict: bool, extra=()) -> None:
+def report_drops(command: str, report, *, strict: bool, quiet: bool = False, extra=()) -> None:
     """Print what the loader dropped (count and first lines per reason) and its notes.
 
     Always prints a summary line; ``extra`` lists more ``(what, labels)`` pairs (rows
-    clipped or dropped for the region).  With ``strict`` any drop is an error.
+    clipped or dropped for the region).  With ``strict`` any drop is an error; ``quiet``
+    leaves out the notes (never the drops or the summary).
     """
     lines = []
     dropped = 0
@@ -90,8 +91,8 @@ def report_drops(command: str, report, *, strict: bool, extra=()) -> None:
             dropped += len(where)
             shown = ", ".join(str(int(v)) for v in where[:_SHOW]) + (", ..." if len(where) > _SHOW else "")
             lines.append(f"dropped {len(where):,} row(s) with {reason.replace('_', ' ')}: {word} {shown}")
-        lines.extend(f"note: {note}" for note in report.notes)
-        if str(report.format).startswith("gowalla") and not any("timezone" in n for n in report.notes):
+        lines.extend(f"note: {note}" for note in (() if quiet else report.notes))
+        if not quiet and str(report.format).startswith("gowalla") and not any("timezone" in n for n in report.notes):
             lines.append("note: Gowalla times carry no timezone: they were read as UTC (the format's convention)")
     changed = sum(len(labels) for _, labels in extra)
     outside = ""

@@ -166,30 +166,26 @@ def outside_rows(lon, lat, args, labels):
     return None, new_lon, new_lat, handled
 
 
-def rows_outside(checkins, args):
-    """:func:`outside_rows` on a loader's WGS84 GeoDataFrame: the frame to perturb and the rows handled."""
-    lon, lat = checkins.geometry.x.to_numpy(), checkins.geometry.y.to_numpy()
-    keep, new_lon, new_lat, handled = outside_rows(lon, lat, args, lambda rows: _labels(checkins, rows))
+def points_in_region(points, args):
+    """:func:`outside_rows` on the command line's :class:`tracs.io.table.Points`.
+
+    Returns the points to perturb (rows outside dropped or clipped as asked; a
+    trajectory left empty by ``--drop`` disappears) and the labels of the rows handled.
+    """
+    from dataclasses import replace
+
+    word = "line" if points.position == "line" else "row"
+    keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args,
+                                           lambda rows: [f"{word} {int(v)}" for v in points.source[rows]])
     if not handled:
-        return checkins, handled
-    if keep is not None:
-        return checkins.loc[keep].copy(), handled
-    import geopandas as gpd
-
-    frame = checkins.copy()
-    frame = frame.set_geometry(gpd.points_from_xy(new_lon, new_lat, crs=checkins.crs))
-    return frame, handled
-
-
-def _labels(frame, rows) -> list[str]:
-    from data_loaders import SOURCE_COLUMNS
-
-    column = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
-    if column is None:
-        return [f"row {int(r)}" for r in rows]
-    word = "line" if column.endswith("line") else "row"
-    values = frame[column].to_numpy()[rows]
-    return [f"{word} {int(v)}" for v in values]
+        return points, handled
+    if keep is None:
+        return replace(points, lonlat=np.column_stack([lon, lat])), handled
+    rows = np.flatnonzero(keep)
+    kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
+    offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
+    return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
+                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets), handled
 
 
 def _warn_wide(lon, lat) -> None:
@@ -198,12 +194,6 @@ def _warn_wide(lon, lat) -> None:
               f"{np.ptp(lat):.0f}° of latitude (more than one continent?): one region and one "
               "projection are used for all rows; split the file by area for useful releases",
               file=sys.stderr)
-
-
-def resolve(args, trajs, *, pois_needed: bool) -> Public:
-    """The public region / POIs for projected trajectories ``trajs`` (see :func:`public_parameters`)."""
-    return public_parameters(args, trajs.crs, lambda pad: trajs.region(pad=pad),
-                             lambda: np.asarray(trajs.pois().coords, dtype=np.float64), pois_needed=pois_needed)
 
 
 def public_parameters(args, crs, data_region, data_pois, *, pois_needed: bool) -> Public:
@@ -235,6 +225,6 @@ def public_parameters(args, crs, data_region, data_pois, *, pois_needed: bool) -
     return Public(region, crs, pois, None, True)
 
 
-def metric_crs(args):
-    """The projection: the UTM zone of the region's centre, or of the data (--region-from-data)."""
-    return args.region.metric_crs() if args.region is not None else "utm"
+def metric_crs(args, data_crs):
+    """The projection: the UTM zone of the region's centre, or ``data_crs()`` (--region-from-data)."""
+    return args.region.metric_crs() if args.region is not None else data_crs()
