@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from tracs.baselines._draws import PointDraws, as_row_draws
-from tracs.perturbers._base import KeyedSource
-from tracs.perturbers._keyed import uniform_at, uniform_columns, words_at
-from tracs.random import Secure, keyed_uniforms, point_streams, resolve_streams
+from tracs.perturbers._keyed import uniform_at, words_at
+from tracs.random import Secure, point_streams, resolve_streams
 from tracs.random.kernels import draw_u64, draw_uniform
 
 OFFSETS = np.array([0, 5, 5, 300, 1000, 1001])
@@ -18,19 +17,6 @@ KEYS = ["a", "b", "c", "a", 17]
 @pytest.fixture(params=[12, Secure(5)], ids=["philox", "chacha20"])
 def streams(request):
     return resolve_streams(request.param, KEYS, len(KEYS))
-
-
-@pytest.mark.parametrize("width", [1, 2, 3, 4, 7])
-def test_columns_equal_keyed_uniforms(streams, width):
-    stream, index = point_streams(streams, OFFSETS)
-    ref = keyed_uniforms(streams, OFFSETS, width)
-    assert np.array_equal(uniform_columns(streams.kind, streams.key, stream, index, 0, 1001, width), ref)
-    assert np.array_equal(uniform_columns(streams.kind, streams.key, stream, index, 9, 640, width), ref[9:640])
-    buffer = np.empty((width, 700))
-    assert np.array_equal(uniform_columns(streams.kind, streams.key, stream, index, 3, 303, width, out=buffer),
-                          ref[3:303])
-    source = KeyedSource(streams, OFFSETS, width)
-    assert np.array_equal(source.random((1001, width)), ref)
 
 
 def test_words_and_uniforms_at_any_draw(streams):

@@ -132,28 +132,20 @@ class RowDraws:
         """The same step restricted to ``rows[local]``."""
         return RowDraws(self.source, self.rows[np.asarray(local, dtype=np.intp)], self.base)
 
-    def feed(self, start: int = 0) -> "UniformFeed":
-        """A ``.random(shape)`` source of successive uniform columns for a mechanism's sampler."""
-        return UniformFeed(self, start)
+    def words(self, local, j) -> np.ndarray:
+        """Uniform 64-bit words (uint64) of the points ``rows[local]`` at counters ``j``."""
+        return self.source.words(self.rows[np.asarray(local, dtype=np.intp)], self._draws(j))
 
+    def seeds(self, local):
+        """A seed of 128 bits per point from its own draws 0 and 1: an ``rng`` for a 1-D
+        mechanism's ``sample`` (ChaCha20-keyed :class:`tracs.random.Secure` when this
+        stream is ChaCha20, so a secure run stays secure)."""
+        from ..random import KIND_CHACHA20, Secure
 
-class UniformFeed:
-    """Hands out column ``start``, ``start + 1``, … of a :class:`RowDraws` on each ``random(shape)``.
-
-    Lets a 1-D mechanism's NumPy sampler (which calls ``rng.random(x.shape)`` a fixed
-    number of times) draw from the points' own streams.  Any other call fails loudly.
-    """
-
-    def __init__(self, draws: RowDraws, start: int = 0):
-        self.draws, self.next = draws, start
-
-    def random(self, shape=None):
-        size = len(self.draws)
-        if shape is None or int(np.prod(shape)) != size:
-            raise RuntimeError(f"a keyed feed gives one uniform per point ({size}), asked for {shape}")
-        column = self.draws.uniform(np.arange(size), self.next)
-        self.next += 1
-        return column.reshape(shape)
+        local = np.asarray(local, dtype=np.intp)
+        low, high = self.words(local, 0), self.words(local, 1)
+        values = [int(a) | (int(b) << 64) for a, b in zip(low.tolist(), high.tolist())]
+        return [Secure(v) for v in values] if self.source.kind == KIND_CHACHA20 else values
 
 
 def as_row_draws(draws, n: int) -> RowDraws:

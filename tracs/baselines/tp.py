@@ -7,9 +7,11 @@ import itertools
 import math
 import numbers
 
+import numba
 import numpy as np
 
 from ..mechanisms import KRR, SquareWave
+from ..mechanisms import _lattice_kernels as lk
 from ..mechanisms.piecewise import square_wave_b
 from ._base import Baseline
 from ._draws import as_row_draws
@@ -28,19 +30,35 @@ _SITE_INDEPENDENT, _SITE_REPORT, _SITE_TARGET, _SITE_ANCHOR, _SITE_RADIUS = 1, 2
 _SITE_MERGE = 30
 
 
-def keyed_krr(x, epsilon: float, k: int, draws) -> np.ndarray:
-    """k-RR reports of ``x`` from each point's own draws: lie test at draw 0, the other value at draw 1.
+@numba.njit(cache=True, nogil=True)
+def _keyed_krr_kernel(x, k, lie, kind, key, stream, index, base):  # pragma: no cover - compiled
+    """k-RR of ``x[i]`` from point ``i``'s own words ``base + …`` (the layout of
+    :class:`tracs.mechanisms.KRR`'s kernel: word 0 and its extension decide the lie exactly,
+    words 32+ pick the other value by exact rejection)."""
+    out = np.empty(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        first, _ = lk.split_word(lk.draw_u64(kind, key, stream[i], index[i], base))
+        y = x[i]
+        if lk.below(first, lie, kind, key, stream[i], index[i], base + np.uint64(1), False):
+            other = lk.uniform_index(k - 1, kind, key, stream[i], index[i], base + np.uint64(32))
+            y = other + (1 if other >= x[i] else 0)
+        out[i] = y
+    return out
 
-    The law of :meth:`tracs.mechanisms.KRR.sample` (same lie threshold), with every
-    point drawing from its own keyed stream.
+
+def keyed_krr(x, epsilon: float, k: int, draws) -> np.ndarray:
+    """k-RR reports of ``x``, each point drawing from its own keyed stream (``draws``).
+
+    The law of :meth:`tracs.mechanisms.KRR.sample` — a lie with probability exactly
+    ``(k − 1)/(e^ε + k − 1)``, then a uniform other value — drawn from the words of
+    ``(stream, index)`` of each point at the draw numbers of the step.
     """
     mech = KRR(epsilon=float(epsilon), k=int(k))
-    x = np.asarray(x, dtype=np.int64)
-    local = np.arange(x.size)
-    lie = draws.uniform(local, 0) < mech.lie_threshold
-    other = draws.integers(local, 1, mech.k - 1)
-    other += other >= x
-    return np.where(lie, other, x)
+    x = np.ascontiguousarray(x, dtype=np.int64)
+    src, rows = draws.source, draws.rows
+    return _keyed_krr_kernel(x, mech.k, mech.lie_probability, src.kind, src.key,
+                             np.ascontiguousarray(src.stream[rows]), np.ascontiguousarray(src.index[rows]),
+                             np.uint64(draws.base))
 
 
 def krr_max_epsilon(k) -> np.ndarray:
@@ -443,11 +461,14 @@ class ATP(TP):
         np.maximum.at(far, traj, np.sqrt((gap * gap).sum(axis=1)))
         far = np.minimum(far, diameter)
         radius = np.empty(lengths.size)
-        for value in np.unique(budgets["radius"]):
-            sel = budgets["radius"] == value
-            mech = SquareWave(epsilon=float(value), low=0.0, high=diameter)
-            feed = draws.at(starts[sel], site + _SITE_RADIUS).feed()  # the trajectory's own uniforms
-            x = mech.input_domain.validate(far[sel], "x")
-            radius[sel] = mech.output_domain.clip(np.asarray(mech._sample(x, feed), dtype=np.float64))
+        # each trajectory's radius from a seed drawn from its own stream (a 1-D mechanism
+        # draws for one call from one stream, so one call per trajectory)
+        seeds = draws.at(starts, site + _SITE_RADIUS).seeds(np.arange(lengths.size))
+        mechs = {}
+        for t in range(lengths.size):
+            value = float(budgets["radius"][t])
+            if value not in mechs:
+                mechs[value] = SquareWave(epsilon=value, low=0.0, high=diameter)
+            radius[t] = mechs[value].sample(far[t:t + 1], rng=seeds[t])[0]
         radius = np.maximum(radius, 0.0)
         return centre, radius * radius

@@ -1,10 +1,11 @@
-"""Plumbing shared by every perturber: budget ledger, batch validation, keyed uniforms.
+"""Plumbing shared by every perturber: budget ledger, batch validation, keyed streams.
 
 Randomness discipline (what independence means here): every trajectory draws from
 its own stream of the counter-based generator of :mod:`tracs.random`, named by the
 seed and the trajectory's key (the user id; ``keys=None`` means the position in
-the call).  Point ``i`` of a trajectory uses the draws ``0 … uniforms_per_point − 1``
-of ``(stream, i)``.  Hence a trajectory's release depends only on its own points,
+the call).  Point ``i`` of a trajectory draws, on demand, the words ``(stream, i,
+draw)`` only (:class:`KeyedSource` hands the kernels each point's stream and index).
+Hence a trajectory's release depends only on its own points,
 the public parameters, the seed and its key: ``perturb(points, rng=seed, key=k)``,
 ``perturb_many`` of any batch holding it with ``keys`` (in any order, split in any
 way, with any other trajectories) give it bit for bit the same output.  A key that
@@ -20,14 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_epsilon
+from .._validation import NotRealError, check_epsilon
 from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Region
-from ._keyed import uniform_columns
 
 __all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory", "batch_streams", "KeyedSource"]
 
-CHUNK = 1 << 15  # points per block of uniforms: bounded extra memory
 
 
 @dataclass(frozen=True)
@@ -104,6 +103,8 @@ def as_trajectory(points) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _as_xy(points, name):
+    if np.iscomplexobj(points):
+        raise NotRealError(f"{name} must be real, got complex values")
     try:
         arr = np.asarray(points, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -142,32 +143,16 @@ def key_list(key):
 
 
 class KeyedSource:
-    """The uniforms of a batch's points: row = point, column = draw number.
+    """The keyed streams of a batch's points, for kernels that draw on demand.
 
-    ``random((N, width))`` is :func:`tracs.random.keyed_uniforms` of the whole batch;
-    :meth:`block` gives rows ``start … stop − 1`` only (bounded memory).  ``stream``
-    and ``index`` are the per-point arrays of :func:`tracs.random.point_streams`, for
-    kernels that draw on demand.
+    ``kind`` and ``key`` name the generator; ``stream[i]`` and ``index[i]`` are point
+    ``i``'s trajectory stream and position in it (:func:`tracs.random.point_streams`).
+    Its word ``d`` is ``tracs.random.kernels.draw_u64(kind, key, stream[i], index[i], d)``.
     """
 
-    def __init__(self, streams: KeyedStreams, offsets: np.ndarray, width: int):
-        self.kind, self.key, self.width = streams.kind, streams.key, int(width)
+    def __init__(self, streams: KeyedStreams, offsets: np.ndarray):
+        self.kind, self.key = streams.kind, streams.key
         self.stream, self.index = point_streams(streams, offsets)
-
-    def block(self, start: int, stop: int, buffer=None) -> np.ndarray:
-        """Rows ``start … stop − 1`` (an ``(n, width)`` view of draw-major storage).
-
-        ``buffer``: a draw-major ``(width, m)`` array with ``m >= stop − start`` to fill
-        instead of a new one (the result is then a view of it).
-        """
-        return uniform_columns(self.kind, self.key, self.stream, self.index, start, stop, self.width,
-                               out=buffer)
-
-    def random(self, shape) -> np.ndarray:
-        n, width = shape
-        if n != len(self.stream) or width != self.width:
-            raise ValueError(f"keyed uniforms cover ({len(self.stream)}, {self.width}), asked for {shape}")
-        return self.block(0, n)
 
 
 def resolve_anchor(region: Region, anchor) -> np.ndarray:
@@ -210,9 +195,6 @@ class Perturber(ABC):
 
     Subclasses implement :meth:`_run` on a validated flat batch.
     """
-
-    #: uniforms drawn per point (fixed, so results do not depend on batching)
-    uniforms_per_point: int = 4
 
     def __init__(self, region, epsilon=None, *, epsilon_per_trajectory=None, round_to=None):
         if not isinstance(region, Region):
@@ -314,7 +296,7 @@ class Perturber(ABC):
         if len(flat) == 0:
             raise ValueError("coords is empty")
         self.region.validate_points(flat, "coords")
-        out = self._run(flat, off, KeyedSource(streams, off, self.uniforms_per_point), **kwargs)
+        out = self._run(flat, off, KeyedSource(streams, off), **kwargs)
         indices = None
         if self.round_to is not None:
             out, indices = self.round_to.round(out)
@@ -338,21 +320,14 @@ class Perturber(ABC):
         values, inverse = np.unique(eps, return_inverse=True)
         return np.ascontiguousarray(params_of(values)[inverse])
 
-    def _draw_chunks(self, n: int, rng: KeyedSource):
-        """Yield ``(start, stop, uniforms)`` blocks covering ``0..n`` in order.
-
-        Each block is a view of one buffer, overwritten by the next: use it before
-        asking for the next one.
-        """
-        buffer = np.empty((self.uniforms_per_point, min(n, CHUNK)))  # reused: bounded memory
-        for start in range(0, n, CHUNK):
-            stop = min(n, start + CHUNK)
-            yield start, stop, rng.block(start, stop, buffer)
+    def _keyed_source(self, rng, keys, offsets) -> KeyedSource:
+        """The :class:`KeyedSource` of a validated batch (see :meth:`perturb_many`)."""
+        return KeyedSource(batch_streams(rng, keys, len(offsets) - 1), offsets)
 
     @abstractmethod
     def _run(self, coords: np.ndarray, offsets: np.ndarray, rng: KeyedSource,
              **kwargs) -> np.ndarray:
-        """Perturb a validated batch with its keyed uniforms; return a new ``(N, 2)`` array."""
+        """Perturb a validated batch drawing from its keyed streams; return a new ``(N, 2)`` array."""
 
     def __repr__(self):
         budget = (f"epsilon={self._epsilon!r}" if self._basis == "per_point"

@@ -1,16 +1,15 @@
-"""Batched keyed draws: many points' uniforms at once, vectorised across points.
+"""Batched keyed draws for NumPy-level samplers (the discrete baselines).
 
-Bit for bit the draws of :mod:`tracs.random` (``draw_uniform(kind, key, stream,
-index, draw)``), computed in loops whose body is the same straight-line Philox
-block for every point, so that the compiler turns them into SIMD code (the inner
-loop runs over points, one draw number at a time).  On a machine with AVX-512 this
-is about ten times faster than one block per call; the ChaCha20 key (``"secure"``)
-takes the scalar path of :mod:`tracs.random.kernels`.
+Bit for bit the draws of :mod:`tracs.random` (``draw_u64`` / ``draw_uniform`` of
+``(kind, key, stream, index, draw)``), for many entries in one compiled pass: the
+Philox block is inlined so that the loop over entries compiles to straight-line
+(vectorisable) code; the ChaCha20 key (``"secure"``) takes the scalar path of
+:mod:`tracs.random.kernels`.
 
-* :func:`uniform_columns` — ``out[d, i]`` = draw ``d`` of point ``i`` (``width`` draws
-  per point, the rows of :func:`tracs.random.keyed_uniforms` transposed);
 * :func:`uniform_at` / :func:`words_at` — one draw per entry, each entry with its own
-  ``(stream, index, draw)``.
+  ``(stream, index, draw)``;
+* :func:`proposals` — an exact uniform integer and a uniform per (point, proposal),
+  from one generator block, for rejection samplers.
 """
 
 from __future__ import annotations
@@ -18,9 +17,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..random.kernels import draw_u64, draw_u64_pair, draw_uniform_pair
+from ..random.kernels import draw_u64, draw_u64_pair
 
-__all__ = ["uniform_columns", "uniform_at", "words_at", "proposals"]
+__all__ = ["uniform_at", "words_at", "proposals"]
 
 _M32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
@@ -36,8 +35,8 @@ _TWO_M53 = 2.0 ** -53
 @numba.njit(cache=True, nogil=True, inline="always")
 def _philox(c0, c1, c2, c3, k0, k1):  # pragma: no cover - compiled
     # Philox4x32-10, the same rounds as tracs.random.kernels.philox4x32, kept here inlined:
-    # calling that (not inlined) function from the loops below stops them being
-    # vectorised, about 8 times slower (measured); test_keyed_draws checks the bits agree
+    # calling that (not inlined) function from a loop over entries stops the loop being
+    # vectorised, several times slower (measured); test_keyed_draws checks the bits agree
     for _ in range(10):
         p0 = _PM0 * c0
         p1 = _PM1 * c2
@@ -52,61 +51,8 @@ def _philox(c0, c1, c2, c3, k0, k1):  # pragma: no cover - compiled
     return c0, c1, c2, c3
 
 
-@numba.njit(cache=True, nogil=True, boundscheck=False)
-def _philox_columns(key, stream, index, out):  # pragma: no cover - compiled
-    # stream/index are the points' own slices: indexing them by the loop counter alone
-    # (no offset) is what lets the compiler vectorise the loop
-    k0 = np.uint64(key[0]) & _M32
-    k1 = np.uint64(key[1]) & _M32
-    width, n = out.shape
-    for pair in range(width // 2):
-        for i in range(n):
-            s = stream[i]
-            c0, c1, c2, c3 = _philox(np.uint64(pair), index[i] & _M32, s & _M32, s >> _S32, k0, k1)
-            out[2 * pair, i] = float(np.int64((c0 | (c1 << _S32)) >> _U11)) * _TWO_M53
-            out[2 * pair + 1, i] = float(np.int64((c2 | (c3 << _S32)) >> _U11)) * _TWO_M53
-    if width % 2:
-        pair = width // 2
-        for i in range(n):
-            s = stream[i]
-            c0, c1, c2, c3 = _philox(np.uint64(pair), index[i] & _M32, s & _M32, s >> _S32, k0, k1)
-            out[width - 1, i] = float(np.int64((c0 | (c1 << _S32)) >> _U11)) * _TWO_M53
-
-
-@numba.njit(cache=True, nogil=True)
-def _scalar_columns(kind, key, stream, index, out):  # pragma: no cover - compiled
-    width, n = out.shape
-    for i in range(n):
-        s, idx = stream[i], index[i]
-        for pair in range((width + 1) // 2):
-            a, b = draw_uniform_pair(kind, key, s, idx, pair)
-            out[2 * pair, i] = a
-            if 2 * pair + 1 < width:
-                out[2 * pair + 1, i] = b
-
-
 def _is_philox(key) -> bool:
     return np.asarray(key).dtype == np.uint64
-
-
-def uniform_columns(kind, key, stream, index, start: int, stop: int, width: int, out=None) -> np.ndarray:
-    """Draws ``0 … width − 1`` of points ``start … stop − 1``: an ``(stop − start, width)`` view.
-
-    The array is stored draw-major (``(width, n)`` C order, in ``out[:, :n]`` when a
-    buffer is given) and returned transposed: ``result[i, d]`` is
-    ``draw_uniform(kind, key, stream[start + i], index[start + i], d)``.
-    """
-    n = int(stop - start)
-    size = int(width) * n
-    # a C-contiguous (width, n) array (so that the compiled loop vectorises), in the buffer if given
-    out = np.empty((int(width), n)) if out is None else out.reshape(-1)[:size].reshape(int(width), n)
-    if out.size:
-        stream, index = stream[int(start):int(stop)], index[int(start):int(stop)]
-        if _is_philox(key):
-            _philox_columns(key, stream, index, out)
-        else:
-            _scalar_columns(kind, key, stream, index, out)
-    return out.T
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
