@@ -1,70 +1,60 @@
-"""Cost of per-user keyed randomness: keyed streams against NumPy's generator, same kernels.
+"""Cost of per-user keyed randomness: streams keyed by user ids against streams by position.
 
 Workload: uniform points in ``[0, 2000] × [0, 10000]`` metres, ε = 4 per point,
-trajectories of 100 points, one user id (a string) per trajectory; 10^6 points
-(10^5 with ``--quick``).  For each continuous perturber, ``keyed`` is
-``perturb_many(..., keys=user_ids)`` (streams hashed from the ids, Philox draws per
-point) and ``numpy`` runs the very same kernels fed by ``numpy.random.Generator``
-blocks (the shared-generator randomness this replaced, which is not per-user
-independent).  ``ratio`` = keyed time / numpy time, measured in the same run (CPU
+trajectories of 100 points (10^6 points; 10^5 with ``--quick``); discrete methods on
+2,000 uniform POIs, 5·10^4 points (5·10^3), trajectories of 20 points.  ``user keys``
+is ``perturb_many(..., keys=ids)`` with one string id per trajectory (what the
+command line does: every user's release independent of the others); ``positions``
+is ``perturb_many(...)`` without keys (streams by position in the call).  Both run
+the same kernels, which draw every word on demand from the point's stream; the
+ratio is the cost of deriving streams from user ids, measured in the same run (CPU
 time of this process, best of 3).  ``keys/s``: user ids hashed into streams per second.
 """
 
 from __future__ import annotations
 
 import time
-import tracemalloc
 
 import numpy as np
 
 from benchmarks._timing import best_time
+from tracs.baselines import LSRR, TP, ExponentialMechanism, NGram
+from tracs.discrete import POISpace
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
-from tracs.perturbers._base import CHUNK, batch_streams
+from tracs.perturbers._base import batch_streams
 from tracs.region import Rectangle
 
 EPSILON = 4.0
 
 
-class _NumpyBlocks:
-    """The kernels' uniforms from one shared NumPy generator (the reference to compare with)."""
-
-    def __init__(self, width: int, seed: int = 0):
-        self.width, self.rng = width, np.random.default_rng(seed)
-
-    def block(self, start, stop, buffer=None):
-        return self.rng.random((stop - start, self.width))
-
-
-def _peak(fn) -> int:
-    tracemalloc.start()
-    fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak
-
-
 def run(quick: bool = False) -> None:
     n = 100_000 if quick else 1_000_000
-    length = 100
+    n_disc = 5_000 if quick else 50_000
     region = Rectangle(0.0, 0.0, 2000.0, 10000.0)
-    pts = np.random.default_rng(0).uniform((0, 0), (2000, 10000), (n, 2))
-    offsets = np.arange(0, n + 1, length)
-    users = [f"user-{t}" for t in range(len(offsets) - 1)]
+    rng = np.random.default_rng(0)
+    pts = rng.uniform((0, 0), (2000, 10000), (n, 2))
+    offsets = np.arange(0, n + 1, 100)
+    pois = POISpace(rng.uniform((0, 0), (2000, 10000), (2000, 2)), region=region)
+    disc = pois.points[rng.integers(0, len(pois), n_disc)]
+    disc_offsets = np.arange(0, n_disc + 1, 20)
     clock = time.process_time
+    users = [f"user-{t}" for t in range(len(offsets) - 1)]
     streams_s = best_time(lambda: batch_streams(1, users, len(users)), clock=clock)
-    print(f"\n## keyed randomness ({n:,} points, {len(users):,} users, ε = {EPSILON:g}, CPU time, one core)")
+    print(f"\n## keyed randomness (ε = {EPSILON:g}, CPU time, one core)")
     print(f"user ids hashed into streams: {len(users) / streams_s:,.0f} keys/s")
-    header = f"{'perturber':<16} {'keyed pts/s':>14} {'numpy pts/s':>14} {'ratio':>7} {'keyed peak B/pt':>16}"
+    header = f"{'method':<16} {'points':>10} {'user keys pts/s':>16} {'positions pts/s':>16} {'ratio':>7}"
     print(header)
     print("-" * len(header))
-    for name, perturber in (("TraCS-D", TraCSD(region, EPSILON)), ("TraCS-C", TraCSC(region, EPSILON)),
-                            ("Strawman", Strawman(region, EPSILON)),
-                            ("PlanarLaplace", PlanarLaplace(region, EPSILON))):
-        perturber.perturb_many(pts[:1000], offsets[:11], rng=1, keys=users[:10])  # compile
-        keyed = best_time(lambda: perturber.perturb_many(pts, offsets, rng=1, keys=users), clock=clock)
-        numpy_fed = best_time(lambda: perturber._run(pts, offsets, _NumpyBlocks(perturber.uniforms_per_point)),
-                              clock=clock)
-        peak = _peak(lambda: perturber.perturb_many(pts, offsets, rng=1, keys=users)) / n
-        print(f"{name:<16} {n / keyed:14,.0f} {n / numpy_fed:14,.0f} {keyed / numpy_fed:7.2f} {peak:16.1f}")
-    print(f"(uniforms are made {CHUNK:,} points at a time; the numpy column skips validation and "
-          "stream hashing, so the ratio bounds the whole cost of keying)")
+    cases = [("TraCS-D", TraCSD(region, EPSILON), pts, offsets), ("TraCS-C", TraCSC(region, EPSILON), pts, offsets),
+             ("Strawman", Strawman(region, EPSILON), pts, offsets),
+             ("PlanarLaplace", PlanarLaplace(region, EPSILON), pts, offsets),
+             ("EM", ExponentialMechanism(pois, EPSILON), disc, disc_offsets),
+             ("NGram", NGram(pois, EPSILON), disc, disc_offsets), ("L-SRR", LSRR(pois, EPSILON), disc, disc_offsets),
+             ("TP", TP(pois, 1.0), disc[: n_disc // 10], disc_offsets[: len(disc_offsets) // 10 + 1])]
+    for name, method, coords, offs in cases:
+        ids = [f"user-{t}" for t in range(len(offs) - 1)]
+        method.perturb_many(coords[:100], offs[offs <= 100], rng=1)  # compile
+        keyed = best_time(lambda: method.perturb_many(coords, offs, rng=1, keys=ids), clock=clock)
+        positions = best_time(lambda: method.perturb_many(coords, offs, rng=1), clock=clock)
+        m = int(offs[-1])
+        print(f"{name:<16} {m:10,} {m / keyed:16,.0f} {m / positions:16,.0f} {keyed / positions:7.2f}")
