@@ -137,15 +137,19 @@ class RowDraws:
         return self.source.words(self.rows[np.asarray(local, dtype=np.intp)], self._draws(j))
 
     def seeds(self, local):
-        """A seed of 128 bits per point from its own draws 0 and 1: an ``rng`` for a 1-D
-        mechanism's ``sample`` (ChaCha20-keyed :class:`tracs.random.Secure` when this
-        stream is ChaCha20, so a secure run stays secure)."""
-        from ..random import KIND_CHACHA20, Secure
+        """A random key per point from its own draws: an ``rng`` for a 1-D mechanism's
+        ``sample`` (:class:`tracs.random.RandomKey` of the same generator: Philox keyed by
+        draw 0, ChaCha20 by draws 0–3, so a secure run stays secure)."""
+        from ..random import KIND_CHACHA20, RandomKey
 
         local = np.asarray(local, dtype=np.intp)
-        low, high = self.words(local, 0), self.words(local, 1)
-        values = [int(a) | (int(b) << 64) for a, b in zip(low.tolist(), high.tolist())]
-        return [Secure(v) for v in values] if self.source.kind == KIND_CHACHA20 else values
+        if self.source.kind == KIND_CHACHA20:
+            words = np.stack([self.words(local, j) for j in range(4)], axis=1)  # 256 bits
+            keys = words.view(np.uint32).reshape(len(local), 8)
+            return [RandomKey(KIND_CHACHA20, np.ascontiguousarray(k)) for k in keys]
+        word = self.words(local, 0)
+        keys = np.column_stack([word & np.uint64(0xFFFFFFFF), word >> np.uint64(32)])
+        return [RandomKey(self.source.kind, np.ascontiguousarray(k)) for k in keys]
 
 
 def as_row_draws(draws, n: int) -> RowDraws:
