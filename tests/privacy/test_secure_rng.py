@@ -6,7 +6,7 @@ For each mechanism, perturber and baseline of the audit catalogue (ε = 1):
   (mechanisms) or the public POI set (baselines);
 * ``Secure(seed)`` is reproducible, and another seed gives other draws;
 * the law under ``Secure(seed)`` equals the law under the default Philox key:
-  chi-square test of homogeneity on 2 × 20,000 draws at a fixed input, over
+  chi-square test of homogeneity on 2 × 10,000 draws at a fixed input, over
   cells (recurring values and quantile bins) built from the pooled draws,
   cells with fewer than 10 draws in all merged away; seeds fixed, α = 1e-3.
 
@@ -25,7 +25,7 @@ from tracs.privacy.events import build_cells
 from tracs.privacy.lattice_check import PointSet, declared_lattice, off_lattice
 from tracs.random import Secure
 
-N = 20_000
+N = 10_000
 
 
 def _draw(method, kind, n, rng):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from .._text import counted
 from ._common import positive_int, seed_int, writable_dir
 
 DESCRIPTION = """\
@@ -38,14 +38,18 @@ def add_parser(subparsers) -> None:
 
 
 def _choose_dataset(name: str) -> str:
+    """``auto``: Tokyo when its file is found (where ``data_loaders.data_dirs`` looks), else synthetic."""
     if name != "auto":
         return name
-    from ..evaluation import DATA_FILES
+    from data_loaders.datasets import dataset_path
 
-    root = os.environ.get("TRACS_DATA_DIR")
-    if root and (Path(root) / DATA_FILES["tky"]).is_file():
-        return "tky"
-    return "synthetic"
+    try:
+        dataset_path("tky")
+    except FileNotFoundError as exc:
+        print(f"tracs demo: using the synthetic city, because the Tokyo check-ins were not found ({exc})",
+              file=sys.stderr)
+        return "synthetic"
+    return "tky"
 
 
 def run(args) -> int:
@@ -64,7 +68,7 @@ def run(args) -> int:
                                   seed=args.seed, progress=not args.no_progress)
     summary = evaluation.summarise(results)
     results.to_csv(out_dir / "results.csv", index=False)
-    print(f"{dataset.name}: {dataset.n_trajectories:,} trajectories, {dataset.n_points:,} points, "
+    print(f"{dataset.name}: {counted(dataset.n_trajectories, 'trajectory')}, {counted(dataset.n_points, 'point')}, "
           f"{len(dataset.pois):,} points of interest; outputs rounded to the nearest one")
     print(format_table(summary))
 

@@ -63,9 +63,32 @@ def _warm_up(spec, ctx, coords, offsets, rounding) -> None:
     _run_method(spec.build(ctx, 1.0), coords[:length], np.array([0, length]), ctx, rounding, 0)
 
 
+#: points of the timing sample behind a run-time estimate
+ESTIMATE_SAMPLE_POINTS = 2_000
+
+
+def _estimate_seconds(names, eps_values, repetitions, ctx, coords, offsets, round_to_pois) -> dict[str, float]:
+    """Expected seconds of each method's cells, from one timed run on the first trajectories."""
+    stop = int(np.searchsorted(offsets, min(ESTIMATE_SAMPLE_POINTS, int(offsets[-1])), side="right"))
+    stop = max(stop, 2)
+    sample_offsets = offsets[:stop]
+    sample = coords[: sample_offsets[-1]]
+    middle = float(np.median(eps_values))
+    estimate = {}
+    for name in names:
+        spec = METHODS[name]
+        rounding = bool(round_to_pois) and not spec.discrete
+        _warm_up(spec, ctx, coords, offsets, rounding)
+        start = time.perf_counter()
+        _run_method(spec.build(ctx, middle), sample, sample_offsets, ctx, rounding, 0)
+        per_point = (time.perf_counter() - start) / max(int(sample_offsets[-1]), 1)
+        estimate[name] = per_point * int(offsets[-1]) * len(eps_values) * repetitions
+    return estimate
+
+
 def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed: int = 0,
              anchor="center", round_to_pois: bool | None = None, metrics: Sequence[str] = (),
-             progress: bool = False) -> pd.DataFrame:
+             progress: bool = False, on_estimate=None, units: str = "metres") -> pd.DataFrame:
     """Run every (method, ε, repetition) cell and return the tidy results.
 
     Parameters
@@ -100,6 +123,15 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         so per-trajectory metrics average over trajectories, not points.
     progress : bool
         Show a progress bar on standard error.
+    units : "metres" or "degrees"
+        Units of the ``ae`` column: the data's own (metres on check-in data, region
+        units on a continuous region), or degrees — each axis's offset divided by
+        the data's units per degree (:attr:`Dataset.degree_scale`, at the latitude of
+        the data's centre) — to compare with tables published in degrees.
+    on_estimate : callable, optional
+        Called once before the grid runs with ``{method: expected seconds}``, measured
+        by timing each method on the first ~2,000 points of the data (so a caller can
+        say how long a run will take before it starts).
 
     Returns
     -------
@@ -135,11 +167,20 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
     offsets = np.asarray(dataset.offsets, dtype=np.int64)
     n_points, n_traj = int(offsets[-1]), len(offsets) - 1
 
+    if units not in ("metres", "degrees"):
+        raise ValueError(f"units must be 'metres' or 'degrees', got {units!r}")
+    if units == "degrees" and dataset.degree_scale is None:
+        raise ValueError(f"data set {dataset.name!r} has no geographic reference (a continuous region): "
+                         "errors in degrees need check-in data")
+    per_degree = np.asarray(dataset.degree_scale, dtype=np.float64) if units == "degrees" else None
     rows = []
+    if on_estimate is not None:
+        on_estimate(_estimate_seconds(names, eps_values, repetitions, ctx, dataset.draw(_stream(seed, "data", 0)),
+                                      offsets, round_to_pois))
     total = len(names) * len(eps_values) * repetitions
     with tqdm(total=total, desc=f"{dataset.name}", unit="run", disable=not progress,
               leave=False, dynamic_ncols=True) as bar:
-        warmed = set()
+        warmed = set(names) if on_estimate is not None else set()  # the estimate warmed them up
         for rep in range(repetitions):
             coords = dataset.draw(_stream(seed, "data", rep))
             for name in names:
@@ -155,7 +196,8 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                     perturber = spec.build(ctx, eps)
                     out = _run_method(perturber, coords, offsets, ctx, rounding, rng, dataset.keys)
                     seconds = time.perf_counter() - start
-                    errors = _errors(coords, out, offsets)
+                    errors = (_errors(coords / per_degree, out / per_degree, offsets) if per_degree is not None
+                              else _errors(coords, out, offsets))
                     errors_paper = (_errors(coords, out, offsets, dataset.paper_scale)
                                     if dataset.normalise else errors)
                     row = {
@@ -163,7 +205,8 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                         "epsilon": eps, "repetition": rep,
                         "ae": float(errors.mean()), "ae_normalised": float(errors_paper.mean()),
                         "ae_traj_sd": float(errors.std(ddof=1)) if n_traj > 1 else 0.0,
-                        "units": dataset.units, "rounded": rounding,
+                        "units": "degrees" if per_degree is not None else dataset.units,
+                        "rounded": rounding,
                         "n_points": n_points, "n_trajectories": n_traj,
                         "seconds": seconds, "seconds_per_point": seconds / n_points,
                     }
