@@ -26,6 +26,7 @@ Every release lies on the mechanism's public :class:`Lattice`
 from ._base import Mechanism, PiecewiseConstantMechanism
 from ._domain import Categories, Circle, Interval, RealLine
 from .additive import Laplace, Staircase
+from .bounded_laplace import BoundedLaplace, bounded_laplace_scale
 from .circular import Purkayastha
 from .discrete import KRR, Duchi
 from .lattice import Lattice
@@ -43,6 +44,8 @@ __all__ = [
     "Categories",
     "Lattice",
     "OptimalClassical",
+    "BoundedLaplace",
+    "bounded_laplace_scale",
     "OptimalCircular",
     "OptimalUnbiased",
     "PiecewiseMechanism",
