@@ -18,8 +18,7 @@ import numpy as np
 from .._validation import as_float_array, check_epsilon
 from . import _lattice_kernels as lk
 from ._domain import Circle, Interval
-from ..random import resolve_streams
-from .lattice import LatticeMixin, _check_enumerable
+from .lattice import LatticeMixin, _check_enumerable, _Draws, snap_indices
 
 __all__ = ["Mechanism", "PiecewiseConstantMechanism", "check_error_power"]
 
@@ -262,14 +261,11 @@ class PiecewiseConstantMechanism(Mechanism):
         return lk.piecewise_row(A, B, G, h, count, p, q, left, W, np.empty(count))
 
     def _sample_indices(self, flat, rng):
-        ks = resolve_streams(rng, None, 1)
-        n = self._cells()
-        t = self._snap_t(flat)
-        base = np.clip(np.floor(t), 0.0, n - 1.0).astype(np.int64)
+        draws = _Draws(rng, flat.size)
+        k = snap_indices(self._snap_t(flat), self._cells(), draws.bits)
         A, B, G, h, count, p, q, W = self._kernel_constants()
-        return lk.snapped_piecewise_cells(t, n, self._lattice_left(base), self._lattice_left(base + 1),
-                                          A, B, G, h, count, p, q, W, ks.kind, ks.key,
-                                          np.uint64(ks.streams[0]), 0, 0)
+        return lk.piecewise_cells(draws.first, self._lattice_left(k), A, B, G, h, count, p, q, W,
+                                  draws.kind, draws.key, draws.stream)
 
     def _pdf(self, y, x):
         A, B = self._support()
