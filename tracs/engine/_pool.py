@@ -47,14 +47,15 @@ def resolve_workers(workers) -> int:
     return int(workers)
 
 
-def trajectory_chunks(offsets: np.ndarray, parts: int,
-                      min_points: int = MIN_CHUNK_POINTS) -> list[tuple[int, int]]:
+def trajectory_chunks(offsets: np.ndarray, parts: int, min_points: int | None = None) -> list[tuple[int, int]]:
     """Cut trajectories ``0 … T-1`` into at most ``parts`` contiguous runs of similar point counts.
 
     Returns ``(t0, t1)`` pairs (trajectories ``t0 … t1-1``) covering every
     trajectory once, in order.  A trajectory is never split; a chunk holds at least
-    ``min_points`` points unless the whole batch is smaller.
+    ``min_points`` points (default :data:`MIN_CHUNK_POINTS`) unless the whole batch
+    is smaller.
     """
+    min_points = MIN_CHUNK_POINTS if min_points is None else min_points
     offsets = np.asarray(offsets, dtype=np.int64)
     n_traj = len(offsets) - 1
     total = int(offsets[-1])
@@ -67,8 +68,9 @@ def trajectory_chunks(offsets: np.ndarray, parts: int,
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
 
 
-def point_chunks(n: int, parts: int, min_points: int = MIN_CHUNK_POINTS) -> list[tuple[int, int]]:
+def point_chunks(n: int, parts: int, min_points: int | None = None) -> list[tuple[int, int]]:
     """Cut ``0 … n-1`` into at most ``parts`` contiguous ``(start, stop)`` ranges."""
+    min_points = MIN_CHUNK_POINTS if min_points is None else min_points
     parts = max(1, min(int(parts), max(1, n // max(1, min_points))))
     bounds = np.linspace(0, n, parts + 1).astype(np.int64)
     return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
