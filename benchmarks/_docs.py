@@ -113,7 +113,7 @@ def _dask_section(lines: list[str]) -> None:
         return
     run = json.loads(DASK_RUN.read_text(encoding="utf-8"))
     lines += ["", f"Run of {run['date']} on {run['machine']}: {run['points']:,} synthetic points, "
-              f"{run['users']:,} users, {run["partitions"]} Parquet partitions of "
+              f"{run['users']:,} users, {run['partitions']} Parquet partitions of "
               f"{run['points'] // run['partitions']:,} points (written in chunks), "
               f"`distributed.LocalCluster` with one thread per worker.", "",
               "| workers | seconds | points/s | speed-up | peak worker memory (GB) | peak RSS of the run (GB) |",

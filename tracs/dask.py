@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["perturb", "perturb_frame", "needs_shuffle"]
+__all__ = ["perturb", "perturb_frame", "map_users", "needs_shuffle"]
 
 _ROW = "__tracs_row"      # global position of a row in the input
 _INDEX = "__tracs_index"  # the input's index, carried through shuffles
@@ -160,16 +160,88 @@ def needs_shuffle(ddf, user: str = "uid") -> bool:
     return False
 
 
-def _partition_task(part, perturber, seed, user, trajectory, time, x, y, geo, crs, kwargs):
-    """Perturb one partition holding every row of its users; keep its rows and order."""
-    if len(part) == 0:
+def _numbered(ddf):
+    """``ddf`` with each row's global position (``_ROW``) and its index (``_INDEX``) as columns."""
+    lengths = ddf.map_partitions(len).compute()
+    starts = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+
+    def number(part, partition_info=None):
+        part = part.copy()
+        first = starts[partition_info["number"]] if partition_info else 0
+        part[_ROW] = np.arange(first, first + len(part), dtype=np.int64)
+        part[_INDEX] = part.index
         return part
-    coords_x, coords_y = (_X, _Y) if geo else (x, y)
-    released = _released(part, perturber, seed, user, trajectory, time, coords_x, coords_y,
-                         part[_ROW].to_numpy(), **kwargs)
+
+    return ddf.map_partitions(number, meta=number(ddf._meta)), starts
+
+
+def _apply_in_order(part, fn, index_name, args):
+    """Run ``fn`` on one partition's rows in input order, with their own index; tag the result."""
+    part = part.sort_values(_ROW, kind="stable")
+    rows, index = part[_ROW].to_numpy(), part[_INDEX].to_numpy()
+    clean = part.drop(columns=[_ROW, _INDEX])
+    clean.index = pd.Index(index, name=index_name)
+    out = fn(clean, *args) if len(clean) else fn(clean, *args).iloc[:0]
+    if len(out) != len(clean):
+        raise ValueError(f"map_users: the function returned {len(out)} rows for {len(clean)}")
+    out = out.copy()
+    out[_ROW] = rows
+    out[_INDEX] = index
+    return out.reset_index(drop=True)
+
+
+def map_users(ddf, fn, *, user="uid", meta, shuffle="auto", args=()):
+    """Apply ``fn`` to partitions that each hold every row of their users, keeping the input's layout.
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        Any partitioning.
+    fn : callable ``fn(frame, *args) -> frame``
+        Receives a pandas frame of whole users, rows in the input's order with
+        their index, and returns a frame of the same rows in the same order (any
+        columns, as ``meta``).  It runs on the workers: it and ``args`` must pickle.
+    user : str
+        The user column.
+    meta : pandas.DataFrame
+        An empty frame with the output's columns and dtypes.
+    shuffle : "auto", True or False
+        ``"auto"`` shuffles by ``user`` only when a user spans partitions.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        ``fn``'s rows, in the input's partitions, order and index.
+    """
+    if shuffle not in ("auto", True, False):
+        raise ValueError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
+    numbered, starts = _numbered(ddf)
+    spans = needs_shuffle(ddf, user) if shuffle == "auto" else bool(shuffle)
+    work = numbered.shuffle(on=user) if spans else numbered
+    index_name = ddf._meta.index.name
+    tagged_meta = meta.iloc[:0].copy().reset_index(drop=True)
+    tagged_meta[_ROW] = np.zeros(0, dtype=np.int64)
+    tagged_meta[_INDEX] = pd.Series([], dtype=ddf._meta.index.dtype)
+    done = work.map_partitions(_apply_in_order, fn, index_name, args, meta=tagged_meta)
+    if spans:  # back to the input's partitions and row order
+        sizes = np.diff(starts)
+        divisions = list(starts[:-1][sizes > 0]) + [int(starts[-1]) - 1]
+        done = done.set_index(_ROW, divisions=divisions).reset_index()
+
+    def restore(part):
+        part = part.sort_values(_ROW, kind="stable")
+        out = part.drop(columns=[_ROW, _INDEX])
+        out.index = pd.Index(part[_INDEX].to_numpy(), name=index_name)
+        return out[list(meta.columns)]
+
+    return done.map_partitions(restore, meta=meta)
+
+
+def _perturb_part(part, perturber, seed, user, trajectory, time, x, y, kwargs):
+    released = _released(part, perturber, seed, user, trajectory, time, x, y, np.arange(len(part)), **kwargs)
     out = part.copy()
-    out[coords_x] = released[:, 0]
-    out[coords_y] = released[:, 1]
+    out[x] = released[:, 0]
+    out[y] = released[:, 1]
     return out
 
 
@@ -192,67 +264,39 @@ def perturb(ddf, perturber, *, seed, user="uid", trajectory=None, time=None, x=N
     A lazy frame of the input's type, partitions, row order and index, with the
     released coordinates.  Call ``.compute()`` or write it (``to_parquet``).
     """
-    import dask.dataframe as dd
-
     if seed is None:
         raise ValueError("perturb: give a seed (int, SeedSequence or tracs.random.Secure(seed)); "
                          "without one, separate partitions could not agree on the key")
     meta = ddf._meta
     _check_columns(meta, user, trajectory, time, x, y)
-    if shuffle not in ("auto", True, False):
-        raise ValueError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
-    geo = x is None
-    crs = getattr(meta, "crs", None) if geo else None
-    frame = ddf
-    if geo:  # carry the coordinates as plain columns (any scheduler can shuffle them)
-        geometry_name = meta.geometry.name
+    if x is not None:
+        return map_users(ddf, _perturb_part, user=user, meta=meta, shuffle=shuffle,
+                         args=(perturber, seed, user, trajectory, time, x, y, kwargs))
+    # point geometry: carry the coordinates as plain columns (any scheduler shuffles them)
+    import dask_geopandas
 
-        def to_xy(part):
-            out = pd.DataFrame(part.drop(columns=geometry_name))
-            coords = _coordinates(part, None, None)
-            out[_X], out[_Y] = coords[:, 0], coords[:, 1]
-            return out
+    crs, geometry_name = meta.crs, meta.geometry.name
 
-        frame = frame.map_partitions(to_xy, meta=to_xy(meta))
-    lengths = frame.map_partitions(len).compute()
-    starts = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    def to_xy(part):
+        out = pd.DataFrame(part.drop(columns=geometry_name))
+        coords = _coordinates(part, None, None)
+        out[_X], out[_Y] = coords[:, 0], coords[:, 1]
+        return out
 
-    def number(part, partition_info=None):
-        part = part.copy()
-        first = starts[partition_info["number"]] if partition_info else 0
-        part[_ROW] = np.arange(first, first + len(part), dtype=np.int64)
-        part[_INDEX] = part.index
-        return part
+    flat = ddf.map_partitions(to_xy, meta=to_xy(meta))
+    done = map_users(flat, _perturb_part, user=user, meta=flat._meta, shuffle=shuffle,
+                     args=(perturber, seed, user, trajectory, time, _X, _Y, kwargs))
 
-    numbered = frame.map_partitions(number, meta=number(frame._meta))
-    spans = needs_shuffle(ddf, user) if shuffle == "auto" else bool(shuffle)
-    work = numbered.shuffle(on=user) if spans else numbered
-    task_meta = work._meta
-    released = work.map_partitions(_partition_task, perturber, seed, user, trajectory, time, x, y, geo, crs,
-                                   kwargs, meta=task_meta)
-    if spans:  # back to the input's partitions and row order
-        released = released.set_index(_ROW, divisions=tuple(starts[:-1]) + (starts[-1] - 1,)
-                                      if len(starts) > 1 else None)
-        released = released.reset_index()
+    def to_points(part):
+        from geopandas import GeoDataFrame, points_from_xy
 
-    def restore(part):
-        part = part.sort_values(_ROW, kind="stable") if spans else part
-        index = pd.Index(part[_INDEX].to_numpy(), name=meta.index.name)
-        out = part.drop(columns=[_ROW, _INDEX])
-        out.index = index
-        if geo:
-            from geopandas import GeoDataFrame, points_from_xy
-
-            geometry = points_from_xy(out[_X].to_numpy(), out[_Y].to_numpy(), crs=crs)
-            out = GeoDataFrame(out.drop(columns=[_X, _Y]), geometry=geometry, crs=crs)
-            out = out.rename_geometry(geometry_name) if geometry_name != "geometry" else out
-            return out[list(meta.columns)]
+        geometry = points_from_xy(part[_X].to_numpy(), part[_Y].to_numpy(), crs=crs)
+        out = GeoDataFrame(part.drop(columns=[_X, _Y]), geometry=geometry, crs=crs)
+        if geometry_name != "geometry":
+            out = out.rename_geometry(geometry_name)
         return out[list(meta.columns)]
 
-    result = released.map_partitions(restore, meta=meta)
-    if geo:
-        import dask_geopandas
-
-        result = dask_geopandas.from_dask_dataframe(result) if not isinstance(
-            result, dask_geopandas.GeoDataFrame) else result
-    return result if isinstance(result, dd.DataFrame) else result
+    result = done.map_partitions(to_points, meta=meta)
+    if not isinstance(result, dask_geopandas.GeoDataFrame):
+        result = dask_geopandas.from_dask_dataframe(result)
+    return result
