@@ -29,7 +29,7 @@ _LAZY = {
     "POISpace": "tracs.discrete",
     "Trajectories": "tracs.trajectories",
 }
-_SUBMODULES = {"random", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics", "region",
+_SUBMODULES = {"random", "engine", "dask", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics", "region",
                "perturbers", "discrete", "trajectories", "query_metrics", "cli"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]
