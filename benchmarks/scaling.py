@@ -17,7 +17,7 @@ scratch is not traced).
 The *serial fraction* ``f`` is estimated from the measured speed-up ``S(p)`` at the
 largest ``p`` by the Karp–Flatt metric ``f = (1/S − 1/p) / (1 − 1/p)``, and also
 measured directly as the share of the 1-worker time spent in the engine's serial
-step (resolving every user's stream from its key, :func:`tracs.random.resolve_streams`).
+step (resolving every user's stream from its key, :mod:`tracs.engine._keys`).
 Amdahl's law ``S(p) = 1 / (f + (1 − f)/p)`` then predicts 8 and 16 cores.  On a
 machine shared with other jobs the measured speed-up (and hence ``f``) is a
 lower bound: compare the load average printed with the table.
@@ -36,7 +36,7 @@ from benchmarks._timing import best_time
 from tracs import engine
 from tracs.discrete import POISpace
 from tracs.perturbers import TraCSC, TraCSD
-from tracs.random import resolve_streams
+from tracs.engine._keys import fast_stream_ids
 from tracs.region import Rectangle
 
 EPSILON = 4.0
@@ -116,7 +116,7 @@ def run(quick: bool = False) -> None:
     counts = worker_counts()
     workloads, (users, n_traj) = _workloads(n, n_round)
     start = time.perf_counter()
-    resolve_streams(1, users, n_traj)
+    fast_stream_ids(users, n_traj)
     serial_seconds = time.perf_counter() - start
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"\n## scaling over cores ({n:,} points, {n_traj:,} users; workers {counts}; "

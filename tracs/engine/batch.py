@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import metrics
-from ..random import KeyedStreams, resolve_streams
+from ..random import KeyedStreams, resolve_key
+from ._keys import fast_stream_ids
 from ._pool import map_ordered, point_chunks, resolve_workers, trajectory_chunks
 
 __all__ = ["perturb_many", "round_points", "point_errors", "trajectory_errors", "average_error"]
@@ -73,10 +74,12 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     -----
     A user's release depends only on ``(seed, key)`` and the user's own points
     (:mod:`tracs.random`), so splitting the batch changes nothing.  With
-    ``rng=None`` the fresh OS seed is drawn once for the whole batch.
+    ``rng=None`` the fresh OS seed is drawn once for the whole batch.  The streams
+    are resolved once, before the batch is cut, with the compiled key hash of
+    :mod:`tracs.engine._keys` (the same values as :func:`tracs.random.stream_ids`).
     """
     n_workers = resolve_workers(workers)
-    batch = _flat_batch(coords, offsets) if n_workers > 1 else None
+    batch = _flat_batch(coords, offsets)
     if batch is None:
         return perturber.perturb_many(coords, offsets, rng=rng, keys=keys,
                                       return_indices=return_indices, **kwargs)
@@ -91,8 +94,9 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     else:
         if keys is not None and (isinstance(keys, (str, bytes)) or not hasattr(keys, "__len__")):
             raise TypeError(f"keys must be a sequence of one key per trajectory, got {type(keys).__name__}")
-        streams = resolve_streams(rng, keys, n_traj)
-    chunks = trajectory_chunks(off, n_workers * 4)
+        random_key = resolve_key(rng)
+        streams = KeyedStreams(random_key.kind, random_key.key, fast_stream_ids(keys, n_traj))
+    chunks = trajectory_chunks(off, n_workers * 4) if n_workers > 1 else [(0, n_traj)]
 
     def run(chunk):
         t0, t1 = chunk
