@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["perturb", "perturb_frame", "map_users", "needs_shuffle"]
+__all__ = ["perturb", "perturb_frame", "map_users", "needs_shuffle", "with_row_numbers"]
 
 _ROW = "__tracs_row"      # global position of a row in the input
 _INDEX = "__tracs_index"  # the input's index, carried through shuffles
@@ -175,18 +175,36 @@ def _numbered(ddf):
     return ddf.map_partitions(number, meta=number(ddf._meta)), starts
 
 
-def _apply_in_order(part, fn, index_name, args):
+def with_row_numbers(ddf):
+    """``ddf`` indexed by each row's position in the whole frame (0 … N−1, in partition order)."""
+    numbered, _ = _numbered(ddf)
+
+    def reindex(part):
+        out = part.drop(columns=[_ROW, _INDEX])
+        out.index = pd.Index(part[_ROW].to_numpy(), name="row")
+        return out
+
+    return numbered.map_partitions(reindex, meta=reindex(numbered._meta))
+
+
+def _apply_in_order(part, fn, index_name, args, empty):
     """Run ``fn`` on one partition's rows in input order, with their own index; tag the result."""
+    if len(part) == 0:
+        return empty
     part = part.sort_values(_ROW, kind="stable")
     rows, index = part[_ROW].to_numpy(), part[_INDEX].to_numpy()
     clean = part.drop(columns=[_ROW, _INDEX])
     clean.index = pd.Index(index, name=index_name)
-    out = fn(clean, *args) if len(clean) else fn(clean, *args).iloc[:0]
-    if len(out) != len(clean):
-        raise ValueError(f"map_users: the function returned {len(out)} rows for {len(clean)}")
-    out = out.copy()
-    out[_ROW] = rows
-    out[_INDEX] = index
+    out = fn(clean, *args).copy()
+    if len(out) == len(clean):
+        kept = np.arange(len(clean))
+    else:  # rows left out: find the others by their (unique) index
+        kept = clean.index.get_indexer(out.index) if clean.index.is_unique else np.array([-1])
+        if (kept < 0).any() or len(kept) != len(out) or np.any(np.diff(kept) <= 0):
+            raise ValueError("map_users: a function that leaves rows out must return the others "
+                             "in input order with their (unique) index")
+    out[_ROW] = rows[kept]
+    out[_INDEX] = index[kept]
     return out.reset_index(drop=True)
 
 
@@ -200,7 +218,8 @@ def map_users(ddf, fn, *, user="uid", meta, shuffle="auto", args=()):
     fn : callable ``fn(frame, *args) -> frame``
         Receives a pandas frame of whole users, rows in the input's order with
         their index, and returns a frame of the same rows in the same order (any
-        columns, as ``meta``).  It runs on the workers: it and ``args`` must pickle.
+        columns, as ``meta``), or of some of them, with their index, if the input's
+        index is unique.  It runs on the workers: it and ``args`` must pickle.
     user : str
         The user column.
     meta : pandas.DataFrame
@@ -222,7 +241,7 @@ def map_users(ddf, fn, *, user="uid", meta, shuffle="auto", args=()):
     tagged_meta = meta.iloc[:0].copy().reset_index(drop=True)
     tagged_meta[_ROW] = np.zeros(0, dtype=np.int64)
     tagged_meta[_INDEX] = pd.Series([], dtype=ddf._meta.index.dtype)
-    done = work.map_partitions(_apply_in_order, fn, index_name, args, meta=tagged_meta)
+    done = work.map_partitions(_apply_in_order, fn, index_name, args, tagged_meta, meta=tagged_meta)
     if spans:  # back to the input's partitions and row order
         sizes = np.diff(starts)
         divisions = list(starts[:-1][sizes > 0]) + [int(starts[-1]) - 1]
