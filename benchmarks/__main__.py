@@ -1,7 +1,7 @@
 """Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick] [--write-docs]``.
 
-Sections: mechanisms, perturbers, rounding (discrete), loaders, scaling (1, 2, 4, …
-workers), reference (the published code's per-point structure, DP libraries).
+Sections: mechanisms, perturbers, rounding (discrete), loaders, estimate, audit,
+scaling (1, 2, 4, … workers), reference (the published code's per-point structure, DP libraries).
 Each prints items per second, memory and ratios measured in the same run (against
 a naive or reference per-item loop, and against the previous documented run,
 ``benchmarks/previous.json``).  ``--quick`` uses smaller inputs (a smoke run).
@@ -22,6 +22,8 @@ SECTIONS = {
     "perturbers": "benchmarks.perturbers",
     "rounding": "benchmarks.discrete",
     "loaders": "benchmarks.loaders",
+    "estimate": "benchmarks.estimate",
+    "audit": "benchmarks.audit",
     "scaling": "benchmarks.scaling",
     "reference": "benchmarks.reference_compare",
 }

@@ -24,6 +24,8 @@ LAYERS = {
     "tracs.baselines": 4,
     "tracs.geo": 5,
     "tracs.trajectories": 5,
+    "tracs.estimate": 5,
+    "tracs.privacy": 5,
     "data_loaders": 6,
     "tracs.maps": 7,
     "tracs.plots": 7,

@@ -28,9 +28,13 @@ _LAZY = {
     "trajectory_errors": "tracs.metrics",
     "POISpace": "tracs.discrete",
     "Trajectories": "tracs.trajectories",
+    "audit": "tracs.privacy",
+    "audit_perturber": "tracs.privacy",
+    "AuditReport": "tracs.privacy",
 }
-_SUBMODULES = {"random", "engine", "dask", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics", "region",
-               "perturbers", "discrete", "trajectories", "query_metrics", "cli"}
+_SUBMODULES = {"random", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics", "region",
+               "perturbers", "discrete", "trajectories", "query_metrics", "cli", "estimate", "privacy",
+               "engine", "dask"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]
 

@@ -11,6 +11,7 @@ import pytest
 from scipy import stats
 
 from tracs import evaluation as ev
+from tracs.evaluation.runner import _krr_sector_error
 
 TIMING = ["seconds", "seconds_per_point"]
 
@@ -122,9 +123,9 @@ def test_direction_study_matches_closed_form():
 
 def test_krr_sector_error_limits():
     # ε → ∞: the true sector, uniform inside it: mean |U − V| over an arc of width w is w/3
-    assert ev._krr_sector_error(200.0, 6) == pytest.approx(2 * np.pi / 6 / 3)
+    assert _krr_sector_error(200.0, 6) == pytest.approx(2 * np.pi / 6 / 3)
     # ε → 0: output uniform on the circle, independent of the input: mean distance π/2
-    assert ev._krr_sector_error(1e-9, 6) == pytest.approx(np.pi / 2, rel=1e-4)
+    assert _krr_sector_error(1e-9, 6) == pytest.approx(np.pi / 2, rel=1e-4)
 
 
 def test_figure_is_written(tmp_path, small):

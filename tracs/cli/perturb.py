@@ -130,6 +130,9 @@ def run(args) -> int:
     eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]) if len(lengths) else [], lengths)
     frame = released_frame(trajs, released, eps_point, eps_traj)
     write_frame(frame, output, fmt)
+    from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
+
+    write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, trajs.crs)
 
     budget = (f"ε = {args.epsilon:g} per trajectory ({eps_point.min():.3g}–{eps_point.max():.3g} per point)"
               if args.per_trajectory else

@@ -1,0 +1,77 @@
+"""The release sidecar and the 'tracs estimate' command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tracs import Rectangle
+from tracs.cli import main
+from tracs.estimate import read_sidecar, sidecar_path, write_sidecar
+from tracs.estimate.sidecar import perturber_from_sidecar
+from tracs.perturbers import TraCSD
+
+
+def test_sidecar_round_trip(tmp_path):
+    region = Rectangle(0, 0, 10, 5)
+    pert = TraCSD(region, 2.0, anchor="corner")
+    release = tmp_path / "out.csv"
+    path = write_sidecar(release, method="tracs-d", epsilon=2.0, per_trajectory=False, region=region,
+                         crs="EPSG:32654", perturber=pert)
+    assert path == sidecar_path(release) and path.name == "out.tracs.json"
+    text = path.read_text()
+    assert "seed" not in text
+    data = read_sidecar(release)
+    assert data["region"] == region and data["crs"] == "EPSG:32654"
+    again = perturber_from_sidecar(data)
+    assert again.anchor_point == pert.anchor_point and again.epsilon == 2.0
+    assert again.direction_share == pytest.approx(pert.direction_share)
+
+
+@pytest.mark.parametrize("content, exc, fragment", [
+    (None, FileNotFoundError, "no sidecar"),
+    ("{", ValueError, "not valid JSON"),
+    (json.dumps({"format": "other"}), ValueError, "not a tracs"),
+    (json.dumps({"format": "tracs-release", "method": "tracs-d"}), ValueError, "lacks"),
+])
+def test_bad_sidecars(tmp_path, content, exc, fragment):
+    release = tmp_path / "r.csv"
+    if content is not None:
+        sidecar_path(release).write_text(content)
+    with pytest.raises(exc, match=fragment):
+        read_sidecar(release)
+
+
+def test_perturb_then_estimate(tmp_path, tky_path, capsys):
+    release = tmp_path / "rel.csv"
+    assert main(["perturb", str(tky_path), "-m", "tracs-c", "-e", "4", "--seed", "1",
+                 "-o", str(release)]) == 0
+    assert sidecar_path(release).is_file()
+    boxes = tmp_path / "boxes.csv"
+    pd.DataFrame({"min_lng": [130.0], "min_lat": [30.0], "max_lng": [150.0], "max_lat": [40.0]}).to_csv(boxes)
+    out = tmp_path / "est.csv"
+    assert main(["estimate", str(release), "--grid", "8", "--queries", str(boxes), "-o", str(out)]) == 0
+    cells = pd.read_csv(out)
+    assert len(cells) == 64 and cells.probability.sum() == pytest.approx(1.0)
+    answers = pd.read_csv(tmp_path / "est.queries.csv")
+    assert answers.estimate.iloc[0] == pytest.approx(1.0)  # the box holds the whole region
+    geo = tmp_path / "est.geojson"
+    assert main(["estimate", str(release), "--grid", "4", "-o", str(geo)]) == 0
+    assert np.isclose(sum(f["properties"]["probability"] for f in json.loads(geo.read_text())["features"]), 1)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["estimate", "missing.csv", "-o", "x.csv"], "no such file"),
+    (["estimate", "{release}", "-o", "x.txt"], "output format"),
+    (["estimate", "{release}", "--grid", "1", "-o", "x.csv"], "--grid"),
+])
+def test_estimate_bad_arguments(tmp_path, args, fragment, capsys):
+    release = tmp_path / "rel.csv"
+    release.write_text("lat,lng,trajectory\n35.6,139.7,0\n")
+    args = [a.replace("{release}", str(release)) for a in args]
+    args = [str(tmp_path / a) if a.startswith("x.") else a for a in args]
+    assert main(args) != 0
+    assert fragment in capsys.readouterr().err

@@ -1,0 +1,91 @@
+"""``rng="secure"`` and ``tracs.random.Secure(seed)`` (ChaCha20) work for every shipped method.
+
+For each mechanism, perturber and baseline of the audit catalogue (ε = 1):
+
+* ``rng="secure"`` releases outputs of the right shape, on the declared lattice
+  (mechanisms) or the public POI set (baselines);
+* ``Secure(seed)`` is reproducible, and another seed gives other draws;
+* the law under ``Secure(seed)`` equals the law under the default Philox key:
+  chi-square test of homogeneity on 2 × 20,000 draws at a fixed input, over
+  cells (recurring values and quantile bins) built from the pooled draws,
+  cells with fewer than 10 draws in all merged away; seeds fixed, α = 1e-3.
+
+Methods that do not take these ``rng`` values yet are expected failures
+(strict: the mark must go once they do).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from tracs.privacy.catalog import CATALOG
+from tracs.privacy.events import build_cells
+from tracs.privacy.lattice_check import PointSet, declared_lattice, off_lattice
+from tracs.random import Secure
+
+N = 20_000
+
+
+def _draw(method, kind, n, rng):
+    if kind == "1d":
+        dom = method.input_domain
+        x = 0.3 * float(dom.low) + 0.7 * float(dom.high) if not hasattr(dom, "k") else 1
+        if hasattr(dom, "period"):
+            x = 0.7 * float(dom.period)
+        return method.sample(np.full(n, x), rng=rng)
+    if hasattr(method, "poi_space"):
+        point = np.asarray(method.poi_space.points[3], dtype=float)
+    else:
+        xmin, ymin, xmax, ymax = method.region.bounds
+        point = np.array([0.3 * xmin + 0.7 * xmax, 0.6 * ymin + 0.4 * ymax])
+    return method.perturb_many(np.tile(point, (n, 1)), np.arange(n + 1), rng=rng)
+
+
+def _supports_secure(name) -> bool:
+    target = CATALOG[name]
+    try:
+        _draw(target.build(1.0), target.kind, 4, "secure")
+    except TypeError:
+        return False
+    return True
+
+
+CASES = [
+    pytest.param(name, marks=pytest.mark.xfail(not _supports_secure(name), strict=True,
+                                               reason="rng='secure' not accepted yet"))
+    for name, target in CATALOG.items() if target.ldp
+]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_secure_rng_releases_on_the_public_lattice(name):
+    target = CATALOG[name]
+    method = target.build(1.0)
+    out = _draw(method, target.kind, 2_000, "secure")
+    assert out.shape == ((2_000,) if target.kind == "1d" else (2_000, 2))
+    assert np.all(np.isfinite(out))
+    lattice = declared_lattice(method)
+    if lattice is None and hasattr(method, "poi_space"):
+        lattice = PointSet(method.poi_space.points)
+    if lattice is not None:
+        assert off_lattice(out, lattice)[0] == 0
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_secure_seed_is_reproducible_and_has_the_right_law(name):
+    target = CATALOG[name]
+    method = target.build(1.0)
+    a = _draw(method, target.kind, N, Secure(11))
+    assert np.array_equal(a, _draw(method, target.kind, N, Secure(11)))
+    assert not np.array_equal(a, _draw(method, target.kind, N, Secure(12)))
+    b = _draw(method, target.kind, N, 11)
+    cells = build_cells(np.concatenate([a, b]), bins=20)
+    table = np.stack([np.bincount(cells.assign(v), minlength=cells.size) for v in (a, b)])
+    table = table[:, table.sum(axis=0) >= 10]
+    if table.shape[1] < 2:  # a single output value under both generators
+        assert np.array_equal(np.unique(a), np.unique(b))
+        return
+    p_value = stats.chi2_contingency(table)[1]
+    assert p_value > 1e-3, f"{name}: laws differ (chi-square p = {p_value:.2e})"

@@ -1,0 +1,125 @@
+"""``tracs estimate``: the density of the true points from a released file and its sidecar."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from ._common import CLIError, writable_file
+
+DESCRIPTION = """\
+Estimate, on the collector's side, the density of the true points from a file
+released by 'tracs perturb' (CSV with lat/lng, trajectory and datetime columns)
+and the JSON sidecar written next to it (method, ε, region, CRS, split, anchor).
+Only public information is read.  The output follows the extension: .csv (one row
+per cell: bounds in WGS84 and probability), .geojson (cell polygons) or .html (a
+map).  With --queries (a CSV of boxes min_lng,min_lat,max_lng,max_lat) the
+estimated share of points in every box is written next to the output as
+<output>.queries.csv.
+"""
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("estimate", help="estimate the density of the true points from a release",
+                              description=DESCRIPTION,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (.csv)")
+    p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .geojson or .html")
+    p.add_argument("--grid", type=int, default=32, metavar="G", help="G × G cells (default 32)")
+    p.add_argument("--queries", default=None, metavar="BOXES",
+                   help="CSV of boxes (min_lng, min_lat, max_lng, max_lat) to answer")
+    p.add_argument("--smoothing", choices=("none", "ems"), default="none",
+                   help="EMS smoothing after every EM step (default none)")
+
+
+def write_perturb_sidecar(output, args, perturber, region, crs) -> Path:
+    """Called by 'tracs perturb': the public parameters of the release it wrote."""
+    from ..estimate.sidecar import write_sidecar
+
+    return write_sidecar(output, method=args.method, epsilon=args.epsilon,
+                         per_trajectory=args.per_trajectory, region=region, crs=crs,
+                         perturber=perturber, split_gap=args.split_gap,
+                         round_to_pois=bool(getattr(args, "round_to_pois", False)))
+
+
+def _release_points(path: Path, crs):
+    """Released points in the sidecar's CRS, in trajectory order, with offsets."""
+    import pandas as pd
+    import pyproj
+
+    frame = pd.read_csv(path)
+    missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
+    if missing:
+        raise CLIError(f"{path.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
+    if len(frame) == 0:
+        raise CLIError(f"{path.name} holds no released points")
+    keys = ["trajectory"] + (["datetime"] if "datetime" in frame.columns else [])
+    frame = frame.sort_values(keys, kind="stable")  # the order the points were perturbed in
+    to_metric = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
+    x, y = to_metric.transform(frame["lng"].to_numpy(float), frame["lat"].to_numpy(float))
+    traj = frame["trajectory"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, traj[1:] != traj[:-1]])
+    offsets = np.r_[starts, len(frame)].astype(np.int64)
+    return np.column_stack([x, y]), offsets
+
+
+def run(args) -> int:
+    from ..estimate.planar import density
+    from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
+
+    release = Path(args.release)
+    if not release.is_file():
+        raise CLIError(f"no such file: {release}")
+    output = writable_file(args.output)
+    kind = output.suffix.lower()
+    if kind not in (".csv", ".geojson", ".json", ".html"):
+        raise CLIError(f"cannot tell the output format of {output.name}: use .csv, .geojson or .html")
+    if args.grid < 2:
+        raise CLIError(f"--grid must be >= 2, got {args.grid}")
+    data = read_sidecar(release)
+    if data.get("round_to_pois"):
+        raise CLIError("the release was rounded to points of interest: its references are not public")
+    if data.get("crs") is None:
+        raise CLIError("the sidecar names no CRS for its region")
+    perturber = perturber_from_sidecar(data)
+    points, offsets = _release_points(release, data["crs"])
+    points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
+    est = density(points, perturber, offsets=offsets, grid=(args.grid, args.grid),
+                  smoothing=None if args.smoothing == "none" else "ems")
+    cells = est.to_geodataframe(crs=data["crs"]).to_crs(4326)
+    if kind == ".csv":
+        b = cells.geometry.bounds
+        table = cells.drop(columns="geometry").assign(min_lng=b.minx, min_lat=b.miny, max_lng=b.maxx,
+                                                      max_lat=b.maxy)
+        table.to_csv(output, index=False)
+    elif kind == ".html":
+        cells.explore(column="probability", cmap="viridis", tiles="CartoDB positron").save(output)
+    else:
+        if output.exists():
+            output.unlink()
+        cells.to_file(output, driver="GeoJSON")
+    if args.queries:
+        _answer_queries(Path(args.queries), est, data["crs"], output)
+    print(f"{data['method']} at ε = {data['epsilon']:g}: {len(points):,} reports, {args.grid}×{args.grid} "
+          f"grid, {est.iterations} EM passes -> {output}")
+    return 0
+
+
+def _answer_queries(path: Path, est, crs, output: Path) -> None:
+    import pandas as pd
+    import pyproj
+
+    if not path.is_file():
+        raise CLIError(f"no such file: {path}")
+    boxes = pd.read_csv(path)
+    cols = ["min_lng", "min_lat", "max_lng", "max_lat"]
+    if any(c not in boxes.columns for c in cols):
+        raise CLIError(f"{path.name} needs the columns {', '.join(cols)}")
+    to_metric = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
+    x0, y0 = to_metric.transform(boxes.min_lng.to_numpy(float), boxes.min_lat.to_numpy(float))
+    x1, y1 = to_metric.transform(boxes.max_lng.to_numpy(float), boxes.max_lat.to_numpy(float))
+    boxes["estimate"] = est.range_queries(np.column_stack([x0, y0, x1, y1]))
+    target = output.with_name(output.stem + ".queries.csv")
+    boxes.to_csv(target, index=False)

@@ -1,0 +1,166 @@
+"""Compiled per-report likelihoods of TraCS-D and the Strawman, stored as small codes.
+
+For a report ``y`` with public reference ``o`` (the previous report of its
+trajectory, or the anchor), write ``(φ', u')`` for its direction and normalised
+distance seen from ``o``.  For a true point ``τ`` with ``(φ, u)`` the density of
+``(φ', u')`` is ``f(φ' | φ)·g(u' | u)``; both factors are two-level (piecewise
+mechanisms, or k-RR sectors for the Strawman), so up to a factor of the report
+alone the likelihood of ``τ`` is::
+
+    (e^{-ε_φ} + (1 − e^{-ε_φ})·W) · (e^{-ε_r} + (1 − e^{-ε_r})·R)
+
+with ``W = [φ' in the high-density arc (or sector) of φ]`` and
+``R = [u' in the central interval of u]``.  The density of the released point in
+the plane is this times the polar-to-plane Jacobian ``1/(R(o, φ')·|y − o|)``,
+which depends on the report only and cancels in EM.  Each cell is represented
+by ``S`` public sub-points; the code of (report, cell) counts how many
+sub-points have ``W``, ``R`` and both: ``nW + (S+1)·nR + (S+1)²·nWR``, one byte.
+The EM pass reads the codes through a per-report table of weights.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+__all__ = ["code_reports", "coded_em_pass", "code_table"]
+
+MODE_ARC = 0
+MODE_SECTORS = 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _normalised_distance(ox, oy, dx, dy, nx, ny, hb):
+    """``u = |d| / R(o, φ(d))`` edge by edge (as ``Region.direction_distance``); 0 if ``d = 0``."""
+    u = 0.0
+    for e in range(nx.shape[0]):
+        nd = dx * nx[e] + dy * ny[e]
+        if nd > 0.0:
+            slack = hb[e] - (ox * nx[e] + oy * ny[e])
+            if slack > 0.0:
+                v = nd / slack
+                if v > u:
+                    u = v
+            else:
+                return 0.0
+    return min(u, 1.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sector(dx, dy, k):
+    phi = math.atan2(dy, dx)
+    if phi < 0.0:
+        phi += 2.0 * math.pi
+    j = int(phi / (2.0 * math.pi / k))
+    return min(j, k - 1)
+
+
+@numba.njit(cache=True, nogil=True)
+def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half, sectors,
+                 half_r, out):
+    """Codes of reports ``start..stop`` against every cell's sub-points.
+
+    Parameters
+    ----------
+    reports, refs : float64 (N, 2)
+        Reports and their public references.
+    points : float64 (K, S, 2)
+        Sub-points of every cell.
+    mode : int
+        ``MODE_ARC`` (TraCS-D: ``W`` iff the angle between ``τ − o`` and ``φ'`` is
+        below the arc half-width, tested as ``cos ≥ cos_half[r]``) or
+        ``MODE_SECTORS`` (Strawman: same sector of ``sectors``).
+    half_r : float64 (N,)
+        Half-width ``C_r`` of the distance mechanism's central interval per report.
+    out : uint8 (stop − start, K)
+    """
+    K, S = points.shape[0], points.shape[1]
+    for r in range(start, stop):
+        ox, oy = refs[r, 0], refs[r, 1]
+        dx, dy = reports[r, 0] - ox, reports[r, 1] - oy
+        norm = math.sqrt(dx * dx + dy * dy)
+        ex, ey = (dx / norm, dy / norm) if norm > 0.0 else (1.0, 0.0)
+        u2 = _normalised_distance(ox, oy, dx, dy, nx, ny, hb)
+        c = half_r[r]
+        ch = cos_half[r]
+        sec2 = _sector(dx, dy, sectors) if mode == MODE_SECTORS else 0
+        for k in range(K):
+            nw = 0
+            nr = 0
+            nwr = 0
+            for s in range(S):
+                vx, vy = points[k, s, 0] - ox, points[k, s, 1] - oy
+                vn = math.sqrt(vx * vx + vy * vy)
+                if mode == MODE_ARC:
+                    if vn > 0.0:
+                        w = vx * ex + vy * ey >= ch * vn
+                    else:
+                        w = ex >= ch  # τ = o: direction 0 by convention
+                else:
+                    w = (_sector(vx, vy, sectors) if vn > 0.0 else 0) == sec2
+                u = _normalised_distance(ox, oy, vx, vy, nx, ny, hb)
+                left = min(max(u - c, 0.0), 1.0 - 2.0 * c)
+                rr = left <= u2 < left + 2.0 * c or (u2 >= 1.0 and left + 2.0 * c >= 1.0)
+                nw += w
+                nr += rr
+                nwr += w and rr
+            out[r - start, k] = nw + (S + 1) * nr + (S + 1) * (S + 1) * nwr
+    return out
+
+
+def code_table(eps_dir, eps_dist, subpoints: int) -> np.ndarray:
+    """Weights of every code for each (ε_φ, ε_r) pair: shape (len(eps_dir), (S+1)³)."""
+    s = subpoints
+    n = np.arange((s + 1) ** 3)
+    nw, nr, nwr = n % (s + 1), (n // (s + 1)) % (s + 1), n // (s + 1) ** 2
+    w0 = np.exp(-np.asarray(eps_dir, dtype=np.float64))[:, None]
+    v0 = np.exp(-np.asarray(eps_dist, dtype=np.float64))[:, None]
+    # mean over sub-points of (w0 + (1 − w0)W)(v0 + (1 − v0)R)
+    return (w0 * v0 + (1 - w0) * v0 * nw / s + w0 * (1 - v0) * nr / s
+            + (1 - w0) * (1 - v0) * nwr / s)
+
+
+@numba.njit(cache=True, nogil=True)
+def coded_em_pass(codes, table_index, tables, theta, back):
+    """One fused E-step over a chunk: returns the log-likelihood, adds to ``back``.
+
+    ``d_r = Σ_k tables[t_r, codes[r, k]]·θ_k``; ``back_k += tables[t_r, codes[r, k]] / d_r``.
+    """
+    n, K = codes.shape
+    ll = 0.0
+    row = np.empty(tables.shape[1])
+    for r in range(n):
+        t = table_index[r]
+        for c in range(tables.shape[1]):
+            row[c] = tables[t, c]
+        d = 0.0
+        for k in range(K):
+            d += row[codes[r, k]] * theta[k]
+        if d <= 0.0:
+            continue
+        ll += math.log(d)
+        inv = 1.0 / d
+        for k in range(K):
+            back[k] += row[codes[r, k]] * inv
+    return ll
+
+
+class CodedBlock:
+    """Reports stored as code chunks; the EM pass runs compiled over each chunk."""
+
+    def __init__(self, chunks, table_index, tables):
+        self.chunks = chunks  # list of (start, codes uint8 (n_chunk, K))
+        self.table_index = table_index
+        self.tables = np.ascontiguousarray(tables, dtype=np.float64)
+        self.weight = float(len(table_index))
+
+    def predict_and_back(self, theta):
+        flat = np.ascontiguousarray(theta.ravel(), dtype=np.float64)
+        back = np.zeros_like(flat)
+        ll = 0.0
+        for start, codes in self.chunks:
+            ll += coded_em_pass(codes, self.table_index[start:start + len(codes)], self.tables,
+                                flat, back)
+        return ll, back.reshape(theta.shape)

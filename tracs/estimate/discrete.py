@@ -1,0 +1,105 @@
+"""POI frequencies from the discrete baselines' reports (EM, N-gram, L-SRR).
+
+The reports are POI indices.  For the exponential mechanism and L-SRR every
+report has the same channel ``P(y | x)`` (the baselines' exact
+``probabilities``), so the counts per POI go through EM with the full ``m × m``
+matrix.  N-gram's candidate set depends on the previous *released* POI (public),
+so each report gets its own likelihood row ``P(y_r | x, previous_r)`` for all
+``x``.  The stopping rule is that of :mod:`tracs.estimate._em`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..baselines import LSRR, ExponentialMechanism, NGram
+from ..perturbers._base import as_batch
+from . import _em
+
+__all__ = ["Frequencies", "frequencies"]
+
+
+@dataclass(frozen=True)
+class Frequencies:
+    """Estimated share of true points at every POI (sums to 1), in the POI space's order."""
+
+    probabilities: np.ndarray
+    iterations: int
+    converged: bool
+
+
+def _indices(reports, baseline, offsets):
+    arr = np.asarray(reports)
+    if arr.ndim == 2:  # coordinates of released POIs: map them back to their indices
+        pts, off, _ = as_batch(arr, offsets if offsets is not None else np.array([0, len(arr)]))
+        coords, idx = baseline.poi_space.round(pts)
+        if not np.allclose(coords, pts, rtol=0, atol=1e-6 * baseline.poi_space.diameter):
+            raise ValueError("reports must be released POIs of the baseline's POI space")
+        return np.asarray(idx, dtype=np.intp), off
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+        raise TypeError("reports must be POI indices (1-D ints) or released POI coordinates (n, 2)")
+    if arr.size == 0:
+        raise ValueError("reports is empty")
+    if arr.min() < 0 or arr.max() >= len(baseline.poi_space):
+        raise ValueError(f"POI indices must lie in 0 … {len(baseline.poi_space) - 1}")
+    off = np.array([0, len(arr)]) if offsets is None else as_batch(np.zeros((len(arr), 2)), offsets)[1]
+    return arr.astype(np.intp), off
+
+
+def frequencies(reports, baseline, *, offsets=None, tol: float = _em.DEFAULT_TOL,
+                iterations=None) -> Frequencies:
+    """Estimate POI frequencies of the true points from a discrete baseline's reports.
+
+    Parameters
+    ----------
+    reports : array_like
+        Released POI indices (N,), or released POI coordinates (N, 2).
+    baseline : ExponentialMechanism, LSRR or NGram
+        The public baseline (POI space, per-point ε).
+    offsets : array_like of int, optional
+        Trajectory boundaries; required for N-gram (previous releases are public
+        and shape the candidate set).
+    tol, iterations
+        Stopping rule and safeguard of EM.
+
+    Returns
+    -------
+    Frequencies
+    """
+    if not isinstance(baseline, (ExponentialMechanism, LSRR, NGram)):
+        raise TypeError(f"baseline must be ExponentialMechanism, LSRR or NGram, got {type(baseline).__name__}")
+    if baseline.epsilon is None:
+        raise ValueError("frequencies need a per-point epsilon (the baseline was built per trajectory)")
+    if isinstance(baseline, LSRR) and baseline.grouping != "fixed":
+        raise ValueError("L-SRR with threshold grouping is not ε-LDP; estimate from the fixed grouping")
+    idx, off = _indices(reports, baseline, offsets)
+    m = len(baseline.poi_space)
+    support = np.ones(m, dtype=bool)
+    if isinstance(baseline, NGram):
+        if offsets is None:
+            raise ValueError("N-gram needs offsets: each report's candidates follow the previous report")
+        block = _em.DenseBlock(_ngram_rows(idx, off, baseline))
+    else:
+        matrix = np.array([baseline.probabilities(i) for i in range(m)]).T  # [y, x]
+        counts = np.bincount(idx, minlength=m).astype(np.float64)
+        keep = counts > 0
+        block = _em.DenseBlock(matrix[keep], counts[keep])
+    fit = _em.run_em([block], support, tol=tol, max_iterations=iterations)
+    return Frequencies(fit.theta, fit.iterations, fit.converged)
+
+
+def _ngram_rows(idx, off, baseline) -> np.ndarray:
+    """``L[r, x] = P(y_r | x, previous_r)`` for every report and every true POI."""
+    m = len(baseline.poi_space)
+    prev = np.full(len(idx), -1)
+    prev[1:] = idx[:-1]
+    prev[off[:-1][np.diff(off) > 0]] = -1
+    rows = np.empty((len(idx), m))
+    all_x = np.arange(m)
+    for p in np.unique(prev):
+        sel = np.flatnonzero(prev == p)
+        probs = baseline.probabilities(all_x, None if p < 0 else int(p))  # (x, y)
+        rows[sel] = probs[:, idx[sel]].T
+    return rows

@@ -1,0 +1,260 @@
+"""Two-dimensional density estimation from the reports of a trajectory perturber.
+
+:func:`density` fits the cell probabilities of the true points on a grid over the
+public region by EM (:mod:`tracs.estimate._em`), with the exact likelihood of
+each perturber's reports:
+
+* **TraCS-C**: product kernel.  Reports are binned on a fine output grid and the
+  transition of every axis is the exact matrix of the optimal classical
+  mechanism from its cdf (:mod:`tracs.estimate.transition`).
+* **TraCS-D / Strawman**: per-report likelihood through the report's reference
+  point (the previous report of the trajectory, or the public anchor): the
+  closed-form direction and distance densities (the Jacobian depends on the
+  report only and cancels), compiled, stored as one byte per (report, cell)
+  (:mod:`tracs.estimate._coded`), streamed in chunks.  A report equal to its
+  reference on the boundary (the ray left at once) gets the probability of the
+  outward directions instead.
+* **Planar Laplace** (clipped): reports binned; interior bins use the Laplace
+  density, reports clipped onto an edge the density integrated along the
+  outward normal line, corners over the outward quadrant (Gauss–Legendre).
+
+The estimator reads only the reports, their trajectory offsets and the public
+perturber (region, ε, split, anchor): never the true points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..mechanisms import OptimalClassical
+from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+from ..perturbers._base import as_batch
+from ..region import Rectangle
+from . import _em
+from .result import Density
+from .transition import transition_matrix
+
+__all__ = ["density"]
+
+
+def _check_grid(grid) -> tuple[int, int]:
+    if isinstance(grid, (int, np.integer)) and not isinstance(grid, bool):
+        grid = (grid, grid)
+    try:
+        gx, gy = grid
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"grid must be an int or a pair of ints, got {grid!r}") from exc
+    for g in (gx, gy):
+        if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
+            raise TypeError(f"grid must be an int or a pair of ints, got {grid!r}")
+        if g < 2:
+            raise ValueError(f"grid sizes must be >= 2, got {grid!r}")
+    return int(gx), int(gy)
+
+
+def _epsilons(perturber, offsets, n) -> np.ndarray:
+    """Per-report ε (from the public budget and the trajectory lengths)."""
+    if perturber.epsilon is not None:
+        return np.full(n, float(perturber.epsilon))
+    if offsets is None:
+        raise ValueError("with a per-trajectory budget the estimator needs offsets")
+    lengths = np.diff(offsets)
+    return np.repeat(perturber.epsilon_per_point(lengths), lengths)
+
+
+def _subpoints(xe, ye, per_axis: int) -> np.ndarray:
+    """``per_axis²`` evenly spread public points of every cell: (K, S, 2), cells in (i, j) order."""
+    t = (np.arange(per_axis) + 0.5) / per_axis
+    px = xe[:-1, None] + np.diff(xe)[:, None] * t  # (Gx, m)
+    py = ye[:-1, None] + np.diff(ye)[:, None] * t  # (Gy, m)
+    gx, gy, m = len(px), len(py), per_axis
+    x = np.broadcast_to(px[:, None, :, None], (gx, gy, m, m))
+    y = np.broadcast_to(py[None, :, None, :], (gx, gy, m, m))
+    return np.ascontiguousarray(np.stack([x, y], axis=-1).reshape(gx * gy, m * m, 2))
+
+
+def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing=None,
+            tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None) -> Density:
+    """Estimate the density of the true points from a perturber's reports.
+
+    Parameters
+    ----------
+    reports : array_like, shape (N, 2)
+        Released points, in the region's coordinates, in trajectory order.
+    perturber : TraCSC, TraCSD, Strawman or PlanarLaplace
+        The public perturber that released them (region, ε, split, anchor).
+        Perturbers that round to points of interest are refused: their
+        references are not public.
+    offsets : array_like of int, shape (T+1,), optional
+        Trajectory boundaries, as in ``perturb_many``.  Required for TraCS-D and
+        the Strawman (each report's reference is the previous report) and with a
+        per-trajectory budget.
+    grid : int or (int, int)
+        Cells along x and y over the region's bounding box.
+    iterations : int, optional
+        Upper bound on EM iterations; the stopping rule (log-likelihood change per
+        report below ``tol``) normally ends the iteration first.
+    smoothing : None or "ems"
+        EMS smoothing (Li et al., SIGMOD 2020) after every M-step.
+    tol : float
+        Stopping tolerance (see :mod:`tracs.estimate._em`).
+    subpoints : int
+        TraCS-D / Strawman: each cell is represented by ``subpoints²`` public
+        points (1: its centre).
+    output_bins : int, optional
+        TraCS-C / planar Laplace: bins of the reports per axis (default 2 per cell).
+
+    Returns
+    -------
+    Density
+    """
+    if not isinstance(perturber, (TraCSC, TraCSD, Strawman, PlanarLaplace)):
+        raise TypeError("perturber must be a TraCSC, TraCSD, Strawman or PlanarLaplace, got "
+                        f"{type(perturber).__name__}")
+    if perturber.round_to is not None:
+        raise ValueError("reports rounded to points of interest are not supported: their "
+                         "references (the continuous releases) are not public")
+    gx, gy = _check_grid(grid)
+    if offsets is None:
+        pts = np.asarray(reports, dtype=np.float64) if not isinstance(reports, list) else reports
+        if isinstance(perturber, (TraCSD, Strawman)) and not isinstance(reports, list):
+            raise ValueError("TraCS-D and the Strawman need offsets: each report's reference "
+                             "is the previous report of its trajectory")
+        if isinstance(pts, list):
+            pts, off, _ = as_batch(pts)
+        else:
+            pts, off, _ = as_batch(pts, np.array([0, len(pts)]))
+            off = None
+    else:
+        pts, off, _ = as_batch(reports, offsets)
+    if len(pts) == 0:
+        raise ValueError("reports is empty")
+    region = perturber.region
+    region.validate_points(pts, "reports")
+    xmin, ymin, xmax, ymax = region.bounds
+    xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
+    eps = _epsilons(perturber, off, len(pts))
+    if isinstance(perturber, TraCSC):
+        blocks = _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins)
+        support = np.ones((gx, gy), dtype=bool)
+    elif isinstance(perturber, PlanarLaplace):
+        blocks = _laplace_blocks(pts, perturber, eps, xe, ye, output_bins)
+        support = np.ones((gx, gy), dtype=bool)
+    else:
+        if off is None:
+            off = np.array([0, len(pts)])
+        from ._directional import directional_blocks
+
+        sub = _check_subpoints(subpoints)
+        points = _subpoints(xe, ye, sub)
+        blocks = directional_blocks(pts, off, perturber, eps, points, sub)
+        support = region.contains(points.reshape(-1, 2)).reshape(gx * gy, -1).any(axis=1)
+        support = support.reshape(gx, gy)
+    fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations)
+    return Density(fit.theta, (xe, ye), fit.iterations, fit.converged,
+                   "ems" if smoothing == "ems" else "em")
+
+
+def _check_subpoints(subpoints) -> int:
+    if isinstance(subpoints, bool) or not isinstance(subpoints, (int, np.integer)):
+        raise TypeError(f"subpoints must be an int, got {type(subpoints).__name__}")
+    if not 1 <= subpoints <= 4:
+        raise ValueError(f"subpoints must lie in 1..4, got {subpoints}")
+    return int(subpoints)
+
+
+def _bins(edges_cells: np.ndarray, output_bins) -> np.ndarray:
+    n = 2 * (len(edges_cells) - 1) if output_bins is None else int(output_bins)
+    if n < 2:
+        raise ValueError(f"output_bins must be >= 2, got {output_bins}")
+    return np.linspace(edges_cells[0], edges_cells[-1], n + 1)
+
+
+def _bin_index(values, edges) -> np.ndarray:
+    return np.clip(np.searchsorted(edges, values, side="left") - 1, 0, len(edges) - 2)
+
+
+def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
+    """One product block per distinct per-point ε (exact per-axis matrices)."""
+    region = perturber.region
+    bx, by = _bins(xe, output_bins), _bins(ye, output_bins)
+    ix, iy = _bin_index(pts[:, 0], bx), _bin_index(pts[:, 1], by)
+    blocks = []
+    values, inverse = np.unique(eps, return_inverse=True)
+    for g, e in enumerate(values):
+        share = float(perturber.shares(np.array([e]))[0])
+        mx = OptimalClassical(epsilon=share * e, low=region.bounds[0], high=region.bounds[2])
+        my = OptimalClassical(epsilon=e - share * e, low=region.bounds[1], high=region.bounds[3])
+        ox, oy = bx.copy(), by.copy()
+        ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
+        ax = transition_matrix(mx, xe, ox)
+        ay = transition_matrix(my, ye, oy)
+        sel = inverse == g
+        nx, ny = len(bx) - 1, len(by) - 1
+        key = ix * ny + iy if len(values) == 1 else ix[sel] * ny + iy[sel]
+        counts = np.bincount(key, minlength=nx * ny).reshape(nx, ny).astype(np.float64)
+        blocks.append(_em.ProductBlock(counts, ax, ay))
+    return blocks
+
+
+# -- planar Laplace ----------------------------------------------------------------------
+_NODES_LINE = 64
+_NODES_CORNER = 40
+_REACH = 40.0  # integrate the outward part up to REACH / ε' (e^-40 of the mass left)
+
+
+def _laplace_blocks(pts, perturber, eps, xe, ye, output_bins):
+    region = perturber.region
+    if not isinstance(region, Rectangle):
+        raise TypeError("planar Laplace estimation needs a Rectangle region (clipping onto a "
+                        "polygon has no closed-form preimage here)")
+    xmin, ymin, xmax, ymax = region.bounds
+    bx, by = _bins(xe, output_bins), _bins(ye, output_bins)
+    centres = np.stack(np.meshgrid(0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:]),
+                                   indexing="ij"), axis=-1).reshape(-1, 2)
+    blocks = []
+    for e in np.unique(eps):
+        sel = eps == e
+        p = pts[sel]
+        rate = e / region.diameter
+        on_x = np.where(p[:, 0] <= xmin, -1, np.where(p[:, 0] >= xmax, 1, 0))
+        on_y = np.where(p[:, 1] <= ymin, -1, np.where(p[:, 1] >= ymax, 1, 0))
+        kind = (on_x + 1) * 3 + (on_y + 1)  # 4 = interior
+        ix, iy = _bin_index(p[:, 0], bx), _bin_index(p[:, 1], by)
+        key = (kind * (len(bx) - 1) + ix) * (len(by) - 1) + iy
+        uniq, counts = np.unique(key, return_counts=True)
+        kind_u = uniq // ((len(bx) - 1) * (len(by) - 1))
+        rem = uniq % ((len(bx) - 1) * (len(by) - 1))
+        yx = 0.5 * (bx[rem // (len(by) - 1)] + bx[rem // (len(by) - 1) + 1])
+        yy = 0.5 * (by[rem % (len(by) - 1)] + by[rem % (len(by) - 1) + 1])
+        sx, sy = kind_u // 3 - 1, kind_u % 3 - 1
+        yx = np.where(sx < 0, xmin, np.where(sx > 0, xmax, yx))
+        yy = np.where(sy < 0, ymin, np.where(sy > 0, ymax, yy))
+        lik = _laplace_likelihood(np.column_stack([yx, yy]), sx, sy, centres, rate)
+        blocks.append(_em.DenseBlock(lik, counts.astype(np.float64)))
+    return blocks
+
+
+def _laplace_likelihood(y, sx, sy, centres, rate) -> np.ndarray:
+    """Likelihood rows (reports × cells), each up to a factor of its own."""
+    lik = np.empty((len(y), len(centres)))
+    t, w = np.polynomial.legendre.leggauss(_NODES_LINE)
+    t, w = 0.5 * (t + 1) * _REACH / rate, 0.5 * w * _REACH / rate
+    tc, wc = np.polynomial.legendre.leggauss(_NODES_CORNER)
+    tc, wc = 0.5 * (tc + 1) * _REACH / rate, 0.5 * wc * _REACH / rate
+    for r in range(len(y)):
+        dx = y[r, 0] - centres[:, 0]
+        dy = y[r, 1] - centres[:, 1]
+        if sx[r] == 0 and sy[r] == 0:
+            lik[r] = np.exp(-rate * np.hypot(dx, dy))
+        elif sx[r] == 0 or sy[r] == 0:
+            # outward normal line through y: integrate the density along it
+            ax_dx = dx[:, None] + (sx[r] * t)[None, :] if sx[r] else np.broadcast_to(dx[:, None], (len(dx), len(t)))
+            ax_dy = dy[:, None] + (sy[r] * t)[None, :] if sy[r] else np.broadcast_to(dy[:, None], (len(dy), len(t)))
+            lik[r] = np.exp(-rate * np.hypot(ax_dx, ax_dy)) @ w
+        else:
+            qx = dx[:, None, None] + sx[r] * tc[None, :, None]
+            qy = dy[:, None, None] + sy[r] * tc[None, None, :]
+            lik[r] = np.einsum("kab,a,b->k", np.exp(-rate * np.hypot(qx, qy)), wc, wc)
+    return lik
+

@@ -1,0 +1,141 @@
+"""The public parameters of a release, written next to it as JSON (the "sidecar").
+
+A collector needs exactly what shaped the release, and nothing secret: the method,
+ε (per point or per trajectory), the public region and the CRS it lives in, the
+budget split, TraCS-D's anchor, the lattice where releases are lattice points,
+and how rows form trajectories.  The seed is never written.  :func:`perturber_from_sidecar`
+rebuilds the public perturber for :func:`tracs.estimate.density`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..region import ConvexRegion, Rectangle
+
+__all__ = ["sidecar_path", "write_sidecar", "read_sidecar", "perturber_from_sidecar"]
+
+FORMAT = "tracs-release"
+VERSION = 1
+
+
+def sidecar_path(release) -> Path:
+    """``released.csv`` -> ``released.tracs.json`` (beside the release)."""
+    path = Path(release)
+    return path.with_name(path.stem + ".tracs.json")
+
+
+def _region_json(region) -> dict:
+    if isinstance(region, Rectangle):
+        return {"type": "rectangle", "bounds": [float(v) for v in region.bounds]}
+    if isinstance(region, ConvexRegion):
+        return {"type": "convex", "vertices": np.asarray(region.vertices, dtype=float).tolist()}
+    raise TypeError(f"region must be a Rectangle or ConvexRegion, got {type(region).__name__}")
+
+
+def _region_from(data) -> Rectangle | ConvexRegion:
+    if not isinstance(data, dict) or data.get("type") not in ("rectangle", "convex"):
+        raise ValueError(f"sidecar region must be a rectangle or convex polygon, got {data!r}")
+    if data["type"] == "rectangle":
+        return Rectangle(*data["bounds"])
+    return ConvexRegion(data["vertices"])
+
+
+def _perturber_fields(perturber) -> dict:
+    """Public parameters of a perturber that shape its releases."""
+    out = {}
+    for name in ("x_share", "direction_share", "sectors"):
+        value = getattr(perturber, name, None)
+        if value is not None:
+            out[name] = value if isinstance(value, str) else float(value) if name != "sectors" else int(value)
+    anchor = getattr(perturber, "anchor_point", None)
+    if anchor is not None:
+        out["anchor"] = [float(anchor[0]), float(anchor[1])]
+    lattice = getattr(perturber, "lattice", None)
+    if lattice is not None:
+        out["lattice"] = json.loads(json.dumps(lattice, default=lambda v: np.asarray(v).tolist()))
+    return out
+
+
+def write_sidecar(release, *, method: str, epsilon: float, per_trajectory: bool, region, crs=None,
+                  perturber=None, split_gap=None, round_to_pois: bool = False) -> Path:
+    """Write the public parameters of ``release`` to :func:`sidecar_path` and return that path.
+
+    Parameters
+    ----------
+    release : path-like
+        The released file.
+    method : str
+        Method name (as in ``tracs perturb --method``).
+    epsilon : float
+        The budget given (per point, or per trajectory with ``per_trajectory``).
+    region : Rectangle or ConvexRegion
+        The public region the points were perturbed in.
+    crs : pyproj.CRS or str, optional
+        CRS of the region's coordinates (the metric CRS of perturbation).
+    perturber : optional
+        The perturber used (its split, anchor and lattice are recorded).
+    split_gap : str, optional
+        How rows were grouped into trajectories (``None``: one per user).
+    round_to_pois : bool
+        Whether releases were rounded to points of interest.
+    """
+    data = {"format": FORMAT, "version": VERSION, "method": str(method), "epsilon": float(epsilon),
+            "per_trajectory": bool(per_trajectory), "region": _region_json(region),
+            "crs": None if crs is None else (crs if isinstance(crs, str) else crs.to_string()),
+            "split_gap": split_gap, "round_to_pois": bool(round_to_pois)}
+    if perturber is not None:
+        data.update(_perturber_fields(perturber))
+    path = sidecar_path(release)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def read_sidecar(path) -> dict:
+    """Read a sidecar (give the sidecar or the release itself); the region comes back as a region.
+
+    Raises ``FileNotFoundError`` when there is none and ``ValueError`` when it is
+    not a tracs sidecar.
+    """
+    path = Path(path)
+    if not path.name.endswith(".tracs.json"):
+        path = sidecar_path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no sidecar {path.name} next to the release: it is written by "
+                                "'tracs perturb' and holds the public parameters")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path.name} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path.name} is not a tracs release sidecar")
+    for key in ("method", "epsilon", "per_trajectory", "region"):
+        if key not in data:
+            raise ValueError(f"{path.name} lacks the field {key!r}")
+    data["region"] = _region_from(data["region"])
+    return data
+
+
+def perturber_from_sidecar(data: dict):
+    """The public perturber described by a sidecar (TraCS-C, TraCS-D, Strawman, planar Laplace)."""
+    from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+
+    budget = ({"epsilon_per_trajectory": data["epsilon"]} if data["per_trajectory"]
+              else {"epsilon": data["epsilon"]})
+    region, method = data["region"], data["method"]
+    if method == "tracs-c":
+        return TraCSC(region, x_share=data.get("x_share", 0.5), **budget)
+    if method == "tracs-d":
+        return TraCSD(region, anchor=tuple(data.get("anchor", region.center)),
+                      direction_share=data.get("direction_share", np.pi / (np.pi + 1)), **budget)
+    if method == "strawman":
+        return Strawman(region, anchor=tuple(data.get("anchor", region.center)),
+                        direction_share=data.get("direction_share", np.pi / (np.pi + 1)),
+                        sectors=data.get("sectors", 6), **budget)
+    if method == "planar-laplace":
+        return PlanarLaplace(region, **budget)
+    raise ValueError(f"no density estimator for method {method!r}; use tracs.estimate.frequencies "
+                     "for the discrete baselines")

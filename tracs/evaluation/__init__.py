@@ -1,0 +1,71 @@
+"""Experiment grids: methods × ε × repetitions on a data set, with honest error bars.
+
+The pieces:
+
+* :data:`METHODS` — the registry of perturbation methods by command-line name
+  (``tracs-d``, ``tracs-c``, ``strawman``, ``planar-laplace``, ``em``, ``ngram``,
+  ``lsrr``, ``lsrr-thresholds``, ``atp``, ``tp``), each a factory
+  ``(context, ε) -> perturber``.  ``lsrr-thresholds`` is the L-SRR grouping of the
+  paper's experiments, which is not ε-LDP (see :class:`tracs.baselines.LSRR`).
+* :class:`Dataset` — trajectories (flat ``(N, 2)`` coordinates + offsets), the public
+  region, the points of interest when the space is discrete, the data's units and
+  the map to the paper's normalised units.  :func:`load_dataset` builds one from a
+  name (``unit-square``, ``2x10``, ``synthetic``, ``tky``, ``nyc``, ``chi``) or a path.
+* :func:`run_grid` — the tidy results table, one row per (repetition, method, ε).
+* :func:`summarise` — one row per (method, ε): mean AE with a confidence interval.
+* :func:`direction_study` and :func:`time_methods` — the paper's direction-only study
+  and its time table.
+
+Seeds
+-----
+Every cell of the grid draws from its own stream,
+``SeedSequence(seed, spawn_key=(tag(method), tag(ε), repetition))``, and the data of a
+repetition (random trajectories on a continuous region) from
+``SeedSequence(seed, spawn_key=(tag("data"), repetition))``.  Results therefore do not
+depend on the order of the grid, on which other methods or ε are in it, nor on how
+it is split across processes; all methods of one repetition see the same data
+(paired comparisons).  Only the timing columns vary between two runs.
+"""
+
+
+
+__all__ = [
+    "METHODS",
+    "MethodSpec",
+    "EXTRA_METRICS",
+    "MetricSpec",
+    "RANGE_DELTA",
+    "HOTSPOT_SHARE",
+    "parse_metrics",
+    "MethodContext",
+    "Dataset",
+    "DATA_FILES",
+    "REGIONS",
+    "continuous_dataset",
+    "checkin_dataset",
+    "load_dataset",
+    "degree_scale",
+    "parse_methods",
+    "parse_epsilons",
+    "cell_seed",
+    "run_grid",
+    "summarise",
+    "summary_records",
+    "confidence_interval",
+    "markdown_table",
+    "format_number",
+    "direction_study",
+    "time_methods",
+    "data_path",
+    "read_checkins",
+    "JSON_KEYS",
+]
+
+
+from .datasets import (DATA_FILES, REGIONS, Dataset, checkin_dataset, continuous_dataset, data_path,
+                       degree_scale, load_dataset, read_checkins)
+from .methods import METHODS, MethodContext, MethodSpec, parse_epsilons, parse_methods
+from .metrics import EXTRA_METRICS, HOTSPOT_SHARE, RANGE_DELTA, MetricSpec, parse_metrics
+from .report import (JSON_KEYS, confidence_interval, format_number, markdown_table, summarise,
+                     summary_records)
+from .runner import cell_seed, direction_study, run_grid, time_methods

@@ -1,0 +1,254 @@
+"""Data sets of an evaluation: trajectories, the public region, POIs and units."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+
+DATA_FILES = {
+    "tky": "foursquare_tky_101users.csv",
+    "nyc": "foursquare_nyc_subset.csv",
+    "chi": "gowalla_chi_subset.csv",
+}
+#: the paper's continuous regions, ``(xmin, ymin, xmax, ymax)``
+REGIONS = {"unit-square": (0.0, 0.0, 1.0, 1.0), "2x10": (0.0, 0.0, 2.0, 10.0)}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Trajectories to perturb, with everything public about their space.
+
+    Attributes
+    ----------
+    name : str
+    region : tracs.Rectangle
+        The public region every method perturbs over.
+    offsets : ndarray, shape (T + 1,)
+        Trajectory ``t`` is ``coords[offsets[t]:offsets[t + 1]]``.
+    coords : ndarray, shape (N, 2), or None
+        Fixed data (check-ins, in metres).  ``None`` when every repetition draws
+        fresh trajectories with ``sampler``.
+    units : str
+        Units of the coordinates and of the AE column (``"m"`` for real data).
+    pois : ndarray, shape (m, 2), or None
+        Points of interest (the discrete location space), when there is one.
+    sampler : callable ``Generator -> (N, 2)``, optional
+        Draws the trajectories of one repetition.
+    normalise : bool
+        If true, the paper's units are the coordinates min-max normalised to the unit
+        square by the region's bounds (the paper's convention for check-in data); if
+        false the data's own units already are the paper's (continuous regions).
+    trajectories : tracs.Trajectories, optional
+        The source rows (ids, times), for writing results back to files.
+    degree_scale : (float, float), optional
+        Data units per degree of longitude and of latitude, to measure distances in
+        degrees as the paper does (its range query uses δ = 0.1 degree).  For
+        projected check-in data: the metres per degree at the latitude of the centre
+        of the data's bounding box (:func:`tracs.query_metrics.metres_per_degree`);
+        ``(1, 1)`` when the coordinates already are degrees; ``None`` on a continuous
+        region (distances stay in region units).
+    """
+
+    name: str
+    region: object
+    offsets: np.ndarray
+    coords: np.ndarray | None = None
+    units: str = "m"
+    pois: np.ndarray | None = None
+    sampler: Callable[[np.random.Generator], np.ndarray] | None = None
+    normalise: bool = True
+    trajectories: object = None
+    degree_scale: tuple[float, float] | None = None
+
+    @property
+    def n_points(self) -> int:
+        return int(self.offsets[-1])
+
+    @property
+    def n_trajectories(self) -> int:
+        return len(self.offsets) - 1
+
+    def draw(self, rng) -> np.ndarray:
+        """The coordinates of one repetition (fixed data, or fresh random trajectories)."""
+        if self.sampler is None:
+            return self.coords
+        return self.sampler(np.random.default_rng(rng))
+
+    @property
+    def paper_scale(self):
+        """``normalize_by`` for :mod:`tracs.metrics`: the region when the paper's units are
+        the min-max normalised ones, else ``None`` (the data's own units)."""
+        return self.region if self.normalise else None
+
+
+def _check_count(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def continuous_dataset(name: str = "unit-square", *, trajectories: int = 100, points: int = 100) -> Dataset:
+    """The paper's continuous setting: random trajectories of uniform points.
+
+    ``name`` is ``"unit-square"`` (``[0, 1)²``) or ``"2x10"`` (``[0, 2) × [0, 10)``);
+    each repetition draws ``trajectories`` trajectories of ``points`` independent
+    uniform points (the paper's setting uses 100 points per trajectory).
+    """
+    from ..region import Rectangle
+
+    if name not in REGIONS:
+        raise ValueError(f"unknown continuous region {name!r}; choose from {', '.join(REGIONS)}")
+    trajectories = _check_count(trajectories, "trajectories")
+    points = _check_count(points, "points")
+    xmin, ymin, xmax, ymax = REGIONS[name]
+    region = Rectangle(xmin, ymin, xmax, ymax)
+    n = trajectories * points
+    low, high = np.array([xmin, ymin]), np.array([xmax, ymax])
+
+    def sampler(rng):
+        # uniform on [low, high): the half-open region of the paper
+        return low + rng.random((n, 2)) * (high - low)
+
+    offsets = np.arange(0, n + 1, points, dtype=np.int64)
+    return Dataset(name=name, region=region, offsets=offsets, units="region units",
+                   sampler=sampler, normalise=False)
+
+
+def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: int | None = None) -> Dataset:
+    """A :class:`Dataset` from a :class:`tracs.Trajectories` (projected to metres).
+
+    The region is the bounding rectangle of the data (``trajectories.region()``), the
+    discrete location space its distinct points of interest.  ``max_trajectories``
+    perturbs the first trajectories only (for quick runs); the region and the POIs
+    stay those of the whole data set.
+    """
+    # the location space and the region are those of the whole data set, even when only
+    # the first trajectories are perturbed
+    if len(trajectories.coords) == 0:
+        raise ValueError(f"{name}: no points left to perturb")
+    pois = np.asarray(trajectories.pois().coords, dtype=np.float64)
+    region = trajectories.region()
+    scale = None if trajectories.crs is None else degree_scale(trajectories)
+    if max_trajectories is not None:
+        max_trajectories = _check_count(max_trajectories, "max_trajectories")
+        if max_trajectories < len(trajectories):
+            trajectories = trajectories.select(np.arange(max_trajectories))
+    coords = np.asarray(trajectories.coords, dtype=np.float64)
+    offsets = np.asarray(trajectories.offsets, dtype=np.int64)
+    return Dataset(name=name, region=region, offsets=offsets, coords=coords, units="m",
+                   pois=pois, normalise=True, trajectories=trajectories, degree_scale=scale)
+
+
+def degree_scale(trajectories) -> tuple[float, float]:
+    """Data units per degree (east, north) of a :class:`tracs.Trajectories`, for distances in degrees.
+
+    Projected coordinates (metres): :func:`tracs.query_metrics.metres_per_degree` at
+    the latitude of the centre of the data's WGS84 bounding box (a local, per-axis
+    conversion: accurate to a fraction of a percent over a city-sized area).
+    Geographic coordinates: ``(1, 1)``.  Raises ``ValueError`` when the CRS is unknown.
+    """
+    import pyproj
+
+    from ..query_metrics import metres_per_degree
+
+    if trajectories.crs is None:
+        raise ValueError("the trajectories have no CRS: cannot measure distances in degrees")
+    crs = pyproj.CRS.from_user_input(trajectories.crs)
+    if crs.is_geographic:
+        return 1.0, 1.0
+    coords = np.asarray(trajectories.coords, dtype=np.float64)
+    to_wgs84 = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
+    _, lat = to_wgs84.transform(coords[:, 0], coords[:, 1])
+    return metres_per_degree((np.min(lat) + np.max(lat)) / 2.0)
+
+
+def data_path(name: str) -> Path:
+    """Path of a named real data file (``tky``, ``nyc``, ``chi``) in ``TRACS_DATA_DIR``."""
+    root = os.environ.get("TRACS_DATA_DIR")
+    if not root:
+        raise FileNotFoundError(f"data set {name!r} needs TRACS_DATA_DIR (the folder holding "
+                                f"{DATA_FILES[name]}); or pass the file's path")
+    path = Path(root) / DATA_FILES[name]
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found (TRACS_DATA_DIR={root})")
+    return path
+
+
+def read_checkins(source, *, name: str | None = None, fmt: str = "auto"):
+    """Read check-ins with the matching loader.
+
+    ``name`` among :data:`DATA_FILES` reads that sample from ``TRACS_DATA_DIR``.
+    Otherwise ``source`` is a path read as ``fmt``: ``"checkins"`` (any table with
+    ``uid``, ``datetime``, ``lat``, ``lng`` columns, GeoJSON or GeoParquet —
+    ``data_loaders.load_checkins``), ``"foursquare"``, ``"gowalla"``, or ``"auto"``:
+    the first of these three that reads the file.
+    """
+    import data_loaders
+
+    loaders = {"checkins": data_loaders.load_checkins, "foursquare": data_loaders.load_foursquare,
+               "gowalla": data_loaders.load_gowalla}
+    if name in DATA_FILES:
+        return (data_loaders.load_gowalla if name == "chi" else data_loaders.load_foursquare)(data_path(name))
+    path = Path(source)
+    if not path.exists():
+        raise FileNotFoundError(f"no such file: {path}")
+    if fmt != "auto":
+        if fmt not in loaders:
+            raise ValueError(f"unknown input format {fmt!r}; choose from auto, {', '.join(loaders)}")
+        return loaders[fmt](path)
+    errors = []
+    for loader in loaders.values():
+        try:
+            return loader(path)
+        except ValueError as exc:  # not this format (or no usable row): try the next one
+            errors.append(exc)
+    raise ValueError(f"cannot read {path.name} as check-ins: {errors[0]}")
+
+
+def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed: int = 0,
+                 max_trajectories: int | None = None, split_gap=None, min_points: int = 1,
+                 synthetic_users: int = 50, fmt: str = "auto") -> Dataset:
+    """Build a :class:`Dataset` from a name or a path.
+
+    Parameters
+    ----------
+    name : str
+        ``unit-square`` or ``2x10`` (random uniform trajectories, see
+        :func:`continuous_dataset`); ``synthetic`` (a synthetic city of
+        ``synthetic_users`` users, ``data_loaders.synthetic_checkins``); ``tky``,
+        ``nyc``, ``chi`` (the check-in samples in ``TRACS_DATA_DIR``); or the path of
+        a check-in file in any format the loaders read.
+    trajectories, points : int
+        Size of the random trajectories on a continuous region.
+    seed : int
+        Seed of the synthetic city.
+    max_trajectories : int, optional
+        Keep only the first trajectories of check-in data.
+    split_gap, min_points
+        Passed to ``data_loaders.to_trajectories`` (by default one trajectory per user).
+    fmt : str
+        Format of a file given by path (see :func:`read_checkins`).
+    """
+    if name in REGIONS:
+        return continuous_dataset(name, trajectories=trajectories, points=points)
+    import data_loaders
+
+    if name == "synthetic":
+        checkins = data_loaders.synthetic_checkins(users=synthetic_users, seed=seed)
+    else:
+        checkins = read_checkins(name, name=name, fmt=fmt)
+    if len(checkins) == 0:
+        raise ValueError(f"{name}: the file holds no check-ins")
+    trajs = data_loaders.to_trajectories(checkins, split_gap=split_gap, min_points=min_points)
+    label = name if (name in DATA_FILES or name == "synthetic") else Path(name).stem
+    return checkin_dataset(trajs, name=label, max_trajectories=max_trajectories)
+
+
+# ----------------------------------------------------------------------------- seeds

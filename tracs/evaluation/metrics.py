@@ -1,0 +1,93 @@
+"""Extra per-run metrics of an evaluation grid (range queries, hotspots)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+
+from .methods import _parse_names
+
+
+#: units on a continuous region
+RANGE_DELTA = 0.1
+#: share of the distinct true locations taken as hotspots by ``hotspot_count_error``
+HOTSPOT_SHARE = 0.2
+
+
+def _range_query(true, pert, offsets, dataset, rng):
+    from ..query_metrics import range_query_error
+
+    return range_query_error(true, pert, dataset.region.bounds, rng=rng)
+
+
+def _hotspot_precision(true, pert, offsets, dataset, rng):
+    from ..query_metrics import hotspot_precision
+
+    return hotspot_precision(true, pert, dataset.region.bounds)
+
+
+def _hotspot_ndcg(true, pert, offsets, dataset, rng):
+    from ..query_metrics import hotspot_ndcg
+
+    return hotspot_ndcg(true, pert, dataset.region.bounds)
+
+
+def _range_preservation(true, pert, offsets, dataset, rng):
+    from ..query_metrics import range_preservation
+
+    if dataset.degree_scale is None and dataset.normalise:
+        raise ValueError(f"range_preservation measures δ = {RANGE_DELTA} degree, but data set "
+                         f"{dataset.name!r} has no CRS to convert its units to degrees")
+    return range_preservation(true, pert, offsets, radius=RANGE_DELTA, scale=dataset.degree_scale)
+
+
+def _hotspot_count_error(true, pert, offsets, dataset, rng):
+    from ..query_metrics import hotspot_count_error
+
+    return hotspot_count_error(true, pert, offsets, share=HOTSPOT_SHARE)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """An extra per-run metric of :func:`run_grid`.
+
+    ``function(true, perturbed, offsets, dataset, rng) -> float`` scores one run:
+    the true and released coordinates ``(N, 2)``, the trajectory boundaries
+    ``offsets (T + 1,)``, the :class:`Dataset` (its public region, POIs and units) and
+    a generator that is the same for every method of a repetition (the random range
+    queries).  ``needs_pois``: the metric matches locations exactly and is only
+    meaningful on a discrete location space (check-in data).
+    """
+
+    name: str
+    function: Callable[..., float]
+    help: str
+    higher_is_better: bool
+    needs_pois: bool = False
+
+
+#: extra per-run metrics by name (``run_grid(metrics=…)``, ``tracs evaluate --metrics``)
+EXTRA_METRICS: dict[str, MetricSpec] = {
+    spec.name: spec
+    for spec in [
+        MetricSpec("range_query_error", _range_query,
+                   "mean relative count error of 200 random rectangles (0 is perfect)", False),
+        MetricSpec("hotspot_precision", _hotspot_precision,
+                   "share of the 10 busiest true cells of a 20x20 grid recovered", True),
+        MetricSpec("hotspot_ndcg", _hotspot_ndcg, "NDCG@10 of the busiest grid cells", True),
+        MetricSpec("range_preservation", _range_preservation,
+                   "the paper's range query: per trajectory, the share of points released within "
+                   "0.1 degree of the true point (0.1 region units on a continuous region), "
+                   "averaged over trajectories; higher is better", True),
+        MetricSpec("hotspot_count_error", _hotspot_count_error,
+                   "the paper's hotspot error: per trajectory, |#released - #true points on one of "
+                   "the top 20 % most visited true locations|, averaged; lower is better", False,
+                   needs_pois=True),
+    ]
+}
+
+
+def parse_metrics(metrics) -> list[str]:
+    """Validate extra metric names (a comma-separated string or a sequence, maybe empty); keep their order."""
+    return _parse_names(metrics, EXTRA_METRICS, "metric")

@@ -1,0 +1,117 @@
+"""Summaries of an evaluation: confidence intervals, JSON records and Markdown tables."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .metrics import EXTRA_METRICS
+
+
+def confidence_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean and two-sided Student-t confidence interval of independent values.
+
+    With a single value (or no spread) the interval collapses to the mean.
+    """
+    from scipy import stats
+
+    values = np.asarray(values, dtype=np.float64)
+    mean = float(values.mean())
+    if len(values) < 2:
+        return mean, mean, mean
+    half = float(stats.t.ppf(0.5 + confidence / 2, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values)))
+    return mean, mean - half, mean + half
+
+
+def summarise(results: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """One row per (dataset, method, ε): mean AE and its confidence interval.
+
+    The interval is a Student-t interval over the repetitions (which are
+    independent).  With a single repetition it is taken over that run's trajectories
+    instead (independent given the data), from ``ae_traj_sd`` — a narrower notion of
+    uncertainty, stated in the ``ci_over`` column.
+    """
+    from scipy import stats
+
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    extra = [c for c in EXTRA_METRICS if c in results.columns]
+    rows = []
+    for (dataset, method, eps), group in results.groupby(["dataset", "method", "epsilon"], sort=False):
+        if len(group) >= 2:
+            mean, low, high = confidence_interval(group["ae"], confidence)
+            over = "repetitions"
+        else:
+            mean = float(group["ae"].iloc[0])
+            n = int(group["n_trajectories"].iloc[0])
+            sd = float(group["ae_traj_sd"].iloc[0])
+            half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)) if n > 1 else 0.0
+            low, high = mean - half, mean + half
+            over = "trajectories"
+        row = {
+            "dataset": dataset, "method": method, "label": group["label"].iloc[0], "epsilon": eps,
+            "repetitions": len(group), "ae_mean": mean, "ae_ci_low": low, "ae_ci_high": high,
+            "ae_mean_normalised": float(group["ae_normalised"].mean()),
+            "seconds_per_point": float(group["seconds_per_point"].mean()),
+            "units": group["units"].iloc[0], "ci_over": over,
+        }
+        for metric in extra:
+            row[metric] = float(group[metric].mean())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+#: keys of each object of ``tracs evaluate --format json``
+JSON_KEYS = ("method", "epsilon", "ae_mean", "ae_ci_low", "ae_ci_high", "ae_mean_normalised",
+             "seconds_per_point")
+
+
+def summary_records(summary: pd.DataFrame) -> list[dict]:
+    """The summary as plain JSON-ready dicts (keys :data:`JSON_KEYS` + extra metrics)."""
+    keys = list(JSON_KEYS) + [c for c in EXTRA_METRICS if c in summary.columns]
+    records = []
+    for row in summary.to_dict("records"):
+        record = {}
+        for key in keys:
+            value = row[key]
+            record[key] = value if isinstance(value, str) else float(value)
+        records.append(record)
+    return records
+
+
+def format_number(x: float, digits: int = 3) -> str:
+    """``digits`` significant digits, but whole numbers with thousands separators from 10^digits up."""
+    return f"{x:,.0f}" if abs(x) >= 10 ** digits else f"{x:.{digits}g}"
+
+
+def markdown_table(summary: pd.DataFrame, *, value: str = "ae_mean", low: str | None = "ae_ci_low",
+                   high: str | None = "ae_ci_high", digits: int = 3, label: str = "label") -> str:
+    """A Markdown table: one row per ε, one column per method, ``mean ± half-width``.
+
+    ``half-width`` is half the confidence interval (``(high − low)/2``); pass
+    ``low=None`` to show the value alone.
+    """
+    if label not in summary.columns:
+        label = "method"
+    methods = list(dict.fromkeys(summary[label]))
+    eps_values = sorted(set(summary["epsilon"]))
+    lines = ["| ε | " + " | ".join(methods) + " |", "|---:|" + "---:|" * len(methods)]
+    for eps in eps_values:
+        cells = []
+        for method in methods:
+            row = summary[(summary[label] == method) & (summary["epsilon"] == eps)]
+            if row.empty:
+                cells.append("–")
+                continue
+            row = row.iloc[0]
+            text = format_number(row[value], digits)
+            if low and high:
+                text += f" ± {format_number((row[high] - row[low]) / 2, max(digits - 1, 1))}"
+            cells.append(text)
+        lines.append(f"| {eps:g} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- studies

@@ -1,0 +1,21 @@
+"""Privacy checks anyone can run: the empirical ε audit of samplers and perturbers.
+
+* :func:`audit` — one-dimensional samplers (``sample(x, rng=)`` or ``(x, rng) -> y``);
+* :func:`audit_perturber` — perturbers releasing points of the plane;
+* :class:`AuditReport` — the verdict, the ε lower bound with its confidence,
+  the worst input pair and output event, and the lattice check;
+* :mod:`.catalog` — every shipped mechanism and perturber, ready to audit.
+
+An audit can show that a sampler is *not* ε-LDP, with the stated confidence
+(exact Clopper–Pearson bounds on a held-out half of the draws); a pass means no
+evidence was found with the given budget, together with every output lying on
+the sampler's public lattice.
+"""
+
+from .audit import audit
+from .bounds import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
+from .perturber_audit import audit_perturber
+from .report import AuditReport, format_table
+
+__all__ = ["audit", "audit_perturber", "AuditReport", "format_table", "clopper_pearson_lower",
+           "clopper_pearson_upper", "epsilon_lower_bound"]

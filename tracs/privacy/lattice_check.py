@@ -1,0 +1,101 @@
+"""Check that released values lie on a sampler's declared public lattice.
+
+A mechanism that releases ``origin + k·spacing`` (integer ``0 <= k < count``)
+cannot leak its input through the low-order bits of a floating-point output
+(Mironov, CCS 2012): the set of possible outputs is fixed in advance.  A value
+off the lattice is therefore a violation in itself, whatever its frequency.
+
+Accepted declarations (the ``lattice`` attribute of a sampler or perturber):
+
+* ``(origin, spacing, count)`` — or any object with those three attributes —
+  for 1-D outputs;
+* a pair of those, one per axis, for 2-D outputs;
+* an object with ``contains(values) -> bool array`` for any other shape of
+  lattice (e.g. directions and distances about a public reference).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["declared_lattice", "off_lattice", "PointSet"]
+
+
+class PointSet:
+    """A finite public set of output points (e.g. the POIs a baseline releases) as a lattice.
+
+    ``contains`` is an exact, bit-for-bit membership test, vectorised.
+    """
+
+    def __init__(self, points):
+        pts = np.asarray(points, dtype=np.float64)
+        if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) == 0:
+            raise ValueError(f"points must have shape (m, 2) with m >= 1, got {pts.shape}")
+        self._keys = np.unique((pts[:, 0] + 0.0) + 1j * (pts[:, 1] + 0.0))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def contains(self, values) -> np.ndarray:
+        values = np.asarray(values, dtype=np.float64)
+        keys = (values[:, 0] + 0.0) + 1j * (values[:, 1] + 0.0)
+        pos = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+        return self._keys[pos] == keys
+
+
+def declared_lattice(sampler, lattice=None):
+    """The lattice to check: the one given, else the sampler's ``lattice`` attribute, else ``None``."""
+    if lattice is not None:
+        return lattice
+    value = getattr(sampler, "lattice", None)
+    return value() if callable(value) and not hasattr(value, "contains") else value
+
+
+def _triple(lat):
+    if all(hasattr(lat, a) for a in ("origin", "spacing", "count")):
+        return float(lat.origin), float(lat.spacing), int(lat.count)
+    try:
+        origin, spacing, count = lat
+        return float(origin), float(spacing), int(count)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            "lattice must be (origin, spacing, count), a pair of those (one per axis) or an "
+            f"object with contains(values), got {lat!r}"
+        ) from exc
+
+
+def _on_axis(values: np.ndarray, lat) -> np.ndarray:
+    origin, spacing, count = _triple(lat)
+    if not (np.isfinite(origin) and np.isfinite(spacing) and spacing > 0 and count >= 1):
+        raise ValueError(f"lattice needs a finite origin, spacing > 0 and count >= 1, got {lat!r}")
+    with np.errstate(invalid="ignore", over="ignore"):
+        k = np.rint((values - origin) / spacing)
+        return (k >= 0) & (k < count) & (origin + k * spacing == values)
+
+
+def _is_pair(lat) -> bool:
+    try:
+        return len(lat) == 2 and all(np.ndim(part) == 1 or hasattr(part, "spacing") for part in lat)
+    except TypeError:
+        return False
+
+
+def off_lattice(values, lattice) -> tuple[int, object]:
+    """Count the values that are not on ``lattice`` bit for bit; also return the first one.
+
+    ``values`` is ``(n,)`` for 1-D outputs or ``(n, 2)`` for points.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if hasattr(lattice, "contains"):
+        ok = np.asarray(lattice.contains(values), dtype=bool)
+    elif values.ndim == 2 and _is_pair(lattice):
+        ok = _on_axis(values[:, 0], lattice[0]) & _on_axis(values[:, 1], lattice[1])
+    elif values.ndim == 2:
+        ok = np.all(_on_axis(values, lattice), axis=1)
+    else:
+        ok = _on_axis(values, lattice)
+    bad = np.flatnonzero(~ok)
+    if len(bad) == 0:
+        return 0, None
+    first = values[bad[0]]
+    return int(len(bad)), (tuple(float(v) for v in first) if values.ndim == 2 else float(first))
