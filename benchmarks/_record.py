@@ -60,8 +60,9 @@ def machine() -> dict:
     }
 
 
-def save(path: Path = PREVIOUS_PATH, extra: dict | None = None) -> None:
+def save(path: Path | None = None, extra: dict | None = None) -> None:
     """Write this run's figures (they become the 'previous' figures of the next run)."""
+    path = PREVIOUS_PATH if path is None else path
     merged = previous()
     merged.update(RESULTS)
     payload = {"machine": machine(), "figures": merged, **(extra or {})}
