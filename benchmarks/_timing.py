@@ -8,6 +8,7 @@ the same run.
 from __future__ import annotations
 
 import time
+import tracemalloc
 from dataclasses import dataclass
 from typing import Callable
 
@@ -28,6 +29,18 @@ def best_time(fn: Callable[[], object], repeat: int = 3,
         fn()
         best = min(best, clock() - start)
     return best
+
+
+def peak_bytes(fn: Callable[[], object]) -> float:
+    """Peak bytes allocated during one call of ``fn`` (tracemalloc; numpy reports to it)."""
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    result = fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    del result
+    return float(peak - base)
 
 
 @dataclass

@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import os
 import time
-import tracemalloc
 
 import numpy as np
 
 from benchmarks._record import RESULTS, record
-from benchmarks._timing import best_time
+from benchmarks._timing import best_time, peak_bytes
 from tracs import engine
 from tracs.discrete import POISpace
 from tracs.perturbers import TraCSC, TraCSD
@@ -66,14 +65,7 @@ def karp_flatt(speedup: float, p: int) -> float:
 
 
 def _peak_mb(fn) -> float:
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    base = tracemalloc.get_traced_memory()[0]
-    result = fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    del result
-    return (peak - base) / 1e6
+    return peak_bytes(fn) / 1e6
 
 
 def _workloads(n: int, n_round: int):
