@@ -1,6 +1,7 @@
 """Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick] [--write-docs]``.
 
-Sections: mechanisms, perturbers, rounding (discrete), loaders, estimate, audit,
+Sections: mechanisms, perturbers, rounding (discrete), loaders, estimate, audit, cli
+(``tracs perturb`` on a generated file against a plain pyarrow read + write),
 scaling (1, 2, 4, … workers), reference (the published code's per-point structure, DP libraries).
 Each prints items per second, memory and ratios measured in the same run (against
 a naive or reference per-item loop, and against the previous documented run,
@@ -26,6 +27,7 @@ SECTIONS = {
     "audit": "benchmarks.audit",
     "scaling": "benchmarks.scaling",
     "reference": "benchmarks.reference_compare",
+    "cli": "benchmarks.cli",
 }
 
 

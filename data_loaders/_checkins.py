@@ -88,6 +88,56 @@ def _user_ids(uid: pd.Series) -> pd.Series:
     return uid
 
 
+def check_rows(bad_user: np.ndarray, bad_time: np.ndarray, lat: np.ndarray, lng: np.ndarray,
+               lines: np.ndarray, dropped: dict) -> np.ndarray:
+    """The row checks of every loader, in order; returns the positions of the rows kept.
+
+    A row gets the first reason that applies (bad user, bad time, bad coordinates,
+    out of range); the lines of the rows dropped for each reason are added to
+    ``dropped`` (reason -> lines).  ``lat`` / ``lng`` are float64 with NaN for
+    anything that is not a finite number.
+    """
+    reason = np.zeros(len(lines), dtype=np.int8)
+    checks = [
+        ("bad_user", bad_user),
+        ("bad_time", bad_time),
+        ("bad_coords", np.isnan(lat) | np.isnan(lng)),
+        ("out_of_range", (np.abs(lat) > 90.0) | (np.abs(lng) > 180.0)),
+    ]
+    for code, (name, mask) in enumerate(checks, start=1):
+        hit = mask & (reason == 0)
+        if hit.any():
+            reason[hit] = code
+            dropped[name] = lines[hit]
+    return np.flatnonzero(reason == 0)
+
+
+def make_report(*, source, fmt, rows, kept, dropped, exact, repeated, duplicates, blank_lines,
+                position, notes, strict) -> LoadReport:
+    """The :class:`LoadReport` of a loader; raises when nothing is left or, with ``strict``, anything dropped.
+
+    ``rows`` counts the records parsed (lines skipped by the parser, ``dropped["bad_fields"]``, come on top).
+    """
+    empty = np.empty(0, np.int64)
+    dropped = {k: np.sort(dropped[k]) for k in
+               ("bad_fields", "bad_user", "bad_time", "bad_coords", "out_of_range", "duplicate")
+               if k in dropped}
+    report = LoadReport(
+        source=source, format=fmt, rows_read=rows + len(dropped.get("bad_fields", empty)),
+        rows_kept=kept, dropped=dropped, exact_duplicates=np.sort(exact),
+        repeated_times=np.sort(repeated), duplicates=duplicates,
+        blank_lines=np.asarray(blank_lines if blank_lines is not None else empty, dtype=np.int64),
+        position=position, notes=tuple(notes),
+    )
+    if report.rows_read == 0:
+        raise ValueError(f"{source} has no check-in rows")
+    if strict and report.n_dropped:
+        raise DroppedRowsError(report)
+    if report.rows_kept == 0:
+        raise ValueError(f"no valid check-in left in {source}:\n{report.summary()}")
+    return report
+
+
 def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.Series,
                    lines: np.ndarray, source: str, fmt: str, poi: pd.Series | None = None,
                    extra: dict | None = None, bad_lines=None, blank_lines=None, notes=(),
@@ -116,19 +166,7 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
     lng_v = to_number(lng.reset_index(drop=True))
     uid = uid.reset_index(drop=True)
 
-    reason = np.zeros(n, dtype=np.int8)
-    checks = [
-        ("bad_user", uid.isna().to_numpy()),
-        ("bad_time", time.isna().to_numpy()),
-        ("bad_coords", np.isnan(lat_v) | np.isnan(lng_v)),
-        ("out_of_range", (np.abs(lat_v) > 90.0) | (np.abs(lng_v) > 180.0)),
-    ]
-    for code, (name, mask) in enumerate(checks, start=1):
-        hit = mask & (reason == 0)
-        if hit.any():
-            reason[hit] = code
-            dropped[name] = lines[hit]
-    keep = np.flatnonzero(reason == 0)
+    keep = check_rows(uid.isna().to_numpy(), time.isna().to_numpy(), lat_v, lng_v, lines, dropped)
 
     uid = _user_ids(uid.take(keep).reset_index(drop=True))
     t = time.take(keep).reset_index(drop=True)
@@ -165,22 +203,9 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
         lines_k = lines_k[~drop]
     frame[SOURCE_COLUMN[position]] = lines_k
 
-    dropped = {k: np.sort(dropped[k]) for k in
-               ("bad_fields", "bad_user", "bad_time", "bad_coords", "out_of_range", "duplicate")
-               if k in dropped}
-    report = LoadReport(
-        source=source, format=fmt, rows_read=n + len(dropped.get("bad_fields", empty)),
-        rows_kept=len(frame), dropped=dropped, exact_duplicates=np.sort(exact),
-        repeated_times=np.sort(repeated), duplicates=duplicates,
-        blank_lines=np.asarray(blank_lines if blank_lines is not None else empty, dtype=np.int64),
-        position=position, notes=tuple(notes),
-    )
-    if report.rows_read == 0:
-        raise ValueError(f"{source} has no check-in rows")
-    if strict and report.n_dropped:
-        raise DroppedRowsError(report)
-    if report.rows_kept == 0:
-        raise ValueError(f"no valid check-in left in {source}:\n{report.summary()}")
+    report = make_report(source=source, fmt=fmt, rows=n, kept=len(frame), dropped=dropped,
+                         exact=exact, repeated=repeated, duplicates=duplicates,
+                         blank_lines=blank_lines, position=position, notes=notes, strict=strict)
     out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs="EPSG:4326")
     out.attrs["report"] = report
     return out

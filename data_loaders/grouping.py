@@ -58,7 +58,7 @@ def _same_place(frame: gpd.GeoDataFrame, xy: np.ndarray) -> np.ndarray:
 
 
 def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
-                    dedupe_consecutive: bool = False, crs="utm") -> Trajectories:
+                    dedupe_consecutive: bool = False, crs="utm", by=None) -> Trajectories:
     """Group check-ins into trajectories, in time order, projected to metres.
 
     Parameters
@@ -80,6 +80,9 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
     crs : "utm", None or pyproj.CRS-like, default "utm"
         ``"utm"``: the local UTM zone (:func:`tracs.geo.local_metric_crs`);
         ``None``: keep the input CRS; otherwise that (metric) CRS.
+    by : str, optional
+        A column of trajectory ids (e.g. GPX segments, trip ids): rows are ordered
+        by (user, that column, time) and a trajectory also starts where it changes.
 
     Returns
     -------
@@ -122,6 +125,13 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
 
     # order by (user, time), stably; only touch the frame when it is not already
     ukey = user_order_keys(checkins["uid"].reset_index(drop=True))
+    n_users = len(np.unique(ukey))
+    if by is not None:
+        if by not in checkins.columns:
+            raise ValueError(f"no trajectory column {by!r} among {list(checkins.columns)}")
+        group = pd.factorize(checkins[by].reset_index(drop=True), sort=True)[0].astype(np.int64)
+        dense = np.unique(ukey, return_inverse=True)[1].astype(np.int64)
+        ukey = dense * (int(group.max()) + 2) + group  # order and split by (user, trajectory column)
     tkey = times.astype("datetime64[ns, UTC]" if isinstance(times.dtype, pd.DatetimeTZDtype)
                         else "datetime64[ns]").array.asi8
     du, dt = np.diff(ukey), np.diff(tkey)
@@ -173,7 +183,7 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
         out = to_metric(out, crs)
     load = checkins.attrs.get("report")
     report = GroupingReport(
-        points_in=len(checkins), users=int(np.count_nonzero(np.r_[True, du != 0])),
+        points_in=len(checkins), users=n_users,
         reordered=reordered, split_gap=None if gap is None else str(gap),
         trajectories_split=n_split, dedupe_consecutive=bool(dedupe_consecutive),
         points_deduplicated=deduped, min_points=int(min_points),

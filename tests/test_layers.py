@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # module prefix -> layer number; the longest matching prefix wins
 LAYERS = {
     "tracs._validation": 0,
+    "tracs._numba_cache": 0,
     "tracs.random": 0,
     "tracs.mechanisms": 1,
     "tracs.region": 2,
@@ -27,6 +28,7 @@ LAYERS = {
     "tracs.estimate": 5,
     "tracs.privacy": 5,
     "data_loaders": 6,
+    "tracs.io": 6,
     "tracs.maps": 7,
     "tracs.plots": 7,
     "tracs.query_metrics": 7,

@@ -14,6 +14,10 @@ import importlib
 
 __version__ = "0.1.0"
 
+from ._numba_cache import configure as _configure_numba_cache  # noqa: E402
+
+_configure_numba_cache(__path__[0], __version__)  # before any kernel is compiled
+
 # public name -> module that defines it
 _LAZY = {
     "as_generator": "tracs._validation",
@@ -32,8 +36,8 @@ _LAZY = {
     "audit_perturber": "tracs.privacy",
     "AuditReport": "tracs.privacy",
 }
-_SUBMODULES = {"random", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics", "region",
-               "perturbers", "discrete", "trajectories", "query_metrics", "cli", "estimate", "privacy",
+_SUBMODULES = {"io", "random", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics",
+               "region", "perturbers", "discrete", "trajectories", "query_metrics", "cli", "estimate", "privacy",
                "engine", "dask"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from . import _columns
 from ._common import anchor_arg, positive_int, seed_int, writable_dir
 
 DESCRIPTION = """\
@@ -78,6 +79,7 @@ def add_parser(subparsers) -> None:
                    help="on check-in data, keep only the first T trajectories (quick runs)")
     p.add_argument("--split-gap", default=None, metavar="GAP",
                    help="on check-in data, split a user's check-ins at gaps longer than GAP (e.g. 3h)")
+    _columns.add_input_arguments(p)
     p.add_argument("--anchor", type=anchor_arg, default="center",
                    help="TraCS-D's first reference: center (default) or corner (the paper's code)")
     p.add_argument("--round-to-pois", action=argparse.BooleanOptionalAction, default=None,
@@ -127,7 +129,7 @@ def run(args) -> int:
     out_dir = writable_dir(args.output_dir)
     dataset = evaluation.load_dataset(args.dataset, trajectories=args.trajectories, points=args.points,
                                       seed=args.seed, max_trajectories=args.max_trajectories,
-                                      split_gap=args.split_gap)
+                                      split_gap=args.split_gap, read_options=_file_options(args))
     results = evaluation.run_grid(dataset, methods, epsilons, repetitions=args.repetitions, seed=args.seed,
                                   anchor=args.anchor, round_to_pois=args.round_to_pois, metrics=metrics,
                                   progress=not args.no_progress)
@@ -150,3 +152,10 @@ def run(args) -> int:
         print(format_table(summary))
     print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
     return 0
+
+
+def _file_options(args) -> dict:
+    """Column and time options for a data set given by path (the named ones need none)."""
+    options = _columns.read_options(args)
+    options.pop("input_format")
+    return options

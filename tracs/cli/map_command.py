@@ -29,8 +29,8 @@ def add_parser(subparsers) -> None:
                               description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="INPUT",
-                   help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, "
-                        "GeoJSON or GeoParquet with user, time and coordinates")
+                   help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
+                        "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates")
     p.add_argument("perturbed", metavar="PERTURBED", nargs="?", default=None,
                    help="released file from 'tracs perturb' (.csv, .geojson or .parquet)")
     p.add_argument("-o", "--output", required=True, metavar="MAP.html", help="HTML file to write")
@@ -56,22 +56,16 @@ def add_parser(subparsers) -> None:
     p.add_argument("--offline", action="store_true",
                    help="embed Leaflet and plugins in the page (needs xstatic-leaflet)")
     p.add_argument("--seed", type=seed_int, default=None, help="seed for --epsilon (default: fresh)")
+    from . import _columns
+
+    _columns.add_input_arguments(p)
 
 
-def _read_checkins(path: Path):
-    """Check-ins of INPUT with the loader matching its columns."""
-    import data_loaders
+def _read_checkins(path: Path, args):
+    """Check-ins of INPUT, any supported format, with the column options of ``args``."""
+    from . import _columns
 
-    if path.suffix.lower() in (".csv", ".tsv", ".txt"):
-        with open(path, encoding="latin-1") as handle:
-            header = handle.readline()
-        if "Venue ID" in header and "UTC Time" in header:
-            return data_loaders.load_foursquare(path)
-        if "Location ID" in header and "Timestamp" in header:
-            return data_loaders.load_gowalla(path)
-    from ..evaluation import read_checkins
-
-    return read_checkins(path)
+    return _columns.read_input(args, path)
 
 
 def _lat_lng_columns(columns) -> tuple[str, str]:
@@ -167,10 +161,11 @@ def _run(args) -> int:
 
     from ..maps import DEFAULT_MAX_POINTS, DEFAULT_MAX_USERS, DEFAULT_TILES, save_map, trajectory_map
 
-    checkins = _read_checkins(source)
+    checkins = _read_checkins(source, args)
     if len(checkins) == 0:
         raise CLIError(f"{source} holds no usable check-ins")
-    trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap)
+    trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap,
+                                         by=checkins.attrs.get("trajectory_column"))
     original = trajs.frame
     perturbed, epsilon, method = None, args.epsilon, args.method
     if args.perturbed is not None:

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _columns, _fast
 from ._common import CLIError, anchor_arg, positive_float, seed_int, writable_file
 
 #: output formats by file extension
-FORMATS = {".csv": "CSV", ".geojson": "GeoJSON", ".json": "GeoJSON", ".parquet": "GeoParquet",
-           ".geoparquet": "GeoParquet"}
+FORMATS = {".csv": "CSV", ".tsv": "TSV", ".geojson": "GeoJSON", ".json": "GeoJSON", ".parquet": "GeoParquet",
+           ".geoparquet": "GeoParquet", ".gpx": "GPX"}
 
 DESCRIPTION = """\
 Perturb every point of a check-in file on the user's side and write the released
@@ -34,13 +35,13 @@ def add_parser(subparsers) -> None:
                               description=DESCRIPTION, epilog="methods: " + method_help(),
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="INPUT",
-                   help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, "
-                        "GeoJSON or GeoParquet with user, time and coordinates")
+                   help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
+                        "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates")
     p.add_argument("--input-format", default="auto", choices=("auto", "checkins", "foursquare", "gowalla"),
                    help="how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / "
                         "GeoParquet), foursquare, gowalla, or auto (default: the first that reads it)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
-                   help="file to write (.csv, .geojson or .parquet)")
+                   help="file to write (.csv, .tsv, .geojson, .parquet or .gpx)")
     p.add_argument("-m", "--method", required=True, choices=list(METHODS), metavar="METHOD",
                    help=f"one of {', '.join(METHODS)} (lsrr-thresholds is not ε-LDP and is refused here)")
     p.add_argument("-e", "--epsilon", required=True, type=positive_float, metavar="E",
@@ -57,12 +58,13 @@ def add_parser(subparsers) -> None:
                         "default: one trajectory per user")
     p.add_argument("--seed", type=seed_int, default=None,
                    help="seed for a reproducible run (default: fresh OS entropy, for deployment)")
+    _columns.add_input_arguments(p, pad=True, quiet=True)
 
 
 def _output_format(path: Path) -> str:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise CLIError(f"cannot tell the output format of {path.name}: use .csv, .geojson or .parquet")
+        raise CLIError(f"cannot tell the output format of {path.name}: use .csv, .tsv, .geojson, .parquet or .gpx")
     return fmt
 
 
@@ -101,46 +103,8 @@ def run(args) -> int:
     output = writable_file(args.output)
     fmt = _output_format(output)
 
-    import data_loaders
-
-    from ..evaluation import METHODS, MethodContext, read_checkins
-    from ..metrics import average_error
-
     spec = METHODS[args.method]
-
-    checkins = read_checkins(source, fmt=args.input_format)
-    if len(checkins) == 0:
-        raise CLIError(f"{source} holds no usable check-ins")
-    trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap)
-    coords = np.asarray(trajs.coords, dtype=np.float64)
-    offsets = np.asarray(trajs.offsets, dtype=np.int64)
-    if len(coords) == 0:
-        raise CLIError(f"{source}: no points left to perturb")
-    ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois().coords, dtype=np.float64),
-                        anchor=args.anchor)
-    rng = np.random.default_rng(args.seed)
-    released, eps_point = perturb_trajectories(spec, ctx, coords, offsets, args.epsilon,
-                                               per_trajectory=args.per_trajectory, rng=rng)
-    if args.round_to_pois and not spec.discrete:
-        released = ctx.poi_space.round(released)[0]
-    released = np.asarray(released, dtype=np.float64)
-    ae = average_error(coords, released, offsets)
-
-    lengths = np.diff(offsets)
-    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]) if len(lengths) else [], lengths)
-    frame = released_frame(trajs, released, eps_point, eps_traj)
-    write_frame(frame, output, fmt)
-    from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
-
-    write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, trajs.crs)
-
-    budget = (f"ε = {args.epsilon:g} per trajectory ({eps_point.min():.3g}–{eps_point.max():.3g} per point)"
-              if args.per_trajectory else
-              f"ε = {args.epsilon:g} per point ({eps_traj.min():g}–{eps_traj.max():g} per trajectory)")
-    rounded = ", rounded to POIs" if args.round_to_pois and not spec.discrete else ""
-    print(f"{spec.label}{rounded}: {len(coords):,} points in {len(lengths):,} trajectories, {budget}, "
-          f"AE = {ae:,.1f} m -> {output} ({fmt})")
-    return 0
+    return _fast.run(args, spec, output, fmt)
 
 
 def released_frame(trajs, released, eps_point, eps_traj):
@@ -166,13 +130,7 @@ def released_frame(trajs, released, eps_point, eps_traj):
 
 
 def write_frame(frame, path: Path, fmt: str) -> None:
-    """Write the released rows as CSV (no geometry column), GeoJSON or GeoParquet."""
-    if fmt == "CSV":
-        # times are written as ISO 8601 with their UTC offset, e.g. 2012-04-03 18:00:09+00:00
-        frame.drop(columns=frame.geometry.name).to_csv(path, index=False)
-    elif fmt == "GeoJSON":
-        if path.exists():
-            path.unlink()  # the GeoJSON driver refuses to overwrite
-        frame.to_file(path, driver="GeoJSON")
-    else:
-        frame.to_parquet(path)
+    """Write the released rows as CSV / TSV (no geometry column), GeoJSON, GeoParquet or GPX."""
+    from ..io.write import write_points
+
+    write_points(frame, path, fmt)

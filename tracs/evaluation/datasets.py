@@ -181,40 +181,29 @@ def data_path(name: str) -> Path:
     return path
 
 
-def read_checkins(source, *, name: str | None = None, fmt: str = "auto"):
+def read_checkins(source, *, name: str | None = None, fmt: str = "auto", **options):
     """Read check-ins with the matching loader.
 
     ``name`` among :data:`DATA_FILES` reads that sample from ``TRACS_DATA_DIR``.
-    Otherwise ``source`` is a path read as ``fmt``: ``"checkins"`` (any table with
-    ``uid``, ``datetime``, ``lat``, ``lng`` columns, GeoJSON or GeoParquet —
-    ``data_loaders.load_checkins``), ``"foursquare"``, ``"gowalla"``, or ``"auto"``:
-    the first of these three that reads the file.
+    Otherwise ``source`` is a path read by :func:`tracs.io.read_checkins` as ``fmt``
+    (``"auto"``, ``"checkins"``, ``"foursquare"`` or ``"gowalla"``; any supported
+    file format) with ``options`` (column names, ``time_format``, ``dayfirst``, ...).
     """
     import data_loaders
 
-    loaders = {"checkins": data_loaders.load_checkins, "foursquare": data_loaders.load_foursquare,
-               "gowalla": data_loaders.load_gowalla}
+    from ..io import read_checkins as read_file
+
     if name in DATA_FILES:
         return (data_loaders.load_gowalla if name == "chi" else data_loaders.load_foursquare)(data_path(name))
     path = Path(source)
     if not path.exists():
         raise FileNotFoundError(f"no such file: {path}")
-    if fmt != "auto":
-        if fmt not in loaders:
-            raise ValueError(f"unknown input format {fmt!r}; choose from auto, {', '.join(loaders)}")
-        return loaders[fmt](path)
-    errors = []
-    for loader in loaders.values():
-        try:
-            return loader(path)
-        except ValueError as exc:  # not this format (or no usable row): try the next one
-            errors.append(exc)
-    raise ValueError(f"cannot read {path.name} as check-ins: {errors[0]}")
+    return read_file(path, input_format=fmt, **options)
 
 
 def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed: int = 0,
                  max_trajectories: int | None = None, split_gap=None, min_points: int = 1,
-                 synthetic_users: int = 50, fmt: str = "auto") -> Dataset:
+                 synthetic_users: int = 50, fmt: str = "auto", read_options=None) -> Dataset:
     """Build a :class:`Dataset` from a name or a path.
 
     Parameters
@@ -235,6 +224,9 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
         Passed to ``data_loaders.to_trajectories`` (by default one trajectory per user).
     fmt : str
         Format of a file given by path (see :func:`read_checkins`).
+    read_options : dict, optional
+        Column names and time options for a file given by path (see
+        :func:`tracs.io.read_checkins`); a trajectory column splits trajectories.
     """
     if name in REGIONS:
         return continuous_dataset(name, trajectories=trajectories, points=points)
@@ -243,10 +235,11 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     if name == "synthetic":
         checkins = data_loaders.synthetic_checkins(users=synthetic_users, seed=seed)
     else:
-        checkins = read_checkins(name, name=name, fmt=fmt)
+        checkins = read_checkins(name, name=name, fmt=fmt, **(read_options or {}))
     if len(checkins) == 0:
         raise ValueError(f"{name}: the file holds no check-ins")
-    trajs = data_loaders.to_trajectories(checkins, split_gap=split_gap, min_points=min_points)
+    trajs = data_loaders.to_trajectories(checkins, split_gap=split_gap, min_points=min_points,
+                                         by=checkins.attrs.get("trajectory_column"))
     label = name if (name in DATA_FILES or name == "synthetic") else Path(name).stem
     return checkin_dataset(trajs, name=label, max_trajectories=max_trajectories)
 

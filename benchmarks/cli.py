@@ -1,0 +1,140 @@
+"""Command-line benchmark: ``tracs perturb`` on a generated Foursquare-like file against a
+plain pyarrow read + write of the same file, measured in the same run.
+
+For ``n`` rows (10^6; 10^5 with ``--quick``) the section writes a Foursquare
+TSMC2014-style CSV (eight columns, rows in time order, users interleaved) and the
+same table as Parquet into a temporary folder, then runs, each in its own
+process:
+
+* ``plain CSV``: ``pyarrow.csv.read_csv`` + ``pyarrow.csv.write_csv`` of the file;
+* ``tracs perturb -m tracs-c`` CSV -> CSV;
+* ``plain Parquet``: ``pyarrow.parquet.read_table`` + ``write_table``;
+* ``tracs perturb -m tracs-c`` Parquet -> Parquet (``--input-format foursquare``);
+* the first call of a TraCS-C kernel in a fresh process with an empty numba cache
+  folder (a fresh install) and again with that folder filled (every later run).
+
+Wall-clock seconds and peak resident memory (``getrusage(RUSAGE_CHILDREN)`` of a
+launcher that runs only that command) are printed with the ratios.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+TARGET_CSV_RATIO = 4.0
+TARGET_PARQUET_RATIO = 2.5
+TARGET_RSS_MB = 500.0
+TARGET_COMPILE_S = 0.3
+
+_LAUNCHER = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+seconds = time.perf_counter() - start
+if done.returncode:
+    sys.stderr.write(done.stderr)
+    sys.exit(done.returncode)
+print(seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+_PLAIN_CSV = ("import sys, pyarrow.csv as c; "
+              "c.write_csv(c.read_csv(sys.argv[1]), sys.argv[2])")
+_PLAIN_PARQUET = ("import sys, pyarrow.parquet as q; "
+                  "q.write_table(q.read_table(sys.argv[1]), sys.argv[2])")
+_FIRST_CALL = """
+import time, numpy as np
+from tracs.perturbers import TraCSC
+from tracs.region import Rectangle
+p = TraCSC(Rectangle(0, 0, 1000, 1000), epsilon=2.0)
+xy = np.array([[1.0, 2.0], [3.0, 4.0]])
+start = time.perf_counter()
+p.perturb_many(xy, np.array([0, 2]), rng=0)
+print(time.perf_counter() - start)
+"""
+
+
+def foursquare_table(n: int, *, users: int = 1000, venues: int = 60000, seed: int = 0):
+    """A Foursquare TSMC2014-like Arrow table of ``n`` check-ins in time order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rng = np.random.default_rng(seed)
+    start = np.datetime64("2012-04-03T00:00:00", "s").astype(np.int64)
+    seconds = np.sort(rng.integers(start, start + 300 * 86400, n))
+    venue = rng.integers(0, venues, n)
+    lat = 35.5 + 0.4 * rng.random(venues)
+    lng = 139.5 + 0.5 * rng.random(venues)
+    venue_ids = pa.array([f"{v:024x}" for v in range(venues)])
+    names = pa.array(["Train Station", "Bar", "Ramen / Noodle House", "Office", "Home (private)"])
+    return pa.table({
+        "User ID": rng.integers(1, users + 1, n),
+        "Venue ID": venue_ids.take(pa.array(venue)),
+        "Venue Category": pa.array(np.full(n, "4bf58dd8d48988d129951735")),
+        "Venue Name": names.take(pa.array(venue % 5)),
+        "Latitude": lat[venue], "Longitude": lng[venue], "Timezone": np.full(n, 540),
+        "UTC Time": pc.strftime(pa.array(seconds, pa.timestamp("s")), format="%a %b %d %H:%M:%S +0000 %Y"),
+    })
+
+
+def measure(command, env=None) -> tuple[float, float]:
+    """Seconds and peak resident MB of ``command`` run alone under a launcher."""
+    full_env = {**os.environ, **(env or {})}
+    out = subprocess.run([sys.executable, "-c", _LAUNCHER, *map(str, command)], capture_output=True,
+                         text=True, env=full_env, check=False)
+    if out.returncode:
+        raise RuntimeError(f"{command[:4]} failed: {out.stderr.strip()[-500:]}")
+    seconds, kilobytes = out.stdout.split()
+    return float(seconds), float(kilobytes) / 1024.0
+
+
+def _first_call(cache_dir: Path, env: dict) -> float:
+    out = subprocess.run([sys.executable, "-c", _FIRST_CALL], capture_output=True, text=True,
+                         env={**os.environ, **env, "NUMBA_CACHE_DIR": str(cache_dir)}, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def run(quick: bool = False) -> None:
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    n = 100_000 if quick else 1_000_000
+    repo = Path(__file__).resolve().parents[1]
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(repo), os.environ.get("PYTHONPATH")]))}
+    tracs = [sys.executable, "-m", "tracs.cli", "perturb"]
+    print(f"\n## tracs perturb on a generated Foursquare-like file ({n:,} rows)")
+    with tempfile.TemporaryDirectory(prefix="tracs-cli-bench-") as folder:
+        folder = Path(folder)
+        table = foursquare_table(n)
+        source_csv, source_pq = folder / "checkins.csv", folder / "checkins.parquet"
+        pcsv.write_csv(table, source_csv)
+        pq.write_table(table, source_pq)
+        del table
+        measure(tracs + [source_csv, "-o", folder / "warm.csv", "-m", "tracs-c", "-e", "4", "-q"], env)
+        rows = []
+        plain_csv = measure([sys.executable, "-c", _PLAIN_CSV, source_csv, folder / "plain.csv"])
+        perturb_csv = measure(tracs + [source_csv, "-o", folder / "released.csv", "-m", "tracs-c",
+                                       "-e", "4", "--seed", "1", "-q"], env)
+        plain_pq = measure([sys.executable, "-c", _PLAIN_PARQUET, source_pq, folder / "plain.parquet"])
+        perturb_pq = measure(tracs + [source_pq, "-o", folder / "released.parquet", "-m", "tracs-c", "-e", "4",
+                                      "--seed", "1", "-q", "--input-format", "foursquare"], env)
+        rows.append(("plain pyarrow CSV read + write", *plain_csv, ""))
+        rows.append(("tracs perturb -m tracs-c CSV", *perturb_csv,
+                     f"{perturb_csv[0] / plain_csv[0]:.1f}x plain (target <= {TARGET_CSV_RATIO:g}x)"))
+        rows.append(("plain pyarrow Parquet read + write", *plain_pq, ""))
+        rows.append(("tracs perturb -m tracs-c Parquet", *perturb_pq,
+                     f"{perturb_pq[0] / plain_pq[0]:.1f}x plain (target <= {TARGET_PARQUET_RATIO:g}x)"))
+        cold = _first_call(folder / "numba-cache", env)
+        warm = _first_call(folder / "numba-cache", env)
+    print(f"{'run':<36} {'seconds':>8} {'rows/s':>12} {'peak MB':>8}  notes")
+    for name, seconds, mb, note in rows:
+        flag = f" (target <= {TARGET_RSS_MB:g} MB)" if name.startswith("tracs") else ""
+        print(f"{name:<36} {seconds:8.2f} {n / seconds:12,.0f} {mb:8.0f}  {note}{flag}")
+    print(f"first TraCS-C kernel call in a new process: {cold:.2f} s with an empty numba cache "
+          f"(fresh install), {warm:.2f} s once cached (target <= {TARGET_COMPILE_S:g} s)")

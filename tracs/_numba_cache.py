@@ -1,0 +1,58 @@
+"""Where numba keeps tracs' compiled kernels, so they are compiled once per install.
+
+numba's ``cache=True`` writes compiled kernels into ``__pycache__`` beside each
+module.  When the package folder cannot be written (a read-only or system-wide
+site-packages, a container image) :func:`configure` points numba at a per-user
+folder instead — ``$XDG_CACHE_HOME/tracs/numba-<version>`` (``~/.cache/...``;
+``%LOCALAPPDATA%`` on Windows) — before any kernel is compiled, unless the user
+chose one with ``NUMBA_CACHE_DIR``.  The version in the folder name keeps the
+kernels of two installed versions apart.  Disabling bytecode files
+(``PYTHONDONTWRITEBYTECODE=1``) does not disable numba's cache.
+
+It runs when ``tracs`` is imported (it imports nothing heavy: numba reads the
+variable when it is first imported; if numba is already loaded its setting is
+updated too).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+ENV = "NUMBA_CACHE_DIR"
+
+
+def user_cache_dir(version: str) -> Path:
+    """The per-user folder for compiled kernels of tracs ``version``."""
+    if sys.platform.startswith("win"):
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "tracs" / f"numba-{version}"
+
+
+def _writable(folder: Path) -> bool:
+    cache = folder / "__pycache__"
+    target = cache if cache.is_dir() else folder
+    return os.access(target, os.W_OK | os.X_OK)
+
+
+def configure(package_dir, version: str) -> str | None:
+    """Set ``NUMBA_CACHE_DIR`` to the user folder when ``package_dir`` is not writable.
+
+    Returns the folder chosen, or None when numba's default (beside the modules)
+    or the user's own setting is kept.
+    """
+    if os.environ.get(ENV):
+        return None
+    if _writable(Path(package_dir)):
+        return None
+    folder = str(user_cache_dir(version))
+    os.environ[ENV] = folder
+    config = sys.modules.get("numba.core.config")
+    if config is not None:
+        config.CACHE_DIR = folder
+    return folder

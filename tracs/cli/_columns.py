@@ -1,0 +1,95 @@
+"""Command-line options for reading users' files: column names, time layout, margin, quiet.
+
+``add_input_arguments`` adds ``--user-col``, ``--time-col``, ``--lat-col``,
+``--lon-col``, ``--traj-col``, ``--time-format``, ``--dayfirst`` (and, where the
+command builds a region from the data, ``--pad``); ``read_options`` turns them
+into the keyword arguments of :func:`tracs.io.read_checkins` /
+:func:`tracs.io.table.read_points`, with the option names used in messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+FLAGS = {"user": "--user-col", "time": "--time-col", "lat": "--lat-col", "lon": "--lon-col",
+         "traj": "--traj-col", "time_format": "--time-format", "dayfirst": "--dayfirst"}
+
+
+def _metres(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of metres, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of metres >= 0, got {text!r}")
+    return value
+
+
+def add_input_arguments(parser, *, pad: bool = False, quiet: bool = False) -> None:
+    """Add the column, time and (optionally) ``--pad`` / ``--quiet`` options to ``parser``."""
+    g = parser.add_argument_group(
+        "columns and times of INPUT",
+        "Columns are found by name (case, spaces, '_' and '-' ignored): user: uid, user_id, user; "
+        "time: datetime, time, timestamp; latitude: lat, latitude, y; longitude: lng, lon, long, "
+        "longitude, x; trajectory (optional): trajectory, traj, trip, track.  Name others here.")
+    g.add_argument("--user-col", metavar="NAME", help="column of user ids")
+    g.add_argument("--time-col", metavar="NAME", help="column of times")
+    g.add_argument("--lat-col", metavar="NAME", help="column of latitudes (degrees, WGS84)")
+    g.add_argument("--lon-col", metavar="NAME", help="column of longitudes (degrees, WGS84)")
+    g.add_argument("--traj-col", metavar="NAME",
+                   help="column of trajectory ids: a new trajectory starts where it changes within a user")
+    g.add_argument("--time-format", metavar="FMT",
+                   help="strftime layout of the times, e.g. '%%d/%%m/%%Y %%H:%%M' (default: ISO 8601 or "
+                        "the Foursquare layout; other common layouts are recognised and reported)")
+    g.add_argument("--dayfirst", action="store_true",
+                   help="read ambiguous dates such as 01/02/2024 day first (default: month first)")
+    if pad:
+        parser.add_argument("--pad", type=_metres, default=0.0, metavar="METRES",
+                            help="margin added on every side of the data's bounding region (default: 0)")
+    if quiet:
+        parser.add_argument("-q", "--quiet", action="store_true",
+                            help="no progress bar (there is none either when standard error is not a terminal)")
+
+
+def read_options(args) -> dict:
+    """The reading keyword arguments named by the options of ``args``."""
+    return dict(user=getattr(args, "user_col", None), time=getattr(args, "time_col", None),
+                lat=getattr(args, "lat_col", None), lon=getattr(args, "lon_col", None),
+                traj=getattr(args, "traj_col", None), time_format=getattr(args, "time_format", None),
+                dayfirst=bool(getattr(args, "dayfirst", False)), flags=FLAGS,
+                input_format=_input_format(getattr(args, "input_format", "auto")))
+
+
+def _input_format(value) -> str:
+    return "auto" if value in (None, "auto") else value
+
+
+def read_input(args, path):
+    """Read ``path`` as check-ins (the loaders' GeoDataFrame) with the options of ``args``."""
+    from ..io import read_checkins
+
+    return read_checkins(path, **read_options(args))
+
+
+def report_notes(command: str, report, *, quiet: bool = False) -> None:
+    """Print a loader report's drops and (unless ``quiet``) notes on standard error, one line each."""
+    if report is None:
+        return
+    if report.n_dropped:
+        for reason, lines in report.dropped.items():
+            word = "lines" if report.position == "line" else "rows"
+            shown = ", ".join(str(v) for v in lines[:5]) + (", ..." if len(lines) > 5 else "")
+            print(f"tracs {command}: dropped {len(lines):,} rows ({reason}): {word} {shown}", file=sys.stderr)
+    for note in () if quiet else report.notes:
+        print(f"tracs {command}: note: {note}", file=sys.stderr)
+
+
+def progress_bar(total: int, *, quiet: bool, desc: str):
+    """A tqdm bar on standard error that appears only after 2 s, and never when quiet or not a terminal."""
+    from tqdm import tqdm
+
+    disable = quiet or not sys.stderr.isatty()
+    return tqdm(total=total, desc=desc, unit="pt", unit_scale=True, delay=2.0, disable=disable,
+                file=sys.stderr, leave=False)

@@ -1,0 +1,130 @@
+"""``tracs perturb`` on plain arrays: read with Arrow, perturb in chunks of users, write with Arrow.
+
+The rows never become a GeoDataFrame: user ids, times and source lines stay
+NumPy / Arrow arrays (:mod:`tracs.io.table`), coordinates are projected to the
+local UTM zone with one pyproj call, trajectories are perturbed in chunks of
+whole trajectories (bounded temporary memory, a progress bar), and the released
+rows are written back in the input's order in batches.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import numpy as np
+
+#: points per perturbation chunk (whole trajectories; a longer trajectory is one chunk)
+CHUNK_POINTS = 1 << 18
+
+
+def chunks(offsets: np.ndarray, user_start: np.ndarray, size: int = CHUNK_POINTS):
+    """``(first, last)`` trajectory ranges of about ``size`` points, cut only where a user starts.
+
+    ``user_start[t]`` is true when trajectory ``t`` is its user's first: a user's
+    trajectories stay in one chunk, so keyed streams (the k-th trajectory of a key
+    gets the k-th stream) are the same as in one batch.
+    """
+    starts = np.flatnonzero(user_start)
+    cuts = np.searchsorted(offsets[starts], np.arange(0, offsets[-1], size), side="right") - 1
+    bounds = np.unique(np.r_[starts[np.clip(cuts, 0, None)], len(offsets) - 1])
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def warm_up(spec, epsilon: float, anchor):
+    """Load (or compile) the method's kernels in a background thread; join it before perturbing.
+
+    Loading compiled kernels costs a few tenths of a second per process (more when
+    they were never compiled); reading the file releases the interpreter lock, so
+    the two overlap.  A failure here is ignored: the real call reports it.
+    """
+    import threading
+
+    def work():
+        try:
+            from ..evaluation import MethodContext
+            from ..region import Rectangle
+
+            ctx = MethodContext(region=Rectangle(0.0, 0.0, 1000.0, 1000.0), anchor=anchor)
+            xy = np.array([[100.0, 100.0], [200.0, 300.0], [400.0, 500.0]])
+            spec.build(ctx, epsilon).perturb_many(xy, np.array([0, 3]), rng=0)
+        except Exception:  # noqa: BLE001 - only a head start
+            pass
+
+    thread = threading.Thread(target=work, name="tracs-warm-up", daemon=True)
+    if not spec.discrete:
+        thread.start()
+    return thread
+
+
+def _keyed(spec, ctx) -> bool:
+    try:
+        return "keys" in inspect.signature(spec.build(ctx, 1.0).perturb_many).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def run(args, spec, output: Path, fmt: str) -> int:
+    """Perturb ``args.input`` with ``spec`` and write ``output``; print the summary line."""
+    from ..evaluation import MethodContext
+    from ..io.table import read_points, to_wgs84, write_released
+    from ..metrics import average_error
+    from ..region import Rectangle
+    from . import _columns
+    from ._common import CLIError
+    from .perturb import perturb_trajectories
+
+    source = Path(args.input)
+    warm = warm_up(spec, args.epsilon, args.anchor) if not args.per_trajectory else None
+    points = read_points(source, split_gap=args.split_gap, **_columns.read_options(args))
+    _columns.report_notes("perturb", points.report, quiet=getattr(args, "quiet", False))
+    crs = points.metric_crs()
+    coords = points.to_metric(crs)
+    offsets = points.offsets
+    if len(coords) == 0:
+        raise CLIError(f"{source}: no points left to perturb")
+    pad = getattr(args, "pad", 0.0)
+    try:
+        region = Rectangle.bounding(coords, pad=pad)
+    except ValueError as exc:
+        raise CLIError(f"{source}: the points span no area ({exc}); give --pad METRES") from None
+    needs_pois = spec.discrete or args.round_to_pois
+    pois = np.unique(coords, axis=0) if needs_pois else None
+    ctx = MethodContext(region=region, pois=pois, anchor=args.anchor)
+    if warm is not None and warm.is_alive():
+        warm.join()
+    keyed = _keyed(spec, ctx)
+    users = points.trajectory_users() if keyed else None
+    rng = args.seed if keyed else np.random.default_rng(args.seed)
+
+    released = np.empty_like(coords)
+    eps_point = np.empty(len(coords))
+    bar = _columns.progress_bar(2 * len(coords), quiet=getattr(args, "quiet", False), desc="perturb")
+    with bar:
+        user_start = np.r_[True, ~points.same_user_as_previous_trajectory()]
+        for first, last in chunks(offsets, user_start, CHUNK_POINTS):
+            a, b = offsets[first], offsets[last]
+            extra = {"keys": [str(k) for k in users[first:last]]} if keyed else {}
+            out, eps = perturb_trajectories(spec, ctx, coords[a:b], offsets[first:last + 1] - a, args.epsilon,
+                                            per_trajectory=args.per_trajectory, rng=rng, **extra)
+            if args.round_to_pois and not spec.discrete:
+                out = ctx.poi_space.round(out)[0]
+            released[a:b], eps_point[a:b] = out, eps
+            bar.update(b - a)
+        ae = average_error(coords, released, offsets)
+        lengths = np.diff(offsets)
+        eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
+        lonlat = to_wgs84(released, crs)
+        del released
+        write_released(points, lonlat, eps_point, eps_traj, output, fmt, progress=bar.update)
+    from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
+
+    write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)
+
+    budget = (f"ε = {args.epsilon:g} per trajectory ({eps_point.min():.3g}–{eps_point.max():.3g} per point)"
+              if args.per_trajectory else
+              f"ε = {args.epsilon:g} per point ({eps_traj.min():g}–{eps_traj.max():g} per trajectory)")
+    rounded = ", rounded to POIs" if args.round_to_pois and not spec.discrete else ""
+    print(f"{spec.label}{rounded}: {len(coords):,} points in {len(lengths):,} trajectories, {budget}, "
+          f"AE = {ae:,.1f} m -> {output} ({fmt})")
+    return 0

@@ -1,0 +1,104 @@
+"""GPX tracks in and out (through gpxpy).
+
+Reading: every segment of every track (or, in a file without tracks, every
+route) is one trajectory; the user is the file's name (one GPX file holds one
+person's recordings).  Each point keeps its ``<time>``.  Points without
+``<time>`` keep the file's order: they take the time of the previous timed point
+of their segment (the next one at the start of a segment; 1970-01-01 when the
+segment has no time at all), so the stable (user, trajectory, time) order of the
+loaders leaves them where they were, and the report's notes say how many there
+were.
+
+Writing: one ``<trk>`` per trajectory (one ``<trkseg>``), its points in the rows'
+order, with ``<time>``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["read_gpx_table", "write_gpx"]
+
+
+def _parse(path: Path):
+    import gpxpy
+    import gpxpy.gpx
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return gpxpy.parse(fh)
+    except (gpxpy.gpx.GPXException, ValueError) as exc:
+        from .formats import unsupported
+
+        raise unsupported(path, f"not a readable GPX file: {exc}") from None
+
+
+def read_gpx_table(path):
+    """The points of a GPX file as a :class:`~tracs.io.read.RawColumns` (uid, trajectory, time, lat, lon, ele)."""
+    import pandas as pd
+
+    from .read import RawColumns
+
+    path = Path(path)
+    gpx = _parse(path)
+    lat, lon, ele, times, traj = [], [], [], [], []
+    segments = [seg.points for trk in gpx.tracks for seg in trk.segments] or \
+        [route.points for route in gpx.routes]
+    for k, points in enumerate(segments):
+        for p in points:
+            lat.append(p.latitude)
+            lon.append(p.longitude)
+            ele.append(np.nan if p.elevation is None else p.elevation)
+            times.append(p.time)
+            traj.append(k)
+    if not lat:
+        raise ValueError(f"{path.name} holds no track or route points")
+    time = pd.to_datetime(pd.Series(times, dtype=object), utc=True)
+    notes = [f"GPX: {len(segments)} track segment(s) read as trajectories"]
+    missing = time.isna().to_numpy()
+    if missing.any():
+        by_traj = time.groupby(np.asarray(traj))
+        filled = by_traj.ffill()
+        filled = filled.fillna(filled.groupby(np.asarray(traj)).bfill())
+        filled = filled.fillna(pd.Timestamp(0, tz="UTC"))
+        notes.append(f"GPX: {int(missing.sum())} point(s) have no <time>: kept in the file's order "
+                     "(given the time of the previous timed point of their segment)")
+        time = filled
+    frame = pd.DataFrame({"uid": path.stem, "trajectory": np.asarray(traj, dtype=np.int64), "time": time,
+                          "lat": np.asarray(lat, float), "lon": np.asarray(lon, float),
+                          "elevation": np.asarray(ele, float)})
+    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", "gpx", notes=notes)
+
+
+def write_gpx(path, *, lat, lon, times, trajectory, names=None) -> None:
+    """Write points as GPX tracks: one ``<trk>`` per distinct ``trajectory`` value, in first-seen order.
+
+    ``times`` are UTC ``datetime64`` values (``NaT``: no ``<time>``); ``names``
+    optionally labels each trajectory (the user id).
+    """
+    import gpxpy.gpx
+    import pandas as pd
+
+    traj = np.asarray(trajectory)
+    codes, uniques = pd.factorize(traj)
+    stamps = pd.DatetimeIndex(pd.Series(times)).tz_localize(None) if not isinstance(
+        pd.Series(times).dtype, pd.DatetimeTZDtype) else pd.DatetimeIndex(pd.Series(times)).tz_convert(None)
+    gpx = gpxpy.gpx.GPX()
+    order = np.argsort(codes, kind="stable")
+    bounds = np.r_[0, np.cumsum(np.bincount(codes, minlength=len(uniques)))]
+    lat, lon = np.asarray(lat, float), np.asarray(lon, float)
+    for k in range(len(uniques)):
+        rows = order[bounds[k]:bounds[k + 1]]
+        name = f"{names[rows[0]]} {uniques[k]}" if names is not None else str(uniques[k])
+        track = gpxpy.gpx.GPXTrack(name=name)
+        segment = gpxpy.gpx.GPXTrackSegment()
+        for i in rows:
+            t = stamps[i]
+            segment.points.append(gpxpy.gpx.GPXTrackPoint(
+                float(lat[i]), float(lon[i]),
+                time=None if pd.isna(t) else t.to_pydatetime().replace(tzinfo=__import__("datetime").timezone.utc)))
+        track.segments.append(segment)
+        gpx.tracks.append(track)
+    Path(path).write_text(gpx.to_xml(), encoding="utf-8")

@@ -1,0 +1,324 @@
+"""Check-ins as plain arrays, grouped into trajectories: the light path of the command line.
+
+:func:`read_points` reads a file with :func:`tracs.io.read.read_columns`, drops
+and reports rows with the loaders' own checks (``data_loaders._checkins``:
+``check_rows`` and ``make_report``), orders the rows by (user, trajectory
+column, time) with a stable sort (ties keep their file order) and splits them
+into trajectories — the steps of ``data_loaders.load_checkins`` and
+``to_trajectories`` — but keeps every column as a NumPy or Arrow array: no
+GeoDataFrame, no Python object per row.  A million check-ins take tens of
+megabytes.  :func:`released_table` and :func:`write_table` write the released
+rows back in the input's order through Arrow.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Points", "read_points", "released_table", "write_released", "write_table", "wkb_points"]
+
+
+@dataclass
+class Points:
+    """Check-ins in (user, trajectory, time) order, as arrays.
+
+    Attributes
+    ----------
+    uid : pandas.Series
+        User id of each row (int64, or text held by Arrow).
+    time : numpy.ndarray of datetime64[ns]
+        UTC.
+    lonlat : numpy.ndarray, shape (N, 2)
+        WGS84 longitude, latitude.
+    source : numpy.ndarray of int64
+        Line (``position == "line"``) or 0-based row of each row in the file.
+    position : str
+    offsets : numpy.ndarray of int64, shape (T + 1,)
+        Trajectory ``t`` is rows ``offsets[t]:offsets[t + 1]``.
+    report : data_loaders.LoadReport
+    """
+
+    uid: object
+    time: np.ndarray
+    lonlat: np.ndarray
+    source: np.ndarray
+    position: str
+    offsets: np.ndarray
+    report: object
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def trajectory_users(self):
+        """The user id of each trajectory (for keyed randomness)."""
+        return self.uid.iloc[self.offsets[:-1]].to_numpy()
+
+    def same_user_as_previous_trajectory(self) -> np.ndarray:
+        """``out[t - 1]``: trajectory ``t`` has the same user as trajectory ``t - 1`` (length T - 1)."""
+        from data_loaders._checkins import user_order_keys
+
+        first = user_order_keys(self.uid.iloc[self.offsets[:-1]].reset_index(drop=True))
+        return first[1:] == first[:-1]
+
+    def metric_crs(self):
+        """The local UTM zone of the data (``tracs.geo.local_metric_crs``)."""
+        from tracs.geo import local_metric_crs
+
+        return local_metric_crs(self.lonlat[:, 0], self.lonlat[:, 1])
+
+    def to_metric(self, crs) -> np.ndarray:
+        """``(N, 2)`` coordinates in the metric ``crs`` (metres)."""
+        from pyproj import Transformer
+
+        t = Transformer.from_crs(4326, crs, always_xy=True)
+        x, y = t.transform(self.lonlat[:, 0], self.lonlat[:, 1], errcheck=True)
+        return np.column_stack([x, y])
+
+
+def to_wgs84(xy: np.ndarray, crs) -> np.ndarray:
+    """``(N, 2)`` metric coordinates in ``crs`` -> longitude, latitude."""
+    from pyproj import Transformer
+
+    t = Transformer.from_crs(crs, 4326, always_xy=True)
+    lon, lat = t.transform(xy[:, 0], xy[:, 1], errcheck=True)
+    return np.column_stack([lon, lat])
+
+
+def _gap_ns(split_gap) -> int | None:
+    if split_gap is None:
+        return None
+    import pandas as pd
+
+    gap = pd.Timedelta(split_gap)
+    if pd.isna(gap) or gap <= pd.Timedelta(0):
+        raise ValueError(f"split_gap must be a positive time span, got {split_gap!r}")
+    return int(gap.value)
+
+
+def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Points:
+    """Read, check, order and group the check-ins of a file (see the module docstring).
+
+    ``options`` are those of :func:`tracs.io.read.read_columns` (column names,
+    ``input_format``, ``time_format``, ``dayfirst``, ``tz``, ``flags``).  A
+    trajectory starts at each new user, each new value of the trajectory column
+    (``traj``) and, with ``split_gap``, after a gap longer than it.  Repeats of a
+    (user, time) pair are kept and reported, as the loaders do by default.
+    """
+    import pandas as pd
+
+    from data_loaders._checkins import _user_ids, check_rows, make_report, to_number, user_order_keys
+
+    from .read import read_columns
+
+    gap = _gap_ns(split_gap)
+    cols = read_columns(path, **options)
+    lines = np.asarray(cols["lines"], dtype=np.int64)
+    lat, lng = to_number(cols["lat"]), to_number(cols["lng"])
+    time = np.asarray(cols["time"].array.tz_convert("UTC").tz_localize(None), dtype="datetime64[ns]") \
+        if isinstance(cols["time"].dtype, pd.DatetimeTZDtype) else np.asarray(cols["time"], "datetime64[ns]")
+    uid = cols["uid"]
+    traj_key = pd.factorize(cols["extra"][cols["traj"]], sort=True)[0] if cols["traj"] is not None else None
+    meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes")}
+    dropped = {}
+    if len(cols["bad_lines"]):
+        dropped["bad_fields"] = np.asarray(cols["bad_lines"], dtype=np.int64)
+    del cols
+    _release_memory()
+    n_rows = len(lines)
+    if n_rows == 0:
+        make_report(rows=0, kept=0, dropped=dropped, exact=[], repeated=[], duplicates="keep",
+                    strict=strict, **_report_meta(meta))  # raises
+    keep = check_rows(uid.isna().to_numpy(), np.isnat(time), lat, lng, lines, dropped)
+    if len(keep) < n_rows:
+        uid = uid.take(keep).reset_index(drop=True)
+        time, lat, lng, lines = time[keep], lat[keep], lng[keep], lines[keep]
+        traj_key = None if traj_key is None else traj_key[keep]
+    uid = _user_ids(uid)
+    ukey = user_order_keys(uid)
+    tkey = time.view(np.int64)
+    keys = [tkey] + ([traj_key] if traj_key is not None else []) + [ukey]
+    order = np.lexsort(keys)
+    if not np.array_equal(order, np.arange(len(order))):
+        uid = uid.take(order).reset_index(drop=True)
+        ukey, tkey, lat, lng, lines, time = ukey[order], tkey[order], lat[order], lng[order], lines[order], time[order]
+        traj_key = None if traj_key is None else traj_key[order]
+    same_user = np.r_[False, ukey[1:] == ukey[:-1]]
+    same = same_user & np.r_[False, tkey[1:] == tkey[:-1]]
+    exact = same & np.r_[False, (lat[1:] == lat[:-1]) & (lng[1:] == lng[:-1])]
+    report = make_report(rows=n_rows, kept=len(lines), dropped=dropped, exact=lines[exact],
+                         repeated=lines[same & ~exact], duplicates="keep", strict=strict, **_report_meta(meta))
+    new = ~same_user
+    if traj_key is not None:
+        new[1:] |= traj_key[1:] != traj_key[:-1]
+    if gap is not None:
+        new[1:] |= np.diff(tkey) > gap
+    offsets = np.r_[np.flatnonzero(new), len(lines)].astype(np.int64)
+    return Points(uid=uid, time=time, lonlat=np.column_stack([lng, lat]), source=lines,
+                  position=meta["position"], offsets=offsets, report=report)
+
+
+def _report_meta(meta: dict) -> dict:
+    return dict(source=meta["source"], fmt=meta["fmt"], blank_lines=meta["blank_lines"],
+                position=meta["position"], notes=meta["notes"])
+
+
+def _release_memory() -> None:
+    """Give back to the system the memory freed after a read: Arrow's allocator keeps it
+    for reuse, and so does the C library's (``malloc_trim`` where it exists)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import ctypes.util
+
+        try:
+            ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):
+            pass
+
+
+def wkb_points(lonlat: np.ndarray):
+    """Little-endian WKB points as an Arrow binary array, built without a geometry object."""
+    import pyarrow as pa
+
+    n = len(lonlat)
+    record = np.dtype([("order", "u1"), ("kind", "<u4"), ("x", "<f8"), ("y", "<f8")])
+    data = np.empty(n, dtype=record)
+    data["order"], data["kind"] = 1, 1
+    data["x"], data["y"] = lonlat[:, 0], lonlat[:, 1]
+    offsets = np.arange(0, 21 * (n + 1), 21, dtype=np.int32)
+    return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data.tobytes())])
+
+
+def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text_times: bool, rows=None):
+    """The rows to publish, in the input file's order: user id, trajectory id, time, source
+    line/row, released latitude/longitude, ε spent per point and per trajectory (the columns of
+    ``tracs perturb``); true coordinates and venue ids are never included.
+
+    ``rows`` (positions in the input's order, default all) builds one batch of them.
+    """
+    import pyarrow as pa
+
+    from .write import _times_as_text
+
+    order = input_order(points)
+    if rows is not None:
+        order = order[rows]
+    traj = np.searchsorted(points.offsets, order, side="right") - 1
+    uid = points.uid.take(order)
+    uid_arr = pa.array(uid.array) if not isinstance(uid.dtype, np.dtype) else pa.array(uid.to_numpy())
+    times = pa.array(points.time[order]).cast(pa.timestamp("ns", tz="UTC"))
+    position = "source_line" if points.position == "line" else "source_row"
+    return pa.table({
+        "uid": uid_arr,
+        "trajectory": traj.astype(np.int64),
+        "datetime": _times_as_text(times) if text_times else times,
+        position: points.source[order],
+        "lat": released_lonlat[order, 1],
+        "lng": released_lonlat[order, 0],
+        "epsilon_point": np.asarray(eps_point, dtype=np.float64)[order],
+        "epsilon_trajectory": np.asarray(eps_traj, dtype=np.float64)[order],
+    })
+
+
+def input_order(points: Points) -> np.ndarray:
+    """Positions of the rows in the input file's order (cached on ``points``)."""
+    order = getattr(points, "_input_order", None)
+    if order is None:
+        order = np.argsort(points.source, kind="stable")
+        points._input_order = order
+    return order
+
+
+def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, fmt: str, *,
+                   progress=None, batch: int = 1 << 17) -> None:
+    """Write the released rows (:func:`released_table`) in the input's order.
+
+    CSV, TSV and GeoParquet are written in batches of ``batch`` rows, each built
+    when it is written, so the output never exists whole in memory; GeoJSON and
+    GPX are built at once.
+    """
+    n = len(points.source)
+    if fmt not in ("CSV", "TSV", "GeoParquet"):
+        write_table(released_table(points, released_lonlat, eps_point, eps_traj, text_times=False), path, fmt,
+                    progress=progress)
+        return
+    text = fmt != "GeoParquet"
+    batches = (released_table(points, released_lonlat, eps_point, eps_traj, text_times=text,
+                              rows=slice(start, start + batch)) for start in range(0, n, batch))
+    if text:
+        from .write import write_csv_batches
+
+        write_csv_batches(batches, path, "," if fmt == "CSV" else "\t", progress=progress)
+        return
+    import pyarrow.parquet as pq
+
+    lo, hi = released_lonlat.min(axis=0), released_lonlat.max(axis=0)
+    writer = None
+    try:
+        for table in batches:
+            table = _with_geometry(table, (*lo, *hi))
+            if writer is None:
+                writer = pq.ParquetWriter(path, table.schema)
+            writer.write_table(table)
+            if progress is not None:
+                progress(table.num_rows)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _with_geometry(table, bbox):
+    """The table with a WKB ``geometry`` column from ``lng``/``lat`` and GeoParquet metadata."""
+    import json
+
+    from pyproj import CRS
+
+    lonlat = np.column_stack([table.column("lng").to_numpy(), table.column("lat").to_numpy()])
+    geo = {"version": "1.0.0", "primary_column": "geometry",
+           "columns": {"geometry": {"encoding": "WKB", "geometry_types": ["Point"],
+                                    "crs": CRS.from_epsg(4326).to_json_dict(),
+                                    "bbox": [float(v) for v in bbox]}}}
+    out = table.append_column("geometry", wkb_points(lonlat))
+    return out.replace_schema_metadata({b"geo": json.dumps(geo).encode()})
+
+
+def write_table(table, path, fmt: str, *, progress=None, batch: int = 1 << 17) -> None:
+    """Write an Arrow table of released rows as CSV, TSV, GeoParquet, GeoJSON or GPX."""
+    if fmt in ("CSV", "TSV"):
+        from .write import write_csv
+
+        write_csv(table, path, "," if fmt == "CSV" else "\t", progress=progress, batch=batch)
+        return
+    lonlat = np.column_stack([table.column("lng").to_numpy(), table.column("lat").to_numpy()])
+    if fmt == "GeoParquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(_with_geometry(table, (*lonlat.min(axis=0), *lonlat.max(axis=0))), path)
+        if progress is not None:
+            progress(table.num_rows)
+        return
+    frame = table.to_pandas()
+    if fmt == "GeoJSON":
+        import geopandas as gpd
+
+        from pathlib import Path
+
+        if Path(path).exists():
+            Path(path).unlink()  # the GeoJSON driver refuses to overwrite
+        gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lonlat[:, 0], lonlat[:, 1]), crs=4326) \
+            .to_file(path, driver="GeoJSON")
+    elif fmt == "GPX":
+        from .gpx import write_gpx
+
+        write_gpx(path, lat=lonlat[:, 1], lon=lonlat[:, 0], times=frame["datetime"],
+                  trajectory=frame["trajectory"].to_numpy(), names=frame["uid"].astype(str).to_numpy())
+    else:
+        raise ValueError(f"unknown output format {fmt!r}")
+    if progress is not None:
+        progress(table.num_rows)
