@@ -26,6 +26,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from . import engine
+
 __all__ = ["perturb", "perturb_frame", "map_users", "needs_shuffle", "with_row_numbers"]
 
 _ROW = "__tracs_row"      # global position of a row in the input
@@ -79,7 +81,7 @@ def _released(frame, perturber, seed, user, trajectory, time, x, y, position, **
     starts = np.flatnonzero(np.r_[True, np.asarray(new, dtype=bool)])
     offsets = np.r_[starts, len(order)].astype(np.int64)
     keys = users[starts].tolist()
-    out = perturber.perturb_many(coords, offsets, rng=seed, keys=keys, **kwargs)
+    out = engine.perturb_many(perturber, coords, offsets, rng=seed, keys=keys, **kwargs)
     released = np.empty_like(out)
     released[order] = out
     return released
@@ -120,7 +122,7 @@ def perturb_frame(frame, perturber, *, seed, user="uid", trajectory=None, time=N
     x, y : str, optional
         Coordinate columns; omit both to use the point geometry of a GeoDataFrame.
     **kwargs
-        Passed to ``perturber.perturb_many`` (e.g. ``workers=``).
+        Passed to :func:`tracs.engine.perturb_many` (e.g. ``workers=`` threads per partition).
 
     Returns
     -------
