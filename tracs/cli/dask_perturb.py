@@ -1,18 +1,25 @@
 """``tracs perturb --engine dask``: partitioned (Geo)Parquet in, partitioned GeoParquet out.
 
-Each user's rows are perturbed by the same code as the in-process command
-(loading and validation, the public region and projection, trajectories split at
-``--split-gap``, keyed streams per user id, the ε columns), on partitions that
-hold whole users (:func:`tracs.dask.map_users`), so every released row equals the
-in-process output for the same input, options and seed.  Differences: the output
-has no ``trajectory`` column (in-process trajectory ids number the whole file),
-rows left out by the loader or by ``--drop`` are counted but not listed line by
-line, and no average error is printed (the true points stay on the workers).
+Each partition holds whole users (:func:`tracs.dask.map_users` shuffles by user id
+when a user spans files) and is released by the steps of the in-process command
+(:mod:`tracs.cli._fast`): the same reader and checks (the partition is read back
+from a temporary Parquet file with :func:`tracs.io.table.read_points`), the public
+region and its projection, rows outside the region, trajectories split at
+``--split-gap``, one keyed stream per user id, the ε columns.  Every released row
+therefore equals the in-process output for the same input, options and seed.
+
+Differences from the in-process command: the output has no ``trajectory`` column
+(in-process ids number the trajectories of the whole file), ``source_row`` is the
+row's position in the whole input (files in name order), rows left out by the
+checks or by ``--drop`` are counted but not listed line by line, and no average
+error is printed (the true points stay on the workers).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,7 +27,7 @@ import numpy as np
 
 from ._common import CLIError
 
-#: columns written, in order (those present)
+#: the released columns written, in order
 COLUMNS = ("uid", "datetime", "source_row", "lat", "lng", "epsilon_point", "epsilon_trajectory")
 
 
@@ -32,8 +39,7 @@ def _read(source: Path):
     files = sorted(source.glob("*.parquet")) if source.is_dir() else [source]
     if not files:
         raise CLIError(f"{source}: no .parquet files to read")
-    geo = b"geo" in (pq.read_schema(files[0]).metadata or {})
-    if not geo:
+    if b"geo" not in (pq.read_schema(files[0]).metadata or {}):
         return dd.read_parquet([str(f) for f in files])
     import dask_geopandas
 
@@ -50,61 +56,58 @@ def _read(source: Path):
     return gdf.map_partitions(to_columns, meta=to_columns(gdf._meta))
 
 
-def _release(part, spec_name, ctx, args_view):
-    """Perturb one partition of whole users exactly as the in-process command does."""
-    import data_loaders
+def release_partition(part, method: str, options: argparse.Namespace, public, crs):
+    """Release one partition of whole users as :func:`tracs.cli._fast.run` releases a file.
 
-    from ..evaluation import METHODS
-    from . import _public
-    from .perturb import perturb_trajectories, released_frame
+    ``part``'s index is each row's position in the whole input; the result keeps the
+    rows that are released, with that index, in input order.
+    """
+    import pandas as pd
 
-    spec = METHODS[spec_name]
-    frame = part.reset_index(drop=True)
-    checkins = data_loaders.load_checkins(frame, strict=args_view.strict)
-    global_rows = part.index.to_numpy()
-    checkins["source_row"] = global_rows[checkins["source_row"].to_numpy()]
-    checkins, _ = _public.rows_outside(checkins, args_view)
-    trajs = data_loaders.to_trajectories(checkins, split_gap=args_view.split_gap,
-                                         crs=_public.metric_crs(args_view))
-    coords = np.asarray(trajs.coords, dtype=np.float64)
-    offsets = np.asarray(trajs.offsets, dtype=np.int64)
-    keys = trajs.frame["uid"].to_numpy()[offsets[:-1]]
-    released, eps_point = perturb_trajectories(spec, ctx, coords, offsets, args_view.epsilon,
-                                               per_trajectory=args_view.per_trajectory,
-                                               rng=args_view.seed, keys=[str(k) for k in keys])
-    if args_view.round_to_pois and not spec.discrete:
+    from ..evaluation import METHODS, MethodContext
+    from ..io.table import read_points, released_table, to_wgs84
+    from . import _columns, _public
+    from .perturb import perturb_trajectories
+
+    spec = METHODS[method]
+    with tempfile.TemporaryDirectory(prefix="tracs-partition-") as folder:
+        path = Path(folder) / "part.parquet"
+        part.reset_index(drop=True).to_parquet(path, index=False)
+        points = read_points(path, split_gap=options.split_gap, **_columns.read_options(options))
+    points, _ = _public.points_in_region(points, options)
+    coords = points.to_metric(crs)
+    offsets = points.offsets
+    ctx = MethodContext(region=public.region, anchor=options.anchor, _poi_space=public.pois,
+                        pois=None if public.pois is None else public.pois.points)
+    keys = [str(k) for k in points.trajectory_users()]
+    released, eps_point = perturb_trajectories(spec, ctx, coords, offsets, options.epsilon,
+                                               per_trajectory=options.per_trajectory, rng=options.seed,
+                                               keys=keys, workers=1)
+    if options.round_to_pois and not spec.discrete:
         released = ctx.poi_space.round(released)[0]
-    lengths = np.diff(offsets)
-    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
-    out = released_frame(trajs, np.asarray(released, dtype=np.float64), eps_point, eps_traj)
-    out = out[[c for c in COLUMNS if c in out.columns]]
+    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), np.diff(offsets))
+    table = released_table(points, to_wgs84(np.asarray(released, dtype=np.float64), crs), eps_point, eps_traj,
+                           text_times=False).to_pandas()
+    rows = part.index.to_numpy()[table.pop("source_row").to_numpy()]
+    table.insert(2, "source_row", rows)
+    out = table[[c for c in COLUMNS if c in table.columns]]
+    out.index = pd.Index(rows, name=part.index.name)
+    return out
+
+
+def _meta(uid_dtype, index_name):
+    """The empty output frame: the released columns and their types."""
     import pandas as pd
 
-    result = pd.DataFrame(out)
-    result.index = pd.Index(result["source_row"].to_numpy(), name=part.index.name)
-    return result
-
-
-def _meta(input_meta):
-    """The empty output frame: the loader's uid and time types, the released columns."""
-    import pandas as pd
-
-    return pd.DataFrame({
-        "uid": pd.Series([], dtype=input_meta["uid"].dtype),
+    frame = pd.DataFrame({
+        "uid": pd.Series([], dtype=uid_dtype),
         "datetime": pd.Series([], dtype="datetime64[ns, UTC]"),
         "source_row": pd.Series([], dtype="int64"),
         **{name: pd.Series([], dtype="float64")
            for name in ("lat", "lng", "epsilon_point", "epsilon_trajectory")},
     })
-
-
-class _ArgsView:
-    """The options a worker needs (plain values: they travel to every worker)."""
-
-    def __init__(self, args):
-        for name in ("region", "clip", "drop", "split_gap", "epsilon", "per_trajectory", "seed",
-                     "round_to_pois", "strict", "method", "region_from_data", "pois"):
-            setattr(self, name, getattr(args, name, None))
+    frame.index.name = index_name
+    return frame
 
 
 def run_dask(args, spec) -> int:
@@ -112,57 +115,56 @@ def run_dask(args, spec) -> int:
     from . import _public
 
     try:
-        import dask.dataframe  # noqa: F401
+        import dask
         import distributed
     except ImportError:
         raise CLIError("--engine dask needs the dask extra: pip install 'tracs[dask]'") from None
-    if args.region is None:
+    if getattr(args, "region", None) is None:
         raise CLIError("--engine dask needs a public --region (partitions cannot share a region "
                        "computed from the data)")
     if args.seed is None:
-        raise CLIError("--engine dask needs --seed (every worker must derive the same key); "
-                       "keep it secret")
+        raise CLIError("--engine dask needs --seed (every worker must derive the same key); keep it secret")
     source, output = Path(args.input), Path(args.output)
     if not source.exists():
         raise CLIError(f"no such file or directory: {source}")
     if output.exists() and (not output.is_dir() or any(output.iterdir())):
         raise CLIError(f"{output} exists and is not an empty directory")
-    crs = args.region.metric_crs()
-    from ..evaluation import MethodContext
-    from ..public import read_pois
+    crs = _public.metric_crs(args, None)
 
-    region = args.region.to_region(crs)
-    pois = read_pois(args.pois, args.region, crs) if args.pois is not None else None
-    ctx = MethodContext(region=region, anchor=args.anchor, pois=None if pois is None else pois.points,
-                        _poi_space=pois)
+    def from_data(*_):
+        raise CLIError("--engine dask takes nothing from the data")
+
+    public = _public.public_parameters(args, crs, from_data, from_data,
+                                       pois_needed=spec.discrete or args.round_to_pois)
+    options = argparse.Namespace(**vars(args))
     start = time.perf_counter()
     client = (distributed.Client(args.scheduler) if args.scheduler else
-              distributed.Client(distributed.LocalCluster(n_workers=args.workers or os.cpu_count() or 1, threads_per_worker=1,
-                                                          dashboard_address=None)))
+              distributed.Client(distributed.LocalCluster(n_workers=args.workers or os.cpu_count() or 1,
+                                                          threads_per_worker=1, dashboard_address=None)))
     try:
+        import dask.dataframe as dd
+        import dask_geopandas
+
         from ..dask import map_users, with_row_numbers
 
         frame = with_row_numbers(_read(source))
-        if "uid" not in frame.columns:
-            raise CLIError(f"{source}: no 'uid' column (columns: {', '.join(map(str, frame.columns))})")
-        meta = _meta(frame._meta)
-        meta.index.name = frame._meta.index.name
-        released = map_users(frame, _release, user="uid", meta=meta,
-                             args=(args.method, ctx, _ArgsView(args)))
-        n_in = len(frame)
-        import dask_geopandas
+        user = getattr(args, "user_col", None) or "uid"
+        if user not in frame.columns:
+            raise CLIError(f"{source}: no {user!r} column (columns: {', '.join(map(str, frame.columns))}); "
+                           "name it with --user-col")
+        meta = _meta(frame._meta[user].dtype, frame._meta.index.name)
+        released = map_users(frame, release_partition, user=user, meta=meta,
+                             args=(args.method, options, public, crs))
 
         def to_geo(part):
             import geopandas as gpd
 
-            return gpd.GeoDataFrame(part, geometry=gpd.points_from_xy(part["lng"], part["lat"]),
-                                    crs="EPSG:4326")
+            return gpd.GeoDataFrame(part, geometry=gpd.points_from_xy(part["lng"], part["lat"]), crs="EPSG:4326")
 
-        geo = dask_geopandas.from_dask_dataframe(released.map_partitions(to_geo, meta=to_geo(meta)))
-        geo.to_parquet(output, write_index=False)
-        import dask.dataframe as dd
-
-        n_out = len(dd.read_parquet(output, columns=["uid"]))
+        with dask.config.set({"dataframe.convert-string": False}):
+            dask_geopandas.from_dask_dataframe(released.map_partitions(to_geo, meta=to_geo(meta))).to_parquet(
+                output, write_index=False)
+        n_in, n_out = len(frame), len(dd.read_parquet(output, columns=["source_row"]))
     finally:
         client.close()
     dropped = n_in - n_out
