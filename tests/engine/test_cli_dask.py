@@ -87,6 +87,22 @@ def test_scheduler_needs_the_dask_engine(data, tmp_path, capsys):
     assert code != 0 and "--scheduler goes with --engine dask" in capsys.readouterr().err
 
 
+def test_worker_count_does_not_change_the_release(data, tmp_path, monkeypatch):
+    from tracs.engine import _pool
+
+    monkeypatch.setattr(_pool, "MIN_CHUNK_POINTS", 16)  # really cut the 900 rows into chunks
+    outputs = []
+    for workers in ("1", "2", "3"):
+        out = tmp_path / f"w{workers}.parquet"
+        assert main(["perturb", str(data / "all.parquet"), "-o", str(out), "--region", "tky", "--seed", "5",
+                     "--method", "tracs-d", "--epsilon", "2", "--split-gap", "3h", "--workers", workers,
+                     "--round-to-pois", "--pois", str(data / "pois.csv")]) == 0
+        outputs.append(gpd.read_parquet(out))
+    for other in outputs[1:]:
+        for column in ("lat", "lng", "epsilon_point", "epsilon_trajectory"):
+            assert np.array_equal(outputs[0][column].to_numpy(), other[column].to_numpy()), column
+
+
 @pytest.mark.parametrize("value", ["0", "-3", "two"])
 def test_bad_worker_counts_are_refused(value, data, tmp_path, capsys):
     code = main(["perturb", str(data / "all.parquet"), "-o", str(tmp_path / "x.parquet"), "--workers", value])
