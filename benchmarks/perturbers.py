@@ -101,8 +101,6 @@ def run(quick: bool = False) -> None:
         ("TraCS-C (many)", tall, TraCSC(tall, EPSILON), n_many, 100, _naive_tracsc, {}),
         ("TraCS-D (many)", tall, TraCSD(tall, EPSILON), n_many, 100, _naive_tracsd, {}),
         ("TraCS-D (single trajectory)", tall, TraCSD(tall, EPSILON), n_single, n_single, _naive_tracsd, {}),
-        ("TraCS-D (many, numpy engine)", tall, TraCSD(tall, EPSILON), n_many // 10, 100, None,
-         {"engine": "numpy"}),
         ("TraCS-D (many, hexagon)", hexagon, TraCSD(hexagon, EPSILON), n_many // 10, 100, None, {}),
         ("TraCS-D (many, optimal split)", tall, TraCSD(tall, EPSILON, direction_share="optimal"),
          n_many // 10, 100, None, {}),

@@ -11,7 +11,31 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_generator", "check_epsilon", "as_float_array", "check_finite", "check_positive_int"]
+__all__ = ["as_generator", "check_epsilon", "as_float_array", "check_finite", "check_positive_int",
+           "NotRealError", "MIN_EPSILON", "MAX_EPSILON"]
+
+#: the smallest privacy budget accepted anywhere: far below it every release is
+#: indistinguishable from releasing nothing, and constants such as ``1/ε²`` leave
+#: the floating-point range (``ε = 5e-324`` makes ``1/ε`` overflow)
+MIN_EPSILON = 1e-100
+
+#: the largest privacy budget a mechanism samples exactly: every probability of
+#: every lattice point stays a normal double (``e^{-ε}`` and the cell masses above
+#: ``2^-1000``).  A ValueError names this limit.
+MAX_EPSILON = 700.0
+
+
+class NotRealError(TypeError, ValueError):
+    """A complex (or otherwise non-real) number where a real one is needed.
+
+    Both a ``TypeError`` (wrong type) and a ``ValueError`` (wrong value: a complex
+    number is a number), so either ``except`` clause catches it.
+    """
+
+
+def _reject_complex(value, name: str) -> None:
+    if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+        raise NotRealError(f"{name} must be a real number, got the complex number {value!r}")
 
 
 def as_generator(rng=None) -> np.random.Generator:
@@ -45,8 +69,16 @@ def as_generator(rng=None) -> np.random.Generator:
     )
 
 
-def check_epsilon(epsilon, name: str = "epsilon") -> float:
-    """Validate a privacy parameter: a finite real number > 0. Returns it as float."""
+def check_epsilon(epsilon, name: str = "epsilon", *, maximum: float | None = None) -> float:
+    """Validate a privacy parameter: a finite real number in ``[MIN_EPSILON, maximum]``.
+
+    ``maximum`` is ``None`` (no upper limit: a budget per trajectory, shared out
+    later) or the largest value the caller samples exactly (:data:`MAX_EPSILON`
+    for the mechanisms); the message names the limit.  Complex numbers raise
+    :class:`NotRealError`; NaN, infinities, negatives, zero and values below
+    :data:`MIN_EPSILON` (``5e-324`` included) raise ``ValueError``.
+    """
+    _reject_complex(epsilon, name)
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(epsilon).__name__}")
     value = float(epsilon)
@@ -54,11 +86,20 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
         raise ValueError(f"{name} must be finite, got {value}")
     if value <= 0.0:
         raise ValueError(f"{name} must be > 0, got {value}")
+    if value < MIN_EPSILON:
+        raise ValueError(f"{name} = {value!r} is below the smallest supported budget "
+                         f"{MIN_EPSILON:g}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} = {value:g} exceeds {maximum:g}, the largest budget sampled "
+                         "exactly (every lattice probability stays a normal double); for "
+                         f"epsilon >= ~200 the release is already a point mass at the input's "
+                         "lattice point in practice")
     return value
 
 
 def check_finite(value, name: str) -> float:
     """Validate a finite real scalar parameter. Returns it as float."""
+    _reject_complex(value, name)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     value = float(value)
@@ -81,7 +122,13 @@ def check_positive_int(value, name: str) -> int:
 
 
 def as_float_array(x, name: str = "x") -> np.ndarray:
-    """Convert ``x`` to a float64 array and reject NaN or infinite entries."""
+    """Convert ``x`` to a float64 array and reject NaN, infinite or complex entries.
+
+    Complex input raises :class:`NotRealError` instead of being cast to its real
+    part (NumPy's cast only warns).
+    """
+    if np.iscomplexobj(x):
+        raise NotRealError(f"{name} must be real, got complex values")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -90,3 +137,4 @@ def as_float_array(x, name: str = "x") -> np.ndarray:
         bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s)")
     return arr
+

@@ -262,10 +262,24 @@ class Region:
         return pts
 
 
+#: the largest coordinate magnitude a region accepts: squared distances stay finite
+MAX_COORDINATE = 1e150
+
+
+def _check_extent(coords: np.ndarray) -> None:
+    """Reject regions whose coordinates or extent leave the range where the geometry is finite."""
+    big = float(np.max(np.abs(coords)))
+    if not big <= MAX_COORDINATE:
+        raise ValueError(f"region coordinates must lie within ±{MAX_COORDINATE:g} (distances and "
+                         f"their squares must stay finite), got a coordinate of magnitude {big:g}")
+    extent = np.ptp(coords.reshape(-1, 2), axis=0)
+    if not np.all(extent >= 1.0 / MAX_COORDINATE):
+        raise ValueError(f"the region's width and height must be at least {1.0 / MAX_COORDINATE:g} "
+                         f"(its lattice spacings must stay normal numbers), got {extent.tolist()}")
+
+
 def _real(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    return check_finite(value, name)
+    return check_finite(value, name)  # complex: NotRealError; NaN, inf: ValueError
 
 
 class Rectangle(Region):
@@ -278,7 +292,8 @@ class Rectangle(Region):
     Parameters
     ----------
     xmin, ymin, xmax, ymax : float
-        Finite bounds with ``xmin < xmax`` and ``ymin < ymax``.
+        Real bounds with ``xmin < xmax`` and ``ymin < ymax``, within ``±1e150``
+        (NaN, infinities, complex numbers and larger magnitudes raise).
     """
 
     __slots__ = ("xmin", "ymin", "xmax", "ymax", "_normals", "_offsets", "_vertices", "_tol")
@@ -289,6 +304,7 @@ class Rectangle(Region):
         if not (xmin < xmax and ymin < ymax):
             raise ValueError(
                 f"need xmin < xmax and ymin < ymax, got ({xmin}, {ymin}, {xmax}, {ymax})")
+        _check_extent(np.array([xmin, ymin, xmax, ymax]))
         self.xmin, self.ymin, self.xmax, self.ymax = xmin, ymin, xmax, ymax
         # edges: bottom, right, top, left (counter-clockwise from the lower-left corner)
         self._vertices = np.array([[xmin, ymin], [xmax, ymin], [xmax, ymax], [xmin, ymax]])
@@ -397,6 +413,7 @@ class ConvexRegion(Region):
 
     def __init__(self, polygon_or_vertices):
         vertices = _vertices_of(polygon_or_vertices)
+        _check_extent(vertices)
         self._vertices = _convex_ccw(vertices)
         a = self._vertices
         d = np.roll(a, -1, axis=0) - a

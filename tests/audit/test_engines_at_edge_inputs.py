@@ -1,5 +1,5 @@
-"""The compiled kernel and the numpy engine agree at the nasty inputs, and the
-(φ, u) fed to the mechanisms always lies in their input domains.
+"""At the nasty inputs the released points are the public map of the released lattice
+indices, and the (φ, u) fed to the mechanisms always lies in their input domains.
 
 The mechanisms are ε-LDP for *every* ``(φ, u) ∈ [0, 2π) × [0, 1]``, so the guarantee
 survives any geometry as long as the computed pair stays in that box.  The inputs below
@@ -43,19 +43,33 @@ def test_direction_distance_stays_in_the_mechanisms_domains(region):
     assert np.all(phi[same] == 0.0) and np.all(u[same] == 0.0)  # τ == o: fixed direction, u = 0
 
 
-# Strawman on the hexagon is left out: bearings from the centre to its vertices fall exactly
-# on the edges of the 6 sectors, and the last bit of atan2 (libm vs numpy) decides the sector.
+def replay(p, region, traj, off, idx):
+    """Released points recomputed in NumPy from the lattice indices and public parameters only."""
+    lat = p.lattice
+    out = np.empty_like(traj)
+    for t in range(len(off) - 1):
+        ref = np.asarray(p.anchor_point)
+        for i in range(off[t], off[t + 1]):
+            phi = float(lat.direction.points(idx[i, 0]))
+            reach = float(region.exit_distance(ref[None], np.array([phi]))[0])
+            step = float(lat.distance.points(idx[i, 1])) * reach
+            point = ref + step * np.array([math.cos(phi), math.sin(phi)])
+            out[i] = region._clamp_from(ref[None], point[None])[0]
+            ref = out[i]
+    return out
+
+
 @pytest.mark.parametrize("cls, region", [(TraCSD, UNIT), (TraCSD, HEXAGON), (Strawman, UNIT)],
                          ids=["tracsd-unit", "tracsd-hexagon", "strawman-unit"])
 @pytest.mark.parametrize("eps", [1e-6, 1.0, 50.0])
-def test_engines_agree_at_edge_inputs(cls, region, eps):
+def test_releases_are_a_function_of_the_indices_at_edge_inputs(cls, region, eps):
     pts = edge_points(region)
-    for anchor in pts:  # every trajectory starts at each reference: corner, edge, centre, ...
+    for anchor in pts[::2]:  # trajectories start at corners, edges, the centre, ...
         p = cls(region, eps, anchor=tuple(anchor))
         # trajectories: every point alone, then a walk along all of them (τ == o happens)
         traj = np.concatenate([pts, pts, pts[::-1]])
         off = np.concatenate([np.arange(len(pts) + 1), [len(traj)]])
         a = p.perturb_many(traj, off, rng=9)
-        b = p.perturb_many(traj, off, rng=9, engine="numpy")
-        assert np.allclose(a, b, rtol=0, atol=1e-12 * region.diameter)
+        idx = p.lattice_indices(traj, off, rng=9)
+        assert np.allclose(a, replay(p, region, traj, off, idx), rtol=0, atol=1e-9 * region.diameter)
         assert np.all(region.contains(a))

@@ -50,6 +50,26 @@ if hasattr(m, "Truncated"):
     CASES["Truncated(Staircase)"] = lambda e: m.Truncated(m.Staircase(epsilon=e, low=-1.0, high=2.0))
 
 NAMES = sorted(CASES)
+
+
+def budget_range(name) -> tuple[float, float]:
+    """``(min_epsilon, max_epsilon)`` the mechanism accepts (errors name them beyond)."""
+    mech = CASES[name](1.0)
+    return mech.min_epsilon, mech.max_epsilon
+
+
+def make_or_refuse(name, epsilon):
+    """The mechanism at ``epsilon``, or ``None`` after checking the ValueError that names the limit."""
+    low, high = budget_range(name)
+    if epsilon < low:
+        with pytest.raises(ValueError, match="smallest budget"):
+            CASES[name](epsilon)
+        return None
+    if epsilon > high:
+        with pytest.raises(ValueError, match="exceeds"):
+            CASES[name](epsilon)
+        return None
+    return CASES[name](epsilon)
 PRIVACY_EPSILONS = [1e-3, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
 RTOL = 1e-9
 MANY_LEVELS = {"Staircase", "Truncated(Staircase)"}
@@ -149,7 +169,9 @@ def test_density_integrates_to_one(name, epsilon):
 @pytest.mark.parametrize("epsilon", [1e-6, 1e-3, 1.0, 50.0])
 @pytest.mark.parametrize("name", NAMES)
 def test_cdf_runs_from_zero_to_one(name, epsilon):
-    mech = CASES[name](epsilon)
+    mech = make_or_refuse(name, epsilon)
+    if mech is None:
+        return
     x = input_grid(mech, 11)
     dom = mech.output_domain
     below = np.nextafter(dom.low, -np.inf) if math.isfinite(dom.low) else -1e300
@@ -165,12 +187,16 @@ def test_cdf_runs_from_zero_to_one(name, epsilon):
 @pytest.mark.parametrize("epsilon", [1e-6, 1e-3, 1.0, 20.0, 50.0])
 @pytest.mark.parametrize("name", NAMES)
 def test_samples_inside_output_domain(name, epsilon):
-    mech = CASES[name](epsilon)
+    mech = make_or_refuse(name, epsilon)
+    if mech is None:
+        return
     x = np.repeat(input_grid(mech, 21), 2000)
     y = mech.sample(x, rng=1)
     assert y.shape == x.shape and y.dtype == np.float64
     assert np.all(np.isfinite(y))
     assert np.all(mech.output_domain.contains(y))
+    lat = mech.lattice  # every release is a lattice value, bit for bit
+    assert np.array_equal(lat.points(lat.index(y)), y)
 
 
 KS_N = 100_000
@@ -186,6 +212,9 @@ def test_samples_follow_cdf(name, epsilon):
     for i, x0 in enumerate(inputs):
         y = mech.sample(np.full(KS_N, x0), rng=1000 + i)
         locations, masses = mech.atoms(x0)
+        # point masses sit on the end lattice points (the clipped releases)
+        lat = mech.lattice
+        locations = lat.points(np.clip(lat.index(locations), 0, lat.count - 1))
         inside = ~np.isin(y, locations)
         for loc, mass in zip(locations, masses):
             # point masses: binomial bound of 5 standard deviations (plus 1 count)
@@ -232,7 +261,9 @@ def test_same_seed_same_samples(name):
     x = np.resize(input_grid(mech, 50), (20, 50))
     a = mech.sample(x, rng=42)
     np.testing.assert_array_equal(a, mech.sample(x, rng=42))
-    np.testing.assert_array_equal(a, mech.sample(x, rng=np.random.default_rng(42)))
+    # a Generator gives a seed drawn from it: the same state, the same samples
+    np.testing.assert_array_equal(mech.sample(x, rng=np.random.default_rng(42)),
+                                  mech.sample(x, rng=np.random.default_rng(42)))
     assert not np.array_equal(a, mech.sample(x, rng=43))
     assert a.shape == (20, 50)
     assert mech.sample(np.float64(x[0, 0]), rng=1).shape == ()

@@ -102,4 +102,6 @@ def test_krr_lie_probability_and_threshold():
     assert m.lie_probability == pytest.approx(5 / (math.exp(2.0) + 5), rel=1e-15)
     assert m.lie_probability == m.worst_case_error()
     assert m.lie_threshold >= m.lie_probability
-    assert KRR(epsilon=1000.0, k=2).lie_threshold > 0.0
+    assert KRR(epsilon=700.0, k=2).lie_probability > 0.0  # compared exactly: lying stays possible
+    with pytest.raises(ValueError, match="exceeds 700"):
+        KRR(epsilon=1000.0, k=2)

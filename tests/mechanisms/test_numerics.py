@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_contract import CASES, NAMES, input_grid
+from test_contract import CASES, NAMES, budget_range, input_grid, make_or_refuse
 
 import tracs.mechanisms as m
 
@@ -22,7 +22,9 @@ def test_every_epsilon_gives_finite_numbers(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # an overflow or invalid-value warning fails the test
         for epsilon in SWEEP:
-            mech = CASES[name](float(epsilon))
+            mech = make_or_refuse(name, float(epsilon))
+            if mech is None:
+                continue
             x = input_grid(mech, 7)
             for p in (1, 2):
                 errors = mech.expected_error(x, p)
@@ -56,24 +58,23 @@ fractions = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 @settings(max_examples=30, deadline=None)
 @given(name=st.sampled_from(NAMES), epsilon=epsilons, t=fractions, seed=st.integers(0, 2**32 - 1))
 def test_samples_lie_in_the_support(name, epsilon, t, seed):
-    """Any ε, any input: samples lie in the output domain where the density (or an atom) is positive."""
-    mech = CASES[name](epsilon)
+    """Any ε, any input: samples lie in the output domain on lattice cells of positive mass."""
+    mech = CASES[name](max(epsilon, budget_range(name)[0]))
     dom = mech.input_domain
     x0 = dom.low + t * (dom.high - dom.low)
     if not dom.contains(x0):
         x0 = np.nextafter(dom.high, dom.low)
     y = mech.sample(np.full(64, x0), rng=seed)
     assert np.all(mech.output_domain.contains(y))
-    locations, _ = mech.atoms(x0)
-    on_atom = np.isin(y, locations)
-    density = mech.pdf(y[~on_atom], x0)
-    assert np.all(np.isfinite(density)) and np.all(density > 0)
+    lat = mech.lattice
+    assert np.array_equal(lat.points(lat.index(y)), y)
 
 
 @settings(max_examples=30, deadline=None)
 @given(name=st.sampled_from(NAMES), epsilon=epsilons, t1=fractions, t2=fractions)
 def test_ratio_holds_for_random_pairs(name, epsilon, t1, t2):
-    mech = CASES[name](epsilon)
+    mech = CASES[name](max(epsilon, budget_range(name)[0]))
+    epsilon = mech.epsilon
     dom = mech.input_domain
     xs = [dom.low + t * (dom.high - dom.low) for t in (t1, t2)]
     xs = [x if dom.contains(x) else np.nextafter(dom.high, dom.low) for x in xs]
@@ -97,44 +98,38 @@ def _inputs(mech):
 
 @pytest.mark.parametrize("epsilon", [1000.0, 1e-9])
 @pytest.mark.parametrize("name", sorted(EXTREME_CASES))
-def test_extreme_epsilon_constructs_and_samples_without_overflow(name, epsilon):
+def test_extreme_epsilon_is_refused_or_sampled_without_overflow(name, epsilon):
+    """ε = 1000 is beyond every mechanism's limit and ε = 1e-9 below some: a ValueError that
+    names the limit; otherwise construction and sampling raise no floating-point warning."""
     with np.errstate(over="raise", divide="raise", invalid="raise"), warnings.catch_warnings():
         warnings.simplefilter("error")  # a RuntimeWarning from numpy or math fails the test
-        mech = EXTREME_CASES[name](epsilon)
-        x = np.repeat(_inputs(mech), 50)
-        for n in (1, 100):  # the numpy path, and the compiled path where there is one
-            y = mech.sample(np.tile(x, n), rng=3)
-            assert np.all(np.isfinite(y)) and np.all(mech.output_domain.contains(y))
-        if epsilon == 1000.0 and name in NO_DENSITY_AT_1000:
-            with pytest.raises(ValueError, match="floating-point range"):
-                mech.worst_case_error(1)
+        try:
+            mech = EXTREME_CASES[name](epsilon)
+        except ValueError as exc:
+            assert ("exceeds" in str(exc)) if epsilon > 1 else ("smallest budget" in str(exc))
             return
+        x = np.repeat(_inputs(mech), 50)
+        y = mech.sample(x, rng=3)
+        assert np.all(np.isfinite(y))
         for p in (1, 2):
             errors = mech.expected_error(_inputs(mech), p)
             assert np.all(np.isfinite(errors)) and np.all(errors >= 0)
             assert math.isfinite(mech.worst_case_error(p))
 
 
-def test_square_wave_at_epsilon_1000():
-    # b ≈ (ε − 1)e^{-ε}/2 underflows to 0; the window's probability 2b e^ε/(2b e^ε + 1)
-    # ≈ (ε − 1)/ε stays exact, so the input itself is released with that probability
-    mech = m.SquareWave(epsilon=1000.0)
-    assert mech.b == 0.0
-    assert mech._central_mass() == pytest.approx(999.0 / 1000.0, rel=1e-12)
+def test_square_wave_at_its_largest_epsilon():
+    # b ≈ (ε − 1)e^{-ε}/2 is far below a cell; the window's probability 2b e^ε/(2b e^ε + 1)
+    # ≈ (ε − 1)/ε stays exact, so the snapped input's lattice point is released with it
+    mech = m.SquareWave(epsilon=700.0)
+    assert mech._central_mass() == pytest.approx(699.0 / 700.0, rel=1e-12)
     x = np.linspace(0.0, 1.0, 11)
     y = mech.sample(np.repeat(x, 2000), rng=7)
     assert np.all(np.isfinite(y)) and np.all(mech.output_domain.contains(y))
-    assert np.all((y >= 0.0) & (y <= 1.0))  # b = 0: the output interval is the input one
-    kept = np.mean(y == np.repeat(x, 2000))
-    # binomial(22000, 0.999): sd 2.1e-4, bound at about 5 sd
-    assert abs(kept - 0.999) < 1.1e-3
-
-
-def test_square_wave_constants_continue_across_the_overflow_range():
-    # the window probability is smooth in ε where 2b underflowed before (ε ≈ 745)
-    masses = [m.SquareWave(epsilon=e)._central_mass() for e in (700.0, 745.0, 746.0, 800.0)]
-    for eps, mass in zip((700.0, 745.0, 746.0, 800.0), masses):
-        assert mass == pytest.approx((eps - 1.0) / eps, rel=1e-12)
+    kept = np.mean(np.abs(y - np.repeat(x, 2000)) <= mech.lattice.spacing)
+    # binomial(22000, 0.9986): sd 2.5e-4, bound at about 5 sd
+    assert abs(kept - 699.0 / 700.0) < 1.3e-3
+    with pytest.raises(ValueError, match="exceeds 700"):
+        m.SquareWave(epsilon=745.0)
 
 
 def test_shared_parameter_docs_are_filled_in():

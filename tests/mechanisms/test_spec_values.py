@@ -165,7 +165,10 @@ def test_square_wave_b(epsilon):
 
 
 def test_square_wave_b_limits():
-    assert m.SquareWave(epsilon=1e-6).b == pytest.approx(0.5, abs=1e-6)
+    from tracs.mechanisms.piecewise import square_wave_b
+
+    assert square_wave_b(1e-6) == pytest.approx(0.5, abs=1e-6)
+    assert m.SquareWave(epsilon=1e-3).b == pytest.approx(0.5, abs=1e-3)
     assert m.SquareWave(epsilon=50.0).b == pytest.approx(49 * math.exp(-50) / 2, rel=1e-12)
 
 
@@ -202,7 +205,7 @@ def test_staircase_formulas(epsilon):
     assert mech.expected_error(1.0, 2) == pytest.approx(second, rel=1e-9)
 
 
-@pytest.mark.parametrize("epsilon", [1e-6, 0.5, 2.0, 50.0])
+@pytest.mark.parametrize("epsilon", [1e-3, 0.5, 2.0, 50.0])
 def test_purkayastha_formulas(epsilon):
     mech = m.Purkayastha(epsilon=epsilon)
     assert mech.concentration == pytest.approx(epsilon / PI, rel=1e-12)

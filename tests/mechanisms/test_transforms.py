@@ -60,9 +60,18 @@ def test_truncated_laplace_atoms_in_closed_form(epsilon):
 
 
 def test_truncation_is_clipping_of_the_same_draws():
+    """The same draws, clipped to the wrapped lattice's first and last points inside [0, 1]."""
     lap = m.Laplace(epsilon=0.7)
+    trunc = m.Truncated(lap)
     x = np.linspace(0, 1, 5000)
-    np.testing.assert_array_equal(m.Truncated(lap).sample(x, rng=8), np.clip(lap.sample(x, rng=8), 0.0, 1.0))
+    lo, hi = trunc.lattice.points(0), trunc.lattice.points(trunc.lattice.count - 1)
+    assert 0.0 <= lo <= lap.lattice.spacing and 1.0 - lap.lattice.spacing <= hi <= 1.0
+    np.testing.assert_allclose(trunc.sample(x, rng=8), np.clip(lap.sample(x, rng=8), lo, hi),
+                               rtol=0, atol=1e-13)  # each on its own lattice, bit for bit
+    inner = lap.sample_index(x, rng=8)
+    first = int(lap.lattice.index(lo))
+    np.testing.assert_array_equal(trunc.sample_index(x, rng=8),
+                                  np.clip(inner, first, first + trunc.lattice.count - 1) - first)
 
 
 def test_truncated_errors_match_direct_computation():

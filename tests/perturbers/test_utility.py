@@ -82,18 +82,19 @@ def test_tracsc_split_formula_and_optimum():
 
 def test_tracsd_split_formula_matches_simulation():
     """tracsd_mse is E‖Y − τ‖² over its fixed sample of (o, τ) pairs: compare with the
-    step engine run on those same pairs (the sample itself is 5 % off the uniform
-    average on this region, so fresh uniform pairs would test the sample, not the formula)."""
+    compiled kernel run on those same pairs, each o as the public anchor of one-point
+    trajectories (the sample itself is 5 % off the uniform average on this region, so
+    fresh uniform pairs would test the sample, not the formula)."""
     region = REGIONS["tall"]
-    rng = np.random.default_rng(5)
     geo = _geometry(region)
-    o, tau = np.repeat(geo.o, 520, axis=0), np.repeat(geo.tau, 520, axis=0)  # 199,680 draws
-    n = len(o)
+    draws = 520  # 199,680 draws in all
     for eps, share in ((2.0, 0.5), (8.0, 0.7)):
-        perturber = TraCSD(region, eps, direction_share=share)
-        rows = np.broadcast_to(perturber._params(np.array([eps])), (n, 4))
-        out = perturber._step(o, tau, rng.random((n, 4)), rows)
-        simulated = np.mean(np.sum((out - tau) ** 2, axis=1))
+        errors = []
+        for t, (o, tau) in enumerate(zip(geo.o, geo.tau)):
+            perturber = TraCSD(region, eps, direction_share=share, anchor=tuple(o))
+            out = perturber.perturb_many(np.tile(tau, (draws, 1)), np.arange(draws + 1), rng=t)
+            errors.append(np.sum((out - tau) ** 2, axis=1))
+        simulated = np.mean(np.concatenate(errors))
         # Monte Carlo error about 0.5 % (observed 0.1–0.2 %), plus the formula's direction cells
         assert simulated == pytest.approx(tracsd_mse(region, eps, share), rel=0.02)
 

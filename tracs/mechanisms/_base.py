@@ -16,16 +16,12 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from .._validation import as_float_array, as_generator, check_epsilon
+from .._validation import as_float_array, check_epsilon
+from . import _lattice_kernels as lk
 from ._domain import Circle, Interval
-from ._numeric import rare_probability
+from .lattice import LatticeMixin, _check_enumerable, _Draws, snap_indices
 
 __all__ = ["Mechanism", "PiecewiseConstantMechanism", "check_error_power"]
-
-
-#: inputs from this size on go through the compiled kernel (smaller ones would
-#: mostly pay numba's import and dispatch); both paths give identical outputs
-COMPILED_MIN_SIZE = 4096
 
 
 def check_error_power(p) -> int:
@@ -46,20 +42,28 @@ def _signed_power_integral(t: np.ndarray, p: int) -> np.ndarray:
     return np.sign(t) * np.abs(t) ** (p + 1) / (p + 1)
 
 
-class Mechanism(ABC):
+class Mechanism(LatticeMixin, ABC):
     """A continuous one-dimensional ε-LDP mechanism ``x ↦ Y``.
 
     Guarantee (checked by the contract test suite): for all inputs ``x1, x2`` in
     :attr:`input_domain` and every output ``y``,
     ``pdf(y, x1) <= exp(epsilon) * pdf(y, x2)``; point masses returned by
-    :meth:`atoms` obey the same bound.
+    :meth:`atoms` obey the same bound.  Releases are values of the public
+    :attr:`lattice` whose exact law (:meth:`lattice_pmf`) obeys the same bound
+    (:mod:`tracs.mechanisms.lattice`).
     """
 
     epsilon: float
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, maximum=self.max_epsilon))
+        if self.epsilon < self.min_epsilon:
+            raise ValueError(f"epsilon = {self.epsilon:g} is below {self.min_epsilon:g}, the smallest budget "
+                             f"{type(self).__name__} samples on its lattice within the stated accuracy "
+                             "(its output window is then so wide that the cells' masses fall below "
+                             "the resolution of their cumulative thresholds)")
         self._validate_parameters()
+        self._cells()  # validates ``resolution``
 
     def _validate_parameters(self) -> None:  # pragma: no cover - default: nothing more
         """Hook for subclasses: validate parameters other than ``epsilon``."""
@@ -76,58 +80,6 @@ class Mechanism(ABC):
         """The domain every output lies in."""
 
     # -- public API ------------------------------------------------------------
-    def sample(self, x, *, rng=None) -> np.ndarray:
-        """Draw one private output per entry of ``x``.
-
-        Parameters
-        ----------
-        x : array_like
-            Inputs of any shape, inside :attr:`input_domain`.
-        rng : None, int, SeedSequence or numpy.random.Generator, optional
-            Source of randomness (see :func:`tracs.as_generator`).
-
-        Returns
-        -------
-        numpy.ndarray
-            Float array of the same shape as ``x``, inside :attr:`output_domain`.
-            Values are clamped to the domain *after* sampling, only to undo
-            floating-point rounding.
-        """
-        rng = as_generator(rng)
-        if self._has_kernel() and np.size(x) >= COMPILED_MIN_SIZE:
-            return self._sample_compiled(x, rng)
-        x = self.input_domain.validate(x, "x")
-        y = self._sample(x, rng)
-        return self.output_domain.clip(np.asarray(y, dtype=np.float64))
-
-    # -- compiled fast path ------------------------------------------------------
-    def _kernel(self):
-        """``(kernel, args)`` of a compiled sampler (see ``_kernels``), or ``None``."""
-        return None
-
-    def _has_kernel(self) -> bool:
-        return type(self)._kernel is not Mechanism._kernel
-
-    def _sample_compiled(self, x, rng) -> np.ndarray:
-        """One fused pass: validation, sampling and clamping in a numba kernel.
-
-        Bit-identical to the NumPy reference :meth:`_sample` for the same
-        generator state (checked by the tests).  Invalid inputs are counted by
-        the kernel and then reported by the domain's usual validation error.
-        """
-        from . import _kernels
-
-        try:
-            arr = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"x must be numeric, got {type(x).__name__}") from exc
-        kernel, args = self._kernel()
-        out, bad = _kernels.run(kernel, arr, rng, *args)
-        if bad:
-            self.input_domain.validate(arr, "x")  # raises with the count and the domain
-            raise ValueError(f"{bad} value(s) of x are NaN or outside the input domain")
-        return out
-
     def pdf(self, y, x) -> np.ndarray:
         """Density of the continuous part of the output at ``y`` given input ``x`` (broadcast)."""
         x = self.input_domain.validate(x, "x")
@@ -174,9 +126,6 @@ class Mechanism(ABC):
         return float(self._worst_case_error(p))
 
     # -- hooks -------------------------------------------------------------------
-    @abstractmethod
-    def _sample(self, x: np.ndarray, rng: np.random.Generator) -> np.ndarray: ...
-
     @abstractmethod
     def _pdf(self, y: np.ndarray, x: np.ndarray) -> np.ndarray: ...
 
@@ -258,18 +207,11 @@ class PiecewiseConstantMechanism(Mechanism):
     :meth:`_side_mass`, in
     the mechanism's *real* output coordinates.
 
-    Sampling uses two uniforms: a Bernoulli choice between the two side pieces
-    (probability ``1 − p·W``) and the central interval, then a uniform position
-    inside the chosen part.  Unlike a single-uniform inverse CDF, this keeps full
-    floating-point resolution inside the side pieces even when their total mass
-    is ~1e-11 (ε = 50).  The choice is ``u < side mass``, against the *small*
-    probability: uniforms are multiples of ``2^-53``, so the realised side mass is
-    ``⌈m·2^53⌉/2^53 >= m`` — rounding only moves density from the central piece
-    to the sides, which lowers the ratio — whereas ``u < central mass`` would
-    round the central mass to 1 and make the sides unreachable once the side
-    mass drops below ``2^-54``.  Both masses are closed forms of ε
-    (:meth:`_central_mass`, :meth:`_side_mass`), never ``p·(r - l)`` recomputed
-    from rounded end points or ``1 −`` a rounded probability.
+    Releases are cells of the output interval (:mod:`tracs.mechanisms.lattice`):
+    the row at input lattice point ``x_k`` gives cell ``j`` the mass
+    ``q·h + (p − q)·|cell_j ∩ [l(x_k), l(x_k) + W)|``; a compiled kernel inverts
+    its cumulative masses exactly
+    (:func:`~tracs.mechanisms._lattice_kernels.piecewise_cell`).
     """
 
     @abstractmethod
@@ -303,16 +245,28 @@ class PiecewiseConstantMechanism(Mechanism):
         """``1 − p·W``: probability of the two side pieces (override with a stable form)."""
         return 1.0 - self._central_mass()
 
-    def _sample(self, x, rng):
-        A, B = self._support()
-        width = self._central_width()
-        l = self._central_left(x)
-        in_side = rng.random(x.shape) < rare_probability(self._side_mass())
-        v = rng.random(x.shape)
-        # a uniform point of [A, l) ∪ [l + W, B): the two side pieces glued together
-        z = A + v * ((B - A) - width)
-        side = np.where(z < l, z, z + width)
-        return np.where(in_side, side, l + v * width)
+    # -- lattice: compiled sampler of the piecewise-constant row ------------------------
+    def _lattice_left(self, k: np.ndarray) -> np.ndarray:
+        """``l(x_k)``: left end of the central piece at input lattice points ``k``."""
+        return self._central_left(self._input_point(k))
+
+    def _kernel_constants(self):
+        A, B, G, h, count = self._grid()
+        p, q = self._densities()
+        return A, B, G, h, count, p, q, self._central_width()
+
+    def _row(self, k):
+        A, B, G, h, count, p, q, W = self._kernel_constants()
+        _check_enumerable(count)
+        left = float(self._lattice_left(np.array([k]))[0])
+        return lk.piecewise_row(A, B, G, h, count, p, q, left, W, np.empty(count))
+
+    def _sample_indices(self, flat, rng):
+        draws = _Draws(rng, flat.size)
+        k = snap_indices(self._snap_t(flat), self._cells(), draws.bits)
+        A, B, G, h, count, p, q, W = self._kernel_constants()
+        return lk.piecewise_cells(draws.first, self._lattice_left(k), A, B, G, h, count, p, q, W,
+                                  draws.kind, draws.key, draws.stream)
 
     def _pdf(self, y, x):
         A, B = self._support()

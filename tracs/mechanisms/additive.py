@@ -16,7 +16,7 @@ import numpy as np
 from ._base import Mechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import RealLine
-from ._numeric import over_expm1, rare_probability
+from ._numeric import over_expm1
 from ._params import IntervalInput, check_parameter
 
 __all__ = ["Laplace", "Staircase"]
@@ -33,9 +33,28 @@ class _AdditiveNoise(IntervalInput, Mechanism):
         """``Δ = high − low``: the largest distance between two inputs."""
         return self.high - self.low
 
+    #: every cell of the window keeps a normal-double probability up to here
+    max_epsilon = 600.0
+    #: the window grows like 1/ε; below this its cells are too fine (``docs/privacy.md``)
+    min_epsilon = 1e-3
+
     @property
     def output_domain(self) -> RealLine:
         return RealLine()
+
+    @property
+    def window_margin(self) -> float:
+        """How far the public output window reaches past the input interval on each side.
+
+        ``Δ·min(40/ε, 2^16)``: beyond it the noise has mass below ``e^{-40}``; the
+        two end cells absorb the tails (post-processing), so the window costs no
+        privacy.
+        """
+        return self.sensitivity * min(40.0 / self.epsilon, 2.0 ** 16)
+
+    def _output_window(self):
+        w = self.window_margin
+        return self.low - w, self.high + w
 
     # noise law, in terms of z = y − x
     def _pdf(self, y, x):
@@ -67,9 +86,10 @@ class Laplace(_AdditiveNoise):
 
     Notes
     -----
-    Sampling uses NumPy's inverse-CDF Laplace draw in floating point; such
-    textbook samplers are known to leak through the low-order bits of their
-    output (Mironov, CCS 2012).  Use the piecewise mechanisms for deployment.
+    Releases are cells of the public window ``[low − w, high + w]``
+    (:attr:`window_margin`), drawn exactly from the cdf over each cell at the
+    snapped input (:mod:`tracs.mechanisms.lattice`): no raw floating-point
+    Laplace draw, so no low-bit leak (Mironov, CCS 2012).  ε up to 600.
 
     References
     ----------
@@ -80,14 +100,12 @@ class Laplace(_AdditiveNoise):
     epsilon: float
     low: float = 0.0
     high: float = 1.0
+    resolution: float | None = None
 
     @property
     def scale(self) -> float:
         """``Δ/ε``."""
         return self.sensitivity / self.epsilon
-
-    def _sample(self, x, rng):
-        return x + rng.laplace(0.0, self.scale, size=x.shape)
 
     def _noise_pdf(self, z):
         return np.exp(-np.abs(z) / self.scale) / (2.0 * self.scale)
@@ -112,10 +130,8 @@ class Staircase(_AdditiveNoise):
     Shifting the input by at most ``Δ`` moves any output by at most one step
     level: ratio at most ``e^ε`` (ε-LDP).
 
-    Sampling (exact, vectorised): a fair sign; ``G = ⌊E/ε⌋`` with ``E`` standard
-    exponential, which is geometric with ``P(G = k) = (1 − e^{−ε})e^{−kε}``; a
-    Bernoulli ``B`` with ``P(B = 0) = γ/(γ + (1 − γ)e^{−ε})``; a uniform ``U``;
-    ``|Z| = Δ(G + γU)`` if ``B = 0`` else ``Δ(G + γ + (1 − γ)U)``.
+    Releases are cells of a public window (as :class:`Laplace`), drawn exactly
+    from the cdf over each cell at the snapped input.
 
     %(interval_parameters)s
     gamma : float, optional
@@ -131,6 +147,10 @@ class Staircase(_AdditiveNoise):
     low: float = 0.0
     high: float = 1.0
     gamma: float | None = None
+    resolution: float | None = None
+
+    #: the second step's outer part has density ``a·e^{-2ε} ≈ e^{-3ε/2}``: a normal double up to here
+    max_epsilon = 400.0
 
     def _validate_parameters(self):
         super()._validate_parameters()
@@ -159,19 +179,6 @@ class Staircase(_AdditiveNoise):
         r = (1.0 - g) * math.exp(-self.epsilon)
         return r / (g + r)
 
-    def _sample(self, x, rng):
-        g = self.step_fraction
-        steps = np.floor(rng.standard_exponential(x.shape) / self.epsilon)
-        # B is decided against its less likely value's probability: rounding on the
-        # 2^-53 grid can then only make that value more likely, never impossible
-        inner_p, outer_p = self._inner_probability(), self._outer_probability()
-        b = rng.random(x.shape)
-        inner = (b < rare_probability(inner_p)) if inner_p <= outer_p else ~(b < rare_probability(outer_p))
-        u = rng.random(x.shape)
-        offset = np.where(inner, g * u, g + (1.0 - g) * u)
-        sign = np.where(rng.random(x.shape) < 0.5, -1.0, 1.0)
-        return x + sign * (self.sensitivity * (steps + offset))
-
     def _split(self, t):
         """``(k, f)`` with ``t/Δ = k + f``, ``0 <= f < 1``."""
         units = t / self.sensitivity
@@ -184,11 +191,16 @@ class Staircase(_AdditiveNoise):
         return self._height() * level
 
     def _noise_tail(self, t):
-        """``P(Z > t)`` for ``t >= 0``: half the mass beyond step ``k``, less the part of step ``k`` below ``t``."""
-        g = self.step_fraction
+        """``P(Z > t)`` for ``t >= 0``: what is left of step ``k`` beyond ``t`` plus half the mass beyond it.
+
+        A sum of positive terms, ``e^{−kε}·(aΔ·((γ − f)⁺ + e^{−ε}(1 − max(f, γ))) + e^{−ε}/2)``:
+        no cancellation, even where the first step holds almost all the mass (large ε).
+        """
+        g, r = self.step_fraction, math.exp(-self.epsilon)
         k, f = self._split(t)
-        partial = np.minimum(f, g) + math.exp(-self.epsilon) * np.maximum(f - g, 0.0)
-        return np.exp(-k * self.epsilon) * (0.5 - self._height() * self.sensitivity * partial)
+        step = self._height() * self.sensitivity
+        left = step * (np.maximum(g - f, 0.0) + r * (1.0 - np.maximum(f, g))) + r / 2.0
+        return np.exp(-k * self.epsilon) * left
 
     def _breakpoints(self, x):
         x = np.asarray(x, dtype=float)

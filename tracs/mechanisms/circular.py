@@ -43,17 +43,37 @@ class Purkayastha(CircleDomain, Mechanism):
 
     epsilon: float
     period: float = 2 * math.pi
+    resolution: float | None = None
+
+    #: cells of mass about ε·resolution: below this their cumulative thresholds are too coarse
+    min_epsilon = 1e-3
 
     @property
     def concentration(self) -> float:
         """``κ = ε/L = 2ε/period``."""
         return 2.0 * self.epsilon / self.period
 
-    def _sample(self, x, rng):
+    # -- lattice: masses of the offset cells (the law of y − x does not depend on x) -----
+    def _tail(self, t):
+        """``P(D >= t)`` for the signed offset ``D ∈ [−L, L)`` and ``0 <= t <= L``."""
         kappa = self.concentration
-        distance = -np.log1p(rng.random(x.shape) * math.expm1(-self.epsilon)) / kappa
-        sign = np.where(rng.random(x.shape) < 0.5, -1.0, 1.0)
-        return self.output_domain.wrap(x + sign * distance)
+        return (np.exp(-kappa * t) * -np.expm1(-(self.epsilon - kappa * t))
+                / (-2.0 * math.expm1(-self.epsilon)))
+
+    def _below(self, e):
+        """``P(D < e)`` for ``e ∈ [−L, L]``."""
+        return np.where(e <= 0.0, self._tail(np.abs(e)), 1.0 - self._tail(np.abs(e)))
+
+    def _offset_masses(self, e, A):
+        """Masses of offsets left and right of the edges ``e`` of the window ``[A, A + period)``."""
+        half = self.period / 2.0
+        wrapped = float(self._tail(A + self.period)) if A < -half else 0.0  # offsets read as D − period
+        inside = e >= -half
+        left = np.where(inside, wrapped + self._below(np.maximum(e, -half)),
+                        self._tail(np.minimum(e + self.period, half)))
+        right = np.where(inside, np.where(e >= 0.0, self._tail(np.abs(e)), 1.0 - self._tail(np.abs(e)))
+                         - wrapped, 1.0 - wrapped + self._tail(np.minimum(e + self.period, half)))
+        return left, right
 
     def _pdf(self, y, x):
         kappa = self.concentration

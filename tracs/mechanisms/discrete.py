@@ -13,12 +13,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_float_array, as_generator, check_epsilon
+from numba import njit
+
+from .._validation import MAX_EPSILON, as_float_array, check_epsilon
+from ..random import resolve_streams
+from . import _lattice_kernels as lk
 from ._base import check_error_power
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Categories, Interval
 from ._numeric import check_integer, logistic, rare_probability
 from ._params import check_interval
+from .lattice import Lattice, _Draws, check_resolution, lattice_point, snap_indices, snap_weights
+
+
+@njit(cache=True, nogil=True)
+def _krr_kernel(x, k, lie, kind, key, stream):  # pragma: no cover
+    """k-RR over ``x`` (index = position): word 0 decides the lie, words 32+ pick the other value."""
+    out = np.empty(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        first, _ = lk.split_word(lk.draw_u64(kind, key, stream, i, 0))
+        y = x[i]
+        if lk.below(first, lie, kind, key, stream, i, 1, False):
+            other = lk.uniform_index(k - 1, kind, key, stream, i, 32)
+            y = other + (1 if other >= x[i] else 0)
+        out[i] = y
+    return out
 
 __all__ = ["KRR", "Duchi"]
 
@@ -62,8 +81,12 @@ class KRR:
     epsilon: float
     k: int
 
+    #: budgets accepted (ValueError beyond, naming the limit)
+    min_epsilon = 1e-100
+    max_epsilon = MAX_EPSILON
+
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, maximum=MAX_EPSILON))
         object.__setattr__(self, "k", check_integer(self.k, "k", 2))
 
     @property
@@ -105,17 +128,30 @@ class KRR:
         y = self.output_domain.validate(y, "y")
         return np.where(y == x, self.keep_probability, self.other_probability)
 
-    def sample(self, x, *, rng=None) -> np.ndarray:
-        """One report per entry of ``x`` (int64 array of the same shape, values in ``0..k-1``)."""
+    @property
+    def lattice(self) -> Lattice:
+        """``(0, 1, k)``: reports are the integers ``0..k-1``."""
+        return Lattice(0.0, 1.0, self.k)
+
+    def lattice_pmf(self, x) -> np.ndarray:
+        """The realised probability of every report given the category ``x``."""
         x = self.input_domain.validate(x, "x")
-        rng = as_generator(rng)
-        # the rare branch is compared against its own (small) probability: rounding
-        # can only make it more likely, never impossible (see the class notes)
-        lie = rng.random(x.shape) < self.lie_threshold
-        # a uniform value among the k-1 others: draw in 0..k-2 and skip x
-        other = rng.integers(0, self.k - 1, size=x.shape, dtype=np.int64)
-        other += other >= x
-        return np.where(lie, other, x)
+        row = np.full(self.k, self.lie_probability / (self.k - 1))
+        row[int(x)] = 1.0 - self.lie_probability
+        return row
+
+    def sample(self, x, *, rng=None) -> np.ndarray:
+        """One report per entry of ``x`` (int64 array of the same shape, values in ``0..k-1``).
+
+        Lies with probability exactly :attr:`lie_probability` (an exact comparison
+        of a lazily extended uniform), then reports a uniform one of the other
+        ``k − 1`` values (exact rejection sampling).
+        """
+        x = self.input_domain.validate(x, "x")
+        flat = np.ascontiguousarray(x, dtype=np.int64).reshape(-1)
+        ks = resolve_streams(rng, None, 1)
+        out = _krr_kernel(flat, self.k, self.lie_probability, ks.kind, ks.key, np.uint64(ks.streams[0]))
+        return out.reshape(x.shape)
 
     def expected_error(self, x, p: int = 1) -> np.ndarray:
         """``P(Y != x)`` (0/1 distance; the same for ``p = 1`` and ``p = 2``)."""
@@ -157,21 +193,31 @@ class Duchi:
     epsilon: float
     low: float = -1.0
     high: float = 1.0
+    resolution: float | None = None
+
+    #: budgets accepted (ValueError beyond, naming the limit)
+    min_epsilon = 1e-100
+    max_epsilon = MAX_EPSILON
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, maximum=MAX_EPSILON))
         check_interval(self)
+        check_resolution(self.resolution)
 
     @property
     def input_domain(self) -> Interval:
         return Interval(self.low, self.high)
 
-    @property
-    def outputs(self) -> tuple[float, float]:
-        """The two possible outputs ``(mid − half·C, mid + half·C)``."""
+    def _ends(self) -> tuple[float, float]:
         mid, half = (self.low + self.high) / 2.0, (self.high - self.low) / 2.0
         c = 1.0 / math.tanh(self.epsilon / 2.0)
         return mid - half * c, mid + half * c
+
+    @property
+    def outputs(self) -> tuple[float, float]:
+        """The two possible outputs ``(mid − half·C, mid + half·C)``, as lattice values."""
+        lo, step, _ = self.lattice
+        return lo, float(lattice_point(lo, step, 1))
 
     @property
     def output_domain(self) -> Interval:
@@ -191,15 +237,51 @@ class Duchi:
         lo, hi = self.outputs
         return np.where(y == hi, plus, np.where(y == lo, minus, 0.0))
 
-    def sample(self, x, *, rng=None) -> np.ndarray:
-        """One output per entry of ``x``: each entry is one of the two :attr:`outputs`."""
+    @property
+    def input_lattice(self) -> Lattice:
+        """The public points inputs are snapped to (randomised rounding)."""
+        n = check_resolution(self.resolution)
+        return Lattice(self.low, (self.high - self.low) / n, n + 1)
+
+    @property
+    def lattice(self) -> Lattice:
+        """``(low output, high − low output, 2)``."""
+        lo, hi = self._ends()
+        return Lattice(lo, hi - lo, 2)
+
+    def _plus_at(self, k):
+        inp = self.input_lattice
+        return self._plus_minus(np.minimum(lattice_point(inp.origin, inp.spacing, k), self.high))
+
+    def lattice_pmf(self, x) -> np.ndarray:
+        """``[P(low output | x), P(high output | x)]``, the realised law (snapping included)."""
         x = self.input_domain.validate(x, "x")
-        plus, minus = self._plus_minus(x)
-        lo, hi = self.outputs
-        u = as_generator(rng).random(x.shape)
-        # decide with the less likely output's probability (see the class notes)
-        return np.where(plus <= minus, np.where(u < rare_probability(plus), hi, lo),
-                        np.where(u < rare_probability(minus), lo, hi))
+        inp = self.input_lattice
+        i, lam = snap_weights(float((x - inp.origin) / inp.spacing), inp.count - 1)
+        rows = [np.array([m, p]) for p, m in (self._plus_at(np.array([i])), self._plus_at(np.array([i + 1])))]
+        return ((1.0 - lam) * rows[0] + lam * rows[1]).reshape(2)
+
+    def sample_index(self, x, *, rng=None) -> np.ndarray:
+        """Lattice indices (0: the low output, 1: the high one) of :meth:`sample` (same draws)."""
+        return self.lattice.index(self.sample(x, rng=rng))
+
+    def sample(self, x, *, rng=None) -> np.ndarray:
+        """One output per entry of ``x``: each entry is one of the two :attr:`outputs`.
+
+        The input is snapped to :attr:`input_lattice`; the less likely output is
+        then chosen with exactly its probability (an exact comparison).
+        """
+        x = self.input_domain.validate(x, "x")
+        flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+        draws = _Draws(rng, flat.size)
+        inp = self.input_lattice
+        k = snap_indices((flat - inp.origin) / inp.spacing, inp.count - 1, draws.bits)
+        plus, minus = self._plus_at(k)
+        idx = np.arange(flat.size)
+        rare_high = plus <= minus
+        pick = draws.below(idx, np.where(rare_high, plus, minus), False)
+        high = np.where(rare_high, pick, ~pick)
+        return lattice_point(*self.lattice[:2], high.astype(np.int64)).reshape(x.shape)
 
     def expected_error(self, x, p: int = 1) -> np.ndarray:
         """``E|Y − x|^p`` in closed form."""

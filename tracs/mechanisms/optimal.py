@@ -28,11 +28,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _lattice_kernels as lk
 from ._base import Mechanism, PiecewiseConstantMechanism, _signed_power_integral
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
 from ._numeric import logistic, rare_probability
 from ._params import CircleDomain, IntervalInput
+from .lattice import _Draws, snap_indices
 
 __all__ = ["OptimalClassical", "OptimalCircular", "OptimalUnbiased"]
 
@@ -73,6 +75,7 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
     epsilon: float
     low: float = 0.0
     high: float = 1.0
+    resolution: float | None = None
 
     @property
     def output_domain(self) -> Interval:
@@ -106,13 +109,6 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
         t = (x - self.low) / width
         return self.low + width * np.clip(t - c, 0.0, 1.0 - 2.0 * c)
 
-    def _kernel(self):
-        from ._kernels import sample_classical
-
-        width = self._central_width()
-        return sample_classical, (self.low, self.high, self.half_width, self._side_mass(), width,
-                                  (self.high - self.low) - width)
-
     def _worst_case_error(self, p):
         # Lemma 3.2: the worst case is at the end points (equal by symmetry).
         return float(self._expected_error(np.array([self.low]), p)[0])
@@ -138,6 +134,7 @@ class OptimalCircular(CircleDomain, Mechanism):
 
     epsilon: float
     period: float = 2 * math.pi
+    resolution: float | None = None
 
     @property
     def half_width(self) -> float:
@@ -148,17 +145,29 @@ class OptimalCircular(CircleDomain, Mechanism):
         half = self.epsilon / 2.0
         return math.exp(half) / self.period, math.exp(-half) / self.period
 
-    def _sample(self, x, rng):
+    # -- lattice: the row depends on the offset j − k only ---------------------------------
+    def _offset_constants(self):
+        """Piecewise-constant law of the offset cell: ``(A, B, h, n, p, q, l, W, dmin)``."""
+        n = self._cells()
+        h = self.period / n
+        dmin = -(n // 2)
+        A = (dmin - 0.5) * h
+        p, q = self._densities()
         c = self.half_width
-        in_side = rng.random(x.shape) < side_mass(self.epsilon)  # the rare branch (module notes)
-        v = rng.random(x.shape)
-        y = np.where(in_side, x + c + v * (self.period - 2.0 * c), x - c + v * (2.0 * c))
-        return self.output_domain.wrap(y)
+        return A, A + self.period, h, n, p, q, -c, 2.0 * c, dmin
 
-    def _kernel(self):
-        from ._kernels import sample_circular
+    def _row(self, k):
+        A, B, h, n, p, q, l, W, dmin = self._offset_constants()
+        offsets = lk.piecewise_row(A, B, A, h, n, p, q, l, W, np.empty(n))
+        return np.roll(offsets, k + dmin)
 
-        return sample_circular, (self.period, self.half_width, side_mass(self.epsilon))
+    def _sample_indices(self, flat, rng):
+        draws = _Draws(rng, flat.size)
+        A, B, h, n, p, q, l, W, dmin = self._offset_constants()
+        k = snap_indices(self._snap_t(flat), n, draws.bits)
+        cells = lk.piecewise_cells(draws.first, np.full(flat.size, l), A, B, A, h, n, p, q, W,
+                                   draws.kind, draws.key, draws.stream)
+        return np.mod(k + dmin + cells, n)
 
     def _pdf(self, y, x):
         p, q = self._densities()
@@ -227,7 +236,10 @@ class OptimalUnbiased(IntervalInput, PiecewiseConstantMechanism):
     epsilon: float
     low: float = 0.0
     high: float = 1.0
+    resolution: float | None = None
 
+    #: the output interval grows like 1/ε; below this its cells are too fine
+    min_epsilon = 1e-3
 
     @property
     def enlargement(self) -> float:

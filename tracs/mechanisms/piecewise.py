@@ -57,6 +57,11 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
     epsilon: float
     low: float = 0.0
     high: float = 1.0
+    resolution: float | None = None
+
+    #: cells of mass about ε·resolution/2 near the window's middle: below this the
+    #: cumulative thresholds are too coarse
+    min_epsilon = 1e-3
 
     @property
     def b(self) -> float:
@@ -121,6 +126,9 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
 
 
 class _UnbiasedPiecewise(IntervalInput, PiecewiseConstantMechanism):
+    #: the output interval grows like 1/ε; below this its cells are too fine
+    min_epsilon = 1e-3
+
     """Type-I piecewise transformation on ``[low, high]`` (default ``[-1, 1]``).
 
     In standard coordinates ``t = (2x − low − high)/(high − low) ∈ [−1, 1]`` the
@@ -214,6 +222,7 @@ class PiecewiseMechanism(_UnbiasedPiecewise):
     epsilon: float
     low: float = -1.0
     high: float = 1.0
+    resolution: float | None = None
 
     def _eta(self):
         return math.exp(self.epsilon / 2.0) + 1.0
@@ -280,6 +289,7 @@ class PTT(_UnbiasedPiecewise):
     low: float = -1.0
     high: float = 1.0
     eta: float | None = None
+    resolution: float | None = None
 
     def _validate_parameters(self):
         super()._validate_parameters()

@@ -24,6 +24,7 @@ import numpy as np
 
 from ._base import Mechanism
 from ._domain import Interval
+from .lattice import Lattice, lattice_point
 
 __all__ = ["Compressed", "Truncated"]
 
@@ -52,11 +53,42 @@ class _Wrapper(Mechanism):
         return self.mechanism.input_domain
 
     @property
+    def max_epsilon(self) -> float:  # type: ignore[override]
+        return self.mechanism.max_epsilon
+
+    @property
+    def min_epsilon(self) -> float:  # type: ignore[override]
+        return self.mechanism.min_epsilon
+
+    @property
     def output_domain(self) -> Interval:
         return self.mechanism.input_domain
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.mechanism!r})"
+
+    # -- lattice: the wrapped mechanism's indices, mapped by a public function -----------------
+    @property
+    def input_lattice(self) -> Lattice:
+        return self.mechanism.input_lattice
+
+    def _map_index(self, j):
+        """The wrapper's lattice index of the wrapped mechanism's index ``j``."""
+        return j
+
+    def sample_index(self, x, *, rng=None) -> np.ndarray:
+        return self._map_index(self.mechanism.sample_index(x, rng=rng))
+
+    def _gather(self, row: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.lattice.count)
+        np.add.at(out, self._map_index(np.arange(row.size)), row)
+        return out
+
+    def lattice_row(self, k):
+        return self._gather(self.mechanism.lattice_row(k))
+
+    def lattice_pmf(self, x):
+        return self._gather(self.mechanism.lattice_pmf(x))
 
 
 @dataclass(frozen=True, repr=False)
@@ -97,8 +129,11 @@ class Compressed(_Wrapper):
         a, A = self.output_domain.low, self.mechanism.output_domain.low
         return A + (y - a) / self._factor()
 
-    def _sample(self, x, rng):
-        return self._forward(self.mechanism._sample(x, rng))
+    @property
+    def lattice(self) -> Lattice:
+        """The wrapped lattice mapped linearly: the same indices, spacing times the factor."""
+        inner = self.mechanism.lattice
+        return Lattice(float(self._forward(inner.origin)), inner.spacing * self._factor(), inner.count)
 
     def _pdf(self, y, x):
         inside = (y >= self.output_domain.low) & (y <= self.output_domain.high)
@@ -137,9 +172,35 @@ class Truncated(_Wrapper):
 
     mechanism: Mechanism
 
-    def _sample(self, x, rng):
-        dom = self.output_domain
-        return np.clip(self.mechanism._sample(x, rng), dom.low, dom.high)
+    def _index_range(self) -> tuple[int, int]:
+        """``(j_lo, j_hi)``: wrapped lattice indices whose values lie in ``[a, b]``."""
+        (o, h, count), dom = self.mechanism.lattice, self.output_domain
+
+        def value(j):
+            return float(lattice_point(o, h, j))
+
+        lo = min(max(int(math.ceil((dom.low - o) / h)), 0), count - 1)
+        while lo > 0 and value(lo - 1) >= dom.low:
+            lo -= 1
+        while lo < count - 1 and value(lo) < dom.low:
+            lo += 1
+        hi = min(max(int(math.floor((dom.high - o) / h)), lo), count - 1)
+        while hi < count - 1 and value(hi + 1) <= dom.high:
+            hi += 1
+        while hi > lo and value(hi) > dom.high:
+            hi -= 1
+        return lo, hi
+
+    @property
+    def lattice(self) -> Lattice:
+        """The wrapped lattice's points inside ``[a, b]``; releases beyond are moved to the ends."""
+        inner = self.mechanism.lattice
+        lo, hi = self._index_range()
+        return Lattice(float(lattice_point(inner.origin, inner.spacing, lo)), inner.spacing, hi - lo + 1)
+
+    def _map_index(self, j):
+        lo, hi = self._index_range()
+        return np.clip(j, lo, hi) - lo
 
     def _pdf(self, y, x):
         dom = self.output_domain

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_generator, check_epsilon
+from .._validation import NotRealError, as_generator, check_epsilon
 from ..region import Region
 
 __all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory"]
@@ -99,6 +99,8 @@ def as_trajectory(points) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _as_xy(points, name):
+    if np.iscomplexobj(points):
+        raise NotRealError(f"{name} must be real, got complex values")
     try:
         arr = np.asarray(points, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -1,32 +1,36 @@
-"""Compiled (numba) kernels of the perturbers.
+"""Compiled (numba) kernels of the perturbers: every part of a release is a lattice index.
 
-The kernels consume uniforms drawn by the caller from a numpy ``Generator`` (one
-row of ``width`` uniforms per point, in point order), so results are reproducible
-and do not depend on how the points are cut into chunks.  The one-dimensional
-draws are those of :class:`tracs.mechanisms.OptimalClassical` and
-:class:`tracs.mechanisms.OptimalCircular`: the same compiled functions
-(``tracs.mechanisms._kernels``, inlined), two uniforms per draw (one picks the
-sides or the central piece, one places the value); the tests check that both
-give the same numbers.  Every yes/no choice compares its uniform against the
-probability of the *rare* branch (the sides' mass, the k-RR lie probability):
-uniforms are multiples of ``2^-53``, so that rounding can only make the rare
-branch more likely, never impossible, and every ratio stays within ``e^ε``.
+Per point, the kernels read their random words on demand from
+:func:`tracs.random.kernels.draw_u64` with the point's ``(stream, index)`` —
+the trajectory's keyed stream and the point's position in it — so a release
+depends only on the seed, that trajectory and its own records.  Words 0 and 1
+(one Philox block) drive the two one-dimensional parts; ties of the exact
+comparisons extend them from words 2 and 40; uniform integers use words 64 and
+96 on.
+
+The one-dimensional parts are those of :class:`tracs.mechanisms.OptimalClassical`
+and :class:`tracs.mechanisms.OptimalCircular` on their lattices: the same
+compiled functions (``tracs.mechanisms._lattice_kernels``, inlined), the same
+snapping, constants and cell inversion, so the perturbers' indices follow the
+mechanisms' exact rows (``lattice_row``) and the tests compare them.  Only
+after the indices are drawn is anything mapped to the plane, from the indices,
+the previous release and public parameters.
 
 numba's on-disk cache keys a kernel on its own source file only, not on the
-functions it inlines from ``tracs.mechanisms._kernels``; :func:`drop_stale_cache`
-runs at import and deletes this module's cached kernels whenever that file has
-changed since they were compiled (for the default cache folder, ``__pycache__``
-beside this file; a cache moved elsewhere with ``NUMBA_CACHE_DIR`` is not checked).
+functions it inlines from ``tracs.mechanisms._lattice_kernels``;
+:func:`drop_stale_cache` runs at import and deletes this module's cached
+kernels whenever that file has changed since they were compiled (for the
+default cache folder, ``__pycache__`` beside this file; a cache moved
+elsewhere with ``NUMBA_CACHE_DIR`` is not checked).
 
 A region enters as half-planes ``nx·x + ny·y <= hb`` plus a flag saying whether
 it is an axis-aligned rectangle (clamped coordinate-wise, exactly) or a general
 convex polygon (a point found beyond ``tol`` is pulled back towards its reference
 along the segment, which stays in the region by convexity).
 
-Sampling modes of :func:`sequential_kernel` (direction part):
-``0`` — optimal circular mechanism on ``[0, 2π)`` (TraCS-D);
-``1`` — k-RR over ``k`` equal sectors, then a uniform angle inside the reported
-sector (Strawman).
+Direction modes of :func:`sequential_kernel`: ``0`` — optimal circular mechanism
+on the angle lattice (TraCS-D); ``1`` — k-RR over ``k`` equal sectors, then a
+uniform lattice angle inside the reported sector (Strawman).
 """
 
 from __future__ import annotations
@@ -37,8 +41,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from ..mechanisms import _kernels as _mechanism_kernels
-from ..mechanisms._kernels import circular_one, classical_one, wrap_period
+from ..mechanisms import _lattice_kernels as _lk
+from ..mechanisms._lattice_kernels import below, piecewise_cell, piecewise_fast, snap, split_word, uniform_index
+from ..random.kernels import draw_u64, draw_u64_pair
 
 
 def drop_stale_cache(cache_dir: Path, dependency: Path, prefix: str) -> bool:
@@ -66,7 +71,9 @@ def drop_stale_cache(cache_dir: Path, dependency: Path, prefix: str) -> bool:
         return False
 
 
-drop_stale_cache(Path(__file__).parent / "__pycache__", Path(_mechanism_kernels.__file__), "_kernels")
+
+
+drop_stale_cache(Path(__file__).parent / "__pycache__", Path(_lk.__file__), "_kernels")
 
 TWO_PI = 2.0 * math.pi
 
@@ -77,27 +84,49 @@ MODE_SECTORS = 1
 SNAP_ULPS = 4.0
 EPS = 2.0 ** -52
 
+#: first words of the tie extensions and of the uniform integers (module notes)
+EXT_FIRST, EXT_SECOND, DRAW_OTHER, DRAW_CELL = 2, 40, 64, 96
+
 
 @njit(cache=True, nogil=True, inline="always")
-def classical(x, low, high, side, half, sel, v):
-    """Optimal classical mechanism on ``[low, high]`` with side mass ``side`` and
-    unit half-width ``half``, driven by the uniforms ``sel`` and ``v``."""
+def classical_index(x, low, high, n, h_out, p, q, W, c, first, bits, kind, key, stream, index, ext):
+    """Lattice index of :class:`~tracs.mechanisms.OptimalClassical` on ``[low, high]``: ``n``
+    input cells, ``n + 1`` output points ``low + j·h_out`` (densities ``p``, ``q``, central
+    width ``W``, unit half-width ``c``)."""
     width = high - low
-    central = 2.0 * half * width
-    return classical_one(x, sel, v, low, high, half, side, central, width - central)
+    h = width / n
+    k = snap((x - low) / h, n, bits)
+    xk = low + k * h
+    if xk > high:
+        xk = high
+    left = low + width * min(max((xk - low) / width - c, 0.0), 1.0 - 2.0 * c)
+    j = piecewise_fast(first, low, high, low - h_out / 2.0, h_out, n + 1, p, q, left, W)
+    if j < 0:
+        j = piecewise_cell(first, low, high, low - h_out / 2.0, h_out, n + 1, p, q, left, W,
+                           kind, key, stream, index, ext)
+    return j
+
+
+@njit(cache=True, nogil=True, inline="always")
+def circular_index(phi, n, A, B, h, dmin, p, q, half, first, bits, kind, key, stream, index, ext):
+    """Output index of :class:`~tracs.mechanisms.OptimalCircular` on ``n`` angle cells."""
+    k = snap(phi / h, n, bits)
+    cell = piecewise_fast(first, A, B, A, h, n, p, q, -half, 2.0 * half)
+    if cell < 0:
+        cell = piecewise_cell(first, A, B, A, h, n, p, q, -half, 2.0 * half, kind, key, stream, index, ext)
+    return (k + dmin + cell) % n
 
 
 @njit(cache=True, nogil=True, inline="always")
 def wrap_angle(y):
-    """``y mod 2π`` in ``[0, 2π)`` for ``y`` in ``[−2π, 4π)``, as ``numpy.mod`` computes it."""
-    return wrap_period(y, TWO_PI)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def circular(x, side, half, sel, v):
-    """Optimal circular mechanism on ``[0, 2π)`` with half-width ``half`` (radians) and
-    low-density arc mass ``side``."""
-    return circular_one(x, sel, v, TWO_PI, half, side)
+    """``y mod 2π`` in ``[0, 2π)`` for ``y`` in ``[−2π, 4π)``."""
+    if y < 0.0:
+        y += TWO_PI
+    elif y >= TWO_PI:
+        y -= TWO_PI
+    if y >= TWO_PI:
+        y = 0.0
+    return y
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -113,44 +142,6 @@ def sector_position(phi, w):
     if abs(t - r) <= SNAP_ULPS * EPS * r:
         t = r
     return t
-
-
-@njit(cache=True, nogil=True, inline="always")
-def sectors(phi, lie, k, sel, pick, v):
-    """k-RR over ``k`` equal sectors of ``[0, 2π)`` (lie probability ``lie``), then a
-    uniform angle in the reported sector."""
-    w = TWO_PI / k
-    j = int(sector_position(phi, w))
-    if j >= k:
-        j = k - 1
-    if sel < lie:
-        other = int(pick * (k - 1))
-        if other > k - 2:
-            other = k - 2
-        j = (j + 1 + other) % k
-    return wrap_angle((j + v) * w)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def normalised_distance(ox, oy, dx, dy, nx, ny, hb):
-    """``u = |d| / R(o, angle of d)`` computed edge by edge without trigonometry.
-
-    ``u = max over edges with n·d > 0 of (n·d)/(b − n·o)``, clipped to 1; 0 for
-    ``d = 0`` and 0 when the ray leaves at once (``R = 0``).
-    """
-    u = 0.0
-    for e in range(nx.shape[0]):
-        nd = nx[e] * dx + ny[e] * dy
-        if nd > 0.0:
-            slack = hb[e] - (nx[e] * ox + ny[e] * oy)
-            if slack <= 0.0:
-                return 0.0
-            r = nd / slack
-            if r > u:
-                u = r
-    if u > 1.0:
-        u = 1.0
-    return u
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -187,47 +178,53 @@ def pull_back(ox, oy, px, py, nx, ny, hb, tol):
     return ox + tmax * dx, oy + tmax * dy
 
 
+@njit(cache=True, nogil=True, inline="always")
+def sector_index(phi, lie, k, m, first, kind, key, stream, index):
+    """k-RR over ``k`` sectors of ``m`` angle cells each (lie probability ``lie``), then a
+    uniform cell of the reported sector."""
+    w = TWO_PI / k
+    j = int(sector_position(phi, w))
+    if j >= k:
+        j = k - 1
+    if below(first, lie, kind, key, stream, index, EXT_FIRST, False):
+        j = (j + 1 + uniform_index(k - 1, kind, key, stream, index, DRAW_OTHER)) % k
+    return j * m + uniform_index(m, kind, key, stream, index, DRAW_CELL)
+
+
 @njit(cache=True, nogil=True)
-def sequential_kernel(coords, offsets, start, stop, traj, uniforms, params, anchor,
-                      nx, ny, hb, rect, bbox, tol, mode, k, out):
-    """Perturb points ``start..stop-1`` of the flat array, each from its reference.
+def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, angle, n_r, h_r,
+                      anchor, nx, ny, hb, rect, bbox, tol, mode, k, out, idx):
+    """Perturb every point from its reference, in order; fill ``out`` and ``idx``.
 
     The reference of a trajectory's first point is ``anchor``; of any other point,
-    the previous *output* ``out[i-1]``, so points must be processed in order (a
-    chunk may start inside a trajectory once the chunk before it is done).
+    the previous *release* ``out[i-1]``.
 
     Parameters
     ----------
     coords : (N, 2) float64
     offsets : (T+1,) int64
-    start, stop : int
-        The chunk; ``uniforms[i - start]`` drives point ``i``.
-    traj : int
-        The trajectory that contains point ``start``.
-    uniforms : (stop - start, 4 or 5) float64 in [0, 1)
-        Columns: direction select, direction position, distance select,
-        distance position, [sector pick].
-    params : (1 or T, 4) float64
-        Per trajectory (one row when all are equal): direction side mass (or
-        k-RR lie probability), direction half-width, distance side mass,
-        distance half-width.
-    anchor : (2,) float64
-    nx, ny, hb : (m,) float64
-        Half-planes of the region.
-    rect : bool
-        Clamp to ``bbox`` = (xmin, ymin, xmax, ymax) exactly, else pull back.
+    kind, key, stream_of, index_of
+        Keyed randomness: ``stream_of[i]``, ``index_of[i]`` of point ``i``.
+    params : (1 or T, 7) float64
+        Per trajectory (one row when all are equal): direction ``p, q, half`` (or
+        the k-RR lie probability in column 0), distance ``p, q, W, c``.
+    angle : (5,) float64
+        Angle lattice: ``n, A, B, h, dmin`` (offset window of the circular rows).
+    n_r, h_r : int, float
+        Distance input cells on ``[0, 1]`` and the spacing of the ``n_r + 1`` released values.
+    anchor, nx, ny, hb, rect, bbox, tol
+        The public anchor and region.
     mode, k : int
-        Direction mechanism (see the module docstring) and sector count.
-    out : (N, 2) float64
-        Filled in place.
-
-    Returns
-    -------
-    int
-        The trajectory that contains point ``stop - 1`` (to start the next chunk).
+        Direction mechanism and sector count.
+    out : (N, 2) float64, idx : (N, 2) int64
+        Released points and their (direction, distance) lattice indices.
     """
     per_traj = params.shape[0] > 1
-    for i in range(start, stop):
+    n_a = int(angle[0])
+    h_a = angle[3]
+    m = n_a // k if k > 0 else 1
+    traj = 0
+    for i in range(coords.shape[0]):
         while i >= offsets[traj + 1]:
             traj += 1
         if i == offsets[traj]:
@@ -237,21 +234,33 @@ def sequential_kernel(coords, offsets, start, stop, traj, uniforms, params, anch
             ox = out[i - 1, 0]
             oy = out[i - 1, 1]
         row = traj if per_traj else 0
+        stream = stream_of[i]
+        index = index_of[i]
+        w0, w1 = draw_u64_pair(kind, key, stream, index, 0)
+        f0, b0 = split_word(w0)
+        f1, b1 = split_word(w1)
         dx = coords[i, 0] - ox
         dy = coords[i, 1] - oy
-        phi = wrap_angle(math.atan2(dy, dx)) + 0.0  # -0.0 becomes 0.0, as Circle.wrap
-        u = normalised_distance(ox, oy, dx, dy, nx, ny, hb)
-        r = i - start
+        phi = wrap_angle(math.atan2(dy, dx)) + 0.0
         if mode == MODE_CIRCULAR:
-            phi2 = circular(phi, params[row, 0], params[row, 1], uniforms[r, 0], uniforms[r, 1])
+            ja = circular_index(phi, n_a, angle[1], angle[2], h_a, int(angle[4]), params[row, 0],
+                                params[row, 1], params[row, 2], f0, b0, kind, key, stream, index,
+                                EXT_FIRST)
         else:
-            phi2 = sectors(phi, params[row, 0], k, uniforms[r, 0], uniforms[r, 4], uniforms[r, 1])
-        u2 = classical(u, 0.0, 1.0, params[row, 2], params[row, 3], uniforms[r, 2], uniforms[r, 3])
+            ja = sector_index(phi, params[row, 0], k, m, f0, kind, key, stream, index)
+        phi2 = ja * h_a
         c = math.cos(phi2)
         s = math.sin(phi2)
-        reach = u2 * exit_distance(ox, oy, c, s, nx, ny, hb)
-        px = ox + reach * c
-        py = oy + reach * s
+        reach = exit_distance(ox, oy, c, s, nx, ny, hb)
+        dist = math.sqrt(dx * dx + dy * dy)
+        u = 0.0
+        if reach > 0.0:
+            u = min(1.0, dist / reach)
+        jr = classical_index(u, 0.0, 1.0, n_r, h_r, params[row, 3], params[row, 4], params[row, 5],
+                             params[row, 6], f1, b1, kind, key, stream, index, EXT_SECOND)
+        step = (0.0 + jr * h_r) * reach
+        px = ox + step * c
+        py = oy + step * s
         if rect:
             px = min(max(px, bbox[0]), bbox[2])
             py = min(max(py, bbox[1]), bbox[3])
@@ -259,23 +268,112 @@ def sequential_kernel(coords, offsets, start, stop, traj, uniforms, params, anch
             px, py = pull_back(ox, oy, px, py, nx, ny, hb, tol)
         out[i, 0] = px
         out[i, 1] = py
-    return traj
+        idx[i, 0] = ja
+        idx[i, 1] = jr
 
 
 @njit(cache=True, nogil=True)
-def coordinate_kernel(coords, offsets, start, stop, traj, uniforms, params, bbox, out):
-    """TraCS-C on the rectangle ``bbox``: each coordinate through the optimal
-    classical mechanism on its side (``params`` rows: x side mass, x half-width,
-    y side mass, y half-width; one row, or one per trajectory)."""
+def coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params, bbox, n, hx, hy,
+                      out, idx):
+    """TraCS-C on the rectangle ``bbox``: each coordinate through the optimal classical
+    mechanism's lattice on its side (``params`` rows: x ``p, q, W, c``, y ``p, q, W, c``;
+    one row, or one per trajectory; ``hx``, ``hy`` the spacings of the released values)."""
     per_traj = params.shape[0] > 1
-    for i in range(start, stop):
+    traj = 0
+    for i in range(coords.shape[0]):
         if per_traj:
             while i >= offsets[traj + 1]:
                 traj += 1
         row = traj if per_traj else 0
-        r = i - start
-        out[i, 0] = classical(coords[i, 0], bbox[0], bbox[2], params[row, 0], params[row, 1],
-                              uniforms[r, 0], uniforms[r, 1])
-        out[i, 1] = classical(coords[i, 1], bbox[1], bbox[3], params[row, 2], params[row, 3],
-                              uniforms[r, 2], uniforms[r, 3])
-    return traj
+        stream = stream_of[i]
+        index = index_of[i]
+        w0, w1 = draw_u64_pair(kind, key, stream, index, 0)
+        f0, b0 = split_word(w0)
+        f1, b1 = split_word(w1)
+        jx = classical_index(coords[i, 0], bbox[0], bbox[2], n, hx, params[row, 0], params[row, 1],
+                             params[row, 2], params[row, 3], f0, b0, kind, key, stream, index, EXT_FIRST)
+        jy = classical_index(coords[i, 1], bbox[1], bbox[3], n, hy, params[row, 4], params[row, 5],
+                             params[row, 6], params[row, 7], f1, b1, kind, key, stream, index, EXT_SECOND)
+        idx[i, 0] = jx
+        idx[i, 1] = jy
+        out[i, 0] = bbox[0] + jx * hx
+        out[i, 1] = bbox[1] + jy * hy
+
+
+@njit(cache=True, nogil=True, inline="always")
+def geometric(logr, first, kind, key, stream, index, ext):
+    """``G`` with ``P(G >= m) = r^m`` exactly for the thresholds ``exp(m·log r)``:
+    the largest ``m`` with ``u < r^m`` (a guess from ``u``, then exact steps)."""
+    uf = (float(first) + 0.5) / _lk.TWO53
+    m = int(math.floor(math.log(uf) / logr))
+    if m < 0:
+        m = 0
+    while m > 0 and not below(first, math.exp(m * logr), kind, key, stream, index, ext, False):
+        m -= 1
+    step = 1
+    while below(first, math.exp((m + step) * logr), kind, key, stream, index, ext, False):
+        m += step
+        step *= 2
+    step //= 2
+    while step > 0:  # the answer lies in [m, m + 2·step)
+        if below(first, math.exp((m + step) * logr), kind, key, stream, index, ext, False):
+            m += step
+        step //= 2
+    return m
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _geometric_at(logr, kind, key, stream, index, draw):
+    f, _ = split_word(draw_u64(kind, key, stream, index, draw))
+    return geometric(logr, f, kind, key, stream, index, draw + 1)
+
+
+@njit(cache=True, nogil=True)
+def planar_kernel(coords, offsets, kind, key, stream_of, index_of, scale, grid, n, out, idx):
+    """Discrete planar Laplace on the grid of cell centres, clamped to the grid.
+
+    ``scale[row]`` is ``a = ε/diameter`` (one row, or one per trajectory); ``grid``
+    is ``(xmin, ymin, hx, hy)``.  Per point: snap each coordinate to the centres
+    by randomised rounding (index ``k``), draw an offset ``d ∈ Z²`` with
+    probability ∝ ``exp(−a‖(d_x h_x, d_y h_y)‖)`` (a product of two-sided
+    geometric laws with rate ``a/√2`` thinned by an exact acceptance test), and
+    release ``clamp(k + d)``.
+    """
+    per_traj = scale.shape[0] > 1
+    traj = 0
+    hx = grid[2]
+    hy = grid[3]
+    for i in range(coords.shape[0]):
+        if per_traj:
+            while i >= offsets[traj + 1]:
+                traj += 1
+        a = scale[traj if per_traj else 0]
+        b = a / math.sqrt(2.0)
+        lx = -b * hx
+        ly = -b * hy
+        stream = stream_of[i]
+        index = index_of[i]
+        w0, w1 = draw_u64_pair(kind, key, stream, index, 0)
+        _, b0 = split_word(w0)
+        _, b1 = split_word(w1)
+        kx = snap(max((coords[i, 0] - grid[0]) / hx - 0.5, 0.0), n - 1, b0)
+        ky = snap(max((coords[i, 1] - grid[1]) / hy - 0.5, 0.0), n - 1, b1)
+        draw = 2
+        while True:
+            dx = (_geometric_at(lx, kind, key, stream, index, draw)
+                  - _geometric_at(lx, kind, key, stream, index, draw + 24))
+            dy = (_geometric_at(ly, kind, key, stream, index, draw + 48)
+                  - _geometric_at(ly, kind, key, stream, index, draw + 72))
+            vx = dx * hx
+            vy = dy * hy
+            accept = math.exp(-a * math.sqrt(vx * vx + vy * vy) + b * (abs(vx) + abs(vy)))
+            f, _ = split_word(draw_u64(kind, key, stream, index, draw + 96))
+            if below(f, accept, kind, key, stream, index, draw + 97, False):
+                break
+            draw += 120
+        jx = min(max(kx + dx, 0), n - 1)
+        jy = min(max(ky + dy, 0), n - 1)
+        idx[i, 0] = jx
+        idx[i, 1] = jy
+        out[i, 0] = (grid[0] + hx / 2.0) + jx * hx
+        out[i, 1] = (grid[1] + hy / 2.0) + jy * hy

@@ -1,20 +1,23 @@
-"""The direction–distance recursion shared by TraCS-D and the Strawman.
+"""The direction–distance recursion shared by TraCS-D and the Strawman, on lattices.
 
-Point ``i`` of a trajectory is perturbed around the reference ``o`` (the
-previous *released* point; the public anchor for the first point):
+Point ``i`` of a trajectory is released around the reference ``o`` (the
+previous *release*; the public anchor for the first point):
 
-1. ``(φ, u) = region.direction_distance(o, τ_i)``;
-2. ``φ'`` from the direction mechanism, ``u'`` from the optimal classical
-   mechanism on ``[0, 1]``;
-3. output ``o + u'·R(o, φ')·(cos φ', sin φ')``, clamped into the region (after
-   sampling, for floating-point error only).
+1. the direction ``φ`` of ``τ_i − o`` goes through the direction mechanism, which
+   releases an index ``a`` of the public angle lattice, ``φ' = a·h_φ``;
+2. the distance input is ``u = |τ_i − o| / R(o, φ')`` (clipped to 1; 0 when
+   ``R = 0``), with ``R`` the exit distance along the *released* direction; the
+   optimal classical mechanism on ``[0, 1]`` releases an index ``r`` of the
+   distance lattice, ``ũ = r·h_r`` (``h_r ≈ 1/n_r``);
+3. the released point is ``o + ũ·R(o, φ')·(cos φ', sin φ')``, clamped into the
+   region: a deterministic function of ``(a, r)``, the previous release and
+   public parameters (post-processing).
 
-Two engines give the same law and, up to last-bit differences of ``sin``/``cos``/
-``atan2`` between libm and numpy, the same numbers from the same generator:
-``"compiled"`` (default) walks the flat array once in a numba kernel (any mix of
-trajectory lengths, one very long trajectory included); ``"numpy"`` vectorises
-across trajectories, step ``k`` processing the ``k``-th point of every trajectory
-at once (a readable reference; it holds all uniforms in memory).
+Both indices are exact lattice releases (:mod:`tracs.mechanisms.lattice`): the
+direction is ``ε_φ``-LDP, the distance ``ε_r``-LDP for every value of its input
+(which may depend on the released direction: adaptive composition), so each
+point is ``(ε_φ + ε_r)``-LDP.  The compiled kernel walks the flat array once
+(any mix of trajectory lengths, one very long trajectory included).
 """
 
 from __future__ import annotations
@@ -23,31 +26,66 @@ import math
 
 import numpy as np
 
-from ..mechanisms import OptimalClassical
-from ..mechanisms.optimal import side_mass
+from ..mechanisms import OptimalCircular, OptimalClassical
+from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
+from ..random import point_streams, resolve_streams
 from ..region import Rectangle
 from . import _kernels
-from ._base import Perturber, check_share, resolve_anchor
+from .._validation import as_generator
+from ._base import Perturber, as_batch, check_share, resolve_anchor
 
 TWO_PI = 2.0 * math.pi
 DEFAULT_DIRECTION_SHARE = math.pi / (math.pi + 1.0)
 
 
-def side_masses(epsilon: np.ndarray) -> np.ndarray:
-    """``1/(1 + e^{ε/2})`` for each ε: the low-density mass of the optimal mechanisms.
+def keyed_points(rng, offsets: np.ndarray):
+    """``(kind, key, stream_of_point, index_of_point)``: one keyed stream per trajectory."""
+    ks = resolve_streams(rng, None, len(offsets) - 1)
+    stream_of, index_of = point_streams(ks, offsets)
+    return ks.kind, ks.key, stream_of, index_of
 
-    The threshold of their rare branch (``u < side``); the same doubles as
-    :func:`tracs.mechanisms.optimal.side_mass` (never 0).
+
+def classical_constants(epsilon: np.ndarray, resolution=None) -> np.ndarray:
+    """Rows ``(p, q, W, c)`` of :class:`OptimalClassical` on ``[0, 1]`` for each ε.
+
+    Densities, central width and unit half-width: the kernel's constants.  A
+    budget beyond the mechanisms' limit raises the mechanism's ``ValueError``.
     """
-    eps = np.asarray(epsilon, dtype=np.float64)
-    return np.array([side_mass(float(e)) for e in eps.ravel()]).reshape(eps.shape)
+    rows = []
+    for e in np.asarray(epsilon, dtype=np.float64).ravel():
+        mech = OptimalClassical(epsilon=float(e), resolution=resolution)
+        p, q = mech._densities()
+        rows.append((p, q, mech._central_width(), mech.half_width))
+    return np.array(rows, dtype=np.float64).reshape(-1, 4)
 
 
-def classical_constants(epsilon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(side mass, unit half-width)`` of :class:`OptimalClassical` for each ε."""
-    eps = np.asarray(epsilon, dtype=np.float64)
-    half = np.array([OptimalClassical(epsilon=float(e)).half_width for e in eps.ravel()])
-    return side_masses(eps), half.reshape(eps.shape)
+def axis_constants(epsilon: np.ndarray, low: float, high: float, resolution=None) -> np.ndarray:
+    """Rows ``(p, q, W, c)`` of :class:`OptimalClassical` on ``[low, high]`` for each ε."""
+    rows = []
+    for e in np.asarray(epsilon, dtype=np.float64).ravel():
+        mech = OptimalClassical(epsilon=float(e), low=low, high=high, resolution=resolution)
+        p, q = mech._densities()
+        rows.append((p, q, mech._central_width(), mech.half_width))
+    return np.array(rows, dtype=np.float64).reshape(-1, 4)
+
+
+class DirectionDistanceLattice(tuple):
+    """``(direction, distance)`` lattices of a direction–distance perturber."""
+
+    __slots__ = ()
+
+    def __new__(cls, direction: Lattice, distance: Lattice):
+        return super().__new__(cls, (direction, distance))
+
+    @property
+    def direction(self) -> Lattice:
+        """Angles ``a·h_φ`` in ``[0, 2π)``."""
+        return self[0]
+
+    @property
+    def distance(self) -> Lattice:
+        """Normalised distances ``r·h`` in ``[0, 1]`` (``h = 1/n_r``, ends included)."""
+        return self[1]
 
 
 class SequentialPerturber(Perturber):
@@ -57,10 +95,12 @@ class SequentialPerturber(Perturber):
     _sectors: int = 0
 
     def __init__(self, region, epsilon=None, *, direction_share=DEFAULT_DIRECTION_SHARE,
-                 anchor="center", epsilon_per_trajectory=None, round_to=None):
+                 anchor="center", epsilon_per_trajectory=None, round_to=None, resolution=None):
         super().__init__(region, epsilon, epsilon_per_trajectory=epsilon_per_trajectory,
                          round_to=round_to)
         self.direction_share = check_share(direction_share, "direction_share")
+        self._cells = check_resolution(resolution)
+        self.resolution = resolution
         self._anchor = resolve_anchor(region, anchor)
         self.anchor = anchor if isinstance(anchor, str) else tuple(self._anchor)
         normals, offsets = region.halfplanes
@@ -69,11 +109,29 @@ class SequentialPerturber(Perturber):
         self._hb = np.ascontiguousarray(offsets)
         self._rect = isinstance(region, Rectangle)
         self._bbox = np.array(region.bounds, dtype=np.float64)
+        if self.epsilon is not None:
+            self._params(np.array([self.epsilon]))  # a budget beyond the limits fails here
 
     @property
     def anchor_point(self) -> tuple[float, float]:
         """The reference of every trajectory's first point."""
         return (float(self._anchor[0]), float(self._anchor[1]))
+
+    # -- lattices --------------------------------------------------------------------
+    def _angle_cells(self) -> int:
+        return self._cells
+
+    @property
+    def lattice(self) -> DirectionDistanceLattice:
+        """The public direction and distance lattices (released indices index them)."""
+        n_a, n_r = self._angle_cells(), self._cells
+        return DirectionDistanceLattice(Lattice(0.0, TWO_PI / n_a, n_a),
+                                        Lattice(0.0, fit_spacing(0.0, 1.0, n_r), n_r + 1))
+
+    def _angle_constants(self) -> np.ndarray:
+        """``(n, A, B, h, dmin)`` of the angle lattice's offset window."""
+        A, B, h, n, _, _, _, _, dmin = OptimalCircular(epsilon=1.0, resolution=self.resolution)._offset_constants()
+        return np.array([n, A, B, h, dmin], dtype=np.float64)
 
     # -- budget split --------------------------------------------------------------
     def shares(self, epsilon) -> np.ndarray:
@@ -91,79 +149,39 @@ class SequentialPerturber(Perturber):
         eps_dir = share * eps
         return eps_dir, eps - eps_dir
 
-    def _direction_params(self, eps_dir: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per-ε constants of the direction mechanism (kernel columns 0 and 1)."""
+    def _direction_params(self, eps_dir: np.ndarray) -> np.ndarray:
+        """Per-ε constants of the direction mechanism (kernel columns 0–2)."""
         raise NotImplementedError
 
     def _params(self, eps: np.ndarray) -> np.ndarray:
         eps_dir = self.shares(eps) * eps
-        eps_dist = eps - eps_dir
-        d0, d1 = self._direction_params(eps_dir)
-        r0, r1 = classical_constants(eps_dist)
-        return np.column_stack([d0, d1, r0, r1])
+        return np.column_stack([self._direction_params(eps_dir),
+                                classical_constants(eps - eps_dir, self.resolution)])
 
-    # -- engines ---------------------------------------------------------------------
+    # -- engine ----------------------------------------------------------------------
+    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
+        """The released ``(direction, distance)`` lattice indices, ``(N, 2)`` int64.
+
+        The same draws as :meth:`perturb_many` with the same ``rng``: the released
+        points are a function of these indices and public parameters only.
+        """
+        flat, off, _ = as_batch(coords, offsets)
+        self.region.validate_points(flat, "coords")
+        return self._release(flat, off, as_generator(rng))[1]
+
     def _run(self, coords, offsets, rng, *, engine="compiled"):
-        params = self._point_params(offsets, self._params)
-        if engine == "numpy":
-            return self._run_numpy(coords, offsets, rng, params)
         if engine != "compiled":
-            raise ValueError(f"engine must be 'compiled' or 'numpy', got {engine!r}")
+            raise ValueError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
+        return self._release(coords, offsets, rng)[0]
+
+    def _release(self, coords, offsets, rng):
+        params = self._point_params(offsets, self._params)
+        kind, key, stream_of, index_of = keyed_points(rng, offsets)
         out = np.empty_like(coords)
-        traj = 0
-        for start, stop, uniforms in self._draw_chunks(len(coords), rng):
-            traj = _kernels.sequential_kernel(
-                coords, offsets, start, stop, traj, uniforms, params, self._anchor,
-                self._nx, self._ny, self._hb, self._rect, self._bbox, self.region.tolerance,
-                self._mode, self._sectors, out)
-        return out
-
-    def _run_numpy(self, coords, offsets, rng, params):
-        uniforms = rng.random((len(coords), self.uniforms_per_point))
-        lengths = np.diff(offsets)
-        order = np.argsort(-lengths, kind="stable")
-        starts, sorted_len = offsets[:-1][order], lengths[order]
-        rows = params[order] if len(params) > 1 else np.broadcast_to(params, (len(order), 4))
-        out = np.empty_like(coords)
-        for k in range(int(sorted_len[0])):
-            active = int(np.searchsorted(-sorted_len, -k, side="left"))
-            idx = starts[:active] + k
-            ref = np.broadcast_to(self._anchor, (active, 2)) if k == 0 else out[idx - 1]
-            out[idx] = self._step(ref, coords[idx], uniforms[idx], rows[:active])
-        return out
-
-    def _step(self, ref, tau, uni, rows):
-        """One vectorised step: perturb ``tau`` around ``ref`` (arrays of points)."""
-        phi, u = self.region._direction_distance(ref, tau)
-        phi2 = self._direction_step(phi, uni, rows)
-        u2 = classical_step(u, 0.0, 1.0, rows[:, 2], rows[:, 3], uni[:, 2], uni[:, 3])
-        c, s = np.cos(phi2), np.sin(phi2)
-        reach = u2 * self.region._exit_distance(ref, c, s)
-        out = np.column_stack([ref[:, 0] + reach * c, ref[:, 1] + reach * s])
-        return self.region._clamp_from(ref, out)
-
-    def _direction_step(self, phi, uni, rows):
-        raise NotImplementedError
-
-
-def wrap_step(y: np.ndarray) -> np.ndarray:
-    """``y mod 2π`` in ``[0, 2π)`` (vectorised; the circle's ``wrap``)."""
-    y = np.mod(y, TWO_PI)
-    return np.where(y >= TWO_PI, 0.0, y)
-
-
-def classical_step(x, low, high, side, half, sel, v):
-    """Vectorised twin of :func:`tracs.perturbers._kernels.classical` (``side``: side mass)."""
-    width = high - low
-    left = low + width * np.clip((x - low) / width - half, 0.0, 1.0 - 2.0 * half)
-    central = 2.0 * half * width
-    z = low + v * (width - central)
-    outer = np.where(z < left, z, z + central)
-    return np.clip(np.where(sel < side, outer, left + v * central), low, high)
-
-
-def sector_position_step(phi: np.ndarray, w: float) -> np.ndarray:
-    """Vectorised twin of :func:`tracs.perturbers._kernels.sector_position`."""
-    t = phi / w
-    r = np.floor(t + 0.5)
-    return np.where(np.abs(t - r) <= _kernels.SNAP_ULPS * _kernels.EPS * r, r, t)
+        idx = np.empty(coords.shape, dtype=np.int64)
+        _kernels.sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params,
+                                   self._angle_constants(), self._cells, self.lattice.distance.spacing,
+                                   self._anchor,
+                                   self._nx, self._ny, self._hb, self._rect, self._bbox,
+                                   self.region.tolerance, self._mode, self._sectors, out, idx)
+        return out, idx

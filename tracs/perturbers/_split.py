@@ -11,8 +11,9 @@ shares are found by a grid search refined by golden-section search on the share.
   ``x ~ U[0, 1]`` of ``E(Y − x)²`` of the optimal classical mechanism (a cubic on
   three pieces, integrated exactly by Gauss–Legendre).
 * TraCS-D: for fixed ``(o, τ)`` and output direction ``φ'`` the error is
-  ``|a|² + 2·E[u'|u]·(a·v) + E[u'²|u]·|v|²`` with ``a = o − τ`` and
-  ``v = R(o, φ')·e(φ')``; the moments of ``u'`` are closed forms, and ``φ'`` is
+  ``|a|² + 2·E[u'|u]·(a·v) + E[u'²|u]·|v|²`` with ``a = o − τ``,
+  ``v = R(o, φ')·e(φ')`` and ``u = min(1, |τ − o| / R(o, φ'))`` (the distance is
+  measured along the released direction); the moments of ``u'`` are closed forms, and ``φ'`` is
   integrated with the exact mass of the circular mechanism on each of ``K``
   equal cells (the geometry taken at the cell's centre).  ``(o, τ)`` run over a fixed
   pseudo-random sample of ``M`` pairs, the same for every ε (so the objective is
@@ -133,6 +134,8 @@ class _Geometry:
         a = o - tau
         self.av = reach * (a[:, 0, None] * c + a[:, 1, None] * s)  # a·v
         self.v2 = reach ** 2  # |v|²
+        dist = np.sqrt(self.a2)[:, None]
+        self.u_cell = np.where(reach > 0, np.minimum(1.0, dist / np.where(reach > 0, reach, 1.0)), 0.0)
 
 
 @functools.lru_cache(maxsize=32)
@@ -163,9 +166,9 @@ def tracsd_mse(region: Region, epsilon: float, direction_share: float) -> float:
     c, h = mech.half_width, np.pi / _CELLS
     p, q = math.exp(eps_dir / 2.0) / (2 * np.pi), math.exp(-eps_dir / 2.0) / (2 * np.pi)
     mass = q * (2.0 * h) + (p - q) * np.clip(c + h - geo.delta, 0.0, 2.0 * min(c, h))
-    m1, m2 = _classical_moments(geo.u, epsilon - eps_dir)
-    per_pair = (geo.a2 + 2.0 * m1 * np.sum(mass * geo.av, axis=1)
-                + m2 * np.sum(mass * geo.v2, axis=1))
+    m1, m2 = _classical_moments(geo.u_cell, epsilon - eps_dir)
+    per_pair = (geo.a2 + 2.0 * np.sum(mass * m1 * geo.av, axis=1)
+                + np.sum(mass * m2 * geo.v2, axis=1))
     return float(np.mean(per_pair))
 
 

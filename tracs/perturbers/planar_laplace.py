@@ -1,57 +1,110 @@
-"""Planar Laplace calibrated to the region, then clipped ("T-Laplace" in the TraCS paper).
+"""Planar Laplace on a public grid, clamped to the region ("T-Laplace" in the TraCS paper).
 
-Density ``∝ exp(−ε'·‖z − τ‖)`` on the plane with ``ε' = ε / diam(S)``: for any
-two points of ``S`` and any output, the ratio is at most
-``exp(ε'·‖τ1 − τ2‖) <= e^ε``, so each point is ε-LDP over ``S``.  The radius is
-Gamma(2, 1/ε') (the sum of two exponentials), the angle uniform.  The noisy
-point is then replaced by the nearest point of the region: clipping is
-post-processing and costs no privacy.
+The textbook sampler (a Gamma(2) radius and a uniform angle in binary64) leaks
+its input through the low bits of its output, as every floating-point sampler
+of a continuous law does (Mironov, CCS 2012).  Here the release is discrete
+from the start:
+
+1. each coordinate is snapped to the public grid of cell centres
+   (``n = round(1/resolution)`` cells per side of the region's bounding box) by
+   randomised rounding, giving the grid index ``k``;
+2. an offset ``d ∈ Z²`` is drawn with probability ∝ ``exp(−a·‖(d_x h_x, d_y h_y)‖)``,
+   ``a = ε / (diameter + 2·‖(h_x, h_y)‖)``, exactly: two-sided geometric laws
+   on each axis with rate ``a/√2`` (exact inversion of their cumulative
+   thresholds), thinned by the exact acceptance ``exp(−a‖v‖ + (a/√2)‖v‖₁) <= 1``;
+3. the release is the grid centre ``clamp(k + d)``; for a convex polygon it is
+   then moved to the nearest point of the region.
+
+The offset law does not depend on the input, so for any two snapped inputs
+``P(k + d = j) / P(k' + d = j) = exp(a(‖j − k'‖ − ‖j − k‖)) <= exp(a·‖k − k'‖) <= e^ε``
+(snapped points are at most ``diameter + 2‖h‖`` apart).  Clamping to the grid and
+to the region is post-processing: it costs no privacy, but it is not free of
+information either — a release on the boundary says the unclamped point fell
+outside, an event whose probability differs between inputs by at most ``e^ε``
+like any other.  ``privacy_spent`` reports ε exactly.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._base import Perturber
+from .._validation import as_generator
+from ..mechanisms.lattice import Lattice, check_resolution
+from ..region import Rectangle
+from . import _kernels
+from ._base import Perturber, as_batch
+from ._sequential import keyed_points
 
 __all__ = ["PlanarLaplace"]
 
+#: largest per-point ε: every offset up to the grid's span keeps a normal-double probability
+MAX_PLANAR_EPSILON = 500.0
+
 
 class PlanarLaplace(Perturber):
-    """Planar Laplace noise with ``ε' = ε / diameter``, clipped to the region.
+    """Discrete planar Laplace on the public grid, clamped to the region (see the module notes).
 
     Parameters
     ----------
     region : Rectangle or ConvexRegion
     epsilon : float, optional
-        Budget per point (or ``epsilon_per_trajectory``, split evenly).
+        Budget per point (or ``epsilon_per_trajectory``, split evenly), at most 500.
     epsilon_per_trajectory, round_to
         As for :class:`TraCSD`.
-
-    Notes
-    -----
-    Uses three uniforms per point: radius ``−(ln(1 − U1) + ln(1 − U2))/ε'``
-    (never infinite, since ``1 − U > 0``) and angle ``2π·U3``.  Points are
-    independent.
+    resolution : float, optional
+        Grid spacing as a fraction of each side of the bounding box; default ``2^-20``.
     """
 
-    uniforms_per_point = 3
+    def __init__(self, region, epsilon=None, *, epsilon_per_trajectory=None, round_to=None,
+                 resolution=None):
+        super().__init__(region, epsilon, epsilon_per_trajectory=epsilon_per_trajectory,
+                         round_to=round_to)
+        self._cells = max(2, check_resolution(resolution))
+        self.resolution = resolution
+        xmin, ymin, xmax, ymax = region.bounds
+        self._grid = np.array([xmin, ymin, (xmax - xmin) / self._cells, (ymax - ymin) / self._cells])
+        if self.epsilon is not None:
+            self._scales(np.array([self.epsilon]))
+
+    @property
+    def lattice(self) -> tuple[Lattice, Lattice]:
+        """The grid of cell centres: ``(x lattice, y lattice)``."""
+        xmin, ymin, hx, hy = (float(v) for v in self._grid)
+        return Lattice(xmin + hx / 2.0, hx, self._cells), Lattice(ymin + hy / 2.0, hy, self._cells)
+
+    @property
+    def rate(self) -> float:
+        """``a / ε = 1 / (diameter + 2‖h‖)``: the noise rate per unit of budget (per metre)."""
+        return 1.0 / (self.region.diameter + 2.0 * math.hypot(self._grid[2], self._grid[3]))
+
+    def _scales(self, eps: np.ndarray) -> np.ndarray:
+        eps = np.asarray(eps, dtype=np.float64).reshape(-1)
+        if np.any(eps > MAX_PLANAR_EPSILON):
+            raise ValueError(f"epsilon = {float(eps.max()):g} exceeds {MAX_PLANAR_EPSILON:g}, the largest "
+                             "budget the planar Laplace grid samples exactly")
+        if np.any(eps < 1e-12):
+            raise ValueError(f"epsilon = {float(eps.min())!r} is below the smallest supported budget 1e-12")
+        return eps * self.rate
+
+    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
+        """The released grid indices ``(N, 2)`` (same draws as ``perturb_many``)."""
+        flat, off, _ = as_batch(coords, offsets)
+        self.region.validate_points(flat, "coords")
+        return self._release(flat, off, as_generator(rng))[1]
 
     def _run(self, coords, offsets, rng):
-        diameter = self.region.diameter
-        out = np.empty_like(coords)
-        if self.epsilon is not None:
-            scale = None
-            inv = diameter / self.epsilon
-        else:
-            scale = np.repeat(diameter / self.epsilon_per_point(np.diff(offsets)), np.diff(offsets))
-        for start, stop, uni in self._draw_chunks(len(coords), rng):
-            s = inv if scale is None else scale[start:stop]
-            radius = -(np.log1p(-uni[:, 0]) + np.log1p(-uni[:, 1])) * s
-            angle = 2.0 * np.pi * uni[:, 2]
-            block = out[start:stop]
-            np.multiply(radius, np.cos(angle), out=block[:, 0])
-            np.multiply(radius, np.sin(angle), out=block[:, 1])
-            block += coords[start:stop]
-            self.region._clip(block)
+        out = self._release(coords, offsets, rng)[0]
+        if not isinstance(self.region, Rectangle):
+            self.region._clip(out)
         return out
+
+    def _release(self, coords, offsets, rng):
+        scale = self._point_params(offsets, lambda e: self._scales(e))
+        kind, key, stream_of, index_of = keyed_points(rng, offsets)
+        out = np.empty_like(coords)
+        idx = np.empty(coords.shape, dtype=np.int64)
+        _kernels.planar_kernel(coords, offsets, kind, key, stream_of, index_of, scale.reshape(-1),
+                               self._grid, self._cells, out, idx)
+        return out, idx

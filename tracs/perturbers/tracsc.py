@@ -1,10 +1,11 @@
 """TraCS-C: coordinate-wise perturbation on a rectangle (Zheng & Hu, PETS 2026).
 
-Each coordinate goes through the optimal classical mechanism on its side of the
-rectangle: ``x`` at ``ε_x``, ``y`` at ``ε_y``, ``ε_x + ε_y = ε``.  The output density
-is the product of the two, so the ratio between any two inputs is at most
-``e^{ε_x}·e^{ε_y} = e^ε``: every point is ε-LDP over the rectangle.  Points are
-independent, so the whole batch is one vectorised pass.
+Each coordinate goes through the optimal classical mechanism's lattice on its
+side of the rectangle: ``x`` at ``ε_x``, ``y`` at ``ε_y``, ``ε_x + ε_y = ε``.  The
+probability of a released pair of lattice values is the product of the two exact
+rows, so the ratio between any two inputs is at most ``e^{ε_x}·e^{ε_y} = e^ε``:
+every point is ε-LDP over the rectangle.  Points are independent, so the whole
+batch is one compiled pass.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import numpy as np
 
 from ..region import Rectangle
 from . import _kernels
-from ._base import Perturber, check_share
-from ._sequential import classical_constants, classical_step
+from .._validation import as_generator
+from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
+from ._base import Perturber, as_batch, check_share
+from ._sequential import axis_constants, keyed_points
 
 __all__ = ["TraCSC"]
 
@@ -35,19 +38,19 @@ class TraCSC(Perturber):
         (:func:`tracs.perturbers.optimal_x_share`).
     epsilon_per_trajectory, round_to
         As for :class:`TraCSD`.
+    resolution : float, optional
+        Spacing of each axis lattice as a fraction of that side; default ``2^-20``.
 
     Notes
     -----
     No reference point and no anchor: points are perturbed independently.  A
     point on an edge or corner is an ordinary input (the central interval slides
-    inside the side).  Outputs are clamped to the rectangle after sampling, for
-    floating-point error only.
+    inside the side).  Released coordinates are cell centres of the two axis
+    lattices (:attr:`lattice`), always inside the rectangle.
     """
 
-    uniforms_per_point = 4
-
     def __init__(self, region, epsilon=None, *, x_share=0.5, epsilon_per_trajectory=None,
-                 round_to=None):
+                 round_to=None, resolution=None):
         if not isinstance(region, Rectangle):
             raise TypeError("TraCS-C needs a Rectangle region; for a polygon use "
                             f"Rectangle(*region.bounds), got {type(region).__name__}")
@@ -55,6 +58,18 @@ class TraCSC(Perturber):
                          round_to=round_to)
         self.x_share = check_share(x_share, "x_share")
         self._bbox = np.array(region.bounds, dtype=np.float64)
+        self._cells = check_resolution(resolution)
+        self.resolution = resolution
+        if self.epsilon is not None:
+            self._params(np.array([self.epsilon]))  # a budget beyond the limits fails here
+
+    @property
+    def lattice(self) -> tuple[Lattice, Lattice]:
+        """One public lattice per axis: ``(x lattice, y lattice)``."""
+        xmin, ymin, xmax, ymax = (float(v) for v in self._bbox)
+        n = self._cells
+        return (Lattice(xmin, fit_spacing(xmin, xmax, n), n + 1),
+                Lattice(ymin, fit_spacing(ymin, ymax, n), n + 1))
 
     def shares(self, epsilon) -> np.ndarray:
         """``ε_x / ε`` for each per-point ε."""
@@ -75,25 +90,27 @@ class TraCSC(Perturber):
 
     def _params(self, eps):
         eps_x = self.shares(eps) * eps
-        x0, x1 = classical_constants(eps_x)
-        y0, y1 = classical_constants(eps - eps_x)
-        return np.column_stack([x0, x1, y0, y1])
+        xmin, ymin, xmax, ymax = self._bbox
+        return np.column_stack([axis_constants(eps_x, xmin, xmax, self.resolution),
+                                axis_constants(eps - eps_x, ymin, ymax, self.resolution)])
+
+    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
+        """The released ``(x, y)`` lattice indices, ``(N, 2)`` int64 (same draws as ``perturb_many``)."""
+        flat, off, _ = as_batch(coords, offsets)
+        self.region.validate_points(flat, "coords")
+        return self._release(flat, off, as_generator(rng))[1]
 
     def _run(self, coords, offsets, rng, *, engine="compiled"):
-        params = self._point_params(offsets, self._params)
-        if engine == "numpy":
-            uni = rng.random((len(coords), self.uniforms_per_point))
-            rows = params if len(params) == 1 else np.repeat(params, np.diff(offsets), axis=0)
-            xmin, ymin, xmax, ymax = self._bbox
-            return np.column_stack([
-                classical_step(coords[:, 0], xmin, xmax, rows[:, 0], rows[:, 1], uni[:, 0], uni[:, 1]),
-                classical_step(coords[:, 1], ymin, ymax, rows[:, 2], rows[:, 3], uni[:, 2], uni[:, 3]),
-            ])
         if engine != "compiled":
-            raise ValueError(f"engine must be 'compiled' or 'numpy', got {engine!r}")
+            raise ValueError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
+        return self._release(coords, offsets, rng)[0]
+
+    def _release(self, coords, offsets, rng):
+        params = self._point_params(offsets, self._params)
+        kind, key, stream_of, index_of = keyed_points(rng, offsets)
         out = np.empty_like(coords)
-        traj = 0
-        for start, stop, uniforms in self._draw_chunks(len(coords), rng):
-            traj = _kernels.coordinate_kernel(coords, offsets, start, stop, traj, uniforms,
-                                              params, self._bbox, out)
-        return out
+        idx = np.empty(coords.shape, dtype=np.int64)
+        lx, ly = self.lattice
+        _kernels.coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params,
+                                   self._bbox, self._cells, lx.spacing, ly.spacing, out, idx)
+        return out, idx

@@ -3,10 +3,13 @@
 Guarantee: every released point is ε-LDP over the whole region, where ε is the
 per-point budget; a trajectory of ``n`` points is ``nε``-LDP (sequential
 composition; earlier outputs are public when later points are perturbed).  The
-pair ``(φ', u')`` has density ``f(φ'|φ)·g(u'|u)`` (optimal circular mechanism at
-``ε_φ`` times optimal classical mechanism at ``ε_r``, ``ε_φ + ε_r = ε``), so any
-two inputs give a density ratio of at most ``e^{ε_φ}·e^{ε_r} = e^ε``; the output
-point is a deterministic function of ``(φ', u')`` and the public reference.
+direction index is released by the optimal circular mechanism's lattice at
+``ε_φ``, then the distance index by the optimal classical mechanism's lattice
+at ``ε_r`` (``ε_φ + ε_r = ε``) on an input that may depend on the released
+direction; the probability of any pair of indices is at most
+``e^{ε_φ}·e^{ε_r} = e^ε`` times that under another input, and the output point
+is a deterministic function of the two indices, the previous release and public
+parameters (``docs/privacy.md``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import numpy as np
 
 from ..mechanisms import OptimalCircular
 from . import _kernels
-from ._sequential import DEFAULT_DIRECTION_SHARE, SequentialPerturber, side_masses, wrap_step
+from ._sequential import DEFAULT_DIRECTION_SHARE, SequentialPerturber
 
 __all__ = ["TraCSD"]
 
@@ -45,7 +48,10 @@ class TraCSD(SequentialPerturber):
         exactly).
     round_to : object with ``round(points) -> (coords, indices)``, optional
         Round the outputs to the nearest point of interest (post-processing,
-        after the whole recursion: references are the continuous outputs).
+        after the whole recursion: references are the unrounded releases).
+    resolution : float, optional
+        Spacing of the direction lattice (a fraction of 2π) and of the distance
+        lattice (a fraction of 1); default ``2^-20``.
 
     Notes
     -----
@@ -55,26 +61,23 @@ class TraCSD(SequentialPerturber):
     * ``o`` on an edge or corner: the directions that leave at once have
       ``R(o, φ') = 0``, so the output is ``o`` itself.  That event has
       probability ``P(φ' ∈ outward | φ)``, within ``e^{ε_φ}`` between inputs.
-    * ``u = |τ − o| / R(o, φ)`` is computed without trigonometry
-      (:meth:`tracs.Rectangle.direction_distance`), clipped to ``[0, 1]``; by
-      convention ``u = 0`` where ``R = 0``.
-    * Outputs are clamped into the region after sampling (floating-point error
-      only), never re-drawn.
-    * Trajectories of length 1 use the anchor only; any ε > 0 works (checked
-      from 1e-6 to 50).  Every yes/no choice compares its uniform against the
-      rare branch's probability, so the low-density parts stay reachable at
-      every ε (an input is never certain to come back almost unchanged); the
-      realised law matches the formulas to a relative ``2^-13`` for per-part
-      budgets up to about 55, beyond which it stays ε-LDP but loses accuracy.
+    * ``u = |τ − o| / R(o, φ')`` with ``φ'`` the *released* direction, clipped to
+      ``[0, 1]``; ``u = 0`` where ``R = 0``.  Released distances are cell centres,
+      never 0 or 1.
+    * Outputs are clamped into the region after the release (post-processing of
+      lattice values), never re-drawn.
+    * Per-part budgets from ``1e-12`` to 700 are sampled exactly (every
+      comparison is exact, :mod:`tracs.mechanisms.lattice`); larger ones raise
+      ``ValueError`` naming the limit.
     """
 
     _mode = _kernels.MODE_CIRCULAR
-    uniforms_per_point = 4
 
     def __init__(self, region, epsilon=None, *, direction_share=DEFAULT_DIRECTION_SHARE,
-                 anchor="center", epsilon_per_trajectory=None, round_to=None):
+                 anchor="center", epsilon_per_trajectory=None, round_to=None, resolution=None):
         super().__init__(region, epsilon, direction_share=direction_share, anchor=anchor,
-                         epsilon_per_trajectory=epsilon_per_trajectory, round_to=round_to)
+                         epsilon_per_trajectory=epsilon_per_trajectory, round_to=round_to,
+                         resolution=resolution)
 
     def shares(self, epsilon):
         eps = np.asarray(epsilon, dtype=np.float64)
@@ -85,12 +88,9 @@ class TraCSD(SequentialPerturber):
         return np.full(eps.shape, self.direction_share)
 
     def _direction_params(self, eps_dir):
-        half = np.array([OptimalCircular(epsilon=float(e)).half_width for e in eps_dir])
-        return side_masses(eps_dir), half
-
-    def _direction_step(self, phi, uni, rows):
-        half = rows[:, 1]
-        # the rare branch (the low-density arc) is compared against its own mass
-        y = np.where(uni[:, 0] < rows[:, 0], phi + half + uni[:, 1] * (2 * np.pi - 2.0 * half),
-                     phi - half + uni[:, 1] * (2.0 * half))
-        return wrap_step(y)
+        rows = []
+        for e in np.asarray(eps_dir, dtype=np.float64).ravel():
+            mech = OptimalCircular(epsilon=float(e), resolution=self.resolution)
+            p, q = mech._densities()
+            rows.append((p, q, mech.half_width))
+        return np.array(rows, dtype=np.float64).reshape(-1, 3)
