@@ -162,3 +162,13 @@ def test_trajectory_chunks_cover_every_trajectory_once_in_order(lengths, parts):
     assert chunks[0][0] == 0 and chunks[-1][1] == len(lengths)
     assert all(a[1] == b[0] and a[0] < a[1] for a, b in zip(chunks, chunks[1:] + [(chunks[-1][1], None)]))
     assert len(chunks) <= parts
+
+
+@pytest.mark.parametrize("name", ["tracs-d", "tracs-c-rounded", "ngram", "atp"])
+def test_perturb_many_takes_workers(name):
+    model = METHODS[name]
+    pts, offsets = _batch(getattr(model, "region", REGION))
+    keys = [f"user{t % 7}" for t in range(len(offsets) - 1)]
+    serial = model.perturb_many(pts, offsets, rng=3, keys=keys, return_indices=True)
+    parallel = model.perturb_many(pts, offsets, rng=3, keys=keys, return_indices=True, workers=2)
+    assert np.array_equal(serial[0], parallel[0]) and np.array_equal(serial[1], parallel[1])
