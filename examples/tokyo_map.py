@@ -13,13 +13,15 @@ either, a synthetic city with the same shape of data (no download).
 
 Run::
 
-    python examples/tokyo_map.py [CHECKINS.csv] [--output-dir maps] [--users 3] [--offline]
+    python examples/tokyo_map.py [CHECKINS.csv] [--output-dir maps] [--users 3] [--online]
 
-``--offline --tiles none`` makes pages that open without a network, and
+The pages embed Leaflet, so they open without a network (tiles that cannot load are
+replaced by a plain background and a visible note; ``--online`` links Leaflet from
+its CDN instead), and
 ``--screenshot FILE.png`` photographs the side-by-side page in headless Chromium
 (needs ``chromium``, ``chromedriver`` and selenium); the README's picture is::
 
-    python examples/tokyo_map.py --users 2 --trips 3 --tiles none --offline \
+    python examples/tokyo_map.py --users 2 --trips 3 --tiles none \
         --screenshot docs/images/map.png
 """
 
@@ -95,7 +97,8 @@ def main(argv=None) -> int:
     parser.add_argument("--trips", type=int, default=4, help="trips per user (default: 4)")
     parser.add_argument("--seed", type=int, default=2026, help="seed of the perturbation")
     parser.add_argument("--tiles", default="OpenStreetMap", help="folium tiles, or none")
-    parser.add_argument("--offline", action="store_true", help="embed the scripts in the pages")
+    parser.add_argument("--online", action="store_true",
+                        help="link Leaflet from its CDN instead of embedding it in the pages")
     parser.add_argument("--screenshot", metavar="PNG", help="also save a picture of the side-by-side page")
     args = parser.parse_args(argv)
 
@@ -130,10 +133,10 @@ def main(argv=None) -> int:
             return trajectory_map(trips, reported, rounded=rounded, pois=venues, tiles=tiles,
                                   epsilon=eps, method="TraCS-D", title=name)
 
-        print(f"wrote {save_map(draw(), out / f'tokyo_eps{eps:g}.html', offline=args.offline)}")
+        print(f"wrote {save_map(draw(), out / f'tokyo_eps{eps:g}.html', offline=not args.online)}")
         maps.append(draw())  # a second copy: compare_maps resizes the maps it is given
     page = compare_maps(*maps, titles=[f"TraCS-D, ε = {eps:g}" for eps in EPSILONS])
-    compare = save_map(page, out / "tokyo_compare.html", offline=args.offline)
+    compare = save_map(page, out / "tokyo_compare.html", offline=not args.online)
     print(f"wrote {compare}")
     if args.screenshot:
         print(f"wrote {screenshot(compare, Path(args.screenshot))}")

@@ -110,3 +110,20 @@ def test_refuses_a_method_that_is_not_ldp(checkin_files, tmp_path, capsys):
                  "--tiles", "none"]) != 0
     assert "not ε-LDP" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_pages_are_offline_by_default_and_online_on_request(checkin_files, tmp_path, offline_assets):
+    source, released = checkin_files
+    default, online = tmp_path / "default.html", tmp_path / "online.html"
+    assert _run(["map", str(source), str(released), "-o", str(default)]) == 0
+    assert external_assets(default.read_text(encoding="utf-8")) == []
+    assert "could not be loaded" in default.read_text(encoding="utf-8")  # the tile-failure note
+    assert _run(["map", str(source), str(released), "-o", str(online), "--online"]) == 0
+    assert external_assets(online.read_text(encoding="utf-8")) != []
+
+
+def test_online_and_offline_together_are_refused(checkin_files, tmp_path, capsys):
+    source, released = checkin_files
+    assert _run(["map", str(source), str(released), "-o", str(tmp_path / "m.html"), "--online", "--offline"]) == 1
+    assert "--online and --offline contradict each other" in capsys.readouterr().err
+    assert not (tmp_path / "m.html").exists()

@@ -245,7 +245,7 @@ def test_compare_maps(tracks, reports, tmp_path):
 
 def test_offline_page_has_no_external_assets(tracks, reports, pois, tmp_path, offline_assets):
     fmap = trajectory_map(tracks, reports, pois=pois, tiles=None)
-    online = map_html(fmap)
+    online = map_html(fmap, offline=False)
     assert {u.rsplit("/", 1)[-1] for u in external_assets(online)} == {
         "leaflet.js", "leaflet.css", "leaflet_heat.min.js"}
     offline = map_html(fmap, offline=True)

@@ -30,7 +30,7 @@ def _check_pages(folder: Path, read_payloads, users: int) -> None:
 
 def test_synthetic_fallback(tmp_path, monkeypatch, read_payloads, capsys, offline_assets):
     monkeypatch.delenv("TRACS_DATA_DIR", raising=False)
-    _run_example(["--output-dir", str(tmp_path), "--tiles", "none", "--offline", "--users", "2",
+    _run_example(["--output-dir", str(tmp_path), "--tiles", "none", "--users", "2",
                   "--trips", "2"])
     assert "synthetic city" in capsys.readouterr().err
     _check_pages(tmp_path, read_payloads, users=2)
@@ -38,7 +38,7 @@ def test_synthetic_fallback(tmp_path, monkeypatch, read_payloads, capsys, offlin
 
 @pytest.mark.data
 def test_tokyo_file(tky_path, tmp_path, read_payloads, capsys, offline_assets):
-    _run_example([str(tky_path), "--output-dir", str(tmp_path), "--tiles", "none", "--offline",
+    _run_example([str(tky_path), "--output-dir", str(tmp_path), "--tiles", "none",
                   "--users", "3", "--trips", "2"])
     out = capsys.readouterr().out
     assert "ε = 2: average error" in out and "ε = 8: average error" in out

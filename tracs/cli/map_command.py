@@ -18,8 +18,10 @@ user), and, when given, the released points of PERTURBED (a file written by
 of every point, a heat map of the reports and a legend.
 
 Without PERTURBED, --epsilon perturbs INPUT on the fly with --method (TraCS-D by
-default).  --offline embeds the map's scripts so the page opens without a network
-(pair it with --tiles none).
+default).  The page embeds Leaflet and its plugins, so it opens without a network;
+when the background tiles cannot load it says so and draws the trajectories on a
+plain background (--tiles none draws none; --online links Leaflet from its CDN
+for a smaller file).
 """
 
 
@@ -54,7 +56,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--tiles", default=None, metavar="NAME",
                    help="background tiles: a folium tile name (default: OpenStreetMap) or none")
     p.add_argument("--offline", action="store_true",
-                   help="embed Leaflet and plugins in the page (needs xstatic-leaflet)")
+                   help="embed Leaflet and plugins in the page (the default; kept for scripts)")
+    p.add_argument("--online", action="store_true",
+                   help="link Leaflet from its CDN instead of embedding it (needs a network to view)")
     p.add_argument("--seed", type=seed_int, default=None, help="seed for --epsilon (default: fresh)")
     from . import _columns
 
@@ -145,6 +149,8 @@ def _epsilon_of(released) -> float | None:
 def run(args) -> int:
     """Write the map; return 0, or print a one-line error and return 1."""
     try:
+        if args.online and args.offline:
+            raise CLIError("--online and --offline contradict each other: give one")
         return _run(args)
     except (CLIError, ValueError, TypeError, OSError, ImportError, KeyError) as exc:
         message = " ".join((str(exc) or type(exc).__name__).split())
@@ -198,6 +204,6 @@ def _run(args) -> int:
                               max_users=args.max_users or DEFAULT_MAX_USERS)
     for warning in caught:
         print(f"tracs map: note: {warning.message}", file=sys.stderr)
-    save_map(fmap, output, offline=args.offline)
+    save_map(fmap, output, offline=not args.online)
     print(f"wrote {output} ({output.stat().st_size / 1e6:.1f} MB)")
     return 0

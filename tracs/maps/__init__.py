@@ -5,7 +5,7 @@ received and (optionally) the reports rounded to POIs, with the displacement of
 every point, a POI layer, a heat map of reports, a layer control and a legend
 stating ε and the method.  ``compare_maps`` puts two such maps side by side with
 linked views (two mechanisms, or two values of ε).  ``save_map`` writes a page,
-optionally self-contained (``offline=True``) so it opens without a network.
+self-contained by default (Leaflet inlined) so it opens without a network.
 
 This module imports folium; ``import tracs`` does not (it loads this module on
 first use of ``tracs.maps``).

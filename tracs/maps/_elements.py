@@ -299,3 +299,45 @@ class HeaderStyle(MacroElement):
         if isinstance(figure, Figure) and self.key not in figure.header._children:
             figure.header.add_child(Element(f"<style>{self.css}</style>"), name=self.key)
         super().render(**kwargs)
+
+
+#: the note shown on the map when its background tiles cannot be loaded
+TILE_FAILURE_NOTE = ("Background map tiles could not be loaded (no network?). "
+                     "The trajectories are drawn on a plain background; the scale bar still holds.")
+
+
+class TileFailureNote(MacroElement):
+    """A visible note, and a plain background, when the map's tiles fail to load.
+
+    Offline pages embed Leaflet and draw every trajectory without a network, but the
+    background tiles come from a tile server.  On the first ``tileerror`` of any
+    tile layer the page turns the map background plain and shows
+    :data:`TILE_FAILURE_NOTE` at the top of the map.
+    """
+
+    _template = Template(
+        "{% macro script(this, kwargs) %}\n"
+        "(function (map) {\n"
+        "  var shown = false;\n"
+        "  function note() {\n"
+        "    if (shown) { return; }\n"
+        "    shown = true;\n"
+        "    map.getContainer().style.background = '#f3f2ee';\n"
+        "    var box = L.DomUtil.create('div', 'tracs-tile-note');\n"
+        "    box.style.cssText = 'position:absolute;top:10px;left:50%;transform:translateX(-50%);'\n"
+        "      + 'z-index:1000;background:#fff8e1;border:1px solid #c9a227;padding:4px 8px;'\n"
+        "      + 'font:12px sans-serif;max-width:420px;pointer-events:none';\n"
+        "    box.textContent = {{ this.text }};\n"
+        "    map.getContainer().appendChild(box);\n"
+        "  }\n"
+        "  map.eachLayer(function (layer) {\n"
+        "    if (layer instanceof L.TileLayer) { layer.on('tileerror', note); }\n"
+        "  });\n"
+        "})({{ this._parent.get_name() }});\n"
+        "{% endmacro %}"
+    )
+
+    def __init__(self, text: str = TILE_FAILURE_NOTE):
+        super().__init__()
+        self._name = "TileFailureNote"
+        self.text = json.dumps(text)

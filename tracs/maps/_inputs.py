@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._validation import as_float_array
 
-__all__ = ["Rows", "as_rows", "as_coordinates", "same_length"]
+__all__ = ["Rows", "as_rows", "as_coordinates", "same_length", "unwrap_longitudes"]
 
 WGS84 = "EPSG:4326"
 
@@ -170,3 +170,38 @@ def same_length(original: Rows, other: Rows, name: str) -> None:
                 f"{name} rows must correspond in order to the original rows; first mismatch at "
                 f"row {int(differ[0])} (uid {other.uid[differ[0]]!r} vs {original.uid[differ[0]]!r})"
             )
+
+
+def unwrap_longitudes(original: Rows, reports: dict[str, Rows]) -> tuple[Rows, dict[str, Rows]]:
+    """Rows whose longitudes go the short way round across the antimeridian.
+
+    Along each trajectory (consecutive rows of one ``track``), a step of more than
+    180° in longitude is taken the other way round (±360°), so a trip from 179.9°E
+    to 179.9°W is drawn across the date line, not across the whole map.  A report
+    takes the copy of its longitude (±360°) nearest to its true point's.  Leaflet
+    draws longitudes beyond ±180° on the next copy of the world.  Latitudes and
+    everything else are unchanged; inputs that never cross come back as they were.
+    """
+    lon = original.lon
+    if len(lon) < 2:
+        return original, reports
+    track = original.track if original.track is not None else np.zeros(len(lon))
+    same = track[1:] == track[:-1]
+    turns = np.where(same, -360.0 * np.round(np.diff(lon) / 360.0), 0.0)
+    if not np.any(turns):
+        shifted = original
+    else:
+        # cumulative turns restart at every new trajectory
+        cumulative = np.concatenate([[0.0], np.cumsum(turns)])
+        starts = np.flatnonzero(np.concatenate([[True], ~same]))
+        cumulative -= np.repeat(cumulative[starts], np.diff(np.append(starts, len(lon))))
+        shifted = _replace_lon(original, lon + cumulative)
+    adjusted = {}
+    for name, rows in reports.items():
+        turn = 360.0 * np.round((shifted.lon - rows.lon) / 360.0)
+        adjusted[name] = _replace_lon(rows, rows.lon + turn) if np.any(turn) else rows
+    return shifted, adjusted
+
+
+def _replace_lon(rows: Rows, lon: np.ndarray) -> Rows:
+    return Rows(rows.lat, lon, rows.uid, rows.track, rows.times, rows.crs)

@@ -96,8 +96,8 @@ def _fit_both(left: folium.Map, right: folium.Map) -> None:
         fit.bounds = to_js(union)
 
 
-def map_html(page, *, offline: bool = False) -> str:
-    """The full HTML of a map or page; ``offline=True`` inlines Leaflet and plugins."""
+def map_html(page, *, offline: bool = True) -> str:
+    """The full HTML of a map or page; ``offline=True`` (the default) inlines Leaflet and plugins."""
     root = getattr(page, "get_root", None)
     if root is None:
         raise TypeError(f"expected a folium map or branca element, got {type(page).__name__}")
@@ -105,17 +105,20 @@ def map_html(page, *, offline: bool = False) -> str:
     return embed_assets(text) if offline else text
 
 
-def save_map(page, path, *, offline: bool = False) -> Path:
+def save_map(page, path, *, offline: bool = True) -> Path:
     """Write a map (or a :func:`compare_maps` page) to an HTML file.
 
     Parameters
     ----------
     page : folium.Map or branca.element.Element
     path : str or os.PathLike
-    offline : bool, default False
+    offline : bool, default True
         Embed Leaflet and the plugins the page uses (from the ``xstatic-leaflet``
         packages and folium) so the file opens without a network.  Background
-        tiles, when the map has any, still come from their tile server.
+        tiles, when the map has any, still come from their tile server; when they
+        cannot load, the page says so in a visible note and draws the trajectories
+        on a plain background with its scale bar.  ``False`` links Leaflet from
+        its CDN instead (a smaller file that needs a network).
 
     Returns
     -------

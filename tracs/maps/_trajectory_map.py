@@ -10,8 +10,8 @@ import numpy as np
 from folium.plugins import FastMarkerCluster, HeatMap
 
 from .._validation import check_epsilon
-from ._elements import FitView, HeaderStyle, Legend, TrackLayer
-from ._inputs import Rows, as_rows, same_length
+from ._elements import FitView, HeaderStyle, Legend, TileFailureNote, TrackLayer
+from ._inputs import Rows, as_rows, same_length, unwrap_longitudes
 from ._selection import select_users
 
 __all__ = ["trajectory_map", "DEFAULT_MAX_POINTS", "DEFAULT_MAX_USERS", "DEFAULT_TILES"]
@@ -250,6 +250,7 @@ def trajectory_map(
         raise TypeError(f"cluster_pois must be an int, got {type(cluster_pois).__name__}")
     poi_rows, poi_ids = _poi_rows(pois, orig.crs) if pois is not None else (None, None)
 
+    orig, reports = unwrap_longitudes(orig, reports)
     groups = select_users(orig.uid, orig.track, users, max_points, max_users)
     drawn = np.concatenate([g.rows for g in groups])
     layers = ["original", *reports]
@@ -273,6 +274,8 @@ def trajectory_map(
     fmap.default_css = [pair for pair in fmap.default_css if pair[0] == "leaflet_css"]
     if tiles is None:
         HeaderStyle(NO_TILES_STYLE, "tracs_no_tiles").add_to(fmap)
+    else:
+        TileFailureNote().add_to(fmap)
 
     if poi_rows is not None:
         _add_pois(fmap, poi_rows, poi_ids, cluster_pois)
