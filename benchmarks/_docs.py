@@ -118,6 +118,8 @@ def _dask_section(lines: list[str]) -> None:
               f"`distributed.LocalCluster` with one thread per worker.", "",
               "| workers | seconds | points/s | speed-up | peak worker memory (GB) | peak RSS of the run (GB) |",
               "| --- | --- | --- | --- | --- | --- |"]
+    if run.get("note"):
+        lines += ["", f"Note: {run['note']}."]
     base = run["runs"][0]["seconds"]
     for entry in run["runs"]:
         lines.append(f"| {entry['workers']} | {entry['seconds']:.1f} | {_m(run['points'] / entry['seconds'])} | "

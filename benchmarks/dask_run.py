@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import resource
 import shutil
 import tempfile
@@ -67,7 +68,7 @@ def run_once(source: Path, target: Path, workers: int) -> dict:
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6)
     shutil.rmtree(target, ignore_errors=True)
     return {"workers": workers, "seconds": seconds, "worker_memory_gb": max(peaks.values()),
-            "rss_gb": _peak_rss_gb()}
+            "rss_gb": _peak_rss_gb(), "load_average_after": os.getloadavg()[0]}
 
 
 def main(argv=None) -> None:
