@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tracs._text import counted
+
 __all__ = ["DROP_REASONS", "LoadReport", "GroupingReport", "DroppedRowsError"]
 
 #: Why a row can be dropped, in the order the checks run (a row gets the first
@@ -203,15 +205,15 @@ class GroupingReport:
         """A few human-readable lines."""
         split = f"split where the gap exceeds {self.split_gap}" if self.split_gap else "one per user"
         out = [f"{self.points_in:,} check-ins of {self.users:,} users -> "
-               f"{self.trajectories_split:,} trajectories ({split})"]
+               f"{counted(self.trajectories_split, 'trajectory')} ({split})"]
         if self.reordered:
             out.append("  input was not in (user, time) order: sorted stably")
         if self.dedupe_consecutive:
             out.append(f"  dropped {self.points_deduplicated:,} consecutive repeats of a place")
         if self.min_points > 1:
-            out.append(f"  dropped {self.trajectories_too_short:,} trajectories "
+            out.append(f"  dropped {counted(self.trajectories_too_short, 'trajectory')} "
                        f"({self.points_too_short:,} points) shorter than {self.min_points}")
-        out.append(f"  result: {self.trajectories:,} trajectories, {self.points:,} points, CRS {self.crs}")
+        out.append(f"  result: {counted(self.trajectories, 'trajectory')}, {counted(self.points, 'point')}, CRS {self.crs}")
         return "\n".join(out)
 
     __str__ = summary

@@ -1,4 +1,4 @@
-"""The paper's continuous figures: AE of TraCS-D, TraCS-C, Strawman and T-Laplace on
+"""The paper's continuous figures: AE of TraCS-D, TraCS-C, Strawman and planar Laplace (the paper's T-Laplace) on
 S = [0,1)² and S = [0,2) × [0,10), trajectories of 100 uniformly random points.
 
 Writes docs/figures/continuous_<region>[_<anchor>].{csv,png} and prints Markdown tables

@@ -16,6 +16,7 @@ LAYERS = {
     "tracs._validation": 0,
     "tracs._numba_cache": 0,
     "tracs.random": 0,
+    "tracs._text": 0,
     "tracs.mechanisms": 1,
     "tracs.region": 2,
     "tracs.metrics": 2,

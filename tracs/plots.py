@@ -13,7 +13,7 @@ import numpy as np
 __all__ = ["error_vs_epsilon", "save_figure", "MARKERS"]
 
 #: one marker per method label, stable across figures
-MARKERS = {"TraCS-D": "o", "TraCS-C": "s", "Strawman": "^", "T-Laplace": "v", "EM": "D",
+MARKERS = {"TraCS-D": "o", "TraCS-C": "s", "Strawman": "^", "planar Laplace": "v", "EM": "D",
            "NGram": "P", "L-SRR": "X", "ATP": "*", "TP": "h"}
 
 

@@ -8,6 +8,7 @@ path minus interpreter start-up, to keep the folder fast.
 from __future__ import annotations
 
 import json
+import time
 
 import geopandas as gpd
 import numpy as np
@@ -222,6 +223,45 @@ def test_evaluate_json_and_files_in_a_shell(tmp_path, tracs_cmd, cli):
     second = cli(*EVAL, "--output-dir", tmp_path / "b", "--no-figure", "--no-progress")
     strip = lambda recs: [{k: v for k, v in r.items() if k != "seconds_per_point"} for r in recs]  # noqa: E731
     assert strip(records) == strip(json.loads(second.stdout))
+
+
+def test_evaluate_json_writes_only_json(cli, tmp_path, monkeypatch):
+    """--format json: the JSON array alone on stdout, or in -o; no results folder appears."""
+    monkeypatch.chdir(tmp_path)
+    result = cli(*EVAL, "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads(result.stdout)) == 8 and list(tmp_path.iterdir()) == []
+    result = cli(*EVAL, "--no-progress", "-o", tmp_path / "summary.json")
+    assert result.returncode == 0 and result.stdout == ""
+    assert len(json.loads((tmp_path / "summary.json").read_text())) == 8
+    assert [p.name for p in tmp_path.iterdir()] == ["summary.json"]
+    refused = cli("evaluate", "--repetitions", "1", "-o", tmp_path / "x.json", "--no-progress")
+    assert refused.returncode != 0 and "-o/--output goes with --format json" in refused.stderr
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_evaluate_says_how_long_a_long_run_will_take(cli, tmp_path, monkeypatch):
+    from tracs.cli import evaluate
+
+    monkeypatch.setattr(evaluate, "ESTIMATE_NOTE_SECONDS", 0.0)
+    result = cli(*EVAL, "--no-progress")
+    assert result.returncode == 0
+    assert "this run will take about" in result.stderr and "--max-trajectories" in result.stderr
+    monkeypatch.setattr(evaluate, "ESTIMATE_NOTE_SECONDS", 1e9)
+    assert "this run will take" not in cli(*EVAL, "--no-progress").stderr
+
+
+def test_run_grid_estimate_is_close_to_the_run(tmp_path):
+    from tracs import evaluation
+
+    dataset = evaluation.load_dataset("unit-square", trajectories=40, points=50)
+    seen = {}
+    start = time.perf_counter()
+    evaluation.run_grid(dataset, ["tracs-d", "tracs-c"], [2.0, 8.0], repetitions=2, on_estimate=seen.update)
+    took = time.perf_counter() - start
+    assert set(seen) == {"tracs-d", "tracs-c"} and all(v > 0 for v in seen.values())
+    # timing on a shared machine is noisy: the estimate is only asked to be of the right order
+    assert sum(seen.values()) < 20 * took
 
 
 def test_evaluate_table_and_metrics(cli, tmp_path):

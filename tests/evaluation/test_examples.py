@@ -30,7 +30,7 @@ def test_direction_script(tmp_path):
 def test_continuous_script(tmp_path):
     out = run_example("reproduce_continuous.py", "--trajectories", 3, "--points", 5, "--repetitions", 2,
                       "--epsilons", "2,8", "--anchors", "corner", "--out-dir", tmp_path, "--no-progress")
-    assert "| ε | TraCS-D | TraCS-C | Strawman | T-Laplace |" in out
+    assert "| ε | TraCS-D | TraCS-C | Strawman | planar Laplace |" in out
     for region in ("unit-square", "2x10"):
         assert len(pd.read_csv(tmp_path / f"continuous_{region}_corner.csv")) == 8
 

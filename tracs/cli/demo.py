@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._text import counted
 from ._common import positive_int, seed_int, writable_dir
 
 DESCRIPTION = """\
@@ -64,7 +65,7 @@ def run(args) -> int:
                                   seed=args.seed, progress=not args.no_progress)
     summary = evaluation.summarise(results)
     results.to_csv(out_dir / "results.csv", index=False)
-    print(f"{dataset.name}: {dataset.n_trajectories:,} trajectories, {dataset.n_points:,} points, "
+    print(f"{dataset.name}: {counted(dataset.n_trajectories, 'trajectory')}, {counted(dataset.n_points, 'point')}, "
           f"{len(dataset.pois):,} points of interest; outputs rounded to the nearest one")
     print(format_table(summary))
 

@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 
+from .._text import counted
 from . import _columns
-from ._common import anchor_arg, positive_int, seed_int, writable_dir
+from ._common import anchor_arg, positive_int, seed_int, writable_dir, writable_file
 
 DESCRIPTION = """\
 Run every method at every ε, several times, on a data set; print the mean average
@@ -88,10 +89,13 @@ def add_parser(subparsers) -> None:
                    help="extra columns, comma-separated (see 'metrics' below)")
     p.add_argument("--seed", type=seed_int, default=0, help="root seed (default: 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
-    p.add_argument("--output-dir", default="tracs-results", metavar="DIR",
-                   help="folder for results.csv, summary.csv and ae_vs_epsilon.png (default: ./tracs-results)")
+    p.add_argument("--output-dir", default=None, metavar="DIR",
+                   help="folder for results.csv, summary.csv and ae_vs_epsilon.png (default: ./tracs-results "
+                        "with --format table; none with --format json unless given)")
     p.add_argument("--format", choices=("table", "json"), default="table",
-                   help="table (default): a text table on stdout; json: a JSON array on stdout")
+                   help="table (default): a text table on stdout; json: only a JSON array, on stdout or -o")
+    p.add_argument("-o", "--output", default=None, metavar="FILE",
+                   help="with --format json: write the JSON array to FILE instead of stdout")
     p.add_argument("--no-figure", action="store_true", help="do not draw the figure")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
@@ -126,32 +130,59 @@ def run(args) -> int:
     metrics = evaluation.parse_metrics(args.metrics)
     if not 0 < args.confidence < 1:
         raise ValueError(f"--confidence must be in (0, 1), got {args.confidence}")
-    out_dir = writable_dir(args.output_dir)
+    if args.output is not None and args.format != "json":
+        raise ValueError("-o/--output goes with --format json (tables go to stdout, files to --output-dir)")
+    output_dir = args.output_dir
+    if output_dir is None and args.format == "table":
+        output_dir = "tracs-results"
+    out_dir = writable_dir(output_dir) if output_dir is not None else None
+    json_file = writable_file(args.output) if args.output is not None else None
     dataset = evaluation.load_dataset(args.dataset, trajectories=args.trajectories, points=args.points,
                                       seed=args.seed, max_trajectories=args.max_trajectories,
                                       split_gap=args.split_gap, read_options=_file_options(args))
     results = evaluation.run_grid(dataset, methods, epsilons, repetitions=args.repetitions, seed=args.seed,
                                   anchor=args.anchor, round_to_pois=args.round_to_pois, metrics=metrics,
-                                  progress=not args.no_progress)
+                                  progress=not args.no_progress, on_estimate=_say_estimate)
     summary = evaluation.summarise(results, confidence=args.confidence)
-    results.to_csv(out_dir / "results.csv", index=False)
-    summary.to_csv(out_dir / "summary.csv", index=False)
-    written = [out_dir / "results.csv", out_dir / "summary.csv"]
-    if not args.no_figure:
+    written = []
+    if out_dir is not None:
+        results.to_csv(out_dir / "results.csv", index=False)
+        summary.to_csv(out_dir / "summary.csv", index=False)
+        written += [out_dir / "results.csv", out_dir / "summary.csv"]
+    if out_dir is not None and not args.no_figure:
         from ..plots import error_vs_epsilon, save_figure
 
-        title = (f"{dataset.name}: {dataset.n_trajectories} trajectories, {dataset.n_points} points, "
+        title = (f"{dataset.name}: {counted(dataset.n_trajectories, 'trajectory')}, {counted(dataset.n_points, 'point')}, "
                  f"{args.repetitions} rep.")
         written.append(save_figure(error_vs_epsilon(summary, title=title), out_dir / "ae_vs_epsilon.png"))
     if args.format == "json":
-        json.dump(evaluation.summary_records(summary), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        text = json.dumps(evaluation.summary_records(summary), indent=2) + "\n"
+        if json_file is not None:
+            json_file.write_text(text, encoding="utf-8")
+            written.append(json_file)
+        else:
+            sys.stdout.write(text)
     else:
-        print(f"{dataset.name}: {dataset.n_trajectories:,} trajectories, {dataset.n_points:,} points, "
+        print(f"{dataset.name}: {counted(dataset.n_trajectories, 'trajectory')}, {counted(dataset.n_points, 'point')}, "
               f"{args.repetitions} repetition(s), seed {args.seed}")
         print(format_table(summary))
-    print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
+    if written:
+        print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
     return 0
+
+
+#: a run expected to take longer than this says so before it starts
+ESTIMATE_NOTE_SECONDS = 15.0
+
+
+def _say_estimate(seconds: dict) -> None:
+    """Print the expected run time on stderr when it exceeds :data:`ESTIMATE_NOTE_SECONDS`."""
+    total = sum(seconds.values())
+    if total <= ESTIMATE_NOTE_SECONDS:
+        return
+    slowest = max(seconds, key=seconds.get)
+    print(f"tracs evaluate: this run will take about {total:,.0f} s ({slowest}: about {seconds[slowest]:,.0f} s); "
+          "use --max-trajectories, fewer --epsilons or --repetitions for a quicker run", file=sys.stderr)
 
 
 def _file_options(args) -> dict:

@@ -92,7 +92,7 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("tracs-d", "TraCS-D", False, _tracs_d, "direction + distance (TraCS-D)"),
         MethodSpec("tracs-c", "TraCS-C", False, _tracs_c, "coordinates (TraCS-C)"),
         MethodSpec("strawman", "Strawman", False, _strawman, "6-sector k-RR direction + TraCS-D distance"),
-        MethodSpec("planar-laplace", "T-Laplace", False, _planar_laplace, "planar Laplace with ε/diameter, clipped"),
+        MethodSpec("planar-laplace", "planar Laplace", False, _planar_laplace, "planar Laplace with ε/diameter, clipped"),
         MethodSpec("em", "EM", True, _baseline("ExponentialMechanism"), "exponential mechanism over the POIs"),
         MethodSpec("ngram", "NGram", True, _baseline("NGram"), "NGram, per-location form"),
         MethodSpec("lsrr", "L-SRR", True, _baseline("LSRR"), "staircase randomized response"),

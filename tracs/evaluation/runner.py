@@ -63,9 +63,32 @@ def _warm_up(spec, ctx, coords, offsets, rounding) -> None:
     _run_method(spec.build(ctx, 1.0), coords[:length], np.array([0, length]), ctx, rounding, 0)
 
 
+#: points of the timing sample behind a run-time estimate
+ESTIMATE_SAMPLE_POINTS = 2_000
+
+
+def _estimate_seconds(names, eps_values, repetitions, ctx, coords, offsets, round_to_pois) -> dict[str, float]:
+    """Expected seconds of each method's cells, from one timed run on the first trajectories."""
+    stop = int(np.searchsorted(offsets, min(ESTIMATE_SAMPLE_POINTS, int(offsets[-1])), side="right"))
+    stop = max(stop, 2)
+    sample_offsets = offsets[:stop]
+    sample = coords[: sample_offsets[-1]]
+    middle = float(np.median(eps_values))
+    estimate = {}
+    for name in names:
+        spec = METHODS[name]
+        rounding = bool(round_to_pois) and not spec.discrete
+        _warm_up(spec, ctx, coords, offsets, rounding)
+        start = time.perf_counter()
+        _run_method(spec.build(ctx, middle), sample, sample_offsets, ctx, rounding, 0)
+        per_point = (time.perf_counter() - start) / max(int(sample_offsets[-1]), 1)
+        estimate[name] = per_point * int(offsets[-1]) * len(eps_values) * repetitions
+    return estimate
+
+
 def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed: int = 0,
              anchor="center", round_to_pois: bool | None = None, metrics: Sequence[str] = (),
-             progress: bool = False) -> pd.DataFrame:
+             progress: bool = False, on_estimate=None) -> pd.DataFrame:
     """Run every (method, ε, repetition) cell and return the tidy results.
 
     Parameters
@@ -100,6 +123,10 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         so per-trajectory metrics average over trajectories, not points.
     progress : bool
         Show a progress bar on standard error.
+    on_estimate : callable, optional
+        Called once before the grid runs with ``{method: expected seconds}``, measured
+        by timing each method on the first ~2,000 points of the data (so a caller can
+        say how long a run will take before it starts).
 
     Returns
     -------
@@ -136,10 +163,13 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
     n_points, n_traj = int(offsets[-1]), len(offsets) - 1
 
     rows = []
+    if on_estimate is not None:
+        on_estimate(_estimate_seconds(names, eps_values, repetitions, ctx, dataset.draw(_stream(seed, "data", 0)),
+                                      offsets, round_to_pois))
     total = len(names) * len(eps_values) * repetitions
     with tqdm(total=total, desc=f"{dataset.name}", unit="run", disable=not progress,
               leave=False, dynamic_ncols=True) as bar:
-        warmed = set()
+        warmed = set(names) if on_estimate is not None else set()  # the estimate warmed them up
         for rep in range(repetitions):
             coords = dataset.draw(_stream(seed, "data", rep))
             for name in names:
