@@ -47,8 +47,9 @@ def _scaling_section(lines: list[str]) -> None:
         return
     counts = scaling.TABLE["_serial"]["counts"]
     head = "| workload | " + " | ".join(f"{p} worker{'s' if p > 1 else ''}" for p in counts)
-    head += " | speed-up | serial fraction | predicted 8 / 16 cores | peak MB (1 worker) |"
-    lines += ["", head, "|" + " --- |" * (len(counts) + 5)]
+    head += (" | speed-up (measured) | serial fraction | predicted 8 / 16 cores | free-core estimate |"
+             " peak MB (1 worker) |")
+    lines += ["", head, "|" + " --- |" * (len(counts) + 6)]
     for name, entry in table.items():
         rates = entry["rates"]
         cells = " | ".join(_m(rates[p]) for p in counts)
@@ -59,14 +60,17 @@ def _scaling_section(lines: list[str]) -> None:
             extra = f"{rates[top] / rates[1]:.2f}× | {f:.3f} | {pred}"
         else:
             extra = "- | - | -"
-        lines.append(f"| {name} | {cells} | {extra} | {entry['peak_mb'][1]:.0f} |")
+        estimate = f"{entry['estimate'][top]:.2f}×" if top > 1 else "-"
+        lines.append(f"| {name} | {cells} | {extra} | {estimate} | {entry['peak_mb'][1]:.0f} |")
     serial = scaling.TABLE["_serial"]
     lines += ["", f"Serial step measured directly: resolving every user's stream from its key took "
-              f"{serial['stream_seconds']:.3f} s, {serial['share_of_tracsc']:.1%} of TraCS-C's 1-worker time "
+              f"{serial['stream_seconds']:.3f} s of CPU, {serial['share_of_tracsc']:.1%} of TraCS-C's 1-worker CPU time "
               f"(Amdahl bound {scaling.amdahl(serial['share_of_tracsc'], 8):.1f}× at 8 cores, "
               f"{scaling.amdahl(serial['share_of_tracsc'], 16):.1f}× at 16).  Load average when the "
               f"section started: {serial['load']:.2f} (other jobs on the machine lower the measured "
-              "speed-up; the serial fraction above is then an upper bound)."]
+              "speed-up; the serial fraction above is then an upper bound).  The free-core estimate is "
+              "`cpu(1) / (s + (cpu(p) − s)/p)` from the CPU times of the same run (`s`: the serial step): "
+              "what the same work would reach with `p` free cores — an estimate, not a measurement."]
     _plot(table, counts)
     lines += ["", f"![Throughput against workers](images/{PLOT.name})"]
 
@@ -194,8 +198,11 @@ def readme_block(info: dict) -> str:
         if top > 1:
             s_c = table["TraCS-C"]["rates"][top] / table["TraCS-C"]["rates"][1]
             s_d = table["TraCS-D"]["rates"][top] / table["TraCS-D"]["rates"][1]
-            facts.append(f"on {top} workers ({'`workers=`'}) TraCS-C runs {s_c:.2f}× and TraCS-D "
-                         f"{s_d:.2f}× faster than on one, with bit-identical output")
+            e_c, e_d = table["TraCS-C"]["estimate"][top], table["TraCS-D"]["estimate"][top]
+            facts.append(f"on {top} workers (`workers=`, bit-identical output) TraCS-C ran {s_c:.2f}× and "
+                         f"TraCS-D {s_d:.2f}× as fast as on one on this shared machine (load average "
+                         f"{table['_serial']['load']:.1f}; from CPU times, {e_c:.2f}× and {e_d:.2f}× with free "
+                         "cores)")
     ref = reference_compare.TABLE
     if "TraCS-D, 1 worker" in ref:
         facts.append(f"against a per-point re-implementation of the reference code's structure, one core: "

@@ -20,7 +20,11 @@ measured directly as the share of the 1-worker time spent in the engine's serial
 step (resolving every user's stream from its key, :mod:`tracs.engine._keys`).
 Amdahl's law ``S(p) = 1 / (f + (1 − f)/p)`` then predicts 8 and 16 cores.  On a
 machine shared with other jobs the measured speed-up (and hence ``f``) is a
-lower bound: compare the load average printed with the table.
+lower bound: compare the load average printed with the table.  ``cpu s`` is the
+CPU time of one call (all threads), which other jobs do not inflate; the
+*free-core estimate* is ``cpu(1) / (s + (cpu(p) − s)/p)`` with ``s`` the CPU time
+of the serial step: the speed-up the same work would reach if ``p`` cores were
+free (an estimate, labelled as such, not a measurement).
 """
 
 from __future__ import annotations
@@ -107,44 +111,49 @@ def run(quick: bool = False) -> None:
     repeat = 1 if quick else 3
     counts = worker_counts()
     workloads, (users, n_traj) = _workloads(n, n_round)
-    start = time.perf_counter()
-    fast_stream_ids(users, n_traj)
-    serial_seconds = time.perf_counter() - start
+    fast_stream_ids(users, n_traj)  # compile
+    start = time.process_time()
+    fast_stream_ids(users, n_traj)  # on one thread: the serial fraction's upper bound
+    serial_seconds = time.process_time() - start
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"\n## scaling over cores ({n:,} points, {n_traj:,} users; workers {counts}; "
           f"load average {load:.2f} at start)")
     header = (f"{'workload':<38} {'workers':>7} {'items/s':>14} {'speed-up':>9} {'vs prev':>8} "
-              f"{'peak MB':>8}  same as 1 worker")
+              f"{'peak MB':>8} {'cpu s':>7} {'free-core est.':>14}  same as 1 worker")
     print(header)
     print("-" * len(header))
     for name, (items, unit, call) in workloads.items():
         call(1)  # compile and warm up
         reference = call(1)
-        rates, peaks = {}, {}
+        rates, peaks, cpu, estimate = {}, {}, {}, {}
         for w in counts:
             seconds = best_time(lambda: call(w), repeat=repeat)
             rates[w] = items / seconds
             peaks[w] = _peak_mb(lambda: call(w))
+            cpu[w] = best_time(lambda: call(w), repeat=1, clock=time.process_time)
+            # if w cores were free: the serial step, then the rest of the CPU time spread over w cores
+            serial = min(serial_seconds, cpu[1]) if name.startswith(("TraCS", "pipeline")) else 0.0
+            estimate[w] = cpu[1] / (serial + max(cpu[w] - serial, 0.0) / w)
             same = _same(call(w), reference) if w > 1 else True
             speedup = rates[w] / rates[1]
             prev = record(f"scaling / {name} / {w} workers", rates[w], f"{unit}/s")
-            print(f"{name:<38} {w:>7} {rates[w]:14,.0f} {speedup:9.2f} {prev:>8} {peaks[w]:8.0f}  "
-                  f"{'yes' if same else 'NO'}")
+            print(f"{name:<38} {w:>7} {rates[w]:14,.0f} {speedup:9.2f} {prev:>8} {peaks[w]:8.0f} "
+                  f"{cpu[w]:7.2f} {estimate[w]:13.2f}x  {'yes' if same else 'NO'}")
             if not same:
                 raise AssertionError(f"{name}: {w} workers differ from 1 worker")
         top = counts[-1]
-        entry = {"rates": rates, "peak_mb": peaks, "items": items, "unit": unit}
+        entry = {"rates": rates, "peak_mb": peaks, "items": items, "unit": unit, "cpu": cpu,
+                 "estimate": estimate}
         if top > 1:
             f = min(1.0, max(0.0, karp_flatt(rates[top] / rates[1], top)))
             entry.update(serial_fraction=f, predicted={8: amdahl(f, 8), 16: amdahl(f, 16)})
             print(f"{'':<38} serial fraction {f:.3f} (Karp-Flatt at {top} workers) -> "
                   f"predicted {amdahl(f, 8):.1f}x at 8 cores, {amdahl(f, 16):.1f}x at 16")
         TABLE[name] = entry
-    one = TABLE["TraCS-C"]["rates"][1]
-    share = serial_seconds / (n / one)
+    share = serial_seconds / TABLE["TraCS-C"]["cpu"][1]
     TABLE["_serial"] = {"stream_seconds": serial_seconds, "share_of_tracsc": share, "load": load,
                         "counts": counts}
-    print(f"serial step (resolving {n_traj:,} users' streams from their keys): {serial_seconds:.3f} s = "
-          f"{share:.1%} of TraCS-C's 1-worker time -> Amdahl bound {amdahl(share, 8):.1f}x at 8 cores, "
+    print(f"serial step (resolving {n_traj:,} users' streams from their keys): {serial_seconds:.3f} s CPU = "
+          f"{share:.1%} of TraCS-C's 1-worker CPU time -> Amdahl bound {amdahl(share, 8):.1f}x at 8 cores, "
           f"{amdahl(share, 16):.1f}x at 16")
     RESULTS["scaling / serial step seconds"] = {"value": serial_seconds, "unit": "s"}

@@ -43,3 +43,8 @@ def test_text_and_integer_keys_name_the_same_user():
 def test_bad_keys_get_the_reference_errors(keys, n, error, fragment):
     with pytest.raises(error, match=fragment):
         fast_stream_ids(keys, n)
+
+
+def test_hashing_on_threads_gives_the_same_streams():
+    keys = np.arange(50_000) * 7 - 3
+    assert np.array_equal(fast_stream_ids(keys, len(keys), workers=3), stream_ids(keys, len(keys)))

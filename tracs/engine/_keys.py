@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from ..random import _splitmix64, stream_ids
+from ._pool import map_ordered, point_chunks
 
 __all__ = ["fast_stream_ids"]
 
@@ -179,12 +180,21 @@ def _canonical_buffer(keys, n):
     return data, np.r_[0, np.cumsum(lengths)].astype(np.int64)
 
 
-def fast_stream_ids(keys=None, n: int | None = None) -> np.ndarray:
+def _hash_on_threads(data, starts, workers: int) -> np.ndarray:
+    """:func:`_hash_all` over contiguous runs of keys on ``workers`` threads (the kernel releases the GIL)."""
+    n = len(starts) - 1
+    runs = point_chunks(n, workers, min_points=1 << 13)
+    parts = map_ordered(lambda r: _hash_all(data, starts[r[0]:r[1] + 1], _H0, _SIGMA, _IV, _LANES), runs,
+                        workers)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+
+
+def fast_stream_ids(keys=None, n: int | None = None, *, workers: int = 1) -> np.ndarray:
     """:func:`tracs.random.stream_ids`, value for value, hashing in a compiled kernel.
 
     Integer arrays, lists of ``str`` and ``keys=None`` (positions) take the fast
     path; anything else, and any 64-bit hash shared by two different keys, the
-    reference function.
+    reference function.  ``workers`` threads share the hashing.
     """
     if keys is not None and (isinstance(keys, (str, bytes)) or not hasattr(keys, "__len__")):
         return stream_ids(keys, n)
@@ -197,7 +207,7 @@ def fast_stream_ids(keys=None, n: int | None = None) -> np.ndarray:
     if buffer is None:
         return stream_ids(keys, n)
     data, starts = buffer
-    hashes = _hash_all(data, starts, _H0, _SIGMA, _IV, _LANES)
+    hashes = _hash_on_threads(data, starts, workers)
     order = np.argsort(hashes, kind="stable")
     if not _same_bytes_where_hashes_match(order, hashes, data, starts):
         return stream_ids(keys, n)

@@ -95,7 +95,7 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
         if keys is not None and (isinstance(keys, (str, bytes)) or not hasattr(keys, "__len__")):
             raise TypeError(f"keys must be a sequence of one key per trajectory, got {type(keys).__name__}")
         random_key = resolve_key(rng)
-        streams = KeyedStreams(random_key.kind, random_key.key, fast_stream_ids(keys, n_traj))
+        streams = KeyedStreams(random_key.kind, random_key.key, fast_stream_ids(keys, n_traj, workers=n_workers))
     chunks = trajectory_chunks(off, n_workers * 4) if n_workers > 1 else [(0, n_traj)]
 
     def run(chunk):
