@@ -31,7 +31,7 @@ only the first row of each (user, time) pair.
 
 from ._checkins import SOURCE_COLUMNS
 from ._report import DROP_REASONS, DroppedRowsError, GroupingReport, LoadReport
-from .datasets import DATASETS, dataset_path, detect_format, load_any, load_dataset
+from .datasets import DATASETS, data_dirs, dataset_path, detect_format, load_any, load_dataset
 from .foursquare import load_foursquare, parse_foursquare_time
 from .generic import load_checkins
 from .gowalla import load_gowalla, parse_iso_time
@@ -40,7 +40,7 @@ from .synthetic import synthetic_checkins
 
 __all__ = [
     "DATASETS", "DROP_REASONS", "DroppedRowsError", "GroupingReport", "LoadReport", "SOURCE_COLUMNS",
-    "dataset_path", "detect_format", "load_any", "load_checkins", "load_dataset",
+    "data_dirs", "dataset_path", "detect_format", "load_any", "load_checkins", "load_dataset",
     "load_foursquare", "load_gowalla", "parse_foursquare_time", "parse_iso_time",
     "synthetic_checkins", "to_trajectories",
 ]

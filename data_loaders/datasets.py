@@ -1,8 +1,16 @@
 """Named data sets (Tokyo, New York, Chicago, synthetic) and format detection.
 
-The real check-in files are not part of the package: they are found in the folder
-named by the ``TRACS_DATA_DIR`` environment variable, or in a folder (or at a
-path) given explicitly.
+The real check-in files are not part of the package.  Everything that reads them
+(the loaders, ``tracs demo``, ``tracs evaluate``, the tests) looks in the same
+places, in this order (:func:`data_dirs`):
+
+1. the folder named by the ``TRACS_DATA_DIR`` environment variable;
+2. ``shared/datasets`` beside a source checkout of the project (``../shared/datasets``
+   seen from the repository);
+3. the user cache folder ``$XDG_CACHE_HOME/tracs/datasets`` (default
+   ``~/.cache/tracs/datasets``): copy the files there once to use them from anywhere.
+
+A folder (or a path) given explicitly always wins.
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ from .gowalla import _ISO as _GOWALLA_TIME
 from .gowalla import load_gowalla
 from .synthetic import synthetic_checkins
 
-__all__ = ["DATASETS", "dataset_path", "load_dataset", "load_any", "detect_format"]
+__all__ = ["DATASETS", "dataset_path", "data_dirs", "load_dataset", "load_any", "detect_format"]
 
 #: name -> (file name in the data folder, loader, description)
 DATASETS = {
@@ -32,6 +40,23 @@ DATASETS = {
             "Gowalla (SNAP) Chicago, 1,000 locations: 36,094 check-ins"),
 }
 ENV = "TRACS_DATA_DIR"
+#: ``shared/datasets`` beside a source checkout (this file is ``<repo>/data_loaders/datasets.py``)
+CHECKOUT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+def user_cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/tracs/datasets`` (default ``~/.cache/tracs/datasets``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tracs" / "datasets"
+
+
+def data_dirs() -> list[Path]:
+    """The folders searched for the real data files, in order (see the module docstring)."""
+    folders = []
+    if os.environ.get(ENV):
+        folders.append(Path(os.environ[ENV]))
+    folders += [CHECKOUT_DATA_DIR, user_cache_dir()]
+    return folders
 
 
 def dataset_path(name: str, data_dir=None) -> Path:
@@ -42,27 +67,32 @@ def dataset_path(name: str, data_dir=None) -> Path:
     name : str
         A key of :data:`DATASETS`.
     data_dir : str or os.PathLike, optional
-        The folder holding the files; default the ``TRACS_DATA_DIR`` environment
-        variable.
+        The folder holding the files; default the first of :func:`data_dirs` that
+        holds the file.
 
     Raises
     ------
     ValueError
         Unknown name.
     FileNotFoundError
-        No folder given and ``TRACS_DATA_DIR`` unset, or the file is not there.
+        The file is in none of the folders searched (the message lists them).
     """
     key = str(name).lower()
     if key not in DATASETS:
         raise ValueError(f"unknown data set {name!r}; choose from {sorted(DATASETS)} or 'synthetic'")
-    folder = data_dir if data_dir is not None else os.environ.get(ENV)
-    if not folder:
-        raise FileNotFoundError(f"where is the {key} data? set {ENV} to the folder holding "
-                                f"{DATASETS[key][0]} or pass data_dir=")
-    path = Path(folder) / DATASETS[key][0]
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} not found ({DATASETS[key][2]})")
-    return path
+    file_name = DATASETS[key][0]
+    if data_dir is not None:
+        path = Path(data_dir) / file_name
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} not found ({DATASETS[key][2]})")
+        return path
+    folders = data_dirs()
+    for folder in folders:
+        if (folder / file_name).is_file():
+            return folder / file_name
+    raise FileNotFoundError(
+        f"where is the {key} data ({file_name})? looked in: {', '.join(str(f) for f in folders)}; "
+        f"set {ENV} to the folder holding it, copy it into {user_cache_dir()}, or pass its path")
 
 
 def detect_format(path) -> str:

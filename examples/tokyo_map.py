@@ -45,13 +45,14 @@ EPSILONS = (2.0, 8.0)
 
 
 def load_checkins(path: str | None):
-    """The check-ins and a name for them: the given file, TRACS_DATA_DIR's Tokyo file, or synthetic."""
-    if path is None and os.environ.get("TRACS_DATA_DIR"):
-        candidate = Path(os.environ["TRACS_DATA_DIR"]) / TKY_FILE
-        path = str(candidate) if candidate.is_file() else None
-    if path is not None:
-        return data_loaders.load_foursquare(path), "Foursquare check-ins, Tokyo"
-    print("no Tokyo file (give a path or set TRACS_DATA_DIR): using a synthetic city", file=sys.stderr)
+    """The check-ins and a name for them: the given file, the Tokyo file where tracs finds data, or synthetic."""
+    if path is None:
+        try:
+            path = str(data_loaders.dataset_path("tky"))
+        except FileNotFoundError as exc:
+            print(f"no Tokyo file ({exc}): using a synthetic city", file=sys.stderr)
+            return data_loaders.synthetic_checkins(users=30, seed=0), "synthetic city"
+    return data_loaders.load_foursquare(path), "Foursquare check-ins, Tokyo"
     return data_loaders.synthetic_checkins(users=30, seed=0), "synthetic city"
 
 

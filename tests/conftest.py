@@ -68,3 +68,13 @@ def artifacts_dir(request) -> Path:
     path = Path(__file__).parent / "_artifacts" / request.node.name.replace("/", "_")
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+@pytest.fixture
+def no_data_dirs(monkeypatch, tmp_path):
+    """No real data anywhere tracs looks: TRACS_DATA_DIR unset, no checkout folder, an empty cache."""
+    import data_loaders.datasets as datasets
+
+    monkeypatch.delenv("TRACS_DATA_DIR", raising=False)
+    monkeypatch.setattr(datasets, "CHECKOUT_DATA_DIR", tmp_path / "no-checkout-data")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))

@@ -71,7 +71,7 @@ def error_vs_epsilon(summary, *, value: str = "ae_mean", low: str | None = "ae_c
         ax.set_xticks(eps)
         ax.set_xticklabels([f"{e:g}" for e in eps])
     if title:
-        ax.set_title(title)
+        ax.set_title(title, wrap=True)  # long titles wrap inside the figure instead of being cut
     ax.grid(True, alpha=0.3)
     ax.legend(frameon=False, fontsize="small")
     return fig

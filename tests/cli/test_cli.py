@@ -294,8 +294,7 @@ def test_evaluate_bad_input(cli, tmp_path, args, fragment):
     assert_clean_failure(result, fragment)
 
 
-def test_evaluate_named_data_needs_the_data_folder(cli, tmp_path, monkeypatch):
-    monkeypatch.delenv("TRACS_DATA_DIR", raising=False)
+def test_evaluate_named_data_needs_the_data_folder(cli, tmp_path, no_data_dirs):
     result = cli("evaluate", "--dataset", "tky", "--output-dir", tmp_path)
     assert_clean_failure(result, "TRACS_DATA_DIR")
 
@@ -319,6 +318,14 @@ def test_demo_on_synthetic_city_in_a_shell(tmp_path, tracs_cmd):
     assert (out / "ae_vs_epsilon.png").is_file() and (out / "results.csv").is_file()
     released = next(out.glob("released_*.csv"))
     assert len(pd.read_csv(released)) > 0
+
+
+def test_demo_says_why_it_falls_back_to_the_synthetic_city(cli, tmp_path, no_data_dirs):
+    result = cli("demo", "--epsilons", "4", "--repetitions", "1", "--output-dir", tmp_path / "demo",
+                 "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "using the synthetic city, because the Tokyo check-ins were not found" in result.stderr
+    assert "TRACS_DATA_DIR" in result.stderr and "empty-cache" in result.stderr  # where to put them
 
 
 # ----------------------------------------------------------------------------- real data

@@ -115,10 +115,10 @@ def test_load_any_detects_formats(write):
     assert len(dl.load_any(_frame())) == 5
 
 
-def test_dataset_path_needs_a_folder(monkeypatch, tmp_path):
-    monkeypatch.delenv("TRACS_DATA_DIR", raising=False)
-    with pytest.raises(FileNotFoundError, match="TRACS_DATA_DIR"):
+def test_dataset_path_needs_a_folder(monkeypatch, tmp_path, no_data_dirs):
+    with pytest.raises(FileNotFoundError, match="TRACS_DATA_DIR") as info:
         dl.dataset_path("tky")
+    assert "no-checkout-data" in str(info.value) and "empty-cache" in str(info.value)
     with pytest.raises(FileNotFoundError, match="not found"):
         dl.dataset_path("chi", tmp_path)
     with pytest.raises(ValueError, match="unknown data set"):
@@ -127,3 +127,20 @@ def test_dataset_path_needs_a_folder(monkeypatch, tmp_path):
     monkeypatch.setenv("TRACS_DATA_DIR", str(tmp_path))
     assert len(dl.load_dataset("chi")) == 3
     assert isinstance(dl.load_dataset("synthetic", users=3), gpd.GeoDataFrame)
+
+
+def test_data_is_found_where_tracs_looks_in_order(monkeypatch, tmp_path, no_data_dirs):
+    """TRACS_DATA_DIR first, then the checkout's shared/datasets, then the user cache folder."""
+    import data_loaders.datasets as datasets
+
+    folders = {name: tmp_path / name for name in ("env", "checkout", "cache/tracs/datasets")}
+    for folder in folders.values():
+        folder.mkdir(parents=True)
+        (folder / dl.DATASETS["chi"][0]).write_text(GOWALLA_TSV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert dl.dataset_path("chi").parent == folders["cache/tracs/datasets"]
+    monkeypatch.setattr(datasets, "CHECKOUT_DATA_DIR", folders["checkout"])
+    assert dl.dataset_path("chi").parent == folders["checkout"]
+    monkeypatch.setenv("TRACS_DATA_DIR", str(folders["env"]))
+    assert dl.dataset_path("chi").parent == folders["env"]
+    assert dl.data_dirs() == [folders["env"], folders["checkout"], folders["cache/tracs/datasets"]]

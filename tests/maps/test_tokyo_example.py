@@ -28,8 +28,7 @@ def _check_pages(folder: Path, read_payloads, users: int) -> None:
     assert compare.count("= L.map(") == 2 and "tracsMaps.sync(" in compare
 
 
-def test_synthetic_fallback(tmp_path, monkeypatch, read_payloads, capsys, offline_assets):
-    monkeypatch.delenv("TRACS_DATA_DIR", raising=False)
+def test_synthetic_fallback(tmp_path, no_data_dirs, read_payloads, capsys, offline_assets):
     _run_example(["--output-dir", str(tmp_path), "--tiles", "none", "--users", "2",
                   "--trips", "2"])
     assert "synthetic city" in capsys.readouterr().err

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -39,14 +38,18 @@ def add_parser(subparsers) -> None:
 
 
 def _choose_dataset(name: str) -> str:
+    """``auto``: Tokyo when its file is found (where ``data_loaders.data_dirs`` looks), else synthetic."""
     if name != "auto":
         return name
-    from ..evaluation import DATA_FILES
+    from data_loaders.datasets import dataset_path
 
-    root = os.environ.get("TRACS_DATA_DIR")
-    if root and (Path(root) / DATA_FILES["tky"]).is_file():
-        return "tky"
-    return "synthetic"
+    try:
+        dataset_path("tky")
+    except FileNotFoundError as exc:
+        print(f"tracs demo: using the synthetic city, because the Tokyo check-ins were not found ({exc})",
+              file=sys.stderr)
+        return "synthetic"
+    return "tky"
 
 
 def run(args) -> int:

@@ -87,6 +87,9 @@ def add_parser(subparsers) -> None:
                    help="round continuous methods' outputs to the nearest POI (default: on check-in data)")
     p.add_argument("--metrics", default="", metavar="NAMES",
                    help="extra columns, comma-separated (see 'metrics' below)")
+    p.add_argument("--units", choices=("metres", "degrees"), default="metres",
+                   help="units of the errors: metres (default; region units on a continuous region) or "
+                        "degrees, as the paper's check-in figures")
     p.add_argument("--seed", type=seed_int, default=0, help="root seed (default: 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
     p.add_argument("--output-dir", default=None, metavar="DIR",
@@ -142,7 +145,7 @@ def run(args) -> int:
                                       split_gap=args.split_gap, read_options=_file_options(args))
     results = evaluation.run_grid(dataset, methods, epsilons, repetitions=args.repetitions, seed=args.seed,
                                   anchor=args.anchor, round_to_pois=args.round_to_pois, metrics=metrics,
-                                  progress=not args.no_progress, on_estimate=_say_estimate)
+                                  progress=not args.no_progress, on_estimate=_say_estimate, units=args.units)
     summary = evaluation.summarise(results, confidence=args.confidence)
     written = []
     if out_dir is not None:

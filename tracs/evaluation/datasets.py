@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -170,15 +169,11 @@ def degree_scale(trajectories) -> tuple[float, float]:
 
 
 def data_path(name: str) -> Path:
-    """Path of a named real data file (``tky``, ``nyc``, ``chi``) in ``TRACS_DATA_DIR``."""
-    root = os.environ.get("TRACS_DATA_DIR")
-    if not root:
-        raise FileNotFoundError(f"data set {name!r} needs TRACS_DATA_DIR (the folder holding "
-                                f"{DATA_FILES[name]}); or pass the file's path")
-    path = Path(root) / DATA_FILES[name]
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} not found (TRACS_DATA_DIR={root})")
-    return path
+    """Path of a named real data file (``tky``, ``nyc``, ``chi``): ``TRACS_DATA_DIR``, then the
+    checkout's ``shared/datasets``, then the user cache folder (``data_loaders.data_dirs``)."""
+    from data_loaders.datasets import dataset_path
+
+    return dataset_path(name)
 
 
 def read_checkins(source, *, name: str | None = None, fmt: str = "auto", **options):

@@ -88,7 +88,7 @@ def _estimate_seconds(names, eps_values, repetitions, ctx, coords, offsets, roun
 
 def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed: int = 0,
              anchor="center", round_to_pois: bool | None = None, metrics: Sequence[str] = (),
-             progress: bool = False, on_estimate=None) -> pd.DataFrame:
+             progress: bool = False, on_estimate=None, units: str = "metres") -> pd.DataFrame:
     """Run every (method, ε, repetition) cell and return the tidy results.
 
     Parameters
@@ -123,6 +123,11 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         so per-trajectory metrics average over trajectories, not points.
     progress : bool
         Show a progress bar on standard error.
+    units : "metres" or "degrees"
+        Units of the ``ae`` column: the data's own (metres on check-in data, region
+        units on a continuous region), or degrees — each axis's offset divided by
+        the data's units per degree (:attr:`Dataset.degree_scale`, at the latitude of
+        the data's centre) — to compare with tables published in degrees.
     on_estimate : callable, optional
         Called once before the grid runs with ``{method: expected seconds}``, measured
         by timing each method on the first ~2,000 points of the data (so a caller can
@@ -162,6 +167,12 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
     offsets = np.asarray(dataset.offsets, dtype=np.int64)
     n_points, n_traj = int(offsets[-1]), len(offsets) - 1
 
+    if units not in ("metres", "degrees"):
+        raise ValueError(f"units must be 'metres' or 'degrees', got {units!r}")
+    if units == "degrees" and dataset.degree_scale is None:
+        raise ValueError(f"data set {dataset.name!r} has no geographic reference (a continuous region): "
+                         "errors in degrees need check-in data")
+    per_degree = np.asarray(dataset.degree_scale, dtype=np.float64) if units == "degrees" else None
     rows = []
     if on_estimate is not None:
         on_estimate(_estimate_seconds(names, eps_values, repetitions, ctx, dataset.draw(_stream(seed, "data", 0)),
@@ -185,7 +196,8 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                     perturber = spec.build(ctx, eps)
                     out = _run_method(perturber, coords, offsets, ctx, rounding, rng)
                     seconds = time.perf_counter() - start
-                    errors = _errors(coords, out, offsets)
+                    errors = (_errors(coords / per_degree, out / per_degree, offsets) if per_degree is not None
+                              else _errors(coords, out, offsets))
                     errors_paper = (_errors(coords, out, offsets, dataset.paper_scale)
                                     if dataset.normalise else errors)
                     row = {
@@ -193,7 +205,8 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                         "epsilon": eps, "repetition": rep,
                         "ae": float(errors.mean()), "ae_normalised": float(errors_paper.mean()),
                         "ae_traj_sd": float(errors.std(ddof=1)) if n_traj > 1 else 0.0,
-                        "units": dataset.units, "rounded": rounding,
+                        "units": "degrees" if per_degree is not None else dataset.units,
+                        "rounded": rounding,
                         "n_points": n_points, "n_trajectories": n_traj,
                         "seconds": seconds, "seconds_per_point": seconds / n_points,
                     }
