@@ -52,6 +52,16 @@ def _flat_batch(coords, offsets):
     return flat, off, False
 
 
+def _keyed(perturber) -> bool:
+    """Whether ``perturber.perturb_many`` draws from per-trajectory keyed streams (takes ``keys``)."""
+    import inspect
+
+    try:
+        return "keys" in inspect.signature(perturber.perturb_many).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, workers=1,
                  return_indices=False, **kwargs):
     """``perturber.perturb_many`` on ``workers`` threads, bit-identical to one worker.
@@ -72,6 +82,8 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
 
     Notes
     -----
+    An object whose ``perturb_many`` takes no ``keys`` (no per-trajectory keyed
+    streams) runs on one worker: without such streams no split is bit-identical.
     A user's release depends only on ``(seed, key)`` and the user's own points
     (:mod:`tracs.random`), so splitting the batch changes nothing.  With
     ``rng=None`` the fresh OS seed is drawn once for the whole batch.  The streams
@@ -79,6 +91,10 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     :mod:`tracs.engine._keys` (the same values as :func:`tracs.random.stream_ids`).
     """
     n_workers = resolve_workers(workers)
+    if not _keyed(perturber):  # no per-trajectory streams: only one worker gives the same output
+        if keys is not None:
+            raise TypeError(f"{type(perturber).__name__}.perturb_many takes no keys")
+        return perturber.perturb_many(coords, offsets, rng=rng, return_indices=return_indices, **kwargs)
     batch = _flat_batch(coords, offsets)
     if batch is None:
         return perturber.perturb_many(coords, offsets, rng=rng, keys=keys,
