@@ -24,6 +24,8 @@ BEGIN, END = "<!-- speed:begin -->", "<!-- speed:end -->"
 
 def _m(value: float) -> str:
     """Items per second in M/s, two significant decimals where small."""
+    if value < 1e4:
+        return f"{value:,.0f}/s"
     return f"{value / 1e6:.1f} M/s" if value >= 1e7 else f"{value / 1e6:.2f} M/s"
 
 
@@ -123,7 +125,7 @@ def _dask_section(lines: list[str]) -> None:
               "| workers | seconds | points/s | speed-up | peak worker memory (GB) | peak RSS of the run (GB) |",
               "| --- | --- | --- | --- | --- | --- |"]
     if run.get("note"):
-        lines += ["", f"Note: {run['note']}."]
+        lines[-3:-3] = ["", f"Note: {run['note']}."]
     base = run["runs"][0]["seconds"]
     for entry in run["runs"]:
         lines.append(f"| {entry['workers']} | {entry['seconds']:.1f} | {_m(run['points'] / entry['seconds'])} | "
