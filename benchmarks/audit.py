@@ -119,7 +119,7 @@ def _secure_ratio(n: int) -> None:
             print(f"  {name:<22} not available: {exc}")
             continue
         print(f"  {name:<22} Philox {n / philox:14,.0f}/s  ChaCha20 {n / chacha:14,.0f}/s  "
-              f"ratio {philox / chacha:5.2f}")
+              f"ChaCha20 rate / Philox rate {philox / chacha:5.2f}")
 
 
 def run(quick: bool = False) -> None:

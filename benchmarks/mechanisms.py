@@ -187,8 +187,10 @@ def run(quick: bool = False) -> list[Row]:
         naive = _naive(mech)
         items = [v.item() for v in x[:NAIVE_ITEMS]]
         naive_seconds = best_time(lambda: [naive(v) for v in items])
-        compiled = hasattr(mech, "_kernel_constants") or isinstance(mech, m.OptimalCircular)
-        note = "lattice, compiled kernel" if compiled else "lattice, cdf bisection"
+        inner = getattr(mech, "mechanism", mech)
+        compiled = hasattr(inner, "_kernel_constants") or isinstance(inner, (m.OptimalCircular, m.KRR))
+        note = ("lattice, compiled kernel" if compiled else
+                "lattice, exact comparison" if isinstance(inner, m.Duchi) else "lattice, cdf bisection")
         rows.append(Row(name, n, seconds, len(items), naive_seconds, note))
     # the ceilings: numpy's two uniforms per sample; one keyed Philox word per sample
     rows.append(Row("  rng.random(2n) alone", n, best_time(lambda: rng.random(2 * n)), extra="ceiling"))

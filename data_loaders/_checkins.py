@@ -153,7 +153,6 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
                              "another meaning: rename it first")
     n = len(uid)
     lines = np.asarray(lines, dtype=np.int64)
-    empty = np.empty(0, np.int64)
     dropped = {}
     if bad_lines is not None and len(bad_lines):
         dropped["bad_fields"] = np.asarray(bad_lines, dtype=np.int64)

@@ -111,7 +111,7 @@ def parse_foursquare_time(values) -> pd.Series:
         return pd.Series(pd.DatetimeIndex([], tz="UTC"), dtype="datetime64[ns, UTC]")
     chars, ok = _fixed_width(s, _WIDTH)
     digit_cols = [8, 9, 11, 12, 14, 15, 17, 18, 21, 22, 23, 24, 26, 27, 28, 29]
-    digits = chars[:, digit_cols].astype(np.int64) - ord("0")
+    digits = chars[:, digit_cols].astype(np.int16) - ord("0")  # small integers: less memory to touch
     ok &= np.all((digits >= 0) & (digits <= 9), axis=1)
     letters = chars[:, [0, 1, 2]] | 0x20  # lower case
     ok &= np.all((letters >= ord("a")) & (letters <= ord("z")), axis=1)
@@ -125,7 +125,7 @@ def parse_foursquare_time(values) -> pd.Series:
     month = _KEY_ORDER[pos] + 1
 
     def number(*cols):
-        out = np.zeros(n, dtype=np.int64)
+        out = np.zeros(n, dtype=np.int32)  # at most four digits
         for c in cols:
             out = out * 10 + digits[:, digit_cols.index(c)]
         return out

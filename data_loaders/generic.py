@@ -31,33 +31,15 @@ _AUTO = object()
 
 
 def _parse_time(values: pd.Series, *, time_format, tz, notes) -> pd.Series:
-    """Times of any supported kind -> tz-aware UTC series (NaT where unparsable)."""
-    s = values.reset_index(drop=True)
-    dtype = s.dtype
-    if isinstance(dtype, pd.DatetimeTZDtype):
-        return s.dt.tz_convert("UTC")
-    if pd.api.types.is_datetime64_dtype(dtype):
-        if tz == "UTC":
-            notes.append("times without a timezone were read as UTC")
-        return s.dt.tz_localize(tz, ambiguous="NaT", nonexistent="NaT").dt.tz_convert("UTC")
-    if pd.api.types.is_bool_dtype(dtype):
-        raise TypeError("the time column holds booleans, not times")
-    if pd.api.types.is_numeric_dtype(dtype):
-        notes.append("numeric times were read as Unix epoch seconds (UTC)")
-        seconds = s.astype("float64")
-        seconds[~np.isfinite(seconds)] = np.nan
-        return pd.to_datetime(seconds, unit="s", utc=True, errors="coerce")
-    text = s.astype("string").str.strip()
-    fmt = time_format or "ISO8601"
-    try:
-        parsed = pd.to_datetime(text, format=fmt, errors="coerce")
-    except ValueError:  # mixed offsets: let pandas bring them to UTC (naive ones read as UTC)
-        parsed = pd.to_datetime(text, format=fmt, errors="coerce", utc=True)
-        notes.append("times with mixed UTC offsets: converted to UTC, those without one read as UTC")
-        return parsed
-    if isinstance(parsed.dtype, pd.DatetimeTZDtype):
-        return parsed.dt.tz_convert("UTC")
-    return _parse_time(parsed, time_format=None, tz=tz, notes=notes)
+    """Times of any supported kind -> tz-aware UTC series (NaT where unparsable).
+
+    One implementation with the command line: :func:`tracs.io.times.parse_times`
+    (explicit ``time_format``, ISO 8601, the Foursquare layout, other common
+    layouts detected and noted, epoch seconds).
+    """
+    from tracs.io.times import parse_times
+
+    return pd.Series(parse_times(values, time_format=time_format, tz=tz, notes=notes)).dt.tz_localize("UTC")
 
 
 def _read_path(path: Path, *, sep, encoding):

@@ -17,7 +17,6 @@ point apart from the one division.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 

@@ -75,3 +75,15 @@ def test_estimate_bad_arguments(tmp_path, args, fragment, capsys):
     args = [str(tmp_path / a) if a.startswith("x.") else a for a in args]
     assert main(args) != 0
     assert fragment in capsys.readouterr().err
+
+
+def test_density_map_layer():
+    from tracs.estimate import Density
+    from tracs.maps.density import density_layer, density_map
+
+    probs = np.array([[0.5, 0.0], [0.25, 0.25]])
+    est = Density(probs, (np.array([380000.0, 381000, 382000]), np.array([3950000.0, 3951000, 3952000])))
+    layer = density_layer(est, "EPSG:32654", min_share=0.0)
+    assert layer.layer_name == "estimated density"
+    html = density_map(est, "EPSG:32654").get_root().render()
+    assert "probability" in html

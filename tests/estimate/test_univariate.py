@@ -20,6 +20,7 @@ INTERVAL = [
     M.Duchi(epsilon=1.0, low=0.0, high=1.0),
     M.Truncated(M.Laplace(epsilon=1.0, low=0.0, high=1.0)),
     M.Compressed(M.SquareWave(epsilon=1.0, low=0.0, high=1.0)),
+    M.BoundedLaplace(epsilon=1.0, low=0.0, high=1.0),
 ]
 CIRCULAR = [M.OptimalCircular(epsilon=2.0), M.Purkayastha(epsilon=2.0)]
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import tracs.io.read as io_read
+import tracs.io.containers as io_read
 from tracs.io import SUPPORTED, UnsupportedFormatError, read_checkins
 from tracs.io.columns import MissingColumnsError
 from tracs.io.table import read_points, wkb_points
@@ -204,3 +204,16 @@ def test_numba_cache_folder(monkeypatch, tmp_path):
     assert os.environ[cache.ENV] == chosen == numba.core.config.CACHE_DIR
     monkeypatch.setenv(cache.ENV, "/elsewhere")
     assert cache.configure(tmp_path, "9.9") is None  # the user's choice wins
+
+
+def test_batches_built_ahead_keep_order_and_errors():
+    from tracs.io.table import _ahead
+
+    assert list(_ahead(iter(range(7)), depth=2)) == list(range(7))
+
+    def broken():
+        yield 1
+        raise ValueError("batch 2 failed")
+
+    with pytest.raises(ValueError, match="batch 2 failed"):
+        list(_ahead(broken()))

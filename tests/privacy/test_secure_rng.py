@@ -2,11 +2,13 @@
 
 For each mechanism, perturber and baseline of the audit catalogue (ε = 1):
 
-* ``rng="secure"`` releases outputs of the right shape, on the declared lattice
-  (mechanisms) or the public POI set (baselines);
-* ``Secure(seed)`` is reproducible, and another seed gives other draws;
+* ``rng="secure"`` releases finite outputs of the right shape, on the declared
+  lattice (mechanisms, TraCS-C, planar Laplace) or the public POI set
+  (baselines); for direction–distance perturbers the indices of ``Secure(5)``
+  draws are checked against both lattices and the points against the indices;
+* ``Secure(seed)`` is reproducible, and another seed gives other draws (500 draws);
 * the law under ``Secure(seed)`` equals the law under the default Philox key:
-  chi-square test of homogeneity on 2 × 20,000 draws at a fixed input, over
+  chi-square test of homogeneity on 2 × 10,000 draws (2 × 5,000 for points) at a fixed input, over
   cells (recurring values and quantile bins) built from the pooled draws,
   cells with fewer than 10 draws in all merged away; seeds fixed, α = 1e-3.
 
@@ -22,25 +24,30 @@ from scipy import stats
 
 from tracs.privacy.catalog import CATALOG
 from tracs.privacy.events import build_cells
-from tracs.privacy.lattice_check import PointSet, declared_lattice, off_lattice
+from tracs.privacy.lattice_check import IndexedRelease, PointSet, declared_lattice, is_indexed, off_lattice
 from tracs.random import Secure
 
-N = 20_000
+N = 10_000
+
+
+def _draw_input(method):
+    """A fixed input inside the method's domain (a point for perturbers and baselines)."""
+    if hasattr(method, "input_domain"):
+        dom = method.input_domain
+        if hasattr(dom, "k"):
+            return 1
+        return 0.7 * float(dom.period) if hasattr(dom, "period") else 0.3 * float(dom.low) + 0.7 * float(dom.high)
+    if hasattr(method, "poi_space"):
+        return np.asarray(method.poi_space.points[3], dtype=float)
+    xmin, ymin, xmax, ymax = method.region.bounds
+    return np.array([0.3 * xmin + 0.7 * xmax, 0.6 * ymin + 0.4 * ymax])
 
 
 def _draw(method, kind, n, rng):
+    x = _draw_input(method)
     if kind == "1d":
-        dom = method.input_domain
-        x = 0.3 * float(dom.low) + 0.7 * float(dom.high) if not hasattr(dom, "k") else 1
-        if hasattr(dom, "period"):
-            x = 0.7 * float(dom.period)
         return method.sample(np.full(n, x), rng=rng)
-    if hasattr(method, "poi_space"):
-        point = np.asarray(method.poi_space.points[3], dtype=float)
-    else:
-        xmin, ymin, xmax, ymax = method.region.bounds
-        point = np.array([0.3 * xmin + 0.7 * xmax, 0.6 * ymin + 0.4 * ymax])
-    return method.perturb_many(np.tile(point, (n, 1)), np.arange(n + 1), rng=rng)
+    return method.perturb_many(np.tile(x, (n, 1)), np.arange(n + 1), rng=rng)
 
 
 def _supports_secure(name) -> bool:
@@ -69,7 +76,14 @@ def test_secure_rng_releases_on_the_public_lattice(name):
     lattice = declared_lattice(method)
     if lattice is None and hasattr(method, "poi_space"):
         lattice = PointSet(method.poi_space.points)
-    if lattice is not None:
+    if lattice is not None and is_indexed(lattice):
+        # direction/distance releases: the indices of the same (reproducible) draws
+        check = IndexedRelease([lattice.direction, lattice.distance])
+        out = _draw(method, target.kind, 2_000, Secure(5))
+        point = np.asarray(_draw_input(method), dtype=float)
+        check.record(method.lattice_indices(np.tile(point, (2_000, 1)), np.arange(2_001), rng=Secure(5)))
+        assert check.contains(out).all()
+    elif lattice is not None:
         assert off_lattice(out, lattice)[0] == 0
 
 
@@ -77,10 +91,12 @@ def test_secure_rng_releases_on_the_public_lattice(name):
 def test_secure_seed_is_reproducible_and_has_the_right_law(name):
     target = CATALOG[name]
     method = target.build(1.0)
-    a = _draw(method, target.kind, N, Secure(11))
-    assert np.array_equal(a, _draw(method, target.kind, N, Secure(11)))
-    assert not np.array_equal(a, _draw(method, target.kind, N, Secure(12)))
-    b = _draw(method, target.kind, N, 11)
+    small = _draw(method, target.kind, 500, Secure(11))
+    assert np.array_equal(small, _draw(method, target.kind, 500, Secure(11)))
+    assert not np.array_equal(small, _draw(method, target.kind, 500, Secure(12)))
+    n = N if target.kind == "1d" else N // 2
+    a = _draw(method, target.kind, n, Secure(11))
+    b = _draw(method, target.kind, n, 11)
     cells = build_cells(np.concatenate([a, b]), bins=20)
     table = np.stack([np.bincount(cells.assign(v), minlength=cells.size) for v in (a, b)])
     table = table[:, table.sum(axis=0) >= 10]

@@ -3,8 +3,9 @@
 The rows never become a GeoDataFrame: user ids, times and source lines stay
 NumPy / Arrow arrays (:mod:`tracs.io.table`), coordinates are projected to the
 local UTM zone with one pyproj call, trajectories are perturbed in chunks of
-whole trajectories (bounded temporary memory, a progress bar), and the released
-rows are written back in the input's order in batches.
+whole users (bounded temporary memory, a progress bar) when the perturbers take
+per-user keys — a user's draws then do not depend on the chunk — and in one batch
+otherwise, and the released rows are written back in the input's order in batches.
 """
 
 from __future__ import annotations
@@ -101,8 +102,11 @@ def run(args, spec, output: Path, fmt: str) -> int:
     eps_point = np.empty(len(coords))
     bar = _columns.progress_bar(2 * len(coords), quiet=getattr(args, "quiet", False), desc="perturb")
     with bar:
+        # keyed streams make a user's draws independent of the batch, so users go in chunks; a
+        # sequential generator's draws depend on the batch (lattice samplers draw on demand): one batch
         user_start = np.r_[True, ~points.same_user_as_previous_trajectory()]
-        for first, last in chunks(offsets, user_start, CHUNK_POINTS):
+        pieces = chunks(offsets, user_start, CHUNK_POINTS) if keyed else [(0, len(offsets) - 1)]
+        for first, last in pieces:
             a, b = offsets[first], offsets[last]
             extra = {"keys": [str(k) for k in users[first:last]]} if keyed else {}
             out, eps = perturb_trajectories(spec, ctx, coords[a:b], offsets[first:last + 1] - a, args.epsilon,
@@ -118,6 +122,10 @@ def run(args, spec, output: Path, fmt: str) -> int:
         lonlat = to_wgs84(released, crs)
         del released
         write_released(points, lonlat, eps_point, eps_traj, output, fmt, progress=bar.update)
+    from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
+
+    write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)
+
     from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
 
     write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)

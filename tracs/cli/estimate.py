@@ -95,7 +95,9 @@ def run(args) -> int:
                                                       max_lat=b.maxy)
         table.to_csv(output, index=False)
     elif kind == ".html":
-        cells.explore(column="probability", cmap="viridis", tiles="CartoDB positron").save(output)
+        from ..maps.density import density_map
+
+        density_map(est, data["crs"], name=f"{data['method']}, ε = {data['epsilon']:g}").save(output)
     else:
         if output.exists():
             output.unlink()

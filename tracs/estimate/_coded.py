@@ -2,8 +2,10 @@
 
 For a report ``y`` with public reference ``o`` (the previous report of its
 trajectory, or the anchor), write ``(φ', u')`` for its direction and normalised
-distance seen from ``o``.  For a true point ``τ`` with ``(φ, u)`` the density of
-``(φ', u')`` is ``f(φ' | φ)·g(u' | u)``; both factors are two-level (piecewise
+distance seen from ``o``.  For a true point ``τ`` with direction ``φ`` the
+distance input is ``u = |τ − o| / R(o, φ')`` (normalised along the *released*
+direction, as the perturbers do), and the law of ``(φ', u')`` is
+``f(φ' | φ)·g(u' | u)``; both factors are two-level (piecewise
 mechanisms, or k-RR sectors for the Strawman), so up to a factor of the report
 alone the likelihood of ``τ`` is::
 
@@ -70,44 +72,84 @@ def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half,
         Sub-points of every cell.
     mode : int
         ``MODE_ARC`` (TraCS-D: ``W`` iff the angle between ``τ − o`` and ``φ'`` is
-        below the arc half-width, tested as ``cos ≥ cos_half[r]``) or
-        ``MODE_SECTORS`` (Strawman: same sector of ``sectors``).
+        below the arc half-width ``C_φ < π/2``, tested without square roots as
+        ``v·e' ≥ 0`` and ``(v·e')² ≥ cos²C_φ·|v|²``) or ``MODE_SECTORS`` (Strawman:
+        same sector of ``sectors``).
     half_r : float64 (N,)
         Half-width ``C_r`` of the distance mechanism's central interval per report.
-    out : uint8 (stop − start, K)
+    out : uint8 or uint16 (stop − start, K)
     """
     K, S = points.shape[0], points.shape[1]
+    E = nx.shape[0]
+    inv = np.empty(E)
+    cell_x = np.ascontiguousarray(points[:, 0, 0])
+    cell_y = np.ascontiguousarray(points[:, 0, 1])
     for r in range(start, stop):
         ox, oy = refs[r, 0], refs[r, 1]
         dx, dy = reports[r, 0] - ox, reports[r, 1] - oy
         norm = math.sqrt(dx * dx + dy * dy)
         ex, ey = (dx / norm, dy / norm) if norm > 0.0 else (1.0, 0.0)
         u2 = _normalised_distance(ox, oy, dx, dy, nx, ny, hb)
+        reach = norm / u2 if u2 > 0.0 else 0.0  # R(o, φ'): the distance input is |τ − o| / R(o, φ')
         c = half_r[r]
-        ch = cos_half[r]
+        ch2 = cos_half[r] * cos_half[r]
         sec2 = _sector(dx, dy, sectors) if mode == MODE_SECTORS else 0
+        boundary = False
+        for e in range(E):
+            slack = hb[e] - (ox * nx[e] + oy * ny[e])
+            if slack > 0.0:
+                inv[e] = 1.0 / slack
+            else:
+                boundary = True
+                inv[e] = 0.0
+        if S == 1 and mode == MODE_ARC and not boundary and reach > 0.0:
+            _arc_row(cell_x, cell_y, ox, oy, ex, ey, ch2, u2, c, reach, out[r - start])
+            continue
         for k in range(K):
             nw = 0
             nr = 0
             nwr = 0
             for s in range(S):
                 vx, vy = points[k, s, 0] - ox, points[k, s, 1] - oy
-                vn = math.sqrt(vx * vx + vy * vy)
                 if mode == MODE_ARC:
-                    if vn > 0.0:
-                        w = vx * ex + vy * ey >= ch * vn
+                    dot = vx * ex + vy * ey
+                    vv = vx * vx + vy * vy
+                    if vv > 0.0:
+                        w = dot >= 0.0 and dot * dot >= ch2 * vv
                     else:
-                        w = ex >= ch  # τ = o: direction 0 by convention
+                        w = ex * ex >= ch2 and ex >= 0.0  # τ = o: direction 0 by convention
                 else:
-                    w = (_sector(vx, vy, sectors) if vn > 0.0 else 0) == sec2
-                u = _normalised_distance(ox, oy, vx, vy, nx, ny, hb)
+                    w = (_sector(vx, vy, sectors) if vx != 0.0 or vy != 0.0 else 0) == sec2
+                u = min(math.sqrt(vx * vx + vy * vy) / reach, 1.0) if reach > 0.0 else 0.0
                 left = min(max(u - c, 0.0), 1.0 - 2.0 * c)
-                rr = left <= u2 < left + 2.0 * c or (u2 >= 1.0 and left + 2.0 * c >= 1.0)
+                rr = (left <= u2 and u2 < left + 2.0 * c) or (u2 >= 1.0 and left + 2.0 * c >= 1.0)
                 nw += w
                 nr += rr
                 nwr += w and rr
             out[r - start, k] = nw + (S + 1) * nr + (S + 1) * (S + 1) * nwr
     return out
+
+
+@numba.njit(cache=True, nogil=True, fastmath=True)
+def _arc_row(cx, cy, ox, oy, ex, ey, ch2, u2, c, reach, out):
+    """TraCS-D codes of one report against cell centres, reference inside the region."""
+    top = 1.0 - 2.0 * c
+    inv_reach = 1.0 / reach
+    for k in range(cx.shape[0]):
+        vx = cx[k] - ox
+        vy = cy[k] - oy
+        dot = vx * ex + vy * ey
+        vv = vx * vx + vy * vy
+        w = (dot >= 0.0) & (dot * dot >= ch2 * vv) if vv > 0.0 else (ex >= 0.0) & (ex * ex >= ch2)
+        u = min(math.sqrt(vv) * inv_reach, 1.0)
+        left = min(max(u - c, 0.0), top)
+        rr = ((left <= u2) & (u2 < left + 2.0 * c)) | ((u2 >= 1.0) & (left + 2.0 * c >= 1.0))
+        out[k] = np.uint8(w) + np.uint8(2) * np.uint8(rr) + np.uint8(4) * np.uint8(w & rr)
+
+
+def code_dtype(subpoints: int):
+    """One byte per code while ``(S+1)³ <= 256`` (``S <= 5`` sub-points), else two."""
+    return np.uint8 if (subpoints + 1) ** 3 <= 256 else np.uint16
 
 
 def code_table(eps_dir, eps_dist, subpoints: int) -> np.ndarray:
@@ -147,6 +189,39 @@ def coded_em_pass(codes, table_index, tables, theta, back):
     return ll
 
 
+@numba.njit(cache=True, nogil=True, fastmath=True)
+def coded_em_pass_single(codes, table_index, tables, theta, back):
+    """:func:`coded_em_pass` for one sub-point per cell (codes ``W + 2R + 4WR``),
+    decoded arithmetically so that the loops vectorise."""
+    n, K = codes.shape
+    ll = 0.0
+    th = theta.astype(np.float32)
+    acc = np.zeros(K, dtype=np.float32)
+    for r in range(n):
+        t = table_index[r]
+        t0 = tables[t, 0]
+        a = np.float32(tables[t, 1] - t0)
+        b = np.float32(tables[t, 2] - t0)
+        g = np.float32(tables[t, 7] - tables[t, 1] - tables[t, 2] + t0)
+        base = np.float32(t0)
+        d = np.float32(0.0)
+        for k in range(K):
+            ck = codes[r, k]
+            d += (base + a * np.float32(ck & 1) + b * np.float32((ck >> 1) & 1)
+                  + g * np.float32(ck >> 2)) * th[k]
+        if d <= 0.0:
+            continue
+        ll += math.log(d)
+        inv = np.float32(1.0) / d
+        ba, bb, bg, bbase = a * inv, b * inv, g * inv, base * inv
+        for k in range(K):
+            ck = codes[r, k]
+            acc[k] += bbase + ba * np.float32(ck & 1) + bb * np.float32((ck >> 1) & 1) + bg * np.float32(ck >> 2)
+    for k in range(K):
+        back[k] += acc[k]
+    return ll
+
+
 class CodedBlock:
     """Reports stored as code chunks; the EM pass runs compiled over each chunk."""
 
@@ -160,7 +235,8 @@ class CodedBlock:
         flat = np.ascontiguousarray(theta.ravel(), dtype=np.float64)
         back = np.zeros_like(flat)
         ll = 0.0
+        run = coded_em_pass_single if self.tables.shape[1] == 8 else coded_em_pass
         for start, codes in self.chunks:
-            ll += coded_em_pass(codes, self.table_index[start:start + len(codes)], self.tables,
+            ll += run(codes, self.table_index[start:start + len(codes)], self.tables,
                                 flat, back)
         return ll, back.reshape(theta.shape)

@@ -60,7 +60,7 @@ def directional_blocks(reports, offsets, perturber, eps, points, sub):
         chunks = []
         for start in range(0, len(regular), CHUNK):
             stop = min(len(regular), start + CHUNK)
-            out = np.empty((stop - start, len(points)), dtype=np.uint8)
+            out = np.empty((stop - start, len(points)), dtype=_coded.code_dtype(points.shape[1]))
             _coded.code_reports(rep, ref, start, stop, points, nx, ny, hb, mode, cos_r, sectors,
                                 half_rr, out)
             chunks.append((start, out))

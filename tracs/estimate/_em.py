@@ -120,6 +120,20 @@ class DenseBlock:
         return loglik, back.astype(np.float64).reshape(theta.shape)
 
 
+def _smoothing_weight(smoothing) -> float:
+    """``None`` -> 0, ``"ems"`` -> 1 (Li et al.), a number in (0, 1] -> a partial EMS step."""
+    if smoothing is None:
+        return 0.0
+    if isinstance(smoothing, str):
+        if smoothing != "ems":
+            raise ValueError(f"smoothing must be None, 'ems' or a weight in (0, 1], got {smoothing!r}")
+        return 1.0
+    if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float, np.floating)) \
+            or not 0.0 < float(smoothing) <= 1.0:
+        raise ValueError(f"smoothing must be None, 'ems' or a weight in (0, 1], got {smoothing!r}")
+    return float(smoothing)
+
+
 def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=None,
            initial=None, accelerate: bool = True) -> EMResult:
     """Maximise the likelihood of the reports over the cell probabilities.
@@ -131,8 +145,9 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
     support : numpy.ndarray of bool
         Cells that may hold mass (e.g. the cells of a polygon); its shape is the
         shape of ``θ``.
-    smoothing : None or "ems"
-        ``"ems"``: binomial smoothing after every M-step (Li et al. 2020).
+    smoothing : None, "ems" or float in (0, 1]
+        ``"ems"``: binomial smoothing after every M-step (Li et al. 2020); a
+        number ``λ`` blends it in: ``θ <- (1 − λ)·θ + λ·smooth(θ)``.
     tol : float
         Stopping tolerance on the log-likelihood improvement per unit weight.
     max_iterations : int, optional
@@ -150,8 +165,7 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
     EMResult
         ``iterations`` counts EM maps (passes over the reports).
     """
-    if smoothing not in (None, "ems"):
-        raise ValueError(f"smoothing must be None or 'ems', got {smoothing!r}")
+    weight = _smoothing_weight(smoothing)
     support = np.asarray(support, dtype=bool)
     if not support.any():
         raise ValueError("the support holds no cell")
@@ -175,8 +189,8 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
             loglik += ll
             back += b
         new = th * back / total
-        if smoothing == "ems":
-            new = np.where(support, smooth(new), 0.0)
+        if weight:
+            new = np.where(support, (1.0 - weight) * new + weight * smooth(new), 0.0)
         return loglik, new / new.sum()
 
     previous, nxt = step(theta)

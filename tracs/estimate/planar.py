@@ -152,7 +152,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         support = support.reshape(gx, gy)
     fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations)
     return Density(fit.theta, (xe, ye), fit.iterations, fit.converged,
-                   "ems" if smoothing == "ems" else "em")
+                   "em" if smoothing is None else "ems")
 
 
 def _check_subpoints(subpoints) -> int:
@@ -216,9 +216,8 @@ def _laplace_blocks(pts, perturber, eps, xe, ye, output_bins):
     for e in np.unique(eps):
         sel = eps == e
         p = pts[sel]
-        rate = e / region.diameter
-        on_x = np.where(p[:, 0] <= xmin, -1, np.where(p[:, 0] >= xmax, 1, 0))
-        on_y = np.where(p[:, 1] <= ymin, -1, np.where(p[:, 1] >= ymax, 1, 0))
+        rate = e * perturber.rate if hasattr(perturber, "rate") else e / region.diameter
+        on_x, on_y = _clamped_sides(p, perturber, region)
         kind = (on_x + 1) * 3 + (on_y + 1)  # 4 = interior
         ix, iy = _bin_index(p[:, 0], bx), _bin_index(p[:, 1], by)
         key = (kind * (len(bx) - 1) + ix) * (len(by) - 1) + iy
@@ -233,6 +232,24 @@ def _laplace_blocks(pts, perturber, eps, xe, ye, output_bins):
         lik = _laplace_likelihood(np.column_stack([yx, yy]), sx, sy, centres, rate)
         blocks.append(_em.DenseBlock(lik, counts.astype(np.float64)))
     return blocks
+
+
+def _clamped_sides(p, perturber, region):
+    """-1 / 0 / +1 per axis: the report was clamped onto the low side, is inside, or the high side.
+
+    On a public release grid (``perturber.lattice``) the clamped releases are the
+    outermost grid points; otherwise the region's edges.
+    """
+    lattice = getattr(perturber, "lattice", None)
+    sides = []
+    for axis in (0, 1):
+        if lattice is not None:
+            k = lattice[axis].index(p[:, axis])
+            low, high = k <= 0, k >= lattice[axis].count - 1
+        else:
+            low, high = p[:, axis] <= region.bounds[axis], p[:, axis] >= region.bounds[axis + 2]
+        sides.append(np.where(low, -1, np.where(high, 1, 0)))
+    return sides
 
 
 def _laplace_likelihood(y, sx, sy, centres, rate) -> np.ndarray:

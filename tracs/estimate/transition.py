@@ -7,9 +7,10 @@ sub-points, exact for the piecewise-linear parts of the cdf up to the kinks).  T
 outermost output bins reach to ``±∞``, so every column sums to 1 (the sum
 telescopes to ``1 − 0``; columns are renormalised to remove rounding, to 1e-15).
 
-Where a mechanism releases values on a public lattice and offers its exact
-``lattice_pmf``, the output bins are the lattice points and the entries are the
-pmf itself.  Discrete mechanisms (``Duchi``, ``KRR``) use their ``pmf``.
+Discrete mechanisms (``Duchi``, ``KRR``) use their ``pmf``.  Mechanisms release
+values on a fine public lattice (``mechanism.lattice``); output bins hold many
+lattice points each, so the cdf masses match the lattice law up to one lattice
+spacing at the bin edges.
 """
 
 from __future__ import annotations

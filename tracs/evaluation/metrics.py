@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 
+from . import estimated as _est
 from .methods import _parse_names
 
 
@@ -65,6 +66,8 @@ class MetricSpec:
     help: str
     higher_is_better: bool
     needs_pois: bool = False
+    #: the function also takes ``perturber=`` (the public perturber of the run)
+    needs_perturber: bool = False
 
 
 #: extra per-run metrics by name (``run_grid(metrics=…)``, ``tracs evaluate --metrics``)
@@ -84,6 +87,17 @@ EXTRA_METRICS: dict[str, MetricSpec] = {
                    "the paper's hotspot error: per trajectory, |#released - #true points on one of "
                    "the top 20 % most visited true locations|, averaged; lower is better", False,
                    needs_pois=True),
+        MetricSpec("range_query_raw", _est.range_query_raw,
+                   "mean absolute error of the share of points in 200 random boxes (10-50 % of each "
+                   "side), from the raw reports' 32x32 histogram", False),
+        MetricSpec("range_query_estimated", _est.range_query_estimated,
+                   "the same boxes answered by the EM density estimate (tracs.estimate.density; "
+                   "NaN for methods without an estimator)", False, needs_perturber=True),
+        MetricSpec("hotspots_raw", _est.hotspots_raw,
+                   "share of the 20 busiest true cells (32x32) among the raw reports' 20 busiest", True),
+        MetricSpec("hotspots_estimated", _est.hotspots_estimated,
+                   "share of the 20 busiest true cells among the EM estimate's 20 busiest", True,
+                   needs_perturber=True),
     ]
 }
 

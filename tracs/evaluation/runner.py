@@ -212,7 +212,10 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                     }
                     for metric in metrics:
                         query_rng = np.random.default_rng(_stream(seed, "queries", rep))
-                        row[metric] = EXTRA_METRICS[metric].function(coords, out, offsets, dataset, query_rng)
+                        spec_m = EXTRA_METRICS[metric]
+                        extra = ({"perturber": None if rounding else perturber}
+                                 if spec_m.needs_perturber else {})
+                        row[metric] = spec_m.function(coords, out, offsets, dataset, query_rng, **extra)
                     rows.append(row)
                     bar.update(1)
     table = pd.DataFrame(rows)

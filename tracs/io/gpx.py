@@ -36,10 +36,10 @@ def _parse(path: Path):
 
 
 def read_gpx_table(path):
-    """The points of a GPX file as a :class:`~tracs.io.read.RawColumns` (uid, trajectory, time, lat, lon, ele)."""
+    """The points of a GPX file as a :class:`~tracs.io.containers.RawColumns` (uid, trajectory, time, lat, lon, ele)."""
     import pandas as pd
 
-    from .read import RawColumns
+    from .containers import RawColumns
 
     path = Path(path)
     gpx = _parse(path)

@@ -20,16 +20,15 @@ order (``source_row``).
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .columns import API_FLAGS, resolve_columns
+from .containers import _float_column, _read_parquet, _read_text, _read_text_pandas, _read_vector
 from .formats import container_of, unsupported
 
-__all__ = ["PROFILES", "read_checkins", "read_columns", "RawColumns"]
+__all__ = ["INPUT_FORMATS", "PROFILES", "read_checkins", "read_columns"]
 
 #: input formats: role -> aliases replacing the generic ones, and the headerless column names
 PROFILES = {
@@ -44,182 +43,8 @@ _HEADERLESS = {"foursquare": ("user", "venue", "category_id", "category", "lat",
 INPUT_FORMATS = ("auto", "checkins", "foursquare", "gowalla")
 
 
-@dataclass
-class RawColumns:
-    """What a container reader returns: the table, its row positions and what it noticed."""
-
-    table: object                      # pyarrow.Table or pandas.DataFrame
-    lines: np.ndarray                  # line (text) or row (others) of each row
-    position: str                      # "line" or "row"
-    fmt: str
-    bad_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    blank_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    notes: list = field(default_factory=list)
-    lonlat: np.ndarray | None = None   # (n, 2) WGS84 from point geometry, when the table has it
-    geometry: str | None = None        # the geometry column's name (not a data column)
-
-
 def _names(table) -> list:
     return list(table.column_names) if hasattr(table, "column_names") else [str(c) for c in table.columns]
-
-
-# ----------------------------------------------------------------------------- containers
-
-
-#: bytes of text per streamed block (bounds the memory of a read)
-BLOCK_BYTES = 2 << 20
-#: parse blocks on several threads
-THREADS = True
-
-
-def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None) -> RawColumns:
-    """Delimited text through pyarrow's streaming CSV reader: every column read as text,
-    each batch converted at once (``convert``: column -> function of an Arrow array), so
-    the text of the whole file is never held in memory."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
-    convert = convert or {}
-    block = BLOCK_BYTES
-
-    def read(threads: bool):
-        bad = []
-
-        def skip(row):
-            bad.append(row.number)
-            return "skip"
-
-        reader = pcsv.open_csv(
-            path,
-            read_options=pcsv.ReadOptions(use_threads=threads, block_size=block, column_names=list(names),
-                                          skip_rows=1 if header else 0, encoding=encoding or "utf8"),
-            parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False if sep == "\t" else '"',
-                                            ignore_empty_lines=False, invalid_row_handler=skip),
-            convert_options=pcsv.ConvertOptions(
-                include_columns=list(include), column_types={c: pa.string() for c in include},
-                strings_can_be_null=True, quoted_strings_can_be_null=True))
-        chunks = {c: [] for c in include}
-        blanks = []
-        for batch in reader:
-            blank = np.ones(batch.num_rows, dtype=bool)
-            for column in batch.columns:
-                blank &= column.is_null().to_numpy(zero_copy_only=False)
-            blanks.append(blank)
-            for name in include:
-                column = batch.column(name)
-                chunks[name].append(convert[name](column) if name in convert else column)
-        return chunks, np.concatenate(blanks) if blanks else np.zeros(0, bool), bad
-
-    chunks, blank, bad = read(THREADS)
-    if any(b is None for b in bad):  # line numbers of skipped lines are known on one thread only
-        chunks, blank, bad = read(False)
-    table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
-                      for name, parts in chunks.items()})
-    first = 2 if header else 1
-    bad_lines = np.asarray(sorted(bad), dtype=np.int64)
-    all_lines = np.arange(first, first + table.num_rows + len(bad_lines), dtype=np.int64)
-    lines = all_lines[~np.isin(all_lines, bad_lines)] if len(bad_lines) else all_lines
-    blank_lines = lines[blank]
-    if blank.any():
-        table, lines = table.filter(pa.array(~blank)), lines[~blank]
-    fmt = {"\t": "tsv", ",": "csv"}.get(sep, "delimited text")
-    return RawColumns(table, lines, "line", fmt, bad_lines, blank_lines)
-
-
-def _float_column(column):
-    """Text -> float64 Arrow array (NaN where not a number); through Arrow when all are numbers."""
-    import pandas as pd
-    import pyarrow as pa
-
-    try:
-        return column.cast(pa.float64())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        values = pd.to_numeric(pd.Series(column.to_pandas()).astype("string").str.strip(), errors="coerce")
-        return pa.array(values.to_numpy(dtype=np.float64, na_value=np.nan))
-
-
-def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) -> RawColumns:
-    """The pandas reader of ``data_loaders`` (files that are not valid UTF-8)."""
-    from data_loaders._io import read_table
-
-    t = read_table(path, sep=sep, header=header, names=None if header else list(names),
-                   encoding=encoding)
-    if header:
-        t.frame.columns = list(names)
-    return RawColumns(t.frame.astype({c: "string" for c in t.frame.columns}), t.lines, "line",
-                      {"\t": "tsv", ",": "csv"}.get(sep, "delimited text"), t.bad_lines,
-                      t.blank_lines, list(t.notes))
-
-
-def _lonlat_from_wkb(values, crs, notes) -> np.ndarray:
-    import shapely
-
-    geoms = shapely.from_wkb(np.asarray(values, dtype=object))
-    return _lonlat_from_geoms(geoms, crs, notes)
-
-
-def _lonlat_from_geoms(geoms, crs, notes) -> np.ndarray:
-    import shapely
-
-    geoms = np.asarray(geoms, dtype=object)
-    kinds = shapely.get_type_id(geoms)
-    if not np.all((kinds == 0) | (kinds == -1)):
-        raise ValueError("the geometry column must hold points (one per check-in)")
-    xy = np.full((len(geoms), 2), np.nan)
-    present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
-    xy[present] = shapely.get_coordinates(geoms[present])
-    if crs is not None:
-        from pyproj import CRS, Transformer
-
-        crs = CRS.from_user_input(crs)
-        if not crs.equals(CRS.from_epsg(4326)):
-            t = Transformer.from_crs(crs, 4326, always_xy=True)
-            xy[:, 0], xy[:, 1] = t.transform(xy[:, 0], xy[:, 1])
-            notes.append(f"coordinates converted from {crs.to_string()} to EPSG:4326")
-    return xy
-
-
-def _read_parquet(path: Path, include) -> RawColumns:
-    import json
-
-    import pyarrow.parquet as pq
-
-    try:
-        schema = pq.read_schema(path)
-    except Exception as exc:
-        raise ValueError(f"{path.name} is not a readable Parquet file: {exc}") from exc
-    meta = schema.metadata or {}
-    geo = json.loads(meta[b"geo"]) if b"geo" in meta else None
-    names = schema.names
-    geometry = geo.get("primary_column", "geometry") if geo else None
-    wanted = [c for c in (include(names) if callable(include) else names) if c in names]
-    table = pq.read_table(path, columns=wanted + ([geometry] if geometry and geometry not in wanted else []))
-    notes, lonlat = [], None
-    if geometry is not None:
-        crs = geo["columns"].get(geometry, {}).get("crs", "EPSG:4326")  # GeoParquet: missing = OGC:CRS84
-        lonlat = _lonlat_from_wkb(table.column(geometry).to_numpy(zero_copy_only=False), crs, notes)
-        table = table.drop_columns([geometry])
-    fmt = "geoparquet" if geo else "parquet"
-    return RawColumns(table, np.arange(table.num_rows, dtype=np.int64), "row", fmt, notes=notes,
-                      lonlat=lonlat, geometry=geometry)
-
-
-def _read_vector(path: Path, kind: str) -> RawColumns:
-    import geopandas as gpd
-
-    try:
-        frame = gpd.read_file(path)
-    except Exception as exc:
-        raise unsupported(path, f"not a readable {kind} file: {str(exc).splitlines()[0][:120]}") from exc
-    notes = []
-    lonlat = None
-    if isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns:
-        if frame.crs is None:
-            raise ValueError(f"{path.name} has no CRS: its coordinates cannot be read as longitude/latitude")
-        lonlat = _lonlat_from_geoms(frame.geometry.array, frame.crs, notes)
-        frame = frame.drop(columns=frame.geometry.name)
-    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind, notes=notes,
-                      lonlat=lonlat, geometry="geometry")
 
 
 # ----------------------------------------------------------------------------- columns -> check-ins
@@ -322,7 +147,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
             return list(names)
         return [*planned.used(), *([poi] if poi and poi not in planned.used() else [])]
 
-    def text_converters():
+    def converters():
         import pyarrow as pa
 
         def utc(column):
@@ -349,7 +174,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         include = needed(names)
         try:
             raw = _read_text(path, sep=head.sep, names=names, header=header, include=include,
-                             encoding=encoding, convert=text_converters())
+                             encoding=encoding, convert=converters())
         except Exception as exc:  # not valid UTF-8 (or not decodable as given): the pandas reader
             if "UTF8" not in str(exc) and "decode" not in str(exc).lower():
                 raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
@@ -357,7 +182,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
             raw.table = raw.table[include]
     elif kind == "parquet":
         is_geo = _is_geoparquet(path)
-        raw = _read_parquet(path, lambda names: needed(names, need_coords=not is_geo))
+        raw = _read_parquet(path, lambda names: (needed(names, need_coords=not is_geo), converters()))
     elif kind == "gpx":
         from .gpx import read_gpx_table
 
@@ -374,7 +199,6 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     cmap = resolve_columns(names, **given, need_coords=not has_geometry, flags=flags, source=path.name,
                            aliases=PROFILES[profile])
     notes = list(raw.notes)
-    n = len(raw.lines)
     if cmap.lat is not None and cmap.lon is not None:
         lat_s, lon_s = _numbers(_column(raw.table, cmap.lat)), _numbers(_column(raw.table, cmap.lon))
     elif has_geometry:
@@ -383,13 +207,14 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         lat_s, lon_s = pd.Series(raw.lonlat[:, 1]), pd.Series(raw.lonlat[:, 0])
     else:  # resolve_columns has raised already
         raise AssertionError
+    usual = {"user": "uid", "time": "datetime", "lat": "lat", "lon": "lng"}  # the loaders' own names
     renamed = {r: c for r, c in (("user", cmap.user), ("time", cmap.time), ("lat", cmap.lat),
-                                 ("lon", cmap.lon)) if c is not None and c != r}
+                                 ("lon", cmap.lon)) if c is not None and c != usual[r]}
     if renamed:
         notes.append("columns used: " + ", ".join(f"{c!r} as {r}" for r, c in renamed.items()))
     import pandas as pd
 
-    time_s = pd.Series(times(_column(raw.table, cmap.time)), copy=False).dt.tz_localize("UTC")
+    time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
     notes.extend(time_notes)
     poi_name = _find_poi(names, profile)
     used = set(cmap.used()) | ({poi_name} if poi_name else set())
@@ -463,6 +288,20 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     if traj is not None:
         frame.attrs["trajectory_column"] = traj
     return frame
+
+
+def _utc_times(table, name, times) -> np.ndarray:
+    """The time column as datetime64[ns] UTC: directly when the batches were already read
+    into UTC timestamps, else through ``times`` (a :class:`~tracs.io.times.TimeReader`)."""
+    import pyarrow as pa
+
+    if hasattr(table, "column_names"):
+        column = table.column(name)
+        if column.type == pa.timestamp("ns", tz="UTC"):
+            ns = column.cast(pa.int64()).to_numpy(zero_copy_only=False) if column.null_count == 0 else \
+                column.cast(pa.int64()).fill_null(np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
+            return ns.view("datetime64[ns]")
+    return times(_column(table, name))
 
 
 def _is_geoparquet(path) -> bool:

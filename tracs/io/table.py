@@ -118,8 +118,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     cols = read_columns(path, **options)
     lines = np.asarray(cols["lines"], dtype=np.int64)
     lat, lng = to_number(cols["lat"]), to_number(cols["lng"])
-    time = np.asarray(cols["time"].array.tz_convert("UTC").tz_localize(None), dtype="datetime64[ns]") \
-        if isinstance(cols["time"].dtype, pd.DatetimeTZDtype) else np.asarray(cols["time"], "datetime64[ns]")
+    time = cols["time"].dt.as_unit("ns").array.asi8.view("datetime64[ns]")  # UTC; NaT stays NaT
     uid = cols["uid"]
     traj_key = pd.factorize(cols["extra"][cols["traj"]], sort=True)[0] if cols["traj"] is not None else None
     meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes")}
@@ -249,8 +248,9 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
                     progress=progress)
         return
     text = fmt != "GeoParquet"
-    batches = (released_table(points, released_lonlat, eps_point, eps_traj, text_times=text,
-                              rows=slice(start, start + batch)) for start in range(0, n, batch))
+    batch = batch if text else batch // 2  # Parquet row groups: the writer holds one while encoding it
+    batches = _ahead(released_table(points, released_lonlat, eps_point, eps_traj, text_times=text,
+                                    rows=slice(start, start + batch)) for start in range(0, n, batch))
     if text:
         from .write import write_csv_batches
 
@@ -271,6 +271,38 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
     finally:
         if writer is not None:
             writer.close()
+
+
+class _Failed:
+    def __init__(self, error):
+        self.error = error
+
+
+def _ahead(items, depth: int = 2):
+    """Yield ``items``, computing the next ones in a background thread (at most ``depth`` ahead):
+    batches are built while the previous one is written."""
+    import queue
+    import threading
+
+    pending = queue.Queue(depth)
+    done = object()
+
+    def work():
+        try:
+            for item in items:
+                pending.put(item)
+            pending.put(done)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the consumer
+            pending.put(_Failed(exc))
+
+    threading.Thread(target=work, name="tracs-batches", daemon=True).start()
+    while True:
+        item = pending.get()
+        if item is done:
+            return
+        if isinstance(item, _Failed):
+            raise item.error
+        yield item
 
 
 def _with_geometry(table, bbox):

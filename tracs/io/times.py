@@ -47,7 +47,7 @@ def _text_series(values):
 _RELATIVE = ("now", "today", "yesterday", "tomorrow")
 
 
-def _try_format(text, fmt):
+def _try_format(text, fmt, notes=None):
     """``pd.to_datetime`` with ``fmt``; words pandas reads relative to the clock ("now",
     "today") are not times of the data and give NaT."""
     import pandas as pd
@@ -56,6 +56,8 @@ def _try_format(text, fmt):
     try:
         return pd.to_datetime(text, format=fmt, errors="coerce")
     except ValueError:  # mixed UTC offsets
+        if notes is not None:
+            notes.append("times with mixed UTC offsets: converted to UTC, those without one read as UTC")
         return pd.to_datetime(text, format=fmt, errors="coerce", utc=True)
 
 
@@ -82,9 +84,12 @@ class TimeReader:
     def _utc(self, series):
         import pandas as pd
 
-        if isinstance(series.dtype, pd.DatetimeTZDtype):
-            series = series.dt.tz_convert("UTC").dt.tz_localize(None)
-        elif self.tz == "UTC":
+        if isinstance(series.dtype, pd.DatetimeTZDtype):  # epoch integers are UTC whatever the zone
+            stamps = series.dt.as_unit("ns").array
+            values = stamps.asi8.view("datetime64[ns]").copy()
+            values[np.asarray(stamps.isna())] = np.datetime64("NaT")
+            return values
+        if self.tz == "UTC":
             if series.notna().any():
                 self._note("times without a timezone were read as UTC")
         else:
@@ -95,12 +100,20 @@ class TimeReader:
     def __call__(self, values) -> np.ndarray:
         import pandas as pd
 
+        text = None
         if hasattr(values, "to_pandas"):  # Arrow
             import pyarrow as pa
+            import pyarrow.compute as pc
 
             if isinstance(values, pa.ChunkedArray) and values.num_chunks == 0:
                 values = pa.array([], values.type)
-            values = values.to_pandas()
+            if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+                trimmed = pc.utf8_trim_whitespace(values).cast(pa.large_string())  # text stays in Arrow
+                text = pd.Series(pd.arrays.ArrowStringArray(trimmed), copy=False)
+            else:
+                values = values.to_pandas()
+        if text is not None:
+            return self._text(text)
         s = pd.Series(values, copy=False).reset_index(drop=True)
         if isinstance(s.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(s.dtype):
             return self._utc(s)
@@ -111,8 +124,11 @@ class TimeReader:
             seconds = s.astype("float64")
             seconds[~np.isfinite(seconds)] = np.nan
             return self._utc(pd.to_datetime(seconds, unit="s", utc=True, errors="coerce"))
-        text = _text_series(s)
-        present = (text.notna() & (text != "")).to_numpy(dtype=bool)
+        return self._text(_text_series(s))
+
+    def _text(self, text):
+        """Stripped text (a pandas string Series) -> datetime64[ns] UTC."""
+        present = (text.notna() & (text != "")).to_numpy(dtype=bool, na_value=False)
         if self._how is None:
             if not present.any():
                 return np.full(len(text), np.datetime64("NaT"), dtype="datetime64[ns]")
@@ -122,7 +138,11 @@ class TimeReader:
             from data_loaders.foursquare import parse_foursquare_time
 
             return self._utc(parse_foursquare_time(text))
-        return self._utc(_try_format(text, fmt))
+        mixed = []
+        parsed = _try_format(text, fmt, mixed)
+        for note in mixed:
+            self._note(note)
+        return self._utc(parsed)
 
     def _choose(self, present):
         """How to read text times, from the non-missing values of the first chunk."""

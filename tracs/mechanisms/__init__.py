@@ -17,13 +17,19 @@ Output transforms — one way for all, as wrappers (post-processing):
 interval (PM-C, SW-C); ``Truncated(m)`` clips to the input interval (T-PM, T-SW,
 T-Laplace, truncated staircase) and reports the two end point masses.
 Budget split between two coordinates (§5): :func:`optimal_split`.
+
+Every release lies on the mechanism's public :class:`Lattice`
+(``lattice``, ``sample_index``, ``lattice_pmf``; :mod:`tracs.mechanisms.lattice`,
+``docs/privacy.md``).
 """
 
 from ._base import Mechanism, PiecewiseConstantMechanism
 from ._domain import Categories, Circle, Interval, RealLine
 from .additive import Laplace, Staircase
+from .bounded_laplace import BoundedLaplace, bounded_laplace_scale
 from .circular import Purkayastha
 from .discrete import KRR, Duchi
+from .lattice import Lattice
 from .optimal import OptimalCircular, OptimalClassical, OptimalUnbiased
 from .piecewise import PTT, PiecewiseMechanism, SquareWave
 from .split import BudgetSplit, optimal_split
@@ -36,7 +42,10 @@ __all__ = [
     "Circle",
     "RealLine",
     "Categories",
+    "Lattice",
     "OptimalClassical",
+    "BoundedLaplace",
+    "bounded_laplace_scale",
     "OptimalCircular",
     "OptimalUnbiased",
     "PiecewiseMechanism",

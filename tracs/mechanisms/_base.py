@@ -11,7 +11,6 @@ Every concrete mechanism is a frozen, keyword-only dataclass whose first field i
 from __future__ import annotations
 
 import functools
-import math
 from abc import ABC, abstractmethod
 
 import numpy as np

@@ -146,20 +146,42 @@ def _guess(y, G, h, count):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _guess_left(first, A, G, h, count, p, q, l, W):  # pragma: no cover
+    """The cell of ``F^{-1}(u)`` in closed form (exact up to a cell; verified after)."""
+    uf = float(first) / TWO53
+    a1 = q * (l - A)
+    a2 = a1 + p * W
+    if uf < a1:
+        y = A + uf / q
+    elif uf < a2:
+        y = l + (uf - a1) / p
+    else:
+        y = l + W + (uf - a2) / q
+    return _guess(y, G, h, count)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _guess_right(v, B, G, h, count, p, q, l, W):  # pragma: no cover
+    """The cell of ``S^{-1}(1 − u)`` in closed form (``v`` the complemented bits)."""
+    vf = float(v) / TWO53
+    r = l + W
+    b1 = q * (B - r)
+    b2 = b1 + p * W
+    if vf < b1:
+        y = B - vf / q
+    elif vf < b2:
+        y = r - (vf - b1) / p
+    else:
+        y = l - (vf - b2) / q
+    return _guess(y, G, h, count)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def piecewise_fast(first, A, B, G, h, count, p, q, l, W):  # pragma: no cover
     """:func:`piecewise_cell` decided on the first 53 bits of ``u``; ``-1`` if a comparison ties
     (probability about ``2^-52`` per comparison: then the exact version reads further words)."""
     if first < HALF53:
-        uf = float(first) / TWO53
-        a1 = q * (l - A)
-        a2 = a1 + p * W
-        if uf < a1:
-            y = A + uf / q
-        elif uf < a2:
-            y = l + (uf - a1) / p
-        else:
-            y = l + W + (uf - a2) / q
-        j = _guess(y, G, h, count)
+        j = _guess_left(first, A, G, h, count, p, q, l, W)
         while j > 0:
             r = compare(first, mass_left(_edge(j, A, B, G, h, count), A, p, q, l, W))
             if r == 2:
@@ -176,17 +198,7 @@ def piecewise_fast(first, A, B, G, h, count, p, q, l, W):  # pragma: no cover
             j += 1
         return j
     v = first ^ MASK53
-    vf = float(v) / TWO53
-    r = l + W
-    b1 = q * (B - r)
-    b2 = b1 + p * W
-    if vf < b1:
-        y = B - vf / q
-    elif vf < b2:
-        y = r - (vf - b1) / p
-    else:
-        y = l - (vf - b2) / q
-    j = _guess(y, G, h, count)
+    j = _guess_right(v, B, G, h, count, p, q, l, W)
     while j < count - 1:
         r = compare(v, mass_right(_edge(j + 1, A, B, G, h, count), B, p, q, l, W))
         if r == 2:
@@ -209,16 +221,7 @@ def piecewise_fast(first, A, B, G, h, count, p, q, l, W):  # pragma: no cover
 def piecewise_cell(first, A, B, G, h, count, p, q, l, W, kind, key, stream, index, ext):  # pragma: no cover
     """The cell of ``u`` (first 53 bits ``first``) under the piecewise-constant law (module notes)."""
     if first < HALF53:
-        uf = float(first) / TWO53
-        a1 = q * (l - A)
-        a2 = a1 + p * W
-        if uf < a1:
-            y = A + uf / q
-        elif uf < a2:
-            y = l + (uf - a1) / p
-        else:
-            y = l + W + (uf - a2) / q
-        j = _guess(y, G, h, count)
+        j = _guess_left(first, A, G, h, count, p, q, l, W)
         while j > 0 and below(first, mass_left(_edge(j, A, B, G, h, count), A, p, q, l, W),
                               kind, key, stream, index, ext, False):
             j -= 1
@@ -227,17 +230,7 @@ def piecewise_cell(first, A, B, G, h, count, p, q, l, W, kind, key, stream, inde
             j += 1
         return j
     v = first ^ MASK53
-    vf = float(v) / TWO53
-    r = l + W
-    b1 = q * (B - r)
-    b2 = b1 + p * W
-    if vf < b1:
-        y = B - vf / q
-    elif vf < b2:
-        y = r - (vf - b1) / p
-    else:
-        y = l - (vf - b2) / q
-    j = _guess(y, G, h, count)
+    j = _guess_right(v, B, G, h, count, p, q, l, W)
     while j < count - 1 and below(v, mass_right(_edge(j + 1, A, B, G, h, count), B, p, q, l, W),
                                   kind, key, stream, index, ext, True):
         j += 1

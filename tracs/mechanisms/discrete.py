@@ -64,13 +64,10 @@ class KRR:
     ``1/(1 + (k − 1)e^{-ε})`` and ``e^{-ε}/(1 + (k − 1)e^{-ε})``: no overflow for
     any ε.
 
-    Sampling decides to lie with ``u < (k − 1)/(e^ε + k − 1)`` (the *small*
-    probability): with uniforms on the grid of ``2^-53`` the realised lie
-    probability is ``⌈q·2^53⌉/2^53 >= q``, so the realised ratio never exceeds
-    ``e^ε``, and lying stays possible at every ε.  The realised law is faithful
-    (relative error below ``2^-13``) while the lie probability is at least
-    ``2^-40``, i.e. for ``ε`` up to about ``27.7 + ln(k − 1)``; beyond that the
-    mechanism still satisfies ε-LDP but lies more often than the formula says.
+    Sampling lies with probability exactly :attr:`lie_probability` (an exact
+    comparison of a lazily read uniform, :mod:`tracs.mechanisms.lattice`), so lying
+    stays possible and the realised ratio is ``e^ε`` up to one rounding, for every
+    ε up to 700.
 
     References
     ----------
@@ -178,9 +175,9 @@ class Duchi:
     Guarantee: ``P(y | x1) <= e^ε · P(y | x2)``; the probabilities are convex
     combinations ``w·σ(ε) + (1 − w)·σ(−ε)`` of the two logistic values, so the
     bound holds in floating point for every ε (``1 − tanh`` is never formed).
-    Sampling compares the uniform against the *smaller* of the two probabilities
-    (rounding on the ``2^-53`` grid can only make the less likely output more
-    likely), so both outputs stay reachable for every input and every ε.
+    The input is snapped to the public input lattice by randomised rounding and the
+    less likely output chosen with exactly its probability (an exact comparison), so
+    both outputs stay reachable for every input and every ε.
 
     %(interval_parameters)s
 

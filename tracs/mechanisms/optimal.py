@@ -11,14 +11,9 @@ the density ratio between any two inputs is at most ``e^ε`` (ε-LDP), with
 equality attained.  All constants are written with ``s = e^{ε/2}`` in forms that
 never overflow for ε up to 50 (and far beyond).
 
-Sampling picks the low-density part with ``u < 1/(s + 1)`` (the *small*
-probability) and a uniform ``u`` on the grid of ``2^-53``: the realised
-probability of that part is ``⌈m·2^53⌉/2^53 >= m``, so rounding only lowers the
-density ratio, and the low-density part stays reachable for every ε (the
-output always has full support).  The realised law matches the formulas to a
-relative ``2^-13`` while ``1/(s + 1) >= 2^-40``, i.e. for ε up to about 55; past
-that the outputs are still ε-LDP but the low-density part is drawn more often
-than ``1/(s + 1)``, costing accuracy, not privacy.
+Releases are values of a public lattice drawn from the exact cell probabilities
+(:mod:`tracs.mechanisms.lattice`); the optimal circular mechanism's row depends on
+the offset ``j − k`` only.
 """
 
 from __future__ import annotations

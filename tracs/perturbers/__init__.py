@@ -1,22 +1,23 @@
 """Trajectory perturbers on a continuous public region.
 
-* :class:`TraCSD` — direction and normalised distance from the previous output
+* :class:`TraCSD` — direction and normalised distance from the previous release
   (sequential along a trajectory; compiled kernel).
 * :class:`TraCSC` — each coordinate of a rectangle separately (independent points).
 * :class:`Strawman` — k-RR over direction sectors, distance as TraCS-D.
-* :class:`PlanarLaplace` — planar Laplace calibrated to the region's diameter, clipped.
+* :class:`PlanarLaplace` — discrete planar Laplace on a public grid, clamped.
+
+Every release is made of lattice indices (``lattice``, ``lattice_indices``); the
+released point is a function of the indices, the previous release and public
+parameters only (``docs/privacy.md``).
 
 Common interface: ``perturb(points, *, rng=None)``,
 ``perturb_many(coords, offsets, *, rng=None)`` and ``privacy_spent(n)`` returning a
 :class:`PrivacyLedger` (per point and per trajectory).  ``epsilon`` is per point;
 give ``epsilon_per_trajectory=`` instead for a per-trajectory budget.
 
-Reproducibility: every perturber draws a fixed number of uniforms per point from
-the numpy ``Generator``, in point order.  With the same generator state,
-``perturb_many`` on a batch returns bit for bit what ``perturb`` returns on each
-trajectory in turn (or ``perturb_many`` on consecutive parts of the batch): the
-result does not depend on batching or chunking, only on the order of the
-trajectories.  For deployment pass ``rng=None`` (fresh OS entropy).
+Reproducibility: trajectory ``t`` of a call reads keyed stream ``t`` of the seed's
+key (:mod:`tracs.random`), each point the words of its position in the trajectory.
+For deployment pass ``rng=None`` or ``rng="secure"``.
 """
 
 from ._base import Perturber, PrivacyLedger

@@ -330,11 +330,12 @@ def _geometric_at(logr, kind, key, stream, index, draw):
 
 @njit(cache=True, nogil=True)
 def planar_kernel(coords, offsets, kind, key, stream_of, index_of, scale, grid, n, out, idx):
-    """Discrete planar Laplace on the grid of cell centres, clamped to the grid.
+    """Discrete planar Laplace on the grid ``(xmin + i·hx, ymin + j·hy)``, ``0 <= i, j <= n``,
+    clamped to the grid (its edge points are the region's edges).
 
-    ``scale[row]`` is ``a = ε/diameter`` (one row, or one per trajectory); ``grid``
-    is ``(xmin, ymin, hx, hy)``.  Per point: snap each coordinate to the centres
-    by randomised rounding (index ``k``), draw an offset ``d ∈ Z²`` with
+    ``scale[row]`` is ``a`` (one row, or one per trajectory); ``grid`` is
+    ``(xmin, ymin, hx, hy)``.  Per point: snap each coordinate to the grid by
+    randomised rounding (index ``k``), draw an offset ``d ∈ Z²`` with
     probability ∝ ``exp(−a‖(d_x h_x, d_y h_y)‖)`` (a product of two-sided
     geometric laws with rate ``a/√2`` thinned by an exact acceptance test), and
     release ``clamp(k + d)``.
@@ -356,8 +357,8 @@ def planar_kernel(coords, offsets, kind, key, stream_of, index_of, scale, grid, 
         w0, w1 = draw_u64_pair(kind, key, stream, index, 0)
         _, b0 = split_word(w0)
         _, b1 = split_word(w1)
-        kx = snap(max((coords[i, 0] - grid[0]) / hx - 0.5, 0.0), n - 1, b0)
-        ky = snap(max((coords[i, 1] - grid[1]) / hy - 0.5, 0.0), n - 1, b1)
+        kx = snap((coords[i, 0] - grid[0]) / hx, n, b0)
+        ky = snap((coords[i, 1] - grid[1]) / hy, n, b1)
         draw = 2
         while True:
             dx = (_geometric_at(lx, kind, key, stream, index, draw)
@@ -371,9 +372,9 @@ def planar_kernel(coords, offsets, kind, key, stream_of, index_of, scale, grid, 
             if below(f, accept, kind, key, stream, index, draw + 97, False):
                 break
             draw += 120
-        jx = min(max(kx + dx, 0), n - 1)
-        jy = min(max(ky + dy, 0), n - 1)
+        jx = min(max(kx + dx, 0), n)
+        jy = min(max(ky + dy, 0), n)
         idx[i, 0] = jx
         idx[i, 1] = jy
-        out[i, 0] = (grid[0] + hx / 2.0) + jx * hx
-        out[i, 1] = (grid[1] + hy / 2.0) + jy * hy
+        out[i, 0] = grid[0] + jx * hx
+        out[i, 1] = grid[1] + jy * hy

@@ -39,8 +39,20 @@ DEFAULT_DIRECTION_SHARE = math.pi / (math.pi + 1.0)
 
 
 def keyed_points(rng, offsets: np.ndarray):
-    """``(kind, key, stream_of_point, index_of_point)``: one keyed stream per trajectory."""
-    ks = resolve_streams(rng, None, len(offsets) - 1)
+    """``(kind, key, stream_of_point, index_of_point)``: one keyed stream per trajectory.
+
+    A ``numpy.random.Generator`` supplies one 64-bit stream per trajectory, in
+    order (under a fixed Philox key): consecutive calls with the same generator
+    continue its sequence, so cutting a batch into chunks does not change any
+    release.  Any other ``rng`` resolves through :func:`tracs.random.resolve_streams`
+    (trajectory ``t`` of the call is stream ``t`` of the seed's key).
+    """
+    count = len(offsets) - 1
+    if isinstance(rng, np.random.Generator):
+        ks = resolve_streams(0, None, count)
+        ks = type(ks)(ks.kind, ks.key, rng.integers(0, 2**63, size=count, dtype=np.int64).astype(np.uint64))
+    else:
+        ks = resolve_streams(rng, None, count)
     stream_of, index_of = point_streams(ks, offsets)
     return ks.kind, ks.key, stream_of, index_of
 
@@ -69,26 +81,82 @@ def axis_constants(epsilon: np.ndarray, low: float, high: float, resolution=None
     return np.array(rows, dtype=np.float64).reshape(-1, 4)
 
 
-class DirectionDistanceLattice(tuple):
-    """``(direction, distance)`` lattices of a direction–distance perturber."""
+class DirectionDistanceLattice:
+    """``(direction, distance)`` lattices of a direction–distance perturber.
 
-    __slots__ = ()
+    Released indices index :attr:`direction` (angles ``a·h_φ``) and :attr:`distance`
+    (normalised distances ``r·h_r``).  The plane points are not on a grid: about a
+    public reference ``o`` they are ``o + ũ·R(o, φ')·e(φ')`` clamped into the region;
+    :meth:`contains` tests that shape about the anchor (first points of trajectories).
+    """
 
-    def __new__(cls, direction: Lattice, distance: Lattice):
-        return super().__new__(cls, (direction, distance))
+    def __init__(self, direction: Lattice, distance: Lattice, perturber=None):
+        self.direction, self.distance = direction, distance
+        self._perturber = perturber
 
-    @property
-    def direction(self) -> Lattice:
-        """Angles ``a·h_φ`` in ``[0, 2π)``."""
-        return self[0]
+    def __iter__(self):
+        return iter((self.direction, self.distance))
 
-    @property
-    def distance(self) -> Lattice:
-        """Normalised distances ``r·h`` in ``[0, 1]`` (``h = 1/n_r``, ends included)."""
-        return self[1]
+    def __array__(self, dtype=None, copy=None):
+        """``[[origin, spacing, count] of the directions, [...] of the distances]`` (JSON, sidecars)."""
+        return np.array([list(self.direction), list(self.distance)], dtype=dtype or np.float64)
+
+    def __getitem__(self, i):
+        return (self.direction, self.distance)[i]
+
+    def __eq__(self, other):
+        return tuple(self) == tuple(other)
+
+    def __repr__(self):
+        return f"DirectionDistanceLattice(direction={self.direction!r}, distance={self.distance!r})"
+
+    def points_about(self, reference, a, r) -> np.ndarray:
+        """Plane points of direction indices ``a`` and distance indices ``r`` about ``reference``."""
+        p = self._perturber
+        ref = np.broadcast_to(np.asarray(reference, dtype=np.float64), (np.size(a), 2))
+        angle = self.direction.points(np.ravel(a))
+        reach = p.region.exit_distance(ref, angle)
+        step = self.distance.points(np.ravel(r)) * reach
+        out = ref + step[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
+        return p.region._clamp_from(ref, out)
+
+    def contains(self, values) -> np.ndarray:
+        """Whether each point is a release about the anchor (to ``1e-12`` of the diameter:
+        sines and cosines may differ in the last bit between libraries)."""
+        p = self._perturber
+        values = np.asarray(values, dtype=np.float64).reshape(-1, 2)
+        o = np.asarray(p.anchor_point)
+        d = values - o
+        a = np.mod(np.rint(np.arctan2(d[:, 1], d[:, 0]) / self.direction.spacing),
+                   self.direction.count).astype(np.int64)
+        reach = p.region.exit_distance(np.broadcast_to(o, d.shape), self.direction.points(a))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.rint(np.hypot(d[:, 0], d[:, 1]) / reach / self.distance.spacing)
+        r = np.clip(np.nan_to_num(r, nan=0.0, posinf=0.0), 0, self.distance.count - 1).astype(np.int64)
+        near = np.hypot(*(self.points_about(o, a, r) - values).T) <= 1e-12 * p.region.diameter
+        return near | np.all(values == o, axis=1)
 
 
-class SequentialPerturber(Perturber):
+class LatticeReleases:
+    """Mixin: ``perturb_many`` and ``lattice_indices`` from one ``_release`` (points, indices)."""
+
+    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
+        """The released lattice indices, ``(N, 2)`` int64.
+
+        The same draws as :meth:`perturb_many` with the same ``rng``: the released
+        points are a function of these indices and public parameters only.
+        """
+        flat, off, _ = as_batch(coords, offsets)
+        self.region.validate_points(flat, "coords")
+        return self._release(flat, off, as_generator(rng))[1]
+
+    def _run(self, coords, offsets, rng, *, engine="compiled"):
+        if engine != "compiled":
+            raise ValueError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
+        return self._release(coords, offsets, rng)[0]
+
+
+class SequentialPerturber(LatticeReleases, Perturber):
     """Base of TraCS-D and the Strawman (see the module docstring)."""
 
     _mode: int = _kernels.MODE_CIRCULAR
@@ -126,7 +194,7 @@ class SequentialPerturber(Perturber):
         """The public direction and distance lattices (released indices index them)."""
         n_a, n_r = self._angle_cells(), self._cells
         return DirectionDistanceLattice(Lattice(0.0, TWO_PI / n_a, n_a),
-                                        Lattice(0.0, fit_spacing(0.0, 1.0, n_r), n_r + 1))
+                                        Lattice(0.0, fit_spacing(0.0, 1.0, n_r), n_r + 1), self)
 
     def _angle_constants(self) -> np.ndarray:
         """``(n, A, B, h, dmin)`` of the angle lattice's offset window."""
@@ -159,21 +227,6 @@ class SequentialPerturber(Perturber):
                                 classical_constants(eps - eps_dir, self.resolution)])
 
     # -- engine ----------------------------------------------------------------------
-    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
-        """The released ``(direction, distance)`` lattice indices, ``(N, 2)`` int64.
-
-        The same draws as :meth:`perturb_many` with the same ``rng``: the released
-        points are a function of these indices and public parameters only.
-        """
-        flat, off, _ = as_batch(coords, offsets)
-        self.region.validate_points(flat, "coords")
-        return self._release(flat, off, as_generator(rng))[1]
-
-    def _run(self, coords, offsets, rng, *, engine="compiled"):
-        if engine != "compiled":
-            raise ValueError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
-        return self._release(coords, offsets, rng)[0]
-
     def _release(self, coords, offsets, rng):
         params = self._point_params(offsets, self._params)
         kind, key, stream_of, index_of = keyed_points(rng, offsets)

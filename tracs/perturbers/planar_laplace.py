@@ -5,15 +5,16 @@ its input through the low bits of its output, as every floating-point sampler
 of a continuous law does (Mironov, CCS 2012).  Here the release is discrete
 from the start:
 
-1. each coordinate is snapped to the public grid of cell centres
-   (``n = round(1/resolution)`` cells per side of the region's bounding box) by
-   randomised rounding, giving the grid index ``k``;
+1. each coordinate is snapped to the public grid ``xmin + i·h_x`` (``i = 0..n``,
+   ``n = round(1/resolution)`` cells per side of the region's bounding box, its
+   edges included) by randomised rounding, giving the grid index ``k``;
 2. an offset ``d ∈ Z²`` is drawn with probability ∝ ``exp(−a·‖(d_x h_x, d_y h_y)‖)``,
    ``a = ε / (diameter + 2·‖(h_x, h_y)‖)``, exactly: two-sided geometric laws
    on each axis with rate ``a/√2`` (exact inversion of their cumulative
    thresholds), thinned by the exact acceptance ``exp(−a‖v‖ + (a/√2)‖v‖₁) <= 1``;
-3. the release is the grid centre ``clamp(k + d)``; for a convex polygon it is
-   then moved to the nearest point of the region.
+3. the release is the grid point ``clamp(k + d)`` (clamped releases land on the
+   region's edges); for a convex polygon it is then moved to the nearest point of
+   the region.
 
 The offset law does not depend on the input, so for any two snapped inputs
 ``P(k + d = j) / P(k' + d = j) = exp(a(‖j − k'‖ − ‖j − k‖)) <= exp(a·‖k − k'‖) <= e^ε``
@@ -30,12 +31,11 @@ import math
 
 import numpy as np
 
-from .._validation import as_generator
-from ..mechanisms.lattice import Lattice, check_resolution
+from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ..region import Rectangle
 from . import _kernels
-from ._base import Perturber, as_batch
-from ._sequential import keyed_points
+from ._base import Perturber
+from ._sequential import LatticeReleases, keyed_points
 
 __all__ = ["PlanarLaplace"]
 
@@ -43,7 +43,7 @@ __all__ = ["PlanarLaplace"]
 MAX_PLANAR_EPSILON = 500.0
 
 
-class PlanarLaplace(Perturber):
+class PlanarLaplace(LatticeReleases, Perturber):
     """Discrete planar Laplace on the public grid, clamped to the region (see the module notes).
 
     Parameters
@@ -64,15 +64,16 @@ class PlanarLaplace(Perturber):
         self._cells = max(2, check_resolution(resolution))
         self.resolution = resolution
         xmin, ymin, xmax, ymax = region.bounds
-        self._grid = np.array([xmin, ymin, (xmax - xmin) / self._cells, (ymax - ymin) / self._cells])
+        self._grid = np.array([xmin, ymin, fit_spacing(xmin, xmax, self._cells),
+                               fit_spacing(ymin, ymax, self._cells)])
         if self.epsilon is not None:
             self._scales(np.array([self.epsilon]))
 
     @property
     def lattice(self) -> tuple[Lattice, Lattice]:
-        """The grid of cell centres: ``(x lattice, y lattice)``."""
+        """The public grid, edges included: ``(x lattice, y lattice)``."""
         xmin, ymin, hx, hy = (float(v) for v in self._grid)
-        return Lattice(xmin + hx / 2.0, hx, self._cells), Lattice(ymin + hy / 2.0, hy, self._cells)
+        return Lattice(xmin, hx, self._cells + 1), Lattice(ymin, hy, self._cells + 1)
 
     @property
     def rate(self) -> float:
@@ -87,12 +88,6 @@ class PlanarLaplace(Perturber):
         if np.any(eps < 1e-12):
             raise ValueError(f"epsilon = {float(eps.min())!r} is below the smallest supported budget 1e-12")
         return eps * self.rate
-
-    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
-        """The released grid indices ``(N, 2)`` (same draws as ``perturb_many``)."""
-        flat, off, _ = as_batch(coords, offsets)
-        self.region.validate_points(flat, "coords")
-        return self._release(flat, off, as_generator(rng))[1]
 
     def _run(self, coords, offsets, rng):
         out = self._release(coords, offsets, rng)[0]

@@ -14,15 +14,14 @@ import numpy as np
 
 from ..region import Rectangle
 from . import _kernels
-from .._validation import as_generator
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
-from ._base import Perturber, as_batch, check_share
-from ._sequential import axis_constants, keyed_points
+from ._base import Perturber, check_share
+from ._sequential import LatticeReleases, axis_constants, keyed_points
 
 __all__ = ["TraCSC"]
 
 
-class TraCSC(Perturber):
+class TraCSC(LatticeReleases, Perturber):
     """TraCS-C on a :class:`~tracs.Rectangle`.
 
     Parameters
@@ -93,17 +92,6 @@ class TraCSC(Perturber):
         xmin, ymin, xmax, ymax = self._bbox
         return np.column_stack([axis_constants(eps_x, xmin, xmax, self.resolution),
                                 axis_constants(eps - eps_x, ymin, ymax, self.resolution)])
-
-    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
-        """The released ``(x, y)`` lattice indices, ``(N, 2)`` int64 (same draws as ``perturb_many``)."""
-        flat, off, _ = as_batch(coords, offsets)
-        self.region.validate_points(flat, "coords")
-        return self._release(flat, off, as_generator(rng))[1]
-
-    def _run(self, coords, offsets, rng, *, engine="compiled"):
-        if engine != "compiled":
-            raise ValueError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
-        return self._release(coords, offsets, rng)[0]
 
     def _release(self, coords, offsets, rng):
         params = self._point_params(offsets, self._params)

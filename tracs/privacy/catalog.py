@@ -81,6 +81,7 @@ _MECHANISMS = {
     "ptt": lambda e: m.PTT(epsilon=e),
     "duchi": lambda e: m.Duchi(epsilon=e),
     "laplace": lambda e: m.Laplace(epsilon=e),
+    "bounded-laplace": lambda e: m.BoundedLaplace(epsilon=e),
     "staircase": lambda e: m.Staircase(epsilon=e),
     "purkayastha": lambda e: m.Purkayastha(epsilon=e),
     "krr": lambda e: m.KRR(epsilon=e, k=8),

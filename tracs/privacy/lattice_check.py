@@ -11,14 +11,62 @@ Accepted declarations (the ``lattice`` attribute of a sampler or perturber):
   for 1-D outputs;
 * a pair of those, one per axis, for 2-D outputs;
 * an object with ``contains(values) -> bool array`` for any other shape of
-  lattice (e.g. directions and distances about a public reference).
+  lattice;
+* a ``(direction, distance)`` pair (attributes ``direction`` and ``distance``)
+  for perturbers that release a point about a public reference: the released
+  *indices* (``lattice_indices``) are checked against the two lattices, and the
+  released points must be one function of those indices (:class:`IndexedRelease`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["declared_lattice", "off_lattice", "PointSet"]
+__all__ = ["declared_lattice", "off_lattice", "PointSet", "IndexedRelease", "is_indexed"]
+
+
+def is_indexed(lattice) -> bool:
+    """Whether ``lattice`` is a ``(direction, distance)`` pair checked through released indices."""
+    return hasattr(lattice, "direction") and hasattr(lattice, "distance")
+
+
+class IndexedRelease:
+    """Bit-exact check of releases that are a public function of lattice indices.
+
+    For draws that share one public reference (the audit releases first points
+    about the anchor), call :meth:`record` with the released indices ``(n, k)``
+    and then :meth:`contains` with the released points of the same draws.  A
+    release passes when each index lies in its lattice and its point is, bit
+    for bit, the point first seen with the same indices (across every batch so
+    far): then the points carry no information beyond the indices.
+    """
+
+    def __init__(self, lattices):
+        self.counts = np.array([_triple(lat)[2] for lat in lattices], dtype=np.int64)
+        self._keys = np.empty(0, dtype=np.int64)
+        self._points = np.empty((0, 2))
+        self._pending = None
+
+    def record(self, indices) -> None:
+        self._pending = np.asarray(indices, dtype=np.int64).reshape(-1, len(self.counts))
+
+    def contains(self, values) -> np.ndarray:
+        idx, self._pending = self._pending, None
+        values = np.asarray(values, dtype=np.float64).reshape(len(idx), -1)
+        ok = np.all((idx >= 0) & (idx < self.counts), axis=1)
+        key = np.zeros(len(idx), dtype=np.int64)
+        for j, count in enumerate(self.counts):
+            key = key * count + np.clip(idx[:, j], 0, count - 1)
+        keys = np.concatenate([self._keys, key])
+        points = np.concatenate([self._points, values])
+        order = np.argsort(keys, kind="stable")  # earlier draws first within a key
+        sorted_keys = keys[order]
+        first = np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]
+        head = order[first][np.cumsum(first) - 1]  # the first draw of each draw's key
+        same = np.empty(len(keys), dtype=bool)
+        same[order] = np.all(points[head] == points[order], axis=1)
+        self._keys, self._points = keys[order[first]], points[order[first]]
+        return ok & same[len(keys) - len(idx):]
 
 
 class PointSet:
@@ -86,6 +134,8 @@ def off_lattice(values, lattice) -> tuple[int, object]:
     ``values`` is ``(n,)`` for 1-D outputs or ``(n, 2)`` for points.
     """
     values = np.asarray(values, dtype=np.float64)
+    if is_indexed(lattice):
+        raise TypeError("a (direction, distance) lattice is checked through IndexedRelease")
     if hasattr(lattice, "contains"):
         ok = np.asarray(lattice.contains(values), dtype=bool)
     elif values.ndim == 2 and _is_pair(lattice):

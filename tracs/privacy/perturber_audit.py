@@ -11,13 +11,14 @@ carry mass) plus a grid of per-axis quantile bins.
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import numpy as np
 
 from ._engine import check_audit_arguments, run_audit
 from .audit import draw_vectorised
-from .lattice_check import PointSet, declared_lattice
+from .lattice_check import IndexedRelease, PointSet, declared_lattice, is_indexed
 
 __all__ = ["audit_perturber", "perturber_inputs"]
 
@@ -82,7 +83,11 @@ def audit_perturber(perturber, epsilon=None, *, points=None, samples: int = 100_
         As for :func:`tracs.audit`; ``lattice`` may be a pair of per-axis
         ``(origin, spacing, count)`` or an object with ``contains(points)``.
         Default: ``perturber.lattice``; for a baseline without one, its public
-        POI set (every release must be one of the POIs, bit for bit).
+        POI set (every release must be one of the POIs, bit for bit).  A
+        ``(direction, distance)`` lattice is checked through the perturber's
+        ``lattice_indices`` on the same draws: indices in range and points a
+        function of the indices (see :class:`~.lattice_check.IndexedRelease`);
+        without ``lattice_indices`` the low bits are unverifiable.
     bins : int
         About this many histogram cells in all (``ceil(sqrt(bins))`` per axis).
 
@@ -104,10 +109,19 @@ def audit_perturber(perturber, epsilon=None, *, points=None, samples: int = 100_
     lattice = declared_lattice(perturber, lattice)
     if lattice is None and getattr(perturber, "poi_space", None) is not None:
         lattice = PointSet(perturber.poi_space.points)  # baselines release public POIs
+    indexed = None
+    if lattice is not None and is_indexed(lattice):
+        indices = getattr(perturber, "lattice_indices", None)
+        indexed = IndexedRelease([lattice.direction, lattice.distance]) if callable(indices) else None
+        lattice = indexed
 
     def draw(p, n, gen):
         batch = np.tile(p, (n, 1))
-        return draw_vectorised(call, batch, n, gen, (n, 2), lambda g: call(p[None, :], g))
+        twin = copy.deepcopy(gen) if indexed is not None else None
+        out = draw_vectorised(call, batch, n, gen, (n, 2), lambda g: call(p[None, :], g))
+        if indexed is not None:  # the same draws again, as lattice indices
+            indexed.record(perturber.lattice_indices(batch, np.arange(n + 1), rng=twin))
+        return out
 
     return run_audit(draw, candidates, epsilon, samples=samples, confidence=confidence,
                      lattice=lattice, rng=rng, bins=int(bins),

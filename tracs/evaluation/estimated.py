@@ -1,0 +1,95 @@
+"""Estimated-vs-raw query metrics: what the collector gains by estimating from the reports.
+
+For one run, both the raw reports' grid histogram and the EM estimate of
+:func:`tracs.estimate.density` (from the reports and the public perturber only)
+answer the same queries on a ``GRID × GRID`` grid over the public region:
+
+* range queries: mean absolute error of the share of points in ``QUERIES`` random
+  boxes with sides of 10–50 % of the region's (drawn from the repetition's query
+  stream, so every method and both columns see the same boxes);
+* hotspot preservation: share of the ``HOT`` busiest true cells among the ``HOT``
+  busiest cells of the raw reports / of the estimate.
+
+Methods without a density estimator (the discrete baselines, outputs rounded to
+POIs) score NaN in the estimated columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+GRID = 32
+QUERIES = 200
+HOT = 20
+
+_cache: dict = {}
+
+
+def _boxes(region, rng):
+    xmin, ymin, xmax, ymax = region.bounds
+    side = rng.uniform(0.1, 0.5, (QUERIES, 2)) * [xmax - xmin, ymax - ymin]
+    low = np.column_stack([rng.uniform(xmin, xmax - side[:, 0]), rng.uniform(ymin, ymax - side[:, 1])])
+    return np.column_stack([low, low + side])
+
+
+def _grid(region):
+    xmin, ymin, xmax, ymax = region.bounds
+    return np.linspace(xmin, xmax, GRID + 1), np.linspace(ymin, ymax, GRID + 1)
+
+
+def _estimate(pert, offsets, dataset, perturber):
+    """The EM density of this run (computed once per run, shared by the estimated columns)."""
+    from ..estimate import density
+    from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+
+    if not isinstance(perturber, (TraCSC, TraCSD, Strawman, PlanarLaplace)) or perturber.round_to is not None:
+        return None
+    key = (id(pert), id(perturber))
+    if key not in _cache:
+        _cache.clear()
+        released = dataset.region.clip(pert)
+        _cache[key] = density(released, perturber, offsets=offsets, grid=(GRID, GRID))
+    return _cache[key]
+
+
+def _answers(points, boxes):
+    x, y = points[:, 0, None], points[:, 1, None]
+    inside = (x >= boxes[:, 0]) & (x <= boxes[:, 2]) & (y >= boxes[:, 1]) & (y <= boxes[:, 3])
+    return inside.mean(axis=0)
+
+
+def range_query_raw(true, pert, offsets, dataset, rng, perturber=None):
+    from ..estimate import Density
+
+    boxes = _boxes(dataset.region, rng)
+    raw = Density.from_points(pert, _grid(dataset.region))
+    return float(np.abs(raw.range_queries(boxes) - _answers(true, boxes)).mean())
+
+
+def range_query_estimated(true, pert, offsets, dataset, rng, perturber=None):
+    boxes = _boxes(dataset.region, rng)
+    est = _estimate(pert, offsets, dataset, perturber)
+    if est is None:
+        return float("nan")
+    return float(np.abs(est.range_queries(boxes) - _answers(true, boxes)).mean())
+
+
+def _hot_share(density, truth):
+    a = {tuple(c) for c in density.hotspots(HOT).cells}
+    return len(a & {tuple(c) for c in truth.hotspots(HOT).cells}) / HOT
+
+
+def hotspots_raw(true, pert, offsets, dataset, rng, perturber=None):
+    from ..estimate import Density
+
+    grid = _grid(dataset.region)
+    return _hot_share(Density.from_points(pert, grid), Density.from_points(true, grid))
+
+
+def hotspots_estimated(true, pert, offsets, dataset, rng, perturber=None):
+    from ..estimate import Density
+
+    est = _estimate(pert, offsets, dataset, perturber)
+    if est is None:
+        return float("nan")
+    return _hot_share(est, Density.from_points(true, _grid(dataset.region)))

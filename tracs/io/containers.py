@@ -1,0 +1,201 @@
+"""Container readers: delimited text, Parquet / GeoParquet, vector files, in Arrow batches.
+
+Each returns a :class:`RawColumns`: the columns read (an Arrow table, or a pandas
+frame for vector files), the line or row of each record, the lines skipped by the
+parser and the blank ones, and the WGS84 longitude/latitude of point geometry.
+Conversions given per column (times, coordinates) run batch by batch, so a file's
+text is never held whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .formats import unsupported
+
+@dataclass
+class RawColumns:
+    """What a container reader returns: the table, its row positions and what it noticed."""
+
+    table: object                      # pyarrow.Table or pandas.DataFrame
+    lines: np.ndarray                  # line (text) or row (others) of each row
+    position: str                      # "line" or "row"
+    fmt: str
+    bad_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    blank_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    notes: list = field(default_factory=list)
+    lonlat: np.ndarray | None = None   # (n, 2) WGS84 from point geometry, when the table has it
+    geometry: str | None = None        # the geometry column's name (not a data column)
+
+
+#: bytes of text per streamed block (bounds the memory of a read)
+BLOCK_BYTES = 2 << 20
+#: parse blocks on several threads
+THREADS = True
+
+
+def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None) -> RawColumns:
+    """Delimited text through pyarrow's streaming CSV reader: every column read as text,
+    each batch converted at once (``convert``: column -> function of an Arrow array), so
+    the text of the whole file is never held in memory."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    convert = convert or {}
+    block = BLOCK_BYTES
+
+    def read(threads: bool):
+        bad = []
+
+        def skip(row):
+            bad.append(row.number)
+            return "skip"
+
+        reader = pcsv.open_csv(
+            path,
+            read_options=pcsv.ReadOptions(use_threads=threads, block_size=block, column_names=list(names),
+                                          skip_rows=1 if header else 0, encoding=encoding or "utf8"),
+            parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False if sep == "\t" else '"',
+                                            ignore_empty_lines=False, invalid_row_handler=skip),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=list(include), column_types={c: pa.string() for c in include},
+                strings_can_be_null=True, quoted_strings_can_be_null=True))
+        chunks = {c: [] for c in include}
+        blanks = []
+        for batch in reader:
+            blank = np.ones(batch.num_rows, dtype=bool)
+            for column in batch.columns:
+                blank &= column.is_null().to_numpy(zero_copy_only=False)
+            blanks.append(blank)
+            for name in include:
+                column = batch.column(name)
+                chunks[name].append(convert[name](column) if name in convert else column)
+        return chunks, np.concatenate(blanks) if blanks else np.zeros(0, bool), bad
+
+    chunks, blank, bad = read(THREADS)
+    if any(b is None for b in bad):  # line numbers of skipped lines are known on one thread only
+        chunks, blank, bad = read(False)
+    table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
+                      for name, parts in chunks.items()})
+    first = 2 if header else 1
+    bad_lines = np.asarray(sorted(bad), dtype=np.int64)
+    all_lines = np.arange(first, first + table.num_rows + len(bad_lines), dtype=np.int64)
+    lines = all_lines[~np.isin(all_lines, bad_lines)] if len(bad_lines) else all_lines
+    blank_lines = lines[blank]
+    if blank.any():
+        table, lines = table.filter(pa.array(~blank)), lines[~blank]
+    fmt = {"\t": "tsv", ",": "csv"}.get(sep, "delimited text")
+    return RawColumns(table, lines, "line", fmt, bad_lines, blank_lines)
+
+
+def _float_column(column):
+    """Text -> float64 Arrow array (NaN where not a number); through Arrow when all are numbers."""
+    import pandas as pd
+    import pyarrow as pa
+
+    try:
+        return column.cast(pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        values = pd.to_numeric(pd.Series(column.to_pandas()).astype("string").str.strip(), errors="coerce")
+        return pa.array(values.to_numpy(dtype=np.float64, na_value=np.nan))
+
+
+def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) -> RawColumns:
+    """The pandas reader of ``data_loaders`` (files that are not valid UTF-8)."""
+    from data_loaders._io import read_table
+
+    t = read_table(path, sep=sep, header=header, names=None if header else list(names),
+                   encoding=encoding)
+    if header:
+        t.frame.columns = list(names)
+    return RawColumns(t.frame.astype({c: "string" for c in t.frame.columns}), t.lines, "line",
+                      {"\t": "tsv", ",": "csv"}.get(sep, "delimited text"), t.bad_lines,
+                      t.blank_lines, list(t.notes))
+
+
+def _lonlat_from_wkb(values, crs, notes) -> np.ndarray:
+    import shapely
+
+    geoms = shapely.from_wkb(np.asarray(values, dtype=object))
+    return _lonlat_from_geoms(geoms, crs, notes)
+
+
+def _lonlat_from_geoms(geoms, crs, notes) -> np.ndarray:
+    import shapely
+
+    geoms = np.asarray(geoms, dtype=object)
+    kinds = shapely.get_type_id(geoms)
+    if not np.all((kinds == 0) | (kinds == -1)):
+        raise ValueError("the geometry column must hold points (one per check-in)")
+    xy = np.full((len(geoms), 2), np.nan)
+    present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+    xy[present] = shapely.get_coordinates(geoms[present])
+    if crs is not None:
+        from pyproj import CRS, Transformer
+
+        crs = CRS.from_user_input(crs)
+        if not crs.equals(CRS.from_epsg(4326)):
+            t = Transformer.from_crs(crs, 4326, always_xy=True)
+            xy[:, 0], xy[:, 1] = t.transform(xy[:, 0], xy[:, 1])
+            notes.append(f"coordinates converted from {crs.to_string()} to EPSG:4326")
+    return xy
+
+
+def _read_parquet(path: Path, plan) -> RawColumns:
+    """Parquet / GeoParquet in batches: ``plan(names) -> (columns, converters)`` chooses the
+    columns to read and how to convert each batch (as for text); point geometry (WKB)
+    becomes WGS84 longitude/latitude batch by batch."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        handle = pq.ParquetFile(path)
+    except Exception as exc:
+        raise ValueError(f"{path.name} is not a readable Parquet file: {exc}") from exc
+    schema = handle.schema_arrow
+    meta = schema.metadata or {}
+    geo = json.loads(meta[b"geo"]) if b"geo" in meta else None
+    names = [n for n in schema.names]
+    geometry = geo.get("primary_column", "geometry") if geo else None
+    wanted, convert = plan([n for n in names if n != geometry])
+    wanted = [c for c in wanted if c in names]
+    crs = geo["columns"].get(geometry, {}).get("crs", "OGC:CRS84") if geo else None  # GeoParquet default
+    notes, chunks, lonlat = [], {c: [] for c in wanted}, []
+    columns = wanted + ([geometry] if geometry else [])
+    for batch in handle.iter_batches(batch_size=1 << 16, columns=columns):
+        for name in wanted:
+            column = batch.column(name)
+            chunks[name].append(convert[name](column) if name in convert else column)
+        if geometry:
+            lonlat.append(_lonlat_from_wkb(batch.column(geometry).to_numpy(zero_copy_only=False), crs,
+                                           notes if not lonlat else []))
+    table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else
+                                             schema.field(name).type) for name, parts in chunks.items()})
+    xy = (np.concatenate(lonlat) if lonlat else np.empty((0, 2))) if geometry else None
+    return RawColumns(table, np.arange(table.num_rows, dtype=np.int64), "row",
+                      "geoparquet" if geo else "parquet", notes=notes, lonlat=xy, geometry=geometry)
+
+
+def _read_vector(path: Path, kind: str) -> RawColumns:
+    import geopandas as gpd
+
+    try:
+        frame = gpd.read_file(path)
+    except Exception as exc:
+        raise unsupported(path, f"not a readable {kind} file: {str(exc).splitlines()[0][:120]}") from exc
+    notes = []
+    lonlat = None
+    if isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns:
+        if frame.crs is None:
+            raise ValueError(f"{path.name} has no CRS: its coordinates cannot be read as longitude/latitude")
+        lonlat = _lonlat_from_geoms(frame.geometry.array, frame.crs, notes)
+        frame = frame.drop(columns=frame.geometry.name)
+    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind, notes=notes,
+                      lonlat=lonlat, geometry="geometry")
+
+

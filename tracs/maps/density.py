@@ -1,0 +1,48 @@
+"""A map layer of an estimated density (:class:`tracs.estimate.Density`): one cell, one shade."""
+
+from __future__ import annotations
+
+import folium
+import numpy as np
+
+__all__ = ["density_layer", "density_map"]
+
+
+def density_layer(estimate, crs, *, name: str = "estimated density", min_share: float = 0.0,
+                  color: str = "#b30000") -> folium.FeatureGroup:
+    """A folium layer with every cell of ``estimate`` shaded by its probability.
+
+    Parameters
+    ----------
+    estimate : tracs.estimate.Density
+    crs : CRS of the estimate's grid (the metric CRS of perturbation)
+    name : str
+        Layer name in the layer control.
+    min_share : float
+        Cells below this probability are left out (keeps the page small).
+    color : str
+        Fill colour; opacity grows with the probability.
+    """
+    cells = estimate.to_geodataframe(crs=crs)
+    cells = cells[cells.probability > min_share].to_crs(4326)
+    top = float(cells.probability.max()) if len(cells) else 1.0
+    group = folium.FeatureGroup(name=name)
+
+    def style(feature, top=top):
+        share = feature["properties"]["probability"] / top
+        return {"fillColor": color, "color": color, "weight": 0, "fillOpacity": 0.8 * float(np.sqrt(share))}
+
+    folium.GeoJson(cells.__geo_interface__, style_function=style,
+                   tooltip=folium.GeoJsonTooltip(fields=["probability"], localize=True)).add_to(group)
+    return group
+
+
+def density_map(estimate, crs, *, tiles: str = "CartoDB positron", name: str = "estimated density"):
+    """A folium map centred on the estimate's grid holding :func:`density_layer` and a layer control."""
+    cells = estimate.to_geodataframe(crs=crs).to_crs(4326)
+    minx, miny, maxx, maxy = cells.total_bounds
+    fmap = folium.Map(tiles=tiles)
+    fmap.fit_bounds([[miny, minx], [maxy, maxx]])
+    density_layer(estimate, crs, name=name).add_to(fmap)
+    folium.LayerControl().add_to(fmap)
+    return fmap
