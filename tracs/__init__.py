@@ -37,7 +37,8 @@ _LAZY = {
     "AuditReport": "tracs.privacy",
 }
 _SUBMODULES = {"io", "random", "public", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics",
-               "region", "perturbers", "discrete", "trajectories", "query_metrics", "cli", "estimate", "privacy"}
+               "region", "perturbers", "discrete", "trajectories", "query_metrics", "cli", "estimate", "privacy",
+               "engine", "dask"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]
 
