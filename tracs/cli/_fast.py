@@ -65,6 +65,15 @@ def _keyed(spec, ctx) -> bool:
         return False
 
 
+def random_argument(args):
+    """The ``rng`` of a run: the seed (Philox), or ChaCha20 with ``--secure-rng`` (keyed by the seed or the OS)."""
+    if getattr(args, "secure_rng", False):
+        from ..random import Secure
+
+        return "secure" if args.seed is None else Secure(args.seed)
+    return args.seed
+
+
 def run(args, spec, output: Path, fmt: str) -> int:
     """Perturb ``args.input`` with ``spec`` and write ``output``; print the summary line."""
     from ..evaluation import MethodContext
@@ -96,7 +105,7 @@ def run(args, spec, output: Path, fmt: str) -> int:
         warm.join()
     keyed = _keyed(spec, ctx)
     users = points.trajectory_users() if keyed else None
-    rng = args.seed if keyed else np.random.default_rng(args.seed)
+    rng = random_argument(args) if keyed else np.random.default_rng(args.seed)
 
     released = np.empty_like(coords)
     eps_point = np.empty(len(coords))
