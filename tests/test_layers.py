@@ -25,6 +25,8 @@ LAYERS = {
     "tracs.baselines": 4,
     "tracs.geo": 5,
     "tracs.trajectories": 5,
+    "tracs.gdf": 5,
+    "tracs.adapters": 5,
     "tracs.estimate": 5,
     "tracs.privacy": 5,
     "data_loaders": 6,
