@@ -26,6 +26,8 @@ LAYERS = {
     "tracs.baselines": 4,
     "tracs.geo": 5,
     "tracs.trajectories": 5,
+    "tracs.gdf": 5,
+    "tracs.adapters": 5,
     "tracs.estimate": 5,
     "tracs.privacy": 5,
     "tracs.public": 5,
