@@ -49,7 +49,7 @@ def test_same_frame_with_released_geometry(make):
     x, y = out.geometry.x, out.geometry.y
     assert x.between(139.5 - 0.01, 139.9 + 0.01).all() and y.between(35.5 - 0.01, 35.8 + 0.01).all()
     again = perturb_gdf(gdf, make(REGION), rng=7)
-    assert again.geometry.equals_exact(out.geometry, tolerance=0).all()
+    assert again.geometry.geom_equals_exact(out.geometry, tolerance=0).all()
 
 
 def test_a_users_release_depends_only_on_that_users_rows():
@@ -61,7 +61,7 @@ def test_a_users_release_depends_only_on_that_users_rows():
     changed = changed.drop(index=changed.index[other][:2])  # and fewer rows of the others
     out2 = perturb_gdf(changed, tracs.TraCSD(REGION, 2.0), rng=3)
     mine = gdf.index[gdf.user_id == "a"]
-    assert out2.loc[mine].geometry.equals_exact(out.loc[mine].geometry, tolerance=0).all()
+    assert out2.loc[mine].geometry.geom_equals_exact(out.loc[mine].geometry, tolerance=0).all()
 
 
 def test_projected_frames_are_perturbed_in_their_own_crs():
