@@ -43,6 +43,22 @@ def _range_preservation(true, pert, offsets, dataset, rng):
     return range_preservation(true, pert, offsets, radius=RANGE_DELTA, scale=dataset.degree_scale)
 
 
+def _ae_degrees(true, pert, offsets, dataset, rng):
+    """Average error in degrees: east/north differences divided by the data's units per degree."""
+    import numpy as np
+
+    from ..metrics import average_error
+
+    if dataset.degree_scale is None:
+        if dataset.normalise:
+            raise ValueError(f"ae_degrees needs degrees, but data set {dataset.name!r} has no CRS "
+                             f"to convert its units to degrees")
+        return average_error(true, pert, offsets)
+    scale = np.asarray(dataset.degree_scale, dtype=np.float64).reshape(1, 2)
+    return average_error(np.asarray(true, np.float64) / scale, np.asarray(pert, np.float64) / scale,
+                         offsets)
+
+
 def _hotspot_count_error(true, pert, offsets, dataset, rng):
     from ..query_metrics import hotspot_count_error
 
@@ -87,6 +103,10 @@ EXTRA_METRICS: dict[str, MetricSpec] = {
                    "the paper's hotspot error: per trajectory, |#released - #true points on one of "
                    "the top 20 % most visited true locations|, averaged; lower is better", False,
                    needs_pois=True),
+        MetricSpec("ae_degrees", _ae_degrees,
+                   "average error in degrees (east/north differences over the data's units per "
+                   "degree at its latitude), to compare with the paper's degree-unit tables; "
+                   "region units on a continuous region", False),
         MetricSpec("range_query_raw", _est.range_query_raw,
                    "mean absolute error of the share of points in 200 random boxes (10-50 % of each "
                    "side), from the raw reports' 32x32 histogram", False),
