@@ -25,7 +25,7 @@ def test_region_units_on_a_continuous_region():
     assert _score(ds, np.zeros((1, 2)), np.array([[3.0, 4.0]]), np.array([0, 1])) == pytest.approx(5.0)
 
 
-@pytest.mark.parametrize("scale, normalise, fragment", [(None, True, "no CRS")])
+@pytest.mark.parametrize("scale, normalise, fragment", [(None, True, "data without a CRS")])
 def test_refuses_data_without_degrees(scale, normalise, fragment):
     ds = SimpleNamespace(name="x", degree_scale=scale, normalise=normalise)
     with pytest.raises(ValueError, match=fragment):

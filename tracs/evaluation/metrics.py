@@ -43,20 +43,26 @@ def _range_preservation(true, pert, offsets, dataset, rng):
     return range_preservation(true, pert, offsets, radius=RANGE_DELTA, scale=dataset.degree_scale)
 
 
-def _ae_degrees(true, pert, offsets, dataset, rng):
-    """Average error in degrees: east/north differences divided by the data's units per degree."""
+def in_degrees(coords, dataset):
+    """Coordinates divided by the data's units per degree (east, north): distances in degrees.
+
+    Raises ``ValueError`` when the data set has no geographic reference.
+    """
     import numpy as np
 
+    if dataset.degree_scale is None:
+        raise ValueError(f"errors in degrees need a geographic reference, but data set {dataset.name!r} "
+                         "has none (a continuous region, or data without a CRS)")
+    return np.asarray(coords, dtype=np.float64) / np.asarray(dataset.degree_scale, dtype=np.float64).reshape(1, 2)
+
+
+def _ae_degrees(true, pert, offsets, dataset, rng):
+    """Average error in degrees (:func:`in_degrees`); region units on a continuous region."""
     from ..metrics import average_error
 
-    if dataset.degree_scale is None:
-        if dataset.normalise:
-            raise ValueError(f"ae_degrees needs degrees, but data set {dataset.name!r} has no CRS "
-                             f"to convert its units to degrees")
+    if dataset.degree_scale is None and not dataset.normalise:
         return average_error(true, pert, offsets)
-    scale = np.asarray(dataset.degree_scale, dtype=np.float64).reshape(1, 2)
-    return average_error(np.asarray(true, np.float64) / scale, np.asarray(pert, np.float64) / scale,
-                         offsets)
+    return average_error(in_degrees(true, dataset), in_degrees(pert, dataset), offsets)
 
 
 def _hotspot_count_error(true, pert, offsets, dataset, rng):
