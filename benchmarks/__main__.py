@@ -1,7 +1,8 @@
 """Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick]``.
 
 Sections: mechanisms, perturbers, rounding (discrete), loaders, estimate, audit, cli
-(``tracs perturb`` on a generated file against a plain pyarrow read + write).  Each prints items
+(``tracs perturb`` on a generated file against a plain pyarrow read + write), keyed
+(the cost of per-user keyed streams).  Each prints items
 per second for every method and the ratio against a naive per-item Python loop
 measured in the same run.  ``--quick`` uses smaller inputs (a smoke run).
 """
@@ -21,6 +22,7 @@ SECTIONS = {
     "estimate": "benchmarks.estimate",
     "audit": "benchmarks.audit",
     "cli": "benchmarks.cli",
+    "keyed": "benchmarks.keyed",
 }
 
 

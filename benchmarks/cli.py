@@ -118,14 +118,16 @@ def run(quick: bool = False) -> None:
         pcsv.write_csv(table, source_csv)
         pq.write_table(table, source_pq)
         del table
-        measure(tracs + [source_csv, "-o", folder / "warm.csv", "-m", "tracs-c", "-e", "4", "-q"], env)
+        measure(tracs + [source_csv, "-o", folder / "warm.csv", "-m", "tracs-c", "-e", "4", "-q",
+                         "--region", "tky"], env)
         rows = []
         plain_csv = measure([sys.executable, "-c", _PLAIN_CSV, source_csv, folder / "plain.csv"])
         perturb_csv = measure(tracs + [source_csv, "-o", folder / "released.csv", "-m", "tracs-c",
-                                       "-e", "4", "--seed", "1", "-q"], env)
+                                       "-e", "4", "--seed", "1", "-q", "--region", "tky"], env)
         plain_pq = measure([sys.executable, "-c", _PLAIN_PARQUET, source_pq, folder / "plain.parquet"])
         perturb_pq = measure(tracs + [source_pq, "-o", folder / "released.parquet", "-m", "tracs-c", "-e", "4",
-                                      "--seed", "1", "-q", "--input-format", "foursquare"], env)
+                                      "--seed", "1", "-q", "--input-format", "foursquare", "--region", "tky"],
+                             env)
         rows.append(("plain pyarrow CSV read + write", *plain_csv, ""))
         rows.append(("tracs perturb -m tracs-c CSV", *perturb_csv,
                      f"{perturb_csv[0] / plain_csv[0]:.1f}x plain (target <= {TARGET_CSV_RATIO:g}x)"))

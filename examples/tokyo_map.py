@@ -104,9 +104,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     checkins, name = load_checkins(args.path)
+    # the public region: the fixed Tokyo box (tracs.public.CITY_BOXES), never the data's own bounds;
+    # projected to the UTM zone of its centre
+    box = tracs.public.CITY_BOXES["tky"]
     # trips: a new trajectory after 6 hours without a check-in
-    everyone = data_loaders.to_trajectories(checkins, split_gap="6h", min_points=3)
-    region = everyone.region()  # public: the bounding box of all venues
+    everyone = data_loaders.to_trajectories(checkins, split_gap="6h", min_points=3, crs=box.metric_crs())
+    region = box.to_region(everyone.crs)
+    # the venues of the data set stand in for a public venue list (a research illustration:
+    # a release would read them from a published list, as `tracs perturb --pois` does)
     venues = everyone.pois().coords
     pois = tracs.POISpace(venues, region=region)
 
@@ -123,7 +128,8 @@ def main(argv=None) -> int:
     maps = []
     for eps in EPSILONS:
         rng = np.random.default_rng([args.seed, int(eps * 1000)])
-        reported = tracs.TraCSD(region, eps).perturb_many(coords, offsets, rng=rng)
+        users = [str(u) for u in trips.frame["uid"].to_numpy()[offsets[:-1]]]  # one stream per user
+        reported = tracs.TraCSD(region, eps).perturb_many(coords, offsets, rng=rng, keys=users)
         rounded, _ = pois.round(reported)
         error = tracs.average_error(coords, reported, offsets)
         error_rounded = tracs.average_error(coords, rounded, offsets)

@@ -27,6 +27,7 @@ LAYERS = {
     "tracs.trajectories": 5,
     "tracs.estimate": 5,
     "tracs.privacy": 5,
+    "tracs.public": 5,
     "data_loaders": 6,
     "tracs.io": 6,
     "tracs.maps": 7,

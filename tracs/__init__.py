@@ -36,7 +36,7 @@ _LAZY = {
     "audit_perturber": "tracs.privacy",
     "AuditReport": "tracs.privacy",
 }
-_SUBMODULES = {"io", "random", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics",
+_SUBMODULES = {"io", "random", "public", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics",
                "region", "perturbers", "discrete", "trajectories", "query_metrics", "cli", "estimate", "privacy"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]

@@ -58,3 +58,12 @@ def checkins_csv(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("data") / "checkins.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
+
+
+@pytest.fixture(scope="session")
+def venues_csv(checkins_csv) -> Path:
+    """The public POI file of :func:`checkins_csv`: its 25 venues (lat, lng), fixed in advance."""
+    frame = pd.read_csv(checkins_csv)[["poi_id", "lat", "lng"]].drop_duplicates("poi_id")
+    path = checkins_csv.parent / "venues.csv"
+    frame.to_csv(path, index=False)
+    return path

@@ -15,6 +15,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+#: the public region of every perturb call (the test data lies in Tokyo)
+REGION = ("--region", "tky")
+
 
 def assert_clean_failure(result, *fragments):
     """Non-zero exit, one line on stderr naming the problem, never a traceback."""
@@ -67,11 +70,14 @@ def check_released(path, source_csv, eps):
     # ids and times kept, in the input's (user, time) order
     assert list(released["uid"].astype(int)) == list(source["uid"])
     assert (pd.to_datetime(released["datetime"], utc=True) == pd.to_datetime(source["datetime"], utc=True)).all()
-    # released points are new WGS84 points in the data's bounding rectangle (drawn in UTM metres,
-    # whose grid is slightly rotated against lat/lng: allow 3 % of the span around the lat/lng box)
-    for col in ("lat", "lng"):
-        margin = 0.03 * (source[col].max() - source[col].min())
-        assert released[col].between(source[col].min() - margin, source[col].max() + margin).all()
+    # released points are new WGS84 points in the public region (the tky box, drawn in the UTM
+    # rectangle that holds it, whose grid is slightly rotated against lat/lng: allow 3 % of its span)
+    from tracs.public import CITY_BOXES
+
+    box = CITY_BOXES["tky"]
+    for col, low, high in (("lat", box.min_lat, box.max_lat), ("lng", box.min_lon, box.max_lon)):
+        margin = 0.03 * (high - low)
+        assert released[col].between(low - margin, high + margin).all()
     assert not np.allclose(released["lat"], source["lat"])
     assert "poi_id" not in released.columns  # never the true venue ids
     np.testing.assert_allclose(released["epsilon_point"], eps)
@@ -82,7 +88,7 @@ def check_released(path, source_csv, eps):
 
 def test_perturb_in_a_shell(checkins_csv, tmp_path, tracs_cmd):
     out = tmp_path / "released.csv"
-    result = tracs_cmd("perturb", checkins_csv, "-o", out, "--method", "tracs-d", "--epsilon", "4", "--seed", "1")
+    result = tracs_cmd("perturb", *REGION, checkins_csv, "-o", out, "--method", "tracs-d", "--epsilon", "4", "--seed", "1")
     assert result.returncode == 0, result.stderr
     summary = result.stdout.strip().splitlines()
     assert len(summary) == 1
@@ -94,20 +100,21 @@ def test_perturb_in_a_shell(checkins_csv, tmp_path, tracs_cmd):
 @pytest.mark.parametrize("method", ["tracs-c", "strawman", "planar-laplace"])
 def test_perturb_formats_and_methods(cli, checkins_csv, tmp_path, suffix, method):
     out = tmp_path / f"released{suffix}"
-    result = cli("perturb", checkins_csv, "-o", out, "-m", method, "-e", "2", "--seed", "1")
+    result = cli("perturb", *REGION, checkins_csv, "-o", out, "-m", method, "-e", "2", "--seed", "1")
     assert result.returncode == 0, result.stderr
     check_released(out, checkins_csv, 2.0)
 
 
 @pytest.mark.parametrize("method", ["em", "ngram", "lsrr", "atp"])
-def test_perturb_discrete_methods_release_venues(cli, checkins_csv, tmp_path, method):
+def test_perturb_discrete_methods_release_venues(cli, checkins_csv, venues_csv, tmp_path, method):
     from tracs import baselines
 
     if not hasattr(baselines, {"em": "ExponentialMechanism", "ngram": "NGram", "lsrr": "LSRR",
                                "atp": "ATP"}[method]):
         pytest.skip(f"baseline {method} not available")
     out = tmp_path / "released.csv"
-    result = cli("perturb", checkins_csv, "-o", out, "-m", method, "-e", "4", "--seed", "1")
+    result = cli("perturb", *REGION, checkins_csv, "-o", out, "-m", method, "-e", "4", "--seed", "1",
+                 "--pois", venues_csv)
     assert result.returncode == 0, result.stderr
     check_released(out, checkins_csv, 4.0)
     assert_on_venues(out, checkins_csv)
@@ -123,7 +130,7 @@ def assert_on_venues(released_csv, source_csv):
 
 def test_perturb_per_trajectory_budget(cli, checkins_csv, tmp_path):
     out = tmp_path / "released.csv"
-    result = cli("perturb", checkins_csv, "-o", out, "-m", "tracs-c", "-e", "10", "--per-trajectory", "--seed", "2")
+    result = cli("perturb", *REGION, checkins_csv, "-o", out, "-m", "tracs-c", "-e", "10", "--per-trajectory", "--seed", "2")
     assert result.returncode == 0, result.stderr
     released = pd.read_csv(out)
     n = released.groupby("uid")["uid"].transform("size")
@@ -132,9 +139,10 @@ def test_perturb_per_trajectory_budget(cli, checkins_csv, tmp_path):
     assert "per trajectory" in result.stdout
 
 
-def test_perturb_round_to_pois_releases_venues(cli, checkins_csv, tmp_path):
+def test_perturb_round_to_pois_releases_venues(cli, checkins_csv, venues_csv, tmp_path):
     out = tmp_path / "released.csv"
-    result = cli("perturb", checkins_csv, "-o", out, "-m", "tracs-d", "-e", "2", "--round-to-pois", "--seed", "3")
+    result = cli("perturb", *REGION, checkins_csv, "-o", out, "-m", "tracs-d", "-e", "2", "--round-to-pois",
+                 "--seed", "3", "--pois", venues_csv)
     assert result.returncode == 0, result.stderr
     assert "rounded to POIs" in result.stdout
     assert_on_venues(out, checkins_csv)
@@ -143,7 +151,7 @@ def test_perturb_round_to_pois_releases_venues(cli, checkins_csv, tmp_path):
 def test_perturb_seed_reproduces(cli, checkins_csv, tmp_path):
     a, b, c = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv"
     for path, seed in ((a, 9), (b, 9), (c, 10)):
-        assert cli("perturb", checkins_csv, "-o", path, "-m", "tracs-d", "-e", "3", "--seed", seed).returncode == 0
+        assert cli("perturb", *REGION, checkins_csv, "-o", path, "-m", "tracs-d", "-e", "3", "--seed", seed).returncode == 0
     pd.testing.assert_frame_equal(pd.read_csv(a), pd.read_csv(b))
     assert not pd.read_csv(a).equals(pd.read_csv(c))
 
@@ -151,8 +159,9 @@ def test_perturb_seed_reproduces(cli, checkins_csv, tmp_path):
 def test_perturb_reads_its_own_output(cli, checkins_csv, tmp_path):
     # a released CSV is itself a check-in file: it can be read and perturbed again
     first, second = tmp_path / "first.csv", tmp_path / "second.geojson"
-    assert cli("perturb", checkins_csv, "-o", first, "-m", "tracs-c", "-e", "5", "--seed", "1").returncode == 0
-    result = cli("perturb", first, "-o", second, "-m", "tracs-c", "-e", "5", "--seed", "1")
+    assert cli("perturb", *REGION, checkins_csv, "-o", first, "-m", "tracs-c", "-e", "5", "--seed", "1").returncode == 0
+    # released points may lie just outside the lon/lat box (inside its projected rectangle)
+    result = cli("perturb", *REGION, first, "-o", second, "-m", "tracs-c", "-e", "5", "--seed", "1", "--clip")
     assert result.returncode == 0, result.stderr
     assert len(gpd.read_file(second)) == 60
 
@@ -161,34 +170,34 @@ def test_perturb_reads_its_own_output(cli, checkins_csv, tmp_path):
 
 
 def test_bad_method(cli, checkins_csv, tmp_path):
-    result = cli("perturb", checkins_csv, "-o", tmp_path / "o.csv", "-m", "tracs-x", "-e", "1")
+    result = cli("perturb", *REGION, checkins_csv, "-o", tmp_path / "o.csv", "-m", "tracs-x", "-e", "1")
     assert_clean_failure(result, "invalid choice", "tracs-x")
 
 
 @pytest.mark.parametrize("eps", ["0", "-1", "nan", "inf", "abc"])
 def test_bad_epsilon(cli, checkins_csv, tmp_path, eps):
-    result = cli("perturb", checkins_csv, "-o", tmp_path / "o.csv", "-m", "tracs-d", "-e", eps)
+    result = cli("perturb", *REGION, checkins_csv, "-o", tmp_path / "o.csv", "-m", "tracs-d", "-e", eps)
     assert_clean_failure(result, "epsilon")
 
 
 def test_missing_input_in_a_shell(tmp_path, tracs_cmd):
-    result = tracs_cmd("perturb", tmp_path / "nope.csv", "-o", tmp_path / "o.csv", "-m", "tracs-d", "-e", "1")
+    result = tracs_cmd("perturb", *REGION, tmp_path / "nope.csv", "-o", tmp_path / "o.csv", "-m", "tracs-d", "-e", "1")
     assert_clean_failure(result, "no such file", "nope.csv")
 
 
 def test_unwritable_output(cli, checkins_csv, tmp_path):
-    result = cli("perturb", checkins_csv, "-o", tmp_path / "missing" / "o.csv", "-m", "tracs-d", "-e", "1")
+    result = cli("perturb", *REGION, checkins_csv, "-o", tmp_path / "missing" / "o.csv", "-m", "tracs-d", "-e", "1")
     assert_clean_failure(result, "cannot write")
-    result = cli("perturb", checkins_csv, "-o", tmp_path / "o.xlsx", "-m", "tracs-d", "-e", "1")
+    result = cli("perturb", *REGION, checkins_csv, "-o", tmp_path / "o.xlsx", "-m", "tracs-d", "-e", "1")
     assert_clean_failure(result, "output format")
-    result = cli("perturb", checkins_csv, "-o", tmp_path, "-m", "tracs-d", "-e", "1")
+    result = cli("perturb", *REGION, checkins_csv, "-o", tmp_path, "-m", "tracs-d", "-e", "1")
     assert_clean_failure(result, "is a folder")
 
 
 def test_empty_input(cli, tmp_path):
     empty = tmp_path / "empty.csv"
     empty.write_text("uid,datetime,lat,lng\n")
-    result = cli("perturb", empty, "-o", tmp_path / "o.csv", "-m", "tracs-d", "-e", "1")
+    result = cli("perturb", *REGION, empty, "-o", tmp_path / "o.csv", "-m", "tracs-d", "-e", "1")
     assert_clean_failure(result, "empty.csv")
     assert not (tmp_path / "o.csv").exists()
 
@@ -196,7 +205,7 @@ def test_empty_input(cli, tmp_path):
 def test_not_a_checkin_file(cli, tmp_path):
     junk = tmp_path / "junk.csv"
     junk.write_text("a,b\n1,2\n")
-    result = cli("perturb", junk, "-o", tmp_path / "o.csv", "-m", "tracs-d", "-e", "1")
+    result = cli("perturb", *REGION, junk, "-o", tmp_path / "o.csv", "-m", "tracs-d", "-e", "1")
     assert_clean_failure(result, "junk.csv")
 
 
@@ -336,7 +345,7 @@ def test_perturb_tokyo_file(cli, tky_path, tmp_path):
     import data_loaders
 
     out = tmp_path / "tky.parquet"
-    result = cli("perturb", tky_path, "-o", out, "-m", "tracs-c", "-e", "4", "--seed", "0")
+    result = cli("perturb", *REGION, tky_path, "-o", out, "-m", "tracs-c", "-e", "4", "--seed", "0")
     assert result.returncode == 0, result.stderr
     assert "in 101 trajectories" in result.stdout
     released = gpd.read_parquet(out)
@@ -354,7 +363,7 @@ def test_perturb_keeps_the_input_order_and_map_reads_it_back(cli, checkins_csv, 
     source = tmp_path / "shuffled.csv"
     shuffled.to_csv(source, index=False)
     out = tmp_path / "released.csv"
-    result = cli("perturb", source, "-o", out, "-m", "tracs-d", "-e", "4", "--seed", "1")
+    result = cli("perturb", *REGION, source, "-o", out, "-m", "tracs-d", "-e", "4", "--seed", "1")
     assert result.returncode == 0, result.stderr
     released = pd.read_csv(out)
     assert len(released) == len(shuffled)
@@ -395,7 +404,7 @@ def test_evaluate_hotspot_count_error_needs_pois(cli, tmp_path):
 
 def test_perturb_refuses_the_non_ldp_lsrr_thresholds(cli, checkins_csv, tmp_path):
     out = tmp_path / "released.csv"
-    result = cli("perturb", checkins_csv, "-o", out, "-m", "lsrr-thresholds", "-e", "4", "--seed", "1")
+    result = cli("perturb", *REGION, checkins_csv, "-o", out, "-m", "lsrr-thresholds", "-e", "4", "--seed", "1")
     assert_clean_failure(result, "lsrr-thresholds", "not ε-LDP", "lsrr")
     assert not out.exists()
 

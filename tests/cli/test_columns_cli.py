@@ -18,8 +18,14 @@ BASE = pd.DataFrame({
 FLAGS = ["--user-col", "person", "--time-col", "when", "--lat-col", "north", "--lon-col", "east"]
 
 
-def perturb(cli, source, output, *extra):
-    return cli("perturb", source, "-o", output, "-m", "tracs-c", "-e", "2", "--seed", "3", *extra)
+#: the public region of these Tokyo rows (a fixed box, never the data's bounds)
+REGION = ("--region", "tky")
+#: Munich, for the GPX ride
+MUNICH = ("--region", "11.3,48.0,11.8,48.3")
+
+
+def perturb(cli, source, output, *extra, region=REGION):
+    return cli("perturb", source, "-o", output, "-m", "tracs-c", "-e", "2", "--seed", "3", *region, *extra)
 
 
 @pytest.fixture
@@ -123,14 +129,14 @@ def test_gpx_in_and_out(tracs_cmd, tmp_path):
     source = tmp_path / "ride.gpx"
     source.write_text(GPX)
     out = tmp_path / "released.gpx"
-    result = tracs_cmd("perturb", source, "-o", out, "-m", "tracs-d", "-e", "4", "--seed", "1")
+    result = tracs_cmd("perturb", source, "-o", out, "-m", "tracs-d", "-e", "4", "--seed", "1", *MUNICH)
     assert result.returncode == 0, result.stderr
     assert "2 point(s) have no <time>" in result.stderr
     gpx = gpxpy.parse(out.read_text())
     assert [len(t.segments[0].points) for t in gpx.tracks] == [3, 2]
     assert gpx.tracks[0].segments[0].points[2].time.isoformat() == "2024-05-01T08:02:00+00:00"
     csv_out = tmp_path / "released.csv"
-    assert tracs_cmd("perturb", source, "-o", csv_out, "-m", "tracs-c", "-e", "4", "-q").returncode == 0
+    assert tracs_cmd("perturb", source, "-o", csv_out, "-m", "tracs-c", "-e", "4", "-q", *MUNICH).returncode == 0
     assert pd.read_csv(csv_out)["trajectory"].tolist() == [0, 0, 0, 1, 1]
 
 
@@ -162,9 +168,11 @@ def test_foursquare_input_format_on_parquet(cli, tmp_path):
 
 
 def test_pad_widens_the_region(cli, custom_csv, tmp_path):
+    """--pad grows the region taken from the data (--region-from-data, the non-private opt-in)."""
     tight, wide = tmp_path / "tight.csv", tmp_path / "wide.csv"
-    assert perturb(cli, custom_csv, tight, *FLAGS).returncode == 0
-    assert perturb(cli, custom_csv, wide, *FLAGS, "--pad", "50000").returncode == 0
+    from_data = ("--region-from-data",)
+    assert perturb(cli, custom_csv, tight, *FLAGS, region=from_data).returncode == 0
+    assert perturb(cli, custom_csv, wide, *FLAGS, "--pad", "50000", region=from_data).returncode == 0
     inside = pd.read_csv(tight)
     assert inside["lat"].between(35.60 - 1e-9, 35.71 + 1e-9).all()
     spread = pd.read_csv(wide)
@@ -173,7 +181,7 @@ def test_pad_widens_the_region(cli, custom_csv, tmp_path):
 
 
 def test_no_progress_bar_without_terminal(tracs_cmd, checkins_csv, tmp_path):
-    result = tracs_cmd("perturb", checkins_csv, "-o", tmp_path / "o.csv", "-m", "tracs-c", "-e", "2")
+    result = tracs_cmd("perturb", checkins_csv, "-o", tmp_path / "o.csv", "-m", "tracs-c", "-e", "2", *REGION)
     assert result.returncode == 0 and "pt/s" not in result.stderr and "\r" not in result.stderr
 
 
@@ -181,11 +189,11 @@ def test_chunks_give_the_same_release_as_one_batch(cli, checkins_csv, tmp_path, 
     from tracs.cli import _fast
 
     whole, pieces = tmp_path / "whole.csv", tmp_path / "pieces.csv"
-    assert cli("perturb", checkins_csv, "-o", whole, "-m", "tracs-d", "-e", "2", "--seed", "5").returncode == 0
+    assert cli("perturb", checkins_csv, "-o", whole, "-m", "tracs-d", "-e", "2", "--seed", "5", *REGION).returncode == 0
     monkeypatch.setattr(_fast, "CHUNK_POINTS", 7)  # a chunk per user (25, 20, 15 points)
     assert _fast.chunks(np.array([0, 25, 45, 60]), np.array([True, True, True]), 7) == [(0, 1), (1, 2), (2, 3)]
     assert _fast.chunks(np.array([0, 5, 9, 20]), np.array([True, False, True]), 7) == [(0, 2), (2, 3)]
-    assert cli("perturb", checkins_csv, "-o", pieces, "-m", "tracs-d", "-e", "2", "--seed", "5").returncode == 0
+    assert cli("perturb", checkins_csv, "-o", pieces, "-m", "tracs-d", "-e", "2", "--seed", "5", *REGION).returncode == 0
     assert whole.read_bytes() == pieces.read_bytes()
 
 

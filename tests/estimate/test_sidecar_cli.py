@@ -47,7 +47,7 @@ def test_bad_sidecars(tmp_path, content, exc, fragment):
 
 def test_perturb_then_estimate(tmp_path, tky_path, capsys):
     release = tmp_path / "rel.csv"
-    assert main(["perturb", str(tky_path), "-m", "tracs-c", "-e", "4", "--seed", "1",
+    assert main(["perturb", str(tky_path), "-m", "tracs-c", "-e", "4", "--seed", "1", "--region", "tky",
                  "-o", str(release)]) == 0
     assert sidecar_path(release).is_file()
     boxes = tmp_path / "boxes.csv"

@@ -105,8 +105,10 @@ def test_validation_errors(cls):
         p.perturb_many(pts, [0.0, 4.0])
     with pytest.raises(TypeError):
         p.perturb_many(pts)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="only string accepted is 'secure'"):
         p.perturb(pts, rng="seed")
+    with pytest.raises(TypeError):
+        p.perturb(pts, rng=1.5)
     with pytest.raises(TypeError):
         cls("region", 1.0)
 

@@ -231,7 +231,8 @@ class LeakyTraCSD(TraCSD):
 
     def _run(self, coords, offsets, rng, **kwargs):
         out = super()._run(coords, offsets, rng, **kwargs)
-        leak = rng.random(len(coords)) < 0.02
+        # rng: the batch's keyed streams; the leak draws from a generator seeded by the first one
+        leak = np.random.default_rng(int(rng.stream[0])).random(len(coords)) < 0.02
         out[leak] = coords[leak]
         return out
 

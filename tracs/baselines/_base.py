@@ -5,6 +5,11 @@ privacy budget, snaps its inputs to their nearest POI (the true location is assu
 to be a POI; snapping is a public, deterministic map applied before the mechanism)
 and releases POIs.  It offers the TraCS perturbers' interface:
 ``perturb(points)``, ``perturb_many(coords, offsets)`` and ``privacy_spent(n)``.
+
+Per-user independence: a trajectory's release depends only on its own points, the
+public POI space and budget, the seed and its key.  Every random number a baseline
+uses is drawn from the trajectory's own keyed stream (``tracs.baselines._draws``);
+no shared generator, and no statistic of the batch, enters any user's release.
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_generator, check_epsilon
+from .._validation import check_epsilon
 from ..discrete import POISpace
-from ..perturbers._base import PrivacyLedger, as_batch, as_trajectory
+from ..perturbers._base import PrivacyLedger, as_batch, as_trajectory, batch_streams, key_list
+from ._draws import PointDraws
 from ._em import em_max_epsilon
 
 __all__ = ["Baseline", "BaselineLedger"]
@@ -149,7 +155,7 @@ class Baseline(ABC):
         return ""
 
     # -- perturbation ------------------------------------------------------------------
-    def perturb(self, points, *, rng=None, return_indices=False):
+    def perturb(self, points, *, rng=None, key=None, return_indices=False):
         """Perturb one trajectory.
 
         Parameters
@@ -157,7 +163,10 @@ class Baseline(ABC):
         points : array_like, shape (n, 2)
             The trajectory in time order, in metres; each point is first snapped to
             its nearest POI.
-        rng : None, int, SeedSequence or numpy.random.Generator, optional
+        rng : None, int, SeedSequence, numpy.random.Generator, "secure" or tracs.random.Secure
+            The seed (see :mod:`tracs.random`).
+        key : int, str or bytes, optional
+            The user's key (see :meth:`perturb_many`).
         return_indices : bool
             Also return the indices of the released POIs.
 
@@ -166,9 +175,10 @@ class Baseline(ABC):
         numpy.ndarray, shape (n, 2)
             Released POI coordinates (and their indices with ``return_indices``).
         """
-        return self.perturb_many(*as_trajectory(points), rng=rng, return_indices=return_indices)
+        return self.perturb_many(*as_trajectory(points), rng=rng, keys=key_list(key),
+                                 return_indices=return_indices)
 
-    def perturb_many(self, coords, offsets=None, *, rng=None, return_indices=False):
+    def perturb_many(self, coords, offsets=None, *, rng=None, keys=None, return_indices=False):
         """Perturb many trajectories held as one flat array.
 
         Parameters
@@ -178,7 +188,12 @@ class Baseline(ABC):
         offsets : array_like of int, shape (T + 1,)
             Trajectory ``t`` is ``coords[offsets[t]:offsets[t + 1]]``.  Omit it when
             ``coords`` is a list.
-        rng : None, int, SeedSequence or numpy.random.Generator, optional
+        rng : None, int, SeedSequence, numpy.random.Generator, "secure", tracs.random.Secure
+            The seed (see :mod:`tracs.random`), or resolved ``KeyedStreams``.
+        keys : sequence, optional
+            One key (user id) per trajectory: trajectory ``t`` draws only from the
+            stream of ``(seed, keys[t])``, so its release is bit for bit the same in
+            any batch.  ``None``: the positions ``0 … T − 1``.
         return_indices : bool
             Also return the indices of the released POIs.
 
@@ -188,17 +203,18 @@ class Baseline(ABC):
             Released POI coordinates, in the input's order.
         """
         flat, off, as_list = as_batch(coords, offsets)
+        streams = batch_streams(rng, keys, len(off) - 1)
         if len(flat) == 0:
             raise ValueError("coords is empty")
         _, idx = self.poi_space.round(flat)
-        indices = self._perturb(idx, off.astype(np.intp), as_generator(rng))
+        indices = self._perturb(idx, off.astype(np.intp), PointDraws(streams, off))
         out = self.poi_space.points[indices]
         if as_list:
             out = np.split(out, off[1:-1])
             indices = np.split(indices, off[1:-1])
         return (out, indices) if return_indices else out
 
-    def perturb_indices(self, indices, offsets, *, rng=None) -> np.ndarray:
+    def perturb_indices(self, indices, offsets, *, rng=None, keys=None) -> np.ndarray:
         """Perturb trajectories given as POI indices (no snapping); returns POI indices.
 
         This is the mechanism alone ("perturbation only" in timing tables).
@@ -212,9 +228,9 @@ class Baseline(ABC):
         if indices.min() < 0 or indices.max() >= len(self.poi_space):
             raise ValueError(f"indices must lie in 0 … {len(self.poi_space) - 1}")
         _, off, _ = as_batch(np.zeros((len(indices), 2)), offsets)
-        return self._perturb(indices, off.astype(np.intp), as_generator(rng))
+        streams = batch_streams(rng, keys, len(off) - 1)
+        return self._perturb(indices, off.astype(np.intp), PointDraws(streams, off))
 
     @abstractmethod
-    def _perturb(self, indices: np.ndarray, offsets: np.ndarray,
-                 rng: np.random.Generator) -> np.ndarray:
-        """Validated POI indices and offsets -> released POI indices."""
+    def _perturb(self, indices: np.ndarray, offsets: np.ndarray, draws: PointDraws) -> np.ndarray:
+        """Validated POI indices and offsets -> released POI indices, drawing from ``draws`` only."""

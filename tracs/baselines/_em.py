@@ -14,6 +14,11 @@ are combined:
    allowed logit becomes 0) for a ``(batch, |P|)`` block at a time, cumulative sum and
    one uniform per row.  Θ(|P|) per input; memory bounded by the block size.
 
+Randomness: every row draws from its own keyed stream (``tracs.baselines._draws``),
+proposal ``j`` at draw numbers ``2j`` and ``2j + 1`` and the inverse CDF at a fixed
+draw number, so a row's output does not depend on the other rows of the call nor on
+how many proposals they needed.
+
 Stopping the rejection after a budget and finishing with the inverse CDF is still
 exact: the accepted value of a rejection sampler is independent of how many trials
 it took, so both branches draw from the same law.  Running time depends on the
@@ -27,6 +32,8 @@ import math
 from typing import Callable, Optional
 
 import numpy as np
+
+from ._draws import as_row_draws
 
 __all__ = ["em_logits", "em_probabilities", "sample_em", "RESOLUTION", "LOG_RESOLUTION",
            "em_max_epsilon"]
@@ -84,8 +91,12 @@ def em_probabilities(distances, scale, allowed=None) -> np.ndarray:
     return weights / weights.sum(axis=-1, keepdims=True)
 
 
-def _rejection(points, x, scale, rng, accept, budget, out, done):
-    """Phase 1: uniform proposals, accepted with probability exp(−s·d) and membership."""
+def _rejection(points, x, scale, draws, accept, budget, out, done):
+    """Phase 1: uniform proposals, accepted with probability exp(−s·d) and membership.
+
+    Proposal ``j`` of row ``r`` uses the row's own draws ``2j`` (the POI) and ``2j + 1``
+    (the acceptance uniform), so a row's result does not depend on the other rows.
+    """
     n_poi = len(points)
     pending = np.flatnonzero(~done)
     used = 0
@@ -96,10 +107,11 @@ def _rejection(points, x, scale, rng, accept, budget, out, done):
         still = []
         for start in range(0, pending.size, step):
             rows = pending[start:start + step]
-            cand = rng.integers(0, n_poi, size=(rows.size, m))
+            cand, u = draws.proposals(rows, used, m, n_poi)
             near = points[cand]
             dist = _distances(x[rows, 0, None], x[rows, 1, None], near[..., 0], near[..., 1])
-            ok = rng.standard_exponential((rows.size, m)) > scale[rows, None] * dist
+            dist *= -scale[rows, None]
+            ok = u < np.exp(dist, out=dist)
             if accept is not None:
                 ok &= accept(rows, cand)
             hit = ok.any(axis=1)
@@ -135,9 +147,13 @@ def _last_positive(cum: np.ndarray, pick: np.ndarray) -> np.ndarray:
 
 
 _CHUNK = 64
+#: draw number of the inverse-CDF uniform (after any number of proposals)
+#: proposals per row at most, so that their draw numbers stay below :data:`_FINAL`
+_MAX_BUDGET = (1 << 21) - 2
+_FINAL = (1 << 22) - 1  # above every proposal's draws (2j + 1 < 2^22 − 1), below the redraws
 
 
-def _inverse_cdf(points, x, scale, rng, accept, fallback, rows_all, out):
+def _inverse_cdf(points, x, scale, draws, accept, fallback, rows_all, out):
     """Phase 2: exact inverse-CDF sampling over all POIs, a block of rows at a time.
 
     Two-level search: sums of chunks of 64 weights, a cumulative sum over the chunks,
@@ -171,7 +187,7 @@ def _inverse_cdf(points, x, scale, rng, accept, fallback, rows_all, out):
         np.exp(logits, out=logits)
         chunks = weights.reshape(b, n_chunks, _CHUNK)
         cum = np.cumsum(chunks.sum(axis=2), axis=1)
-        u = rng.random(b) * cum[:, -1]
+        u = draws.uniform(rows, _FINAL) * cum[:, -1]
         j = _last_positive(cum, (cum <= u[:, None]).sum(axis=1))
         u -= np.where(j > 0, cum[np.arange(b), j - 1], 0.0)
         inner = np.cumsum(chunks[np.arange(b), j], axis=1)
@@ -179,7 +195,7 @@ def _inverse_cdf(points, x, scale, rng, accept, fallback, rows_all, out):
         out[rows] = j * _CHUNK + k
 
 
-def sample_em(points: np.ndarray, x: np.ndarray, scale, rng: np.random.Generator,
+def sample_em(points: np.ndarray, x: np.ndarray, scale, draws,
               accept: Optional[Predicate] = None, budget: Optional[int] = None,
               fallback: Optional[Predicate] = None) -> np.ndarray:
     """Draw one POI index per row of ``x`` from the exponential mechanism.
@@ -192,7 +208,9 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, rng: np.random.Generator
         True locations (any coordinates; usually POIs).
     scale : float or numpy.ndarray, shape (n,)
         ``ε/(2D)`` for each row.
-    rng : numpy.random.Generator
+    draws : tracs.baselines._draws.RowDraws, or an rng (None, int, SeedSequence, Generator)
+        The rows' own keyed draws (one row of ``draws`` per row of ``x``).  An rng
+        gives each row a stream of its own from that seed (for direct use).
     accept : callable, optional
         Public candidate-set membership ``accept(rows, cand) -> bool`` (see
         :data:`Predicate`); ``None`` means all of ``P``.  A row whose set is empty
@@ -216,8 +234,10 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, rng: np.random.Generator
         return out
     if budget is None:
         budget = max(32, len(points) // 8)
-    _rejection(points, x, scale, rng, accept, budget, out, done)
+    budget = min(int(budget), _MAX_BUDGET)
+    draws = as_row_draws(draws, n)
+    _rejection(points, x, scale, draws, accept, budget, out, done)
     rest = np.flatnonzero(~done)
     if rest.size:
-        _inverse_cdf(points, x, scale, rng, accept, fallback, rest, out)
+        _inverse_cdf(points, x, scale, draws, accept, fallback, rest, out)
     return out

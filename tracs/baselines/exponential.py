@@ -59,9 +59,10 @@ class ExponentialMechanism(Baseline):
         dist = self.poi_space.distances_from(x_index)
         return em_probabilities(dist, eps / (2.0 * self.poi_space.diameter))
 
-    def _perturb(self, indices, offsets, rng):
+    def _perturb(self, indices, offsets, draws):
         lengths = np.diff(offsets)
         eps = np.repeat(self._point_budget(lengths), lengths)
         self._check_scale(eps)
         points = self.poi_space.points
-        return sample_em(points, points[indices], eps / (2.0 * self.poi_space.diameter), rng)
+        return sample_em(points, points[indices], eps / (2.0 * self.poi_space.diameter),
+                         draws.at(np.arange(indices.size), 0))

@@ -400,7 +400,7 @@ class LSRR(Baseline):
                              f"({loss * ledger.n_points:.4g} over the trajectory by sequential composition)"))
 
     # -- sampling ----------------------------------------------------------------------
-    def _perturb(self, indices, offsets, rng):
+    def _perturb(self, indices, offsets, draws):
         lengths = np.diff(offsets)
         eps = np.repeat(self._point_budget(lengths), lengths)
         self._check_scale(eps)
@@ -408,7 +408,7 @@ class LSRR(Baseline):
         sample = self._sample_thresholds if self.grouping == "thresholds" else self._sample
         for value in np.unique(eps):
             rows = np.flatnonzero(eps == value)
-            out[rows] = sample(indices[rows], float(value), rng)
+            out[rows] = sample(indices[rows], float(value), draws.at(rows, 0))
         return out
 
     @staticmethod
@@ -423,15 +423,17 @@ class LSRR(Baseline):
             rows = order[bounds[start]:bounds[stop]]
             yield unique[start:stop], rows, inverse[rows] - start
 
-    def _sample(self, indices, epsilon, rng):
+    def _sample(self, indices, epsilon, draws):
+        """Each point's group from its own draw 0, its rank inside the group from draw 1."""
         sizes = self.sizes(epsilon)
         mass = staircase_probabilities(sizes, epsilon) * np.asarray(sizes)
         cum_mass = np.cumsum(mass)
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         # group, then a uniform rank inside it
-        group = np.searchsorted(cum_mass, rng.random(indices.size) * cum_mass[-1], side="right")
+        local = np.arange(indices.size)
+        group = np.searchsorted(cum_mass, draws.uniform(local, 0) * cum_mass[-1], side="right")
         group = np.minimum(group, len(sizes) - 1)
-        rank = starts[group] + rng.integers(0, np.asarray(sizes)[group])
+        rank = starts[group] + draws.integers(local, 1, np.asarray(sizes)[group])
         # one partial sort per distinct input, a block of inputs at a time
         out = np.empty_like(indices)
         for inputs, rows, position in self._blocks_of_inputs(indices, len(self.poi_space)):
@@ -439,17 +441,17 @@ class LSRR(Baseline):
             out[rows] = table[position, rank[rows]]
         return out
 
-    def _sample_thresholds(self, indices, epsilon, rng):
+    def _sample_thresholds(self, indices, epsilon, draws):
         table = self.group_sizes()
         sizes = table[indices]
         cum_mass = np.cumsum(staircase_probabilities(sizes, epsilon) * sizes, axis=1)
         last = sizes.shape[1] - 1 - np.argmax(sizes[:, ::-1] > 0, axis=1)
         # group (empty groups have no mass and are skipped), then a uniform rank inside it
-        target = rng.random(indices.size) * cum_mass[:, -1]
-        group = np.minimum(np.count_nonzero(cum_mass <= target[:, None], axis=1), last)
         rows = np.arange(indices.size)
+        target = draws.uniform(rows, 0) * cum_mass[:, -1]
+        group = np.minimum(np.count_nonzero(cum_mass <= target[:, None], axis=1), last)
         starts = np.cumsum(sizes, axis=1) - sizes
-        rank = starts[rows, group] + rng.integers(0, sizes[rows, group])
+        rank = starts[rows, group] + draws.integers(rows, 1, sizes[rows, group])
         # POIs sorted by group (then by index) for each distinct input, a block at a time
         out = np.empty_like(indices)
         for inputs, point_rows, position in self._blocks_of_inputs(indices, len(self.poi_space)):

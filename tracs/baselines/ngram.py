@@ -74,7 +74,7 @@ class NGram(Baseline):
         return em_probabilities(dist, eps / (2.0 * self.poi_space.diameter),
                                 self.candidates(previous_index))
 
-    def _perturb(self, indices, offsets, rng):
+    def _perturb(self, indices, offsets, draws):
         points = self.poi_space.points
         lengths = np.diff(offsets)
         eps = np.repeat(self._point_budget(lengths), lengths)
@@ -95,5 +95,5 @@ class NGram(Baseline):
                     dy = near[..., 1] - centre[local, 1, None]
                     return dx * dx + dy * dy <= theta2
 
-            out[rows] = sample_em(points, points[indices[rows]], scale[rows], rng, accept)
+            out[rows] = sample_em(points, points[indices[rows]], scale[rows], draws.at(rows, 0), accept)
         return out

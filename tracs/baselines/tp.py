@@ -7,11 +7,14 @@ import itertools
 import math
 import numbers
 
+import numba
 import numpy as np
 
 from ..mechanisms import KRR, SquareWave
+from ..mechanisms import _lattice_kernels as lk
 from ..mechanisms.piecewise import square_wave_b
 from ._base import Baseline
+from ._draws import as_row_draws
 from ._em import LOG_RESOLUTION, RESOLUTION, em_max_epsilon, sample_em
 
 __all__ = ["TP", "ATP", "sector_index", "in_sector", "auto_sectors", "SECTOR_CHOICES"]
@@ -22,6 +25,40 @@ SECTOR_CHOICES = (2, 4, 6, 12)
 _TWO_PI = 2.0 * math.pi
 _BALL_LIMIT = 64  # POIs in the midpoint ball above which the merge scans all POIs
 _BLOCK_ELEMENTS = 1 << 20
+#: draw sites (see ``tracs.baselines._draws``): copy ``c`` adds ``10·c``; the merge has its own
+_SITE_INDEPENDENT, _SITE_REPORT, _SITE_TARGET, _SITE_ANCHOR, _SITE_RADIUS = 1, 2, 4, 5, 6
+_SITE_MERGE = 30
+
+
+@numba.njit(cache=True, nogil=True)
+def _keyed_krr_kernel(x, k, lie, kind, key, stream, index, base):  # pragma: no cover - compiled
+    """k-RR of ``x[i]`` from point ``i``'s own words ``base + …`` (the layout of
+    :class:`tracs.mechanisms.KRR`'s kernel: word 0 and its extension decide the lie exactly,
+    words 32+ pick the other value by exact rejection)."""
+    out = np.empty(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        first, _ = lk.split_word(lk.draw_u64(kind, key, stream[i], index[i], base))
+        y = x[i]
+        if lk.below(first, lie, kind, key, stream[i], index[i], base + np.uint64(1), False):
+            other = lk.uniform_index(k - 1, kind, key, stream[i], index[i], base + np.uint64(32))
+            y = other + (1 if other >= x[i] else 0)
+        out[i] = y
+    return out
+
+
+def keyed_krr(x, epsilon: float, k: int, draws) -> np.ndarray:
+    """k-RR reports of ``x``, each point drawing from its own keyed stream (``draws``).
+
+    The law of :meth:`tracs.mechanisms.KRR.sample` — a lie with probability exactly
+    ``(k − 1)/(e^ε + k − 1)``, then a uniform other value — drawn from the words of
+    ``(stream, index)`` of each point at the draw numbers of the step.
+    """
+    mech = KRR(epsilon=float(epsilon), k=int(k))
+    x = np.ascontiguousarray(x, dtype=np.int64)
+    src, rows = draws.source, draws.rows
+    return _keyed_krr_kernel(x, mech.k, mech.lie_probability, src.kind, src.key,
+                             np.ascontiguousarray(src.stream[rows]), np.ascontiguousarray(src.index[rows]),
+                             np.uint64(draws.base))
 
 
 def krr_max_epsilon(k) -> np.ndarray:
@@ -230,11 +267,11 @@ class TP(Baseline):
         return text
 
     # -- sampling --------------------------------------------------------------------
-    def _regions(self, indices, traj, starts, lengths, budgets, rng):
+    def _regions(self, indices, traj, starts, lengths, budgets, draws, parity):
         """Allowed POIs of each trajectory in one copy: ``None`` (all of P) for TP."""
         return None
 
-    def _perturb(self, indices, offsets, rng):
+    def _perturb(self, indices, offsets, draws):
         lengths = np.diff(offsets)
         lengths = lengths[lengths > 0]  # empty trajectories release nothing
         offsets = np.concatenate([[0], np.cumsum(lengths)])
@@ -242,15 +279,19 @@ class TP(Baseline):
         pos = np.arange(indices.size) - offsets[:-1][traj]
         budgets = self.budgets(lengths)
         self._check_steps(budgets)
-        copies = [self._copy(indices, traj, pos, offsets, lengths, budgets, parity, rng)
+        copies = [self._copy(indices, traj, pos, offsets, lengths, budgets, parity, draws)
                   for parity in (0, 1)]
-        return self._merge(copies[0], copies[1], rng)
+        return self._merge(copies[0], copies[1], draws.at(np.arange(indices.size), _SITE_MERGE))
 
-    def _copy(self, indices, traj, pos, offsets, lengths, budgets, parity, rng):
-        """Release one copy: independent points, direction reports, restricted EMs."""
+    def _copy(self, indices, traj, pos, offsets, lengths, budgets, parity, draws):
+        """Release one copy: independent points, direction reports, restricted EMs.
+
+        Every step draws from the points' own keyed streams, at sites of its own.
+        """
         points = self.poi_space.points
         scale = budgets["point"] / (2.0 * self.poi_space.diameter)
-        region = self._regions(indices, traj, offsets[:-1], lengths, budgets, rng)
+        site = 10 * parity
+        region = self._regions(indices, traj, offsets[:-1], lengths, budgets, draws, parity)
         out = np.zeros_like(indices)  # rows without a neighbour read a harmless 0
 
         def region_test(owner):
@@ -267,15 +308,15 @@ class TP(Baseline):
             return test
 
         indep = np.flatnonzero(pos % 2 == parity)
-        out[indep] = sample_em(points, points[indices[indep]], scale[traj[indep]], rng,
-                               region_test(traj[indep]))
+        out[indep] = sample_em(points, points[indices[indep]], scale[traj[indep]],
+                               draws.at(indep, site + _SITE_INDEPENDENT), region_test(traj[indep]))
 
         target = np.flatnonzero(pos % 2 != parity)
         t_target = traj[target]
         k = budgets["k"][t_target]
         eps_dir = budgets["direction"][t_target]
         reports = []
-        for side in (-1, 1):
+        for report_site, side in enumerate((-1, 1), start=site + _SITE_REPORT):
             neighbour = pos[target] + side
             has = (neighbour >= 0) & (neighbour < lengths[t_target])
             origin = points[out[np.where(has, target + side, target)]]
@@ -284,7 +325,8 @@ class TP(Baseline):
             for value in np.unique(eps_dir[has]):
                 for kk in np.unique(k[has & (eps_dir == value)]):
                     sel = has & (eps_dir == value) & (k == kk)
-                    reported[sel] = KRR(epsilon=float(value), k=int(kk)).sample(true_sector[sel], rng=rng)
+                    reported[sel] = keyed_krr(true_sector[sel], value, kk,
+                                              draws.at(target[sel], report_site))
             reports.append((has, origin, reported))
         in_target_region = region_test(t_target)
 
@@ -296,11 +338,12 @@ class TP(Baseline):
                 ok = ok & (inside | ~has[local, None])
             return ok
 
-        out[target] = sample_em(points, points[indices[target]], scale[t_target], rng,
-                                accept_target, fallback=in_target_region)
+        out[target] = sample_em(points, points[indices[target]], scale[t_target],
+                                draws.at(target, site + _SITE_TARGET), accept_target,
+                                fallback=in_target_region)
         return out
 
-    def _merge(self, first, second, rng):
+    def _merge(self, first, second, draws):
         """Uniform choice among the POIs on the segment between the two releases.
 
         A POI is on the segment when it lies within ``tol = 1e-9·D`` of the segment's
@@ -310,9 +353,11 @@ class TP(Baseline):
         """
         points = self.poi_space.points
         out = first.copy()
+        draws = as_row_draws(draws, first.size)
         differ = np.flatnonzero(first != second)
         if differ.size == 0:
             return out
+        draws = draws.subset(differ)
         a, b = points[first[differ]], points[second[differ]]
         mid, half = (a + b) / 2.0, np.sqrt(((b - a) ** 2).sum(axis=1)) / 2.0
         tol = 1e-9 * self.poi_space.diameter
@@ -326,7 +371,7 @@ class TP(Baseline):
                                count=int(counts[small].sum()))
             owner = np.repeat(small, counts[small])
             ok = _on_segment(points[cand, 0], points[cand, 1], a[owner], b[owner], tol)
-            out[differ[small]] = _pick_uniform(cand, owner, ok, small, rng)
+            out[differ[small]] = _pick_uniform(cand, owner, ok, small, draws.subset(small))
         big = np.flatnonzero(counts > _BALL_LIMIT)
         step = max(1, _BLOCK_ELEMENTS // len(points))
         for start in range(0, big.size, step):
@@ -334,7 +379,7 @@ class TP(Baseline):
             ok = _on_segment(points[None, :, 0], points[None, :, 1], a[rows, None, :],
                              b[rows, None, :], tol)
             count = ok.sum(axis=1)
-            choice = rng.integers(0, count)  # every row holds at least its two ends
+            choice = draws.integers(rows, 0, count)  # every row holds at least its two ends
             out[differ[rows]] = np.argmax(np.cumsum(ok, axis=1) > choice[:, None], axis=1)
         return out
 
@@ -354,11 +399,18 @@ def _on_segment(px, py, a, b, tol):
     return (np.abs(across) <= slack) & (along >= -slack) & (along <= length2 + slack)
 
 
-def _pick_uniform(cand, owner, ok, rows, rng):
-    """For each row, one of its candidates with ``ok`` set, uniformly at random."""
-    key = np.where(ok, rng.random(cand.size), -1.0)
-    order = np.lexsort((-key, owner))
-    return cand[order[np.searchsorted(owner[order], rows)]]
+def _pick_uniform(cand, owner, ok, rows, draws):
+    """For each row, one of its candidates with ``ok`` set, uniformly at random.
+
+    The ``c``-th of the row's candidates in increasing POI index, ``c`` an exact
+    uniform integer from the row's own draw 0.
+    """
+    cand, owner = cand[ok], owner[ok]
+    order = np.lexsort((cand, owner))
+    cand, owner = cand[order], owner[order]
+    first = np.searchsorted(owner, rows, side="left")
+    count = np.searchsorted(owner, rows, side="right") - first
+    return cand[first + draws.integers(np.arange(rows.size), 0, count)]
 
 
 class ATP(TP):
@@ -393,22 +445,30 @@ class ATP(TP):
 
     _shares = (1 / 16, 3 / 16, 9 / 16, 3 / 16)
 
-    def _regions(self, indices, traj, starts, lengths, budgets, rng):
+    def _regions(self, indices, traj, starts, lengths, budgets, draws, parity):
         points = self.poi_space.points
         diameter = self.poi_space.diameter
         sums = np.zeros((lengths.size, 2))
         np.add.at(sums, traj, points[indices])
         mean = sums / np.maximum(lengths, 1)[:, None]
         _, anchor = self.poi_space.round(mean)
-        released = sample_em(points, points[anchor], budgets["anchor"] / (2.0 * diameter), rng)
+        site = 10 * parity
+        released = sample_em(points, points[anchor], budgets["anchor"] / (2.0 * diameter),
+                             draws.at(starts, site + _SITE_ANCHOR))
         centre = points[released]
         gap = points[indices] - centre[traj]
         far = np.zeros(lengths.size)
         np.maximum.at(far, traj, np.sqrt((gap * gap).sum(axis=1)))
         far = np.minimum(far, diameter)
         radius = np.empty(lengths.size)
-        for value in np.unique(budgets["radius"]):
-            sel = budgets["radius"] == value
-            radius[sel] = SquareWave(epsilon=float(value), low=0.0, high=diameter).sample(far[sel], rng=rng)
+        # each trajectory's radius from a seed drawn from its own stream (a 1-D mechanism
+        # draws for one call from one stream, so one call per trajectory)
+        seeds = draws.at(starts, site + _SITE_RADIUS).seeds(np.arange(lengths.size))
+        mechs = {}
+        for t in range(lengths.size):
+            value = float(budgets["radius"][t])
+            if value not in mechs:
+                mechs[value] = SquareWave(epsilon=value, low=0.0, high=diameter)
+            radius[t] = mechs[value].sample(far[t:t + 1], rng=seeds[t])[0]
         radius = np.maximum(radius, 0.0)
         return centre, radius * radius

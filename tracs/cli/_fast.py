@@ -71,27 +71,27 @@ def run(args, spec, output: Path, fmt: str) -> int:
     from ..io.table import read_points, to_wgs84, write_released
     from ..metrics import average_error
     from ..region import Rectangle
-    from . import _columns
+    from . import _columns, _output, _public
     from ._common import CLIError
     from .perturb import perturb_trajectories
 
     source = Path(args.input)
     warm = warm_up(spec, args.epsilon, args.anchor) if not args.per_trajectory else None
     points = read_points(source, split_gap=args.split_gap, **_columns.read_options(args))
-    _columns.report_notes("perturb", points.report, quiet=getattr(args, "quiet", False))
-    crs = points.metric_crs()
+    # the public parameters (tracs.cli._public): rows outside the region, the region's projection
+    points, handled = _public.points_in_region(points, args)
+    _output.report_drops("perturb", points.report, strict=args.strict, quiet=getattr(args, "quiet", False),
+                         extra=[("clipped" if args.clip else "dropped", handled)])
+    crs = _public.metric_crs(args, points.metric_crs)
     coords = points.to_metric(crs)
     offsets = points.offsets
     if len(coords) == 0:
         raise CLIError(f"{source}: no points left to perturb")
-    pad = getattr(args, "pad", 0.0)
-    try:
-        region = Rectangle.bounding(coords, pad=pad)
-    except ValueError as exc:
-        raise CLIError(f"{source}: the points span no area ({exc}); give --pad METRES") from None
     needs_pois = spec.discrete or args.round_to_pois
-    pois = np.unique(coords, axis=0) if needs_pois else None
-    ctx = MethodContext(region=region, pois=pois, anchor=args.anchor)
+    public = _public.public_parameters(args, crs, lambda pad: Rectangle.bounding(coords, pad=pad),
+                                       lambda: np.unique(coords, axis=0), pois_needed=needs_pois)
+    ctx = MethodContext(region=public.region, anchor=args.anchor, _poi_space=public.pois,
+                        pois=None if public.pois is None else public.pois.points)
     if warm is not None and warm.is_alive():
         warm.join()
     keyed = _keyed(spec, ctx)
@@ -120,7 +120,9 @@ def run(args, spec, output: Path, fmt: str) -> int:
         eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
         lonlat = to_wgs84(released, crs)
         del released
-        write_released(points, lonlat, eps_point, eps_traj, output, fmt, progress=bar.update)
+        # a temporary file in the output's folder, renamed into place: never half a file
+        _output.write_atomically(output, lambda path: write_released(points, lonlat, eps_point, eps_traj, path,
+                                                                     fmt, progress=bar.update))
     from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
 
     write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)

@@ -82,7 +82,7 @@ def run(args) -> int:
     ctx = evaluation.MethodContext(region=dataset.region, pois=dataset.pois)
     perturber = evaluation.METHODS["tracs-d"].build(ctx, eps)
     rng = np.random.default_rng(evaluation.cell_seed(args.seed, "demo", eps, 0))
-    raw = perturber.perturb_many(dataset.coords, dataset.offsets, rng=rng)
+    raw = perturber.perturb_many(dataset.coords, dataset.offsets, rng=rng, keys=dataset.keys)
     released = ctx.poi_space.round(raw)[0]
     trajs = dataset.trajectories
     eps_point = np.full(len(released), eps)

@@ -112,10 +112,15 @@ def _perturb(trajs, method: str, epsilon: float, seed):
     if not spec.ldp:
         raise CLIError(f"method {method!r} is not ε-LDP and is kept only for 'tracs evaluate'; "
                        "choose an ε-LDP method to draw released points")
+    # an illustration, not a release: the region and POIs are the data's own bounds (say so)
+    print("tracs map: note: perturbing for the picture over the data's own bounding box and venues "
+          "(not private); publish data with 'tracs perturb --region ...' and map that file",
+          file=sys.stderr)
     ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois().coords, dtype=float))
-    released = spec.build(ctx, epsilon).perturb_many(np.asarray(trajs.coords, dtype=float),
-                                                      np.asarray(trajs.offsets, dtype=np.int64),
-                                                      rng=np.random.default_rng(seed))
+    offsets = np.asarray(trajs.offsets, dtype=np.int64)
+    keys = [str(k) for k in trajs.frame["uid"].to_numpy()[offsets[:-1]]]  # one stream per user
+    released = spec.build(ctx, epsilon).perturb_many(np.asarray(trajs.coords, dtype=float), offsets,
+                                                      rng=np.random.default_rng(seed), keys=keys)
     return np.asarray(released, dtype=float), spec.label
 
 
@@ -163,6 +168,10 @@ def _run(args) -> int:
     if not source.is_file():
         raise CLIError(f"no such file: {source}")
     output = writable_file(args.output)
+    from ._output import check_html_output, check_not_input
+
+    check_html_output(output)
+    check_not_input(output, source, args.perturbed)
     import data_loaders
 
     from ..maps import DEFAULT_MAX_POINTS, DEFAULT_MAX_USERS, DEFAULT_TILES, save_map, trajectory_map

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _columns, _fast
+from . import _columns, _fast, _output, _public
 from ._common import CLIError, anchor_arg, positive_float, seed_int, writable_file
 
 #: output formats by file extension
@@ -16,9 +16,12 @@ FORMATS = {".csv": "CSV", ".tsv": "TSV", ".geojson": "GeoJSON", ".json": "GeoJSO
 
 DESCRIPTION = """\
 Perturb every point of a check-in file on the user's side and write the released
-points.  Each point is ε-LDP over the data's bounding region (or, with
+points.  Each point is ε-LDP over the public region given with --region (or, with
 --per-trajectory, each trajectory is ε-LDP in total: its n points get ε/n each).
-Coordinates are perturbed in metres (a local UTM projection) and written in WGS84.
+Coordinates are perturbed in metres (the UTM zone of the region's centre) and
+written in WGS84.  A user's released rows depend only on that user's rows, the
+public parameters (region, POI file, method, ε) and the seed: each user draws from
+a random stream keyed by the user id.
 
 The output keeps the user id, the trajectory id and the time of every row, in the
 input's order, with the released latitude/longitude and the ε spent per point and
@@ -49,7 +52,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--per-trajectory", action="store_true",
                    help="E is the budget of a whole trajectory, split evenly over its points")
     p.add_argument("--round-to-pois", action="store_true",
-                   help="round released points to the nearest point of interest of the data "
+                   help="round released points to the nearest point of interest of --pois "
                         "(post-processing: the guarantee is unchanged)")
     p.add_argument("--anchor", type=anchor_arg, default="center",
                    help="TraCS-D's public first reference: center (default), corner or X,Y in metres")
@@ -59,6 +62,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=seed_int, default=None,
                    help="seed for a reproducible run (default: fresh OS entropy, for deployment)")
     _columns.add_input_arguments(p, pad=True, quiet=True)
+    _public.add_arguments(p)
+    _output.add_arguments(p)
 
 
 def _output_format(path: Path) -> str:
@@ -68,16 +73,22 @@ def _output_format(path: Path) -> str:
     return fmt
 
 
-def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory, rng):
+def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory, rng, keys=None):
     """Perturb all trajectories; return (released coords, ε per point for each point).
 
-    With ``per_trajectory`` the budget ``epsilon`` of a trajectory of ``n`` points is
-    split as ``epsilon / n`` per point: trajectories of equal length share one
-    perturber and one call.
+    Trajectory ``t`` draws from the stream of ``keys[t]`` (the user id; a user's
+    successive trajectories get successive streams), so its release does not depend
+    on the other trajectories.  With ``per_trajectory`` the budget ``epsilon`` of a
+    trajectory of ``n`` points is split as ``epsilon / n`` per point: trajectories of
+    equal length share one perturber and one call, each keeping its own stream.
     """
+    from ..random import KeyedStreams, resolve_streams
+
     lengths = np.diff(offsets)
+    streams = resolve_streams(rng, keys, len(lengths))
     if not per_trajectory:
-        return spec.build(ctx, epsilon).perturb_many(coords, offsets, rng=rng), np.full(len(coords), epsilon)
+        return (spec.build(ctx, epsilon).perturb_many(coords, offsets, rng=streams),
+                np.full(len(coords), epsilon))
     out = np.empty_like(coords)
     eps_point = np.empty(len(coords))
     point_traj = np.repeat(np.arange(len(lengths)), lengths)
@@ -85,7 +96,8 @@ def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory,
         chosen = np.flatnonzero(lengths == n)
         mask = np.isin(point_traj, chosen)
         sub_offsets = np.arange(0, n * len(chosen) + 1, n, dtype=np.int64)
-        out[mask] = spec.build(ctx, epsilon / n).perturb_many(coords[mask], sub_offsets, rng=rng)
+        sub = KeyedStreams(streams.kind, streams.key, streams.streams[chosen])
+        out[mask] = spec.build(ctx, epsilon / n).perturb_many(coords[mask], sub_offsets, rng=sub)
         eps_point[mask] = epsilon / n
     return out, eps_point
 
@@ -101,9 +113,11 @@ def run(args) -> int:
     if not source.is_file():
         raise CLIError(f"no such file: {source}" if not source.exists() else f"{source} is not a file")
     output = writable_file(args.output)
+    _output.check_not_input(output, source, args.pois)
     fmt = _output_format(output)
 
     spec = METHODS[args.method]
+    _public.check_options(args, discrete=spec.discrete)
     return _fast.run(args, spec, output, fmt)
 
 

@@ -51,6 +51,10 @@ class Dataset:
         of the data's bounding box (:func:`tracs.query_metrics.metres_per_degree`);
         ``(1, 1)`` when the coordinates already are degrees; ``None`` on a continuous
         region (distances stay in region units).
+    keys : ndarray, optional
+        The user id of each trajectory: each user draws from the random stream of
+        ``(cell seed, user id)``, so a user's release does not depend on the others.
+        ``None``: the trajectory's position.
     """
 
     name: str
@@ -63,6 +67,7 @@ class Dataset:
     normalise: bool = True
     trajectories: object = None
     degree_scale: tuple[float, float] | None = None
+    keys: np.ndarray | None = None
 
     @property
     def n_points(self) -> int:
@@ -120,11 +125,17 @@ def continuous_dataset(name: str = "unit-square", *, trajectories: int = 100, po
                    sampler=sampler, normalise=False)
 
 
-def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: int | None = None) -> Dataset:
+def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: int | None = None,
+                    region=None) -> Dataset:
     """A :class:`Dataset` from a :class:`tracs.Trajectories` (projected to metres).
 
-    The region is the bounding rectangle of the data (``trajectories.region()``), the
-    discrete location space its distinct points of interest.  ``max_trajectories``
+    The region is ``region`` when given — a public region fixed in advance, such as
+    the box of a shipped city (:data:`tracs.public.CITY_BOXES`); otherwise the
+    bounding rectangle of the data (``trajectories.region()``), which depends on every
+    user's points and is therefore **not** private: acceptable for measuring utility
+    on a data set whose extent is published, never for releasing data.  The discrete
+    location space is the data's distinct points of interest (the paper's setting,
+    again a measurement convention, not a private release).  ``max_trajectories``
     perturbs the first trajectories only (for quick runs); the region and the POIs
     stay those of the whole data set.
     """
@@ -133,7 +144,7 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
     if len(trajectories.coords) == 0:
         raise ValueError(f"{name}: no points left to perturb")
     pois = np.asarray(trajectories.pois().coords, dtype=np.float64)
-    region = trajectories.region()
+    region = trajectories.region() if region is None else region
     scale = None if trajectories.crs is None else degree_scale(trajectories)
     if max_trajectories is not None:
         max_trajectories = _check_count(max_trajectories, "max_trajectories")
@@ -141,8 +152,11 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
             trajectories = trajectories.select(np.arange(max_trajectories))
     coords = np.asarray(trajectories.coords, dtype=np.float64)
     offsets = np.asarray(trajectories.offsets, dtype=np.int64)
+    keys = None
+    if "uid" in trajectories.frame.columns and len(offsets) > 1:
+        keys = np.asarray([str(k) for k in trajectories.frame["uid"].to_numpy()[offsets[:-1]]], dtype=object)
     return Dataset(name=name, region=region, offsets=offsets, coords=coords, units="m",
-                   pois=pois, normalise=True, trajectories=trajectories, degree_scale=scale)
+                   pois=pois, normalise=True, trajectories=trajectories, degree_scale=scale, keys=keys)
 
 
 def degree_scale(trajectories) -> tuple[float, float]:
@@ -233,10 +247,18 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
         checkins = read_checkins(name, name=name, fmt=fmt, **(read_options or {}))
     if len(checkins) == 0:
         raise ValueError(f"{name}: the file holds no check-ins")
-    trajs = data_loaders.to_trajectories(checkins, split_gap=split_gap, min_points=min_points,
+    # the shipped cities are perturbed over their fixed public boxes (tracs.public.CITY_BOXES),
+    # projected to the UTM zone of the box's centre; other files over their own bounding box
+    # (published extent of a research data set: a measurement convention, not a private release)
+    from ..public import CITY_BOXES
+
+    box = CITY_BOXES.get(name) if name in DATA_FILES else None
+    crs = "utm" if box is None else box.metric_crs()
+    trajs = data_loaders.to_trajectories(checkins, split_gap=split_gap, min_points=min_points, crs=crs,
                                          by=checkins.attrs.get("trajectory_column"))
     label = name if (name in DATA_FILES or name == "synthetic") else Path(name).stem
-    return checkin_dataset(trajs, name=label, max_trajectories=max_trajectories)
+    return checkin_dataset(trajs, name=label, max_trajectories=max_trajectories,
+                           region=None if box is None else box.to_region(trajs.crs))
 
 
 # ----------------------------------------------------------------------------- seeds

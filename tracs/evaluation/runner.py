@@ -50,8 +50,8 @@ def _errors(true, pert, offsets, normalize_by=None) -> np.ndarray:
     return np.asarray(trajectory_errors(true, pert, offsets, normalize_by=normalize_by), dtype=np.float64)
 
 
-def _run_method(perturber, coords, offsets, ctx, rounding, rng):
-    out = perturber.perturb_many(coords, offsets, rng=rng)
+def _run_method(perturber, coords, offsets, ctx, rounding, rng, keys=None):
+    out = perturber.perturb_many(coords, offsets, rng=rng, **({} if keys is None else {"keys": keys}))
     if rounding:
         out = ctx.poi_space.round(out)[0]
     return np.asarray(out, dtype=np.float64)
@@ -194,7 +194,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                     rng = np.random.default_rng(cell_seed(seed, name, eps, rep))
                     start = time.perf_counter()
                     perturber = spec.build(ctx, eps)
-                    out = _run_method(perturber, coords, offsets, ctx, rounding, rng)
+                    out = _run_method(perturber, coords, offsets, ctx, rounding, rng, dataset.keys)
                     seconds = time.perf_counter() - start
                     errors = (_errors(coords / per_degree, out / per_degree, offsets) if per_degree is not None
                               else _errors(coords, out, offsets))
@@ -331,7 +331,8 @@ def time_methods(dataset: Dataset, methods, epsilon: float = 4.0, *, repeat: int
             start = time.perf_counter()
             perturber = spec.build(ctx, epsilon)
             built = time.perf_counter()
-            out = perturber.perturb_many(coords, offsets, rng=rng)
+            out = perturber.perturb_many(coords, offsets, rng=rng,
+                                         **({} if dataset.keys is None else {"keys": dataset.keys}))
             perturbed = time.perf_counter()
             if rounding:
                 ctx.poi_space.round(out)

@@ -132,6 +132,9 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         make_report(rows=0, kept=0, dropped=dropped, exact=[], repeated=[], duplicates="keep",
                     strict=strict, **_report_meta(meta))  # raises
     keep = check_rows(uid.isna().to_numpy(), np.isnat(time), lat, lng, lines, dropped)
+    if len(keep) == 0:  # every row dropped: the report says which and why (raises)
+        make_report(rows=n_rows, kept=0, dropped=dropped, exact=[], repeated=[], duplicates="keep",
+                    strict=strict, **_report_meta(meta))
     if len(keep) < n_rows:
         uid = uid.take(keep).reset_index(drop=True)
         time, lat, lng, lines = time[keep], lat[keep], lng[keep], lines[keep]

@@ -1,12 +1,16 @@
-"""Plumbing shared by every perturber: budget ledger, batch validation, uniforms.
+"""Plumbing shared by every perturber: budget ledger, batch validation, keyed streams.
 
-Randomness discipline (what reproducibility means here): a perturber draws a
-fixed number of uniforms per point (``uniforms_per_point``) from the numpy
-``Generator``, row after row in point order, in chunks.  Hence, for the same
-generator state, ``perturb_many`` on a batch gives bit for bit the same result as
-``perturb`` called on each trajectory in turn with that generator, or as
-``perturb_many`` on consecutive parts of the batch: results do not depend on how
-trajectories are batched or chunked (given the order in which they are fed).
+Randomness discipline (what independence means here): every trajectory draws from
+its own stream of the counter-based generator of :mod:`tracs.random`, named by the
+seed and the trajectory's key (the user id; ``keys=None`` means the position in
+the call).  Point ``i`` of a trajectory draws, on demand, the words ``(stream, i,
+draw)`` only (:class:`KeyedSource` hands the kernels each point's stream and index).
+Hence a trajectory's release depends only on its own points,
+the public parameters, the seed and its key: ``perturb(points, rng=seed, key=k)``,
+``perturb_many`` of any batch holding it with ``keys`` (in any order, split in any
+way, with any other trajectories) give it bit for bit the same output.  A key that
+occurs several times in one call names the same user's successive trajectories:
+each gets its own stream, in order.
 """
 
 from __future__ import annotations
@@ -17,12 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import NotRealError, as_generator, check_epsilon
+from .._validation import NotRealError, check_epsilon
+from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Region
 
-__all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory"]
+__all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory", "batch_streams", "KeyedSource"]
 
-CHUNK = 1 << 15  # points per block of uniforms: bounded extra memory
 
 
 @dataclass(frozen=True)
@@ -112,6 +116,45 @@ def _as_xy(points, name):
     return np.ascontiguousarray(arr)
 
 
+def batch_streams(rng, keys, n: int) -> KeyedStreams:
+    """One keyed stream per trajectory of a batch of ``n``.
+
+    ``rng`` is any ``rng`` of :func:`tracs.random.resolve_streams`, or already
+    resolved :class:`tracs.random.KeyedStreams` of ``n`` streams (then ``keys`` must
+    be ``None``).  ``keys``: ``None`` (positions ``0 … n − 1``) or one key per trajectory.
+    """
+    if isinstance(rng, KeyedStreams):
+        if keys is not None:
+            raise TypeError("give either keys or resolved KeyedStreams as rng, not both")
+        if len(rng.streams) != n:
+            raise ValueError(f"rng holds {len(rng.streams)} streams for {n} trajectories")
+        return rng
+    if keys is not None and (isinstance(keys, (str, bytes)) or not hasattr(keys, "__len__")):
+        raise TypeError(f"keys must be a sequence of one key per trajectory, got {type(keys).__name__}")
+    return resolve_streams(rng, keys, n)
+
+
+def key_list(key):
+    """``keys`` for a single trajectory given its ``key`` (``None``: position 0)."""
+    if isinstance(key, (list, tuple, set, dict, np.ndarray)):
+        raise TypeError(f"key is the key of one user (an int, str or bytes), got a {type(key).__name__}; "
+                        "give several keys to perturb_many(keys=...)")
+    return None if key is None else [key]
+
+
+class KeyedSource:
+    """The keyed streams of a batch's points, for kernels that draw on demand.
+
+    ``kind`` and ``key`` name the generator; ``stream[i]`` and ``index[i]`` are point
+    ``i``'s trajectory stream and position in it (:func:`tracs.random.point_streams`).
+    Its word ``d`` is ``tracs.random.kernels.draw_u64(kind, key, stream[i], index[i], d)``.
+    """
+
+    def __init__(self, streams: KeyedStreams, offsets: np.ndarray):
+        self.kind, self.key = streams.kind, streams.key
+        self.stream, self.index = point_streams(streams, offsets)
+
+
 def resolve_anchor(region: Region, anchor) -> np.ndarray:
     """The public reference of every trajectory's first point."""
     if isinstance(anchor, str):
@@ -152,9 +195,6 @@ class Perturber(ABC):
 
     Subclasses implement :meth:`_run` on a validated flat batch.
     """
-
-    #: uniforms drawn per point (fixed, so results do not depend on batching)
-    uniforms_per_point: int = 4
 
     def __init__(self, region, epsilon=None, *, epsilon_per_trajectory=None, round_to=None):
         if not isinstance(region, Region):
@@ -203,14 +243,18 @@ class Perturber(ABC):
         return self._epsilon_traj / np.maximum(lengths, 1)
 
     # -- public sampling API ------------------------------------------------------
-    def perturb(self, points, *, rng=None, return_indices=False, **kwargs):
+    def perturb(self, points, *, rng=None, key=None, return_indices=False, **kwargs):
         """Perturb one trajectory.
 
         Parameters
         ----------
         points : array_like, shape (n, 2)
             The trajectory in time order, inside the region.
-        rng : None, int, SeedSequence or numpy.random.Generator, optional
+        rng : None, int, SeedSequence, numpy.random.Generator, "secure" or tracs.random.Secure
+            The seed (see :mod:`tracs.random`).
+        key : int, str or bytes, optional
+            The user's key: the output equals that of ``perturb_many`` on any batch
+            holding this trajectory under this key, with the same seed.
         return_indices : bool
             With ``round_to``, also return the indices of the chosen points.
 
@@ -219,10 +263,11 @@ class Perturber(ABC):
         numpy.ndarray, shape (n, 2)
             The released points (and their indices with ``return_indices``).
         """
-        return self.perturb_many(*as_trajectory(points), rng=rng,
+        return self.perturb_many(*as_trajectory(points), rng=rng, keys=key_list(key),
                                  return_indices=return_indices, **kwargs)
 
-    def perturb_many(self, coords, offsets=None, *, rng=None, return_indices=False, **kwargs):
+    def perturb_many(self, coords, offsets=None, *, rng=None, keys=None, return_indices=False,
+                     **kwargs):
         """Perturb many trajectories held as one flat array.
 
         Parameters
@@ -231,7 +276,13 @@ class Perturber(ABC):
         offsets : array_like of int, shape (T+1,)
             Trajectory ``t`` is ``coords[offsets[t]:offsets[t+1]]`` (the shapely /
             Arrow convention).  Omit it when ``coords`` is a list.
-        rng : None, int, SeedSequence or numpy.random.Generator, optional
+        rng : None, int, SeedSequence, numpy.random.Generator, "secure", tracs.random.Secure
+            The seed (see :mod:`tracs.random`), or resolved ``KeyedStreams``.
+        keys : sequence, optional
+            One key (user id: int, str or bytes) per trajectory.  Trajectory ``t``
+            draws from the stream of ``(seed, keys[t])`` (repeated keys: that user's
+            successive trajectories, in order), so its output does not depend on the
+            rest of the batch.  ``None``: keys are the positions ``0 … T − 1``.
         return_indices : bool
             With ``round_to``, also return the indices of the chosen points.
 
@@ -241,10 +292,11 @@ class Perturber(ABC):
             Outputs in the same order as the input, inside the region.
         """
         flat, off, as_list = as_batch(coords, offsets)
+        streams = batch_streams(rng, keys, len(off) - 1)
         if len(flat) == 0:
             raise ValueError("coords is empty")
         self.region.validate_points(flat, "coords")
-        out = self._run(flat, off, as_generator(rng), **kwargs)
+        out = self._run(flat, off, KeyedSource(streams, off), **kwargs)
         indices = None
         if self.round_to is not None:
             out, indices = self.round_to.round(out)
@@ -268,16 +320,14 @@ class Perturber(ABC):
         values, inverse = np.unique(eps, return_inverse=True)
         return np.ascontiguousarray(params_of(values)[inverse])
 
-    def _draw_chunks(self, n: int, rng: np.random.Generator):
-        """Yield ``(start, stop, uniforms)`` blocks covering ``0..n`` in order."""
-        for start in range(0, n, CHUNK):
-            stop = min(n, start + CHUNK)
-            yield start, stop, rng.random((stop - start, self.uniforms_per_point))
+    def _keyed_source(self, rng, keys, offsets) -> KeyedSource:
+        """The :class:`KeyedSource` of a validated batch (see :meth:`perturb_many`)."""
+        return KeyedSource(batch_streams(rng, keys, len(offsets) - 1), offsets)
 
     @abstractmethod
-    def _run(self, coords: np.ndarray, offsets: np.ndarray, rng: np.random.Generator,
+    def _run(self, coords: np.ndarray, offsets: np.ndarray, rng: KeyedSource,
              **kwargs) -> np.ndarray:
-        """Perturb a validated batch; return a new ``(N, 2)`` array."""
+        """Perturb a validated batch drawing from its keyed streams; return a new ``(N, 2)`` array."""
 
     def __repr__(self):
         budget = (f"epsilon={self._epsilon!r}" if self._basis == "per_point"

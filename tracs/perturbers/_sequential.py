@@ -31,8 +31,7 @@ from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ..random import point_streams, resolve_streams
 from ..region import Rectangle
 from . import _kernels
-from .._validation import as_generator
-from ._base import Perturber, as_batch, check_share, resolve_anchor
+from ._base import KeyedSource, Perturber, as_batch, check_share, resolve_anchor
 
 TWO_PI = 2.0 * math.pi
 DEFAULT_DIRECTION_SHARE = math.pi / (math.pi + 1.0)
@@ -47,6 +46,8 @@ def keyed_points(rng, offsets: np.ndarray):
     release.  Any other ``rng`` resolves through :func:`tracs.random.resolve_streams`
     (trajectory ``t`` of the call is stream ``t`` of the seed's key).
     """
+    if isinstance(rng, KeyedSource):  # perturb_many's streams, keyed by the trajectories' keys
+        return rng.kind, rng.key, rng.stream, rng.index
     count = len(offsets) - 1
     if isinstance(rng, np.random.Generator):
         ks = resolve_streams(0, None, count)
@@ -140,15 +141,15 @@ class DirectionDistanceLattice:
 class LatticeReleases:
     """Mixin: ``perturb_many`` and ``lattice_indices`` from one ``_release`` (points, indices)."""
 
-    def lattice_indices(self, coords, offsets=None, *, rng=None) -> np.ndarray:
+    def lattice_indices(self, coords, offsets=None, *, rng=None, keys=None) -> np.ndarray:
         """The released lattice indices, ``(N, 2)`` int64.
 
-        The same draws as :meth:`perturb_many` with the same ``rng``: the released
-        points are a function of these indices and public parameters only.
+        The same draws as :meth:`perturb_many` with the same ``rng`` and ``keys``: the
+        released points are a function of these indices and public parameters only.
         """
         flat, off, _ = as_batch(coords, offsets)
         self.region.validate_points(flat, "coords")
-        return self._release(flat, off, as_generator(rng))[1]
+        return self._release(flat, off, self._keyed_source(rng, keys, off))[1]
 
     def _run(self, coords, offsets, rng, *, engine="compiled"):
         if engine != "compiled":

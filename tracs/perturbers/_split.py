@@ -20,8 +20,10 @@ shares are found by a grid search refined by golden-section search on the share.
   a deterministic function of the share).
 
 With a per-trajectory budget the per-point ε differs between trajectory
-lengths; shares are computed for every distinct value (up to 16 of them) or,
-beyond that, at 16 log-spaced nodes and interpolated in ``log ε``.
+lengths; the perturbers then take the shares from a fixed grid of nodes
+``ε = 2^(k/8)``, interpolated in ``log ε`` between the two nodes around each ε, so
+that a trajectory's share depends on its own length only (never on the other
+lengths in the batch); a per-point budget gets the exact minimiser.
 """
 
 from __future__ import annotations
@@ -62,16 +64,32 @@ def _minimise(f, grid=41, iterations=40) -> float:
     return float(best[1])
 
 
-def _per_value(func, region, eps: np.ndarray) -> np.ndarray:
-    """Apply a cached scalar ``func(region, ε)`` to every ε (interpolating when many)."""
+#: nodes of the fixed interpolation grid in ε, per octave (ε = 2^(k/8))
+_NODES_PER_OCTAVE = 8
+
+
+def _per_value(func, region, eps: np.ndarray, grid: bool = False) -> np.ndarray:
+    """Apply a cached scalar ``func(region, ε)`` to every ε.
+
+    ``grid=False``: exactly, at every distinct ε.  ``grid=True``: at the two nodes of
+    the fixed grid ``ε = 2^(k/8)`` around each ε, linearly in ``log ε`` between them
+    (exact at a node).  Either way each ε's share depends on that ε alone, never on
+    the other values of the call (a batch of trajectories of many lengths gets, for
+    each trajectory, the share its own length gives).
+    """
     eps = np.asarray(eps, dtype=np.float64)
     values, inverse = np.unique(eps.ravel(), return_inverse=True)
-    if len(values) <= 16:
+    if not grid:
         shares = np.array([func(region, float(e)) for e in values])
-    else:
-        nodes = np.geomspace(values[0], values[-1], 16)
-        at_nodes = np.array([func(region, float(e)) for e in nodes])
-        shares = np.interp(np.log(values), np.log(nodes), at_nodes)
+        return shares[inverse].reshape(eps.shape)
+    position = np.log2(values) * _NODES_PER_OCTAVE
+    low = np.floor(position)
+    nodes = np.unique(np.concatenate([low, low + 1.0]))
+    at_node = dict(zip(nodes.tolist(), (func(region, float(2.0 ** (k / _NODES_PER_OCTAVE))) for k in nodes)))
+    lo_share = np.array([at_node[k] for k in low.tolist()])
+    hi_share = np.array([at_node[k + 1.0] for k in low.tolist()])
+    weight = position - low
+    shares = np.where(weight == 0.0, lo_share, lo_share + weight * (hi_share - lo_share))
     return shares[inverse].reshape(eps.shape)
 
 
@@ -102,11 +120,15 @@ def _x_share(region: Rectangle, epsilon: float) -> float:
     return _minimise(lambda s: tracsc_mse(region, epsilon, s))
 
 
-def optimal_x_share(region: Rectangle, epsilon) -> np.ndarray:
-    """``ε_x / ε`` minimising :func:`tracsc_mse`, for each ε (array in, array out)."""
+def optimal_x_share(region: Rectangle, epsilon, grid: bool = False) -> np.ndarray:
+    """``ε_x / ε`` minimising :func:`tracsc_mse`, for each ε (array in, array out).
+
+    ``grid=True`` interpolates on the fixed grid of :func:`_per_value` (used for
+    per-trajectory budgets, whose per-point ε take as many values as there are lengths).
+    """
     if not isinstance(region, Rectangle):
         raise TypeError("TraCS-C's split needs a Rectangle")
-    return _per_value(_x_share, region, epsilon)
+    return _per_value(_x_share, region, epsilon, grid)
 
 
 # -- TraCS-D ------------------------------------------------------------------------------
@@ -177,6 +199,7 @@ def _direction_share(region: Region, epsilon: float) -> float:
     return _minimise(lambda s: tracsd_mse(region, epsilon, s), grid=21, iterations=25)
 
 
-def optimal_direction_share(region: Region, epsilon) -> np.ndarray:
-    """``ε_φ / ε`` minimising :func:`tracsd_mse`, for each ε (array in, array out)."""
-    return _per_value(_direction_share, region, epsilon)
+def optimal_direction_share(region: Region, epsilon, grid: bool = False) -> np.ndarray:
+    """``ε_φ / ε`` minimising :func:`tracsd_mse`, for each ε (array in, array out); ``grid``
+    as in :func:`optimal_x_share`."""
+    return _per_value(_direction_share, region, epsilon, grid)

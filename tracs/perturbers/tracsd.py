@@ -84,7 +84,8 @@ class TraCSD(SequentialPerturber):
         if self.direction_share == "optimal":
             from ._split import optimal_direction_share
 
-            return optimal_direction_share(self.region, eps)
+            # per-trajectory budgets: the fixed grid, so a trajectory's share depends on its length only
+            return optimal_direction_share(self.region, eps, grid=self._basis == "per_trajectory")
         return np.full(eps.shape, self.direction_share)
 
     def _direction_params(self, eps_dir):

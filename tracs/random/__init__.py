@@ -172,6 +172,18 @@ def _canonical(key) -> bytes:
     raise TypeError(f"keys: a user key must be an int, str or bytes, got {type(key).__name__}")
 
 
+def _hash_names(names) -> np.ndarray:
+    """:func:`_hash_key` of many canonical names at once (uint64 array, the same values)."""
+    prepared = hashlib.blake2b(digest_size=8, person=b"tracs.user.key")
+    copy = prepared.copy
+    digests = []
+    for name in names:
+        h = copy()
+        h.update(name)
+        digests.append(h.digest())
+    return np.frombuffer(b"".join(digests), dtype="<u8").astype(np.uint64)
+
+
 def _hash_key(key) -> int:
     digest = hashlib.blake2b(_canonical(key), digest_size=8, person=b"tracs.user.key").digest()
     return int.from_bytes(digest, "little")
@@ -208,10 +220,20 @@ def stream_ids(keys=None, n: int | None = None) -> np.ndarray:
         raise ValueError("keys: a user key is missing or not finite, got nan")
     if keys.dtype.kind in "iuf":
         unique, inverse = np.unique(keys, return_inverse=True)
+        if unique.dtype.kind in "iu":  # integer keys: their canonical names without the per-key dispatch
+            base = _hash_names([b"s%d" % k for k in unique.tolist()])
+        else:
+            base = _hash_names([_canonical(k) for k in unique.tolist()])
     else:  # mixed or text keys: compare their canonical names (5 and "5" are one user)
-        unique, inverse = np.unique(np.array([_canonical(k) for k in keys.tolist()], dtype=object),
-                                    return_inverse=True)
-    base = np.fromiter((_hash_key(k) for k in unique.tolist()), dtype=np.uint64, count=len(unique))
+        values = keys.tolist()
+        if all(type(k) is str for k in values):
+            names = [b"s" + k.encode("utf-8") for k in values]
+        else:
+            names = [_canonical(k) for k in values]
+        first = {}  # canonical name -> its number, in order of first appearance
+        inverse = np.fromiter((first.setdefault(name, len(first)) for name in names), dtype=np.intp,
+                              count=len(names))
+        base = _hash_names(list(first))
     # occurrence number of each trajectory among those of its key, in batch order
     order = np.argsort(inverse, kind="stable")
     sorted_inverse = inverse[order]

@@ -1,0 +1,111 @@
+"""Safe output for the commands: never overwrite an input, never leave half a file, report every drop."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from ._common import CLIError
+
+_SHOW = 5
+
+
+def add_arguments(p) -> None:
+    """The ``--strict`` option."""
+    p.add_argument("--strict", action="store_true",
+                   help="exit with an error if any input row is dropped or changed (bad values, "
+                        "rows outside the region)")
+
+
+def check_not_input(output: Path, *inputs) -> None:
+    """Refuse an output that is one of the inputs (any spelling, ``..``, symlink or hard link)."""
+    out_real = os.path.realpath(output)
+    for source in inputs:
+        if source is None:
+            continue
+        source = Path(source)
+        same = os.path.realpath(source) == out_real
+        if not same and output.exists() and source.exists():
+            try:
+                same = os.path.samefile(source, output)
+            except OSError:
+                same = False
+        if same:
+            raise CLIError(f"the output {output} is the input file {source}: writing it would overwrite "
+                           "the input; choose another output name")
+
+
+def quiet_warnings(command: str, func, *args, **kwargs):
+    """Call ``func``; print its warnings as one ``tracs COMMAND: warning: ...`` line each."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = func(*args, **kwargs)
+    for warning in caught:
+        print(f"tracs {command}: warning: {' '.join(str(warning.message).split())}", file=sys.stderr)
+    return result
+
+
+def check_html_output(output: Path) -> None:
+    """Refuse a map output whose name does not say it is an HTML page."""
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise CLIError(f"tracs map writes an HTML page: give an output name ending in .html, got {output.name}")
+
+
+def write_atomically(path: Path, write) -> None:
+    """Call ``write(tmp)`` on a temporary file in ``path``'s folder, then rename it to ``path``.
+
+    A crash or an error leaves ``path`` as it was (absent or the old file), never half
+    written; the temporary file is removed.
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    handle, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=folder)
+    os.close(handle)
+    tmp = Path(name)
+    try:
+        tmp.unlink()  # some writers (GeoJSON) refuse an existing file
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if tmp.exists():
+            tmp.unlink()
+        raise
+
+
+def report_drops(command: str, report, *, strict: bool, quiet: bool = False, extra=()) -> None:
+    """Print what the loader dropped (count and first lines per reason) and its notes.
+
+    Always prints a summary line; ``extra`` lists more ``(what, labels)`` pairs (rows
+    clipped or dropped for the region).  With ``strict`` any drop is an error; ``quiet``
+    leaves out the notes (never the drops or the summary).
+    """
+    lines = []
+    dropped = 0
+    if report is not None:
+        word = "lines" if report.get("position", "line") == "line" else "rows"
+        for reason, where in report.dropped.items():
+            dropped += len(where)
+            shown = ", ".join(str(int(v)) for v in where[:_SHOW]) + (", ..." if len(where) > _SHOW else "")
+            lines.append(f"dropped {len(where):,} row(s) with {reason.replace('_', ' ')}: {word} {shown}")
+        lines.extend(f"note: {note}" for note in (() if quiet else report.notes))
+        if not quiet and str(report.format).startswith("gowalla") and not any("timezone" in n for n in report.notes):
+            lines.append("note: Gowalla times carry no timezone: they were read as UTC (the format's convention)")
+    changed = sum(len(labels) for _, labels in extra)
+    outside = ""
+    for what, labels in extra:
+        if labels:
+            shown = ", ".join(labels[:_SHOW]) + (", ..." if len(labels) > _SHOW else "")
+            lines.append(f"{what} {len(labels):,} row(s) outside the region: {shown}")
+            outside += f", {what} {len(labels):,} outside the region"
+    for line in lines:
+        print(f"tracs {command}: {line}", file=sys.stderr)
+    if report is not None:
+        print(f"tracs {command}: read {report.rows_read:,} rows: dropped {dropped:,} for bad "
+              f"values{outside}", file=sys.stderr)
+    if strict and (dropped or changed):
+        raise CLIError(f"--strict: {dropped:,} row(s) dropped for bad values and {changed:,} outside "
+                       "the region (listed above); nothing was written")

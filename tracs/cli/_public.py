@@ -1,0 +1,230 @@
+"""The public parameters of ``tracs perturb``: region, projection, POI set; rows outside the region.
+
+Everything that shapes a release besides the user's own records and the seed comes
+from the command line (``--region``, ``--pois``) or is derived from it (the UTM zone
+of the region's centre).  ``--region-from-data`` keeps the data-derived region and POI
+set as an explicit, warned opt-in: it is not private.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._common import CLIError
+
+#: printed when no region is given
+NO_REGION = (
+    "give the public region: --region MINLON,MINLAT,MAXLON,MAXLAT (degrees) or a preset ({presets}), "
+    "e.g. --region {example}.  The region shapes every release, so it must not come from the "
+    "data: a region taken from the file's bounding box depends on every user's points (with one "
+    "user, releases stay inside that user's own box).  --region-from-data keeps that behaviour "
+    "anyway (not private)")
+#: printed with --region-from-data
+FROM_DATA_WARNING = (
+    "warning: --region-from-data: the region{pois} and the projection are computed from the "
+    "input file, so every release depends on all users' points; this is NOT private (use "
+    "--region and --pois for a private release)")
+#: a file wider than this (degrees of longitude or latitude) is warned about
+WIDE_DEGREES = 20.0
+_SHOW = 5
+
+
+def region_arg(text: str):
+    """argparse type: a preset name or MINLON,MINLAT,MAXLON,MAXLAT."""
+    from ..public import parse_box
+
+    try:
+        return parse_box(text)
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_arguments(p) -> None:
+    """The options of the public parameters (region, POIs, rows outside the region)."""
+    from ..public import CITY_BOXES
+
+    presets = ", ".join(f"{k} ({v})" for k, v in CITY_BOXES.items())
+    p.add_argument("--region", type=region_arg, default=None, metavar="BOX",
+                   help="public region: MINLON,MINLAT,MAXLON,MAXLAT in degrees, or a preset: "
+                        f"{presets}.  Required (see --region-from-data)")
+    p.add_argument("--region-from-data", action="store_true",
+                   help="take the region, the projection and (for discrete methods) the POIs from "
+                        "the input file, as older versions did: NOT private, prints a warning")
+    if not any("--pad" in action.option_strings for action in p._actions):
+        p.add_argument("--pad", type=float, default=0.0, metavar="METRES",
+                       help="with --region-from-data: margin added around the data's bounding box")
+    p.add_argument("--pois", default=None, metavar="FILE",
+                   help="public points of interest (CSV with lat and lng columns) for the discrete "
+                        "methods and --round-to-pois")
+    outside = p.add_mutually_exclusive_group()
+    outside.add_argument("--clip", action="store_true",
+                         help="move rows outside the region to its nearest edge (reported)")
+    outside.add_argument("--drop", action="store_true",
+                         help="leave rows outside the region out of the output (reported)")
+
+
+@dataclass
+class Public:
+    """The resolved public parameters: region (metres), its CRS, the POI space or None."""
+
+    region: object
+    crs: object
+    pois: object
+    box: object
+    from_data: bool
+
+
+def check_options(args, *, discrete: bool) -> None:
+    """Refuse contradictory or missing options before any data is read."""
+    from ..public import CITY_BOXES
+
+    if args.region is None and not args.region_from_data:
+        raise CLIError(NO_REGION.format(presets=", ".join(CITY_BOXES), example="tky"))
+    if args.region is not None and args.region_from_data:
+        raise CLIError("give either --region or --region-from-data, not both")
+    if args.pad:
+        if not args.region_from_data:
+            raise CLIError("--pad applies to --region-from-data only (a --region box is used as given)")
+        if not np.isfinite(args.pad) or args.pad < 0:
+            raise CLIError(f"--pad must be a finite number of metres >= 0, got {args.pad:g}")
+    if args.region_from_data and args.pois is not None:
+        raise CLIError("--pois goes with --region (a POI file needs a public region); "
+                       "--region-from-data takes the POIs from the data")
+    needs_pois = discrete or args.round_to_pois
+    if needs_pois and args.region is not None and args.pois is None:
+        what = f"method {args.method!r}" if discrete else "--round-to-pois"
+        raise CLIError(f"{what} needs the public points of interest: --pois FILE (a CSV with lat and "
+                       "lng columns).  They must not come from the check-ins: a venue visited by "
+                       "one user would become public")
+    if args.pois is not None and not needs_pois:
+        raise CLIError(f"--pois is used by the discrete methods and --round-to-pois only, not by "
+                       f"{args.method!r} without --round-to-pois")
+    _check_split_gap(args.split_gap)
+
+
+def _check_split_gap(text) -> None:
+    """The time gap that splits a user's rows into trajectories: a positive time span."""
+    if text is None:
+        return
+    import pandas as pd
+
+    try:
+        gap = pd.Timedelta(text)
+    except (TypeError, ValueError):
+        raise CLIError(f"--split-gap {text!r} is not a time span: give e.g. 3h, 90min or 1d") from None
+    if pd.isna(gap) or gap <= pd.Timedelta(0):
+        raise CLIError(f"--split-gap must be a positive time span such as 3h, got {text!r}")
+
+
+def outside_rows(lon, lat, args, labels):
+    """Apply the region to WGS84 points given as arrays: what to keep, and where.
+
+    Parameters
+    ----------
+    lon, lat : numpy.ndarray
+        Degrees, one per row.
+    args
+        The parsed options (``region``, ``clip``, ``drop``).
+    labels : callable
+        ``labels(rows) -> list of str``: how to name rows (``"line 7"``) in messages.
+
+    Returns
+    -------
+    keep : numpy.ndarray of bool or None
+        Rows to keep (``None``: all); only ``--drop`` leaves rows out.
+    lon, lat : numpy.ndarray
+        The coordinates to perturb (``--clip`` moves rows outside to the box's edge).
+    handled : list of str
+        Labels of the rows clipped or dropped (reported by
+        :func:`tracs.cli._output.report_drops`).
+
+    Without --clip or --drop any row outside is an error that names the rows.
+    """
+    box = args.region
+    if box is None:  # --region-from-data: nothing can lie outside
+        _warn_wide(lon, lat)
+        return None, lon, lat, []
+    outside = ~box.contains(lon, lat)
+    if not outside.any():
+        return None, lon, lat, []
+    handled = labels(np.flatnonzero(outside))
+    count = int(outside.sum())
+    listed = ", ".join(handled[:_SHOW]) + (", ..." if count > _SHOW else "")
+    if not (args.clip or args.drop):
+        raise CLIError(f"{count:,} of {len(lon):,} rows lie outside the region {box} ({listed}); "
+                       "pass --clip to move them to the region's edge or --drop to leave them out, "
+                       "or give a region that holds them")
+    if args.drop:
+        if count == len(lon):
+            raise CLIError(f"all {count:,} rows lie outside the region {box}: nothing left to perturb")
+        return ~outside, lon, lat, handled
+    new_lon, new_lat = box.clip(lon, lat)
+    return None, new_lon, new_lat, handled
+
+
+def points_in_region(points, args):
+    """:func:`outside_rows` on the command line's :class:`tracs.io.table.Points`.
+
+    Returns the points to perturb (rows outside dropped or clipped as asked; a
+    trajectory left empty by ``--drop`` disappears) and the labels of the rows handled.
+    """
+    from dataclasses import replace
+
+    word = "line" if points.position == "line" else "row"
+    keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args,
+                                           lambda rows: [f"{word} {int(v)}" for v in points.source[rows]])
+    if not handled:
+        return points, handled
+    if keep is None:
+        return replace(points, lonlat=np.column_stack([lon, lat])), handled
+    rows = np.flatnonzero(keep)
+    kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
+    offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
+    return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
+                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets), handled
+
+
+def _warn_wide(lon, lat) -> None:
+    if len(lon) and (np.ptp(lon) > WIDE_DEGREES or np.ptp(lat) > WIDE_DEGREES):
+        print(f"tracs perturb: warning: the file spans {np.ptp(lon):.0f}° of longitude and "
+              f"{np.ptp(lat):.0f}° of latitude (more than one continent?): one region and one "
+              "projection are used for all rows; split the file by area for useful releases",
+              file=sys.stderr)
+
+
+def public_parameters(args, crs, data_region, data_pois, *, pois_needed: bool) -> Public:
+    """The region (metres, in ``crs``) and POI space of a run.
+
+    With ``--region``: the box's rectangle and the ``--pois`` file, nothing from the
+    data.  With ``--region-from-data`` (warned): ``data_region(pad)`` and, when
+    needed, the POI space of ``data_pois()`` — callables, so that nothing is taken from
+    the data unless the user asked for it.
+    """
+    if args.region is not None:
+        from ..public import read_pois
+
+        region = args.region.to_region(crs)
+        pois = read_pois(args.pois, args.region, crs) if args.pois is not None else None
+        return Public(region, crs, pois, args.region, False)
+    print("tracs perturb: " + FROM_DATA_WARNING.format(pois=", the POIs" if pois_needed else ""),
+          file=sys.stderr)
+    try:
+        region = data_region(args.pad or 0.0)
+    except ValueError as exc:
+        raise CLIError(f"--region-from-data: {exc}; a single point or a line of points spans no "
+                       "area: pass --pad METRES, or better --region") from None
+    pois = None
+    if pois_needed:
+        from ..discrete import POISpace
+
+        pois = POISpace(data_pois(), region=region)
+    return Public(region, crs, pois, None, True)
+
+
+def metric_crs(args, data_crs):
+    """The projection: the UTM zone of the region's centre, or ``data_crs()`` (--region-from-data)."""
+    return args.region.metric_crs() if args.region is not None else data_crs()
