@@ -81,6 +81,14 @@ class IIPTT(IntervalInput, Mechanism):
         ``η = B/a > 1``; default: :func:`ii_ptt_best_eta` (least worst-case
         variance, Eq. 22 at ``|t| = 1``).
 
+    Notes
+    -----
+    Against Duchi's mechanism (worst-case variance ``((e^ε + 1)/(e^ε − 1))²``)
+    with ``η = 1.9``, Eq. (22) gives the crossover ε ≈ 2.40: II-PTT has the larger
+    worst-case variance below it.  The crossover ε ≈ 1.45 belongs to I-PTT with
+    ``η = 1.9`` (:class:`~tracs.mechanisms.PTT`), the paper's own example, which
+    the paper states beats Duchi's at every ε > 0.
+
     References
     ----------
     Ma, Zhu & Wang, "OPTT", §3.3.2, Theorem 6, Eqs. (21)–(22).
