@@ -1,10 +1,15 @@
-"""Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick]``.
+"""Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick] [--write-docs]``.
 
 Sections: mechanisms, perturbers, rounding (discrete), loaders, estimate, audit, cli
 (``tracs perturb`` on a generated file against a plain pyarrow read + write), keyed
-(the cost of per-user keyed streams).  Each prints items
-per second for every method and the ratio against a naive per-item Python loop
-measured in the same run.  ``--quick`` uses smaller inputs (a smoke run).
+(the cost of per-user keyed streams), scaling (1, 2, 4, … workers), reference (the
+published code's per-point structure, DP libraries).
+Each prints items per second, memory and ratios measured in the same run (against
+a naive or reference per-item loop, and against the previous documented run,
+``benchmarks/previous.json``).  ``--quick`` uses smaller inputs (a smoke run).
+``--write-docs`` regenerates every speed figure of ``README.md`` and
+``docs/performance.md`` (with the scaling plot) from this run, with the machine,
+date and core count, and stores the figures as the new previous run.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ SECTIONS = {
     "loaders": "benchmarks.loaders",
     "estimate": "benchmarks.estimate",
     "audit": "benchmarks.audit",
+    "scaling": "benchmarks.scaling",
+    "reference": "benchmarks.reference_compare",
     "cli": "benchmarks.cli",
     "keyed": "benchmarks.keyed",
 }
@@ -31,10 +38,15 @@ def main(argv=None) -> None:
     parser.add_argument("sections", nargs="*", metavar="SECTION",
                         help=f"one of {', '.join(SECTIONS)} (default: all)")
     parser.add_argument("--quick", action="store_true", help="small inputs, for a smoke run")
+    parser.add_argument("--write-docs", action="store_true",
+                        help="regenerate the speed figures of README.md and docs/performance.md from "
+                             "this run (runs every section unless some are named)")
     args = parser.parse_args(argv)
     unknown = [name for name in args.sections if name not in SECTIONS]
     if unknown:
         parser.error(f"unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+    if args.write_docs and args.quick:
+        parser.error("--write-docs needs full-size figures: drop --quick")
     print(f"python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} logical cores; best of 3 runs per figure")
     for name in args.sections or list(SECTIONS):
@@ -44,6 +56,11 @@ def main(argv=None) -> None:
             print(f"\n## {name}: not available ({exc})")
             continue
         module.run(quick=args.quick)
+    if args.write_docs:
+        from benchmarks import _docs
+
+        for path in _docs.write_docs():
+            print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import math
 import time
-import tracemalloc
 
 import numpy as np
 
-from benchmarks._timing import Row, best_time, print_table
+from benchmarks._timing import Row, best_time, peak_bytes, print_table
 from tracs.mechanisms import OptimalCircular, OptimalClassical
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from tracs.region import ConvexRegion, Rectangle
@@ -77,14 +76,7 @@ def _naive_laplace(region, pts, rng):
 
 
 def _peak_bytes_per_point(fn, n: int) -> float:
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    base = tracemalloc.get_traced_memory()[0]
-    result = fn()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    del result
-    return (peak - base) / n
+    return peak_bytes(fn) / n
 
 
 def _naive_rate(naive, region, n_naive):

@@ -20,11 +20,14 @@ LAYERS = {
     "tracs.mechanisms": 1,
     "tracs.region": 2,
     "tracs.metrics": 2,
+    "tracs.engine": 2,
     "tracs.perturbers": 3,
     "tracs.discrete": 4,
     "tracs.baselines": 4,
     "tracs.geo": 5,
     "tracs.trajectories": 5,
+    "tracs.gdf": 5,
+    "tracs.adapters": 5,
     "tracs.estimate": 5,
     "tracs.privacy": 5,
     "tracs.public": 5,
@@ -34,10 +37,12 @@ LAYERS = {
     "tracs.plots": 7,
     "tracs.query_metrics": 7,
     "tracs.evaluation": 8,
+    "tracs.dask": 8,
     "tracs.cli": 9,
 }
 # heavy optional libraries and the lowest layer allowed to import them
-HEAVY = {"folium": 7, "matplotlib": 7, "geopandas": 5, "pandas": 5, "pyproj": 5}
+HEAVY = {"folium": 7, "matplotlib": 7, "geopandas": 5, "pandas": 5, "pyproj": 5, "dask": 8,
+         "distributed": 8, "dask_geopandas": 8}
 
 
 def layer_of(module: str) -> int | None:
@@ -101,7 +106,8 @@ def test_no_upward_imports(path):
 def test_import_tracs_is_light():
     code = (
         "import sys, tracs, tracs.mechanisms; "
-        "heavy = [m for m in ('folium', 'matplotlib', 'geopandas', 'data_loaders', 'sklearn') "
+        "heavy = [m for m in ('folium', 'matplotlib', 'geopandas', 'data_loaders', 'sklearn', 'dask', "
+        "'distributed') "
         "if m in sys.modules]; print(','.join(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

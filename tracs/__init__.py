@@ -32,12 +32,14 @@ _LAZY = {
     "trajectory_errors": "tracs.metrics",
     "POISpace": "tracs.discrete",
     "Trajectories": "tracs.trajectories",
+    "perturb_gdf": "tracs.gdf",
     "audit": "tracs.privacy",
     "audit_perturber": "tracs.privacy",
     "AuditReport": "tracs.privacy",
 }
 _SUBMODULES = {"io", "random", "public", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics",
-               "region", "perturbers", "discrete", "trajectories", "query_metrics", "cli", "estimate", "privacy"}
+               "region", "gdf", "adapters", "perturbers", "discrete", "trajectories", "query_metrics", "cli",
+               "estimate", "privacy", "engine", "dask"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]
 

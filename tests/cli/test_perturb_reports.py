@@ -151,3 +151,20 @@ def test_the_projection_comes_from_the_region_not_the_data(cli, tmp_path):
         outs.append(frame[frame["uid"] == "1"][["lat", "lng"]].reset_index(drop=True))
     pd.testing.assert_frame_equal(outs[0], outs[1])
     assert not np.allclose(outs[0]["lat"].astype(float), [35.70, 35.71, 35.72, 35.73])
+
+
+def test_secure_rng_is_reproducible_with_a_seed_and_differs_from_philox(cli, tmp_path):
+    source = write(tmp_path / "in.csv", tokyo_rows(n=8) + tokyo_rows(n=5, uid=2, lat=35.66))
+    runs = {}
+    for name, extra in {"secure-a": ["--secure-rng"], "secure-b": ["--secure-rng"], "philox": []}.items():
+        out = tmp_path / f"{name}.csv"
+        result = cli("perturb", source, "-o", out, "-m", "tracs-d", "-e", "2", "--region", "tky", "--seed", "5",
+                     *extra)
+        assert result.returncode == 0, result.stderr
+        runs[name] = out.read_text()
+    assert runs["secure-a"] == runs["secure-b"]
+    assert runs["secure-a"] != runs["philox"]
+    fresh = tmp_path / "fresh.csv"
+    assert cli("perturb", source, "-o", fresh, "-m", "tracs-d", "-e", "2", "--region", "tky",
+               "--secure-rng").returncode == 0
+    assert fresh.read_text() != runs["secure-a"]

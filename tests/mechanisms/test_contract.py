@@ -37,7 +37,7 @@ CASES = {
     "SquareWave": lambda e: m.SquareWave(epsilon=e),
     "SquareWave[2,4]": lambda e: m.SquareWave(epsilon=e, low=2.0, high=4.0),
 }
-for _name in ["PiecewiseMechanism", "PTT", "Laplace", "Staircase", "Purkayastha", "BoundedLaplace"]:
+for _name in ["PiecewiseMechanism", "PTT", "Laplace", "Staircase", "Purkayastha", "BoundedLaplace", "IIPTT"]:
     if hasattr(m, _name):
         CASES[_name] = (lambda cls: lambda e: cls(epsilon=e))(getattr(m, _name))
 if hasattr(m, "Compressed"):

@@ -31,6 +31,7 @@ FACTORIES = {
     "PTT": lambda e: m.PTT(epsilon=e, resolution=RES),
     "Laplace": lambda e: m.Laplace(epsilon=e, resolution=RES),
     "BoundedLaplace": lambda e: m.BoundedLaplace(epsilon=e, resolution=RES),
+    "IIPTT": lambda e: m.IIPTT(epsilon=e, resolution=RES),
     "Staircase": lambda e: m.Staircase(epsilon=e, resolution=RES),
     "Purkayastha": lambda e: m.Purkayastha(epsilon=e, resolution=RES),
     "Duchi": lambda e: m.Duchi(epsilon=e, resolution=RES),

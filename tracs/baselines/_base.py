@@ -22,7 +22,7 @@ import numpy as np
 
 from .._validation import check_epsilon
 from ..discrete import POISpace
-from ..perturbers._base import PrivacyLedger, as_batch, as_trajectory, batch_streams, key_list
+from ..perturbers._base import PrivacyLedger, as_batch, as_trajectory, batch_streams, key_list, on_workers
 from ._draws import PointDraws
 from ._em import em_max_epsilon
 
@@ -178,7 +178,7 @@ class Baseline(ABC):
         return self.perturb_many(*as_trajectory(points), rng=rng, keys=key_list(key),
                                  return_indices=return_indices)
 
-    def perturb_many(self, coords, offsets=None, *, rng=None, keys=None, return_indices=False):
+    def perturb_many(self, coords, offsets=None, *, rng=None, keys=None, return_indices=False, workers=1):
         """Perturb many trajectories held as one flat array.
 
         Parameters
@@ -196,12 +196,17 @@ class Baseline(ABC):
             any batch.  ``None``: the positions ``0 … T − 1``.
         return_indices : bool
             Also return the indices of the released POIs.
+        workers : int or None
+            Threads (``None`` or ``-1``: every core); the output is the same for any number.
 
         Returns
         -------
         numpy.ndarray, shape (N, 2), or a list of arrays when ``coords`` was a list
             Released POI coordinates, in the input's order.
         """
+        if workers != 1:
+            return on_workers(self, coords, offsets, rng=rng, keys=keys, return_indices=return_indices,
+                              workers=workers)
         flat, off, as_list = as_batch(coords, offsets)
         streams = batch_streams(rng, keys, len(off) - 1)
         if len(flat) == 0:

@@ -109,3 +109,14 @@ def method_help() -> str:
     from ..evaluation import METHODS
 
     return "; ".join(f"{spec.name}: {spec.help}" for spec in METHODS.values())
+
+
+def workers_arg(text: str) -> int:
+    """argparse type for --workers: a whole number of workers >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of workers >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of workers >= 1, got {text!r}")
+    return value

@@ -65,11 +65,20 @@ def _keyed(spec, ctx) -> bool:
         return False
 
 
+def random_argument(args):
+    """The ``rng`` of a run: the seed (Philox), or ChaCha20 with ``--secure-rng`` (keyed by the seed or the OS)."""
+    if getattr(args, "secure_rng", False):
+        from ..random import Secure
+
+        return "secure" if args.seed is None else Secure(args.seed)
+    return args.seed
+
+
 def run(args, spec, output: Path, fmt: str) -> int:
     """Perturb ``args.input`` with ``spec`` and write ``output``; print the summary line."""
     from ..evaluation import MethodContext
     from ..io.table import read_points, to_wgs84, write_released
-    from ..metrics import average_error
+    from ..engine import average_error, round_points
     from ..region import Rectangle
     from . import _columns, _output, _public
     from ._common import CLIError
@@ -96,7 +105,7 @@ def run(args, spec, output: Path, fmt: str) -> int:
         warm.join()
     keyed = _keyed(spec, ctx)
     users = points.trajectory_users() if keyed else None
-    rng = args.seed if keyed else np.random.default_rng(args.seed)
+    rng = random_argument(args) if keyed else np.random.default_rng(args.seed)
 
     released = np.empty_like(coords)
     eps_point = np.empty(len(coords))
@@ -110,12 +119,13 @@ def run(args, spec, output: Path, fmt: str) -> int:
             a, b = offsets[first], offsets[last]
             extra = {"keys": [str(k) for k in users[first:last]]} if keyed else {}
             out, eps = perturb_trajectories(spec, ctx, coords[a:b], offsets[first:last + 1] - a, args.epsilon,
-                                            per_trajectory=args.per_trajectory, rng=rng, **extra)
+                                            per_trajectory=args.per_trajectory, rng=rng, workers=args.workers,
+                                            **extra)
             if args.round_to_pois and not spec.discrete:
-                out = ctx.poi_space.round(out)[0]
+                out = round_points(ctx.poi_space, out, workers=args.workers)[0]
             released[a:b], eps_point[a:b] = out, eps
             bar.update(b - a)
-        ae = average_error(coords, released, offsets)
+        ae = average_error(coords, released, offsets, workers=args.workers)
         lengths = np.diff(offsets)
         eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
         lonlat = to_wgs84(released, crs)

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _columns, _fast, _output, _public
-from ._common import CLIError, anchor_arg, positive_float, seed_int, writable_file
+from ._common import CLIError, anchor_arg, positive_float, seed_int, workers_arg, writable_file
 
 #: output formats by file extension
 FORMATS = {".csv": "CSV", ".tsv": "TSV", ".geojson": "GeoJSON", ".json": "GeoJSON", ".parquet": "GeoParquet",
@@ -59,8 +59,22 @@ def add_parser(subparsers) -> None:
     p.add_argument("--split-gap", default=None, metavar="GAP",
                    help="start a new trajectory after a gap longer than GAP (e.g. 3h); "
                         "default: one trajectory per user")
+    p.add_argument("--workers", type=workers_arg, default=None, metavar="N",
+                   help="threads (with --engine dask: local worker processes) to use; default: every "
+                        "core.  The output is the same for any N")
+    p.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local (default): this process.  dask: INPUT and OUTPUT are partitioned "
+                        "(Geo)Parquet directories, released on a Dask cluster (pip install "
+                        "'tracs[dask]'); see docs/cluster.md")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="with --engine dask: the Dask scheduler, e.g. tcp://host:8786 (default: a local "
+                        "cluster of --workers processes)")
     p.add_argument("--seed", type=seed_int, default=None,
                    help="seed for a reproducible run (default: fresh OS entropy, for deployment)")
+    p.add_argument("--secure-rng", action="store_true",
+                   help="draw from ChaCha20, a cryptographically secure generator (keyed from the OS, or "
+                        "from --seed, which must then stay secret): for releases an attacker may observe "
+                        "many times or seeds that may leak; same lattice, same law, about 3-4x slower")
     _columns.add_input_arguments(p, pad=True, quiet=True)
     _public.add_arguments(p)
     _output.add_arguments(p)
@@ -73,7 +87,7 @@ def _output_format(path: Path) -> str:
     return fmt
 
 
-def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory, rng, keys=None):
+def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory, rng, keys=None, workers=1):
     """Perturb all trajectories; return (released coords, ε per point for each point).
 
     Trajectory ``t`` draws from the stream of ``keys[t]`` (the user id; a user's
@@ -82,12 +96,13 @@ def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory,
     trajectory of ``n`` points is split as ``epsilon / n`` per point: trajectories of
     equal length share one perturber and one call, each keeping its own stream.
     """
+    from .. import engine
     from ..random import KeyedStreams, resolve_streams
 
     lengths = np.diff(offsets)
     streams = resolve_streams(rng, keys, len(lengths))
     if not per_trajectory:
-        return (spec.build(ctx, epsilon).perturb_many(coords, offsets, rng=streams),
+        return (engine.perturb_many(spec.build(ctx, epsilon), coords, offsets, rng=streams, workers=workers),
                 np.full(len(coords), epsilon))
     out = np.empty_like(coords)
     eps_point = np.empty(len(coords))
@@ -97,7 +112,8 @@ def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory,
         mask = np.isin(point_traj, chosen)
         sub_offsets = np.arange(0, n * len(chosen) + 1, n, dtype=np.int64)
         sub = KeyedStreams(streams.kind, streams.key, streams.streams[chosen])
-        out[mask] = spec.build(ctx, epsilon / n).perturb_many(coords[mask], sub_offsets, rng=sub)
+        out[mask] = engine.perturb_many(spec.build(ctx, epsilon / n), coords[mask], sub_offsets, rng=sub,
+                                        workers=workers)
         eps_point[mask] = epsilon / n
     return out, eps_point
 
@@ -109,6 +125,12 @@ def run(args) -> int:
         raise CLIError(f"method {args.method!r} is not ε-LDP (its group sizes depend on the true location) "
                        "and is kept only to reproduce the paper's experiments with 'tracs evaluate'; "
                        "it is never used to release data: use 'lsrr' instead")
+    if args.engine == "dask":
+        from .dask_perturb import run_dask
+
+        return run_dask(args, METHODS[args.method])
+    if args.scheduler is not None:
+        raise CLIError("--scheduler goes with --engine dask")
     source = Path(args.input)
     if not source.is_file():
         raise CLIError(f"no such file: {source}" if not source.exists() else f"{source} is not a file")

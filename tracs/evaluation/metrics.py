@@ -43,6 +43,28 @@ def _range_preservation(true, pert, offsets, dataset, rng):
     return range_preservation(true, pert, offsets, radius=RANGE_DELTA, scale=dataset.degree_scale)
 
 
+def in_degrees(coords, dataset):
+    """Coordinates divided by the data's units per degree (east, north): distances in degrees.
+
+    Raises ``ValueError`` when the data set has no geographic reference.
+    """
+    import numpy as np
+
+    if dataset.degree_scale is None:
+        raise ValueError(f"errors in degrees need a geographic reference, but data set {dataset.name!r} "
+                         "has none (a continuous region, or data without a CRS)")
+    return np.asarray(coords, dtype=np.float64) / np.asarray(dataset.degree_scale, dtype=np.float64).reshape(1, 2)
+
+
+def _ae_degrees(true, pert, offsets, dataset, rng):
+    """Average error in degrees (:func:`in_degrees`); region units on a continuous region."""
+    from ..metrics import average_error
+
+    if dataset.degree_scale is None and not dataset.normalise:
+        return average_error(true, pert, offsets)
+    return average_error(in_degrees(true, dataset), in_degrees(pert, dataset), offsets)
+
+
 def _hotspot_count_error(true, pert, offsets, dataset, rng):
     from ..query_metrics import hotspot_count_error
 
@@ -87,6 +109,10 @@ EXTRA_METRICS: dict[str, MetricSpec] = {
                    "the paper's hotspot error: per trajectory, |#released - #true points on one of "
                    "the top 20 % most visited true locations|, averaged; lower is better", False,
                    needs_pois=True),
+        MetricSpec("ae_degrees", _ae_degrees,
+                   "average error in degrees (east/north differences over the data's units per "
+                   "degree at its latitude), to compare with the paper's degree-unit tables; "
+                   "region units on a continuous region", False),
         MetricSpec("range_query_raw", _est.range_query_raw,
                    "mean absolute error of the share of points in 200 random boxes (10-50 % of each "
                    "side), from the raw reports' 32x32 histogram", False),

@@ -13,7 +13,7 @@ import pandas as pd
 from .._validation import check_epsilon
 from .datasets import Dataset, _check_count
 from .methods import METHODS, MethodContext, parse_epsilons, parse_methods
-from .metrics import EXTRA_METRICS, parse_metrics
+from .metrics import EXTRA_METRICS, in_degrees, parse_metrics
 
 
 def _tag(value) -> int:
@@ -172,7 +172,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
     if units == "degrees" and dataset.degree_scale is None:
         raise ValueError(f"data set {dataset.name!r} has no geographic reference (a continuous region): "
                          "errors in degrees need check-in data")
-    per_degree = np.asarray(dataset.degree_scale, dtype=np.float64) if units == "degrees" else None
+    degrees = units == "degrees"
     rows = []
     if on_estimate is not None:
         on_estimate(_estimate_seconds(names, eps_values, repetitions, ctx, dataset.draw(_stream(seed, "data", 0)),
@@ -196,7 +196,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                     perturber = spec.build(ctx, eps)
                     out = _run_method(perturber, coords, offsets, ctx, rounding, rng, dataset.keys)
                     seconds = time.perf_counter() - start
-                    errors = (_errors(coords / per_degree, out / per_degree, offsets) if per_degree is not None
+                    errors = (_errors(in_degrees(coords, dataset), in_degrees(out, dataset), offsets) if degrees
                               else _errors(coords, out, offsets))
                     errors_paper = (_errors(coords, out, offsets, dataset.paper_scale)
                                     if dataset.normalise else errors)
@@ -205,7 +205,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                         "epsilon": eps, "repetition": rep,
                         "ae": float(errors.mean()), "ae_normalised": float(errors_paper.mean()),
                         "ae_traj_sd": float(errors.std(ddof=1)) if n_traj > 1 else 0.0,
-                        "units": "degrees" if per_degree is not None else dataset.units,
+                        "units": "degrees" if degrees else dataset.units,
                         "rounded": rounding,
                         "n_points": n_points, "n_trajectories": n_traj,
                         "seconds": seconds, "seconds_per_point": seconds / n_points,

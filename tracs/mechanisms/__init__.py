@@ -29,6 +29,7 @@ from .additive import Laplace, Staircase
 from .bounded_laplace import BoundedLaplace, bounded_laplace_scale
 from .circular import Purkayastha
 from .discrete import KRR, Duchi
+from .ii_ptt import IIPTT
 from .lattice import Lattice
 from .optimal import OptimalCircular, OptimalClassical, OptimalUnbiased
 from .piecewise import PTT, PiecewiseMechanism, SquareWave
@@ -51,6 +52,7 @@ __all__ = [
     "PiecewiseMechanism",
     "SquareWave",
     "PTT",
+    "IIPTT",
     "Duchi",
     "Laplace",
     "Staircase",

@@ -155,6 +155,17 @@ class KeyedSource:
         self.stream, self.index = point_streams(streams, offsets)
 
 
+def on_workers(model, coords, offsets, *, workers, **kwargs):
+    """``model.perturb_many`` on ``workers`` threads through :func:`tracs.engine.perturb_many`.
+
+    The batch is cut between whole trajectories, each piece drawn from its own
+    users' keyed streams, so the result is bit for bit that of one worker.
+    """
+    from ..engine import perturb_many as perturb_on_threads
+
+    return perturb_on_threads(model, coords, offsets, workers=workers, **kwargs)
+
+
 def resolve_anchor(region: Region, anchor) -> np.ndarray:
     """The public reference of every trajectory's first point."""
     if isinstance(anchor, str):
@@ -267,7 +278,7 @@ class Perturber(ABC):
                                  return_indices=return_indices, **kwargs)
 
     def perturb_many(self, coords, offsets=None, *, rng=None, keys=None, return_indices=False,
-                     **kwargs):
+                     workers=1, **kwargs):
         """Perturb many trajectories held as one flat array.
 
         Parameters
@@ -285,12 +296,18 @@ class Perturber(ABC):
             rest of the batch.  ``None``: keys are the positions ``0 … T − 1``.
         return_indices : bool
             With ``round_to``, also return the indices of the chosen points.
+        workers : int or None
+            Threads (``None`` or ``-1``: every core; :mod:`tracs.engine`).  The output
+            is bit for bit the same for any number.
 
         Returns
         -------
         numpy.ndarray, shape (N, 2), or a list of arrays when ``coords`` was a list
             Outputs in the same order as the input, inside the region.
         """
+        if workers != 1:
+            return on_workers(self, coords, offsets, rng=rng, keys=keys, return_indices=return_indices,
+                              workers=workers, **kwargs)
         flat, off, as_list = as_batch(coords, offsets)
         streams = batch_streams(rng, keys, len(off) - 1)
         if len(flat) == 0:

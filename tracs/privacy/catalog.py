@@ -82,6 +82,7 @@ _MECHANISMS = {
     "duchi": lambda e: m.Duchi(epsilon=e),
     "laplace": lambda e: m.Laplace(epsilon=e),
     "bounded-laplace": lambda e: m.BoundedLaplace(epsilon=e),
+    "ii-ptt": lambda e: m.IIPTT(epsilon=e),
     "staircase": lambda e: m.Staircase(epsilon=e),
     "purkayastha": lambda e: m.Purkayastha(epsilon=e),
     "krr": lambda e: m.KRR(epsilon=e, k=8),

@@ -1,0 +1,80 @@
+"""The scaling and reference benchmark sections run, and --write-docs writes every figure from the run."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from benchmarks import _docs, _record, reference_compare, scaling
+from benchmarks.reference import round_loop, tracs_c_loop, tracs_d_loop
+from tracs.discrete import POISpace
+from tracs.metrics import average_error
+from tracs.perturbers import TraCSC, TraCSD
+from tracs.region import Rectangle
+
+
+def test_worker_counts_and_amdahl():
+    assert scaling.worker_counts(1) == [1]
+    assert scaling.worker_counts(2) == [1, 2]
+    assert scaling.worker_counts(6) == [1, 2, 4, 6]
+    assert scaling.worker_counts(16) == [1, 2, 4, 8, 16]
+    assert scaling.amdahl(0.0, 8) == pytest.approx(8.0)
+    assert scaling.amdahl(1.0, 8) == pytest.approx(1.0)
+    f = 0.1
+    assert scaling.karp_flatt(scaling.amdahl(f, 2), 2) == pytest.approx(f)
+
+
+@pytest.mark.parametrize("name", ["tracs-c", "tracs-d"])
+def test_reference_loops_follow_the_same_law_as_tracs(name):
+    """Average errors agree within 5 % (20,000 points, seeds fixed): the comparison is like for like."""
+    import random
+
+    random.seed(3)
+    region = Rectangle(0.0, 0.0, 2000.0, 1000.0)
+    rng = np.random.default_rng(1)
+    pts = rng.uniform((0, 0), (2000, 1000), (20_000, 2))
+    offsets = np.arange(0, 20_001, 100)
+    if name == "tracs-c":
+        ours = TraCSC(region, 4.0).perturb_many(pts, offsets, rng=2)
+        ref = np.concatenate([tracs_c_loop(pts[a:a + 100], 4.0, region.bounds) for a in offsets[:-1]])
+    else:
+        ours = TraCSD(region, 4.0).perturb_many(pts, offsets, rng=2)
+        ref = np.concatenate([tracs_d_loop(pts[a:a + 100], 4.0, region.bounds) for a in offsets[:-1]])
+    assert region.contains(ref).all()
+    assert average_error(pts, ref, offsets) == pytest.approx(average_error(pts, ours, offsets), rel=0.05)
+
+
+def test_reference_rounding_is_exact():
+    rng = np.random.default_rng(4)
+    space = POISpace(rng.uniform(0, 100, (50, 2)))
+    pts = rng.uniform(0, 100, (200, 2))
+    assert np.array_equal(round_loop(pts, space.points), space.round(pts)[0])
+
+
+def test_sections_run_and_write_docs(tmp_path, monkeypatch, capsys):
+    _record.RESULTS.clear()
+    monkeypatch.setattr(_record, "PREVIOUS_PATH", tmp_path / "previous.json")
+    (tmp_path / "previous.json").write_text(json.dumps(
+        {"figures": {"scaling / TraCS-C / 1 workers": {"value": 1.0, "unit": "points/s"}}}))
+    monkeypatch.setattr(scaling, "worker_counts", lambda cores=None: [1, 2])
+    scaling.run(quick=True)
+    reference_compare.run(quick=True)
+    out = capsys.readouterr().out
+    assert "serial fraction" in out and "same as 1 worker" in out and " NO" not in out
+    assert "TraCS-D, 1 worker" in out
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n{_docs.BEGIN}\nold\n{_docs.END}\nrest\n")
+    monkeypatch.setattr(_docs, "README", readme)
+    monkeypatch.setattr(_docs, "PERFORMANCE", tmp_path / "performance.md")
+    monkeypatch.setattr(_docs, "PLOT", tmp_path / "scaling.png")
+    written = _docs.write_docs()
+    assert (tmp_path / "scaling.png").stat().st_size > 1000 and len(written) == 4
+    page = (tmp_path / "performance.md").read_text()
+    assert "| TraCS-C |" in page and "Karp" in page and "reference" in page
+    text = readme.read_text()
+    assert "old" not in text and "rest" in text and "against a per-point re-implementation" in text
+    saved = json.loads((tmp_path / "previous.json").read_text())
+    assert saved["figures"]["scaling / TraCS-C / 1 workers"]["value"] > 1.0
+    assert saved["machine"]["cores"] >= 1

@@ -1,0 +1,175 @@
+"""``tracs perturb --engine dask``: partitioned (Geo)Parquet in, partitioned GeoParquet out.
+
+Each partition holds whole users (:func:`tracs.dask.map_users` shuffles by user id
+when a user spans files) and is released by the steps of the in-process command
+(:mod:`tracs.cli._fast`): the same reader and checks (the partition is read back
+from a temporary Parquet file with :func:`tracs.io.table.read_points`), the public
+region and its projection, rows outside the region, trajectories split at
+``--split-gap``, one keyed stream per user id, the ε columns.  Every released row
+therefore equals the in-process output for the same input, options and seed.
+
+Differences from the in-process command: the output has no ``trajectory`` column
+(in-process ids number the trajectories of the whole file), ``source_row`` is the
+row's position in the whole input (files in name order), rows left out by the
+checks or by ``--drop`` are counted but not listed line by line, and no average
+error is printed (the true points stay on the workers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ._common import CLIError
+
+#: the released columns written, in order
+COLUMNS = ("uid", "datetime", "source_row", "lat", "lng", "epsilon_point", "epsilon_trajectory")
+
+
+def _read(source: Path):
+    """The input directory (or file) as a Dask frame with ``lat`` / ``lng`` columns."""
+    import dask.dataframe as dd
+    import pyarrow.parquet as pq
+
+    files = sorted(source.glob("*.parquet")) if source.is_dir() else [source]
+    if not files:
+        raise CLIError(f"{source}: no .parquet files to read")
+    if b"geo" not in (pq.read_schema(files[0]).metadata or {}):
+        return dd.read_parquet([str(f) for f in files])
+    import dask_geopandas
+
+    gdf = dask_geopandas.read_parquet([str(f) for f in files])
+
+    def to_columns(part):
+        import pandas as pd
+
+        points = part.to_crs("EPSG:4326") if part.crs is not None else part
+        out = pd.DataFrame(part.drop(columns=part.geometry.name))
+        out["lat"], out["lng"] = points.geometry.y.to_numpy(), points.geometry.x.to_numpy()
+        return out
+
+    return gdf.map_partitions(to_columns, meta=to_columns(gdf._meta))
+
+
+def release_partition(part, method: str, options: argparse.Namespace, public, crs):
+    """Release one partition of whole users as :func:`tracs.cli._fast.run` releases a file.
+
+    ``part``'s index is each row's position in the whole input; the result keeps the
+    rows that are released, with that index, in input order.
+    """
+    import pandas as pd
+
+    from ..evaluation import METHODS, MethodContext
+    from ..io.table import read_points, released_table, to_wgs84
+    from . import _columns, _public
+    from .perturb import perturb_trajectories
+
+    spec = METHODS[method]
+    with tempfile.TemporaryDirectory(prefix="tracs-partition-") as folder:
+        path = Path(folder) / "part.parquet"
+        part.reset_index(drop=True).to_parquet(path, index=False)
+        points = read_points(path, split_gap=options.split_gap, **_columns.read_options(options))
+    points, _ = _public.points_in_region(points, options)
+    coords = points.to_metric(crs)
+    offsets = points.offsets
+    ctx = MethodContext(region=public.region, anchor=options.anchor, _poi_space=public.pois,
+                        pois=None if public.pois is None else public.pois.points)
+    keys = [str(k) for k in points.trajectory_users()]
+    released, eps_point = perturb_trajectories(spec, ctx, coords, offsets, options.epsilon,
+                                               per_trajectory=options.per_trajectory, rng=options.seed,
+                                               keys=keys, workers=1)
+    if options.round_to_pois and not spec.discrete:
+        released = ctx.poi_space.round(released)[0]
+    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), np.diff(offsets))
+    table = released_table(points, to_wgs84(np.asarray(released, dtype=np.float64), crs), eps_point, eps_traj,
+                           text_times=False).to_pandas()
+    rows = part.index.to_numpy()[table.pop("source_row").to_numpy()]
+    table.insert(2, "source_row", rows)
+    out = table[[c for c in COLUMNS if c in table.columns]]
+    out.index = pd.Index(rows, name=part.index.name)
+    return out
+
+
+def _meta(uid_dtype, index_name):
+    """The empty output frame: the released columns and their types."""
+    import pandas as pd
+
+    frame = pd.DataFrame({
+        "uid": pd.Series([], dtype=uid_dtype),
+        "datetime": pd.Series([], dtype="datetime64[ns, UTC]"),
+        "source_row": pd.Series([], dtype="int64"),
+        **{name: pd.Series([], dtype="float64")
+           for name in ("lat", "lng", "epsilon_point", "epsilon_trajectory")},
+    })
+    frame.index.name = index_name
+    return frame
+
+
+def run_dask(args, spec) -> int:
+    """Perturb a Parquet directory on Dask; write a GeoParquet directory (see the module docstring)."""
+    from . import _public
+
+    try:
+        import dask
+        import distributed
+    except ImportError:
+        raise CLIError("--engine dask needs the dask extra: pip install 'tracs[dask]'") from None
+    if getattr(args, "region", None) is None:
+        raise CLIError("--engine dask needs a public --region (partitions cannot share a region "
+                       "computed from the data)")
+    if args.seed is None:
+        raise CLIError("--engine dask needs --seed (every worker must derive the same key); keep it secret")
+    source, output = Path(args.input), Path(args.output)
+    if not source.exists():
+        raise CLIError(f"no such file or directory: {source}")
+    if output.exists() and (not output.is_dir() or any(output.iterdir())):
+        raise CLIError(f"{output} exists and is not an empty directory")
+    crs = _public.metric_crs(args, None)
+
+    def from_data(*_):
+        raise CLIError("--engine dask takes nothing from the data")
+
+    public = _public.public_parameters(args, crs, from_data, from_data,
+                                       pois_needed=spec.discrete or args.round_to_pois)
+    options = argparse.Namespace(**vars(args))
+    start = time.perf_counter()
+    client = (distributed.Client(args.scheduler) if args.scheduler else
+              distributed.Client(distributed.LocalCluster(n_workers=args.workers or os.cpu_count() or 1,
+                                                          threads_per_worker=1, dashboard_address=None)))
+    try:
+        import dask.dataframe as dd
+        import dask_geopandas
+
+        from ..dask import map_users, with_row_numbers
+
+        frame = with_row_numbers(_read(source))
+        user = getattr(args, "user_col", None) or "uid"
+        if user not in frame.columns:
+            raise CLIError(f"{source}: no {user!r} column (columns: {', '.join(map(str, frame.columns))}); "
+                           "name it with --user-col")
+        meta = _meta(frame._meta[user].dtype, frame._meta.index.name)
+        released = map_users(frame, release_partition, user=user, meta=meta,
+                             args=(args.method, options, public, crs))
+
+        def to_geo(part):
+            import geopandas as gpd
+
+            return gpd.GeoDataFrame(part, geometry=gpd.points_from_xy(part["lng"], part["lat"]), crs="EPSG:4326")
+
+        with dask.config.set({"dataframe.convert-string": False}):
+            dask_geopandas.from_dask_dataframe(released.map_partitions(to_geo, meta=to_geo(meta))).to_parquet(
+                output, write_index=False)
+        n_in, n_out = len(frame), len(dd.read_parquet(output, columns=["source_row"]))
+    finally:
+        client.close()
+    dropped = n_in - n_out
+    note = f", {dropped:,} rows left out (invalid or outside the region)" if dropped else ""
+    print(f"{spec.label}: {n_out:,} rows released from {n_in:,}{note}, ε = {args.epsilon:g} "
+          f"{'per trajectory' if args.per_trajectory else 'per point'}, on Dask in "
+          f"{time.perf_counter() - start:.1f} s -> {output}/ (GeoParquet)")
+    return 0
