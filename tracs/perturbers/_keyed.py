@@ -2,8 +2,8 @@
 
 Bit for bit the draws of :mod:`tracs.random` (``draw_u64`` / ``draw_uniform`` of
 ``(kind, key, stream, index, draw)``), for many entries in one compiled pass: the
-Philox block is inlined so that the loop over entries compiles to straight-line
-(vectorisable) code; the ChaCha20 key (``"secure"``) takes the scalar path of
+Philox block (``tracs.random.kernels.philox4x32``, compiled inline) makes the loop over
+entries straight-line (vectorisable) code; the ChaCha20 key (``"secure"``) takes the scalar path of
 :mod:`tracs.random.kernels`.
 
 * :func:`uniform_at` / :func:`words_at` — one draw per entry, each entry with its own
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..random.kernels import draw_u64, draw_u64_pair
+from ..random.kernels import draw_u64, draw_u64_pair, philox4x32
 
 __all__ = ["uniform_at", "words_at", "proposals"]
 
@@ -32,25 +32,6 @@ _PW1 = np.uint64(0xBB67AE85)
 _TWO_M53 = 2.0 ** -53
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _philox(c0, c1, c2, c3, k0, k1):  # pragma: no cover - compiled
-    # Philox4x32-10, the same rounds as tracs.random.kernels.philox4x32, kept here inlined:
-    # calling that (not inlined) function from a loop over entries stops the loop being
-    # vectorised, several times slower (measured); test_keyed_draws checks the bits agree
-    for _ in range(10):
-        p0 = _PM0 * c0
-        p1 = _PM1 * c2
-        n0 = (p1 >> _S32) ^ c1 ^ k0
-        n2 = (p0 >> _S32) ^ c3 ^ k1
-        c1 = p1 & _M32
-        c3 = p0 & _M32
-        c0 = n0
-        c2 = n2
-        k0 = (k0 + _PW0) & _M32
-        k1 = (k1 + _PW1) & _M32
-    return c0, c1, c2, c3
-
-
 def _is_philox(key) -> bool:
     return np.asarray(key).dtype == np.uint64
 
@@ -62,7 +43,7 @@ def _philox_words(key, stream, index, draw, out):  # pragma: no cover - compiled
     for i in range(out.shape[0]):
         s = stream[i]
         d = draw[i]
-        c0, c1, c2, c3 = _philox(d >> _ONE, index[i] & _M32, s & _M32, s >> _S32, k0, k1)
+        c0, c1, c2, c3 = philox4x32(d >> _ONE, index[i] & _M32, s & _M32, s >> _S32, k0, k1)
         low = c0 | (c1 << _S32)
         high = c2 | (c3 << _S32)
         out[i] = high if d & _ONE else low
