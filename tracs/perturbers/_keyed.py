@@ -25,10 +25,6 @@ _M32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 _U11 = np.uint64(11)
 _ONE = np.uint64(1)
-_PM0 = np.uint64(0xD2511F53)
-_PM1 = np.uint64(0xCD9E8D57)
-_PW0 = np.uint64(0x9E3779B9)
-_PW1 = np.uint64(0xBB67AE85)
 _TWO_M53 = 2.0 ** -53
 
 
