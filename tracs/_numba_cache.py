@@ -56,3 +56,29 @@ def configure(package_dir, version: str) -> str | None:
     if config is not None:
         config.CACHE_DIR = folder
     return folder
+
+
+def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
+    """Delete cached numba kernels ``prefix.*.nbi|nbc`` in ``cache_dir`` if a dependency changed.
+
+    The dependencies' (paths) modification times and sizes are recorded in
+    ``cache_dir/prefix.deps``; when they differ from the recorded ones the cached
+    kernels are deleted (numba then compiles afresh) and the record is renewed.
+    Returns whether anything was deleted.  File-system errors are ignored: at
+    worst numba keeps its own caching behaviour.
+    """
+    try:
+        if isinstance(dependencies, (str, Path)):
+            dependencies = [dependencies]
+        stamp = ";".join(f"{info.st_mtime_ns}:{info.st_size}" for info in (Path(d).stat() for d in dependencies))
+        record = cache_dir / f"{prefix}.deps"
+        if record.is_file() and record.read_text() == stamp:
+            return False
+        stale = [*cache_dir.glob(f"{prefix}.*.nbi"), *cache_dir.glob(f"{prefix}.*.nbc")]
+        for path in stale:
+            path.unlink(missing_ok=True)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        record.write_text(stamp)
+        return bool(stale)
+    except OSError:
+        return False

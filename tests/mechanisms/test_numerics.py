@@ -118,16 +118,19 @@ def test_extreme_epsilon_is_refused_or_sampled_without_overflow(name, epsilon):
 
 
 def test_square_wave_at_its_largest_epsilon():
-    # b ≈ (ε − 1)e^{-ε}/2 is far below a cell; the window's probability 2b e^ε/(2b e^ε + 1)
-    # ≈ (ε − 1)/ε stays exact, so the snapped input's lattice point is released with it
+    # b ≈ (ε − 1)e^{-ε}/2 is far below a cell: on the lattice the window becomes a band of
+    # one cell (the snapped input's) holding the full e^ε ratio against every other cell,
+    # so everything else together has probability N·e^{-ε}/(1 + N·e^{-ε}) ≈ 1e-298
     mech = m.SquareWave(epsilon=700.0)
     assert mech._central_mass() == pytest.approx(699.0 / 700.0, rel=1e-12)
+    band, rare = mech.band()
+    count = mech.lattice.count
+    assert band == 1 and rare == pytest.approx((count - 1) * math.exp(-700.0), rel=1e-9)
     x = np.linspace(0.0, 1.0, 11)
     y = mech.sample(np.repeat(x, 2000), rng=7)
     assert np.all(np.isfinite(y)) and np.all(mech.output_domain.contains(y))
-    kept = np.mean(np.abs(y - np.repeat(x, 2000)) <= mech.lattice.spacing)
-    # binomial(22000, 0.9986): sd 2.5e-4, bound at about 5 sd
-    assert abs(kept - 699.0 / 700.0) < 1.3e-3
+    # the band cell is the lattice point nearest the centre of the window (within a cell)
+    assert np.all(np.abs(y - np.repeat(x, 2000)) <= mech.lattice.spacing)
     with pytest.raises(ValueError, match="exceeds 700"):
         m.SquareWave(epsilon=745.0)
 

@@ -44,7 +44,8 @@ def test_flags_a_mechanism_of_one_and_a_half_epsilon_claimed_as_epsilon(family, 
 def test_honest_claim_of_the_same_mechanisms_passes_the_budget_check(epsilon):
     report = tracs.audit(m.OptimalClassical(epsilon=epsilon), epsilon, samples=100_000)
     assert not report.violation
-    assert 0.8 * epsilon < report.epsilon_lower_bound <= epsilon  # the audit is also tight
+    # the audit is also tight: its Clopper–Pearson margin at 100,000 draws is about 0.1 in ε
+    assert 0.75 * epsilon < report.epsilon_lower_bound <= epsilon
 
 
 def test_flags_low_bit_leak_off_the_declared_lattice():

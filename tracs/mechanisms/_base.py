@@ -16,9 +16,10 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from .._validation import as_float_array, check_epsilon
-from . import _lattice_kernels as lk
+from . import _band
 from ._domain import Circle, Interval
-from .lattice import LatticeMixin, _check_enumerable, _Draws, snap_indices
+from ..random import resolve_streams
+from .lattice import LatticeMixin, _check_enumerable
 
 __all__ = ["Mechanism", "PiecewiseConstantMechanism", "check_error_power"]
 
@@ -206,11 +207,11 @@ class PiecewiseConstantMechanism(Mechanism):
     :meth:`_side_mass`, in
     the mechanism's *real* output coordinates.
 
-    Releases are cells of the output interval (:mod:`tracs.mechanisms.lattice`):
-    the row at input lattice point ``x_k`` gives cell ``j`` the mass
-    ``q·h + (p − q)·|cell_j ∩ [l(x_k), l(x_k) + W)|``; a compiled kernel inverts
-    its cumulative masses exactly
-    (:func:`~tracs.mechanisms._lattice_kernels.piecewise_cell`).
+    Releases are cells of the output interval (:mod:`tracs.mechanisms.lattice`)
+    drawn from the *banded* law of :mod:`tracs.mechanisms._band`: at input lattice
+    point ``x_k`` the ``m ≈ W/h`` cells around the central piece's centre share
+    probability ``1 − c``, the other cells ``c``, with the ratio of the two cell
+    probabilities exactly ``e^ε`` (the proof is in that module).
     """
 
     @abstractmethod
@@ -244,28 +245,44 @@ class PiecewiseConstantMechanism(Mechanism):
         """``1 − p·W``: probability of the two side pieces (override with a stable form)."""
         return 1.0 - self._central_mass()
 
-    # -- lattice: compiled sampler of the piecewise-constant row ------------------------
+    # -- lattice: the banded law (tracs.mechanisms._band) --------------------------------
     def _lattice_left(self, k: np.ndarray) -> np.ndarray:
         """``l(x_k)``: left end of the central piece at input lattice points ``k``."""
         return self._central_left(self._input_point(k))
 
-    def _kernel_constants(self):
-        A, B, G, h, count = self._grid()
-        p, q = self._densities()
-        return A, B, G, h, count, p, q, self._central_width()
+    def band(self) -> tuple[int, float]:
+        """``(m, c)``: band width in cells and probability of the cells outside the band."""
+        _, _, _, h, count = self._grid()
+        m = _band.band_width(self._central_width(), h, count)
+        return m, _band.rare_mass(self.epsilon, m, count)
+
+    def _band_line(self) -> tuple[float, float]:
+        """``(α, β)``: the central piece's centre at input lattice point ``k`` is output cell
+        ``α·k + β`` (the centre is affine in the input for every mechanism of this kind)."""
+        A, _, _, h, _ = self._grid()
+        n, half = self._cells(), 0.5 * self._central_width()
+        ends = self._lattice_left(np.array([0, n]))
+        first, last = (float(v) for v in (ends + half - A) / h)
+        return (last - first) / n, first
+
+    def _band_start(self, k: np.ndarray) -> np.ndarray:
+        """First band cell at input lattice points ``k``."""
+        m, _ = self.band()
+        alpha, beta = self._band_line()
+        return _band.affine_starts(np.asarray(k, dtype=np.int64).reshape(-1), alpha, beta, m, self._grid()[4])
 
     def _row(self, k):
-        A, B, G, h, count, p, q, W = self._kernel_constants()
+        count = self._grid()[4]
         _check_enumerable(count)
-        left = float(self._lattice_left(np.array([k]))[0])
-        return lk.piecewise_row(A, B, G, h, count, p, q, left, W, np.empty(count))
+        m, c = self.band()
+        return _band.band_row(int(self._band_start(np.array([k]))[0]), m, count, c)
 
     def _sample_indices(self, flat, rng):
-        draws = _Draws(rng, flat.size)
-        k = snap_indices(self._snap_t(flat), self._cells(), draws.bits)
-        A, B, G, h, count, p, q, W = self._kernel_constants()
-        return lk.piecewise_cells(draws.first, self._lattice_left(k), A, B, G, h, count, p, q, W,
-                                  draws.kind, draws.key, draws.stream)
+        ks = resolve_streams(rng, None, 1)
+        m, c = self.band()
+        alpha, beta = self._band_line()
+        return _band.snapped_affine_band(self._snap_t(flat), self._cells(), alpha, beta, m, self._grid()[4], c,
+                                         ks.kind, ks.key, np.uint64(ks.streams[0]))
 
     def _pdf(self, y, x):
         A, B = self._support()

@@ -11,9 +11,10 @@ the density ratio between any two inputs is at most ``e^ε`` (ε-LDP), with
 equality attained.  All constants are written with ``s = e^{ε/2}`` in forms that
 never overflow for ε up to 50 (and far beyond).
 
-Releases are values of a public lattice drawn from the exact cell probabilities
-(:mod:`tracs.mechanisms.lattice`); the optimal circular mechanism's row depends on
-the offset ``j − k`` only.
+Releases are values of a public lattice drawn from the banded law of
+:mod:`tracs.mechanisms._band` (the central piece becomes a band of cells, the ratio
+of the two cell probabilities is exactly ``e^ε``); the optimal circular
+mechanism's row depends on the offset ``j − k`` only.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _lattice_kernels as lk
+from . import _band
 from ._base import Mechanism, PiecewiseConstantMechanism, _signed_power_integral
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
@@ -104,12 +105,9 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
         t = (x - self.low) / width
         return self.low + width * np.clip(t - c, 0.0, 1.0 - 2.0 * c)
 
-    def _sample_indices(self, flat, rng):
-        ks = resolve_streams(rng, None, 1)
-        _, _, G, h, count, p, q, W = self._kernel_constants()
-        return lk.snapped_classical_cells(self._snap_t(flat), self._cells(), float(self.low), float(self.high),
-                                          self.half_width, G, h, count, p, q, W, ks.kind, ks.key,
-                                          np.uint64(ks.streams[0]))
+    def _band_line(self):
+        # output lattice = input lattice: the band is centred on k itself (slid inside at the ends)
+        return 1.0, 0.0
 
     def _worst_case_error(self, p):
         # Lemma 3.2: the worst case is at the end points (equal by symmetry).
@@ -147,28 +145,23 @@ class OptimalCircular(CircleDomain, Mechanism):
         half = self.epsilon / 2.0
         return math.exp(half) / self.period, math.exp(-half) / self.period
 
-    # -- lattice: the row depends on the offset j − k only ---------------------------------
-    def _offset_constants(self):
-        """Piecewise-constant law of the offset cell: ``(A, B, h, n, p, q, l, W, dmin)``."""
+    # -- lattice: the banded law on the circle, centred on the snapped input ----------------
+    def band(self) -> tuple[int, float]:
+        """``(m, c)``: band width in cells (odd) and probability of the cells outside the band."""
         n = self._cells()
-        h = self.period / n
-        dmin = -(n // 2)
-        A = (dmin - 0.5) * h
-        p, q = self._densities()
-        c = self.half_width
-        return A, A + self.period, h, n, p, q, -c, 2.0 * c, dmin
+        m = _band.band_width(2.0 * self.half_width, self.period / n, n)
+        return m, _band.rare_mass(self.epsilon, m, n)
 
     def _row(self, k):
-        A, B, h, n, p, q, l, W, dmin = self._offset_constants()
-        offsets = lk.piecewise_row(A, B, A, h, n, p, q, l, W, np.empty(n))
-        return np.roll(offsets, k + dmin)
+        n = self._cells()
+        m, c = self.band()
+        return np.roll(_band.band_row(0, m, n, c), k - (m - 1) // 2)
 
     def _sample_indices(self, flat, rng):
         ks = resolve_streams(rng, None, 1)
-        A, B, h, n, p, q, l, W, dmin = self._offset_constants()
-        lefts = np.array([l])
-        return lk.snapped_piecewise_cells(self._snap_t(flat), n, lefts, lefts, A, B, A, h, n, p, q, W,
-                                          ks.kind, ks.key, np.uint64(ks.streams[0]), n, dmin)
+        m, c = self.band()
+        return _band.snapped_circular_band(self._snap_t(flat), self._cells(), m, c, ks.kind, ks.key,
+                                           np.uint64(ks.streams[0]))
 
     def _pdf(self, y, x):
         p, q = self._densities()

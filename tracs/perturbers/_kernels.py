@@ -3,23 +3,25 @@
 Per point, the kernels read their random words on demand from
 :func:`tracs.random.kernels.draw_u64` with the point's ``(stream, index)`` —
 the trajectory's keyed stream and the point's position in it — so a release
-depends only on the seed, that trajectory and its own records.  Words 0 and 1
-(one Philox block) drive the two one-dimensional parts; ties of the exact
-comparisons extend them from words 2 and 40; uniform integers use words 64 and
-96 on.
+depends only on the seed, that trajectory and its own records.  Words 0–1 (one
+Philox block) drive the first one-dimensional part, words 2–3 the second (the
+first word of each pair gives the uniform compared exactly and the snapping
+bits, the second the band's uniform integer); ties of the exact comparisons
+extend them from words 4 and 40, the Strawman's sector integers use words 64 and
+96 on, and rejected band integers are redrawn from words 128 and 160.
 
 The one-dimensional parts are those of :class:`tracs.mechanisms.OptimalClassical`
 and :class:`tracs.mechanisms.OptimalCircular` on their lattices: the same
-compiled functions (``tracs.mechanisms._lattice_kernels``, inlined), the same
-snapping, constants and cell inversion, so the perturbers' indices follow the
-mechanisms' exact rows (``lattice_row``) and the tests compare them.  Only
-after the indices are drawn is anything mapped to the plane, from the indices,
-the previous release and public parameters.
+compiled functions (``tracs.mechanisms._band``, inlined), the same snapping,
+band constants and law, so the perturbers' indices follow the mechanisms' exact
+rows (``lattice_row``) and the tests compare them.  Only after the indices are
+drawn is anything mapped to the plane, from the indices, the previous release
+and public parameters.
 
 numba's on-disk cache keys a kernel on its own source file only, not on the
-functions it inlines from ``tracs.mechanisms._lattice_kernels``;
+functions it inlines from ``tracs.mechanisms._band`` and ``_lattice_kernels``;
 :func:`drop_stale_cache` runs at import and deletes this module's cached
-kernels whenever that file has changed since they were compiled (for the
+kernels whenever one of those files has changed since they were compiled (for the
 default cache folder, ``__pycache__`` beside this file; a cache moved
 elsewhere with ``NUMBA_CACHE_DIR`` is not checked).
 
@@ -41,39 +43,17 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from ..mechanisms import _band
 from ..mechanisms import _lattice_kernels as _lk
-from ..mechanisms._lattice_kernels import below, piecewise_cell, piecewise_fast, snap, split_word, uniform_index
+from ..mechanisms._band import circular_band_index, classical_band_index
+from ..mechanisms._lattice_kernels import below, snap, split_word, uniform_index
+from .._numba_cache import drop_stale_cache
+from ..random import kernels as _random_kernels
 from ..random.kernels import draw_u64, draw_u64_pair
 
 
-def drop_stale_cache(cache_dir: Path, dependency: Path, prefix: str) -> bool:
-    """Delete cached numba kernels ``prefix.*.nbi|nbc`` in ``cache_dir`` if ``dependency`` changed.
-
-    The dependency's modification time and size are recorded in
-    ``cache_dir/prefix.deps``; when they differ from the recorded ones the cached
-    kernels are deleted (numba then compiles afresh) and the record is renewed.
-    Returns whether anything was deleted.  File-system errors are ignored: at
-    worst numba keeps its own caching behaviour.
-    """
-    try:
-        info = dependency.stat()
-        stamp = f"{info.st_mtime_ns}:{info.st_size}"
-        record = cache_dir / f"{prefix}.deps"
-        if record.is_file() and record.read_text() == stamp:
-            return False
-        stale = [*cache_dir.glob(f"{prefix}.*.nbi"), *cache_dir.glob(f"{prefix}.*.nbc")]
-        for path in stale:
-            path.unlink(missing_ok=True)
-        if cache_dir.is_dir():
-            record.write_text(stamp)
-        return bool(stale)
-    except OSError:
-        return False
-
-
-
-
-drop_stale_cache(Path(__file__).parent / "__pycache__", Path(_lk.__file__), "_kernels")
+drop_stale_cache(Path(__file__).parent / "__pycache__",
+                 [Path(_lk.__file__), Path(_band.__file__), Path(_random_kernels.__file__)], "_kernels")
 
 TWO_PI = 2.0 * math.pi
 
@@ -84,37 +64,9 @@ MODE_SECTORS = 1
 SNAP_ULPS = 4.0
 EPS = 2.0 ** -52
 
-#: first words of the tie extensions and of the uniform integers (module notes)
-EXT_FIRST, EXT_SECOND, DRAW_OTHER, DRAW_CELL = 2, 40, 64, 96
-
-
-@njit(cache=True, nogil=True, inline="always")
-def classical_index(x, low, high, n, h_out, p, q, W, c, first, bits, kind, key, stream, index, ext):
-    """Lattice index of :class:`~tracs.mechanisms.OptimalClassical` on ``[low, high]``: ``n``
-    input cells, ``n + 1`` output points ``low + j·h_out`` (densities ``p``, ``q``, central
-    width ``W``, unit half-width ``c``)."""
-    width = high - low
-    h = width / n
-    k = snap((x - low) / h, n, bits)
-    xk = low + k * h
-    if xk > high:
-        xk = high
-    left = low + width * min(max((xk - low) / width - c, 0.0), 1.0 - 2.0 * c)
-    j = piecewise_fast(first, low, high, low - h_out / 2.0, h_out, n + 1, p, q, left, W)
-    if j < 0:
-        j = piecewise_cell(first, low, high, low - h_out / 2.0, h_out, n + 1, p, q, left, W,
-                           kind, key, stream, index, ext)
-    return j
-
-
-@njit(cache=True, nogil=True, inline="always")
-def circular_index(phi, n, A, B, h, dmin, p, q, half, first, bits, kind, key, stream, index, ext):
-    """Output index of :class:`~tracs.mechanisms.OptimalCircular` on ``n`` angle cells."""
-    k = snap(phi / h, n, bits)
-    cell = piecewise_fast(first, A, B, A, h, n, p, q, -half, 2.0 * half)
-    if cell < 0:
-        cell = piecewise_cell(first, A, B, A, h, n, p, q, -half, 2.0 * half, kind, key, stream, index, ext)
-    return (k + dmin + cell) % n
+#: first words of the tie extensions, of the sectors' uniform integers and of the
+#: bands' integer redraws (module notes)
+EXT_FIRST, EXT_SECOND, DRAW_OTHER, DRAW_CELL, INT_FIRST, INT_SECOND = 4, 40, 64, 96, 128, 160
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -205,11 +157,11 @@ def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, a
     offsets : (T+1,) int64
     kind, key, stream_of, index_of
         Keyed randomness: ``stream_of[i]``, ``index_of[i]`` of point ``i``.
-    params : (1 or T, 7) float64
-        Per trajectory (one row when all are equal): direction ``p, q, half`` (or
-        the k-RR lie probability in column 0), distance ``p, q, W, c``.
-    angle : (5,) float64
-        Angle lattice: ``n, A, B, h, dmin`` (offset window of the circular rows).
+    params : (1 or T, 4) float64
+        Per trajectory (one row when all are equal): direction band ``m, c`` (or
+        the k-RR lie probability in column 0), distance band ``m, c``.
+    angle : (2,) float64
+        Angle lattice: ``n`` angles ``a·h``.
     n_r, h_r : int, float
         Distance input cells on ``[0, 1]`` and the spacing of the ``n_r + 1`` released values.
     anchor, nx, ny, hb, rect, bbox, tol
@@ -221,7 +173,7 @@ def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, a
     """
     per_traj = params.shape[0] > 1
     n_a = int(angle[0])
-    h_a = angle[3]
+    h_a = angle[1]
     m = n_a // k if k > 0 else 1
     traj = 0
     for i in range(coords.shape[0]):
@@ -237,15 +189,15 @@ def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, a
         stream = stream_of[i]
         index = index_of[i]
         w0, w1 = draw_u64_pair(kind, key, stream, index, 0)
+        w2, w3 = draw_u64_pair(kind, key, stream, index, 1)
         f0, b0 = split_word(w0)
-        f1, b1 = split_word(w1)
+        f1, b1 = split_word(w2)
         dx = coords[i, 0] - ox
         dy = coords[i, 1] - oy
         phi = wrap_angle(math.atan2(dy, dx)) + 0.0
         if mode == MODE_CIRCULAR:
-            ja = circular_index(phi, n_a, angle[1], angle[2], h_a, int(angle[4]), params[row, 0],
-                                params[row, 1], params[row, 2], f0, b0, kind, key, stream, index,
-                                EXT_FIRST)
+            ja = circular_band_index(phi / h_a, n_a, int(params[row, 0]), params[row, 1], f0, b0, w1,
+                                     kind, key, stream, index, EXT_FIRST, INT_FIRST)
         else:
             ja = sector_index(phi, params[row, 0], k, m, f0, kind, key, stream, index)
         phi2 = ja * h_a
@@ -256,8 +208,8 @@ def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, a
         u = 0.0
         if reach > 0.0:
             u = min(1.0, dist / reach)
-        jr = classical_index(u, 0.0, 1.0, n_r, h_r, params[row, 3], params[row, 4], params[row, 5],
-                             params[row, 6], f1, b1, kind, key, stream, index, EXT_SECOND)
+        jr = classical_band_index(u * n_r, n_r, int(params[row, 2]), params[row, 3], f1, b1, w3,
+                                  kind, key, stream, index, EXT_SECOND, INT_SECOND)
         step = (0.0 + jr * h_r) * reach
         px = ox + step * c
         py = oy + step * s
@@ -276,9 +228,11 @@ def sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params, a
 def coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params, bbox, n, hx, hy,
                       out, idx):
     """TraCS-C on the rectangle ``bbox``: each coordinate through the optimal classical
-    mechanism's lattice on its side (``params`` rows: x ``p, q, W, c``, y ``p, q, W, c``;
+    mechanism's lattice on its side (``params`` rows: x band ``m, c``, y band ``m, c``;
     one row, or one per trajectory; ``hx``, ``hy`` the spacings of the released values)."""
     per_traj = params.shape[0] > 1
+    sx = (bbox[2] - bbox[0]) / n
+    sy = (bbox[3] - bbox[1]) / n
     traj = 0
     for i in range(coords.shape[0]):
         if per_traj:
@@ -288,12 +242,13 @@ def coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params, b
         stream = stream_of[i]
         index = index_of[i]
         w0, w1 = draw_u64_pair(kind, key, stream, index, 0)
+        w2, w3 = draw_u64_pair(kind, key, stream, index, 1)
         f0, b0 = split_word(w0)
-        f1, b1 = split_word(w1)
-        jx = classical_index(coords[i, 0], bbox[0], bbox[2], n, hx, params[row, 0], params[row, 1],
-                             params[row, 2], params[row, 3], f0, b0, kind, key, stream, index, EXT_FIRST)
-        jy = classical_index(coords[i, 1], bbox[1], bbox[3], n, hy, params[row, 4], params[row, 5],
-                             params[row, 6], params[row, 7], f1, b1, kind, key, stream, index, EXT_SECOND)
+        f1, b1 = split_word(w2)
+        jx = classical_band_index((coords[i, 0] - bbox[0]) / sx, n, int(params[row, 0]), params[row, 1],
+                                  f0, b0, w1, kind, key, stream, index, EXT_FIRST, INT_FIRST)
+        jy = classical_band_index((coords[i, 1] - bbox[1]) / sy, n, int(params[row, 2]), params[row, 3],
+                                  f1, b1, w3, kind, key, stream, index, EXT_SECOND, INT_SECOND)
         idx[i, 0] = jx
         idx[i, 1] = jy
         out[i, 0] = bbox[0] + jx * hx

@@ -59,27 +59,19 @@ def keyed_points(rng, offsets: np.ndarray):
 
 
 def classical_constants(epsilon: np.ndarray, resolution=None) -> np.ndarray:
-    """Rows ``(p, q, W, c)`` of :class:`OptimalClassical` on ``[0, 1]`` for each ε.
+    """Rows ``(m, c)`` (band width in cells, mass outside the band) of :class:`OptimalClassical`
+    on ``[0, 1]`` for each ε: the kernel's constants (:mod:`tracs.mechanisms._band`).
 
-    Densities, central width and unit half-width: the kernel's constants.  A
-    budget beyond the mechanisms' limit raises the mechanism's ``ValueError``.
+    A budget beyond the mechanisms' limit raises the mechanism's ``ValueError``.
     """
-    rows = []
-    for e in np.asarray(epsilon, dtype=np.float64).ravel():
-        mech = OptimalClassical(epsilon=float(e), resolution=resolution)
-        p, q = mech._densities()
-        rows.append((p, q, mech._central_width(), mech.half_width))
-    return np.array(rows, dtype=np.float64).reshape(-1, 4)
+    return axis_constants(epsilon, 0.0, 1.0, resolution)
 
 
 def axis_constants(epsilon: np.ndarray, low: float, high: float, resolution=None) -> np.ndarray:
-    """Rows ``(p, q, W, c)`` of :class:`OptimalClassical` on ``[low, high]`` for each ε."""
-    rows = []
-    for e in np.asarray(epsilon, dtype=np.float64).ravel():
-        mech = OptimalClassical(epsilon=float(e), low=low, high=high, resolution=resolution)
-        p, q = mech._densities()
-        rows.append((p, q, mech._central_width(), mech.half_width))
-    return np.array(rows, dtype=np.float64).reshape(-1, 4)
+    """Rows ``(m, c)`` of :class:`OptimalClassical` on ``[low, high]`` for each ε."""
+    rows = [OptimalClassical(epsilon=float(e), low=low, high=high, resolution=resolution).band()
+            for e in np.asarray(epsilon, dtype=np.float64).ravel()]
+    return np.array(rows, dtype=np.float64).reshape(-1, 2)
 
 
 class DirectionDistanceLattice:
@@ -198,9 +190,9 @@ class SequentialPerturber(LatticeReleases, Perturber):
                                         Lattice(0.0, fit_spacing(0.0, 1.0, n_r), n_r + 1), self)
 
     def _angle_constants(self) -> np.ndarray:
-        """``(n, A, B, h, dmin)`` of the angle lattice's offset window."""
-        A, B, h, n, _, _, _, _, dmin = OptimalCircular(epsilon=1.0, resolution=self.resolution)._offset_constants()
-        return np.array([n, A, B, h, dmin], dtype=np.float64)
+        """``(n, h)`` of the angle lattice: ``n`` angles ``a·h``."""
+        lat = OptimalCircular(epsilon=1.0, resolution=self.resolution).lattice
+        return np.array([lat.count, lat.spacing], dtype=np.float64)
 
     # -- budget split --------------------------------------------------------------
     def shares(self, epsilon) -> np.ndarray:
@@ -219,7 +211,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
         return eps_dir, eps - eps_dir
 
     def _direction_params(self, eps_dir: np.ndarray) -> np.ndarray:
-        """Per-ε constants of the direction mechanism (kernel columns 0–2)."""
+        """Per-ε constants of the direction mechanism (kernel columns 0–1)."""
         raise NotImplementedError
 
     def _params(self, eps: np.ndarray) -> np.ndarray:

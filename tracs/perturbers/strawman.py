@@ -64,12 +64,12 @@ class Strawman(SequentialPerturber):
 
     def _angle_constants(self):
         n = self._angle_cells()
-        return np.array([n, 0.0, 0.0, 2 * np.pi / n, 0.0], dtype=np.float64)
+        return np.array([n, 2 * np.pi / n], dtype=np.float64)
 
     def _direction_params(self, eps_dir):
         # the lie probability (k − 1)/(e^ε + k − 1), compared exactly
         lie = np.array([KRR(epsilon=float(e), k=self.sectors).lie_probability for e in eps_dir])
-        return np.column_stack([lie, np.zeros_like(lie), np.zeros_like(lie)])
+        return np.column_stack([lie, np.zeros_like(lie)])
 
     def __repr__(self):
         return super().__repr__()[:-1] + f", sectors={self.sectors})"

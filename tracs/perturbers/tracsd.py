@@ -89,9 +89,6 @@ class TraCSD(SequentialPerturber):
         return np.full(eps.shape, self.direction_share)
 
     def _direction_params(self, eps_dir):
-        rows = []
-        for e in np.asarray(eps_dir, dtype=np.float64).ravel():
-            mech = OptimalCircular(epsilon=float(e), resolution=self.resolution)
-            p, q = mech._densities()
-            rows.append((p, q, mech.half_width))
-        return np.array(rows, dtype=np.float64).reshape(-1, 3)
+        rows = [OptimalCircular(epsilon=float(e), resolution=self.resolution).band()
+                for e in np.asarray(eps_dir, dtype=np.float64).ravel()]
+        return np.array(rows, dtype=np.float64).reshape(-1, 2)

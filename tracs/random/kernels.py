@@ -134,10 +134,11 @@ def is_chacha_key(key):
     return key.dtype == np.uint32
 
 
-@overload(is_chacha_key)
+@overload(is_chacha_key, inline="always")
 def _is_chacha_key_compiled(key):
-    # decided from the key's type when a kernel is compiled: each generator gets its
-    # own specialisation of every kernel, with no branch on the other one
+    # decided from the key's type when a kernel is compiled, and inlined, so each
+    # generator gets its own specialisation of every kernel with no branch on the other
+    # one (a Philox loop then compiles to vector code)
     chacha = key.dtype == types.uint32
     return lambda key: chacha
 

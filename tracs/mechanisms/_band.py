@@ -1,0 +1,265 @@
+"""The banded lattice law of the piecewise-constant mechanisms, and its compiled samplers.
+
+A piecewise-constant mechanism has density ``p`` on a central piece of width
+``W`` and ``q = p·e^{-ε}`` elsewhere.  On a lattice of ``N`` output cells of
+width ``h`` its release is *banded*: given the input lattice point ``k``, each of
+the ``m`` cells of the band ``a_k, …, a_k + m − 1`` has probability
+``(1 − c)/m`` and each of the other ``N − m`` cells ``c/(N − m)``, where
+
+* ``m`` is ``W/h`` rounded to the nearest odd integer (at least 1, at most ``N``)
+  — the same for every ``k``;
+* the band is centred on the cell holding the centre of the mechanism's central
+  piece at ``x_k``, shifted inside ``0 … N − 1`` at the ends (exactly how the
+  central piece slides) — an integer function of ``k`` and public constants;
+* ``c = (N − m)/(m·e^ε + N − m)``, rounded up, so that
+  ``((1 − c)/m) / (c/(N − m)) <= e^ε``.
+
+**Guarantee (ε-LDP, exact).**  Every row takes the same two values, so for any
+output ``j`` and input lattice points ``k, k'``:
+``P(j | k) <= (1 − c)/m <= e^ε · c/(N − m) <= e^ε · P(j | k')``.  A release
+given ``x`` mixes the rows of the two lattice points around ``x``
+(:func:`~tracs.mechanisms._lattice_kernels.snap`), which keeps the bound whatever
+the mixing weight; nothing after snapping reads ``x``.  The sampler realises
+these probabilities exactly: ``u < c`` is decided on an infinitely precise
+uniform read lazily (:func:`~tracs.mechanisms._lattice_kernels.below`, so the
+rare part has probability exactly the double ``c``) and the cell within the band
+or outside it is an exactly uniform integer (:func:`uniform_below`).  The
+realised ratio is therefore ``e^ε`` up to the rounding of ``c`` (a few ulps), at
+any lattice size.
+
+As ``h → 0`` the banded law tends to the continuous one: the band differs from
+the central piece by at most one cell at each end.
+
+Randomness of one sample (point ``index`` of ``stream``): word ``w0`` gives the
+53 leading bits of ``u`` and the 11 snapping bits; the low 32 bits of ``w1`` give
+the uniform integer; ties of ``u < c`` read words ``ext, ext + 1, …`` and
+rejected integers words ``draw, draw + 1, …``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from .._numba_cache import drop_stale_cache
+from ..random import kernels as _random_kernels
+from ..random.kernels import draw_u64, draw_u64_pair
+from . import _lattice_kernels
+from ._lattice_kernels import SNAP_SCALE, TWO53, below, snap, split_word, uniform_index
+
+__all__ = ["band_width", "rare_mass", "band_row", "threshold", "uniform_below", "band_cell", "affine_start",
+           "affine_starts", "affine_band_index", "classical_band_index", "circular_band_index",
+           "snapped_affine_band", "snapped_circular_band"]
+
+_MASK32 = np.uint64(0xFFFFFFFF)
+_SNAP_MASK = np.uint64(2047)
+_U11 = np.uint64(11)
+_TWO32 = np.uint64(1 << 32)
+_U32 = np.uint64(32)
+# the kernels below inline functions of these modules, which numba's cache does not track
+drop_stale_cache(Path(__file__).parent / "__pycache__",
+                 [Path(_lattice_kernels.__file__), Path(_random_kernels.__file__)], "_band")
+
+#: first word of the tie extension and of the integer redraws of a 1-D sample
+EXT_WORD, INT_WORD = 2, 64
+#: relative amount ``c`` is raised by, above the few-ulp error of its computation
+_ROUND_UP = 1.0 + 2.0 ** -45
+
+
+def band_width(width: float, h: float, count: int) -> int:
+    """``W/h`` rounded to the nearest odd integer, within ``1 … count``."""
+    cells = width / h
+    m = 2 * int(math.floor((cells - 1.0) / 2.0 + 0.5)) + 1 if cells < 2.0 ** 53 else count
+    return int(min(max(m, 1), count))
+
+
+def rare_mass(epsilon: float, m: int, count: int) -> float:
+    """``c = (N − m)/(m·e^ε + N − m)`` rounded up: the probability of the cells outside the band.
+
+    Written as ``1/(1 + e^{ε + ln m − ln(N − m)})``, which neither overflows nor
+    cancels for any ε of the mechanisms' range; ``0`` when the band is every cell.
+    """
+    if m >= count:
+        return 0.0
+    z = epsilon + math.log(m) - math.log(count - m)
+    c = 1.0 / (1.0 + math.exp(z)) if z < 700.0 else math.exp(-z)
+    return min(1.0, c * _ROUND_UP)
+
+
+def band_row(start: int, m: int, count: int, c: float) -> np.ndarray:
+    """The realised law of one row: ``(1 − c)/m`` on ``start … start + m − 1``, ``c/(N − m)`` elsewhere."""
+    row = np.full(count, c / (count - m) if count > m else 0.0)
+    row[start:start + m] = (1.0 - c) / m
+    return row
+
+
+@njit(cache=True, nogil=True, inline="always")
+def uniform_below(m, word, kind, key, stream, index, draw):  # pragma: no cover
+    """An exactly uniform integer in ``0 … m − 1`` from the low 32 bits of ``word``.
+
+    Lemire's multiply-and-reject (ACM TOMACS 2019): ``x·m >> 32`` with the
+    ``2^32 mod m`` biased products rejected and redrawn from words ``draw, draw + 1, …``;
+    ``m >= 2^32`` uses 64-bit words (:func:`uniform_index`).
+    """
+    if m >= 4294967296:
+        return uniform_index(m, kind, key, stream, index, draw)
+    mm = np.uint64(m)
+    prod = (word & _MASK32) * mm
+    low = prod & _MASK32
+    if low < mm:
+        threshold = (_TWO32 - mm) % mm
+        while low < threshold:
+            prod = (draw_u64(kind, key, stream, index, draw) & _MASK32) * mm
+            low = prod & _MASK32
+            draw += 1
+    return int(prod >> _U32)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def band_cell(first, word, start, m, count, c, kind, key, stream, index, ext, draw):  # pragma: no cover
+    """A cell of the banded row whose band is ``start … start + m − 1`` (module notes)."""
+    if below(first, c, kind, key, stream, index, ext, False):
+        r = uniform_below(count - m, word, kind, key, stream, index, draw)
+        return r if r < start else r + m
+    return start + uniform_below(m, word, kind, key, stream, index, draw)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def affine_start(k, alpha, beta, m, count):  # pragma: no cover
+    """First band cell at input lattice point ``k``: the band of ``m`` cells centred on cell
+    ``round(alpha·k + beta)`` (the central piece's centre), slid inside ``0 … count − 1``."""
+    start = int(math.floor(alpha * k + beta + 0.5)) - (m - 1) // 2
+    return min(max(start, 0), count - m)
+
+
+@njit(cache=True, nogil=True)
+def affine_starts(k, alpha, beta, m, count):  # pragma: no cover
+    """:func:`affine_start` of every entry of ``k``."""
+    out = np.empty(k.shape[0], dtype=np.int64)
+    for i in range(k.shape[0]):
+        out[i] = affine_start(k[i], alpha, beta, m, count)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def affine_band_index(t, n, alpha, beta, m, count, c, first, bits, word, kind, key, stream, index, ext,
+                      draw):  # pragma: no cover
+    """Lattice index of a piecewise-constant mechanism: ``n`` input cells (``t`` the input in
+    cells), ``count`` released points, band from :func:`affine_start` of the snapped input."""
+    k = snap(t, n, bits)
+    return band_cell(first, word, affine_start(k, alpha, beta, m, count), m, count, c,
+                     kind, key, stream, index, ext, draw)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def classical_band_index(t, n, m, c, first, bits, word, kind, key, stream, index, ext, draw):  # pragma: no cover
+    """Lattice index of the optimal classical mechanism: ``n`` input cells and ``n + 1``
+    released points (the same lattice); the band is centred on the snapped input and
+    slides inside at the ends."""
+    return affine_band_index(t, n, 1.0, 0.0, m, n + 1, c, first, bits, word, kind, key, stream, index, ext,
+                             draw)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def circular_band_index(t, n, m, c, first, bits, word, kind, key, stream, index, ext, draw):  # pragma: no cover
+    """Lattice index of the optimal circular mechanism on ``n`` cells: the band is the ``m``
+    cells centred on the snapped input, the rest of the circle the rare part."""
+    k = snap(t, n, bits)
+    half = (m - 1) // 2
+    if below(first, c, kind, key, stream, index, ext, False):
+        d = half + 1 + uniform_below(n - m, word, kind, key, stream, index, draw)
+    else:
+        d = uniform_below(m, word, kind, key, stream, index, draw) - half
+    return (k + d) % n
+
+
+def threshold(c: float) -> tuple[int, bool]:
+    """``(floor(c·2^53), whether c·2^53 has a fraction)``: ``u < c`` read on 53 bits.
+
+    With ``F`` the first 53 bits of ``u``: ``F < top`` means ``u < c``, ``F > top``
+    means not, and ``F == top`` is a tie (to be read further) only when
+    ``c·2^53`` is not an integer.
+    """
+    scaled = c * TWO53
+    top = math.floor(scaled)
+    return int(top), bool(scaled > top)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fast_snap(t, n, bits):  # pragma: no cover
+    """:func:`~tracs.mechanisms._lattice_kernels.snap` without branches (the same numbers)."""
+    i = min(max(math.floor(t), 0.0), n - 1.0)
+    return int(i) + int(bits < (t - i) * SNAP_SCALE)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fast_cell(first, word, start, m, count, top, fraction):  # pragma: no cover
+    """:func:`band_cell` without branches, or ``-1`` when it would read further words
+    (a tie of ``u < c`` or a possibly rejected integer: about ``2^-12`` of draws)."""
+    rare = first < top
+    size = np.uint64(count - m) if rare else np.uint64(m)
+    prod = (word & _MASK32) * size
+    r = np.int64(prod >> _U32)
+    j = (r + m if r >= start else r) if rare else start + r
+    unsure = ((first == top) and fraction) or ((prod & _MASK32) < size) or size >= _TWO32
+    return -1 if unsure else j
+
+
+@njit(cache=True, nogil=True)
+def snapped_affine_band(t, n, alpha, beta, m, count, c, kind, key, stream):  # pragma: no cover
+    """:func:`affine_band_index` of elements ``0 … len(t) − 1`` (index = position).
+
+    A first pass without branches (which the compiler turns into vector code)
+    decides every element whose draw needs no further word; a second pass takes the
+    rest, about ``2^-12`` of them, through the exact scalar path.
+    """
+    top, fraction = threshold_compiled(c)
+    out = np.empty(t.shape[0], dtype=np.int64)
+    for i in range(t.shape[0]):
+        w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
+        k = _fast_snap(t[i], n, float(np.int64(w0 & _SNAP_MASK)))
+        out[i] = _fast_cell(w0 >> _U11, w1, affine_start(k, alpha, beta, m, count), m, count, top, fraction)
+    for i in range(t.shape[0]):
+        if out[i] < 0:
+            w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
+            first, bits = split_word(w0)
+            out[i] = affine_band_index(t[i], n, alpha, beta, m, count, c, first, bits, w1, kind, key, stream, i,
+                                       EXT_WORD, INT_WORD)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def snapped_circular_band(t, n, m, c, kind, key, stream):  # pragma: no cover
+    """:func:`circular_band_index` of elements ``0 … len(t) − 1`` (index = position), in two
+    passes like :func:`snapped_classical_band`."""
+    top, fraction = threshold_compiled(c)
+    half = (m - 1) // 2
+    out = np.empty(t.shape[0], dtype=np.int64)
+    for i in range(t.shape[0]):
+        w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
+        k = _fast_snap(t[i], n, float(np.int64(w0 & _SNAP_MASK)))
+        # offsets: the band -half … half is cells 0 … m − 1 of a row starting at k − half
+        d = _fast_cell(w0 >> _U11, w1, 0, m, n, top, fraction)
+        j = k - half + d  # in -half … 2n − 1: wrapped without a division
+        j = j + n if j < 0 else j
+        j = j - n if j >= n else j
+        j = j - n if j >= n else j
+        out[i] = -1 if d < 0 else j
+    for i in range(t.shape[0]):
+        if out[i] < 0:
+            w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
+            first, bits = split_word(w0)
+            out[i] = circular_band_index(t[i], n, m, c, first, bits, w1, kind, key, stream, i, EXT_WORD,
+                                         INT_WORD)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def threshold_compiled(c):  # pragma: no cover
+    """:func:`threshold` in compiled code: ``(top as uint64, fraction)``."""
+    scaled = c * TWO53
+    top = math.floor(scaled)
+    return np.uint64(top), scaled > top
