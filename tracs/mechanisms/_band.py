@@ -52,7 +52,7 @@ from ._lattice_kernels import SNAP_SCALE, TWO53, below, snap, split_word, unifor
 
 __all__ = ["band_width", "rare_mass", "band_row", "threshold", "uniform_below", "band_cell", "affine_start",
            "affine_starts", "affine_band_index", "classical_band_index", "circular_band_index",
-           "snapped_affine_band", "snapped_circular_band"]
+           "fast_affine_index", "threshold_compiled", "snapped_affine_band", "snapped_circular_band"]
 
 _MASK32 = np.uint64(0xFFFFFFFF)
 _SNAP_MASK = np.uint64(2047)
@@ -208,6 +208,14 @@ def _fast_cell(first, word, start, m, count, top, fraction):  # pragma: no cover
     return -1 if unsure else j
 
 
+@njit(cache=True, nogil=True, inline="always")
+def fast_affine_index(t, n, alpha, beta, m, count, top, fraction, w0, w1):  # pragma: no cover
+    """:func:`affine_band_index` on the words ``w0``, ``w1`` without branches, or ``-1`` when the
+    draw needs further words (then call :func:`affine_band_index` with the same words)."""
+    k = _fast_snap(t, n, float(np.int64(w0 & _SNAP_MASK)))
+    return _fast_cell(w0 >> _U11, w1, affine_start(k, alpha, beta, m, count), m, count, top, fraction)
+
+
 @njit(cache=True, nogil=True)
 def snapped_affine_band(t, n, alpha, beta, m, count, c, kind, key, stream):  # pragma: no cover
     """:func:`affine_band_index` of elements ``0 … len(t) − 1`` (index = position).
@@ -220,8 +228,7 @@ def snapped_affine_band(t, n, alpha, beta, m, count, c, kind, key, stream):  # p
     out = np.empty(t.shape[0], dtype=np.int64)
     for i in range(t.shape[0]):
         w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
-        k = _fast_snap(t[i], n, float(np.int64(w0 & _SNAP_MASK)))
-        out[i] = _fast_cell(w0 >> _U11, w1, affine_start(k, alpha, beta, m, count), m, count, top, fraction)
+        out[i] = fast_affine_index(t[i], n, alpha, beta, m, count, top, fraction, w0, w1)
     for i in range(t.shape[0]):
         if out[i] < 0:
             w0, w1 = draw_u64_pair(kind, key, stream, i, 0)

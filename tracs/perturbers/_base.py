@@ -15,6 +15,8 @@ each gets its own stream, in order.
 
 from __future__ import annotations
 
+import functools
+
 import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -152,7 +154,23 @@ class KeyedSource:
 
     def __init__(self, streams: KeyedStreams, offsets: np.ndarray):
         self.kind, self.key = streams.kind, streams.key
-        self.stream, self.index = point_streams(streams, offsets)
+        #: one stream per trajectory (kernels that walk trajectories need no per-point arrays)
+        self.streams = streams.streams
+        self._keyed, self._offsets = streams, offsets
+
+    @functools.cached_property
+    def _points(self):
+        return point_streams(self._keyed, self._offsets)
+
+    @property
+    def stream(self) -> np.ndarray:
+        """Stream of every point (uint64)."""
+        return self._points[0]
+
+    @property
+    def index(self) -> np.ndarray:
+        """Position of every point in its trajectory (uint64)."""
+        return self._points[1]
 
 
 def on_workers(model, coords, offsets, *, workers, **kwargs):
