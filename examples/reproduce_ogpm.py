@@ -1,8 +1,10 @@
-"""Expected-error figures of the optimal piecewise mechanism paper (OGPM), from tracs' mechanisms.
+"""Figures of the optimal piecewise mechanism paper (OGPM), from tracs' mechanisms and estimators.
 
 Zheng, Mishra & Hu, "Optimal piecewise-based mechanism for collecting bounded numerical
 data under local differential privacy", PETS 2025, Section 7.1 and Appendix B.7:
-Figures 8–15 and 20.  Every number is an exact expected error ``Err(x) = E[L(Y, x)]``
+Figures 8–15 and 20 (expected errors), and Section 7.2: Figures 16–17 (distribution and
+mean estimation on stand-in data sets, :mod:`_ogpm_estimation`, seeded).  Figures 8–15
+and 20 are exact: every number is an expected error ``Err(x) = E[L(Y, x)]``
 (no sampling): the mechanisms' ``expected_error(x, p)`` / ``worst_case_error(p)`` with
 ``p = 1`` for ``L = |y − x|`` and ``p = 2`` for ``|y − x|²``.  Whole-domain error is
 ``Err(x)`` on an even grid of inputs over the domain (the paper plots this curve; its
@@ -30,16 +32,19 @@ one that meets the six stated worst-case ratios of Figures 9 and 11 best (all wi
 
 Writes ``docs/figures/ogpm/figNN.csv`` (tidy: figure, panel, mechanism, epsilon, p, x,
 error) with ``figNN.png``, ``summary.csv`` (the paper's stated ratios beside ours) and
-``claims.csv`` (the paper's qualitative statements, each checked: holds true/false).
+``claims.csv`` (the paper's qualitative statements, each checked: holds true/false);
+``fig16.csv``/``fig17.csv`` (mean error and standard error over seeded runs per data set,
+collector, mechanism and ε) with their figures and ``estimation_summary.csv``.
 
-    python examples/reproduce_ogpm.py            # 201 inputs per curve, ε step 0.25
-    python examples/reproduce_ogpm.py --quick    # 41 inputs, ε step 1.75
+    python examples/reproduce_ogpm.py            # 201 inputs per curve, ε step 0.25; 100/10 runs
+    python examples/reproduce_ogpm.py --quick    # 41 inputs, ε step 1.75; 4/1 runs at 3 budgets
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +63,9 @@ from tracs.mechanisms import (
     Truncated,
     staircase_square_gamma,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _ogpm_estimation as estimation  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "figures" / "ogpm"
@@ -404,6 +412,11 @@ def main(argv=None, out_dir: Path | None = None) -> dict[str, pd.DataFrame]:
     ap.add_argument("--quick", action="store_true", help="coarse grids (seconds)")
     ap.add_argument("--out-dir", type=Path, default=out_dir or OUT, help="output folder")
     ap.add_argument("--no-plots", action="store_true", help="CSV files only")
+    ap.add_argument("--repetitions", type=int, default=None,
+                    help="Figures 16–17: runs scored on the raw reports (default 100, --quick 4)")
+    ap.add_argument("--estimate-repetitions", type=int, default=None,
+                    help="Figures 16–17: runs also scored by tracs.estimate (default 10, --quick 1)")
+    ap.add_argument("--seed", type=int, default=0, help="Figures 16–17: root seed (default 0)")
     args = ap.parse_args(argv)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     figs = build(args.quick)
@@ -426,6 +439,25 @@ def main(argv=None, out_dir: Path | None = None) -> dict[str, pd.DataFrame]:
     print(table.to_string(index=False))
     print()
     print(checked.to_string(index=False))
+    figs.update(estimation_figures(args))
+    return figs
+
+
+def estimation_figures(args) -> dict[str, pd.DataFrame]:
+    """Figures 16–17 (seeded runs on the stand-in data sets) and their summary."""
+    epsilons = [1.0, 4.0, 8.0] if args.quick else [float(e) for e in range(1, 9)]
+    reps = args.repetitions or (4 if args.quick else 100)
+    est = min(reps, args.estimate_repetitions or (1 if args.quick else 10))
+    runs = estimation.run(epsilons, reps, est, seed=args.seed)
+    figs = estimation.tables(runs)
+    for fig_id, df in figs.items():
+        df.to_csv(args.out_dir / f"{fig_id}.csv", index=False, float_format="%.6g")
+        if not args.no_plots:
+            estimation.plot(fig_id, df, args.out_dir / f"{fig_id}.png")
+    table = estimation.summary(figs)
+    table.to_csv(args.out_dir / "estimation_summary.csv", index=False)
+    print()
+    print(table.to_string(index=False))
     return figs
 
 
