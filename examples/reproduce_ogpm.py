@@ -142,7 +142,6 @@ def _rows(fig, panel, mech, eps, p, x, err):
 
 def whole_classical(fig, mechs, epsilons, p, n, low=0.0, high=1.0, panel=None):
     frames = []
-    x = np.linspace(low, high, n)
     for eps in epsilons:
         for name in mechs:
             lo, hi = (-1.0, 1.0) if name in {"PM", "T-PM"} or (panel == "a" and name == "OGPM") else (low, high)
