@@ -227,9 +227,12 @@ def plot(fig_id: str, df: pd.DataFrame, path) -> None:
     import matplotlib.pyplot as plt
 
     sets = list(dict.fromkeys(df["dataset"]))
-    fig, axes = plt.subplots(1, len(sets), figsize=(3.6 * len(sets), 3.3), squeeze=False)
+    cols = math.ceil(len(sets) / 2)
+    fig, axes = plt.subplots(2, cols, figsize=(4.2 * cols, 6.4), squeeze=False)
     colours = {"OGPM": "C0", "PM-C": "C1", "SW-C": "C2", "OGPM-U": "C3"}
-    for ax, dataset in zip(axes[0], sets):
+    for ax in axes.ravel()[len(sets):]:
+        ax.set_visible(False)
+    for ax, dataset in zip(axes.ravel(), sets):
         sub = df[df["dataset"] == dataset]
         for (protocol, name), g in sub.groupby(["protocol", "mechanism"], sort=False):
             g = g.sort_values("epsilon")
@@ -238,7 +241,7 @@ def plot(fig_id: str, df: pd.DataFrame, path) -> None:
         ax.set_yscale("log")
         ax.set_xlabel("ε")
         ax.set_ylabel("Σ|F̂ − F| (50 cells)" if fig_id == "fig16" else "|μ̂ − μ|")
-        ax.set_title(f"{fig_id} {dataset}", fontsize=9)
+        ax.set_title(f"{fig_id} {dataset} ({sub['domain'].iloc[0]})", fontsize=9)
         ax.legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
