@@ -63,9 +63,10 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
     On the unit interval (``t = (x - low)/(high - low)``): ``s = e^{ε/2}``, high
     density ``s``, low density ``1/s``, central interval of width
     ``2C = 1/(s + 1)`` placed at ``[t - C, t + C)`` and slid inside ``[0, 1)`` at
-    the ends.  Minimises the worst-case expected ``|Y - x|`` among three-piece
-    ε-LDP mechanisms with output in the input domain (the paper claims the same
-    for ``(Y - x)²``; that does not hold, see ``loss="square"``).
+    the ends.  Minimises the worst-case expected ``|Y - x|`` among generalized
+    piecewise mechanisms (any number of pieces) with output in the input domain
+    (argument in :mod:`~tracs.mechanisms.optimal_square`); the paper claims the
+    same for ``(Y - x)²``, which does not hold: see ``loss="square"``.
 
     With ``loss="square"`` the high density is ``e^{εu}`` and the low one
     ``e^{ε(u-1)}`` with ``u`` minimising the worst-case ``E(Y - x)²``
