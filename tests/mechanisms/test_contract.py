@@ -33,6 +33,8 @@ CASES = {
     "OptimalClassical[-3,5]": lambda e: m.OptimalClassical(epsilon=e, low=-3.0, high=5.0),
     "OptimalCircular": lambda e: m.OptimalCircular(epsilon=e),
     "OptimalCircular[T=360]": lambda e: m.OptimalCircular(epsilon=e, period=360.0),
+    "OptimalClassical[square,-3,5]": lambda e: m.OptimalClassical(epsilon=e, low=-3.0, high=5.0, loss="square"),
+    "OptimalCircular[square]": lambda e: m.OptimalCircular(epsilon=e, loss="square"),
     "OptimalUnbiased": lambda e: m.OptimalUnbiased(epsilon=e),
     "SquareWave": lambda e: m.SquareWave(epsilon=e),
     "SquareWave[2,4]": lambda e: m.SquareWave(epsilon=e, low=2.0, high=4.0),

@@ -25,6 +25,10 @@ FACTORIES = {
     "OptimalClassical[-3,5]": lambda e: m.OptimalClassical(epsilon=e, low=-3.0, high=5.0, resolution=RES),
     "OptimalCircular": lambda e: m.OptimalCircular(epsilon=e, resolution=RES),
     "OptimalCircular[T=360]": lambda e: m.OptimalCircular(epsilon=e, period=360.0, resolution=RES),
+    "OptimalClassical[square]": lambda e: m.OptimalClassical(epsilon=e, resolution=RES, loss="square"),
+    "OptimalClassical[square,-3,5]": lambda e: m.OptimalClassical(epsilon=e, low=-3.0, high=5.0, resolution=RES,
+                                                                  loss="square"),
+    "OptimalCircular[square]": lambda e: m.OptimalCircular(epsilon=e, resolution=RES, loss="square"),
     "OptimalUnbiased": lambda e: m.OptimalUnbiased(epsilon=e, resolution=RES),
     "SquareWave": lambda e: m.SquareWave(epsilon=e, resolution=RES),
     "PiecewiseMechanism": lambda e: m.PiecewiseMechanism(epsilon=e, resolution=RES),
@@ -73,7 +77,8 @@ def test_full_pmf_ratio_at_adversarial_pairs(name, epsilon):
     assert ratio.max() <= math.exp(epsilon) * (1 + slack)
 
 
-@pytest.mark.parametrize("name", ["OptimalClassical", "OptimalCircular", "OptimalUnbiased", "PTT"])
+@pytest.mark.parametrize("name", ["OptimalClassical", "OptimalCircular", "OptimalUnbiased", "PTT",
+                                  "OptimalClassical[square]", "OptimalCircular[square]"])
 def test_the_bound_is_attained(name):
     """The optimal mechanisms leave no slack on the lattice either (ratio e^ε within 1e-9)."""
     mech = FACTORIES[name](2.0)
@@ -165,7 +170,8 @@ def test_pmf_of_a_large_lattice_is_refused_clearly():
 def test_samples_follow_the_exact_pmf():
     """Seeded goodness of fit of the samplers to the enumerated pmf, on 40 bins of consecutive
     lattice values (TV < 0.01 from 200,000 draws; sampling noise is about 0.004)."""
-    for name in ("OptimalClassical", "OptimalCircular", "SquareWave", "Laplace", "Staircase",
+    for name in ("OptimalClassical", "OptimalCircular", "OptimalClassical[square]", "OptimalCircular[square]",
+                 "SquareWave", "Laplace", "Staircase",
                  "Purkayastha", "Duchi", "Truncated(PM)"):
         mech = FACTORIES[name](1.0)
         x0 = adversarial_inputs(mech)[6]

@@ -25,7 +25,7 @@ Every release lies on the mechanism's public :class:`Lattice`
 
 from ._base import Mechanism, PiecewiseConstantMechanism
 from ._domain import Categories, Circle, Interval, RealLine
-from .additive import Laplace, Staircase
+from .additive import Laplace, Staircase, staircase_square_gamma
 from .bounded_laplace import BoundedLaplace, bounded_laplace_scale
 from .circular import Purkayastha
 from .discrete import KRR, Duchi
@@ -56,6 +56,7 @@ __all__ = [
     "Duchi",
     "Laplace",
     "Staircase",
+    "staircase_square_gamma",
     "Purkayastha",
     "KRR",
     "Compressed",

@@ -4,6 +4,12 @@
   itself (the paper's Theorem 3.7, "OGPM" on ``[0, 1]``, transformation-invariant
   by its Theorem 3.6).
 * :class:`OptimalCircular` — optimal for the circle (Theorem 4.2).
+
+Both take ``loss="absolute"`` (default: the closed forms above, optimal for the
+worst-case ``E|Y − x|``) or ``loss="square"`` (optimal for the worst-case
+``E(Y − x)²``: the same three-piece shape with the central density found by
+:mod:`tracs.mechanisms.optimal_square`; the paper's closed form is not optimal
+for that loss).
 * :class:`OptimalUnbiased` — the unbiased variant for mean estimation (Theorem 5.1).
 
 Each has high density ``p`` on a central interval and ``q = p·e^{-ε}`` elsewhere, so
@@ -30,6 +36,7 @@ from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
 from ._numeric import logistic, rare_probability
 from ._params import CircleDomain, IntervalInput
+from .optimal_square import check_loss, square_shape
 from ..random import resolve_streams
 
 __all__ = ["OptimalClassical", "OptimalCircular", "OptimalUnbiased"]
@@ -57,10 +64,20 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
     On the unit interval (``t = (x - low)/(high - low)``): ``s = e^{ε/2}``, high
     density ``s``, low density ``1/s``, central interval of width
     ``2C = 1/(s + 1)`` placed at ``[t - C, t + C)`` and slid inside ``[0, 1)`` at
-    the ends.  Minimises the worst-case expected ``|Y - x|`` and ``(Y - x)²``
-    among ε-LDP mechanisms with output in the input domain.
+    the ends.  Minimises the worst-case expected ``|Y - x|`` among generalized
+    piecewise mechanisms (any number of pieces) with output in the input domain
+    (argument in :mod:`~tracs.mechanisms.optimal_square`); the paper claims the
+    same for ``(Y - x)²``, which does not hold: see ``loss="square"``.
+
+    With ``loss="square"`` the high density is ``e^{εu}`` and the low one
+    ``e^{ε(u-1)}`` with ``u`` minimising the worst-case ``E(Y - x)²``
+    (:func:`~tracs.mechanisms.optimal_square.square_exponent`; ``u`` falls from
+    0.423 at small ε to 1/3 at large ε), with the same centred, slid placement.
 
     %(interval_parameters)s
+    loss : {"absolute", "square"}
+        The worst-case error the mechanism minimises: ``E|Y - x|`` (default) or
+        ``E(Y - x)²``.
 
     References
     ----------
@@ -72,6 +89,11 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
     low: float = 0.0
     high: float = 1.0
     resolution: float | None = None
+    loss: str = "absolute"
+
+    def _validate_parameters(self):
+        IntervalInput._validate_parameters(self)
+        check_loss(self.loss)
 
     @property
     def output_domain(self) -> Interval:
@@ -79,7 +101,9 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
 
     @property
     def half_width(self) -> float:
-        """``C`` on the unit interval: ``1/(2(s + 1))``."""
+        """``C`` on the unit interval: ``1/(2(s + 1))`` (square loss: half the optimal width)."""
+        if self.loss == "square":
+            return 0.5 * square_shape(self.epsilon).width
         return 0.5 / (math.exp(self.epsilon / 2.0) + 1.0)
 
     def _support(self):
@@ -87,6 +111,9 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
 
     def _densities(self):
         width = self.high - self.low
+        if self.loss == "square":
+            shape = square_shape(self.epsilon)
+            return shape.high / width, shape.low / width
         half = self.epsilon / 2.0
         return math.exp(half) / width, math.exp(-half) / width
 
@@ -94,9 +121,13 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
         return 2.0 * self.half_width * (self.high - self.low)
 
     def _central_mass(self):
+        if self.loss == "square":
+            return square_shape(self.epsilon).central_mass
         return _logistic_half(self.epsilon)
 
     def _side_mass(self):
+        if self.loss == "square":
+            return rare_probability(square_shape(self.epsilon).side_mass)
         return side_mass(self.epsilon)
 
     def _central_left(self, x):
@@ -125,7 +156,15 @@ class OptimalCircular(CircleDomain, Mechanism):
     do not depend on ``x`` (Theorem 4.4).  Outputs lie in ``[0, period)``, never
     ``period`` itself.
 
+    With ``loss="square"`` the densities are ``e^{εu}/period`` and
+    ``e^{ε(u-1)}/period`` with the same ``u`` as :class:`OptimalClassical`'s square
+    loss (the circle's squared-distance error is a quarter of the interval's
+    end-point error as a function of ``u``; :mod:`tracs.mechanisms.optimal_square`).
+
     %(circle_parameters)s
+    loss : {"absolute", "square"}
+        The worst-case error the mechanism minimises: ``E d(Y, x)`` (default) or
+        ``E d(Y, x)²``, ``d`` the circular distance.
 
     References
     ----------
@@ -135,13 +174,23 @@ class OptimalCircular(CircleDomain, Mechanism):
     epsilon: float
     period: float = 2 * math.pi
     resolution: float | None = None
+    loss: str = "absolute"
+
+    def _validate_parameters(self):
+        CircleDomain._validate_parameters(self)
+        check_loss(self.loss)
 
     @property
     def half_width(self) -> float:
         """``C = period/(2(s + 1))``: half the length of the high-density arc."""
+        if self.loss == "square":
+            return 0.5 * self.period * square_shape(self.epsilon).width
         return self.period / (2.0 * (math.exp(self.epsilon / 2.0) + 1.0))
 
     def _densities(self):
+        if self.loss == "square":
+            shape = square_shape(self.epsilon)
+            return shape.high / self.period, shape.low / self.period
         half = self.epsilon / 2.0
         return math.exp(half) / self.period, math.exp(-half) / self.period
 
@@ -195,6 +244,11 @@ class OptimalCircular(CircleDomain, Mechanism):
         return np.full(x.shape, self._constant_error(p))
 
     def _constant_error(self, p: int) -> float:
+        if self.loss == "square":
+            # the arc centred at x: 2·[q·(T/2)^(p+1) + (hi − q)·C^(p+1)]/(p + 1)
+            hi, lo = self._densities()
+            c = self.half_width
+            return 2.0 * (lo * (self.period / 2.0) ** (p + 1) + (hi - lo) * c ** (p + 1)) / (p + 1)
         # Theorem 4.4 on [0, 2π), scaled to the period.
         s = math.exp(self.epsilon / 2.0)
         hi, lo = s / (2 * math.pi), 1.0 / (2 * math.pi * s)

@@ -75,6 +75,8 @@ def _baseline(class_name, **options):
 _MECHANISMS = {
     "optimal-classical": lambda e: m.OptimalClassical(epsilon=e),
     "optimal-circular": lambda e: m.OptimalCircular(epsilon=e),
+    "optimal-classical-square": lambda e: m.OptimalClassical(epsilon=e, loss="square"),
+    "optimal-circular-square": lambda e: m.OptimalCircular(epsilon=e, loss="square"),
     "optimal-unbiased": lambda e: m.OptimalUnbiased(epsilon=e),
     "piecewise": lambda e: m.PiecewiseMechanism(epsilon=e),
     "square-wave": lambda e: m.SquareWave(epsilon=e),
