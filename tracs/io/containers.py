@@ -29,6 +29,7 @@ class RawColumns:
     notes: list = field(default_factory=list)
     lonlat: np.ndarray | None = None   # (n, 2) WGS84 from point geometry, when the table has it
     geometry: str | None = None        # the geometry column's name (not a data column)
+    untimed: np.ndarray | None = None  # rows with no time of their own (GPX): kept, time left missing
 
 
 #: bytes of text per streamed block (bounds the memory of a read)
