@@ -38,10 +38,21 @@ BLOCK_BYTES = 2 << 20
 THREADS = True
 
 
-def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None) -> RawColumns:
+class ShortLineError(ValueError):
+    """A line has fewer fields than the header (raised by :func:`_read_text` when asked)."""
+
+
+def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None,
+               short_lines: str = "skip", progress=None) -> RawColumns:
     """Delimited text through pyarrow's streaming CSV reader: every column read as text,
     each batch converted at once (``convert``: column -> function of an Arrow array), so
-    the text of the whole file is never held in memory."""
+    the text of the whole file is never held in memory.
+
+    Lines with a wrong number of fields are skipped and listed in ``bad_lines``;
+    with ``short_lines="raise"`` a line with too few fields raises
+    :class:`ShortLineError` instead (for readers that pad such lines).
+    ``progress`` (optional) is called with the bytes of each block read.
+    """
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -49,31 +60,41 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
     block = BLOCK_BYTES
 
     def read(threads: bool):
-        bad = []
+        bad, short = [], []
 
         def skip(row):
+            if short_lines == "raise" and row.actual_columns < row.expected_columns:
+                short.append(row.number)
+                return "error"
             bad.append(row.number)
             return "skip"
 
-        reader = pcsv.open_csv(
-            path,
-            read_options=pcsv.ReadOptions(use_threads=threads, block_size=block, column_names=list(names),
-                                          skip_rows=1 if header else 0, encoding=encoding or "utf8"),
-            parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False if sep == "\t" else '"',
-                                            ignore_empty_lines=False, invalid_row_handler=skip),
-            convert_options=pcsv.ConvertOptions(
-                include_columns=list(include), column_types={c: pa.string() for c in include},
-                strings_can_be_null=True, quoted_strings_can_be_null=True))
         chunks = {c: [] for c in include}
         blanks = []
-        for batch in reader:
-            blank = np.ones(batch.num_rows, dtype=bool)
-            for column in batch.columns:
-                blank &= column.is_null().to_numpy(zero_copy_only=False)
-            blanks.append(blank)
-            for name in include:
-                column = batch.column(name)
-                chunks[name].append(convert[name](column) if name in convert else column)
+        try:
+            reader = pcsv.open_csv(
+                path,
+                read_options=pcsv.ReadOptions(use_threads=threads, block_size=block, column_names=list(names),
+                                              skip_rows=1 if header else 0, encoding=encoding or "utf8"),
+                parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False if sep == "\t" else '"',
+                                                ignore_empty_lines=False, invalid_row_handler=skip),
+                convert_options=pcsv.ConvertOptions(
+                    include_columns=list(include), column_types={c: pa.string() for c in include},
+                    strings_can_be_null=True, quoted_strings_can_be_null=True))
+            for batch in reader:
+                blank = np.ones(batch.num_rows, dtype=bool)
+                for column in batch.columns:
+                    blank &= column.is_null().to_numpy(zero_copy_only=False)
+                blanks.append(blank)
+                for name in include:
+                    column = batch.column(name)
+                    chunks[name].append(convert[name](column) if name in convert else column)
+                if progress is not None:
+                    progress(block)
+        except pa.ArrowInvalid:
+            if short:
+                raise ShortLineError(f"{path.name}: line {short[0]} has too few fields") from None
+            raise
         return chunks, np.concatenate(blanks) if blanks else np.zeros(0, bool), bad
 
     chunks, blank, bad = read(THREADS)
@@ -106,9 +127,9 @@ def _float_column(column):
 
 def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) -> RawColumns:
     """The pandas reader of ``data_loaders`` (files that are not valid UTF-8)."""
-    from data_loaders._io import read_table
+    from data_loaders._io import read_table_pandas
 
-    t = read_table(path, sep=sep, header=header, names=None if header else list(names),
+    t = read_table_pandas(path, sep=sep, header=header, names=None if header else list(names),
                    encoding=encoding)
     if header:
         t.frame.columns = list(names)
