@@ -137,10 +137,6 @@ def run(args, spec, output: Path, fmt: str) -> int:
 
     write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)
 
-    from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
-
-    write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)
-
     budget = (f"ε = {args.epsilon:g} per trajectory ({eps_point.min():.3g}–{eps_point.max():.3g} per point)"
               if args.per_trajectory else
               f"ε = {args.epsilon:g} per point ({eps_traj.min():g}–{eps_traj.max():g} per trajectory)")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._progress import progress_bar
 from .formats import unsupported
 
 @dataclass
@@ -43,15 +44,15 @@ class ShortLineError(ValueError):
 
 
 def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None,
-               short_lines: str = "skip", progress=None) -> RawColumns:
+               short_lines: str = "skip") -> RawColumns:
     """Delimited text through pyarrow's streaming CSV reader: every column read as text,
     each batch converted at once (``convert``: column -> function of an Arrow array), so
     the text of the whole file is never held in memory.
 
     Lines with a wrong number of fields are skipped and listed in ``bad_lines``;
     with ``short_lines="raise"`` a line with too few fields raises
-    :class:`ShortLineError` instead (for readers that pad such lines).
-    ``progress`` (optional) is called with the bytes of each block read.
+    :class:`ShortLineError` instead (for readers that pad such lines).  A
+    progress bar of the bytes read appears when the read lasts (:mod:`tracs._progress`).
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -89,17 +90,19 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
                 for name in include:
                     column = batch.column(name)
                     chunks[name].append(convert[name](column) if name in convert else column)
-                if progress is not None:
-                    progress(block)
+                bar.update(min(block, max(size - bar.n, 0)))
         except pa.ArrowInvalid:
             if short:
                 raise ShortLineError(f"{path.name}: line {short[0]} has too few fields") from None
             raise
         return chunks, np.concatenate(blanks) if blanks else np.zeros(0, bool), bad
 
-    chunks, blank, bad = read(THREADS)
-    if any(b is None for b in bad):  # line numbers of skipped lines are known on one thread only
-        chunks, blank, bad = read(False)
+    size = path.stat().st_size
+    with progress_bar(size, desc=f"read {path.name}", unit="B", unit_scale=True) as bar:
+        chunks, blank, bad = read(THREADS)
+        if any(b is None for b in bad):  # line numbers of skipped lines are known on one thread only
+            bar.reset(size)
+            chunks, blank, bad = read(False)
     table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
                       for name, parts in chunks.items()})
     first = 2 if header else 1
@@ -189,13 +192,15 @@ def _read_parquet(path: Path, plan) -> RawColumns:
     crs = geo["columns"].get(geometry, {}).get("crs", "OGC:CRS84") if geo else None  # GeoParquet default
     notes, chunks, lonlat = [], {c: [] for c in wanted}, []
     columns = wanted + ([geometry] if geometry else [])
-    for batch in handle.iter_batches(batch_size=1 << 16, columns=columns):
-        for name in wanted:
-            column = batch.column(name)
-            chunks[name].append(convert[name](column) if name in convert else column)
-        if geometry:
-            lonlat.append(_lonlat_from_wkb(batch.column(geometry).to_numpy(zero_copy_only=False), crs,
-                                           notes if not lonlat else []))
+    with progress_bar(handle.metadata.num_rows, desc=f"read {path.name}", unit="row", unit_scale=True) as bar:
+        for batch in handle.iter_batches(batch_size=1 << 16, columns=columns):
+            for name in wanted:
+                column = batch.column(name)
+                chunks[name].append(convert[name](column) if name in convert else column)
+            if geometry:
+                lonlat.append(_lonlat_from_wkb(batch.column(geometry).to_numpy(zero_copy_only=False), crs,
+                                               notes if not lonlat else []))
+            bar.update(batch.num_rows)
     table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else
                                              schema.field(name).type) for name, parts in chunks.items()})
     xy = (np.concatenate(lonlat) if lonlat else np.empty((0, 2))) if geometry else None
