@@ -99,7 +99,9 @@ def _short(x) -> str:
 
 
 def format_table(rows) -> str:
-    """A Markdown table of ``(name, AuditReport, seconds)`` rows."""
+    """A Markdown table of ``(name, AuditReport, seconds)`` rows (numbers by the rule of :mod:`tracs._text`)."""
+    from .._text import given, significant, whole
+
     head = ("| method | claimed ε | ε lower bound | confidence | draws/input | lattice | verdict | seconds |\n"
             "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: |")
     body = []
@@ -107,7 +109,7 @@ def format_table(rows) -> str:
         lattice = ("n/a" if rep.unverifiable_low_bits
                    else "ok" if rep.off_lattice == 0 else f"{rep.off_lattice} off")
         bound = "0" if rep.epsilon_lower_bound == 0 or math.isinf(rep.epsilon_lower_bound) \
-            else f"{rep.epsilon_lower_bound:.3f}"
-        body.append(f"| {name} | {rep.epsilon:g} | {bound} | {rep.confidence:g} | {rep.samples} | "
-                    f"{lattice} | {rep.verdict} | {seconds:.1f} |")
+            else significant(rep.epsilon_lower_bound)
+        body.append(f"| {name} | {given(rep.epsilon)} | {bound} | {given(rep.confidence)} | {whole(rep.samples)} | "
+                    f"{lattice} | {rep.verdict} | {significant(seconds)} |")
     return "\n".join([head, *body])
