@@ -5,11 +5,12 @@ documentation follows it):
 
 * **counts** (points, trajectories, draws, rows): whole, with thousands
   separators — :func:`whole`, ``29,114``;
-* **measured values** (errors, bounds, times, rates, ratios): :data:`SIGNIFICANT`
-  (3) significant digits in fixed point, never in exponent form, with thousands
-  separators; digits before the decimal point are never rounded away, so numbers
-  from 100 up are whole — :func:`significant`, ``0.0438``, ``2.60``, ``34.9``,
-  ``17,917``;
+* **measured values** (errors, bounds, times, rates, ratios): rounded to
+  :data:`SIGNIFICANT` (3) significant digits, written in fixed point (never in
+  exponent form) with thousands separators and without trailing zeros after the
+  decimal point (a value never shows more digits than were measured); digits
+  before the decimal point are never rounded away, so numbers from 100 up are
+  whole — :func:`significant`, ``0.0438``, ``2.6``, ``34.9``, ``17,917``;
 * **uncertainties** (the half-width after ``±``): :data:`UNCERTAIN` (2)
   significant digits by the same rule — :func:`plus_minus`, ``0.453 ± 0.0014``;
 * **parameters** the user chose (ε, confidence, grid size): as given, in their
@@ -52,7 +53,7 @@ def significant(x, digits: int = SIGNIFICANT) -> str:
     """A measured value with ``digits`` significant digits (see the module docstring).
 
     >>> [significant(v) for v in (0.40251, 0.5, 34.89, 17917.04, 0.000231, 0.9996, 0)]
-    ['0.403', '0.500', '34.9', '17,917', '0.000231', '1.00', '0']
+    ['0.403', '0.5', '34.9', '17,917', '0.000231', '1', '0']
     """
     x = float(x)
     if math.isnan(x):
@@ -63,9 +64,10 @@ def significant(x, digits: int = SIGNIFICANT) -> str:
         return "0"
     decimals = _decimals(x, digits)
     rounded = round(x, decimals)
-    if rounded != 0 and _decimals(rounded, digits) < decimals:  # 0.9996 -> 1.00, not 1.000
+    if rounded != 0 and _decimals(rounded, digits) < decimals:  # 0.9996 rounds to 1.00, not 1.000
         decimals = _decimals(rounded, digits)
-    return f"{x:,.{decimals}f}"
+    text = f"{x:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def plus_minus(value, half_width) -> str:
