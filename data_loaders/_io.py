@@ -149,8 +149,9 @@ def read_table(path: Path, *, sep: str, header: bool, names=None, text=(),
 
     from tracs.io.containers import ShortLineError, _read_text
 
-    if header:
-        names = sniff(path, what="table", delimiters=sep, encoding=encoding).fields
+    if header:  # the header's names exactly as pandas reads them (not stripped)
+        line = sniff(path, what="table", delimiters=sep, encoding=encoding).line
+        names = next(csv.reader([line], delimiter=sep)) if sep != "\t" else line.split(sep)
     names = list(names)
     if encoding is None or codecs.lookup(encoding).name == "utf-8":
         try:
