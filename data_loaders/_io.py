@@ -175,11 +175,17 @@ def _infer(column, text: bool) -> pd.Series:
 
     kinds = () if text or column.null_count == len(column) else _likely_types(column)
     if kinds:
-        trimmed = pc.utf8_trim_whitespace(column)
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
         for kind in kinds:
-            try:
-                values = trimmed.cast(kind)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            values = None
+            for source in (column, None):  # surrounding spaces (rare) only when the plain cast fails
+                try:
+                    values = (source if source is not None else pc.utf8_trim_whitespace(column)).cast(kind)
+                    break
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    continue
+            if values is None:
                 continue
             if values.null_count and kind == pa.bool_():
                 break  # pandas keeps booleans with gaps as text
