@@ -71,3 +71,35 @@ def test_silenced_is_scoped(stderr):
     assert out.getvalue() == ""
     _run(2, 0.0)
     assert "work:" in out.getvalue()
+
+
+def test_readers_and_em_report_progress_when_forced(tmp_path, monkeypatch, capsys):
+    """Text and Parquet readers count bytes and rows; EM counts its passes (forced: no terminal here)."""
+    import numpy as np
+    import pandas as pd
+
+    from tracs.estimate._em import run_em
+    from tracs.io import read_checkins
+
+    frame = pd.DataFrame({"uid": [1, 1, 2], "datetime": ["2024-05-01T08:00:00Z"] * 3,
+                          "lat": [35.6, 35.7, 35.8], "lng": [139.6, 139.7, 139.8]})
+    frame.to_csv(tmp_path / "a.csv", index=False)
+    frame.to_parquet(tmp_path / "a.parquet")
+
+    class Block:  # two cells, reports that favour the first
+        weight = 10.0
+
+        def predict_and_back(self, theta):
+            like = np.array([0.9, 0.1])
+            return float(self.weight * np.log(like @ theta)), self.weight * like * theta / (like @ theta)
+
+    monkeypatch.setenv(_progress.ENVIRONMENT, "always")
+    read_checkins(tmp_path / "a.csv")
+    read_checkins(tmp_path / "a.parquet")
+    run_em([Block()], np.array([True, True]))
+    err = capsys.readouterr().err
+    assert "read a.csv:" in err and "read a.parquet:" in err and "estimate:" in err
+    monkeypatch.setenv(_progress.ENVIRONMENT, "")
+    read_checkins(tmp_path / "a.csv")
+    run_em([Block()], np.array([True, True]))
+    assert capsys.readouterr().err == ""
