@@ -61,7 +61,7 @@ def run(args) -> int:
     epsilons = evaluation.parse_epsilons(args.epsilons)
     out_dir = writable_dir(args.output_dir)
     name = _choose_dataset(args.dataset)
-    if not args.quiet:
+    if not getattr(args, "quiet", False):
         print(f"loading {name} ...", file=sys.stderr)
     dataset = evaluation.load_dataset(name, seed=args.seed)
     methods = ["tracs-d", "tracs-c"]
