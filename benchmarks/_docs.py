@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from benchmarks import _record
+from tracs._text import given, significant
 
 ROOT = Path(__file__).resolve().parents[1]
 PERFORMANCE = ROOT / "docs" / "performance.md"
@@ -23,10 +24,15 @@ BEGIN, END = "<!-- speed:begin -->", "<!-- speed:end -->"
 
 
 def _m(value: float) -> str:
-    """Items per second in M/s, two significant decimals where small."""
+    """Items per second in M/s (3 significant digits, the rule of :mod:`tracs._text`)."""
     if value < 1e4:
-        return f"{value:,.0f}/s"
-    return f"{value / 1e6:.1f} M/s" if value >= 1e7 else f"{value / 1e6:.2f} M/s"
+        return f"{significant(value)}/s"
+    return f"{significant(value / 1e6)} M/s"
+
+
+def _scaled(value: float, unit: str) -> str:
+    """A figure by the rule of :mod:`tracs._text`; rates from 10^4 per second in millions (``16.5 M``)."""
+    return f"{significant(value / 1e6)} M" if unit.endswith("/s") and value >= 1e4 else significant(value)
 
 
 def _figure(key: str):
@@ -58,12 +64,12 @@ def _scaling_section(lines: list[str]) -> None:
         top = counts[-1]
         if "serial_fraction" in entry:
             f = entry["serial_fraction"]
-            pred = f"{entry['predicted'][8]:.1f}× / {entry['predicted'][16]:.1f}×"
-            extra = f"{rates[top] / rates[1]:.2f}× | {f:.3f} | {pred}"
+            pred = f"{significant(entry['predicted'][8])}× / {significant(entry['predicted'][16])}×"
+            extra = f"{significant(rates[top] / rates[1])}× | {significant(f)} | {pred}"
         else:
             extra = "- | - | -"
-        estimate = f"{entry['estimate'][top]:.2f}×" if top > 1 else "-"
-        lines.append(f"| {name} | {cells} | {extra} | {estimate} | {entry['peak_mb'][1]:.0f} |")
+        estimate = f"{significant(entry['estimate'][top])}×" if top > 1 else "-"
+        lines.append(f"| {name} | {cells} | {extra} | {estimate} | {significant(entry['peak_mb'][1])} |")
     serial = scaling.TABLE["_serial"]
     lines += ["", f"Serial step measured directly: resolving every user's stream from its key took "
               f"{serial['stream_seconds']:.3f} s of CPU, {serial['share_of_tracsc']:.1%} of TraCS-C's 1-worker CPU time "
@@ -109,7 +115,7 @@ def _reference_section(lines: list[str]) -> None:
     lines += ["", "| workload | tracs | reference | ratio | reference measured |", "| --- | --- | --- | --- | --- |"]
     for name, row in reference_compare.TABLE.items():
         ref = _m(row["reference_rate"]) if row["reference_rate"] else "-"
-        ratio = f"{row['ratio']:,.0f}×" if row["reference_rate"] else "-"
+        ratio = f"{significant(row['ratio'])}×" if row["reference_rate"] else "-"
         lines.append(f"| {name} | {_m(row['rate'])} | {ref} | {ratio} | {row['reference']} |")
 
 
@@ -128,9 +134,9 @@ def _dask_section(lines: list[str]) -> None:
         lines[-3:-3] = ["", f"Note: {run['note']}."]
     base = run["runs"][0]["seconds"]
     for entry in run["runs"]:
-        lines.append(f"| {entry['workers']} | {entry['seconds']:.1f} | {_m(run['points'] / entry['seconds'])} | "
-                     f"{base / entry['seconds']:.2f}× | {entry['worker_memory_gb']:.2f} | "
-                     f"{entry['rss_gb']:.2f} |")
+        lines.append(f"| {given(entry['workers'])} | {significant(entry['seconds'])} | "
+                     f"{_m(run['points'] / entry['seconds'])} | {significant(base / entry['seconds'])}× | "
+                     f"{significant(entry['worker_memory_gb'])} | {significant(entry['rss_gb'])} |")
 
 
 def _all_figures(lines: list[str]) -> None:
@@ -139,9 +145,9 @@ def _all_figures(lines: list[str]) -> None:
     for key in sorted(_record.RESULTS):
         entry = _record.RESULTS[key]
         old = before.get(key, {}).get("value")
-        ratio = f"{entry['value'] / old:.2f}" if old else "-"
-        old_text = f"{old:,.4g}" if old else "-"
-        lines.append(f"| {key} | {entry['value']:,.4g} {entry['unit']} | {old_text} | {ratio} |")
+        ratio = significant(entry["value"] / old) if old else "-"
+        old_text = _scaled(old, entry["unit"]) if old else "-"
+        lines.append(f"| {key} | {_scaled(entry['value'], entry['unit'])} {entry['unit']} | {old_text} | {ratio} |")
 
 
 def performance_page(info: dict) -> str:

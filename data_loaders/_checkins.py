@@ -113,7 +113,7 @@ def check_rows(bad_user: np.ndarray, bad_time: np.ndarray, lat: np.ndarray, lng:
 
 
 def make_report(*, source, fmt, rows, kept, dropped, exact, repeated, duplicates, blank_lines,
-                position, notes, strict) -> LoadReport:
+                position, notes, strict, untimed=()) -> LoadReport:
     """The :class:`LoadReport` of a loader; raises when nothing is left or, with ``strict``, anything dropped.
 
     ``rows`` counts the records parsed (lines skipped by the parser, ``dropped["bad_fields"]``, come on top).
@@ -127,7 +127,7 @@ def make_report(*, source, fmt, rows, kept, dropped, exact, repeated, duplicates
         rows_kept=kept, dropped=dropped, exact_duplicates=np.sort(exact),
         repeated_times=np.sort(repeated), duplicates=duplicates,
         blank_lines=np.asarray(blank_lines if blank_lines is not None else empty, dtype=np.int64),
-        position=position, notes=tuple(notes),
+        position=position, notes=tuple(notes), untimed=np.sort(np.asarray(untimed, dtype=np.int64)),
     )
     if report.rows_read == 0:
         raise ValueError(f"{source} has no check-in rows")
@@ -142,8 +142,13 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
                    lines: np.ndarray, source: str, fmt: str, poi: pd.Series | None = None,
                    extra: dict | None = None, bad_lines=None, blank_lines=None, notes=(),
                    duplicates: str = "keep", strict: bool = False,
-                   position: str = "line") -> gpd.GeoDataFrame:
-    """Validate, order and report; see the module docstring."""
+                   position: str = "line", untimed=None) -> gpd.GeoDataFrame:
+    """Validate, order and report; see the module docstring.
+
+    ``untimed`` (optional boolean mask over the rows) marks rows with no time of
+    their own: ``time`` only orders them, their ``datetime`` is left missing,
+    they are never counted as duplicates, and the report lists them.
+    """
     duplicates = check_duplicates_policy(duplicates)
     strict = check_strict(strict)
     extra = dict(extra or {})
@@ -167,8 +172,10 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
 
     keep = check_rows(uid.isna().to_numpy(), time.isna().to_numpy(), lat_v, lng_v, lines, dropped)
 
+    untimed = np.zeros(n, bool) if untimed is None else np.asarray(untimed, dtype=bool)
     uid = _user_ids(uid.take(keep).reset_index(drop=True))
     t = time.take(keep).reset_index(drop=True)
+    untimed = untimed[keep]
     lat_v, lng_v, lines_k = lat_v[keep], lng_v[keep], lines[keep]
     columns = {"uid": uid, "datetime": t}
     if poi is not None:
@@ -181,30 +188,36 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
     order = np.lexsort((tkey, user_order_keys(uid)))
     frame = pd.DataFrame({k: v.take(order).reset_index(drop=True) for k, v in columns.items()})
     lat_v, lng_v, lines_k, tkey = lat_v[order], lng_v[order], lines_k[order], tkey[order]
+    untimed = untimed[order]
 
     # duplicates: after the stable sort a (user, time) group is contiguous, in file order
     ukey = user_order_keys(frame["uid"])
     same = np.zeros(len(frame), dtype=bool)
     if len(frame) > 1:
         same[1:] = (ukey[1:] == ukey[:-1]) & (tkey[1:] == tkey[:-1])
+        same &= ~untimed & ~np.r_[False, untimed[:-1]]  # an ordering time is no time: never a repeat
     repeat = np.flatnonzero(same)
     exact_mask = np.zeros(len(frame), dtype=bool)
     if len(repeat):
         group = np.flatnonzero(same | np.r_[same[1:], False])  # every row of a repeated group
         sub = frame.iloc[group].assign(_lat=lat_v[group], _lng=lng_v[group])
         exact_mask[group[sub.duplicated(keep="first").to_numpy()]] = True
+        exact_mask &= ~untimed
     exact = lines_k[exact_mask]
     repeated = lines_k[same & ~exact_mask]
     drop = {"drop_exact": exact_mask, "drop_user_time": same}.get(duplicates)
     if drop is not None and drop.any():
         dropped["duplicate"] = np.sort(lines_k[drop])
         frame, lat_v, lng_v = frame.loc[~drop].reset_index(drop=True), lat_v[~drop], lng_v[~drop]
-        lines_k = lines_k[~drop]
+        lines_k, untimed = lines_k[~drop], untimed[~drop]
+    if untimed.any():
+        frame.loc[untimed, "datetime"] = pd.NaT
     frame[SOURCE_COLUMN[position]] = lines_k
 
     report = make_report(source=source, fmt=fmt, rows=n, kept=len(frame), dropped=dropped,
                          exact=exact, repeated=repeated, duplicates=duplicates,
-                         blank_lines=blank_lines, position=position, notes=notes, strict=strict)
+                         blank_lines=blank_lines, position=position, notes=notes, strict=strict,
+                         untimed=lines_k[untimed])
     out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs="EPSG:4326")
     out.attrs["report"] = report
     return out

@@ -1,5 +1,12 @@
 """Reading delimited text files: path checks, format sniffing, encodings, line numbers.
 
+One reading path: :func:`read_table` reads through the streaming Arrow reader of
+``tracs.io`` (the one the command line uses) and gives the columns the types
+pandas' inference would; the pandas reader (:func:`read_table_pandas`) reads only
+files that are not valid UTF-8 and files with a line of too few fields (which it
+pads with missing values, so such a line is dropped for its missing value, as
+before, rather than for its field count).
+
 Encoding: by default a file is read as UTF-8; if it is not valid UTF-8 (the
 original Foursquare files are latin-1, and some files mix both) it is read again
 with every byte sequence that is not valid UTF-8 decoded as latin-1, so nothing is
@@ -131,6 +138,90 @@ class Table:
 
 def read_table(path: Path, *, sep: str, header: bool, names=None, text=(),
                encoding: str | None = None) -> Table:
+    """Read a delimited file with the Arrow reader of ``tracs.io``, keeping track of line numbers.
+
+    The same result as :func:`read_table_pandas` (which it falls back to for a
+    file that is not valid UTF-8, or has a line with too few fields, which that
+    reader pads): columns named in ``text`` stay text, the others become int64,
+    float64 or bool where every value is one, as pandas' inference does.
+    """
+    import pyarrow as pa
+
+    from tracs.io.containers import ShortLineError, _read_text
+
+    if header:  # the header's names exactly as pandas reads them (not stripped)
+        line = sniff(path, what="table", delimiters=sep, encoding=encoding).line
+        names = next(csv.reader([line], delimiter=sep)) if sep != "\t" else line.split(sep)
+    names = list(names)
+    if encoding is None or codecs.lookup(encoding).name == "utf-8":
+        try:
+            raw = _read_text(path, sep=sep, names=names, header=header, include=names, encoding=None,
+                             short_lines="raise")
+        except (ShortLineError, pa.ArrowInvalid, UnicodeDecodeError):
+            raw = None
+        if raw is not None and len(set(names)) == len(names):
+            frame = pd.DataFrame({name: _infer(raw.table.column(name), name in text) for name in names})
+            return Table(frame=frame, lines=raw.lines, bad_lines=raw.bad_lines,
+                         blank_lines=raw.blank_lines, notes=[])
+    return read_table_pandas(path, sep=sep, header=header, names=None if header else names, text=text,
+                             encoding=encoding)
+
+
+def _infer(column, text: bool) -> pd.Series:
+    """An Arrow text column as pandas would infer it: int64, float64 or bool where every
+    value is one (int with gaps: float64), else text (``text``: always text)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kinds = () if text or column.null_count == len(column) else _likely_types(column)
+    if kinds:
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        for kind in kinds:
+            values = None
+            for source in (column, None):  # surrounding spaces (rare) only when the plain cast fails
+                try:
+                    values = (source if source is not None else pc.utf8_trim_whitespace(column)).cast(kind)
+                    break
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    continue
+            if values is None:
+                continue
+            if values.null_count and kind == pa.bool_():
+                break  # pandas keeps booleans with gaps as text
+            if values.null_count and kind == pa.int64():
+                values = values.cast(pa.float64())  # as pandas: integers with gaps are floats
+            return pd.Series(values.to_numpy(zero_copy_only=False), copy=False)
+    return column.to_pandas()
+
+
+_INT = r"^\s*[-+]?\d+\s*$"
+_NUMBER = r"^\s*([-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|[-+]?(inf|nan))\s*$"
+_BOOL = r"^\s*(true|false)\s*$"
+
+
+def _likely_types(column) -> tuple:
+    """The types worth a full cast, from the first non-missing values (a cheap test:
+    a cast is slow to fail on text): ``(int64, float64)``, ``(float64,)``, ``(bool,)``
+    or ``()`` (text)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    sample = pc.drop_null(column.slice(0, 4096))
+    sample = (sample if len(sample) else pc.drop_null(column)).slice(0, 64)
+
+    def every(pattern):
+        return bool(pc.all(pc.match_substring_regex(sample, pattern, ignore_case=True)).as_py())
+
+    if every(_INT):
+        return pa.int64(), pa.float64()
+    if every(_NUMBER):
+        return (pa.float64(),)
+    return (pa.bool_(),) if every(_BOOL) else ()
+
+
+def read_table_pandas(path: Path, *, sep: str, header: bool, names=None, text=(),
+                      encoding: str | None = None) -> Table:
     """Read a delimited file with pandas' C parser, keeping track of line numbers.
 
     Lines with too many fields are skipped by the parser and returned in

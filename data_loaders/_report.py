@@ -72,13 +72,17 @@ class LoadReport(dict):
         frame (or Parquet file).
     notes : list of str
         Anything else worth knowing (encoding fallback, naive times read as UTC, ...).
+    untimed : list of int
+        Lines (rows) of points kept without a time of their own (GPX points with
+        no ``<time>``): their ``datetime`` is missing and they keep the file's
+        order.
 
     The invariant ``rows_read == rows_kept + n_dropped`` always holds.
     """
 
     def __init__(self, *, source: str, format: str, rows_read: int, rows_kept: int,
                  dropped=None, exact_duplicates=(), repeated_times=(), duplicates: str = "keep",
-                 blank_lines=(), position: str = "line", notes=()):
+                 blank_lines=(), position: str = "line", notes=(), untimed=()):
         as_list = lambda a: [int(v) for v in np.asarray(a, dtype=np.int64)]  # noqa: E731
         super().__init__(
             source=str(source), format=str(format), rows_read=int(rows_read),
@@ -86,7 +90,7 @@ class LoadReport(dict):
             dropped={str(k): as_list(v) for k, v in (dropped or {}).items()},
             exact_duplicates=as_list(exact_duplicates), repeated_times=as_list(repeated_times),
             duplicates=str(duplicates), blank_lines=as_list(blank_lines), position=str(position),
-            notes=[str(n) for n in notes])
+            notes=[str(n) for n in notes], untimed=as_list(untimed))
 
     def __deepcopy__(self, memo):  # immutable by contract: pandas copies attrs on every operation
         return self
@@ -105,6 +109,7 @@ class LoadReport(dict):
     blank_lines = property(lambda self: self["blank_lines"])
     position = property(lambda self: self["position"])
     notes = property(lambda self: self["notes"])
+    untimed = property(lambda self: self.get("untimed", []))
 
     @property
     def n_dropped(self) -> int:
@@ -129,6 +134,9 @@ class LoadReport(dict):
         if self.repeated_times:
             out.append(f"  {len(self.repeated_times):,} rows repeat a (user, time) pair "
                        f"with other values ({kept}): {word} {_show(self.repeated_times)}")
+        if self.untimed:
+            out.append(f"  {counted(len(self.untimed), 'point')} without a time (kept in the file's order, "
+                       f"time left empty): {word} {_show(self.untimed)}")
         if self.blank_lines:
             out.append(f"  {len(self.blank_lines):,} blank lines ignored: {_show(self.blank_lines)}")
         out.extend(f"  note: {note}" for note in self.notes)

@@ -17,7 +17,7 @@ import pandas as pd
 from tracs.geo import to_metric
 from tracs.trajectories import Trajectories
 
-from ._checkins import user_order_keys
+from ._checkins import SOURCE_COLUMN, user_order_keys
 from ._report import GroupingReport, LoadReport
 from .generic import load_checkins
 
@@ -57,6 +57,36 @@ def _same_place(frame: gpd.GeoDataFrame, xy: np.ndarray) -> np.ndarray:
     return np.where(known, same_id, same_xy)
 
 
+def _check_missing_times(checkins, times: pd.Series) -> None:
+    """Only points the loader reported as having no time of their own (GPX points
+    without ``<time>``, ``LoadReport.untimed``) may lack a time."""
+    missing = times.isna().to_numpy()
+    if not missing.any():
+        return
+    report = checkins.attrs.get("report")
+    column = SOURCE_COLUMN.get(report.get("position", "line")) if isinstance(report, LoadReport) else None
+    if column is None or column not in checkins.columns or \
+            not np.isin(checkins[column].to_numpy()[missing], report.untimed).all():
+        raise ValueError(f"{int(missing.sum())} check-ins have no time (only points that the loader "
+                         "reports as untimed, such as GPX points without <time>, may lack one)")
+
+
+def _time_keys(times: pd.Series, ukey: np.ndarray) -> np.ndarray:
+    """Integer ordering keys of the times; a missing time (a GPX point without ``<time>``)
+    takes the key of the previous row of its group in the input order (of the next one
+    at the start of a group), so a stable sort leaves it where it is."""
+    times = times.astype("datetime64[ns, UTC]" if isinstance(times.dtype, pd.DatetimeTZDtype)
+                        else "datetime64[ns]")
+    missing = times.isna().to_numpy()
+    tkey = times.array.asi8.copy()
+    if missing.any():
+        keys = pd.Series(pd.arrays.IntegerArray(tkey, missing))
+        by = keys.groupby(ukey, sort=False)
+        filled = by.ffill().fillna(by.bfill()).fillna(0).to_numpy(dtype=np.int64)
+        tkey[missing] = filled[missing]
+    return tkey
+
+
 def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
                     dedupe_consecutive: bool = False, crs="utm", by=None) -> Trajectories:
     """Group check-ins into trajectories, in time order, projected to metres.
@@ -88,7 +118,10 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
     -------
     tracs.Trajectories
         Rows in (user, time) order, ties in input order, with a ``trajectory`` id
-        (0 .. T-1, replacing any ``trajectory`` column of the input); ``report``
+        (0 .. T-1, replacing any ``trajectory`` column of the input); a point
+        with no time (a GPX point without ``<time>``) keeps its place after the
+        previous point of its user in the input and never starts a trajectory
+        by a gap; ``report``
         is a :class:`~data_loaders.GroupingReport` that counts every point and
         trajectory dropped and why.  The frame keeps the loader's
         ``attrs["report"]``.
@@ -96,7 +129,7 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
     Raises
     ------
     TypeError, ValueError
-        Bad options, missing columns, missing times, or nothing left.
+        Bad options, missing columns, or nothing left.
     """
     gap = _check_gap(split_gap)
     if isinstance(min_points, bool) or not isinstance(min_points, numbers.Integral):
@@ -118,8 +151,7 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
     times = checkins["datetime"]
     if not (isinstance(times.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(times.dtype)):
         raise TypeError(f"the datetime column must hold datetimes, got dtype {times.dtype}")
-    if times.isna().any():
-        raise ValueError(f"{int(times.isna().sum())} check-ins have no time")
+    _check_missing_times(checkins, times)
     if checkins["uid"].isna().any():
         raise ValueError(f"{int(checkins['uid'].isna().sum())} check-ins have no user id")
 
@@ -132,8 +164,7 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
         group = pd.factorize(checkins[by].reset_index(drop=True), sort=True)[0].astype(np.int64)
         dense = np.unique(ukey, return_inverse=True)[1].astype(np.int64)
         ukey = dense * (int(group.max()) + 2) + group  # order and split by (user, trajectory column)
-    tkey = times.astype("datetime64[ns, UTC]" if isinstance(times.dtype, pd.DatetimeTZDtype)
-                        else "datetime64[ns]").array.asi8
+    tkey = _time_keys(times, ukey)
     du, dt = np.diff(ukey), np.diff(tkey)
     reordered = bool(np.any((du < 0) | ((du == 0) & (dt < 0))))
     if reordered:

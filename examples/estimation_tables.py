@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from tracs.estimate import Density, density
+from tracs._text import given, significant
 from tracs.evaluation import load_dataset
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 
@@ -101,14 +102,15 @@ def markdown(table: pd.DataFrame) -> str:
              f"TV: raw | EM | EM λ | top-{HOT} cells kept: raw | EM | EM time (s) |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in table.itertuples():
-        lines.append(f"| {r.data} | {r.method} | {r.epsilon:g} | {r.raw_rq:.4f} | {r.em_rq:.4f} | "
-                     f"{r.raw_rq / r.em_rq:.1f}× | {r.eml_rq:.4f} | {r.ems_rq:.4f} | {r.raw_tv:.3f} | "
-                     f"{r.em_tv:.3f} | {r.eml_tv:.3f} | {r.raw_hot:.2f} | {r.em_hot:.2f} | "
-                     f"{r.em_seconds:.1f} |")
+        measured = [r.raw_rq, r.em_rq]
+        rest = [r.eml_rq, r.ems_rq, r.raw_tv, r.em_tv, r.eml_tv, r.raw_hot, r.em_hot, r.em_seconds]
+        lines.append(f"| {r.data} | {r.method} | {given(r.epsilon)} | "
+                     + " | ".join(significant(v) for v in measured)
+                     + f" | {significant(r.raw_rq / r.em_rq)}× | " + " | ".join(significant(v) for v in rest) + " |")
     floors = table.groupby("data").floor_rq.first()
     lines.append("")
     lines.append("Range-query error of the true points' own grid histogram (the grid's floor): "
-                 + ", ".join(f"{d} {v:.4f}" for d, v in floors.items()) + ".")
+                 + ", ".join(f"{d} {significant(v)}" for d, v in floors.items()) + ".")
     return "\n".join(lines) + "\n"
 
 

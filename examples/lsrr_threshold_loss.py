@@ -16,6 +16,7 @@ import argparse
 
 import numpy as np
 
+from tracs._text import significant
 from tracs.evaluation import METHODS, MethodContext, load_dataset, parse_epsilons
 
 
@@ -39,7 +40,7 @@ def main(argv=None) -> None:
     print("\n| nominal ε | " + " | ".join(f"{eps:g}" for eps in epsilons) + " |")
     print("|---|" + "---:|" * len(epsilons))
     for name, losses in rows:
-        print(f"| {name}: actual loss | " + " | ".join(f"{v:.2f}" for v in losses) + " |")
+        print(f"| {name}: actual loss | " + " | ".join(significant(v) for v in losses) + " |")
 
 
 if __name__ == "__main__":

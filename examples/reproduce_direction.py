@@ -39,9 +39,9 @@ def main(argv=None) -> None:
                 ylabel="mean circular error (rad)")
     print(f"Empirical mean circular error (rad), mean ± 95 % CI over {args.repetitions} runs "
           f"of {args.samples:,} directions:\n")
-    print(markdown_table(summary, digits=4))
+    print(markdown_table(summary))
     print("\nClosed-form expected error (rad):\n")
-    print(markdown_table(summary, value="exact", low=None, digits=4))
+    print(markdown_table(summary, value="exact", low=None))
     print(f"\nfigure: {path}")
 
 

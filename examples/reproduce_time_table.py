@@ -15,6 +15,7 @@ import platform
 
 from _reproduce import FIGURES
 
+from tracs._text import significant
 from tracs.evaluation import load_dataset, time_methods
 
 PAPER = {"atp": (145.7, 125.8), "ngram": (100.9, 92.8), "lsrr": (6.2, 0.003),
@@ -37,8 +38,8 @@ def main(argv=None) -> None:
           f"best of {args.repeat}; python {platform.python_version()}\n")
     print("| ms per location | " + " | ".join(table.label) + " |")
     print("|---|" + "---:|" * len(table))
-    print("| total (here) | " + " | ".join(f"{v:.3g}" for v in table.total_ms) + " |")
-    print("| perturb (here) | " + " | ".join(f"{v:.3g}" for v in table.perturb_ms) + " |")
+    print("| total (here) | " + " | ".join(significant(v) for v in table.total_ms) + " |")
+    print("| perturb (here) | " + " | ".join(significant(v) for v in table.perturb_ms) + " |")
     print("| total (paper) | " + " | ".join(f"{PAPER.get(m, ('–',))[0]}" for m in table.method) + " |")
     print("| perturb (paper) | " + " | ".join(f"{PAPER.get(m, ('–', '–'))[1]}" for m in table.method) + " |")
 

@@ -17,6 +17,7 @@ LAYERS = {
     "tracs._numba_cache": 0,
     "tracs.random": 0,
     "tracs._text": 0,
+    "tracs._progress": 0,
     "tracs.mechanisms": 1,
     "tracs.region": 2,
     "tracs.metrics": 2,

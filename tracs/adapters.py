@@ -11,8 +11,13 @@
   those columns from any such frame (no import of scikit-mobility needed) and
   :func:`to_skmob` writes them back, as a ``TrajDataFrame`` when scikit-mobility
   imports, otherwise as a plain ``pandas.DataFrame`` with the same columns.
-  (scikit-mobility's current release pins pandas < 2 and geopandas < 0.11, so it
-  cannot be installed beside tracs; the adapter works on its column layout.)
+  No ``skmob`` extra is offered: no release of scikit-mobility installs and imports
+  beside tracs' pandas >= 2.1, geopandas >= 0.14 and shapely >= 2.  Releases 1.2.3,
+  1.3.0 and 1.3.1 pin ``pandas<2.0.0`` (and ``geopandas<0.10`` / ``<0.11``); releases
+  1.1.2, 1.2.1 and 1.2.2 declare no pins and install, but fail on import with
+  shapely 2 (``from shapely.ops import cascaded_union``, removed in shapely 2.0).  The
+  adapter therefore works on the column layout, and builds a ``TrajDataFrame`` only
+  when scikit-mobility happens to import.
 """
 
 from __future__ import annotations

@@ -131,13 +131,51 @@ def test_gpx_in_and_out(tracs_cmd, tmp_path):
     out = tmp_path / "released.gpx"
     result = tracs_cmd("perturb", source, "-o", out, "-m", "tracs-d", "-e", "4", "--seed", "1", *MUNICH)
     assert result.returncode == 0, result.stderr
-    assert "2 point(s) have no <time>" in result.stderr
+    assert "kept 2 points without a time in the file's order (written without a time): rows 3, 4" in result.stderr
     gpx = gpxpy.parse(out.read_text())
     assert [len(t.segments[0].points) for t in gpx.tracks] == [3, 2]
     assert gpx.tracks[0].segments[0].points[2].time.isoformat() == "2024-05-01T08:02:00+00:00"
     csv_out = tmp_path / "released.csv"
     assert tracs_cmd("perturb", source, "-o", csv_out, "-m", "tracs-c", "-e", "4", "-q", *MUNICH).returncode == 0
     assert pd.read_csv(csv_out)["trajectory"].tolist() == [0, 0, 0, 1, 1]
+
+
+MIXED_GPX = """<?xml version="1.0" encoding="UTF-8"?>
+<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+<trk><trkseg>
+<trkpt lat="48.10" lon="11.50"><time>2024-05-01T08:00:00Z</time></trkpt>
+<trkpt lat="48.105" lon="11.505"></trkpt>
+<trkpt lat="48.11" lon="11.51"><time>2024-05-01T08:01:00Z</time></trkpt>
+<trkpt lat="48.12" lon="11.52"></trkpt>
+</trkseg><trkseg>
+<trkpt lat="48.20" lon="11.60"></trkpt>
+<trkpt lat="48.21" lon="11.61"><time>2024-05-01T07:00:00Z</time></trkpt>
+</trkseg></trk>
+</gpx>
+"""
+
+
+def test_gpx_points_without_time_keep_order_and_stay_untimed(tracs_cmd, tmp_path):
+    """Points without <time> between timed ones: same order, no invented time in any output."""
+    import gpxpy
+
+    source = tmp_path / "mixed.gpx"
+    source.write_text(MIXED_GPX)
+    out = tmp_path / "released.gpx"
+    result = tracs_cmd("perturb", source, "-o", out, "-m", "tracs-c", "-e", "4", "--seed", "1", "-q", *MUNICH)
+    assert result.returncode == 0, result.stderr
+    assert "kept 3 points without a time in the file's order (written without a time): rows 1, 3, 4" \
+        in result.stderr
+    written = [p for t in gpxpy.parse(out.read_text()).tracks for p in t.segments[0].points]
+    assert [None if p.time is None else p.time.isoformat() for p in written] == [
+        "2024-05-01T08:00:00+00:00", None, "2024-05-01T08:01:00+00:00", None, None, "2024-05-01T07:00:00+00:00"]
+    assert "<time>" not in out.read_text().split("<trkpt")[2]  # no empty element either
+    csv_out = tmp_path / "released.csv"
+    assert tracs_cmd("perturb", source, "-o", csv_out, "-m", "tracs-c", "-e", "4", "-q", *MUNICH).returncode == 0
+    rows = pd.read_csv(csv_out)
+    assert rows["source_row"].tolist() == [0, 1, 2, 3, 4, 5]
+    assert rows["datetime"].isna().tolist() == [False, True, False, True, True, False]
+    assert rows["datetime"].iloc[0] == "2024-05-01 08:00:00+00:00"
 
 
 def test_parquet_any_names_and_geoparquet(cli, tmp_path):

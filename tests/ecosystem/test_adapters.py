@@ -79,3 +79,37 @@ def test_skmob_bad_input(frame, error, fragment):
     with pytest.raises(error) as info:
         from_skmob(frame)
     assert fragment in str(info.value)
+
+
+def test_to_skmob_without_scikit_mobility_is_a_plain_frame(monkeypatch):
+    """No release of scikit-mobility imports beside tracs' pins: the layout comes back as a DataFrame."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_skmob(name, *args, **kwargs):
+        if name == "skmob" or name.startswith("skmob."):
+            raise ImportError("No module named 'skmob'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_skmob)
+    back = to_skmob(from_skmob(_points().rename(columns={"t": "datetime", "user": "uid"})))
+    assert type(back) is pd.DataFrame
+    assert list(back.columns[:2]) == ["lat", "lng"] and {"datetime", "uid", "tid"} <= set(back.columns)
+
+
+def test_to_skmob_builds_a_trajdataframe_when_scikit_mobility_imports():
+    skmob = pytest.importorskip("skmob", reason="scikit-mobility does not install beside tracs (README)")
+    back = to_skmob(from_skmob(_points().rename(columns={"t": "datetime", "user": "uid"})))
+    assert isinstance(back, skmob.TrajDataFrame)
+
+
+def test_no_skmob_extra_is_offered():
+    """The README explains why: every release pins pandas < 2 or fails to import with shapely 2."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert "skmob" not in extras and "scikit-mobility" not in str(extras)
+    assert "cascaded_union" in (root / "README.md").read_text(encoding="utf-8")

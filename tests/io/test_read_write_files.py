@@ -146,9 +146,31 @@ def test_gpx_segments_are_trajectories_and_untimed_points_keep_order(text_file):
     points = read_points(path)
     assert points.lengths.tolist() == [2, 3]
     assert points.source.tolist() == [0, 1, 2, 3, 4]  # file order
-    assert any("no <time>" in n for n in points.report.notes)
+    assert points.report.untimed == [2, 3, 4]
+    assert np.isnat(points.time).tolist() == [False, False, True, True, True]
     frame = read_checkins(path)
     assert frame.attrs["trajectory_column"] == "trajectory"
+    assert frame["source_row"].tolist() == [0, 1, 2, 3, 4]
+    assert frame["datetime"].isna().tolist() == [False, False, True, True, True]
+    assert "3 points without a time (kept in the file's order, time left empty): rows 2, 3, 4" in \
+        frame.attrs["report"].summary()
+
+
+def test_untimed_points_between_timed_ones_keep_their_place(text_file):
+    """An untimed point sorts right after the previous timed point; it is never a repeated time."""
+    import data_loaders as dl
+
+    path = text_file(GPX.replace('<trkpt lat="48.11" lon="11.51"><time>2024-05-01T08:01:00Z</time></trkpt>',
+                                 '<trkpt lat="48.105" lon="11.505"></trkpt>'
+                                 '<trkpt lat="48.11" lon="11.51"><time>2024-05-01T08:01:00Z</time></trkpt>'),
+                     "between.gpx")
+    frame = read_checkins(path)
+    assert frame["source_row"].tolist() == [0, 1, 2, 3, 4, 5]
+    report = frame.attrs["report"]
+    assert report.untimed == [1, 3, 4, 5] and report.repeated_times == [] and report.exact_duplicates == []
+    trajectories = dl.to_trajectories(frame, by="trajectory", split_gap="1min")
+    assert np.diff(trajectories.offsets).tolist() == [3, 3]
+    assert trajectories.frame["datetime"].isna().sum() == 4
 
 
 def test_gpx_written_and_read_back(tmp_path, text_file):

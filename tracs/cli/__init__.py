@@ -40,6 +40,10 @@ def build_parser() -> Parser:
         import_module(f"{__name__}.{name}").add_parser(subparsers)
     if find_spec(f"{__name__}.map_command") is not None:  # the map command lives in its own module
         import_module(f"{__name__}.map_command").add_parser(subparsers)
+    for sub in subparsers.choices.values():  # every command can be told to show no progress bar
+        if not any(action.dest == "quiet" for action in sub._actions):
+            sub.add_argument("-q", "--quiet", action="store_true",
+                             help="no progress bar (there is none either when standard error is not a terminal)")
     return parser
 
 
@@ -63,8 +67,11 @@ def main(argv=None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    from .._progress import silenced
+
     try:
-        return _dispatch(args)
+        with silenced(bool(getattr(args, "quiet", False) or getattr(args, "no_progress", False))):
+            return _dispatch(args)
     except KeyboardInterrupt:
         print("tracs: interrupted", file=sys.stderr)
         return 130

@@ -87,9 +87,7 @@ def report_notes(command: str, report, *, quiet: bool = False) -> None:
 
 
 def progress_bar(total: int, *, quiet: bool, desc: str):
-    """A tqdm bar on standard error that appears only after 2 s, and never when quiet or not a terminal."""
-    from tqdm import tqdm
+    """A bar of points (:func:`tracs._progress.progress_bar`: after 2 s, on a terminal, unless quiet)."""
+    from .._progress import progress_bar as bar
 
-    disable = quiet or not sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, unit="pt", unit_scale=True, delay=2.0, disable=disable,
-                file=sys.stderr, leave=False)
+    return bar(total, desc=desc, unit="pt", unit_scale=True, enabled=not quiet)

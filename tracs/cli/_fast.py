@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .._text import given, significant, whole
+
 #: points per perturbation chunk (whole trajectories; a longer trajectory is one chunk)
 CHUNK_POINTS = 1 << 18
 
@@ -137,14 +139,10 @@ def run(args, spec, output: Path, fmt: str) -> int:
 
     write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)
 
-    from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
-
-    write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)
-
-    budget = (f"ε = {args.epsilon:g} per trajectory ({eps_point.min():.3g}–{eps_point.max():.3g} per point)"
-              if args.per_trajectory else
-              f"ε = {args.epsilon:g} per point ({eps_traj.min():g}–{eps_traj.max():g} per trajectory)")
+    budget = (f"ε = {given(args.epsilon)} per trajectory ({significant(eps_point.min())}–"
+              f"{significant(eps_point.max())} per point)" if args.per_trajectory else
+              f"ε = {given(args.epsilon)} per point ({given(eps_traj.min())}–{given(eps_traj.max())} per trajectory)")
     rounded = ", rounded to POIs" if args.round_to_pois and not spec.discrete else ""
-    print(f"{spec.label}{rounded}: {len(coords):,} points in {len(lengths):,} trajectories, {budget}, "
-          f"AE = {ae:,.1f} m -> {output} ({fmt})")
+    print(f"{spec.label}{rounded}: {whole(len(coords))} points in {whole(len(lengths))} trajectories, {budget}, "
+          f"AE = {significant(ae)} m -> {output} ({fmt})")
     return 0

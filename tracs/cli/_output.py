@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from ._common import CLIError
+from tracs._text import counted
 
 _SHOW = 5
 
@@ -91,6 +92,11 @@ def report_drops(command: str, report, *, strict: bool, quiet: bool = False, ext
             dropped += len(where)
             shown = ", ".join(str(int(v)) for v in where[:_SHOW]) + (", ..." if len(where) > _SHOW else "")
             lines.append(f"dropped {len(where):,} row(s) with {reason.replace('_', ' ')}: {word} {shown}")
+        untimed = report.get("untimed", [])
+        if len(untimed):
+            shown = ", ".join(str(int(v)) for v in untimed[:_SHOW]) + (", ..." if len(untimed) > _SHOW else "")
+            lines.append(f"kept {counted(len(untimed), 'point')} without a time in the file's order "
+                         f"(written without a time): {word} {shown}")
         lines.extend(f"note: {note}" for note in (() if quiet else report.notes))
         if not quiet and str(report.format).startswith("gowalla") and not any("timezone" in n for n in report.notes):
             lines.append("note: Gowalla times carry no timezone: they were read as UTC (the format's convention)")

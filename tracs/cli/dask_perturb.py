@@ -167,9 +167,11 @@ def run_dask(args, spec) -> int:
         n_in, n_out = len(frame), len(dd.read_parquet(output, columns=["source_row"]))
     finally:
         client.close()
+    from .._text import given, significant
+
     dropped = n_in - n_out
     note = f", {dropped:,} rows left out (invalid or outside the region)" if dropped else ""
-    print(f"{spec.label}: {n_out:,} rows released from {n_in:,}{note}, ε = {args.epsilon:g} "
+    print(f"{spec.label}: {n_out:,} rows released from {n_in:,}{note}, ε = {given(args.epsilon)} "
           f"{'per trajectory' if args.per_trajectory else 'per point'}, on Dask in "
-          f"{time.perf_counter() - start:.1f} s -> {output}/ (GeoParquet)")
+          f"{significant(time.perf_counter() - start)} s -> {output}/ (GeoParquet)")
     return 0

@@ -61,7 +61,8 @@ def run(args) -> int:
     epsilons = evaluation.parse_epsilons(args.epsilons)
     out_dir = writable_dir(args.output_dir)
     name = _choose_dataset(args.dataset)
-    print(f"loading {name} ...", file=sys.stderr)
+    if not getattr(args, "quiet", False):
+        print(f"loading {name} ...", file=sys.stderr)
     dataset = evaluation.load_dataset(name, seed=args.seed)
     methods = ["tracs-d", "tracs-c"]
     results = evaluation.run_grid(dataset, methods, epsilons, repetitions=args.repetitions,

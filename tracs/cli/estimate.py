@@ -104,8 +104,10 @@ def run(args) -> int:
         cells.to_file(output, driver="GeoJSON")
     if args.queries:
         _answer_queries(Path(args.queries), est, data["crs"], output)
-    print(f"{data['method']} at ε = {data['epsilon']:g}: {len(points):,} reports, {args.grid}×{args.grid} "
-          f"grid, {est.iterations} EM passes -> {output}")
+    from .._text import given, whole
+
+    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(points))} reports, {args.grid}×{args.grid} "
+          f"grid, {whole(est.iterations)} EM passes -> {output}")
     return 0
 
 

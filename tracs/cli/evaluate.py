@@ -104,11 +104,10 @@ def add_parser(subparsers) -> None:
 
 
 def format_table(summary) -> str:
-    """The summary as an aligned text table."""
-    from ..evaluation import EXTRA_METRICS, format_number
-
-    def _num(x):
-        return format_number(x, 4)
+    """The summary as an aligned text table, numbers by the rule of :mod:`tracs._text`
+    (measured values to 3 significant digits, counts whole, ε as given)."""
+    from .._text import given, significant, whole
+    from ..evaluation import EXTRA_METRICS
 
     units = summary["units"].iloc[0]
     extra = [c for c in EXTRA_METRICS if c in summary]
@@ -117,10 +116,11 @@ def format_table(summary) -> str:
               f"{'AE (paper units)':>17} {'µs/point':>10}" + "".join(f" {c:>18}" for c in extra))
     lines = [header, "-" * len(header)]
     for row in summary.itertuples(index=False):
-        ci = f"[{_num(row.ae_ci_low)}, {_num(row.ae_ci_high)}]"
-        line = (f"{row.label:<{width}} {row.epsilon:>6g} {row.repetitions:>5d} {_num(row.ae_mean):>14} {ci:>25} "
-                f"{row.ae_mean_normalised:>17.4g} {row.seconds_per_point * 1e6:>10.2f}")
-        line += "".join(f" {getattr(row, c):>18.4f}" for c in extra)
+        ci = f"[{significant(row.ae_ci_low)}, {significant(row.ae_ci_high)}]"
+        line = (f"{row.label:<{width}} {given(row.epsilon):>6} {whole(row.repetitions):>5} "
+                f"{significant(row.ae_mean):>14} {ci:>25} {significant(row.ae_mean_normalised):>17} "
+                f"{significant(row.seconds_per_point * 1e6):>10}")
+        line += "".join(f" {significant(getattr(row, c)):>18}" for c in extra)
         lines.append(line)
     return "\n".join(lines)
 

@@ -214,5 +214,7 @@ def _run(args) -> int:
     for warning in caught:
         print(f"tracs map: note: {warning.message}", file=sys.stderr)
     save_map(fmap, output, offline=not args.online)
-    print(f"wrote {output} ({output.stat().st_size / 1e6:.1f} MB)")
+    from .._text import significant
+
+    print(f"wrote {output} ({significant(output.stat().st_size / 1e6)} MB)")
     return 0

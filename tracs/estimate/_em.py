@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._progress import progress_bar
+
 __all__ = ["EMResult", "run_em", "smooth", "ProductBlock", "DenseBlock"]
 
 #: default stopping tolerance on the mean log-likelihood improvement
@@ -178,11 +180,18 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
     else:
         theta = np.where(support, np.asarray(initial, dtype=np.float64), 0.0)
         theta = theta / theta.sum()
+    with progress_bar(limit, desc="estimate", unit="pass") as bar:  # ends early when the rule fires
+        return _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar)
+
+
+def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar) -> EMResult:
+    """The EM loop of :func:`run_em` (``bar`` counts the passes)."""
     maps = 0
 
     def step(th):
         nonlocal maps
         maps += 1
+        bar.update(1)
         loglik, back = 0.0, np.zeros(th.shape)
         for block in blocks:
             ll, b = block.predict_and_back(th)

@@ -82,8 +82,11 @@ def summary_records(summary: pd.DataFrame) -> list[dict]:
 
 
 def format_number(x: float, digits: int = 3) -> str:
-    """``digits`` significant digits, but whole numbers with thousands separators from 10^digits up."""
-    return f"{x:,.0f}" if abs(x) >= 10 ** digits else f"{x:.{digits}g}"
+    """``digits`` significant digits in fixed point, whole with thousands separators from
+    ``10**(digits - 1)`` up (:func:`tracs._text.significant`, the rule of every table)."""
+    from .._text import significant
+
+    return significant(x, digits)
 
 
 def markdown_table(summary: pd.DataFrame, *, value: str = "ae_mean", low: str | None = "ae_ci_low",

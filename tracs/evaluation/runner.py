@@ -122,7 +122,8 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         averaged; needs points of interest).  Each receives the trajectory offsets,
         so per-trajectory metrics average over trajectories, not points.
     progress : bool
-        Show a progress bar on standard error.
+        Allow a progress bar on standard error (:mod:`tracs._progress`: only on a
+        terminal, after 2 s).
     units : "metres" or "degrees"
         Units of the ``ae`` column: the data's own (metres on check-in data, region
         units on a continuous region), or degrees — each axis's offset divided by
@@ -144,7 +145,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         same in the paper's units.  ``seconds`` covers building the perturber,
         perturbing every trajectory and rounding.
     """
-    from tqdm.auto import tqdm
+    from .._progress import progress_bar
 
     names = parse_methods(methods)
     eps_values = parse_epsilons(epsilons)
@@ -178,8 +179,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         on_estimate(_estimate_seconds(names, eps_values, repetitions, ctx, dataset.draw(_stream(seed, "data", 0)),
                                       offsets, round_to_pois))
     total = len(names) * len(eps_values) * repetitions
-    with tqdm(total=total, desc=f"{dataset.name}", unit="run", disable=not progress,
-              leave=False, dynamic_ncols=True) as bar:
+    with progress_bar(total, desc=f"{dataset.name}", unit="run", enabled=progress) as bar:
         warmed = set(names) if on_estimate is not None else set()  # the estimate warmed them up
         for rep in range(repetitions):
             coords = dataset.draw(_stream(seed, "data", rep))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._progress import progress_bar
 from .formats import unsupported
 
 @dataclass
@@ -29,6 +30,7 @@ class RawColumns:
     notes: list = field(default_factory=list)
     lonlat: np.ndarray | None = None   # (n, 2) WGS84 from point geometry, when the table has it
     geometry: str | None = None        # the geometry column's name (not a data column)
+    untimed: np.ndarray | None = None  # rows with no time of their own (GPX): kept, time left missing
 
 
 #: bytes of text per streamed block (bounds the memory of a read)
@@ -37,10 +39,21 @@ BLOCK_BYTES = 2 << 20
 THREADS = True
 
 
-def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None) -> RawColumns:
+class ShortLineError(ValueError):
+    """A line has fewer fields than the header (raised by :func:`_read_text` when asked)."""
+
+
+def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None,
+               short_lines: str = "skip") -> RawColumns:
     """Delimited text through pyarrow's streaming CSV reader: every column read as text,
     each batch converted at once (``convert``: column -> function of an Arrow array), so
-    the text of the whole file is never held in memory."""
+    the text of the whole file is never held in memory.
+
+    Lines with a wrong number of fields are skipped and listed in ``bad_lines``;
+    with ``short_lines="raise"`` a line with too few fields raises
+    :class:`ShortLineError` instead (for readers that pad such lines).  A
+    progress bar of the bytes read appears when the read lasts (:mod:`tracs._progress`).
+    """
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -48,36 +61,48 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
     block = BLOCK_BYTES
 
     def read(threads: bool):
-        bad = []
+        bad, short = [], []
 
         def skip(row):
+            if short_lines == "raise" and row.actual_columns < row.expected_columns:
+                short.append(row.number)
+                return "error"
             bad.append(row.number)
             return "skip"
 
-        reader = pcsv.open_csv(
-            path,
-            read_options=pcsv.ReadOptions(use_threads=threads, block_size=block, column_names=list(names),
-                                          skip_rows=1 if header else 0, encoding=encoding or "utf8"),
-            parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False if sep == "\t" else '"',
-                                            ignore_empty_lines=False, invalid_row_handler=skip),
-            convert_options=pcsv.ConvertOptions(
-                include_columns=list(include), column_types={c: pa.string() for c in include},
-                strings_can_be_null=True, quoted_strings_can_be_null=True))
         chunks = {c: [] for c in include}
         blanks = []
-        for batch in reader:
-            blank = np.ones(batch.num_rows, dtype=bool)
-            for column in batch.columns:
-                blank &= column.is_null().to_numpy(zero_copy_only=False)
-            blanks.append(blank)
-            for name in include:
-                column = batch.column(name)
-                chunks[name].append(convert[name](column) if name in convert else column)
+        try:
+            reader = pcsv.open_csv(
+                path,
+                read_options=pcsv.ReadOptions(use_threads=threads, block_size=block, column_names=list(names),
+                                              skip_rows=1 if header else 0, encoding=encoding or "utf8"),
+                parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False if sep == "\t" else '"',
+                                                ignore_empty_lines=False, invalid_row_handler=skip),
+                convert_options=pcsv.ConvertOptions(
+                    include_columns=list(include), column_types={c: pa.string() for c in include},
+                    strings_can_be_null=True, quoted_strings_can_be_null=True))
+            for batch in reader:
+                blank = np.ones(batch.num_rows, dtype=bool)
+                for column in batch.columns:
+                    blank &= column.is_null().to_numpy(zero_copy_only=False)
+                blanks.append(blank)
+                for name in include:
+                    column = batch.column(name)
+                    chunks[name].append(convert[name](column) if name in convert else column)
+                bar.update(min(block, max(size - bar.n, 0)))
+        except pa.ArrowInvalid:
+            if short:
+                raise ShortLineError(f"{path.name}: line {short[0]} has too few fields") from None
+            raise
         return chunks, np.concatenate(blanks) if blanks else np.zeros(0, bool), bad
 
-    chunks, blank, bad = read(THREADS)
-    if any(b is None for b in bad):  # line numbers of skipped lines are known on one thread only
-        chunks, blank, bad = read(False)
+    size = path.stat().st_size
+    with progress_bar(size, desc=f"read {path.name}", unit="B", unit_scale=True) as bar:
+        chunks, blank, bad = read(THREADS)
+        if any(b is None for b in bad):  # line numbers of skipped lines are known on one thread only
+            bar.reset(size)
+            chunks, blank, bad = read(False)
     table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
                       for name, parts in chunks.items()})
     first = 2 if header else 1
@@ -105,9 +130,9 @@ def _float_column(column):
 
 def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) -> RawColumns:
     """The pandas reader of ``data_loaders`` (files that are not valid UTF-8)."""
-    from data_loaders._io import read_table
+    from data_loaders._io import read_table_pandas
 
-    t = read_table(path, sep=sep, header=header, names=None if header else list(names),
+    t = read_table_pandas(path, sep=sep, header=header, names=None if header else list(names),
                    encoding=encoding)
     if header:
         t.frame.columns = list(names)
@@ -167,13 +192,15 @@ def _read_parquet(path: Path, plan) -> RawColumns:
     crs = geo["columns"].get(geometry, {}).get("crs", "OGC:CRS84") if geo else None  # GeoParquet default
     notes, chunks, lonlat = [], {c: [] for c in wanted}, []
     columns = wanted + ([geometry] if geometry else [])
-    for batch in handle.iter_batches(batch_size=1 << 16, columns=columns):
-        for name in wanted:
-            column = batch.column(name)
-            chunks[name].append(convert[name](column) if name in convert else column)
-        if geometry:
-            lonlat.append(_lonlat_from_wkb(batch.column(geometry).to_numpy(zero_copy_only=False), crs,
-                                           notes if not lonlat else []))
+    with progress_bar(handle.metadata.num_rows, desc=f"read {path.name}", unit="row", unit_scale=True) as bar:
+        for batch in handle.iter_batches(batch_size=1 << 16, columns=columns):
+            for name in wanted:
+                column = batch.column(name)
+                chunks[name].append(convert[name](column) if name in convert else column)
+            if geometry:
+                lonlat.append(_lonlat_from_wkb(batch.column(geometry).to_numpy(zero_copy_only=False), crs,
+                                               notes if not lonlat else []))
+            bar.update(batch.num_rows)
     table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else
                                              schema.field(name).type) for name, parts in chunks.items()})
     xy = (np.concatenate(lonlat) if lonlat else np.empty((0, 2))) if geometry else None

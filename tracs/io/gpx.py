@@ -3,14 +3,16 @@
 Reading: every segment of every track (or, in a file without tracks, every
 route) is one trajectory; the user is the file's name (one GPX file holds one
 person's recordings).  Each point keeps its ``<time>``.  Points without
-``<time>`` keep the file's order: they take the time of the previous timed point
-of their segment (the next one at the start of a segment; 1970-01-01 when the
-segment has no time at all), so the stable (user, trajectory, time) order of the
-loaders leaves them where they were, and the report's notes say how many there
-were.
+``<time>`` keep no time (none is invented: their ``datetime`` is missing) and
+keep the file's order: for ordering only, they sort just after the previous
+timed point of their segment (before the next one at the start of a segment;
+after the previous segment when their segment has no time at all), so
+the stable (user, trajectory, time) order of the loaders leaves them where they
+were.  The report lists them (``LoadReport.untimed``) and its summary says how
+many there were.
 
 Writing: one ``<trk>`` per trajectory (one ``<trkseg>``), its points in the rows'
-order, with ``<time>``.
+order, each with its ``<time>``, or none when its time is missing.
 """
 
 from __future__ import annotations
@@ -36,7 +38,11 @@ def _parse(path: Path):
 
 
 def read_gpx_table(path):
-    """The points of a GPX file as a :class:`~tracs.io.containers.RawColumns` (uid, trajectory, time, lat, lon, ele)."""
+    """The points of a GPX file as a :class:`~tracs.io.containers.RawColumns` (uid, trajectory, time, lat, lon, ele).
+
+    ``time`` is the ordering time (see the module docstring); ``untimed`` marks the
+    points that have no ``<time>``, whose time the loaders leave missing.
+    """
     import pandas as pd
 
     from .containers import RawColumns
@@ -58,18 +64,16 @@ def read_gpx_table(path):
     time = pd.to_datetime(pd.Series(times, dtype=object), utc=True)
     notes = [f"GPX: {len(segments)} track segment(s) read as trajectories"]
     missing = time.isna().to_numpy()
-    if missing.any():
+    if missing.any():  # an ordering time only: the loaders set these points' time back to missing
         by_traj = time.groupby(np.asarray(traj))
         filled = by_traj.ffill()
         filled = filled.fillna(filled.groupby(np.asarray(traj)).bfill())
-        filled = filled.fillna(pd.Timestamp(0, tz="UTC"))
-        notes.append(f"GPX: {int(missing.sum())} point(s) have no <time>: kept in the file's order "
-                     "(given the time of the previous timed point of their segment)")
-        time = filled
+        time = filled.ffill().bfill().fillna(pd.Timestamp(0, tz="UTC"))  # segments with no time at all
     frame = pd.DataFrame({"uid": path.stem, "trajectory": np.asarray(traj, dtype=np.int64), "time": time,
                           "lat": np.asarray(lat, float), "lon": np.asarray(lon, float),
                           "elevation": np.asarray(ele, float)})
-    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", "gpx", notes=notes)
+    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", "gpx", notes=notes,
+                      untimed=missing if missing.any() else None)
 
 
 def write_gpx(path, *, lat, lon, times, trajectory, names=None) -> None:

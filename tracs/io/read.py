@@ -118,8 +118,9 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     ``lat``, ``lng``, ``poi`` are pandas Series (text in Arrow memory, no Python
     objects), ``extra`` a dict of Series (the trajectory column under its name,
     and with ``keep_columns`` every other column), plus ``lines``, ``bad_lines``,
-    ``blank_lines``, ``notes``, ``source``, ``fmt``, ``position`` and ``traj``
-    (the trajectory column's name or None).
+    ``blank_lines``, ``notes``, ``source``, ``fmt``, ``position``, ``untimed``
+    (a mask of the rows with no time of their own, whose ``time`` only orders
+    them, or None) and ``traj`` (the trajectory column's name or None).
     """
     from data_loaders._checkins import _RESERVED
     from data_loaders._io import check_path, sniff
@@ -233,7 +234,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
         bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
-        traj=cmap.traj)
+        untimed=raw.untimed, traj=cmap.traj)
 
 
 def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",

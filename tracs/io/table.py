@@ -107,6 +107,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     trajectory starts at each new user, each new value of the trajectory column
     (``traj``) and, with ``split_gap``, after a gap longer than it.  Repeats of a
     (user, time) pair are kept and reported, as the loaders do by default.
+    Points with no time of their own (GPX) keep their place and a missing time.
     """
     import pandas as pd
 
@@ -121,6 +122,8 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     time = cols["time"].dt.as_unit("ns").array.asi8.view("datetime64[ns]")  # UTC; NaT stays NaT
     uid = cols["uid"]
     traj_key = pd.factorize(cols["extra"][cols["traj"]], sort=True)[0] if cols["traj"] is not None else None
+    untimed = cols.get("untimed")
+    untimed = np.zeros(len(lines), bool) if untimed is None else np.asarray(untimed, dtype=bool)
     meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes")}
     dropped = {}
     if len(cols["bad_lines"]):
@@ -139,6 +142,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         uid = uid.take(keep).reset_index(drop=True)
         time, lat, lng, lines = time[keep], lat[keep], lng[keep], lines[keep]
         traj_key = None if traj_key is None else traj_key[keep]
+        untimed = untimed[keep]
     uid = _user_ids(uid)
     ukey = user_order_keys(uid)
     tkey = time.view(np.int64)
@@ -148,17 +152,23 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         uid = uid.take(order).reset_index(drop=True)
         ukey, tkey, lat, lng, lines, time = ukey[order], tkey[order], lat[order], lng[order], lines[order], time[order]
         traj_key = None if traj_key is None else traj_key[order]
+        untimed = untimed[order]
     same_user = np.r_[False, ukey[1:] == ukey[:-1]]
     same = same_user & np.r_[False, tkey[1:] == tkey[:-1]]
+    same &= ~untimed & ~np.r_[False, untimed[:-1]]  # an ordering time is no time: never a repeat
     exact = same & np.r_[False, (lat[1:] == lat[:-1]) & (lng[1:] == lng[:-1])]
     report = make_report(rows=n_rows, kept=len(lines), dropped=dropped, exact=lines[exact],
-                         repeated=lines[same & ~exact], duplicates="keep", strict=strict, **_report_meta(meta))
+                         repeated=lines[same & ~exact], duplicates="keep", strict=strict,
+                         untimed=lines[untimed], **_report_meta(meta))
     new = ~same_user
     if traj_key is not None:
         new[1:] |= traj_key[1:] != traj_key[:-1]
     if gap is not None:
         new[1:] |= np.diff(tkey) > gap
     offsets = np.r_[np.flatnonzero(new), len(lines)].astype(np.int64)
+    if untimed.any():  # ordered by their ordering time; released without a time
+        time = time.copy()
+        time[untimed] = np.datetime64("NaT")
     return Points(uid=uid, time=time, lonlat=np.column_stack([lng, lat]), source=lines,
                   position=meta["position"], offsets=offsets, report=report)
 

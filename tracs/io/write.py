@@ -42,16 +42,17 @@ def _iso_seconds(ns: np.ndarray):
 
 
 def _times_as_text(column):
-    """A UTC timestamp column -> text like pandas' ``2012-04-03 18:00:09+00:00``."""
+    """A UTC timestamp column -> text like pandas' ``2012-04-03 18:00:09+00:00`` (missing: null)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     ns = column.cast(pa.timestamp("ns", tz="UTC"))
     if isinstance(ns, pa.ChunkedArray):
         ns = ns.combine_chunks()
-    values = ns.cast(pa.int64()).to_numpy(zero_copy_only=False)
-    if ns.null_count == 0 and len(values) and np.all(values % 1_000_000_000 == 0):  # years 1677-2262
-        return _iso_seconds(values)
+    values = ns.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
+    if len(values) and np.all(values % 1_000_000_000 == 0):  # years 1677-2262
+        text = _iso_seconds(values)
+        return text if ns.null_count == 0 else pc.if_else(ns.is_null(), pa.scalar(None, pa.string()), text)
     text = pc.strftime(ns, format="%Y-%m-%d %H:%M:%S")
     return pc.binary_join_element_wise(text, pa.scalar("+00:00"), "")
 

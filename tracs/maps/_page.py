@@ -101,8 +101,35 @@ def map_html(page, *, offline: bool = True) -> str:
     root = getattr(page, "get_root", None)
     if root is None:
         raise TypeError(f"expected a folium map or branca element, got {type(page).__name__}")
-    text = root().render()
+    text = _render(root(), page)
     return embed_assets(text) if offline else text
+
+
+def _render(root, page) -> str:
+    """``root.render()`` with a progress bar over the page's layers (:mod:`tracs._progress`):
+    each child of ``page`` reports when it has been rendered."""
+    from .._progress import progress_bar
+
+    children = list(getattr(page, "_children", {}).values())
+    with progress_bar(len(children), desc="write map", unit="layer") as bar:
+        if bar.disable:
+            return root.render()
+        for child in children:  # an instance attribute shadows the class's render for this call only
+            child.render = _counted(child.render, bar)
+        try:
+            return root.render()
+        finally:
+            for child in children:
+                del child.render
+
+
+def _counted(render, bar):
+    def run(*args, **kwargs):
+        out = render(*args, **kwargs)
+        bar.update(1)
+        return out
+
+    return run
 
 
 def save_map(page, path, *, offline: bool = True) -> Path:

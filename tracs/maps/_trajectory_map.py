@@ -9,6 +9,7 @@ import folium
 import numpy as np
 from folium.plugins import FastMarkerCluster, HeatMap
 
+from .._progress import progress_bar
 from .._validation import check_epsilon
 from ._elements import FitView, HeaderStyle, Legend, TileFailureNote, TrackLayer
 from ._inputs import Rows, as_rows, same_length, unwrap_longitudes
@@ -281,26 +282,10 @@ def trajectory_map(
         _add_pois(fmap, poi_rows, poi_ids, cluster_pois)
 
     times = orig.times
-    for k, group in enumerate(groups):
-        color = PALETTE[k % len(PALETTE)]
-        styles = _styles(color, dashed=point_markers)
-        name = f"user {_label(group.uid)}"
-        base = None
-        for layer in layers:
-            points = orig if layer == "original" else reports[layer]
-            payload = {"label": f"{name} {LAYER_TITLES[layer]}",
-                       "c": _latlng(points, group.rows),
-                       "o": group.offsets.tolist(),
-                       "arrow_size": arrow_size, "dots": not point_markers, **styles[layer]}
-            if layer == "original":
-                if times is not None and any(times[group.rows]):
-                    payload["t"] = times[group.rows].tolist()
-            else:
-                payload["e"] = np.rint(_haversine_m(orig, points, group.rows)).astype(int).tolist()
-            feature_group = folium.FeatureGroup(name=f"{name} &middot; {layer}").add_to(fmap)
-            track = TrackLayer(payload, ref=base).add_to(feature_group)
-            if layer == "original":
-                base = track
+    with progress_bar(len(groups), desc="draw users", unit="user") as bar:
+        for k, group in enumerate(groups):
+            _draw_user(fmap, k, group, orig, reports, layers, times, point_markers, arrow_size)
+            bar.update(1)
 
     if heatmap and reports:
         reported = next(iter(reports.values()))
@@ -335,6 +320,29 @@ _POI_CLUSTER_ICON = (
     " return L.divIcon({html: '<div>' + n + '</div>', className: 'tracs-poi-cluster',"
     " iconSize: L.point(size, size)}); }"
 )
+
+
+def _draw_user(fmap, k: int, group, orig, reports: dict, layers, times, point_markers: bool, arrow_size) -> None:
+    """One user's layers (original and released tracks) on ``fmap``."""
+    color = PALETTE[k % len(PALETTE)]
+    styles = _styles(color, dashed=point_markers)
+    name = f"user {_label(group.uid)}"
+    base = None
+    for layer in layers:
+        points = orig if layer == "original" else reports[layer]
+        payload = {"label": f"{name} {LAYER_TITLES[layer]}",
+                   "c": _latlng(points, group.rows),
+                   "o": group.offsets.tolist(),
+                   "arrow_size": arrow_size, "dots": not point_markers, **styles[layer]}
+        if layer == "original":
+            if times is not None and any(times[group.rows]):
+                payload["t"] = times[group.rows].tolist()
+        else:
+            payload["e"] = np.rint(_haversine_m(orig, points, group.rows)).astype(int).tolist()
+        feature_group = folium.FeatureGroup(name=f"{name} &middot; {layer}").add_to(fmap)
+        track = TrackLayer(payload, ref=base).add_to(feature_group)
+        if layer == "original":
+            base = track
 
 
 def _add_pois(fmap: folium.Map, pois: Rows, ids: list | None, cluster_pois: int) -> None:

@@ -131,9 +131,13 @@ def audit_target(name: str, epsilon: float, **options):
 
 def run_catalog(names, epsilon: float, **options):
     """Audit each of ``names`` at ``epsilon``; returns ``[(name, report, seconds)]``."""
+    from .._progress import progress_bar
+
     rows = []
-    for name in names:
-        start = time.perf_counter()
-        report = audit_target(name, epsilon, **options)
-        rows.append((name, report, time.perf_counter() - start))
+    with progress_bar(len(names), desc="audit", unit="method") as bar:
+        for name in names:
+            start = time.perf_counter()
+            report = audit_target(name, epsilon, **options)
+            rows.append((name, report, time.perf_counter() - start))
+            bar.update(1)
     return rows

@@ -79,13 +79,15 @@ class AuditReport:
         return "unverifiable (no lattice)" if self.unverifiable_low_bits else "pass"
 
     def __str__(self) -> str:
+        from .._text import given, significant, whole
+
         k1, n1, k2, n2 = self.counts
         lines = [
-            f"audit: {self.verdict} — claimed ε = {self.epsilon:g}, "
-            f"ε ≥ {self.epsilon_lower_bound:.4f} with confidence {self.confidence:g}",
+            f"audit: {self.verdict} — claimed ε = {given(self.epsilon)}, "
+            f"ε ≥ {significant(self.epsilon_lower_bound)} with confidence {given(self.confidence)}",
             f"  worst pair x1 = {_short(self.worst_pair[0])}, x2 = {_short(self.worst_pair[1])}; "
-            f"event {self.worst_event}: {k1}/{n1} vs {k2}/{n2}",
-            f"  {self.samples} draws per input over {self.inputs} inputs"
+            f"event {self.worst_event}: {whole(k1)}/{whole(n1)} vs {whole(k2)}/{whole(n2)}",
+            f"  {whole(self.samples)} draws per input over {whole(self.inputs)} inputs"
             + ("" if self.vectorised else " (called once per draw: the sampler rejected arrays)"),
         ]
         lines.extend(f"  - {reason}" for reason in self.reasons)
@@ -99,7 +101,9 @@ def _short(x) -> str:
 
 
 def format_table(rows) -> str:
-    """A Markdown table of ``(name, AuditReport, seconds)`` rows."""
+    """A Markdown table of ``(name, AuditReport, seconds)`` rows (numbers by the rule of :mod:`tracs._text`)."""
+    from .._text import given, significant, whole
+
     head = ("| method | claimed ε | ε lower bound | confidence | draws/input | lattice | verdict | seconds |\n"
             "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: |")
     body = []
@@ -107,7 +111,7 @@ def format_table(rows) -> str:
         lattice = ("n/a" if rep.unverifiable_low_bits
                    else "ok" if rep.off_lattice == 0 else f"{rep.off_lattice} off")
         bound = "0" if rep.epsilon_lower_bound == 0 or math.isinf(rep.epsilon_lower_bound) \
-            else f"{rep.epsilon_lower_bound:.3f}"
-        body.append(f"| {name} | {rep.epsilon:g} | {bound} | {rep.confidence:g} | {rep.samples} | "
-                    f"{lattice} | {rep.verdict} | {seconds:.1f} |")
+            else significant(rep.epsilon_lower_bound)
+        body.append(f"| {name} | {given(rep.epsilon)} | {bound} | {given(rep.confidence)} | {whole(rep.samples)} | "
+                    f"{lattice} | {rep.verdict} | {significant(seconds)} |")
     return "\n".join([head, *body])

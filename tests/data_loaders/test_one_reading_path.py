@@ -1,0 +1,75 @@
+"""The loaders read text through the Arrow reader of tracs.io, with the pandas reader's result."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import data_loaders as dl
+from data_loaders import _io
+
+TABLE = ("uid,when,lat,lng,poi_id,count,share,flag,code\n"
+         "1,2012-04-03T18:00:00Z,35.70,139.70,v1,3,0.5,true,007\n"
+         "1,2012-04-03T19:00:00Z,35.71,139.71,v2,,1e-3,False,010\n"
+         "2,2012-04-03T18:30:00Z,35.72,139.72,v3,5,inf,TRUE,x1\n"
+         "2,2012-04-03T18:40:00Z,35.73,139.73,v4,6,2,false,12,extra\n")
+
+
+@pytest.fixture
+def table_file(tmp_path):
+    path = tmp_path / "table.csv"
+    path.write_text(TABLE)
+    return path
+
+
+def test_arrow_reader_gives_the_pandas_result(table_file, monkeypatch):
+    """Types inferred as pandas does (ints with gaps as floats, booleans, text ids), same line numbers."""
+    expected = _io.read_table_pandas(table_file, sep=",", header=True, text=("poi_id", "code"))
+    calls = []
+    monkeypatch.setattr(_io, "read_table_pandas", lambda *a, **k: calls.append(a))
+    got = _io.read_table(table_file, sep=",", header=True, text=("poi_id", "code"))
+    assert calls == []  # valid UTF-8 with no short line: the Arrow reader only
+    pd.testing.assert_frame_equal(got.frame, expected.frame)
+    assert got.lines.tolist() == expected.lines.tolist() == [2, 3, 4]
+    assert got.bad_lines.tolist() == expected.bad_lines.tolist() == [5]
+
+
+def test_blank_lines_and_the_loaded_frame(tmp_path, monkeypatch):
+    """With a blank line pandas infers floats for every number column; the loaded frames agree."""
+    path = tmp_path / "blank.csv"
+    path.write_text(TABLE.replace("\n1,", "\n\n1,", 1))
+    got = _io.read_table(path, sep=",", header=True)
+    assert got.blank_lines.tolist() == [2] and got.lines.tolist() == [3, 4, 5] and got.bad_lines.tolist() == [6]
+    arrow = dl.load_checkins(path, time="when")
+    monkeypatch.setattr(_io, "read_table", _io.read_table_pandas)
+    pandas = dl.load_checkins(path, time="when")
+    pd.testing.assert_frame_equal(arrow.drop(columns=["count", "code"]), pandas.drop(columns=["count", "code"]))
+    assert arrow["code"].tolist() == ["007", "010", "x1"]  # ids stay text
+    assert dict(arrow.attrs["report"]) == dict(pandas.attrs["report"])
+
+
+@pytest.mark.parametrize("content, reason", [
+    ("uid,datetime,lat,lng,poi_id\n1,2012-04-03T18:00:00Z,35.7,139.7\n", "short line: padded"),
+    ("uid,datetime,lat,lng,name\n1,2012-04-03T18:00:00Z,35.7,139.7,Bar\n"
+     .encode("utf-8") + "3,2012-04-03T18:00:00Z,35.7,139.7,Caf\xe9\n".encode("latin-1"), "not UTF-8"),
+])
+def test_pandas_reader_for_what_arrow_reads_otherwise(tmp_path, monkeypatch, content, reason):
+    """Lines with too few fields (padded) and files that are not UTF-8 go to the pandas reader."""
+    path = tmp_path / "odd.csv"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    calls = []
+    original = _io.read_table_pandas
+    monkeypatch.setattr(_io, "read_table_pandas", lambda *a, **k: calls.append(a) or original(*a, **k))
+    frame = dl.load_checkins(path)
+    assert len(calls) == 1, reason
+    assert len(frame) >= 1
+
+
+def test_foursquare_loader_uses_the_arrow_reader(tmp_path, monkeypatch):
+    path = tmp_path / "fsq.tsv"
+    path.write_text("1\tv1\tc1\tCafe\t35.7\t139.7\t540\tTue Apr 03 18:00:09 +0000 2012\n"
+                    "1\tv2\tc2\tBar\t35.8\t139.8\t540\tTue Apr 03 19:00:09 +0000 2012\n")
+    monkeypatch.setattr(_io, "read_table_pandas", lambda *a, **k: pytest.fail("pandas reader used"))
+    frame = dl.load_foursquare(path)
+    assert frame["poi_id"].tolist() == ["v1", "v2"] and frame["utc_offset"].tolist() == [540, 540]
+    assert frame["source_line"].tolist() == [1, 2]
+    assert np.issubdtype(frame["uid"].dtype, np.integer)

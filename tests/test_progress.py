@@ -1,0 +1,105 @@
+"""Progress bars: only on a terminal, only for steps that last, never when silenced or forced off."""
+
+import io
+import time
+
+import pytest
+
+from tracs import _progress
+from tracs._progress import progress_bar, silenced
+
+
+class Terminal(io.StringIO):
+    """A standard error that says it is a terminal."""
+
+    def isatty(self):
+        return True
+
+
+def _run(steps: int, pause: float, **kwargs) -> None:
+    with progress_bar(steps, desc="work", **kwargs) as bar:
+        for _ in range(steps):
+            time.sleep(pause)
+            bar.update(1)
+
+
+@pytest.fixture
+def stderr(monkeypatch):
+    def use(stream, delay=0.05, mode=None):
+        monkeypatch.setattr("sys.stderr", stream)
+        monkeypatch.setattr(_progress, "DELAY", delay)
+        if mode is None:
+            monkeypatch.delenv(_progress.ENVIRONMENT, raising=False)
+        else:
+            monkeypatch.setenv(_progress.ENVIRONMENT, mode)
+        return stream
+    return use
+
+
+def test_a_long_step_on_a_terminal_shows_a_bar(stderr):
+    out = stderr(Terminal())
+    _run(6, 0.03)  # 0.18 s, longer than the (shortened) delay of 0.05 s
+    assert "work:" in out.getvalue() and "/6" in out.getvalue()
+
+
+def test_a_short_step_on_a_terminal_shows_nothing(stderr):
+    out = stderr(Terminal(), delay=30.0)
+    _run(3, 0.0)
+    assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize("stream, mode, quiet, enabled, shown", [
+    (io.StringIO(), None, False, True, False),      # not a terminal
+    (io.StringIO(), "always", False, True, True),   # forced on
+    (io.StringIO(), "1", False, True, True),
+    (Terminal(), "never", False, True, False),      # forced off
+    (Terminal(), None, True, True, False),          # silenced (--quiet)
+    (io.StringIO(), "always", True, True, False),   # silencing beats forcing
+    (Terminal(), None, False, False, False),        # this bar disabled (progress=False)
+])
+def test_when_a_bar_appears(stderr, stream, mode, quiet, enabled, shown):
+    out = stderr(stream, mode=mode)
+    with silenced(quiet):
+        _run(4, 0.03, enabled=enabled)
+    assert ("work:" in out.getvalue()) is shown
+
+
+def test_silenced_is_scoped(stderr):
+    out = stderr(io.StringIO(), mode="always")
+    with silenced():
+        _run(2, 0.0)
+    assert out.getvalue() == ""
+    _run(2, 0.0)
+    assert "work:" in out.getvalue()
+
+
+def test_readers_and_em_report_progress_when_forced(tmp_path, monkeypatch, capsys):
+    """Text and Parquet readers count bytes and rows; EM counts its passes (forced: no terminal here)."""
+    import numpy as np
+    import pandas as pd
+
+    from tracs.estimate._em import run_em
+    from tracs.io import read_checkins
+
+    frame = pd.DataFrame({"uid": [1, 1, 2], "datetime": ["2024-05-01T08:00:00Z"] * 3,
+                          "lat": [35.6, 35.7, 35.8], "lng": [139.6, 139.7, 139.8]})
+    frame.to_csv(tmp_path / "a.csv", index=False)
+    frame.to_parquet(tmp_path / "a.parquet")
+
+    class Block:  # two cells, reports that favour the first
+        weight = 10.0
+
+        def predict_and_back(self, theta):
+            like = np.array([0.9, 0.1])
+            return float(self.weight * np.log(like @ theta)), self.weight * like * theta / (like @ theta)
+
+    monkeypatch.setenv(_progress.ENVIRONMENT, "always")
+    read_checkins(tmp_path / "a.csv")
+    read_checkins(tmp_path / "a.parquet")
+    run_em([Block()], np.array([True, True]))
+    err = capsys.readouterr().err
+    assert "read a.csv:" in err and "read a.parquet:" in err and "estimate:" in err
+    monkeypatch.setenv(_progress.ENVIRONMENT, "")
+    read_checkins(tmp_path / "a.csv")
+    run_em([Block()], np.array([True, True]))
+    assert capsys.readouterr().err == ""

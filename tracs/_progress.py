@@ -1,0 +1,89 @@
+"""Progress bars for long steps: one rule for every reader, writer and command.
+
+A bar (tqdm, on standard error) is shown only when all of these hold:
+
+* standard error is a terminal, so files and pipes never receive one;
+* the step is still running after :data:`DELAY` seconds (short steps stay silent);
+* progress is not silenced: ``tracs --quiet`` / ``--no-progress``, or
+  :func:`silenced` around library calls.
+
+The environment variable ``TRACS_PROGRESS`` overrides the first two rules:
+``always`` shows every bar at once, even when standard error is not a terminal
+(for logs and tests); ``never`` shows none.  Silencing always wins.
+
+>>> from tracs._progress import progress_bar
+>>> with progress_bar(3, desc="demo") as bar:  # nothing printed: not a terminal here
+...     for _ in range(3):
+...         bar.update(1)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+__all__ = ["DELAY", "ENVIRONMENT", "progress_bar", "silenced", "shown"]
+
+#: seconds a step runs before its bar appears
+DELAY = 2.0
+#: the environment variable that forces bars on (``always``) or off (``never``)
+ENVIRONMENT = "TRACS_PROGRESS"
+
+_silenced: ContextVar[bool] = ContextVar("tracs_progress_silenced", default=False)
+
+
+def _mode() -> str:
+    value = os.environ.get(ENVIRONMENT, "").strip().lower()
+    return {"always": "always", "1": "always", "on": "always", "never": "never", "0": "never",
+            "off": "never"}.get(value, "auto")
+
+
+def shown() -> bool:
+    """Whether a bar started now may appear (see the module docstring)."""
+    if _silenced.get():
+        return False
+    mode = _mode()
+    if mode != "auto":
+        return mode == "always"
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        return False
+
+
+@contextmanager
+def silenced(quiet: bool = True):
+    """Within this block no bar appears (when ``quiet`` is true)."""
+    token = _silenced.set(bool(quiet) or _silenced.get())
+    try:
+        yield
+    finally:
+        _silenced.reset(token)
+
+
+def progress_bar(total=None, *, desc: str, unit: str = "it", unit_scale: bool = False,
+                 enabled: bool = True, leave: bool = False):
+    """A tqdm bar on standard error that follows the rules of the module docstring.
+
+    Parameters
+    ----------
+    total : int or float, optional
+        Units of work (``None``: a counter without an end).
+    desc, unit, unit_scale, leave
+        As for :class:`tqdm.tqdm` (``unit="B"`` with ``unit_scale`` shows bytes).
+    enabled : bool, default True
+        ``False`` silences this bar only (e.g. a ``progress=False`` argument).
+
+    Returns
+    -------
+    tqdm.tqdm
+        Use as a context manager; ``update(n)`` is cheap when the bar is hidden.
+    """
+    from tqdm import tqdm
+
+    show = enabled and shown()
+    delay = 0.0 if _mode() == "always" else DELAY
+    return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit_scale, delay=delay, disable=not show,
+                file=sys.stderr, leave=leave, dynamic_ncols=True)
