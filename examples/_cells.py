@@ -50,8 +50,9 @@ def dataset(spec: tuple, seed: int):
     """The :class:`tracs.evaluation.Dataset` named by ``spec``.
 
     ``("region", name, trajectories, points)``: random uniform trajectories on a paper region;
-    ``("checkins", name, start, stop)``: trajectories ``start:stop`` of a check-in data set
-    (``stop`` None: to the end), over the whole set's public region and venues;
+    ``("checkins", name, start, stop[, min_points])``: trajectories ``start:stop`` of a
+    check-in data set (``stop`` None: to the end) among those of at least ``min_points``
+    points (default 1), over the whole set's public region and venues;
     ``("line", runs)``: Figure 5's trajectory, ``runs`` times (one key per copy);
     ``("lattice", g, points)``: a trajectory of ``points`` uniform points of the
     ``(g + 1) × (g + 1)`` grid of the unit square (drawn from ``seed``), the grid as POIs.
@@ -65,13 +66,16 @@ def dataset(spec: tuple, seed: int):
     if kind == "checkins":
         full = _checkins(spec[1])
         start, stop = spec[2], spec[3]
-        if start == 0 and stop is None:
+        min_points = spec[4] if len(spec) > 4 else 1
+        if start == 0 and stop is None and min_points <= 1:
             return full
-        offsets = np.asarray(full.offsets)[start:(None if stop is None else stop + 1)]
-        coords = full.coords[offsets[0]:offsets[-1]]
-        keys = None if full.keys is None else full.keys[start:stop]
-        return dataclasses.replace(full, coords=coords, offsets=offsets - offsets[0], keys=keys,
-                                   trajectories=None)
+        offsets = np.asarray(full.offsets)
+        chosen = np.flatnonzero(np.diff(offsets) >= min_points)[start:stop]
+        rows = np.concatenate([np.arange(offsets[t], offsets[t + 1]) for t in chosen])
+        lengths = np.diff(offsets)[chosen]
+        keys = None if full.keys is None else full.keys[chosen]
+        return dataclasses.replace(full, coords=full.coords[rows], keys=keys, trajectories=None,
+                                   offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64))
     if kind == "line":
         runs = spec[1]
         coords = np.tile(np.asarray(LINE, dtype=np.float64), (runs, 1))
@@ -133,8 +137,11 @@ def _total(seed, spec, method, total, reps, anchor):
     values = []
     for rep in range(reps):
         rng = np.random.default_rng(cell_seed(seed, f"{method}/per-trajectory", total, rep))
-        perturber = _build_total(method, ctx, total)
-        out = perturber.perturb_many(coords, offsets, rng=rng, keys=ds.keys)
+        try:
+            perturber = _build_total(method, ctx, total)
+            out = perturber.perturb_many(coords, offsets, rng=rng, keys=ds.keys)
+        except ValueError as exc:  # a budget its sampler cannot realise faithfully: refused, said so
+            return {"error": str(exc)}
         if method.startswith("tracs"):
             out = ctx.poi_space.round(out)[0]
         errors = trajectory_errors(in_degrees(coords, ds), in_degrees(np.asarray(out, dtype=np.float64), ds),

@@ -88,9 +88,11 @@ class Section:
 
 
 def pm(digits: int = 3, key: str | None = None):
-    """``mean ± half-width`` of a unit result (or of its entry ``key``)."""
+    """``mean ± half-width`` of a unit result (or of its entry ``key``); ``refused`` for a refused run."""
     def text(result, row):
         r = result if key is None else result[key]
+        if "error" in r:
+            return "refused"
         return f"{format_number(r['mean'], digits)} ± {format_number(r['half'], max(digits - 1, 1))}"
     return text
 
@@ -134,6 +136,8 @@ def summary_frame(results: dict, table: Table, columns: Sequence[Column] | None 
             if unit is None:
                 continue
             r = results[unit] if key is None else results[unit][key]
+            if "error" in r:
+                continue
             rows.append({"label": column.label, "epsilon": eps, "ae_mean": r["mean"],
                          "ae_ci_low": r["mean"] - r["half"], "ae_ci_high": r["mean"] + r["half"]})
             runs += [{"label": column.label, "epsilon": eps, "repetition": i, "ae": v}

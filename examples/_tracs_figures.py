@@ -12,7 +12,8 @@ The published numbers are those of the result files of the authors' experiment c
   g = 10 and 60), one random trajectory of 100 grid points, 10 runs; TraCS rounded to
   the grid;
 * per-trajectory budget — ε for the whole trajectory, split evenly over its points
-  (TKY: trajectories 1–10, ε = 32 … 512; CHI: trajectories 101–200, ε = 26 … 130).
+  (TKY: trajectories 1–10, ε = 32 … 512; CHI: the first 100 trajectories of at least
+  10 points, ε = 26 … 130).
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ PAPER_TOTAL = {
             "lsrr-thresholds": (0.144, 0.1304, 0.1239, 0.1136, 0.1052),
             "tracs-d": (0.1042, 0.06281, 0.04421, 0.03535, 0.02820),
             "tracs-c": (0.08875, 0.05892, 0.04111, 0.0336, 0.02714)}}
-TOTAL_RANGE = {"tky": (0, 10), "chi": (100, 200)}
+#: (start, stop, min_points) of the trajectories of the per-trajectory budget setting
+TOTAL_RANGE = {"tky": (0, 10, 1), "chi": (0, 100, 10)}
 
 
 def _paper(values: dict, rows) -> dict:

@@ -116,16 +116,24 @@ def main(argv=None) -> dict:
         for name, body in bodies.items():
             print(f"\n{name}:\n{body}")
         return bodies
-    if not args.no_files:
-        for s in chosen:
-            if s.files is not None:
-                for path in s.files(results, args.out_dir):
-                    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     if not only:  # the header speaks for the whole page: only a full regeneration rewrites it
         bodies["header"] = header(cfg, argv, seconds, args.jobs)
     text = args.page.read_text(encoding="utf-8")
     args.page.write_text(_page.replace_blocks(text, bodies), encoding="utf-8")
     print(f"rewrote {len(bodies)} block(s) of {args.page} in {seconds:.0f} s")
+    failed = []
+    if not args.no_files:
+        for s in chosen:
+            if s.files is None:
+                continue
+            try:
+                for path in s.files(results, args.out_dir):
+                    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+            except Exception as exc:  # noqa: BLE001 - the page is written; say which files are missing
+                failed.append(s.name)
+                print(f"FAILED to write the files of {s.name}: {type(exc).__name__}: {exc}", file=sys.stderr)
+    if failed:
+        raise SystemExit(f"files of {', '.join(failed)} not written")
     return bodies
 
 
