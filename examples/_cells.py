@@ -11,6 +11,7 @@ runs).  Kinds:
 ``direction``  one ε of :func:`tracs.evaluation.direction_study` (all four schemes)
 ``loss``       L-SRR thresholds: exact worst-case loss, or the median group sizes
 ``data``       counts of a data set (users, points, venues, hotspots)
+``lengths``    trajectory lengths of a data set spec
 ``time``       :func:`tracs.evaluation.time_methods` (not reproducible: wall-clock)
 
 Data sets are named by tuples too (see :func:`dataset`).
@@ -196,6 +197,12 @@ def _data(seed, name):
             "region_km": (width / 1e3, height / 1e3)}
 
 
+def _lengths(seed, spec):
+    """Trajectory lengths of a data set: mean, and the mean of 1/n (the mean share of a point)."""
+    lengths = np.diff(np.asarray(dataset(spec, seed).offsets)).astype(np.float64)
+    return {"trajectories": len(lengths), "mean": float(lengths.mean()), "mean_inverse": float(np.mean(1 / lengths))}
+
+
 def _time(seed, name, methods, eps, repeat, stop):
     from tracs.evaluation import time_methods
 
@@ -206,7 +213,7 @@ def _time(seed, name, methods, eps, repeat, stop):
 
 
 KINDS = {"grid": _grid, "total": _total, "direction": _direction, "loss": _loss, "data": _data,
-         "time": _time}
+         "lengths": _lengths, "time": _time}
 #: kinds whose values are wall-clock measurements: never compared by a test
 NOT_REPRODUCIBLE = {"time"}
 
