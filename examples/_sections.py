@@ -43,9 +43,9 @@ def continuous(cfg: Config) -> Section:
 
     def files(results, out):
         paths = []
-        for table, name in zip(tables[:2], ("[0,1)²", "[0,2)×[0,10)")):
+        for table, region, name in zip(tables[:2], specs, ("[0,1)²", "[0,2)×[0,10)")):
             summary, runs = summary_frame(results, table)
-            paths += save_figure(summary, runs, out, f"{table.block.replace('-', '_')}_corner",
+            paths += save_figure(summary, runs, out, f"continuous_{region}_corner",
                                  title=f"S = {name}, TraCS-D anchor: corner", ylabel="average error (region units)")
         return paths
 
