@@ -64,12 +64,17 @@ def direction(cfg: Config) -> Section:
     def unit(e):
         return ("direction", float(e), samples, reps)
 
-    sampled = Table("direction", "ε", eps, [Column(label, unit, pm(4, key)) for key, label in names.items()])
+    def inside(result, row):
+        hits = sum(abs(result[k]["mean"] - result[k]["exact"]) <= result[k]["half"] for k in names)
+        return f"{hits} of {len(names)}"
+
+    sampled = Table("direction", "ε", eps, [Column(label, unit, pm(4, key)) for key, label in names.items()]
+                    + [Column("closed form inside ±", unit, inside)])
     exact = Table("direction-exact", "ε", eps,
                   [Column(label, unit, value("exact", 4, key)) for key, label in names.items()])
 
     def files(results, out):
-        frames = [summary_frame(results, sampled, [c], key=k) for c, k in zip(sampled.columns, names)]
+        frames = [summary_frame(results, sampled, [c], key=k) for c, k in zip(sampled.columns[:4], names)]
         import pandas as pd
 
         summary = pd.concat([f[0] for f in frames], ignore_index=True)

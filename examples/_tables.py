@@ -93,8 +93,13 @@ def pm(digits: int = 3, key: str | None = None):
         r = result if key is None else result[key]
         if "error" in r:
             return "refused"
-        return f"{format_number(r['mean'], digits)} ± {format_number(r['half'], max(digits - 1, 1))}"
+        return f"{format_number(r['mean'], digits)} ± {half_width(r['half'], max(digits - 1, 1))}"
     return text
+
+
+def half_width(x: float, digits: int) -> str:
+    """A half-width: ``digits`` significant digits below 10, whole numbers (never ``1e+02``) above."""
+    return f"{x:,.0f}" if abs(x) >= 10 else format_number(x, digits)
 
 
 def value(name: str, digits: int = 3, key: str | None = None):
