@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from _tables import (Column, Config, Section, Table, constant, fixed, no_unit, pm, save_figure, summary_frame,
-                     value)
+from _tables import Column, Config, Section, Table, fixed, pm, save_figure, summary_frame, value
 
 EPS = (2.0, 4.0, 6.0, 8.0, 10.0)
 LABELS = {"tracs-d": "TraCS-D", "tracs-c": "TraCS-C", "strawman": "Strawman", "planar-laplace": "T-Laplace",
@@ -203,6 +202,3 @@ def timing(cfg: Config) -> Section:
 
 def format_ms(ms: float) -> str:
     return f"{ms:.3g}"
-
-
-__all__ = ["continuous", "direction", "discrete", "degrees", "timing", "constant", "no_unit"]

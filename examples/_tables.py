@@ -124,10 +124,6 @@ def constant(values: dict, digits: int = 3):
     return text
 
 
-def no_unit(row):
-    return None
-
-
 # ----------------------------------------------------------------------------- files
 
 
@@ -162,6 +158,14 @@ def save_figure(summary: pd.DataFrame, runs: pd.DataFrame | None, out_dir: Path,
         paths.append(out_dir / f"{stem}_runs.csv")
         runs.to_csv(paths[-1], index=False, float_format="%.6g")
     fig = error_vs_epsilon(summary, title=title, ylabel=ylabel, logy=logy)
+    ax = fig.axes[0]
+    colours = {line.get_label(): line.get_color() for line in ax.lines}
+    for line in ax.lines:  # published values: dashed, in the colour of our line of the same method
+        label = line.get_label()
+        if label.startswith("paper: "):
+            line.set(linestyle="--", marker="x", color=colours.get(label[len("paper: "):], line.get_color()))
+    if any(line.get_label().startswith("paper: ") for line in ax.lines):
+        ax.legend(frameon=False, fontsize="small")
     if xlabel:
         fig.axes[0].set_xlabel(xlabel)
     paths.append(save_png(fig, out_dir / f"{stem}.png"))
