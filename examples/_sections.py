@@ -1,0 +1,204 @@
+"""The experiments of docs/results.md that follow the TraCS paper's sections 4.1 and 4.2 and its appendix."""
+
+from __future__ import annotations
+
+from _tables import Column, Config, Section, Table, fixed, pm, save_figure, summary_frame, value
+
+EPS = (2.0, 4.0, 6.0, 8.0, 10.0)
+LABELS = {"tracs-d": "TraCS-D", "tracs-c": "TraCS-C", "strawman": "Strawman", "planar-laplace": "T-Laplace",
+          "atp": "ATP", "ngram": "NGram", "lsrr": "L-SRR", "lsrr-thresholds": "L-SRR thr."}
+DISCRETE = ("atp", "ngram", "lsrr", "lsrr-thresholds", "tracs-d", "tracs-c")
+QUERY = ("range_preservation", "hotspot_count_error")
+#: the paper's Table 3, ms per location: (total, perturb)
+TABLE3 = {"atp": (145.7, 125.8), "ngram": (100.9, 92.8), "lsrr": (6.2, 0.003), "tracs-d": (0.06, 0.018),
+          "tracs-c": (0.05, 0.003)}
+
+
+def grid_unit(spec, method, eps, reps, anchor="center", rounding=None, metrics=(), units="metres"):
+    # the anchor is TraCS-D's only: other methods get one unit whatever the table's anchor
+    return ("grid", spec, method, float(eps), reps, anchor if method == "tracs-d" else "center", rounding,
+            tuple(metrics), units)
+
+
+# ----------------------------------------------------------------------------- continuous regions
+
+
+def continuous(cfg: Config) -> Section:
+    reps = cfg.pick(20, 3)
+    size = cfg.pick((100, 100), (30, 30))
+    specs = {"unit-square": ("region", "unit-square", *size), "2x10": ("region", "2x10", *size)}
+
+    def col(region, method, anchor="corner", label=None):
+        return Column(label or LABELS[method], lambda e: grid_unit(specs[region], method, e, reps, anchor), pm())
+
+    tables = [Table(f"continuous-{region}", "ε", EPS,
+                    [col(region, m) for m in ("tracs-d", "tracs-c", "strawman", "planar-laplace")])
+              for region in specs]
+    tables.append(Table("continuous-anchor", "ε", EPS, [
+        col("unit-square", "tracs-d", "corner", "[0,1)²: corner"),
+        col("unit-square", "tracs-d", "center", "[0,1)²: centre"),
+        col("2x10", "tracs-d", "corner", "[0,2)×[0,10): corner"),
+        col("2x10", "tracs-d", "center", "[0,2)×[0,10): centre")]))
+
+    def files(results, out):
+        paths = []
+        for table, region, name in zip(tables[:2], specs, ("[0,1)²", "[0,2)×[0,10)")):
+            summary, runs = summary_frame(results, table)
+            paths += save_figure(summary, runs, out, f"continuous_{region}_corner",
+                                 title=f"S = {name}, TraCS-D anchor: corner", ylabel="average error (region units)")
+        return paths
+
+    return Section("continuous", "continuous regions", tables, files)
+
+
+# ----------------------------------------------------------------------------- direction only
+
+
+def direction(cfg: Config) -> Section:
+    eps = (0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0)
+    samples, reps = cfg.pick(100_000, 10_000), cfg.pick(10, 3)
+    names = {"circular": "circular (optimal)", "krr-3": "3-sector k-RR", "krr-6": "6-sector k-RR",
+             "krr-12": "12-sector k-RR"}
+
+    def unit(e):
+        return ("direction", float(e), samples, reps)
+
+    def inside(result, row):
+        hits = sum(abs(result[k]["mean"] - result[k]["exact"]) <= result[k]["half"] for k in names)
+        return f"{hits} of {len(names)}"
+
+    sampled = Table("direction", "ε", eps, [Column(label, unit, pm(4, key)) for key, label in names.items()]
+                    + [Column("closed form inside ±", unit, inside)])
+    exact = Table("direction-exact", "ε", eps,
+                  [Column(label, unit, value("exact", 4, key)) for key, label in names.items()])
+
+    def files(results, out):
+        frames = [summary_frame(results, sampled, [c], key=k) for c, k in zip(sampled.columns[:4], names)]
+        import pandas as pd
+
+        summary = pd.concat([f[0] for f in frames], ignore_index=True)
+        runs = pd.concat([f[1] for f in frames], ignore_index=True)
+        return save_figure(summary, runs, out, "direction", title=f"direction only: {samples:,} directions × "
+                           f"{reps} runs", ylabel="mean circular error (rad)")
+
+    return Section("direction", "direction only", [sampled, exact], files)
+
+
+# ----------------------------------------------------------------------------- check-in data
+
+
+def discrete(cfg: Config) -> Section:
+    reps = cfg.pick(3, 1)
+    stop = cfg.pick(None, 20)
+    spec = {name: ("checkins", name, 0, stop) for name in ("tky", "chi")}
+
+    def unit(name, method):
+        return lambda e: grid_unit(spec[name], method, e, reps, metrics=QUERY)
+
+    def both(methods, text):
+        return [Column(f"{name.upper()}: {LABELS[m]}" if i == 0 else LABELS[m], unit(name, m), text)
+                for name in ("tky", "chi") for i, m in enumerate(methods)]
+
+    five = ("atp", "ngram", "lsrr", "tracs-d", "tracs-c")
+    ae = [Table(f"discrete-{name}", "ε", EPS, [Column(LABELS[m], unit(name, m), pm()) for m in five])
+          for name in ("tky", "chi")]
+    normalised = Table("discrete-normalised", "ε", EPS, both(five, value("normalised")))
+
+    def thresholds_text(result, row):
+        return f"{pm()(result, row)} ({result['normalised']:.3f})"
+
+    def loss(name):
+        return Column("actual loss", lambda e: ("loss", name, "nominal", float(e)), fixed("value"))
+
+    thr = []
+    for name in ("tky", "chi"):
+        thr += [Column(f"{name.upper()}: L-SRR", unit(name, "lsrr"), pm()),
+                Column("L-SRR thresholds", unit(name, "lsrr-thresholds"), thresholds_text), loss(name),
+                Column("TraCS-D", unit(name, "tracs-d"), value("mean")),
+                Column("TraCS-C", unit(name, "tracs-c"), value("mean"))]
+    thresholds = Table("lsrr-thresholds", "ε", EPS, thr)
+    sizes = Table("lsrr-group-sizes", "data set", ("tky", "chi"), [
+        Column(f"median n_{i + 1}", lambda n: ("loss", n, "sizes"),
+               (lambda i: lambda r, row: f"{r['median'][i]:,}")(i)) for i in range(3)],
+        row_text=str.upper, align="---")
+    paper_loss = Table("lsrr-paper-loss", "stated ε", ("tky", "chi"), [
+        Column(f"{e:g}", (lambda e: lambda n: ("loss", n, "paper", e))(e), fixed("value")) for e in EPS],
+        row_text=lambda n: f"{n.upper()}: actual loss of the paper's L-SRR", align="---")
+    data = Table("datasets", "data set", ("tky", "chi"), [
+        Column("users", lambda n: ("data", n), value("users")),
+        Column("check-ins", lambda n: ("data", n), value("points")),
+        Column("venues", lambda n: ("data", n), value("venues")),
+        Column("mean / longest trajectory", lambda n: ("data", n),
+               lambda r, row: f"{r['mean_length']:.0f} / {r['max_length']:,}"),
+        Column("hotspot venues (top 20 %)", lambda n: ("data", n), value("hotspots")),
+        Column("public region (km)", lambda n: ("data", n),
+               lambda r, row: f"{r['region_km'][0]:.1f} × {r['region_km'][1]:.1f}")],
+        row_text=str.upper, align="---")
+    query = [Table(f"query-{short}", "ε", EPS, both(DISCRETE, value(metric)))
+             for short, metric in (("range", "range_preservation"), ("hotspot", "hotspot_count_error"))]
+
+    def files(results, out):
+        import pandas as pd
+
+        paths = []
+        for table, name in zip(ae, ("tky", "chi")):
+            summary, runs = summary_frame(results, table)
+            paths += save_figure(summary, runs, out, f"discrete_{name}", title=f"{name.upper()}: AE, outputs "
+                                 "rounded to the venues", ylabel="average error (m)")
+        rows = [{"dataset": name, "method": m, "epsilon": e,
+                 **{k: results[unit(name, m)(e)][k] for k in QUERY}}
+                for name in ("tky", "chi") for m in DISCRETE for e in EPS]
+        paths.append(out / "paper_query_metrics.csv")
+        pd.DataFrame(rows).to_csv(paths[-1], index=False, float_format="%.6g")
+        return paths
+
+    return Section("discrete", "check-in data", [data, *ae, normalised, thresholds, sizes, paper_loss, *query],
+                   files)
+
+
+def degrees(cfg: Config) -> Section:
+    spec = ("checkins", "tky", 0, cfg.pick(None, 20))
+    methods = ("tracs-d", "tracs-c")
+
+    def unit(m):
+        return grid_unit(spec, m, 2.0, 1, metrics=("ae_degrees",))
+
+    table = Table("degrees", "ε = 2, TKY", methods, [
+        Column("AE (m)", unit, value("mean")), Column("AE (degrees)", unit, value("ae_degrees", 4))],
+        row_text=lambda m: LABELS[m], align="---")
+    return Section("degrees", "errors in degrees", [table])
+
+
+# ----------------------------------------------------------------------------- time
+
+
+def timing(cfg: Config) -> Section:
+    methods = ("atp", "ngram", "lsrr", "tracs-d", "tracs-c")
+    repeat, stop = cfg.pick(3, 1), cfg.pick(None, 10)
+
+    def table(name, paper):
+        rows = [("total (here)", "total"), ("perturb (here)", "perturb")]
+        cols = [Column(LABELS[m], (lambda m: lambda row: None if row[0].endswith("(paper)") else
+                                   ("time", name, methods, 4.0, repeat, stop))(m),
+                       (lambda m: lambda r, row: f"{TABLE3[m][row[1] == 'perturb']:g}" if r is None
+                        else format_ms(r[m][row[1]]))(m)) for m in methods]
+        if paper:
+            rows += [("total (paper)", "total"), ("perturb (paper)", "perturb")]
+        return Table(f"time-{name}", "ms per location", rows, cols, row_text=lambda row: row[0], align="---:")
+
+    def files(results, out):
+        import pandas as pd
+
+        rows = [{"dataset": name, "method": m, "epsilon": 4.0, "total_ms": r[m]["total"],
+                 "perturb_ms": r[m]["perturb"]}
+                for name in ("tky", "chi") for r in [results[("time", name, methods, 4.0, repeat, stop)]]
+                for m in methods]
+        out.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows).to_csv(out / "time_table.csv", index=False, float_format="%.6g")
+        return [out / "time_table.csv"]
+
+    return Section("time", "time per location", [table("tky", True), table("chi", False)], files)
+
+
+def format_ms(ms: float) -> str:
+    return f"{ms:.3g}"
