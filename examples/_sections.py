@@ -67,10 +67,10 @@ def direction(cfg: Config) -> Section:
         hits = sum(abs(result[k]["mean"] - result[k]["exact"]) <= result[k]["half"] for k in names)
         return f"{hits} of {len(names)}"
 
-    sampled = Table("direction", "ε", eps, [Column(label, unit, pm(4, key)) for key, label in names.items()]
+    sampled = Table("direction", "ε", eps, [Column(label, unit, pm(key=key)) for key, label in names.items()]
                     + [Column("closed form inside ±", unit, inside)])
     exact = Table("direction-exact", "ε", eps,
-                  [Column(label, unit, value("exact", 4, key)) for key, label in names.items()])
+                  [Column(label, unit, value("exact", key=key)) for key, label in names.items()])
 
     def files(results, out):
         frames = [summary_frame(results, sampled, [c], key=k) for c, k in zip(sampled.columns[:4], names)]
@@ -164,7 +164,7 @@ def degrees(cfg: Config) -> Section:
         return grid_unit(spec, m, 2.0, 1, metrics=("ae_degrees",))
 
     table = Table("degrees", "ε = 2, TKY", methods, [
-        Column("AE (m)", unit, value("mean")), Column("AE (degrees)", unit, value("ae_degrees", 4))],
+        Column("AE (m)", unit, value("mean")), Column("AE (degrees)", unit, value("ae_degrees"))],
         row_text=lambda m: LABELS[m], align="---")
     return Section("degrees", "errors in degrees", [table])
 

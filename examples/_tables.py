@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 import pandas as pd
 
-from tracs.evaluation import format_number
+from tracs._text import significant
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "docs" / "figures"
@@ -93,20 +93,15 @@ def pm(digits: int = 3, key: str | None = None):
         r = result if key is None else result[key]
         if "error" in r:
             return "refused"
-        return f"{format_number(r['mean'], digits)} ± {half_width(r['half'], max(digits - 1, 1))}"
+        return f"{significant(r['mean'], digits)} ± {significant(r['half'], max(digits - 1, 1))}"
     return text
-
-
-def half_width(x: float, digits: int) -> str:
-    """A half-width: ``digits`` significant digits below 10, whole numbers (never ``1e+02``) above."""
-    return f"{x:,.0f}" if abs(x) >= 10 else format_number(x, digits)
 
 
 def value(name: str, digits: int = 3, key: str | None = None):
     """One number of a unit result, ``digits`` significant digits."""
     def text(result, row):
         r = result if key is None else result[key]
-        return format_number(r[name], digits)
+        return significant(r[name], digits)
     return text
 
 
@@ -120,7 +115,7 @@ def constant(values: dict, digits: int = 3):
     """A column of published numbers, ``{row: value}``."""
     def text(result, row):
         v = values.get(row)
-        return "–" if v is None else format_number(v, digits)
+        return "–" if v is None else significant(v, digits)
     return text
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 
 from _sections import LABELS, grid_unit
 from _tables import Column, Config, Section, Table, constant, pm, save_figure, summary_frame
-from tracs.evaluation import format_number
+from tracs._text import significant
 
 EPS = (2.0, 4.0, 6.0, 8.0, 10.0)
 
@@ -98,7 +98,7 @@ def figure5(cfg: Config) -> Section:
         return lambda e: grid_unit(spec, m, e, 1, "corner")
 
     # the authors' code averages TraCS-D's errors over its fixed start point too (error 0): 9/10 of the AE
-    tenths = Column("TraCS-D × 9/10", unit("tracs-d"), lambda r, row: format_number(0.9 * r["mean"]))
+    tenths = Column("TraCS-D × 9/10", unit("tracs-d"), lambda r, row: significant(0.9 * r["mean"]))
     table = Table("tracs-fig5", "ε", EPS, [Column(LABELS[m], unit(m), pm()) for m in methods] + [tenths]
                   + _paper_columns(PAPER_FIG5, EPS, methods))
     return Section("fig5", "TraCS Figure 5", [table], _files(
