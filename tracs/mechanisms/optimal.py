@@ -314,8 +314,11 @@ class OptimalUnbiased(IntervalInput, PiecewiseConstantMechanism):
         return (self.high - self.low) * c_minus_1 * (2.0 * c + 1.0) / (2.0 * c)
 
     # the same central and side masses as the classical mechanism: s/(s+1) and 1/(s+1)
-    _central_mass = OptimalClassical._central_mass
-    _side_mass = OptimalClassical._side_mass
+    def _central_mass(self):
+        return _logistic_half(self.epsilon)
+
+    def _side_mass(self):
+        return side_mass(self.epsilon)
 
     def _central_left(self, x):
         width = self.high - self.low
