@@ -32,7 +32,7 @@ from ..perturbers._base import as_batch
 from ..region import Rectangle
 from . import _em
 from .result import Density
-from .transition import transition_matrix
+from .transition import snap_edges, transition_matrix
 
 __all__ = ["density"]
 
@@ -175,23 +175,31 @@ def _bin_index(values, edges) -> np.ndarray:
 
 
 def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
-    """One product block per distinct per-point ε (exact per-axis matrices)."""
+    """One product block per distinct per-point ε (exact per-axis lattice matrices).
+
+    Each axis is the optimal classical mechanism on its side of the rectangle, with
+    the perturber's resolution: its public lattice is the perturber's axis lattice.
+    The output bins are snapped to boundaries between lattice cells, so a report is
+    binned by its lattice value and the matrices are sums of exact lattice rows.
+    """
     region = perturber.region
-    bx, by = _bins(xe, output_bins), _bins(ye, output_bins)
-    ix, iy = _bin_index(pts[:, 0], bx), _bin_index(pts[:, 1], by)
+    xmin, ymin, xmax, ymax = region.bounds
+    res = getattr(perturber, "resolution", None)
     blocks = []
     values, inverse = np.unique(eps, return_inverse=True)
     for g, e in enumerate(values):
         share = float(perturber.shares(np.array([e]))[0])
-        mx = OptimalClassical(epsilon=share * e, low=region.bounds[0], high=region.bounds[2])
-        my = OptimalClassical(epsilon=e - share * e, low=region.bounds[1], high=region.bounds[3])
-        ox, oy = bx.copy(), by.copy()
+        mx = OptimalClassical(epsilon=share * e, low=xmin, high=xmax, resolution=res)
+        my = OptimalClassical(epsilon=e - share * e, low=ymin, high=ymax, resolution=res)
+        ox, oy = _bins(xe, output_bins), _bins(ye, output_bins)
         ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
+        ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
         ax = transition_matrix(mx, xe, ox)
         ay = transition_matrix(my, ye, oy)
         sel = inverse == g
-        nx, ny = len(bx) - 1, len(by) - 1
-        key = ix * ny + iy if len(values) == 1 else ix[sel] * ny + iy[sel]
+        p = pts if len(values) == 1 else pts[sel]
+        nx, ny = len(ox) - 1, len(oy) - 1
+        key = _bin_index(p[:, 0], ox) * ny + _bin_index(p[:, 1], oy)
         counts = np.bincount(key, minlength=nx * ny).reshape(nx, ny).astype(np.float64)
         blocks.append(_em.ProductBlock(counts, ax, ay))
     return blocks
