@@ -173,3 +173,14 @@ def test_transition_is_the_lattice_law(mech):
     # every released value falls strictly inside one bin
     pts = mech.lattice.points()
     assert not np.any(np.isin(pts, outs[1:-1]))
+
+
+def test_distribution_workers_bit_identical():
+    mech = M.OptimalClassical(epsilon=2.0, low=0.0, high=1.0)
+    y = mech.sample(np.random.default_rng(3).beta(2.0, 5.0, 4000), rng=4)
+    one = distribution(y, mech, bins=16, bootstrap=6, workers=1)
+    three = distribution(y, mech, bins=16, bootstrap=6, workers=3)
+    np.testing.assert_array_equal(one.probabilities, three.probabilities)
+    np.testing.assert_array_equal(one.standard_errors, three.standard_errors)
+    with pytest.raises(ValueError, match="workers"):
+        distribution(y, mech, bins=16, workers=0)

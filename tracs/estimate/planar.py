@@ -73,8 +73,26 @@ def _subpoints(xe, ye, per_axis: int) -> np.ndarray:
     return np.ascontiguousarray(np.stack([x, y], axis=-1).reshape(gx * gy, m * m, 2))
 
 
+#: ``refine="auto"``: the per-point ε from which EM runs on a grid twice as fine per axis
+AUTO_REFINE_EPSILON = 4.0
+
+
+def _check_refine(refine, eps) -> int:
+    """The refinement factor: an int in 1..8, or ``"auto"`` (2 when every report's ε >= 4, else 1)."""
+    if isinstance(refine, str):
+        if refine != "auto":
+            raise ValueError(f"refine must be an int in 1..8 or 'auto', got {refine!r}")
+        return 2 if float(np.min(eps)) >= AUTO_REFINE_EPSILON else 1
+    if isinstance(refine, bool) or not isinstance(refine, (int, np.integer)):
+        raise TypeError(f"refine must be an int in 1..8 or 'auto', got {type(refine).__name__}")
+    if not 1 <= refine <= 8:
+        raise ValueError(f"refine must be an int in 1..8 or 'auto', got {refine}")
+    return int(refine)
+
+
 def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing=None,
-            tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None) -> Density:
+            tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine=1,
+            accelerate: bool = True, workers: int = 1) -> Density:
     """Estimate the density of the true points from a perturber's reports.
 
     Parameters
@@ -102,7 +120,20 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         TraCS-D / Strawman: each cell is represented by ``subpoints²`` public
         points (1: its centre).
     output_bins : int, optional
-        TraCS-C / planar Laplace: bins of the reports per axis (default 2 per cell).
+        TraCS-C / planar Laplace: bins of the reports per axis (default 2 per cell
+        of the grid EM runs on).
+    refine : int or "auto"
+        EM runs on a grid ``refine`` times finer per axis; the result holds the
+        cell sums on ``grid`` and the fine estimate as :attr:`Density.detail`, which
+        answers range queries.  ``"auto"``: 2 when every report's ε is at least
+        :data:`AUTO_REFINE_EPSILON` (4), else 1 — at large ε the reports resolve
+        more than the grid (``docs/estimation.md``).
+    accelerate : bool
+        SQUAREM acceleration of EM (same fixed points, fewer passes).
+    workers : int
+        Threads over chunks of reports (TraCS-D / Strawman coding and EM passes);
+        the result is bit-identical for every value (partial sums are combined
+        in chunk order).
 
     Returns
     -------
@@ -131,9 +162,13 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         raise ValueError("reports is empty")
     region = perturber.region
     region.validate_points(pts, "reports")
+    workers = _check_workers(workers)
     xmin, ymin, xmax, ymax = region.bounds
-    xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
     eps = _epsilons(perturber, off, len(pts))
+    r = _check_refine(refine, eps)
+    gx, gy = gx * r, gy * r
+    xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
+    coarse = xe[::r], ye[::r]
     if isinstance(perturber, TraCSC):
         blocks = _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins)
         support = np.ones((gx, gy), dtype=bool)
@@ -147,12 +182,25 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
 
         sub = _check_subpoints(subpoints)
         points = _subpoints(xe, ye, sub)
-        blocks = directional_blocks(pts, off, perturber, eps, points, sub)
+        blocks = directional_blocks(pts, off, perturber, eps, points, sub, workers=workers)
         support = region.contains(points.reshape(-1, 2)).reshape(gx * gy, -1).any(axis=1)
         support = support.reshape(gx, gy)
-    fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations)
-    return Density(fit.theta, (xe, ye), fit.iterations, fit.converged,
-                   "em" if smoothing is None else "ems")
+    fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations,
+                     accelerate=accelerate)
+    method = "em" if smoothing is None else "ems"
+    fine = Density(fit.theta, (xe, ye), fit.iterations, fit.converged, method)
+    if r == 1:
+        return fine
+    coarse_p = fit.theta.reshape(gx // r, r, gy // r, r).sum(axis=(1, 3))
+    return Density(coarse_p, coarse, fit.iterations, fit.converged, method, detail=fine)
+
+
+def _check_workers(workers) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)):
+        raise TypeError(f"workers must be an int, got {type(workers).__name__}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    return int(workers)
 
 
 def _check_subpoints(subpoints) -> int:
