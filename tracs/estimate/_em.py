@@ -26,6 +26,7 @@ kernels, coded kernels and dense matrices share one loop.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,6 +135,20 @@ def _smoothing_weight(smoothing) -> float:
     return float(smoothing)
 
 
+def one_blas_thread():
+    """A context with BLAS on one thread, when ``threadpoolctl`` is installed.
+
+    The EM products are small matrices: threaded BLAS only adds synchronisation,
+    which on a busy machine made a TraCS-C pass 30 times slower (1.4 ms against
+    43 ms for a 64×64 grid); one thread also makes the sums' order fixed.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - optional
+        return contextlib.nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
 def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=None,
            initial=None, accelerate: bool = True) -> EMResult:
     """Maximise the likelihood of the reports over the cell probabilities.
@@ -165,6 +180,11 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
     EMResult
         ``iterations`` counts EM maps (passes over the reports).
     """
+    with one_blas_thread():
+        return _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate)
+
+
+def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate) -> EMResult:
     weight = _smoothing_weight(smoothing)
     support = np.asarray(support, dtype=bool)
     if not support.any():

@@ -91,7 +91,7 @@ def _check_refine(refine, eps) -> int:
 
 
 def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing=None,
-            tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine=1,
+            tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine="auto",
             accelerate: bool = True, workers: int = 1) -> Density:
     """Estimate the density of the true points from a perturber's reports.
 
