@@ -98,6 +98,23 @@ def test_workers_bit_identical(make, monkeypatch):
     assert one.iterations == three.iterations
 
 
+def test_cv_smoothing_is_a_fixed_choice_among_the_candidates():
+    # TraCS-C at ε = 2 (seeded): "cv" picks one weight of CV_WEIGHTS from held-out reports and
+    # equals the fit with that weight; the choice is a function of the reports alone
+    from tracs.estimate import _em
+
+    pts, off = _clustered(4000, 15)
+    pert = TraCSC(REGION, 2.0)
+    rep = pert.perturb_many(pts, off, rng=16)
+    est = density(rep, pert, offsets=off, grid=GRID, smoothing="cv", refine=1)
+    again = density(rep.copy(), TraCSC(REGION, 2.0), offsets=off, grid=GRID, smoothing="cv", refine=1)
+    np.testing.assert_array_equal(est.probabilities, again.probabilities)
+    weight = 0.0 if est.method == "em" else float(est.method.split("=")[1])
+    assert weight in _em.CV_WEIGHTS
+    plain = density(rep, pert, offsets=off, grid=GRID, smoothing=weight or None, refine=1)
+    np.testing.assert_array_equal(est.probabilities, plain.probabilities)
+
+
 def test_refine_keeps_fine_estimate_for_queries():
     # TraCS-C at ε = 8 (seeded): EM on a 16×16 grid, cell sums on 8×8; the fine estimate answers
     # range queries, and "auto" refines exactly when every report's ε is at least 4
@@ -170,6 +187,8 @@ def test_frequencies_lsrr():
      ValueError, "subpoints"),
     (lambda: density(np.full((3, 2), np.nan), TraCSC(REGION, 1.0)), ValueError, "NaN"),
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), refine=0), ValueError, "refine"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSD(REGION, 1.0), offsets=[0, 3], smoothing="cv"),
+     ValueError, "counted in bins"),
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), refine="fine"), ValueError, "refine"),
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), refine=2.0), TypeError, "refine"),
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), workers=0), ValueError, "workers"),

@@ -112,8 +112,12 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     iterations : int, optional
         Upper bound on EM iterations; the stopping rule (log-likelihood change per
         report below ``tol``) normally ends the iteration first.
-    smoothing : None or "ems"
-        EMS smoothing (Li et al., SIGMOD 2020) after every M-step.
+    smoothing : None, "ems", "cv" or float in (0, 1]
+        EMS smoothing (Li et al., SIGMOD 2020) after every M-step; a number ``λ``
+        blends it in, ``θ <- (1 − λ)θ + λ·smooth(θ)``; ``"cv"`` (TraCS-C and
+        planar Laplace) picks ``λ`` among :data:`tracs.estimate._em.CV_WEIGHTS`
+        (0 included) by the log-likelihood of held-out reports
+        (:func:`tracs.estimate._em.choose_smoothing`).
     tol : float
         Stopping tolerance (see :mod:`tracs.estimate._em`).
     subpoints : int
@@ -185,9 +189,13 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         blocks = directional_blocks(pts, off, perturber, eps, points, sub, workers=workers)
         support = region.contains(points.reshape(-1, 2)).reshape(gx * gy, -1).any(axis=1)
         support = support.reshape(gx, gy)
+    if isinstance(smoothing, str) and smoothing == "cv":
+        weight = _em.choose_smoothing(blocks, support, tol=tol, max_iterations=iterations,
+                                      accelerate=accelerate)
+        smoothing = weight or None
     fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations,
                      accelerate=accelerate)
-    method = "em" if smoothing is None else "ems"
+    method = "em" if smoothing is None else ("ems" if smoothing == "ems" else f"ems λ={smoothing:g}")
     fine = Density(fit.theta, (xe, ye), fit.iterations, fit.converged, method)
     if r == 1:
         return fine
