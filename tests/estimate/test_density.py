@@ -79,7 +79,59 @@ def test_deterministic_and_public_only():
     # the estimator's inputs are the reports, offsets and the public perturber only
     params = set(inspect.signature(density).parameters)
     assert params == {"reports", "perturber", "offsets", "grid", "iterations", "smoothing", "tol",
-                      "subpoints", "output_bins"}
+                      "subpoints", "output_bins", "refine", "accelerate", "workers"}
+
+
+@pytest.mark.parametrize("make", [lambda: TraCSD(REGION, 2.0), lambda: Strawman(REGION, 2.0),
+                                  lambda: TraCSC(REGION, 2.0)], ids=["tracs-d", "strawman", "tracs-c"])
+def test_workers_bit_identical(make, monkeypatch):
+    # small chunks (256 reports) so that 3 000 reports make 12 chunks over 3 threads
+    from tracs.estimate import _directional
+
+    monkeypatch.setattr(_directional, "CHUNK", 256)
+    pts, off = _clustered(3000, 11)
+    pert = make()
+    rep = pert.perturb_many(pts, off, rng=12)
+    one = density(rep, pert, offsets=off, grid=GRID, subpoints=2, workers=1)
+    three = density(rep, pert, offsets=off, grid=GRID, subpoints=2, workers=3)
+    np.testing.assert_array_equal(one.probabilities, three.probabilities)
+    assert one.iterations == three.iterations
+
+
+def test_cv_smoothing_is_a_fixed_choice_among_the_candidates():
+    # TraCS-C at ε = 2 (seeded): "cv" picks one weight of CV_WEIGHTS from held-out reports and
+    # equals the fit with that weight; the choice is a function of the reports alone
+    from tracs.estimate import _em
+
+    pts, off = _clustered(4000, 15)
+    pert = TraCSC(REGION, 2.0)
+    rep = pert.perturb_many(pts, off, rng=16)
+    est = density(rep, pert, offsets=off, grid=GRID, smoothing="cv", refine=1)
+    again = density(rep.copy(), TraCSC(REGION, 2.0), offsets=off, grid=GRID, smoothing="cv", refine=1)
+    np.testing.assert_array_equal(est.probabilities, again.probabilities)
+    weight = 0.0 if est.method == "em" else float(est.method.split("=")[1])
+    assert weight in _em.CV_WEIGHTS
+    plain = density(rep, pert, offsets=off, grid=GRID, smoothing=weight or None, refine=1)
+    np.testing.assert_array_equal(est.probabilities, plain.probabilities)
+
+
+def test_refine_keeps_fine_estimate_for_queries():
+    # TraCS-C at ε = 8 (seeded): EM on a 16×16 grid, cell sums on 8×8; the fine estimate answers
+    # range queries, and "auto" refines exactly when every report's ε is at least 4
+    pts, off = _clustered(4000, 13)
+    pert = TraCSC(REGION, 8.0)
+    rep = pert.perturb_many(pts, off, rng=14)
+    est = density(rep, pert, offsets=off, grid=GRID, refine=2)
+    assert est.probabilities.shape == GRID and est.detail.probabilities.shape == (16, 16)
+    np.testing.assert_allclose(est.probabilities,
+                               est.detail.probabilities.reshape(8, 2, 8, 2).sum(axis=(1, 3)), atol=1e-15)
+    np.testing.assert_array_equal(est.grid[0], est.detail.grid[0][::2])
+    box = [[0.3, 0.1, 0.9, 0.55]]
+    assert est.range_queries(box)[0] == est.detail.range_queries(box)[0]
+    assert density(rep, pert, offsets=off, grid=GRID, refine="auto").detail is not None
+    low = TraCSC(REGION, 2.0)
+    assert density(low.perturb_many(pts, off, rng=14), low, offsets=off, grid=GRID,
+                   refine="auto").detail is None
 
 
 def test_polygon_region_support():
@@ -134,6 +186,13 @@ def test_frequencies_lsrr():
     (lambda: density(np.full((3, 2), 0.5), TraCSD(REGION, 1.0), offsets=[0, 3], subpoints=9),
      ValueError, "subpoints"),
     (lambda: density(np.full((3, 2), np.nan), TraCSC(REGION, 1.0)), ValueError, "NaN"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), refine=0), ValueError, "refine"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSD(REGION, 1.0), offsets=[0, 3], smoothing="cv"),
+     ValueError, "counted in bins"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), refine="fine"), ValueError, "refine"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), refine=2.0), TypeError, "refine"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), workers=0), ValueError, "workers"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), workers="2"), TypeError, "workers"),
     (lambda: Density(np.ones((2, 2)) / 4, (np.arange(3.0), np.arange(3.0))).range_queries([[1, 1, 0, 0]]),
      ValueError, "xmin <= xmax"),
     (lambda: Density(np.ones((2, 2)) / 4, (np.arange(3.0), np.arange(3.0))).hotspots(0), ValueError, ">= 1"),

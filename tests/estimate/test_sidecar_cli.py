@@ -87,3 +87,17 @@ def test_density_map_layer():
     assert layer.layer_name == "estimated density"
     html = density_map(est, "EPSG:32654").get_root().render()
     assert "probability" in html
+
+
+def test_map_with_estimated_density_layer(tmp_path, tky_path, capsys):
+    release = tmp_path / "rel.csv"
+    assert main(["perturb", str(tky_path), "-m", "tracs-c", "-e", "4", "--seed", "1", "--region", "tky",
+                 "-o", str(release)]) == 0
+    page = tmp_path / "map.html"
+    assert main(["map", str(tky_path), str(release), "--estimate-grid", "8", "--max-users", "2",
+                 "-o", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "estimated density (tracs-c" in html and "probability" in html
+    # the layer needs the release (and its sidecar)
+    assert main(["map", str(tky_path), "--estimate-grid", "8", "-o", str(tmp_path / "m2.html")]) != 0
+    assert "--estimate-grid needs PERTURBED" in capsys.readouterr().err

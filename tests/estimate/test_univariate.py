@@ -131,3 +131,56 @@ def test_em_mean_for_biased_mechanism():
 def test_bad_inputs(call, exc, fragment):
     with pytest.raises(exc, match=fragment):
         call()
+
+
+_COARSE = 2.0 ** -7
+LATTICE = [
+    M.OptimalClassical(epsilon=1.0, low=0.0, high=1.0, resolution=_COARSE),
+    M.OptimalUnbiased(epsilon=2.0, low=0.0, high=1.0, resolution=_COARSE),
+    M.PiecewiseMechanism(epsilon=1.0, low=0.0, high=1.0, resolution=_COARSE),
+    M.SquareWave(epsilon=2.0, low=0.0, high=1.0, resolution=_COARSE),
+    M.PTT(epsilon=1.0, low=0.0, high=1.0, resolution=_COARSE),
+    M.Laplace(epsilon=1.0, low=0.0, high=1.0, resolution=_COARSE),
+    M.Staircase(epsilon=1.0, low=0.0, high=1.0, resolution=_COARSE),
+    M.Truncated(M.Laplace(epsilon=1.0, low=0.0, high=1.0, resolution=_COARSE)),
+    M.Compressed(M.SquareWave(epsilon=1.0, low=0.0, high=1.0, resolution=_COARSE)),
+    M.BoundedLaplace(epsilon=1.0, low=0.0, high=1.0, resolution=_COARSE),
+    M.OptimalCircular(epsilon=2.0, resolution=_COARSE),
+    M.Purkayastha(epsilon=2.0, resolution=_COARSE),
+]
+
+
+@pytest.mark.parametrize("mech", LATTICE, ids=lambda m: type(m).__name__)
+def test_transition_is_the_lattice_law(mech):
+    # on a coarse lattice (2^-7 of the domain) every column is the mean of exact
+    # lattice rows (public lattice_row) summed over the bins, to 1e-12
+    from tracs.estimate.transition import binned_rows, input_nodes
+
+    per = getattr(mech.input_domain, "period", 1.0)
+    reports = mech.sample(np.random.default_rng(0).random(300) * 0.999 * per, rng=1)
+    ins, outs = input_edges(mech, 8), output_edges(mech, reports, 20)
+    k = input_nodes(mech, ins, 4)
+    bins = np.clip(np.searchsorted(outs, mech.lattice.points(), side="left") - 1, 0, len(outs) - 2)
+    expected = np.zeros((len(outs) - 1, k.size))
+    for c, kk in enumerate(k.ravel()):
+        np.add.at(expected[:, c], bins, mech.lattice_row(int(kk)))
+    expected = expected.reshape(len(outs) - 1, *k.shape).mean(axis=2)
+    np.testing.assert_allclose(binned_rows(mech, k.ravel(), outs).reshape(expected.shape[0], *k.shape)
+                               .mean(axis=2), expected, rtol=0, atol=1e-12)
+    a = transition_matrix(mech, ins, outs, nodes=4)
+    np.testing.assert_allclose(a, expected / expected.sum(axis=0), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(a.sum(axis=0), 1.0, rtol=0, atol=1e-12)
+    # every released value falls strictly inside one bin
+    pts = mech.lattice.points()
+    assert not np.any(np.isin(pts, outs[1:-1]))
+
+
+def test_distribution_workers_bit_identical():
+    mech = M.OptimalClassical(epsilon=2.0, low=0.0, high=1.0)
+    y = mech.sample(np.random.default_rng(3).beta(2.0, 5.0, 4000), rng=4)
+    one = distribution(y, mech, bins=16, bootstrap=6, workers=1)
+    three = distribution(y, mech, bins=16, bootstrap=6, workers=3)
+    np.testing.assert_array_equal(one.probabilities, three.probabilities)
+    np.testing.assert_array_equal(one.standard_errors, three.standard_errors)
+    with pytest.raises(ValueError, match="workers"):
+        distribution(y, mech, bins=16, workers=0)

@@ -65,19 +65,15 @@ def _release_points(path: Path, crs):
     return np.column_stack([x, y]), offsets
 
 
-def run(args) -> int:
+def estimate_release(release: Path, grid: int, smoothing=None):
+    """``(density, sidecar, reports)`` of a file written by 'tracs perturb' and its sidecar."""
     from ..estimate.planar import density
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
 
-    release = Path(args.release)
     if not release.is_file():
         raise CLIError(f"no such file: {release}")
-    output = writable_file(args.output)
-    kind = output.suffix.lower()
-    if kind not in (".csv", ".geojson", ".json", ".html"):
-        raise CLIError(f"cannot tell the output format of {output.name}: use .csv, .geojson or .html")
-    if args.grid < 2:
-        raise CLIError(f"--grid must be >= 2, got {args.grid}")
+    if grid < 2:
+        raise CLIError(f"--grid must be >= 2, got {grid}")
     data = read_sidecar(release)
     if data.get("round_to_pois"):
         raise CLIError("the release was rounded to points of interest: its references are not public")
@@ -86,8 +82,19 @@ def run(args) -> int:
     perturber = perturber_from_sidecar(data)
     points, offsets = _release_points(release, data["crs"])
     points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
-    est = density(points, perturber, offsets=offsets, grid=(args.grid, args.grid),
-                  smoothing=None if args.smoothing == "none" else "ems")
+    est = density(points, perturber, offsets=offsets, grid=(grid, grid), smoothing=smoothing)
+    return est, data, len(points)
+
+
+def run(args) -> int:
+    release = Path(args.release)
+    if not release.is_file():
+        raise CLIError(f"no such file: {release}")
+    output = writable_file(args.output)
+    kind = output.suffix.lower()
+    if kind not in (".csv", ".geojson", ".json", ".html"):
+        raise CLIError(f"cannot tell the output format of {output.name}: use .csv, .geojson or .html")
+    est, data, n = estimate_release(release, args.grid, None if args.smoothing == "none" else "ems")
     cells = est.to_geodataframe(crs=data["crs"]).to_crs(4326)
     if kind == ".csv":
         b = cells.geometry.bounds
@@ -106,7 +113,7 @@ def run(args) -> int:
         _answer_queries(Path(args.queries), est, data["crs"], output)
     from .._text import given, whole
 
-    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(points))} reports, {args.grid}×{args.grid} "
+    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(n)} reports, {args.grid}×{args.grid} "
           f"grid, {whole(est.iterations)} EM passes -> {output}")
     return 0
 

@@ -59,6 +59,9 @@ def add_parser(subparsers) -> None:
                    help="embed Leaflet and plugins in the page (the default; kept for scripts)")
     p.add_argument("--online", action="store_true",
                    help="link Leaflet from its CDN instead of embedding it (needs a network to view)")
+    p.add_argument("--estimate-grid", type=positive_int, default=None, metavar="G",
+                   help="add a layer with the density of the true points estimated from PERTURBED "
+                        "and its sidecar (as 'tracs estimate') on G × G cells")
     p.add_argument("--seed", type=seed_int, default=None, help="seed for --epsilon (default: fresh)")
     from . import _columns
 
@@ -151,6 +154,18 @@ def _epsilon_of(released) -> float | None:
     return float(values[0]) if len(values) == 1 and values[0] > 0 else None
 
 
+def _add_density(fmap, args) -> None:
+    """The estimated-density layer of ``--estimate-grid`` (collector side: the release and its sidecar)."""
+    if args.perturbed is None:
+        raise CLIError("--estimate-grid needs PERTURBED: the file 'tracs perturb' wrote, with its sidecar")
+    from ..maps.density import density_layer
+    from .estimate import estimate_release
+
+    est, data, _ = estimate_release(Path(args.perturbed), args.estimate_grid)
+    density_layer(est, data["crs"], name=f"estimated density ({data['method']}, ε = {data['epsilon']:g})",
+                  min_share=0.0).add_to(fmap)
+
+
 def run(args) -> int:
     """Write the map; return 0, or print a one-line error and return 1."""
     try:
@@ -213,6 +228,8 @@ def _run(args) -> int:
                               max_users=args.max_users or DEFAULT_MAX_USERS)
     for warning in caught:
         print(f"tracs map: note: {warning.message}", file=sys.stderr)
+    if args.estimate_grid is not None:
+        _add_density(fmap, args)
     save_map(fmap, output, offline=not args.online)
     from .._text import significant
 

@@ -27,7 +27,9 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["code_reports", "coded_em_pass", "code_table"]
+from ._threads import run_chunks
+
+__all__ = ["code_reports", "coded_em_pass", "code_table", "run_chunks", "CodedBlock"]
 
 MODE_ARC = 0
 MODE_SECTORS = 1
@@ -223,20 +225,32 @@ def coded_em_pass_single(codes, table_index, tables, theta, back):
 
 
 class CodedBlock:
-    """Reports stored as code chunks; the EM pass runs compiled over each chunk."""
+    """Reports stored as code chunks; the EM pass runs compiled over each chunk.
 
-    def __init__(self, chunks, table_index, tables):
+    Each chunk returns its own partial sums, added in chunk order: the result does
+    not depend on ``workers``.
+    """
+
+    def __init__(self, chunks, table_index, tables, workers: int = 1):
         self.chunks = chunks  # list of (start, codes uint8 (n_chunk, K))
         self.table_index = table_index
         self.tables = np.ascontiguousarray(tables, dtype=np.float64)
         self.weight = float(len(table_index))
+        self.workers = int(workers)
 
     def predict_and_back(self, theta):
         flat = np.ascontiguousarray(theta.ravel(), dtype=np.float64)
+        run = coded_em_pass_single if self.tables.shape[1] == 8 else coded_em_pass
+
+        def chunk(i):
+            start, codes = self.chunks[i]
+            part = np.zeros_like(flat)
+            ll = run(codes, self.table_index[start:start + len(codes)], self.tables, flat, part)
+            return ll, part
+
         back = np.zeros_like(flat)
         ll = 0.0
-        run = coded_em_pass_single if self.tables.shape[1] == 8 else coded_em_pass
-        for start, codes in self.chunks:
-            ll += run(codes, self.table_index[start:start + len(codes)], self.tables,
-                                flat, back)
+        for part_ll, part in run_chunks(chunk, len(self.chunks), self.workers):
+            ll += part_ll
+            back += part
         return ll, back.reshape(theta.shape)

@@ -34,7 +34,7 @@ def _split(perturber, eps):
     return eps_dir, values - eps_dir, inverse
 
 
-def directional_blocks(reports, offsets, perturber, eps, points, sub):
+def directional_blocks(reports, offsets, perturber, eps, points, sub, workers: int = 1):
     """EM blocks for TraCS-D / Strawman reports: a coded block and, where needed, a dense one."""
     region = perturber.region
     refs = references(reports, offsets, perturber.anchor_point)
@@ -57,15 +57,19 @@ def directional_blocks(reports, offsets, perturber, eps, points, sub):
     if len(regular):
         rep, ref = np.ascontiguousarray(reports[regular]), np.ascontiguousarray(refs[regular])
         cos_r, half_rr = np.ascontiguousarray(cos_half[regular]), np.ascontiguousarray(half_r[regular])
-        chunks = []
-        for start in range(0, len(regular), CHUNK):
+        starts = list(range(0, len(regular), CHUNK))
+
+        def code(i):
+            start = starts[i]
             stop = min(len(regular), start + CHUNK)
             out = np.empty((stop - start, len(points)), dtype=_coded.code_dtype(points.shape[1]))
             _coded.code_reports(rep, ref, start, stop, points, nx, ny, hb, mode, cos_r, sectors,
                                 half_rr, out)
-            chunks.append((start, out))
+            return start, out
+
+        chunks = _coded.run_chunks(code, len(starts), workers)
         tables = _coded.code_table(eps_dir, eps_dist, points.shape[1])
-        blocks.append(_coded.CodedBlock(chunks, inverse[regular].astype(np.int64), tables))
+        blocks.append(_coded.CodedBlock(chunks, inverse[regular].astype(np.int64), tables, workers))
     if len(special):
         lik = _special_likelihood(refs[special], perturber, eps_dir[inverse[special]],
                                   eps_dist[inverse[special]], points, region)

@@ -32,7 +32,7 @@ from ..perturbers._base import as_batch
 from ..region import Rectangle
 from . import _em
 from .result import Density
-from .transition import transition_matrix
+from .transition import snap_edges, transition_matrix
 
 __all__ = ["density"]
 
@@ -73,8 +73,26 @@ def _subpoints(xe, ye, per_axis: int) -> np.ndarray:
     return np.ascontiguousarray(np.stack([x, y], axis=-1).reshape(gx * gy, m * m, 2))
 
 
+#: ``refine="auto"``: the per-point ε from which EM runs on a grid twice as fine per axis
+AUTO_REFINE_EPSILON = 4.0
+
+
+def _check_refine(refine, eps) -> int:
+    """The refinement factor: an int in 1..8, or ``"auto"`` (2 when every report's ε >= 4, else 1)."""
+    if isinstance(refine, str):
+        if refine != "auto":
+            raise ValueError(f"refine must be an int in 1..8 or 'auto', got {refine!r}")
+        return 2 if float(np.min(eps)) >= AUTO_REFINE_EPSILON else 1
+    if isinstance(refine, bool) or not isinstance(refine, (int, np.integer)):
+        raise TypeError(f"refine must be an int in 1..8 or 'auto', got {type(refine).__name__}")
+    if not 1 <= refine <= 8:
+        raise ValueError(f"refine must be an int in 1..8 or 'auto', got {refine}")
+    return int(refine)
+
+
 def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing=None,
-            tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None) -> Density:
+            tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine="auto",
+            accelerate: bool = True, workers: int = 1) -> Density:
     """Estimate the density of the true points from a perturber's reports.
 
     Parameters
@@ -94,15 +112,32 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     iterations : int, optional
         Upper bound on EM iterations; the stopping rule (log-likelihood change per
         report below ``tol``) normally ends the iteration first.
-    smoothing : None or "ems"
-        EMS smoothing (Li et al., SIGMOD 2020) after every M-step.
+    smoothing : None, "ems", "cv" or float in (0, 1]
+        EMS smoothing (Li et al., SIGMOD 2020) after every M-step; a number ``λ``
+        blends it in, ``θ <- (1 − λ)θ + λ·smooth(θ)``; ``"cv"`` (TraCS-C and
+        planar Laplace) picks ``λ`` among :data:`tracs.estimate._em.CV_WEIGHTS`
+        (0 included) by the log-likelihood of held-out reports
+        (:func:`tracs.estimate._em.choose_smoothing`).
     tol : float
         Stopping tolerance (see :mod:`tracs.estimate._em`).
     subpoints : int
         TraCS-D / Strawman: each cell is represented by ``subpoints²`` public
         points (1: its centre).
     output_bins : int, optional
-        TraCS-C / planar Laplace: bins of the reports per axis (default 2 per cell).
+        TraCS-C / planar Laplace: bins of the reports per axis (default 2 per cell
+        of the grid EM runs on).
+    refine : int or "auto"
+        EM runs on a grid ``refine`` times finer per axis; the result holds the
+        cell sums on ``grid`` and the fine estimate as :attr:`Density.detail`, which
+        answers range queries.  ``"auto"``: 2 when every report's ε is at least
+        :data:`AUTO_REFINE_EPSILON` (4), else 1 — at large ε the reports resolve
+        more than the grid (``docs/estimation.md``).
+    accelerate : bool
+        SQUAREM acceleration of EM (same fixed points, fewer passes).
+    workers : int
+        Threads over chunks of reports (TraCS-D / Strawman coding and EM passes);
+        the result is bit-identical for every value (partial sums are combined
+        in chunk order).
 
     Returns
     -------
@@ -131,9 +166,13 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         raise ValueError("reports is empty")
     region = perturber.region
     region.validate_points(pts, "reports")
+    workers = _check_workers(workers)
     xmin, ymin, xmax, ymax = region.bounds
-    xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
     eps = _epsilons(perturber, off, len(pts))
+    r = _check_refine(refine, eps)
+    gx, gy = gx * r, gy * r
+    xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
+    coarse = xe[::r], ye[::r]
     if isinstance(perturber, TraCSC):
         blocks = _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins)
         support = np.ones((gx, gy), dtype=bool)
@@ -147,12 +186,29 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
 
         sub = _check_subpoints(subpoints)
         points = _subpoints(xe, ye, sub)
-        blocks = directional_blocks(pts, off, perturber, eps, points, sub)
+        blocks = directional_blocks(pts, off, perturber, eps, points, sub, workers=workers)
         support = region.contains(points.reshape(-1, 2)).reshape(gx * gy, -1).any(axis=1)
         support = support.reshape(gx, gy)
-    fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations)
-    return Density(fit.theta, (xe, ye), fit.iterations, fit.converged,
-                   "em" if smoothing is None else "ems")
+    if isinstance(smoothing, str) and smoothing == "cv":
+        weight = _em.choose_smoothing(blocks, support, tol=tol, max_iterations=iterations,
+                                      accelerate=accelerate)
+        smoothing = weight or None
+    fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations,
+                     accelerate=accelerate)
+    method = "em" if smoothing is None else ("ems" if smoothing == "ems" else f"ems λ={smoothing:g}")
+    fine = Density(fit.theta, (xe, ye), fit.iterations, fit.converged, method)
+    if r == 1:
+        return fine
+    coarse_p = fit.theta.reshape(gx // r, r, gy // r, r).sum(axis=(1, 3))
+    return Density(coarse_p, coarse, fit.iterations, fit.converged, method, detail=fine)
+
+
+def _check_workers(workers) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)):
+        raise TypeError(f"workers must be an int, got {type(workers).__name__}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    return int(workers)
 
 
 def _check_subpoints(subpoints) -> int:
@@ -175,23 +231,31 @@ def _bin_index(values, edges) -> np.ndarray:
 
 
 def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
-    """One product block per distinct per-point ε (exact per-axis matrices)."""
+    """One product block per distinct per-point ε (exact per-axis lattice matrices).
+
+    Each axis is the optimal classical mechanism on its side of the rectangle, with
+    the perturber's resolution: its public lattice is the perturber's axis lattice.
+    The output bins are snapped to boundaries between lattice cells, so a report is
+    binned by its lattice value and the matrices are sums of exact lattice rows.
+    """
     region = perturber.region
-    bx, by = _bins(xe, output_bins), _bins(ye, output_bins)
-    ix, iy = _bin_index(pts[:, 0], bx), _bin_index(pts[:, 1], by)
+    xmin, ymin, xmax, ymax = region.bounds
+    res = getattr(perturber, "resolution", None)
     blocks = []
     values, inverse = np.unique(eps, return_inverse=True)
     for g, e in enumerate(values):
         share = float(perturber.shares(np.array([e]))[0])
-        mx = OptimalClassical(epsilon=share * e, low=region.bounds[0], high=region.bounds[2])
-        my = OptimalClassical(epsilon=e - share * e, low=region.bounds[1], high=region.bounds[3])
-        ox, oy = bx.copy(), by.copy()
+        mx = OptimalClassical(epsilon=share * e, low=xmin, high=xmax, resolution=res)
+        my = OptimalClassical(epsilon=e - share * e, low=ymin, high=ymax, resolution=res)
+        ox, oy = _bins(xe, output_bins), _bins(ye, output_bins)
         ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
+        ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
         ax = transition_matrix(mx, xe, ox)
         ay = transition_matrix(my, ye, oy)
         sel = inverse == g
-        nx, ny = len(bx) - 1, len(by) - 1
-        key = ix * ny + iy if len(values) == 1 else ix[sel] * ny + iy[sel]
+        p = pts if len(values) == 1 else pts[sel]
+        nx, ny = len(ox) - 1, len(oy) - 1
+        key = _bin_index(p[:, 0], ox) * ny + _bin_index(p[:, 1], oy)
         counts = np.bincount(key, minlength=nx * ny).reshape(nx, ny).astype(np.float64)
         blocks.append(_em.ProductBlock(counts, ax, ay))
     return blocks

@@ -59,6 +59,11 @@ class Density:
         Whether the stopping rule fired.
     method : str
         What produced it (``"em"``, ``"ems"`` or ``"raw"``).
+    detail : Density, optional
+        The same estimate on a finer grid that refines ``grid`` (the grid EM ran on,
+        ``density(refine=r)``); :meth:`range_queries` reads it, so box edges inside
+        a cell are placed at the finer resolution.  ``probabilities`` are its sums
+        over the cells of ``grid``.
     """
 
     probabilities: np.ndarray
@@ -66,6 +71,7 @@ class Density:
     iterations: int = 0
     converged: bool = True
     method: str = "em"
+    detail: "Density | None" = None
 
     @classmethod
     def from_points(cls, points, grid) -> "Density":
@@ -88,7 +94,8 @@ class Density:
         return np.stack(np.meshgrid(cx, cy, indexing="ij"), axis=-1)
 
     def range_queries(self, boxes) -> np.ndarray:
-        """Estimated share of true points in every box (mass spread uniformly inside cells).
+        """Estimated share of true points in every box (mass spread uniformly inside cells,
+        the cells of :attr:`detail` when there is one).
 
         Parameters
         ----------
@@ -99,6 +106,8 @@ class Density:
         -------
         numpy.ndarray, shape (m,)
         """
+        if self.detail is not None:
+            return self.detail.range_queries(boxes)
         b = check_boxes(boxes)
         xe, ye = self.grid
         wx = _overlap(xe, b[:, 0], b[:, 2])

@@ -134,7 +134,7 @@ class _CountsBlock:
 
 def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_bins=None,
                  tol: float = DEFAULT_TOL, max_iterations=None, bootstrap: int = BOOTSTRAP,
-                 seed: int = 0) -> Distribution:
+                 seed: int = 0, workers: int = 1) -> Distribution:
     """Estimate the distribution of the true values from a mechanism's reports.
 
     Parameters
@@ -155,6 +155,9 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
         Parametric bootstrap replicates for the standard errors (0: none).
     seed : int
         Seed of the bootstrap (the estimate itself is deterministic).
+    workers : int
+        Threads over the bootstrap replicates (their resamples are drawn first, in
+        order): the result is bit-identical for every value.
 
     Returns
     -------
@@ -166,17 +169,25 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
     nout = default_output_bins(bins) if output_bins is None else check_bins(output_bins, "output_bins")
     edges, counts, matrix = _model(arr, mechanism, bins, nout)
     fit = _fit(counts, matrix, smoothing, tol, max_iterations)
-    reps = _bootstrap(counts, matrix, smoothing, tol, max_iterations, bootstrap, seed)
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)):
+        raise TypeError(f"workers must be an int, got {type(workers).__name__}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    reps = _bootstrap(counts, matrix, smoothing, tol, max_iterations, bootstrap, seed, int(workers))
     se = np.std(reps, axis=0, ddof=1) if len(reps) > 1 else np.zeros_like(fit.theta)
     return Distribution(edges, fit.theta, se, fit.iterations, fit.converged)
 
 
-def _bootstrap(counts, matrix, smoothing, tol, max_iterations, replicates, seed) -> np.ndarray:
+def _bootstrap(counts, matrix, smoothing, tol, max_iterations, replicates, seed,
+               workers: int = 1) -> np.ndarray:
     """EM fits on multinomial resamples of the binned counts, shape (replicates, bins)."""
+    from ._threads import run_chunks
+
     rng = np.random.default_rng(seed)
     n = int(counts.sum())
-    reps = [_fit(rng.multinomial(n, counts / n).astype(np.float64), matrix, smoothing, tol,
-                 max_iterations).theta for _ in range(int(replicates))]
+    samples = [rng.multinomial(n, counts / n).astype(np.float64) for _ in range(int(replicates))]
+    reps = run_chunks(lambda i: _fit(samples[i], matrix, smoothing, tol, max_iterations).theta,
+                      len(samples), workers)
     return np.array(reps).reshape(len(reps), matrix.shape[1])
 
 

@@ -115,7 +115,7 @@ EXTRA_METRICS: dict[str, MetricSpec] = {
                    "region units on a continuous region", False),
         MetricSpec("range_query_raw", _est.range_query_raw,
                    "mean absolute error of the share of points in 200 random boxes (10-50 % of each "
-                   "side), from the raw reports' 32x32 histogram", False),
+                   "side), counted on the raw reports", False),
         MetricSpec("range_query_estimated", _est.range_query_estimated,
                    "the same boxes answered by the EM density estimate (tracs.estimate.density; "
                    "NaN for methods without an estimator)", False, needs_perturber=True),
