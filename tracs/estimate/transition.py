@@ -182,23 +182,12 @@ def input_points(mechanism, k: np.ndarray) -> np.ndarray:
 def binned_rows(mechanism, k: np.ndarray, out_edges: np.ndarray) -> np.ndarray:
     """``Σ_{j in bin} lattice_row(k)[j]`` for every bin and input index: (bins, len(k)).
 
-    Differences of the cumulative masses at the lattice cell boundaries that start
-    the bins (:func:`snap_edges`).
+    Differences of the mechanism's cumulative lattice masses
+    (:meth:`~tracs.mechanisms.lattice.LatticeMixin.lattice_cumulative`) at the lattice
+    cell boundaries that start the bins (:func:`snap_edges`).
     """
-    lat = mechanism.lattice
     b = _boundaries(mechanism, out_edges)
-    x = input_points(mechanism, np.asarray(k))
-    circle = isinstance(mechanism.output_domain, Circle)
-    cum = np.empty((len(b),) + x.shape)
-    inner = np.arange(1, len(b) - 1)
-    cum[0], cum[-1] = 0.0, 1.0
-    if len(inner):
-        cum[inner] = mechanism.cdf((lat.origin + (b[inner] - 0.5) * lat.spacing)[:, None], x[None, :])
-    if circle:
-        # cells are [(j − ½)h, (j + ½)h): the first bin starts at −h/2, i.e. at the period − h/2
-        top = lat.origin + (lat.count - 0.5) * lat.spacing
-        cum[0] = mechanism.cdf(np.full(x.shape, top), x) - 1.0
-        cum[-1] = mechanism.cdf(np.full(x.shape, top), x)
+    cum = mechanism.lattice_cumulative(b, np.asarray(k).reshape(-1))
     return np.clip(np.diff(cum, axis=0), 0.0, None)
 
 

@@ -50,7 +50,7 @@ from ..random.kernels import draw_u64, draw_u64_pair
 from . import _lattice_kernels
 from ._lattice_kernels import SNAP_SCALE, TWO53, below, snap, split_word, uniform_index
 
-__all__ = ["band_width", "rare_mass", "band_row", "threshold", "uniform_below", "band_cell", "affine_start",
+__all__ = ["band_width", "rare_mass", "band_row", "band_cumulative", "threshold", "uniform_below", "band_cell", "affine_start",
            "affine_starts", "affine_band_index", "classical_band_index", "circular_band_index",
            "fast_affine_index", "threshold_compiled", "snapped_affine_band", "snapped_circular_band"]
 
@@ -94,6 +94,19 @@ def band_row(start: int, m: int, count: int, c: float) -> np.ndarray:
     row = np.full(count, c / (count - m) if count > m else 0.0)
     row[start:start + m] = (1.0 - c) / m
     return row
+
+
+def band_cumulative(b: np.ndarray, starts: np.ndarray, m: int, count: int, c: float) -> np.ndarray:
+    """``P(index < b)`` of banded rows whose bands start at ``starts``: shape ``(len(b), len(starts))``.
+
+    ``starts`` may exceed ``count − m`` on a circle (the band then wraps past the end).
+    """
+    b = np.asarray(b, dtype=np.int64)[:, None]
+    s = np.asarray(starts, dtype=np.int64)[None, :]
+    inside = np.clip(np.minimum(s + m, b) - s, 0, m) + np.clip(np.minimum(s + m - count, b), 0, m)
+    high = (1.0 - c) / m
+    low = c / (count - m) if count > m else 0.0
+    return np.clip(inside * high + (b - inside) * low, 0.0, 1.0)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -277,6 +277,10 @@ class PiecewiseConstantMechanism(Mechanism):
         m, c = self.band()
         return _band.band_row(int(self._band_start(np.array([k]))[0]), m, count, c)
 
+    def lattice_cumulative(self, b, k):
+        m, c = self.band()
+        return _band.band_cumulative(b, self._band_start(k), m, self._grid()[4], c)
+
     def _sample_indices(self, flat, rng):
         ks = resolve_streams(rng, None, 1)
         m, c = self.band()

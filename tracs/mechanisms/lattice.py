@@ -282,6 +282,32 @@ class LatticeMixin:
             row = row + lam * self._row((i + 1) % inp.count)
         return row
 
+    def lattice_cumulative(self, b, k) -> np.ndarray:
+        """``P(index < b | x_k)``: the row of input lattice point ``k`` summed below cell ``b``.
+
+        ``b`` (boundaries, ``0 … count``) and ``k`` (input lattice indices) are 1-D;
+        the result has shape ``(len(b), len(k))``.  Equal to cumulative sums of
+        :meth:`lattice_row` without building the rows (the estimators' transition
+        matrices use it on the default lattice).  This generic version evaluates the
+        mechanism's cdf at the cell boundaries (the law of the generic path).
+        """
+        b = np.asarray(b, dtype=np.int64).reshape(-1)
+        x = self._input_point(np.asarray(k, dtype=np.int64).reshape(-1))
+        lat = self.lattice
+        cum = np.empty((b.size, x.size))
+        inner = (b > 0) & (b < lat.count)
+        cum[b <= 0], cum[b >= lat.count] = 0.0, 1.0
+        if self._on_circle():
+            # cell 0 wraps: [−h/2, h/2); its part above period − h/2 belongs below every boundary
+            top = lat.origin + (lat.count - 0.5) * lat.spacing
+            wrapped = 1.0 - self.cdf(np.full(x.shape, top), x)
+            if inner.any():
+                cum[inner] = self.cdf((lat.origin + (b[inner] - 0.5) * lat.spacing)[:, None], x[None, :]) + wrapped
+            return np.clip(cum, 0.0, 1.0)
+        if inner.any():
+            cum[inner] = self.cdf((lat.origin + (b[inner] - 0.5) * lat.spacing)[:, None], x[None, :])
+        return cum
+
     # -- sampling -------------------------------------------------------------------------
     def sample_index(self, x, *, rng=None) -> np.ndarray:
         """Lattice indices of one release per entry of ``x`` (int64, same shape)."""

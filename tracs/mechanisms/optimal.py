@@ -206,6 +206,12 @@ class OptimalCircular(CircleDomain, Mechanism):
         m, c = self.band()
         return np.roll(_band.band_row(0, m, n, c), k - (m - 1) // 2)
 
+    def lattice_cumulative(self, b, k):
+        n = self._cells()
+        m, c = self.band()
+        starts = np.mod(np.asarray(k, dtype=np.int64).reshape(-1) - (m - 1) // 2, n)
+        return _band.band_cumulative(b, starts, m, n, c)
+
     def _sample_indices(self, flat, rng):
         ks = resolve_streams(rng, None, 1)
         m, c = self.band()

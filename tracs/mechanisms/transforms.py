@@ -90,6 +90,18 @@ class _Wrapper(Mechanism):
     def lattice_pmf(self, x):
         return self._gather(self.mechanism.lattice_pmf(x))
 
+    def lattice_cumulative(self, b, k):
+        """``P(index < b | x_k)`` from the wrapped mechanism's (the index map is monotone)."""
+        b = np.asarray(b, dtype=np.int64).reshape(-1)
+        lo, count = self._index_shift(), self.lattice.count
+        cum = self.mechanism.lattice_cumulative(np.clip(b, 1, count - 1) + lo, k)
+        cum[b <= 0], cum[b >= count] = 0.0, 1.0
+        return cum
+
+    def _index_shift(self) -> int:
+        """Wrapped index of the wrapper's index 0 (indices shift by it between the ends)."""
+        return 0
+
 
 @dataclass(frozen=True, repr=False)
 class Compressed(_Wrapper):
@@ -201,6 +213,9 @@ class Truncated(_Wrapper):
     def _map_index(self, j):
         lo, hi = self._index_range()
         return np.clip(j, lo, hi) - lo
+
+    def _index_shift(self) -> int:
+        return int(self._index_range()[0])
 
     def _pdf(self, y, x):
         dom = self.output_domain
