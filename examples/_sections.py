@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from _tables import Column, Config, Section, Table, fixed, pm, save_figure, summary_frame, value
+from tracs._text import significant
 
 EPS = (2.0, 4.0, 6.0, 8.0, 10.0)
 LABELS = {"tracs-d": "TraCS-D", "tracs-c": "TraCS-C", "strawman": "Strawman", "planar-laplace": "T-Laplace",
@@ -108,7 +109,7 @@ def discrete(cfg: Config) -> Section:
         return f"{pm()(result, row)} ({result['normalised']:.3f})"
 
     def loss(name):
-        return Column("actual loss", lambda e: ("loss", name, "nominal", float(e)), fixed("value"))
+        return Column("actual loss", lambda e: ("loss", name, "nominal", float(e)), value("value"))
 
     thr = []
     for name in ("tky", "chi"):
@@ -122,7 +123,7 @@ def discrete(cfg: Config) -> Section:
                (lambda i: lambda r, row: f"{r['median'][i]:,}")(i)) for i in range(3)],
         row_text=str.upper, align="---")
     paper_loss = Table("lsrr-paper-loss", "stated ε", ("tky", "chi"), [
-        Column(f"{e:g}", (lambda e: lambda n: ("loss", n, "paper", e))(e), fixed("value")) for e in EPS],
+        Column(f"{e:g}", (lambda e: lambda n: ("loss", n, "paper", e))(e), value("value")) for e in EPS],
         row_text=lambda n: f"{n.upper()}: actual loss of the paper's L-SRR", align="---")
     data = Table("datasets", "data set", ("tky", "chi"), [
         Column("users", lambda n: ("data", n), value("users")),
@@ -201,4 +202,4 @@ def timing(cfg: Config) -> Section:
 
 
 def format_ms(ms: float) -> str:
-    return f"{ms:.3g}"
+    return significant(ms)
