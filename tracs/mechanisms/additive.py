@@ -14,11 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_epsilon
+from ..random import resolve_streams
+from . import _geometric
 from ._base import Mechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import RealLine
 from ._numeric import over_expm1
 from ._params import IntervalInput, check_parameter
+from .lattice import _check_enumerable
 
 __all__ = ["Laplace", "Staircase", "staircase_square_gamma"]
 
@@ -88,9 +91,11 @@ class Laplace(_AdditiveNoise):
     Notes
     -----
     Releases are cells of the public window ``[low − w, high + w]``
-    (:attr:`window_margin`), drawn exactly from the cdf over each cell at the
-    snapped input (:mod:`tracs.mechanisms.lattice`): no raw floating-point
-    Laplace draw, so no low-bit leak (Mironov, CCS 2012).  ε up to 600.
+    (:attr:`window_margin`), on a lattice aligned with the input lattice: the
+    snapped input's index plus a discrete Laplace offset ``P(D = d) ∝ e^{−ε|d|/n}``
+    (``n`` cells across the input interval), clamped into the window, drawn by exact
+    inversion (:mod:`tracs.mechanisms._geometric`, proof there): no raw
+    floating-point Laplace draw, so no low-bit leak (Mironov, CCS 2012).  ε up to 600.
 
     References
     ----------
@@ -117,6 +122,36 @@ class Laplace(_AdditiveNoise):
 
     def _expected_error(self, x, p):
         return np.full(x.shape, self.scale if p == 1 else 2.0 * self.scale**2)
+
+    # -- lattice: the discrete Laplace offset (tracs.mechanisms._geometric) ---------------------
+    def _margin_cells(self) -> int:
+        """Cells of the public window beyond each end of the input interval."""
+        return max(1, math.ceil(self.window_margin / (self.sensitivity / self._cells())))
+
+    def _grid(self):
+        # aligned with the input lattice: inputs n cells apart, the window L cells past each end
+        n, L = self._cells(), self._margin_cells()
+        h = self.sensitivity / n
+        A = self.low - L * h
+        count = n + 1 + 2 * L
+        return A, A + (count - 1) * h, A - h / 2.0, h, count
+
+    def _row(self, k):
+        count = self._grid()[4]
+        _check_enumerable(count)
+        return _geometric.laplace_row(k, self._margin_cells(), count,
+                                      *_geometric.laplace_constants(self.epsilon, self._cells()))
+
+    def lattice_cumulative(self, b, k):
+        return _geometric.laplace_cumulative(b, k, self._margin_cells(), self._grid()[4],
+                                             *_geometric.laplace_constants(self.epsilon, self._cells()))
+
+    def _sample_indices(self, flat, rng):
+        ks = resolve_streams(rng, None, 1)
+        n = self._cells()
+        log_r, log_c = _geometric.laplace_constants(self.epsilon, n)
+        return _geometric.snapped_laplace(self._snap_t(flat), n, self._margin_cells(), self._grid()[4], log_r, log_c,
+                                          ks.kind, ks.key, np.uint64(ks.streams[0]))
 
 
 def staircase_square_gamma(epsilon: float) -> float:
