@@ -34,8 +34,9 @@ from typing import Callable, Optional
 import numpy as np
 
 from ._draws import as_row_draws
+from ._em_kernels import rejection_rows
 
-__all__ = ["em_logits", "em_probabilities", "sample_em", "RESOLUTION", "LOG_RESOLUTION",
+__all__ = ["em_logits", "em_probabilities", "sample_em", "Disc", "RESOLUTION", "LOG_RESOLUTION",
            "em_max_epsilon"]
 
 #: smallest probability (relative to 1) a sampler may be asked to realise.  The
@@ -62,6 +63,35 @@ _BLOCK_ELEMENTS = 1 << 20  # about 8 MB of float64 per block
 # accept(rows, cand) -> bool mask.  rows: (b,) indices into the inputs of this call;
 # cand: (b, m) POI indices, or (1, |P|) for the full block (broadcast against rows).
 Predicate = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class Disc:
+    """The candidate set "POIs within a radius of a public centre", one centre per row.
+
+    A :data:`Predicate` (``disc(rows, cand)``) that :func:`sample_em` also recognises,
+    so that its rejection sampler runs compiled (no Python call per block).
+
+    Parameters
+    ----------
+    points : numpy.ndarray, shape (|P|, 2)
+    centre : numpy.ndarray, shape (n, 2)
+        Centre of each row's disc (a public value: an earlier release).
+    radius2 : float
+        Squared radius.
+    """
+
+    def __init__(self, points, centre, radius2: float):
+        self.points, self.centre, self.radius2 = points, np.asarray(centre, dtype=np.float64), float(radius2)
+
+    def __call__(self, rows, cand):
+        near = self.points[cand]
+        dx = near[..., 0] - self.centre[rows, 0, None]
+        dy = near[..., 1] - self.centre[rows, 1, None]
+        return dx * dx + dy * dy <= self.radius2
+
+    def table(self) -> np.ndarray:
+        """``(n, 3)``: centre and squared radius of every row (the compiled sampler's input)."""
+        return np.column_stack([self.centre, np.full(len(self.centre), self.radius2)])
 
 
 def em_logits(distances: np.ndarray, scale) -> np.ndarray:
@@ -213,7 +243,8 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, draws,
         gives each row a stream of its own from that seed (for direct use).
     accept : callable, optional
         Public candidate-set membership ``accept(rows, cand) -> bool`` (see
-        :data:`Predicate`); ``None`` means all of ``P``.  A row whose set is empty
+        :data:`Predicate`); ``None`` means all of ``P``.  With ``None`` or a
+        :class:`Disc` the rejection phase is compiled (the same draws and outputs).  A row whose set is empty
         samples from the ``fallback`` set instead, and from all of ``P`` when that
         is empty too (or not given).
     budget : int, optional
@@ -236,7 +267,11 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, draws,
         budget = max(32, len(points) // 8)
     budget = min(int(budget), _MAX_BUDGET)
     draws = as_row_draws(draws, n)
-    _rejection(points, x, scale, draws, accept, budget, out, done)
+    if accept is None or isinstance(accept, Disc):  # one compiled pass over each row's proposals
+        rejection_rows(points, x, scale, draws, np.arange(n), budget, out, done,
+                       None if accept is None else accept.table())
+    else:
+        _rejection(points, x, scale, draws, accept, budget, out, done)
     rest = np.flatnonzero(~done)
     if rest.size:
         _inverse_cdf(points, x, scale, draws, accept, fallback, rest, out)
