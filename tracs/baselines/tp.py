@@ -16,6 +16,8 @@ from ..mechanisms.piecewise import square_wave_b
 from ._base import Baseline
 from ._draws import as_row_draws
 from ._em import LOG_RESOLUTION, RESOLUTION, em_max_epsilon, sample_em
+from ._radius import square_wave_per_key
+from ._segment import on_segment, pick_on_segments, pick_uniform
 
 __all__ = ["TP", "ATP", "sector_index", "in_sector", "auto_sectors", "SECTOR_CHOICES"]
 
@@ -24,7 +26,6 @@ SECTOR_CHOICES = (2, 4, 6, 12)
 
 _TWO_PI = 2.0 * math.pi
 _BALL_LIMIT = 64  # POIs in the midpoint ball above which the merge scans all POIs
-_BLOCK_ELEMENTS = 1 << 20
 #: draw sites (see ``tracs.baselines._draws``): copy ``c`` adds ``10·c``; the merge has its own
 _SITE_INDEPENDENT, _SITE_REPORT, _SITE_TARGET, _SITE_ANCHOR, _SITE_RADIUS = 1, 2, 4, 5, 6
 _SITE_MERGE = 30
@@ -370,47 +371,12 @@ class TP(Baseline):
             cand = np.fromiter(itertools.chain.from_iterable(balls), dtype=np.intp,
                                count=int(counts[small].sum()))
             owner = np.repeat(small, counts[small])
-            ok = _on_segment(points[cand, 0], points[cand, 1], a[owner], b[owner], tol)
-            out[differ[small]] = _pick_uniform(cand, owner, ok, small, draws.subset(small))
+            ok = on_segment(points[cand, 0], points[cand, 1], a[owner], b[owner], tol)
+            out[differ[small]] = pick_uniform(cand, owner, ok, small, draws.subset(small))
         big = np.flatnonzero(counts > _BALL_LIMIT)
-        step = max(1, _BLOCK_ELEMENTS // len(points))
-        for start in range(0, big.size, step):
-            rows = big[start:start + step]
-            ok = _on_segment(points[None, :, 0], points[None, :, 1], a[rows, None, :],
-                             b[rows, None, :], tol)
-            count = ok.sum(axis=1)
-            choice = draws.integers(rows, 0, count)  # every row holds at least its two ends
-            out[differ[rows]] = np.argmax(np.cumsum(ok, axis=1) > choice[:, None], axis=1)
+        if big.size:
+            out[differ[big]] = pick_on_segments(points, a[big], b[big], tol, draws.subset(big))
         return out
-
-
-def _on_segment(px, py, a, b, tol):
-    """Whether POIs ``(px, py)`` lie within ``tol`` of the segment ``[a, b]`` (broadcast).
-
-    With ``s = b − a``, ``r = p − a`` and ``L = |s|``: ``|r × s| ≤ tol·L`` (near the
-    line) and ``−tol·L ≤ r·s ≤ L² + tol·L`` (between the ends).
-    """
-    sx, sy = b[..., 0] - a[..., 0], b[..., 1] - a[..., 1]
-    rx, ry = px - a[..., 0], py - a[..., 1]
-    length2 = sx * sx + sy * sy
-    slack = tol * np.sqrt(length2)
-    along = rx * sx + ry * sy
-    across = rx * sy - ry * sx
-    return (np.abs(across) <= slack) & (along >= -slack) & (along <= length2 + slack)
-
-
-def _pick_uniform(cand, owner, ok, rows, draws):
-    """For each row, one of its candidates with ``ok`` set, uniformly at random.
-
-    The ``c``-th of the row's candidates in increasing POI index, ``c`` an exact
-    uniform integer from the row's own draw 0.
-    """
-    cand, owner = cand[ok], owner[ok]
-    order = np.lexsort((cand, owner))
-    cand, owner = cand[order], owner[order]
-    first = np.searchsorted(owner, rows, side="left")
-    count = np.searchsorted(owner, rows, side="right") - first
-    return cand[first + draws.integers(np.arange(rows.size), 0, count)]
 
 
 class ATP(TP):
@@ -461,14 +427,13 @@ class ATP(TP):
         np.maximum.at(far, traj, np.sqrt((gap * gap).sum(axis=1)))
         far = np.minimum(far, diameter)
         radius = np.empty(lengths.size)
-        # each trajectory's radius from a seed drawn from its own stream (a 1-D mechanism
-        # draws for one call from one stream, so one call per trajectory)
-        seeds = draws.at(starts, site + _SITE_RADIUS).seeds(np.arange(lengths.size))
-        mechs = {}
-        for t in range(lengths.size):
-            value = float(budgets["radius"][t])
-            if value not in mechs:
-                mechs[value] = SquareWave(epsilon=value, low=0.0, high=diameter)
-            radius[t] = mechs[value].sample(far[t:t + 1], rng=seeds[t])[0]
+        # each trajectory's radius under a random key drawn from its own stream: the release of
+        # SquareWave.sample(far[t:t + 1], rng=key_t), all trajectories of one budget at once
+        rows = draws.at(starts, site + _SITE_RADIUS)
+        keys = rows.keys(np.arange(lengths.size))
+        for value in np.unique(budgets["radius"]):
+            chosen = np.flatnonzero(budgets["radius"] == value)
+            mech = SquareWave(epsilon=float(value), low=0.0, high=diameter)
+            radius[chosen] = square_wave_per_key(mech, far[chosen], rows.source.kind, keys[chosen])
         radius = np.maximum(radius, 0.0)
         return centre, radius * radius
