@@ -22,6 +22,11 @@ OUTPUTS = {".csv": "CSV", ".tsv": "TSV", ".geojson": "GeoJSON", ".json": "GeoJSO
            ".parquet": "GeoParquet", ".geoparquet": "GeoParquet", ".gpx": "GPX"}
 
 
+#: first bytes of common binary files that are no check-in table
+_MAGIC = {b"PK\x03\x04": "a ZIP archive (a spreadsheet?)", b"\x89PNG": "a PNG image",
+          b"\x1f\x8b\x08\x00": "a gzip archive", b"%PDF": "a PDF document"}
+
+
 class UnsupportedFormatError(ValueError):
     """A file in none of the supported formats."""
 
@@ -56,8 +61,12 @@ def container_of(path) -> str:
         raise unsupported(path, "an XML file that is not GPX")
     if text.startswith(b"{") and kind is None:
         return "geojson"
-    if b"\x00" in head or head[:4] in (b"PK\x03\x04", b"\x89PNG", b"\x1f\x8b\x08\x00", b"%PDF"):
-        raise unsupported(path, "a binary file")
+    if head[:4] in _MAGIC:
+        raise unsupported(path, f"a binary file: {_MAGIC[head[:4]]} from byte offset 0, line 1")
+    if b"\x00" in head:
+        offset = head.index(b"\x00")
+        line = head.count(b"\n", 0, offset) + 1
+        raise unsupported(path, f"a binary file: NUL byte at byte offset {offset}, line {line}")
     first = text.split(b"\n", 1)[0]
     if not any(d in first for d in (b",", b"\t", b";", b"|")):
         raise unsupported(path, "no column delimiter in its first line")
