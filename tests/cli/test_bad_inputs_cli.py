@@ -197,6 +197,13 @@ CASES = [
     ("input-nul-on-line-3", _write("nul.csv", (ROW + "1,2012-01-01T10:00:00Z,35.7,139.7\n").encode()
                                    + b"1,2012-01-01T11:00:00Z,35.\x0070,139.7\n"),
      ("perturb", "nul.csv", "-o", "out.csv", *OK), 1, "nul.csv (a binary file: NUL byte at byte offset 81, line 3)"),
+    ("input-binary-head", _write("head.csv", (ROW + "1,2012-01-01T10:00:00Z,35.7,139.7\n" * 200).encode()
+                                  + bytes(range(256)) * 40),
+     ("perturb", "head.csv", "-o", "out.csv", *OK), 1, "(NUL byte at byte offset 6821, line 202)"),
+    ("input-binary-tail", _write("tail.csv", (ROW + "1,2012-01-01T10:00:00Z,35.7,139.7\n" * 2000).encode()
+                                  + bytes(range(256)) * 40),
+     ("perturb", "tail.csv", "-o", "out.csv", *OK), 1,
+     "cannot read tail.csv (binary data from byte offset 68021, line 2002)"),
     ("input-zip", _write("book.csv", b"PK\x03\x04" + bytes(200)), ("perturb", "book.csv", "-o", "out.csv", *OK), 1,
      "cannot read book.csv (a binary file: a ZIP archive (a spreadsheet?) from byte offset 0, line 1)"),
     ("input-unclosed-quote", _write("quote.csv", ROW + '1,2012-01-01T10:00:00Z,35.7,139.7\n1,"2012,35.7,139.7\n'

@@ -82,10 +82,10 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
         return chunks, np.concatenate(blanks) if blanks else np.zeros(0, bool), bad
 
     spans = []  # the first skipped record that runs over several lines (an unclosed quote)
-    chunks, blank, bad = read(THREADS)
+    chunks, blank, bad = _quietly(read, THREADS)
     if any(b is None for b in bad) or (spans and spans[0][0] is None):  # line numbers: one thread only
         spans.clear()
-        chunks, blank, bad = read(False)
+        chunks, blank, bad = _quietly(read, False)
     if spans:
         line, count = spans[0]
         raise TextParseError(f"{path.name}: line {line}: a quoted field is not closed: the record that starts "
@@ -103,6 +103,19 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
         table, lines = table.filter(pa.array(~blank)), lines[~blank]
     fmt = {"\t": "tsv", ",": "csv"}.get(sep, "delimited text")
     return RawColumns(table, lines, "line", fmt, bad_lines, blank_lines)
+
+
+def _quietly(read, threads):
+    """``read(threads)`` without the tracebacks pyarrow prints when a skipped line is not
+    valid UTF-8 (it reports them as unraisable; the read then fails and the caller explains)."""
+    import sys
+
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
+    try:
+        return read(threads)
+    finally:
+        sys.unraisablehook = hook
 
 
 def _last_line(path: Path) -> int:

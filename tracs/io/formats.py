@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["SUPPORTED", "UnsupportedFormatError", "container_of", "output_format"]
+__all__ = ["SUPPORTED", "UnsupportedFormatError", "binary_at", "container_of", "output_format"]
 
 SUPPORTED = "CSV, TSV, GeoJSON, GeoParquet, Parquet, GPX"
 
@@ -71,6 +71,28 @@ def container_of(path) -> str:
     if not any(d in first for d in (b",", b"\t", b";", b"|")):
         raise unsupported(path, "no column delimiter in its first line")
     return "text"
+
+
+def binary_at(path, *, utf8: bool = True):
+    """``(byte offset, line)`` of the first NUL byte (or, with ``utf8``, the first byte that is
+    not valid UTF-8) of a file, or None: where a text reader must give up.  Reads in blocks."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    offset, line = 0, 1
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            bad = block.find(b"\x00")
+            if utf8:
+                try:
+                    decoder.decode(block if bad < 0 else block[:bad])
+                except UnicodeDecodeError as exc:
+                    bad = exc.start if bad < 0 else min(bad, exc.start)
+            if bad >= 0:
+                return offset + bad, line + block.count(b"\n", 0, bad)
+            offset += len(block)
+            line += block.count(b"\n")
+    return None
 
 
 def output_format(path) -> str:

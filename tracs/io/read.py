@@ -27,7 +27,7 @@ import numpy as np
 from .columns import API_FLAGS, resolve_columns
 from .containers import (TextParseError, _float_column, _read_parquet, _read_text, _read_text_pandas,
                          _read_vector)
-from .formats import container_of, unsupported
+from .formats import binary_at, container_of, unsupported
 
 __all__ = ["INPUT_FORMATS", "PROFILES", "read_checkins", "read_columns"]
 
@@ -181,6 +181,9 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
             raise
         except Exception as exc:  # not valid UTF-8 (or not decodable as given): the pandas reader
             if "UTF8" not in str(exc) and "decode" not in str(exc).lower():
+                where = binary_at(path, utf8=False)
+                if where is not None:
+                    raise unsupported(path, f"binary data from byte offset {where[0]}, line {where[1]}") from None
                 raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
             raw = _read_text_pandas(path, sep=head.sep, names=names, header=header, encoding=encoding)
             raw.table = raw.table[include]
