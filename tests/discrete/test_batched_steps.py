@@ -72,3 +72,23 @@ def test_compiled_rejection_equals_the_blocked_sampler():
     if rest.size:
         _em._inverse_cdf(points, x, scale, _row_draws(11, 400, site=0), None, None, rest, out)
     np.testing.assert_array_equal(fast, out)
+
+
+def test_compiled_candidate_sets_equal_their_numpy_tests():
+    """Disc and Sectors (TP's target sets) give the NumPy tests' masks, for blocks and shared rows."""
+    from tracs.baselines._em import Disc
+    from tracs.baselines._sectors import Sectors
+
+    rng = np.random.default_rng(4)
+    points = rng.uniform(0, 1000, (300, 2))
+    n = 50
+    disc = Disc(points, points[rng.integers(0, 300, n)], rng.uniform(0, 400, n) ** 2)
+    k = rng.choice([2, 4, 6, 12], n)
+    reports = [(rng.random(n) < 0.8, points[rng.integers(0, 300, n)], rng.integers(0, 12, n) % k)
+               for _ in range(2)]
+    rows = np.arange(n)
+    for accept in (disc, Sectors(points, k, reports), Sectors(points, k, reports, disc)):
+        for cand in (rng.integers(0, 300, (n, 40)), np.arange(300)[None, :]):
+            mask = accept(rows, cand)
+            np.testing.assert_array_equal(mask, accept.reference(rows, cand))
+            assert mask.any() and not mask.all()

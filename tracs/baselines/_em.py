@@ -34,7 +34,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ._draws import as_row_draws
-from ._em_kernels import rejection_rows
+from ._em_kernels import candidate_mask, rejection_rows
 
 __all__ = ["em_logits", "em_probabilities", "sample_em", "Disc", "RESOLUTION", "LOG_RESOLUTION",
            "em_max_epsilon"]
@@ -76,22 +76,29 @@ class Disc:
     points : numpy.ndarray, shape (|P|, 2)
     centre : numpy.ndarray, shape (n, 2)
         Centre of each row's disc (a public value: an earlier release).
-    radius2 : float
-        Squared radius.
+    radius2 : float or numpy.ndarray, shape (n,)
+        Squared radius (of every row, or of each).
     """
 
-    def __init__(self, points, centre, radius2: float):
-        self.points, self.centre, self.radius2 = points, np.asarray(centre, dtype=np.float64), float(radius2)
+    def __init__(self, points, centre, radius2):
+        self.points, self.centre = points, np.asarray(centre, dtype=np.float64)
+        self.radius2 = np.broadcast_to(np.asarray(radius2, dtype=np.float64), (len(self.centre),))
 
     def __call__(self, rows, cand):
+        disc, _, _ = self.kernel_tables()
+        return candidate_mask(self.points, rows, cand, disc)
+
+    def reference(self, rows, cand):
+        """The same test in NumPy (broadcast)."""
         near = self.points[cand]
         dx = near[..., 0] - self.centre[rows, 0, None]
         dy = near[..., 1] - self.centre[rows, 1, None]
-        return dx * dx + dy * dy <= self.radius2
+        return dx * dx + dy * dy <= self.radius2[rows, None]
 
-    def table(self) -> np.ndarray:
-        """``(n, 3)``: centre and squared radius of every row (the compiled sampler's input)."""
-        return np.column_stack([self.centre, np.full(len(self.centre), self.radius2)])
+    def kernel_tables(self):
+        """``(disc, None, None)`` for the compiled rejection pass: ``(n, 3)`` centre and squared
+        radius of every row (see :func:`tracs.baselines._em_kernels.rejection_rows`)."""
+        return np.column_stack([self.centre, self.radius2]), None, None
 
 
 def em_logits(distances: np.ndarray, scale) -> np.ndarray:
@@ -243,8 +250,9 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, draws,
         gives each row a stream of its own from that seed (for direct use).
     accept : callable, optional
         Public candidate-set membership ``accept(rows, cand) -> bool`` (see
-        :data:`Predicate`); ``None`` means all of ``P``.  With ``None`` or a
-        :class:`Disc` the rejection phase is compiled (the same draws and outputs).  A row whose set is empty
+        :data:`Predicate`); ``None`` means all of ``P``.  With ``None``, a
+        :class:`Disc` or any predicate with ``kernel_tables()`` (TP's
+        :class:`~tracs.baselines._sectors.Sectors`) the rejection phase is compiled.  A row whose set is empty
         samples from the ``fallback`` set instead, and from all of ``P`` when that
         is empty too (or not given).
     budget : int, optional
@@ -267,9 +275,9 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, draws,
         budget = max(32, len(points) // 8)
     budget = min(int(budget), _MAX_BUDGET)
     draws = as_row_draws(draws, n)
-    if accept is None or isinstance(accept, Disc):  # one compiled pass over each row's proposals
-        rejection_rows(points, x, scale, draws, np.arange(n), budget, out, done,
-                       None if accept is None else accept.table())
+    if accept is None or hasattr(accept, "kernel_tables"):  # one compiled pass over each row's proposals
+        tables = (None, None, None) if accept is None else accept.kernel_tables()
+        rejection_rows(points, x, scale, draws, np.arange(n), budget, out, done, *tables)
     else:
         _rejection(points, x, scale, draws, accept, budget, out, done)
     rest = np.flatnonzero(~done)

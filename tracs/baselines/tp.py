@@ -15,8 +15,9 @@ from ..mechanisms import _lattice_kernels as lk
 from ..mechanisms.piecewise import square_wave_b
 from ._base import Baseline
 from ._draws import as_row_draws
-from ._em import LOG_RESOLUTION, RESOLUTION, em_max_epsilon, sample_em
+from ._em import LOG_RESOLUTION, RESOLUTION, Disc, em_max_epsilon, sample_em
 from ._radius import square_wave_per_key
+from ._sectors import Sectors, in_sector, sector_index
 from ._segment import on_segment, pick_on_segments, pick_uniform
 
 __all__ = ["TP", "ATP", "sector_index", "in_sector", "auto_sectors", "SECTOR_CHOICES"]
@@ -24,7 +25,6 @@ __all__ = ["TP", "ATP", "sector_index", "in_sector", "auto_sectors", "SECTOR_CHO
 #: the numbers of direction sectors the method chooses from
 SECTOR_CHOICES = (2, 4, 6, 12)
 
-_TWO_PI = 2.0 * math.pi
 _BALL_LIMIT = 64  # POIs in the midpoint ball above which the merge scans all POIs
 #: draw sites (see ``tracs.baselines._draws``): copy ``c`` adds ``10·c``; the merge has its own
 _SITE_INDEPENDENT, _SITE_REPORT, _SITE_TARGET, _SITE_ANCHOR, _SITE_RADIUS = 1, 2, 4, 5, 6
@@ -78,36 +78,6 @@ def square_wave_max_epsilon() -> float:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if 2.0 * square_wave_b(mid) >= RESOLUTION else (lo, mid)
     return lo
-
-
-def _sector_floor(origins, points, k) -> np.ndarray:
-    """``floor(bearing·k/2π)`` with the bearing from ``arctan2`` in ``(−π, π]`` (float).
-
-    The sector index is this value modulo ``k``; :func:`sector_index` and
-    :func:`in_sector` both derive from it, so they agree bit for bit.
-    """
-    origins = np.asarray(origins, dtype=np.float64)
-    points = np.asarray(points, dtype=np.float64)
-    turn = np.arctan2(points[..., 1] - origins[..., 1], points[..., 0] - origins[..., 0])
-    return np.floor(turn * (np.asarray(k, dtype=np.float64) / _TWO_PI))
-
-
-def sector_index(origins, points, k) -> np.ndarray:
-    """Index of the fixed sector of ``points`` seen from ``origins`` (broadcast).
-
-    Sector ``j`` holds the bearings ``[2πj/k, 2π(j+1)/k)`` measured counter-clockwise
-    from the x axis: a fixed partition of the directions around the (public) origin.
-    A point equal to its origin has bearing 0 (sector 0).
-    """
-    floor = _sector_floor(origins, points, k)
-    return np.where(floor < 0, floor + np.asarray(k), floor).astype(np.int64)
-
-
-def in_sector(origins, points, k, sector) -> np.ndarray:
-    """Whether ``sector_index(origins, points, k) == sector`` (broadcast, cheaper)."""
-    floor = _sector_floor(origins, points, k)
-    sector = np.asarray(sector, dtype=np.float64)
-    return (floor == sector) | (floor == sector - np.asarray(k, dtype=np.float64))
 
 
 def auto_sectors(epsilon_direction) -> np.ndarray:
@@ -300,13 +270,7 @@ class TP(Baseline):
             if region is None:
                 return None
             centre, radius2 = region
-
-            def test(local, cand):
-                near, t = points[cand], owner[local]
-                dx = near[..., 0] - centre[t, 0, None]
-                dy = near[..., 1] - centre[t, 1, None]
-                return dx * dx + dy * dy <= radius2[t, None]
-            return test
+            return Disc(points, centre[owner], radius2[owner])
 
         indep = np.flatnonzero(pos % 2 == parity)
         out[indep] = sample_em(points, points[indices[indep]], scale[traj[indep]],
@@ -330,15 +294,7 @@ class TP(Baseline):
                                               draws.at(target[sel], report_site))
             reports.append((has, origin, reported))
         in_target_region = region_test(t_target)
-
-        def accept_target(local, cand):
-            near = points[cand]
-            ok = True if in_target_region is None else in_target_region(local, cand)
-            for has, origin, reported in reports:
-                inside = in_sector(origin[local, None, :], near, k[local, None], reported[local, None])
-                ok = ok & (inside | ~has[local, None])
-            return ok
-
+        accept_target = Sectors(points, k, reports, in_target_region)
         out[target] = sample_em(points, points[indices[target]], scale[t_target],
                                 draws.at(target, site + _SITE_TARGET), accept_target,
                                 fallback=in_target_region)
