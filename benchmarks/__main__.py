@@ -1,6 +1,6 @@
 """Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick] [--write-docs]``.
 
-Sections: mechanisms, perturbers, rounding (discrete), loaders, estimate, audit, cli
+Sections: mechanisms, perturbers, rounding (also named discrete), loaders, estimate, audit, cli
 (``tracs perturb`` on a generated file against a plain pyarrow read + write), keyed
 (the cost of per-user keyed streams), scaling (1, 2, 4, … workers), reference (the
 published code's per-point structure, DP libraries).
@@ -31,6 +31,8 @@ SECTIONS = {
     "cli": "benchmarks.cli",
     "keyed": "benchmarks.keyed",
 }
+#: other names of sections
+ALIASES = {"discrete": "rounding"}
 
 
 def main(argv=None) -> None:
@@ -42,6 +44,7 @@ def main(argv=None) -> None:
                         help="regenerate the speed figures of README.md and docs/performance.md from "
                              "this run (runs every section unless some are named)")
     args = parser.parse_args(argv)
+    args.sections = [ALIASES.get(name, name) for name in args.sections]
     unknown = [name for name in args.sections if name not in SECTIONS]
     if unknown:
         parser.error(f"unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")

@@ -138,7 +138,8 @@ def run(quick: bool = False) -> None:
         warm = _first_call(folder / "numba-cache", env)
         small = folder / "small.csv"
         pcsv.write_csv(pq.read_table(source_pq).slice(0, 10_000), small)
-        small_cmd = tracs + [small, "-o", folder / "small-out.csv", "-m", "tracs-c", "-e", "4", "-q"]
+        small_cmd = tracs + [small, "-o", folder / "small-out.csv", "-m", "tracs-c", "-e", "4", "-q",
+                             "--region", "tky"]
         fresh = measure(small_cmd, {**env, "NUMBA_CACHE_DIR": str(folder / "numba-cli")})[0]
         cached = measure(small_cmd, {**env, "NUMBA_CACHE_DIR": str(folder / "numba-cli")})[0]
     print(f"{'run':<36} {'seconds':>8} {'rows/s':>12} {'peak MB':>8}  notes")

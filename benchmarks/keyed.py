@@ -2,9 +2,10 @@
 
 Workload: uniform points in ``[0, 2000] × [0, 10000]`` metres, ε = 4 per point,
 trajectories of 100 points (10^6 points; 10^5 with ``--quick``); discrete methods on
-2,000 uniform POIs, 5·10^4 points (5·10^3), trajectories of 20 points.  ``user keys``
-is ``perturb_many(..., keys=ids)`` with one string id per trajectory (what the
-command line does: every user's release independent of the others); ``positions``
+2,000 uniform POIs, 5·10^4 points (5·10^3; TP and ATP, at ε = 1, a tenth of that),
+trajectories of 20 points.  ``user keys`` is ``perturb_many(..., keys=ids)`` with one
+string id per trajectory (what the command line does: every user's release
+independent of the others); ``positions``
 is ``perturb_many(...)`` without keys (streams by position in the call).  Both run
 the same kernels, which draw every word on demand from the point's stream; the
 ratio is the cost of deriving streams from user ids, measured in the same run (CPU
@@ -18,7 +19,7 @@ import time
 import numpy as np
 
 from benchmarks._timing import best_time
-from tracs.baselines import LSRR, TP, ExponentialMechanism, NGram
+from tracs.baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
 from tracs.discrete import POISpace
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from tracs.perturbers._base import batch_streams
@@ -50,7 +51,8 @@ def run(quick: bool = False) -> None:
              ("PlanarLaplace", PlanarLaplace(region, EPSILON), pts, offsets),
              ("EM", ExponentialMechanism(pois, EPSILON), disc, disc_offsets),
              ("NGram", NGram(pois, EPSILON), disc, disc_offsets), ("L-SRR", LSRR(pois, EPSILON), disc, disc_offsets),
-             ("TP", TP(pois, 1.0), disc[: n_disc // 10], disc_offsets[: len(disc_offsets) // 10 + 1])]
+             ("TP", TP(pois, 1.0), disc[: n_disc // 10], disc_offsets[: len(disc_offsets) // 10 + 1]),
+             ("ATP", ATP(pois, 1.0), disc[: n_disc // 10], disc_offsets[: len(disc_offsets) // 10 + 1])]
     for name, method, coords, offs in cases:
         ids = [f"user-{t}" for t in range(len(offs) - 1)]
         method.perturb_many(coords[:100], offs[offs <= 100], rng=1)  # compile

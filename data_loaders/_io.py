@@ -86,7 +86,10 @@ def sniff(path: Path, *, what: str, delimiters: str = "\t,", encoding: str | Non
     if not data.strip():
         raise ValueError(f"{path} is empty: expected a {what} file")
     if b"\x00" in data:
-        raise ValueError(f"{path} is a binary file, not a {what} text file")
+        offset = data.index(b"\x00")
+        line = data.count(b"\n", 0, offset) + 1
+        raise ValueError(f"{path} is a binary file, not a {what} text file (NUL byte at byte offset "
+                         f"{offset}, line {line})")
     try:
         text = decode(data, encoding).lstrip("\ufeff")
     except UnicodeDecodeError as exc:

@@ -109,6 +109,28 @@ def parse_foursquare_time(values) -> pd.Series:
     n = len(s)
     if n == 0:
         return pd.Series(pd.DatetimeIndex([], tz="UTC"), dtype="datetime64[ns, UTC]")
+    arr = _arrow_strings(s)
+    if arr is not None:  # one compiled pass over Arrow's bytes (same checks, same numbers)
+        from ._time_kernel import parse_fixed
+
+        return pd.Series(parse_fixed(arr).view("datetime64[ns]")).dt.tz_localize("UTC")
+    return _parse_numpy(s, n)
+
+
+def _arrow_strings(s: pd.Series):
+    """The Arrow string array holding ``s``, or None (not text, or not held by Arrow)."""
+    if not (isinstance(s.dtype, pd.StringDtype) and s.dtype.storage == "pyarrow"):
+        return None
+    import pyarrow as pa
+
+    arr = pa.array(s.array)
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    return arr if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type) else None
+
+
+def _parse_numpy(s: pd.Series, n: int) -> pd.Series:
+    """The NumPy parser (any text column; also the reference of the compiled one)."""
     chars, ok = _fixed_width(s, _WIDTH)
     digit_cols = [8, 9, 11, 12, 14, 15, 17, 18, 21, 22, 23, 24, 26, 27, 28, 29]
     digits = chars[:, digit_cols].astype(np.int16) - ord("0")  # small integers: less memory to touch

@@ -53,6 +53,22 @@ def _hardlink(folder):
     os.link(folder / "data.csv", folder / "hard.csv")
 
 
+def _truncated_parquet(folder):
+    """The first half of a Parquet copy of ``data.csv``: no footer."""
+    import io
+
+    buffer = io.BytesIO()
+    pd.read_csv(folder / "data.csv").to_parquet(buffer)
+    data = buffer.getvalue()
+    (folder / "cut.parquet").write_bytes(data[:len(data) // 2])
+
+
+def _two_continents(folder):
+    """``data.csv`` plus two rows in Paris."""
+    with open(folder / "data.csv", "a") as fh:
+        fh.write("404,2012-04-03T18:00:00+00:00,48.85,2.35\n404,2012-04-03T20:00:00+00:00,48.86,2.36\n")
+
+
 def _released(folder):
     """A released file for the map cases (written before the snapshot)."""
     import contextlib
@@ -110,6 +126,9 @@ CASES = [
      "(line 3, line 4,"),
     ("rows-outside-offers-clip", None, (*P, "-m", "tracs-c", "-e", "2", "--region", TKY_OUTSIDE), 1,
      "pass --clip"),
+    ("two-continents-warned", _two_continents, (*P, *OK), 1, "it seems to span two continents; the one region "
+     "given with --region"),
+    ("two-continents-rows-listed", _two_continents, (*P, *OK), 1, "2 of 18 rows lie outside the region"),
     ("rows-outside-other-city", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "nyc"), 1,
      "16 of 16 rows lie outside"),
     ("drop-everything", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "nyc", "--drop"), 1,
@@ -174,7 +193,28 @@ CASES = [
     ("input-header-only", _write("hdr.csv", ROW), ("perturb", "hdr.csv", "-o", "out.csv", *OK), 1,
      "hdr.csv has no check-in rows"),
     ("input-binary", _write("bin.csv", bytes(range(256)) * 20), ("perturb", "bin.csv", "-o", "out.csv", *OK), 1,
-     "cannot read bin.csv (a binary file)"),
+     "cannot read bin.csv (a binary file: NUL byte at byte offset 0, line 1)"),
+    ("input-nul-on-line-3", _write("nul.csv", (ROW + "1,2012-01-01T10:00:00Z,35.7,139.7\n").encode()
+                                   + b"1,2012-01-01T11:00:00Z,35.\x0070,139.7\n"),
+     ("perturb", "nul.csv", "-o", "out.csv", *OK), 1, "nul.csv (a binary file: NUL byte at byte offset 81, line 3)"),
+    ("input-binary-head", _write("head.csv", (ROW + "1,2012-01-01T10:00:00Z,35.7,139.7\n" * 200).encode()
+                                  + bytes(range(256)) * 40),
+     ("perturb", "head.csv", "-o", "out.csv", *OK), 1, "(NUL byte at byte offset 6821, line 202)"),
+    ("input-binary-tail", _write("tail.csv", (ROW + "1,2012-01-01T10:00:00Z,35.7,139.7\n" * 2000).encode()
+                                  + bytes(range(256)) * 40),
+     ("perturb", "tail.csv", "-o", "out.csv", *OK), 1,
+     "cannot read tail.csv (binary data from byte offset 68021, line 2002)"),
+    ("input-zip", _write("book.csv", b"PK\x03\x04" + bytes(200)), ("perturb", "book.csv", "-o", "out.csv", *OK), 1,
+     "cannot read book.csv (a binary file: a ZIP archive (a spreadsheet?) from byte offset 0, line 1)"),
+    ("input-unclosed-quote", _write("quote.csv", ROW + '1,2012-01-01T10:00:00Z,35.7,139.7\n1,"2012,35.7,139.7\n'
+                                    + "".join(f"1,2012-01-01T1{i}:00:00Z,35.7,139.7\n" for i in range(1, 6))),
+     ("perturb", "quote.csv", "-o", "out.csv", *OK), 1,
+     "quote.csv: line 3: a quoted field is not closed: the record that starts there runs over 6 lines to the end"),
+    ("input-parquet-garbage", _write("bad.parquet", b"PAR1" + bytes(range(256))),
+     ("perturb", "bad.parquet", "-o", "out.csv", *OK), 1,
+     "bad.parquet is not a readable Parquet file: its footer (the last 8 bytes, from byte offset 252 of 260)"),
+    ("input-parquet-truncated", _truncated_parquet, ("perturb", "cut.parquet", "-o", "out.csv", *OK), 1,
+     "cut.parquet is not a readable Parquet file: its footer"),
     ("input-unparseable-strict", _write("broken.csv", ROW + '1,2012-01-01T10:00:00Z,35.7,139.7\n1,2012,"35.7,1\n'),
      ("perturb", "broken.csv", "-o", "out.csv", *OK, "--strict"), 1, "bad fields: lines 3"),
     ("input-all-rows-bad", _write("allbad.csv", ROW + "1,2012-01-01T10:00:00Z,abc,139.7\n"),
@@ -233,4 +273,4 @@ def test_bad_command_line(cli, tmp_path, monkeypatch, setup, argv, status, fragm
 
 
 def test_the_table_is_large_enough():
-    assert len(CASES) >= 85 and len({c[0] for c in CASES}) == len(CASES)
+    assert len(CASES) >= 93 and len({c[0] for c in CASES}) == len(CASES)

@@ -100,10 +100,17 @@ def test_two_continents_are_warned_about(cli, tmp_path):
     source = write(tmp_path / "in.csv", rows)
     result = cli("perturb", source, "-o", tmp_path / "out.csv", "-m", "tracs-c", "-e", "2", "--region-from-data")
     assert result.returncode == 0, result.stderr
-    assert "more than one continent" in result.stderr and "one region" in result.stderr
-    # with a region, the rows of the other continent are named instead
+    assert "seems to span two continents" in result.stderr and "one region" in result.stderr
+    # with a region: the same warning, and the rows of the other continent are named
     result = cli("perturb", source, "-o", tmp_path / "out2.csv", "-m", "tracs-c", "-e", "2", "--region", "tky")
     assert result.returncode == 1 and "2 of 5 rows lie outside the region" in result.stderr
+    assert "seems to span two continents" in result.stderr and "--region" in result.stderr
+    # with --drop the warning stays and the dropped rows are listed with their lines
+    result = cli("perturb", source, "-o", tmp_path / "out3.csv", "-m", "tracs-c", "-e", "2", "--region", "tky",
+                 "--drop")
+    assert result.returncode == 0, result.stderr
+    assert "seems to span two continents" in result.stderr
+    assert "dropped 2 row(s) outside the region: line 5, line 6" in result.stderr
 
 
 def test_a_failed_write_leaves_no_file_and_keeps_the_old_one(cli, tmp_path, monkeypatch):

@@ -140,16 +140,20 @@ class RowDraws:
         """A random key per point from its own draws: an ``rng`` for a 1-D mechanism's
         ``sample`` (:class:`tracs.random.RandomKey` of the same generator: Philox keyed by
         draw 0, ChaCha20 by draws 0–3, so a secure run stays secure)."""
-        from ..random import KIND_CHACHA20, RandomKey
+        from ..random import RandomKey
+
+        return [RandomKey(self.source.kind, np.ascontiguousarray(k)) for k in self.keys(local)]
+
+    def keys(self, local) -> np.ndarray:
+        """The keys of :meth:`seeds` as one array: ``(n, 2)`` uint64 (Philox) or ``(n, 8)`` uint32 (ChaCha20)."""
+        from ..random import KIND_CHACHA20
 
         local = np.asarray(local, dtype=np.intp)
         if self.source.kind == KIND_CHACHA20:
             words = np.stack([self.words(local, j) for j in range(4)], axis=1)  # 256 bits
-            keys = words.view(np.uint32).reshape(len(local), 8)
-            return [RandomKey(KIND_CHACHA20, np.ascontiguousarray(k)) for k in keys]
+            return np.ascontiguousarray(words.view(np.uint32).reshape(len(local), 8))
         word = self.words(local, 0)
-        keys = np.column_stack([word & np.uint64(0xFFFFFFFF), word >> np.uint64(32)])
-        return [RandomKey(self.source.kind, np.ascontiguousarray(k)) for k in keys]
+        return np.column_stack([word & np.uint64(0xFFFFFFFF), word >> np.uint64(32)])
 
 
 def as_row_draws(draws, n: int) -> RowDraws:

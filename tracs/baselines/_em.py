@@ -34,8 +34,9 @@ from typing import Callable, Optional
 import numpy as np
 
 from ._draws import as_row_draws
+from ._em_kernels import candidate_mask, rejection_rows
 
-__all__ = ["em_logits", "em_probabilities", "sample_em", "RESOLUTION", "LOG_RESOLUTION",
+__all__ = ["em_logits", "em_probabilities", "sample_em", "Disc", "RESOLUTION", "LOG_RESOLUTION",
            "em_max_epsilon"]
 
 #: smallest probability (relative to 1) a sampler may be asked to realise.  The
@@ -62,6 +63,42 @@ _BLOCK_ELEMENTS = 1 << 20  # about 8 MB of float64 per block
 # accept(rows, cand) -> bool mask.  rows: (b,) indices into the inputs of this call;
 # cand: (b, m) POI indices, or (1, |P|) for the full block (broadcast against rows).
 Predicate = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class Disc:
+    """The candidate set "POIs within a radius of a public centre", one centre per row.
+
+    A :data:`Predicate` (``disc(rows, cand)``) that :func:`sample_em` also recognises,
+    so that its rejection sampler runs compiled (no Python call per block).
+
+    Parameters
+    ----------
+    points : numpy.ndarray, shape (|P|, 2)
+    centre : numpy.ndarray, shape (n, 2)
+        Centre of each row's disc (a public value: an earlier release).
+    radius2 : float or numpy.ndarray, shape (n,)
+        Squared radius (of every row, or of each).
+    """
+
+    def __init__(self, points, centre, radius2):
+        self.points, self.centre = points, np.asarray(centre, dtype=np.float64)
+        self.radius2 = np.broadcast_to(np.asarray(radius2, dtype=np.float64), (len(self.centre),))
+
+    def __call__(self, rows, cand):
+        disc, _, _ = self.kernel_tables()
+        return candidate_mask(self.points, rows, cand, disc)
+
+    def reference(self, rows, cand):
+        """The same test in NumPy (broadcast)."""
+        near = self.points[cand]
+        dx = near[..., 0] - self.centre[rows, 0, None]
+        dy = near[..., 1] - self.centre[rows, 1, None]
+        return dx * dx + dy * dy <= self.radius2[rows, None]
+
+    def kernel_tables(self):
+        """``(disc, None, None)`` for the compiled rejection pass: ``(n, 3)`` centre and squared
+        radius of every row (see :func:`tracs.baselines._em_kernels.rejection_rows`)."""
+        return np.column_stack([self.centre, self.radius2]), None, None
 
 
 def em_logits(distances: np.ndarray, scale) -> np.ndarray:
@@ -213,7 +250,9 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, draws,
         gives each row a stream of its own from that seed (for direct use).
     accept : callable, optional
         Public candidate-set membership ``accept(rows, cand) -> bool`` (see
-        :data:`Predicate`); ``None`` means all of ``P``.  A row whose set is empty
+        :data:`Predicate`); ``None`` means all of ``P``.  With ``None``, a
+        :class:`Disc` or any predicate with ``kernel_tables()`` (TP's
+        :class:`~tracs.baselines._sectors.Sectors`) the rejection phase is compiled.  A row whose set is empty
         samples from the ``fallback`` set instead, and from all of ``P`` when that
         is empty too (or not given).
     budget : int, optional
@@ -236,7 +275,11 @@ def sample_em(points: np.ndarray, x: np.ndarray, scale, draws,
         budget = max(32, len(points) // 8)
     budget = min(int(budget), _MAX_BUDGET)
     draws = as_row_draws(draws, n)
-    _rejection(points, x, scale, draws, accept, budget, out, done)
+    if accept is None or hasattr(accept, "kernel_tables"):  # one compiled pass over each row's proposals
+        tables = (None, None, None) if accept is None else accept.kernel_tables()
+        rejection_rows(points, x, scale, draws, np.arange(n), budget, out, done, *tables)
+    else:
+        _rejection(points, x, scale, draws, accept, budget, out, done)
     rest = np.flatnonzero(~done)
     if rest.size:
         _inverse_cdf(points, x, scale, draws, accept, fallback, rest, out)

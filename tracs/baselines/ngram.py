@@ -6,7 +6,7 @@ import numpy as np
 
 from .._validation import check_finite
 from ._base import Baseline
-from ._em import em_probabilities, sample_em
+from ._em import Disc, em_probabilities, sample_em
 
 __all__ = ["NGram"]
 
@@ -85,15 +85,6 @@ class NGram(Baseline):
         theta2 = self.theta * self.theta
         for step in range(int(lengths.max(initial=0))):
             rows = starts[lengths > step] + step
-            accept = None
-            if step:
-                centre = points[out[rows - 1]]
-
-                def accept(local, cand, centre=centre):
-                    near = points[cand]
-                    dx = near[..., 0] - centre[local, 0, None]
-                    dy = near[..., 1] - centre[local, 1, None]
-                    return dx * dx + dy * dy <= theta2
-
+            accept = Disc(points, points[out[rows - 1]], theta2) if step else None
             out[rows] = sample_em(points, points[indices[rows]], scale[rows], draws.at(rows, 0), accept)
         return out

@@ -15,16 +15,17 @@ from ..mechanisms import _lattice_kernels as lk
 from ..mechanisms.piecewise import square_wave_b
 from ._base import Baseline
 from ._draws import as_row_draws
-from ._em import LOG_RESOLUTION, RESOLUTION, em_max_epsilon, sample_em
+from ._em import LOG_RESOLUTION, RESOLUTION, Disc, em_max_epsilon, sample_em
+from ._radius import square_wave_per_key
+from ._sectors import Sectors, in_sector, sector_index
+from ._segment import on_segment, pick_on_segments, pick_uniform
 
 __all__ = ["TP", "ATP", "sector_index", "in_sector", "auto_sectors", "SECTOR_CHOICES"]
 
 #: the numbers of direction sectors the method chooses from
 SECTOR_CHOICES = (2, 4, 6, 12)
 
-_TWO_PI = 2.0 * math.pi
 _BALL_LIMIT = 64  # POIs in the midpoint ball above which the merge scans all POIs
-_BLOCK_ELEMENTS = 1 << 20
 #: draw sites (see ``tracs.baselines._draws``): copy ``c`` adds ``10·c``; the merge has its own
 _SITE_INDEPENDENT, _SITE_REPORT, _SITE_TARGET, _SITE_ANCHOR, _SITE_RADIUS = 1, 2, 4, 5, 6
 _SITE_MERGE = 30
@@ -77,36 +78,6 @@ def square_wave_max_epsilon() -> float:
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if 2.0 * square_wave_b(mid) >= RESOLUTION else (lo, mid)
     return lo
-
-
-def _sector_floor(origins, points, k) -> np.ndarray:
-    """``floor(bearing·k/2π)`` with the bearing from ``arctan2`` in ``(−π, π]`` (float).
-
-    The sector index is this value modulo ``k``; :func:`sector_index` and
-    :func:`in_sector` both derive from it, so they agree bit for bit.
-    """
-    origins = np.asarray(origins, dtype=np.float64)
-    points = np.asarray(points, dtype=np.float64)
-    turn = np.arctan2(points[..., 1] - origins[..., 1], points[..., 0] - origins[..., 0])
-    return np.floor(turn * (np.asarray(k, dtype=np.float64) / _TWO_PI))
-
-
-def sector_index(origins, points, k) -> np.ndarray:
-    """Index of the fixed sector of ``points`` seen from ``origins`` (broadcast).
-
-    Sector ``j`` holds the bearings ``[2πj/k, 2π(j+1)/k)`` measured counter-clockwise
-    from the x axis: a fixed partition of the directions around the (public) origin.
-    A point equal to its origin has bearing 0 (sector 0).
-    """
-    floor = _sector_floor(origins, points, k)
-    return np.where(floor < 0, floor + np.asarray(k), floor).astype(np.int64)
-
-
-def in_sector(origins, points, k, sector) -> np.ndarray:
-    """Whether ``sector_index(origins, points, k) == sector`` (broadcast, cheaper)."""
-    floor = _sector_floor(origins, points, k)
-    sector = np.asarray(sector, dtype=np.float64)
-    return (floor == sector) | (floor == sector - np.asarray(k, dtype=np.float64))
 
 
 def auto_sectors(epsilon_direction) -> np.ndarray:
@@ -299,13 +270,7 @@ class TP(Baseline):
             if region is None:
                 return None
             centre, radius2 = region
-
-            def test(local, cand):
-                near, t = points[cand], owner[local]
-                dx = near[..., 0] - centre[t, 0, None]
-                dy = near[..., 1] - centre[t, 1, None]
-                return dx * dx + dy * dy <= radius2[t, None]
-            return test
+            return Disc(points, centre[owner], radius2[owner])
 
         indep = np.flatnonzero(pos % 2 == parity)
         out[indep] = sample_em(points, points[indices[indep]], scale[traj[indep]],
@@ -329,15 +294,7 @@ class TP(Baseline):
                                               draws.at(target[sel], report_site))
             reports.append((has, origin, reported))
         in_target_region = region_test(t_target)
-
-        def accept_target(local, cand):
-            near = points[cand]
-            ok = True if in_target_region is None else in_target_region(local, cand)
-            for has, origin, reported in reports:
-                inside = in_sector(origin[local, None, :], near, k[local, None], reported[local, None])
-                ok = ok & (inside | ~has[local, None])
-            return ok
-
+        accept_target = Sectors(points, k, reports, in_target_region)
         out[target] = sample_em(points, points[indices[target]], scale[t_target],
                                 draws.at(target, site + _SITE_TARGET), accept_target,
                                 fallback=in_target_region)
@@ -370,47 +327,12 @@ class TP(Baseline):
             cand = np.fromiter(itertools.chain.from_iterable(balls), dtype=np.intp,
                                count=int(counts[small].sum()))
             owner = np.repeat(small, counts[small])
-            ok = _on_segment(points[cand, 0], points[cand, 1], a[owner], b[owner], tol)
-            out[differ[small]] = _pick_uniform(cand, owner, ok, small, draws.subset(small))
+            ok = on_segment(points[cand, 0], points[cand, 1], a[owner], b[owner], tol)
+            out[differ[small]] = pick_uniform(cand, owner, ok, small, draws.subset(small))
         big = np.flatnonzero(counts > _BALL_LIMIT)
-        step = max(1, _BLOCK_ELEMENTS // len(points))
-        for start in range(0, big.size, step):
-            rows = big[start:start + step]
-            ok = _on_segment(points[None, :, 0], points[None, :, 1], a[rows, None, :],
-                             b[rows, None, :], tol)
-            count = ok.sum(axis=1)
-            choice = draws.integers(rows, 0, count)  # every row holds at least its two ends
-            out[differ[rows]] = np.argmax(np.cumsum(ok, axis=1) > choice[:, None], axis=1)
+        if big.size:
+            out[differ[big]] = pick_on_segments(points, a[big], b[big], tol, draws.subset(big))
         return out
-
-
-def _on_segment(px, py, a, b, tol):
-    """Whether POIs ``(px, py)`` lie within ``tol`` of the segment ``[a, b]`` (broadcast).
-
-    With ``s = b − a``, ``r = p − a`` and ``L = |s|``: ``|r × s| ≤ tol·L`` (near the
-    line) and ``−tol·L ≤ r·s ≤ L² + tol·L`` (between the ends).
-    """
-    sx, sy = b[..., 0] - a[..., 0], b[..., 1] - a[..., 1]
-    rx, ry = px - a[..., 0], py - a[..., 1]
-    length2 = sx * sx + sy * sy
-    slack = tol * np.sqrt(length2)
-    along = rx * sx + ry * sy
-    across = rx * sy - ry * sx
-    return (np.abs(across) <= slack) & (along >= -slack) & (along <= length2 + slack)
-
-
-def _pick_uniform(cand, owner, ok, rows, draws):
-    """For each row, one of its candidates with ``ok`` set, uniformly at random.
-
-    The ``c``-th of the row's candidates in increasing POI index, ``c`` an exact
-    uniform integer from the row's own draw 0.
-    """
-    cand, owner = cand[ok], owner[ok]
-    order = np.lexsort((cand, owner))
-    cand, owner = cand[order], owner[order]
-    first = np.searchsorted(owner, rows, side="left")
-    count = np.searchsorted(owner, rows, side="right") - first
-    return cand[first + draws.integers(np.arange(rows.size), 0, count)]
 
 
 class ATP(TP):
@@ -461,14 +383,13 @@ class ATP(TP):
         np.maximum.at(far, traj, np.sqrt((gap * gap).sum(axis=1)))
         far = np.minimum(far, diameter)
         radius = np.empty(lengths.size)
-        # each trajectory's radius from a seed drawn from its own stream (a 1-D mechanism
-        # draws for one call from one stream, so one call per trajectory)
-        seeds = draws.at(starts, site + _SITE_RADIUS).seeds(np.arange(lengths.size))
-        mechs = {}
-        for t in range(lengths.size):
-            value = float(budgets["radius"][t])
-            if value not in mechs:
-                mechs[value] = SquareWave(epsilon=value, low=0.0, high=diameter)
-            radius[t] = mechs[value].sample(far[t:t + 1], rng=seeds[t])[0]
+        # each trajectory's radius under a random key drawn from its own stream: the release of
+        # SquareWave.sample(far[t:t + 1], rng=key_t), all trajectories of one budget at once
+        rows = draws.at(starts, site + _SITE_RADIUS)
+        keys = rows.keys(np.arange(lengths.size))
+        for value in np.unique(budgets["radius"]):
+            chosen = np.flatnonzero(budgets["radius"] == value)
+            mech = SquareWave(epsilon=float(value), low=0.0, high=diameter)
+            radius[chosen] = square_wave_per_key(mech, far[chosen], rows.source.kind, keys[chosen])
         radius = np.maximum(radius, 0.0)
         return centre, radius * radius

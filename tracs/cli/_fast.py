@@ -67,6 +67,16 @@ def _keyed(spec, ctx) -> bool:
         return False
 
 
+def user_keys(users):
+    """The stream keys of user ids: integer ids as they are (an integer and its decimal text
+    name one stream in :func:`tracs.random.stream_ids`, so this is the stream of ``str(id)``
+    without building a string per trajectory), any other id as its text."""
+    users = np.asarray(users)
+    if users.dtype.kind in "iu":
+        return users
+    return [str(k) for k in users]
+
+
 def random_argument(args):
     """The ``rng`` of a run: the seed (Philox), or ChaCha20 with ``--secure-rng`` (keyed by the seed or the OS)."""
     if getattr(args, "secure_rng", False):
@@ -119,7 +129,7 @@ def run(args, spec, output: Path, fmt: str) -> int:
         pieces = chunks(offsets, user_start, CHUNK_POINTS) if keyed else [(0, len(offsets) - 1)]
         for first, last in pieces:
             a, b = offsets[first], offsets[last]
-            extra = {"keys": [str(k) for k in users[first:last]]} if keyed else {}
+            extra = {"keys": user_keys(users[first:last])} if keyed else {}
             out, eps = perturb_trajectories(spec, ctx, coords[a:b], offsets[first:last + 1] - a, args.epsilon,
                                             per_trajectory=args.per_trajectory, rng=rng, workers=args.workers,
                                             **extra)

@@ -145,8 +145,8 @@ def outside_rows(lon, lat, args, labels):
     Without --clip or --drop any row outside is an error that names the rows.
     """
     box = args.region
+    _warn_wide(lon, lat, box)
     if box is None:  # --region-from-data: nothing can lie outside
-        _warn_wide(lon, lat)
         return None, lon, lat, []
     outside = ~box.contains(lon, lat)
     if not outside.any():
@@ -188,12 +188,24 @@ def points_in_region(points, args):
                    lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets), handled
 
 
-def _warn_wide(lon, lat) -> None:
-    if len(lon) and (np.ptp(lon) > WIDE_DEGREES or np.ptp(lat) > WIDE_DEGREES):
-        print(f"tracs perturb: warning: the file spans {np.ptp(lon):.0f}° of longitude and "
-              f"{np.ptp(lat):.0f}° of latitude (more than one continent?): one region and one "
-              "projection are used for all rows; split the file by area for useful releases",
-              file=sys.stderr)
+def _warn_wide(lon, lat, box=None) -> None:
+    """Warn when the rows span more than :data:`WIDE_DEGREES` (two continents, say).
+
+    With ``--region`` the rows outside the box are still reported one by one
+    (:func:`outside_rows`); this line says why there are so many.
+    """
+    finite = np.isfinite(lon) & np.isfinite(lat)
+    if not finite.any():
+        return
+    lon, lat = lon[finite], lat[finite]
+    if np.ptp(lon) <= WIDE_DEGREES and np.ptp(lat) <= WIDE_DEGREES:
+        return
+    which = (f"the one region given with --region ({box}) and its projection are used for all rows, "
+             "so the rows of the other area lie outside it (listed below)" if box is not None else
+             "one region and one projection are used for all rows")
+    print(f"tracs perturb: warning: the file spans {np.ptp(lon):.0f}° of longitude and "
+          f"{np.ptp(lat):.0f}° of latitude: it seems to span two continents; {which}; split the file "
+          "by area and give each part its own region for useful releases", file=sys.stderr)
 
 
 def public_parameters(args, crs, data_region, data_pois, *, pois_needed: bool) -> Public:

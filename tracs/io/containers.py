@@ -17,6 +17,10 @@ import numpy as np
 from .._progress import progress_bar
 from .formats import unsupported
 
+class TextParseError(ValueError):
+    """A text file whose records cannot be told apart (the message names the file and line)."""
+
+
 @dataclass
 class RawColumns:
     """What a container reader returns: the table, its row positions and what it noticed."""
@@ -68,6 +72,8 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
                 short.append(row.number)
                 return "error"
             bad.append(row.number)
+            if row.text is not None and ("\n" in row.text or "\r" in row.text) and not spans:
+                spans.append((row.number, len(row.text.splitlines())))
             return "skip"
 
         chunks = {c: [] for c in include}
@@ -97,12 +103,20 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
             raise
         return chunks, np.concatenate(blanks) if blanks else np.zeros(0, bool), bad
 
+    spans = []  # the first skipped record that runs over several lines (an unclosed quote)
     size = path.stat().st_size
     with progress_bar(size, desc=f"read {path.name}", unit="B", unit_scale=True) as bar:
-        chunks, blank, bad = read(THREADS)
-        if any(b is None for b in bad):  # line numbers of skipped lines are known on one thread only
+        chunks, blank, bad = _quietly(read, THREADS)
+        if any(b is None for b in bad) or (spans and spans[0][0] is None):  # line numbers: one thread only
+            spans.clear()
             bar.reset(size)
-            chunks, blank, bad = read(False)
+            chunks, blank, bad = _quietly(read, False)
+    if spans:
+        line, count = spans[0]
+        raise TextParseError(f"{path.name}: line {line}: a quoted field is not closed: the record that starts "
+                             f"there runs over {count:,} lines" + (" to the end of the file" if line + count - 1 >=
+                                                                  _last_line(path) else "") +
+                             "; close the quote or remove it")
     table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
                       for name, parts in chunks.items()})
     first = 2 if header else 1
@@ -114,6 +128,29 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
         table, lines = table.filter(pa.array(~blank)), lines[~blank]
     fmt = {"\t": "tsv", ",": "csv"}.get(sep, "delimited text")
     return RawColumns(table, lines, "line", fmt, bad_lines, blank_lines)
+
+
+def _quietly(read, threads):
+    """``read(threads)`` without the tracebacks pyarrow prints when a skipped line is not
+    valid UTF-8 (it reports them as unraisable; the read then fails and the caller explains)."""
+    import sys
+
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
+    try:
+        return read(threads)
+    finally:
+        sys.unraisablehook = hook
+
+
+def _last_line(path: Path) -> int:
+    """Number of lines of a text file (read in blocks; only on the error path)."""
+    count, last = 0, b"\n"
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            count += block.count(b"\n")
+            last = block[-1:]
+    return count + (last != b"\n")
 
 
 def _float_column(column):
@@ -176,12 +213,8 @@ def _read_parquet(path: Path, plan) -> RawColumns:
     import json
 
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
-    try:
-        handle = pq.ParquetFile(path)
-    except Exception as exc:
-        raise ValueError(f"{path.name} is not a readable Parquet file: {exc}") from exc
+    handle = open_parquet(path)
     schema = handle.schema_arrow
     meta = schema.metadata or {}
     geo = json.loads(meta[b"geo"]) if b"geo" in meta else None
@@ -193,7 +226,7 @@ def _read_parquet(path: Path, plan) -> RawColumns:
     notes, chunks, lonlat = [], {c: [] for c in wanted}, []
     columns = wanted + ([geometry] if geometry else [])
     with progress_bar(handle.metadata.num_rows, desc=f"read {path.name}", unit="row", unit_scale=True) as bar:
-        for batch in handle.iter_batches(batch_size=1 << 16, columns=columns):
+        for batch in _batches(handle, path, columns):
             for name in wanted:
                 column = batch.column(name)
                 chunks[name].append(convert[name](column) if name in convert else column)
@@ -206,6 +239,43 @@ def _read_parquet(path: Path, plan) -> RawColumns:
     xy = (np.concatenate(lonlat) if lonlat else np.empty((0, 2))) if geometry else None
     return RawColumns(table, np.arange(table.num_rows, dtype=np.int64), "row",
                       "geoparquet" if geo else "parquet", notes=notes, lonlat=xy, geometry=geometry)
+
+
+def open_parquet(path: Path):
+    """``pyarrow.parquet.ParquetFile`` of ``path``; a file it cannot open is a ``ValueError``
+    naming the file and the byte offset of the part that failed (the footer at the end)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.ParquetFile(path)
+    except Exception as exc:
+        size = path.stat().st_size
+        where = (f"its footer (the last 8 bytes, from byte offset {max(size - 8, 0)} of {size}) is not "
+                 "a Parquet footer: a truncated or damaged file, or not Parquet at all"
+                 if "magic" in str(exc).lower() or "footer" in str(exc).lower() else
+                 f"reading its metadata at the end of the file ({size} bytes) failed")
+        raise ValueError(f"{path.name} is not a readable Parquet file: {where} ({_first_line(exc)})") from None
+
+
+def _first_line(exc) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+
+
+def _batches(handle, path: Path, columns):
+    """Record batches of ``handle``, row group by row group; a row group that cannot be
+    decoded is a ``ValueError`` naming the file, its rows and its byte offset."""
+    meta = handle.metadata
+    first = 0
+    for group in range(meta.num_row_groups):
+        rows = meta.row_group(group).num_rows
+        try:
+            yield from handle.iter_batches(batch_size=1 << 16, columns=columns, row_groups=[group])
+        except Exception as exc:
+            chunks = [meta.row_group(group).column(c) for c in range(meta.num_columns)]
+            offsets = [c.dictionary_page_offset if c.has_dictionary_page else c.data_page_offset for c in chunks]
+            raise ValueError(f"{path.name}: cannot read row group {group} (rows {first}–{first + rows - 1}, "
+                             f"from byte offset {min(offsets)}): {_first_line(exc)}") from None
+        first += rows
 
 
 def _read_vector(path: Path, kind: str) -> RawColumns:

@@ -25,8 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from .columns import API_FLAGS, resolve_columns
-from .containers import _float_column, _read_parquet, _read_text, _read_text_pandas, _read_vector
-from .formats import container_of, unsupported
+from .containers import (TextParseError, _float_column, _read_parquet, _read_text, _read_text_pandas,
+                         _read_vector)
+from .formats import binary_at, container_of, unsupported
 
 __all__ = ["INPUT_FORMATS", "PROFILES", "read_checkins", "read_columns"]
 
@@ -111,7 +112,7 @@ def _user_ids(series):
 
 def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
                  time_format=None, dayfirst=False, tz="UTC", keep_columns=False, encoding=None, sep=None,
-                 flags=None) -> dict:
+                 flags=None, with_poi=True) -> dict:
     """Read the columns of a check-in file: the keyword arguments of ``data_loaders``' ``build_checkins``.
 
     See :func:`read_checkins` for the parameters.  ``uid``, ``time`` (UTC),
@@ -121,6 +122,8 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     ``blank_lines``, ``notes``, ``source``, ``fmt``, ``position``, ``untimed``
     (a mask of the rows with no time of their own, whose ``time`` only orders
     them, or None) and ``traj`` (the trajectory column's name or None).
+    ``with_poi=False`` leaves the venue column unread (``poi`` is then None): the
+    command line never writes it.
     """
     from data_loaders._checkins import _RESERVED
     from data_loaders._io import check_path, sniff
@@ -143,7 +146,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         profile = profile or _profile_of(path, kind, names)
         planned = resolve_columns(names, **given, need_coords=need_coords, flags=flags, source=path.name,
                                   aliases=PROFILES[profile])
-        poi = _find_poi(names, profile)
+        poi = _find_poi(names, profile) if with_poi else None
         if keep_columns:
             return list(names)
         return [*planned.used(), *([poi] if poi and poi not in planned.used() else [])]
@@ -176,8 +179,13 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         try:
             raw = _read_text(path, sep=head.sep, names=names, header=header, include=include,
                              encoding=encoding, convert=converters())
+        except TextParseError:
+            raise
         except Exception as exc:  # not valid UTF-8 (or not decodable as given): the pandas reader
             if "UTF8" not in str(exc) and "decode" not in str(exc).lower():
+                where = binary_at(path, utf8=False)
+                if where is not None:
+                    raise unsupported(path, f"binary data from byte offset {where[0]}, line {where[1]}") from None
                 raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
             raw = _read_text_pandas(path, sep=head.sep, names=names, header=header, encoding=encoding)
             raw.table = raw.table[include]
@@ -217,7 +225,9 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
 
     time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
     notes.extend(time_notes)
-    poi_name = _find_poi(names, profile)
+    poi_name = _find_poi(names, profile) if with_poi else None
+    if poi_name is not None and poi_name not in names:
+        poi_name = None
     used = set(cmap.used()) | ({poi_name} if poi_name else set())
     extra = {}
     if cmap.traj is not None:
@@ -306,9 +316,9 @@ def _utc_times(table, name, times) -> np.ndarray:
 
 
 def _is_geoparquet(path) -> bool:
-    import pyarrow.parquet as pq
+    from .containers import open_parquet
 
-    return b"geo" in (pq.read_schema(path).metadata or {})
+    return b"geo" in (open_parquet(path).schema_arrow.metadata or {})
 
 
 def _find_poi(names, profile) -> str | None:

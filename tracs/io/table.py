@@ -116,7 +116,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     from .read import read_columns
 
     gap = _gap_ns(split_gap)
-    cols = read_columns(path, **options)
+    cols = read_columns(path, with_poi=False, **options)
     lines = np.asarray(cols["lines"], dtype=np.int64)
     lat, lng = to_number(cols["lat"]), to_number(cols["lng"])
     time = cols["time"].dt.as_unit("ns").array.asi8.view("datetime64[ns]")  # UTC; NaT stays NaT
@@ -277,7 +277,7 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
         for table in batches:
             table = _with_geometry(table, (*lo, *hi))
             if writer is None:
-                writer = pq.ParquetWriter(path, table.schema)
+                writer = pq.ParquetWriter(path, table.schema, **parquet_options(table.schema))
             writer.write_table(table)
             if progress is not None:
                 progress(table.num_rows)
@@ -333,6 +333,15 @@ def _with_geometry(table, bbox):
     return out.replace_schema_metadata({b"geo": json.dumps(geo).encode()})
 
 
+def parquet_options(schema) -> dict:
+    """Writer options of the released rows: dictionary pages only for the columns that repeat
+    (user, trajectory, ε; coordinates, times and points rarely do), no statistics for the
+    geometry (WKB bytes).  Smaller and about twice as fast to write as the defaults."""
+    names = list(schema.names)
+    repeating = [c for c in ("uid", "trajectory", "epsilon_point", "epsilon_trajectory") if c in names]
+    return {"use_dictionary": repeating, "write_statistics": [c for c in names if c != "geometry"]}
+
+
 def write_table(table, path, fmt: str, *, progress=None, batch: int = 1 << 17) -> None:
     """Write an Arrow table of released rows as CSV, TSV, GeoParquet, GeoJSON or GPX."""
     if fmt in ("CSV", "TSV"):
@@ -344,7 +353,8 @@ def write_table(table, path, fmt: str, *, progress=None, batch: int = 1 << 17) -
     if fmt == "GeoParquet":
         import pyarrow.parquet as pq
 
-        pq.write_table(_with_geometry(table, (*lonlat.min(axis=0), *lonlat.max(axis=0))), path)
+        table = _with_geometry(table, (*lonlat.min(axis=0), *lonlat.max(axis=0)))
+        pq.write_table(table, path, **parquet_options(table.schema))
         if progress is not None:
             progress(table.num_rows)
         return
