@@ -201,7 +201,7 @@ def run(quick: bool = False) -> list[Row]:
         lattice = next(row for row in rows if row.name == name)
         seconds = best_time(lambda: fn(x, 1.0, rng))
         rows.append(Row(f"  {name}, continuous (before the lattice)", n, seconds,
-                        extra=f"lattice / continuous = {seconds / lattice.seconds:.2f}×"))
+                        extra=f"lattice rate / continuous rate = {seconds / lattice.seconds:.2f}×"))
     # the ceilings: numpy's two uniforms per sample; one keyed Philox word per sample
     rows.append(Row("  rng.random(2n) alone", n, best_time(lambda: rng.random(2 * n)), extra="ceiling"))
     rows.append(Row("  keyed word per sample alone", n, best_time(lambda: _keyed_words(n)), extra="ceiling"))

@@ -64,13 +64,10 @@ import functools
 import math
 from typing import NamedTuple
 
-from scipy.optimize import minimize_scalar
-
 __all__ = ["LOSSES", "check_loss", "square_exponent", "SquareShape", "square_shape", "worst_square_error"]
 
 #: the losses the optimal mechanisms are built for
 LOSSES = ("absolute", "square")
-
 
 def check_loss(loss) -> str:
     """Validate the ``loss`` of an optimal mechanism: ``"absolute"`` or ``"square"``."""
@@ -79,19 +76,16 @@ def check_loss(loss) -> str:
                          f"(worst-case E(y - x)^2), got {loss!r}")
     return loss
 
-
 def _log_expm1(t: float) -> float:
     """``log(e^t − 1)`` for ``t >= 0`` without overflow (``-inf`` at 0)."""
     if t <= 0.0:
         return -math.inf
     return t + math.log(-math.expm1(-t))
 
-
 def log_worst_square(u: float, epsilon: float) -> float:
     """``log D(u)``: the log of three times the worst-case square error on ``[0, 1]``."""
     v = 1.0 - u
     return -epsilon * v + math.log1p(math.exp(3.0 * _log_expm1(epsilon * v) - 2.0 * _log_expm1(epsilon)))
-
 
 def log_square_gain(u: float, epsilon: float) -> float:
     """``log(1 − D(u))``, accurate where ``D`` is close to 1 (small ε).
@@ -106,7 +100,6 @@ def log_square_gain(u: float, epsilon: float) -> float:
     p = math.exp(epsilon * u)
     log_bracket = math.log(e1 * (1.0 + p) - eu)
     return math.log(eu) + math.log(ev) + log_bracket - epsilon * u - 2.0 * _log_expm1(epsilon)
-
 
 @functools.lru_cache(maxsize=512)
 def square_exponent(epsilon: float) -> float:
@@ -132,14 +125,14 @@ def square_exponent(epsilon: float) -> float:
         objective = functools.partial(_safe, log_worst_square, epsilon, 1.0)
     else:
         objective = functools.partial(_safe, log_square_gain, epsilon, -1.0)
+    from scipy.optimize import minimize_scalar  # imported here: scipy.optimize costs 0.4 s to import
+
     result = minimize_scalar(objective, bounds=(0.0, 1.0), method="bounded", options={"xatol": 1e-12})
     return float(result.x)
-
 
 def _safe(f, epsilon, sign, u):
     value = sign * f(u, epsilon)
     return value if math.isfinite(value) else math.inf
-
 
 class SquareShape(NamedTuple):
     """The square-error optimal mechanism on the unit interval (or circle of period 1).
@@ -156,7 +149,6 @@ class SquareShape(NamedTuple):
     central_mass: float
     side_mass: float
 
-
 @functools.lru_cache(maxsize=512)
 def square_shape(epsilon: float) -> SquareShape:
     """:class:`SquareShape` at ``epsilon`` (cached; see :func:`square_exponent`)."""
@@ -167,7 +159,6 @@ def square_shape(epsilon: float) -> SquareShape:
     side = math.exp(_log_expm1(epsilon * u) - log_e1)
     return SquareShape(u, math.exp(epsilon * u), math.exp(epsilon * (u - 1.0)), math.exp(log_width),
                        math.exp(epsilon * u + log_width), side)
-
 
 def worst_square_error(epsilon: float, exponent: float | None = None) -> float:
     """``max_x E(Y − x)²`` on ``[0, 1]`` of the three-piece mechanism with ``p = e^{ε·exponent}``.
