@@ -239,45 +239,40 @@ def _coordinate_point(i, coords, kind, key, stream, index, params, row, bbox, n,
 
 
 @njit(cache=True, nogil=True)
-def coordinate_kernel(coords, offsets, kind, key, streams, params, bbox, n, hx, hy, out, idx):
+def coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params, bbox, n, hx, hy, out, idx):
     """TraCS-C on the rectangle ``bbox``: each coordinate through the optimal classical
     mechanism's lattice on its side (``params`` rows: x band ``m, c``, y band ``m, c``;
     one row, or one per trajectory; ``hx``, ``hy`` the spacings of the released values).
 
-    Trajectory ``t`` draws from ``streams[t]``, point ``i`` of it at index ``i``.  A
-    first pass per coordinate without branches (vector code) settles every draw that
-    needs no further word; a last pass takes the rest (about ``2^-11`` of the points)
+    Point ``i`` draws from ``stream_of[i]`` at ``index_of[i]``.  With one row, a first
+    pass per coordinate without branches (vector code) settles every draw that needs
+    no further word; a last pass takes the rest (about ``2^-11`` of the points)
     through the exact scalar path: the same numbers as the scalar path alone.
     """
     sx = (bbox[2] - bbox[0]) / n
     sy = (bbox[3] - bbox[1]) / n
-    base = offsets[0]
+    size = coords.shape[0]
     if params.shape[0] == 1:
         mx, my = int(params[0, 0]), int(params[0, 2])
         tx, fx = threshold_compiled(params[0, 1])
         ty, fy = threshold_compiled(params[0, 3])
         # one pass per coordinate: each is vector code, the two together are not
-        for t in range(streams.shape[0]):
-            start = offsets[t] - base
-            for i in range(start, offsets[t + 1] - base):
-                w0, w1 = draw_u64_pair(kind, key, streams[t], i - start, 0)
-                idx[i, 0] = fast_affine_index((coords[i, 0] - bbox[0]) / sx, n, 1.0, 0.0, mx, n + 1, tx, fx,
-                                              w0, w1)
-        for t in range(streams.shape[0]):
-            start = offsets[t] - base
-            for i in range(start, offsets[t + 1] - base):
-                w2, w3 = draw_u64_pair(kind, key, streams[t], i - start, 1)
-                idx[i, 1] = fast_affine_index((coords[i, 1] - bbox[1]) / sy, n, 1.0, 0.0, my, n + 1, ty, fy,
-                                              w2, w3)
-    for t in range(streams.shape[0]):
-        row = t if params.shape[0] > 1 else 0
-        start = offsets[t] - base
-        for i in range(start, offsets[t + 1] - base):
-            if params.shape[0] > 1 or idx[i, 0] < 0 or idx[i, 1] < 0:
-                idx[i, 0], idx[i, 1] = _coordinate_point(i, coords, kind, key, streams[t], i - start, params,
-                                                         row, bbox, n, sx, sy)
-            out[i, 0] = bbox[0] + idx[i, 0] * hx
-            out[i, 1] = bbox[1] + idx[i, 1] * hy
+        for i in range(size):
+            w0, w1 = draw_u64_pair(kind, key, stream_of[i], index_of[i], 0)
+            idx[i, 0] = fast_affine_index((coords[i, 0] - bbox[0]) / sx, n, 1.0, 0.0, mx, n + 1, tx, fx, w0, w1)
+        for i in range(size):
+            w2, w3 = draw_u64_pair(kind, key, stream_of[i], index_of[i], 1)
+            idx[i, 1] = fast_affine_index((coords[i, 1] - bbox[1]) / sy, n, 1.0, 0.0, my, n + 1, ty, fy, w2, w3)
+    traj = 0
+    for i in range(size):
+        if params.shape[0] > 1:
+            while i >= offsets[traj + 1] - offsets[0]:
+                traj += 1
+        if params.shape[0] > 1 or idx[i, 0] < 0 or idx[i, 1] < 0:
+            idx[i, 0], idx[i, 1] = _coordinate_point(i, coords, kind, key, stream_of[i], index_of[i], params,
+                                                     traj, bbox, n, sx, sy)
+        out[i, 0] = bbox[0] + idx[i, 0] * hx
+        out[i, 1] = bbox[1] + idx[i, 1] * hy
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -16,7 +16,7 @@ from ..region import Rectangle
 from . import _kernels
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ._base import Perturber, check_share
-from ._sequential import LatticeReleases, axis_constants, keyed_trajectories
+from ._sequential import LatticeReleases, axis_constants, keyed_points
 
 __all__ = ["TraCSC"]
 
@@ -95,10 +95,10 @@ class TraCSC(LatticeReleases, Perturber):
 
     def _release(self, coords, offsets, rng):
         params = self._point_params(offsets, self._params)
-        kind, key, streams = keyed_trajectories(rng, offsets)
+        kind, key, stream_of, index_of = keyed_points(rng, offsets)
         out = np.empty_like(coords)
         idx = np.empty(coords.shape, dtype=np.int64)
         lx, ly = self.lattice
-        _kernels.coordinate_kernel(coords, offsets, kind, key, streams, params,
+        _kernels.coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params,
                                    self._bbox, self._cells, lx.spacing, ly.spacing, out, idx)
         return out, idx
