@@ -48,15 +48,13 @@ from .._numba_cache import drop_stale_cache
 from ..random import kernels as _random_kernels
 from ..random.kernels import draw_u64, draw_u64_pair
 from . import _lattice_kernels
-from ._lattice_kernels import SNAP_SCALE, TWO53, below, snap, split_word, uniform_index
+from ._lattice_kernels import TWO53, below, snap, split_word, uniform_index
 
-__all__ = ["band_width", "rare_mass", "band_row", "band_cumulative", "threshold", "uniform_below", "band_cell", "affine_start",
+__all__ = ["band_width", "rare_mass", "band_row", "band_cumulative", "uniform_below", "band_cell", "affine_start",
            "affine_starts", "affine_band_index", "classical_band_index", "circular_band_index",
            "fast_affine_index", "threshold_compiled", "snapped_affine_band", "snapped_circular_band"]
 
 _MASK32 = np.uint64(0xFFFFFFFF)
-_SNAP_MASK = np.uint64(2047)
-_U11 = np.uint64(11)
 _TWO32 = np.uint64(1 << 32)
 _U32 = np.uint64(32)
 # the kernels below inline functions of these modules, which numba's cache does not track
@@ -189,25 +187,6 @@ def circular_band_index(t, n, m, c, first, bits, word, kind, key, stream, index,
     return (k + d) % n
 
 
-def threshold(c: float) -> tuple[int, bool]:
-    """``(floor(c·2^53), whether c·2^53 has a fraction)``: ``u < c`` read on 53 bits.
-
-    With ``F`` the first 53 bits of ``u``: ``F < top`` means ``u < c``, ``F > top``
-    means not, and ``F == top`` is a tie (to be read further) only when
-    ``c·2^53`` is not an integer.
-    """
-    scaled = c * TWO53
-    top = math.floor(scaled)
-    return int(top), bool(scaled > top)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _fast_snap(t, n, bits):  # pragma: no cover
-    """:func:`~tracs.mechanisms._lattice_kernels.snap` without branches (the same numbers)."""
-    i = min(max(math.floor(t), 0.0), n - 1.0)
-    return int(i) + int(bits < (t - i) * SNAP_SCALE)
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _fast_cell(first, word, start, m, count, top, fraction):  # pragma: no cover
     """:func:`band_cell` without branches, or ``-1`` when it would read further words
@@ -225,8 +204,8 @@ def _fast_cell(first, word, start, m, count, top, fraction):  # pragma: no cover
 def fast_affine_index(t, n, alpha, beta, m, count, top, fraction, w0, w1):  # pragma: no cover
     """:func:`affine_band_index` on the words ``w0``, ``w1`` without branches, or ``-1`` when the
     draw needs further words (then call :func:`affine_band_index` with the same words)."""
-    k = _fast_snap(t, n, float(np.int64(w0 & _SNAP_MASK)))
-    return _fast_cell(w0 >> _U11, w1, affine_start(k, alpha, beta, m, count), m, count, top, fraction)
+    first, bits = split_word(w0)
+    return _fast_cell(first, w1, affine_start(snap(t, n, bits), alpha, beta, m, count), m, count, top, fraction)
 
 
 @njit(cache=True, nogil=True)
@@ -254,15 +233,16 @@ def snapped_affine_band(t, n, alpha, beta, m, count, c, kind, key, stream):  # p
 @njit(cache=True, nogil=True)
 def snapped_circular_band(t, n, m, c, kind, key, stream):  # pragma: no cover
     """:func:`circular_band_index` of elements ``0 … len(t) − 1`` (index = position), in two
-    passes like :func:`snapped_classical_band`."""
+    passes like :func:`snapped_affine_band`."""
     top, fraction = threshold_compiled(c)
     half = (m - 1) // 2
     out = np.empty(t.shape[0], dtype=np.int64)
     for i in range(t.shape[0]):
         w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
-        k = _fast_snap(t[i], n, float(np.int64(w0 & _SNAP_MASK)))
+        first, bits = split_word(w0)
+        k = snap(t[i], n, bits)
         # offsets: the band -half … half is cells 0 … m − 1 of a row starting at k − half
-        d = _fast_cell(w0 >> _U11, w1, 0, m, n, top, fraction)
+        d = _fast_cell(first, w1, 0, m, n, top, fraction)
         j = k - half + d  # in -half … 2n − 1: wrapped without a division
         j = j + n if j < 0 else j
         j = j - n if j >= n else j
@@ -279,7 +259,12 @@ def snapped_circular_band(t, n, m, c, kind, key, stream):  # pragma: no cover
 
 @njit(cache=True, nogil=True, inline="always")
 def threshold_compiled(c):  # pragma: no cover
-    """:func:`threshold` in compiled code: ``(top as uint64, fraction)``."""
+    """``(floor(c·2^53) as uint64, whether c·2^53 has a fraction)``: ``u < c`` read on 53 bits.
+
+    With ``F`` the first 53 bits of ``u``: ``F < top`` means ``u < c``, ``F > top``
+    means not, and ``F == top`` is a tie (to be read further) only when
+    ``c·2^53`` is not an integer.
+    """
     scaled = c * TWO53
     top = math.floor(scaled)
     return np.uint64(top), scaled > top

@@ -17,7 +17,7 @@ Sampling is an exact inversion of the magnitude ``M = |D|``: its tail
 is the largest ``m`` with ``u < T_m`` for a lazily read uniform ``u`` (exact
 comparisons); the sign is one random bit.  So the realised law is exactly
 ``P(M = m) = T_m − T_{m+1}`` for these doubles, and :func:`tails` gives the
-same doubles to the rows.  Each ``T_m`` is exact to a few ulps, so a mass
+same doubles to the rows and cumulative masses.  Each ``T_m`` is exact to a few ulps, so a mass
 ``T_m − T_{m+1} ≈ T_m(1 − r)`` is realised to a relative ``2^-51/(1 − r)``
 (about ``n/ε·2^-51``: 4.7e-10 at the default ``n = 2^20`` and ε = 1), the same
 floating-point term as the generic path's (``docs/privacy.md``).
@@ -55,12 +55,13 @@ def tail(m, log_r, log_c):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True)
-def tails(count, log_r, log_c):  # pragma: no cover
-    """``T_0 … T_count`` (the thresholds the sampler compares against)."""
-    out = np.empty(count + 1)
-    for m in range(count + 1):
-        out[m] = tail(m, log_r, log_c)
-    return out
+def tails(m, log_r, log_c):  # pragma: no cover
+    """:func:`tail` of every entry of the int64 array ``m`` (the thresholds the sampler compares against)."""
+    flat = m.ravel()
+    out = np.empty(flat.shape[0])
+    for i in range(flat.shape[0]):
+        out[i] = tail(flat[i], log_r, log_c)
+    return out.reshape(m.shape)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -118,23 +119,18 @@ def snapped_laplace(t, n, margin, count, log_r, log_c, kind, key, stream):  # pr
     return out
 
 
-def _offset_cumulative(q: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """``P(D <= q)`` from the tails ``t`` (``t[m] = T_m``, beyond the array: 0)."""
+def _offset_cumulative(q: np.ndarray, log_r: float, log_c: float) -> np.ndarray:
+    """``P(D <= q)``: ``1 − T_{q+1}/2`` for ``q >= 0``, ``T_{−q}/2`` below."""
     q = np.asarray(q, dtype=np.int64)
-    last = len(t) - 1
-
-    def at(m):
-        return np.where(m <= last, t[np.minimum(m, last)], 0.0)
-
-    return np.where(q >= 0, 1.0 - 0.5 * at(q + 1), 0.5 * at(-q))
+    t = tails(np.where(q >= 0, q + 1, -q), log_r, log_c)
+    return np.where(q >= 0, 1.0 - 0.5 * t, 0.5 * t)
 
 
 def laplace_cumulative(b, k, margin: int, count: int, log_r: float, log_c: float) -> np.ndarray:
-    """``P(index < b | k)``: shape ``(len(b), len(k))``."""
+    """``P(index < b | k)``: shape ``(len(b), len(k))``; only the thresholds it needs are computed."""
     b = np.asarray(b, dtype=np.int64).reshape(-1, 1)
     k = np.asarray(k, dtype=np.int64).reshape(1, -1)
-    t = tails(count + 1, log_r, log_c)
-    cum = _offset_cumulative(b - k - margin - 1, t)
+    cum = _offset_cumulative(b - k - margin - 1, log_r, log_c)
     return np.where(b <= 0, 0.0, np.where(b >= count, 1.0, cum))
 
 
@@ -142,9 +138,9 @@ def laplace_row(k: int, margin: int, count: int, log_r: float, log_c: float) -> 
     """The realised law of input lattice point ``k`` over the ``count`` cells, each mass from
     its own thresholds (``1 − T_1`` at the offset 0, ``(T_m − T_{m+1})/2`` at ``±m``, the
     tails ``T_m/2`` in the end cells)."""
-    t = tails(count + 1, log_r, log_c)
+    t = tails(np.arange(count + 2), log_r, log_c)
     d = np.abs(np.arange(count) - k - margin)
-    row = np.where(d == 0, 1.0 - t[1], 0.5 * (t[np.minimum(d, count)] - t[np.minimum(d + 1, count + 1)]))
+    row = np.where(d == 0, 1.0 - t[1], 0.5 * (t[d] - t[d + 1]))
     row[0] = 0.5 * t[k + margin] if k + margin > 0 else 1.0 - 0.5 * t[1]
     top = count - 1 - k - margin
     row[-1] = 0.5 * t[top] if top > 0 else 1.0 - 0.5 * t[1]

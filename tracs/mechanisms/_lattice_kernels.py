@@ -91,18 +91,11 @@ def snap(t, n, bits):  # pragma: no cover
 
     The upper one is taken with probability ``ceil(frac·2048)/2048``: the mixing
     weight need not be exact (any weight keeps the guarantee), only unbiased to
-    ``2^-11`` of a cell.
+    ``2^-11`` of a cell.  Written without branches, so loops over it can become
+    vector code.
     """
-    i = math.floor(t)
-    if i < 0.0:
-        i = 0.0
-    if i > n - 1:
-        i = n - 1.0
-    frac = t - i
-    k = int(i)
-    if bits < frac * SNAP_SCALE:
-        k += 1
-    return k
+    i = min(max(math.floor(t), 0.0), n - 1.0)
+    return int(i) + int(bits < (t - i) * SNAP_SCALE)
 
 
 @njit(cache=True, nogil=True)

@@ -297,16 +297,13 @@ class LatticeMixin:
         cum = np.empty((b.size, x.size))
         inner = (b > 0) & (b < lat.count)
         cum[b <= 0], cum[b >= lat.count] = 0.0, 1.0
-        if self._on_circle():
-            # cell 0 wraps: [−h/2, h/2); its part above period − h/2 belongs below every boundary
-            top = lat.origin + (lat.count - 0.5) * lat.spacing
-            wrapped = 1.0 - self.cdf(np.full(x.shape, top), x)
-            if inner.any():
-                cum[inner] = self.cdf((lat.origin + (b[inner] - 0.5) * lat.spacing)[:, None], x[None, :]) + wrapped
-            return np.clip(cum, 0.0, 1.0)
         if inner.any():
             cum[inner] = self.cdf((lat.origin + (b[inner] - 0.5) * lat.spacing)[:, None], x[None, :])
-        return cum
+            if self._on_circle():
+                # cell 0 wraps: [−h/2, h/2); its part above period − h/2 lies below every boundary
+                top = lat.origin + (lat.count - 0.5) * lat.spacing
+                cum[inner] += 1.0 - self.cdf(np.full(x.shape, top), x)
+        return np.clip(cum, 0.0, 1.0)
 
     # -- sampling -------------------------------------------------------------------------
     def sample_index(self, x, *, rng=None) -> np.ndarray:

@@ -15,8 +15,6 @@ each gets its own stream, in order.
 
 from __future__ import annotations
 
-import functools
-
 import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -154,23 +152,7 @@ class KeyedSource:
 
     def __init__(self, streams: KeyedStreams, offsets: np.ndarray):
         self.kind, self.key = streams.kind, streams.key
-        #: one stream per trajectory (kernels that walk trajectories need no per-point arrays)
-        self.streams = streams.streams
-        self._keyed, self._offsets = streams, offsets
-
-    @functools.cached_property
-    def _points(self):
-        return point_streams(self._keyed, self._offsets)
-
-    @property
-    def stream(self) -> np.ndarray:
-        """Stream of every point (uint64)."""
-        return self._points[0]
-
-    @property
-    def index(self) -> np.ndarray:
-        """Position of every point in its trajectory (uint64)."""
-        return self._points[1]
+        self.stream, self.index = point_streams(streams, offsets)
 
 
 def on_workers(model, coords, offsets, *, workers, **kwargs):

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..mechanisms import OptimalCircular, OptimalClassical
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
-from ..random import KeyedStreams, point_streams, resolve_streams
+from ..random import point_streams, resolve_streams
 from ..region import Rectangle
 from . import _kernels
 from ._base import KeyedSource, Perturber, as_batch, check_share, resolve_anchor
@@ -48,21 +48,14 @@ def keyed_points(rng, offsets: np.ndarray):
     """
     if isinstance(rng, KeyedSource):  # perturb_many's streams, keyed by the trajectories' keys
         return rng.kind, rng.key, rng.stream, rng.index
-    kind, key, streams = keyed_trajectories(rng, offsets)
-    stream_of, index_of = point_streams(KeyedStreams(kind, key, streams), offsets)
-    return kind, key, stream_of, index_of
-
-
-def keyed_trajectories(rng, offsets: np.ndarray):
-    """``(kind, key, stream_of_trajectory)``: the streams of :func:`keyed_points`, one per trajectory."""
-    if isinstance(rng, KeyedSource):
-        return rng.kind, rng.key, rng.streams
     count = len(offsets) - 1
     if isinstance(rng, np.random.Generator):
         ks = resolve_streams(0, None, count)
-        return ks.kind, ks.key, rng.integers(0, 2**63, size=count, dtype=np.int64).astype(np.uint64)
-    ks = resolve_streams(rng, None, count)
-    return ks.kind, ks.key, ks.streams
+        ks = type(ks)(ks.kind, ks.key, rng.integers(0, 2**63, size=count, dtype=np.int64).astype(np.uint64))
+    else:
+        ks = resolve_streams(rng, None, count)
+    stream_of, index_of = point_streams(ks, offsets)
+    return ks.kind, ks.key, stream_of, index_of
 
 
 def classical_constants(epsilon: np.ndarray, resolution=None) -> np.ndarray:
