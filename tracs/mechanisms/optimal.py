@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _band
-from ._base import Mechanism, PiecewiseConstantMechanism, _signed_power_integral
+from ._base import Mechanism, PiecewiseConstantMechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
 from ._numeric import logistic, rare_probability

@@ -10,8 +10,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from ._base import PiecewiseConstantMechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._numeric import EXP_MAX, exp_tail, logistic, over_expm1
