@@ -140,3 +140,17 @@ def test_bad_arguments(call, error, fragment):
     with pytest.raises(error) as info:
         call()
     assert fragment in str(info.value)
+
+
+def test_position_streams_are_remembered_without_changing_a_value(monkeypatch):
+    import tracs.random as keyed
+
+    monkeypatch.setattr(keyed, "_POSITIONS", np.zeros(0, dtype=np.uint64))
+    monkeypatch.setattr(keyed, "_POSITIONS_KEPT", 6)
+    explicit = stream_ids(list(range(9)))
+    first = stream_ids(None, 4)
+    first[:] = 0  # the caller's copy: the remembered values are untouched
+    assert np.array_equal(stream_ids(None, 4), explicit[:4])
+    assert np.array_equal(stream_ids(None, 6), explicit[:6]) and len(keyed._POSITIONS) == 6
+    assert np.array_equal(stream_ids(None, 9), explicit) and len(keyed._POSITIONS) == 6  # beyond the cap
+    assert stream_ids(None, 0).size == 0

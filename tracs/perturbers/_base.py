@@ -146,13 +146,30 @@ class KeyedSource:
     """The keyed streams of a batch's points, for kernels that draw on demand.
 
     ``kind`` and ``key`` name the generator; ``stream[i]`` and ``index[i]`` are point
-    ``i``'s trajectory stream and position in it (:func:`tracs.random.point_streams`).
+    ``i``'s trajectory stream and position in it (:func:`tracs.random.point_streams`,
+    computed on first use); ``streams[t]`` is trajectory ``t``'s stream.
     Its word ``d`` is ``tracs.random.kernels.draw_u64(kind, key, stream[i], index[i], d)``.
     """
 
     def __init__(self, streams: KeyedStreams, offsets: np.ndarray):
         self.kind, self.key = streams.kind, streams.key
-        self.stream, self.index = point_streams(streams, offsets)
+        self.streams, self.offsets = streams.streams, offsets
+        self._points = None
+
+    def _point_arrays(self):
+        if self._points is None:  # built on first use: kernels that walk the trajectories never need it
+            self._points = point_streams(KeyedStreams(self.kind, self.key, self.streams), self.offsets)
+        return self._points
+
+    @property
+    def stream(self) -> np.ndarray:
+        """Stream of each point (uint64)."""
+        return self._point_arrays()[0]
+
+    @property
+    def index(self) -> np.ndarray:
+        """Position of each point in its trajectory (uint64)."""
+        return self._point_arrays()[1]
 
 
 def on_workers(model, coords, offsets, *, workers, **kwargs):

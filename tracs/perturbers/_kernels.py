@@ -238,41 +238,72 @@ def _coordinate_point(i, coords, kind, key, stream, index, params, row, bbox, n,
     return jx, jy
 
 
+#: points per block of :func:`coordinate_kernel` (its scratch arrays stay in the core's cache)
+BLOCK = 2048
+
+
 @njit(cache=True, nogil=True)
-def coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params, bbox, n, hx, hy, out, idx):
+def coordinate_kernel(coords, offsets, kind, key, streams, params, bbox, n, hx, hy, out, idx):
     """TraCS-C on the rectangle ``bbox``: each coordinate through the optimal classical
     mechanism's lattice on its side (``params`` rows: x band ``m, c``, y band ``m, c``;
     one row, or one per trajectory; ``hx``, ``hy`` the spacings of the released values).
 
-    Point ``i`` draws from ``stream_of[i]`` at ``index_of[i]``.  With one row, a first
-    pass per coordinate without branches (vector code) settles every draw that needs
-    no further word; a last pass takes the rest (about ``2^-11`` of the points)
-    through the exact scalar path: the same numbers as the scalar path alone.
+    Trajectory ``t`` (points ``offsets[t] … offsets[t+1] − 1``) draws from
+    ``streams[t]``, point ``i`` of it at index ``i − offsets[t]``.  The points go in
+    blocks of :data:`BLOCK`: per block, the streams and indices of its points, then
+    with one row of constants one pass per coordinate without branches (vector
+    code: it reads a contiguous copy of the coordinate and writes a contiguous index
+    array — strided reads or writes of the ``(n, 2)`` arrays would keep it scalar)
+    settles every draw that needs no further word; a scan takes the rest (about
+    ``2^-11`` of the points) through the exact scalar path — the same numbers as the
+    scalar path alone — and a last pass writes the values (and the indices into
+    ``idx`` unless it has no rows).
     """
     sx = (bbox[2] - bbox[0]) / n
     sy = (bbox[3] - bbox[1]) / n
     size = coords.shape[0]
-    if params.shape[0] == 1:
-        mx, my = int(params[0, 0]), int(params[0, 2])
-        tx, fx = threshold_compiled(params[0, 1])
-        ty, fy = threshold_compiled(params[0, 3])
-        # one pass per coordinate: each is vector code, the two together are not
-        for i in range(size):
-            w0, w1 = draw_u64_pair(kind, key, stream_of[i], index_of[i], 0)
-            idx[i, 0] = fast_affine_index((coords[i, 0] - bbox[0]) / sx, n, 1.0, 0.0, mx, n + 1, tx, fx, w0, w1)
-        for i in range(size):
-            w2, w3 = draw_u64_pair(kind, key, stream_of[i], index_of[i], 1)
-            idx[i, 1] = fast_affine_index((coords[i, 1] - bbox[1]) / sy, n, 1.0, 0.0, my, n + 1, ty, fy, w2, w3)
+    base = offsets[0]
+    one_row = params.shape[0] == 1
+    mx, my = int(params[0, 0]), int(params[0, 2])
+    tx, fx = threshold_compiled(params[0, 1])
+    ty, fy = threshold_compiled(params[0, 3])
+    stream = np.empty(BLOCK, dtype=np.uint64)
+    index = np.empty(BLOCK, dtype=np.uint64)
+    row = np.empty(BLOCK, dtype=np.int64)
+    axis = np.empty(BLOCK)
+    jx = np.empty(BLOCK, dtype=np.int64)
+    jy = np.empty(BLOCK, dtype=np.int64)
     traj = 0
-    for i in range(size):
-        if params.shape[0] > 1:
-            while i >= offsets[traj + 1] - offsets[0]:
+    for start in range(0, size, BLOCK):
+        count = min(BLOCK, size - start)
+        for j in range(count):
+            while start + j >= offsets[traj + 1] - base:
                 traj += 1
-        if params.shape[0] > 1 or idx[i, 0] < 0 or idx[i, 1] < 0:
-            idx[i, 0], idx[i, 1] = _coordinate_point(i, coords, kind, key, stream_of[i], index_of[i], params,
-                                                     traj, bbox, n, sx, sy)
-        out[i, 0] = bbox[0] + idx[i, 0] * hx
-        out[i, 1] = bbox[1] + idx[i, 1] * hy
+            stream[j] = streams[traj]
+            index[j] = start + j - (offsets[traj] - base)
+            row[j] = traj
+        if one_row:
+            for j in range(count):
+                axis[j] = coords[start + j, 0]
+            for j in range(count):
+                w0, w1 = draw_u64_pair(kind, key, stream[j], index[j], 0)
+                jx[j] = fast_affine_index((axis[j] - bbox[0]) / sx, n, 1.0, 0.0, mx, n + 1, tx, fx, w0, w1)
+            for j in range(count):
+                axis[j] = coords[start + j, 1]
+            for j in range(count):
+                w2, w3 = draw_u64_pair(kind, key, stream[j], index[j], 1)
+                jy[j] = fast_affine_index((axis[j] - bbox[1]) / sy, n, 1.0, 0.0, my, n + 1, ty, fy, w2, w3)
+        for j in range(count):
+            if not one_row or jx[j] < 0 or jy[j] < 0:
+                jx[j], jy[j] = _coordinate_point(start + j, coords, kind, key, stream[j], index[j], params,
+                                                 0 if one_row else row[j], bbox, n, sx, sy)
+        for j in range(count):
+            out[start + j, 0] = bbox[0] + jx[j] * hx
+            out[start + j, 1] = bbox[1] + jy[j] * hy
+        if idx.shape[0]:
+            for j in range(count):
+                idx[start + j, 0] = jx[j]
+                idx[start + j, 1] = jy[j]
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..mechanisms import OptimalCircular, OptimalClassical
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
-from ..random import point_streams, resolve_streams
+from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Rectangle
 from . import _kernels
 from ._base import KeyedSource, Perturber, as_batch, check_share, resolve_anchor
@@ -37,8 +37,8 @@ TWO_PI = 2.0 * math.pi
 DEFAULT_DIRECTION_SHARE = math.pi / (math.pi + 1.0)
 
 
-def keyed_points(rng, offsets: np.ndarray):
-    """``(kind, key, stream_of_point, index_of_point)``: one keyed stream per trajectory.
+def keyed_trajectories(rng, offsets: np.ndarray):
+    """``(kind, key, streams)``: one keyed stream per trajectory.
 
     A ``numpy.random.Generator`` supplies one 64-bit stream per trajectory, in
     order (under a fixed Philox key): consecutive calls with the same generator
@@ -47,15 +47,22 @@ def keyed_points(rng, offsets: np.ndarray):
     (trajectory ``t`` of the call is stream ``t`` of the seed's key).
     """
     if isinstance(rng, KeyedSource):  # perturb_many's streams, keyed by the trajectories' keys
-        return rng.kind, rng.key, rng.stream, rng.index
+        return rng.kind, rng.key, rng.streams
     count = len(offsets) - 1
     if isinstance(rng, np.random.Generator):
         ks = resolve_streams(0, None, count)
-        ks = type(ks)(ks.kind, ks.key, rng.integers(0, 2**63, size=count, dtype=np.int64).astype(np.uint64))
-    else:
-        ks = resolve_streams(rng, None, count)
-    stream_of, index_of = point_streams(ks, offsets)
-    return ks.kind, ks.key, stream_of, index_of
+        return ks.kind, ks.key, rng.integers(0, 2**63, size=count, dtype=np.int64).astype(np.uint64)
+    ks = resolve_streams(rng, None, count)
+    return ks.kind, ks.key, ks.streams
+
+
+def keyed_points(rng, offsets: np.ndarray):
+    """``(kind, key, stream_of_point, index_of_point)``: :func:`keyed_trajectories` per point."""
+    if isinstance(rng, KeyedSource):
+        return rng.kind, rng.key, rng.stream, rng.index
+    kind, key, streams = keyed_trajectories(rng, offsets)
+    stream_of, index_of = point_streams(KeyedStreams(kind, key, streams), offsets)
+    return kind, key, stream_of, index_of
 
 
 def classical_constants(epsilon: np.ndarray, resolution=None) -> np.ndarray:
@@ -141,12 +148,12 @@ class LatticeReleases:
         """
         flat, off, _ = as_batch(coords, offsets)
         self.region.validate_points(flat, "coords")
-        return self._release(flat, off, self._keyed_source(rng, keys, off))[1]
+        return self._release(flat, off, self._keyed_source(rng, keys, off), indices=True)[1]
 
     def _run(self, coords, offsets, rng, *, engine="compiled"):
         if engine != "compiled":
             raise ValueError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
-        return self._release(coords, offsets, rng)[0]
+        return self._release(coords, offsets, rng, indices=False)[0]
 
 
 class SequentialPerturber(LatticeReleases, Perturber):
@@ -220,7 +227,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
                                 classical_constants(eps - eps_dir, self.resolution)])
 
     # -- engine ----------------------------------------------------------------------
-    def _release(self, coords, offsets, rng):
+    def _release(self, coords, offsets, rng, indices=True):
         params = self._point_params(offsets, self._params)
         kind, key, stream_of, index_of = keyed_points(rng, offsets)
         out = np.empty_like(coords)

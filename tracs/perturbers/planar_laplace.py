@@ -95,7 +95,7 @@ class PlanarLaplace(LatticeReleases, Perturber):
             self.region._clip(out)
         return out
 
-    def _release(self, coords, offsets, rng):
+    def _release(self, coords, offsets, rng, indices=True):
         scale = self._point_params(offsets, lambda e: self._scales(e))
         kind, key, stream_of, index_of = keyed_points(rng, offsets)
         out = np.empty_like(coords)

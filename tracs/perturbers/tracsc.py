@@ -16,7 +16,7 @@ from ..region import Rectangle
 from . import _kernels
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ._base import Perturber, check_share
-from ._sequential import LatticeReleases, axis_constants, keyed_points
+from ._sequential import LatticeReleases, axis_constants, keyed_trajectories
 
 __all__ = ["TraCSC"]
 
@@ -93,12 +93,13 @@ class TraCSC(LatticeReleases, Perturber):
         return np.column_stack([axis_constants(eps_x, xmin, xmax, self.resolution),
                                 axis_constants(eps - eps_x, ymin, ymax, self.resolution)])
 
-    def _release(self, coords, offsets, rng):
+    def _release(self, coords, offsets, rng, indices=True):
         params = self._point_params(offsets, self._params)
-        kind, key, stream_of, index_of = keyed_points(rng, offsets)
+        kind, key, streams = keyed_trajectories(rng, offsets)
         out = np.empty_like(coords)
-        idx = np.empty(coords.shape, dtype=np.int64)
+        idx = np.empty(coords.shape if indices else (0, 2), dtype=np.int64)
         lx, ly = self.lattice
-        _kernels.coordinate_kernel(coords, offsets, kind, key, stream_of, index_of, params,
+        _kernels.coordinate_kernel(coords, np.asarray(offsets, dtype=np.int64), kind, key,
+                                   np.ascontiguousarray(streams, dtype=np.uint64), params,
                                    self._bbox, self._cells, lx.spacing, ly.spacing, out, idx)
-        return out, idx
+        return out, (idx if indices else None)

@@ -189,6 +189,32 @@ def _hash_key(key) -> int:
     return int.from_bytes(digest, "little")
 
 
+#: stream ids of the positions 0, 1, … computed so far (the default keys of every batch)
+_POSITIONS = np.zeros(0, dtype=np.uint64)
+#: positions kept (8 bytes each); longer batches hash the rest on every call
+_POSITIONS_KEPT = 1 << 20
+
+
+def _position_streams(n: int) -> np.ndarray:
+    """``stream_ids(range(n))``: the hashes of positions already computed are kept.
+
+    A pure function of ``n`` (each position's stream is the hash of its decimal
+    name), so remembering the first ``2^20`` of them changes no value; it spares
+    every batch the per-trajectory hashing of its default keys.
+    """
+    global _POSITIONS
+    if n < 0:
+        raise ValueError(f"stream_ids: the number of trajectories must be >= 0, got {n}")
+    have = len(_POSITIONS)
+    if n > have:
+        extra = _hash_names([b"s%d" % k for k in range(have, n)])
+        if n <= _POSITIONS_KEPT:
+            _POSITIONS = np.concatenate([_POSITIONS, extra])
+        else:
+            return np.concatenate([_POSITIONS, extra])
+    return _POSITIONS[:n].copy()
+
+
 def stream_ids(keys=None, n: int | None = None) -> np.ndarray:
     """One 64-bit stream identifier per trajectory (uint64 array).
 
@@ -206,7 +232,7 @@ def stream_ids(keys=None, n: int | None = None) -> np.ndarray:
     if keys is None:
         if n is None:
             raise ValueError("stream_ids: give keys or the number of trajectories n")
-        keys = np.arange(n)
+        return _position_streams(int(n))
     if isinstance(keys, (str, bytes)):
         raise TypeError("keys must be a sequence with one key per trajectory, not a single string")
     keys = np.asarray(keys, dtype=object) if not isinstance(keys, np.ndarray) else keys
