@@ -193,13 +193,13 @@ def run(quick: bool = False) -> list[Row]:
                 "lattice, exact comparison" if isinstance(inner, m.Duchi) else "lattice, cdf bisection")
         rows.append(Row(name, n, seconds, len(items), naive_seconds, note))
     # the price of exact lattice sampling: the earlier continuous samplers (raw doubles), same run
-    from benchmarks.reference.continuous import continuous_circular, continuous_classical
+    from benchmarks.reference.continuous import EARLIER_MECHANISMS
 
-    for name, fn, span in (("OptimalClassical", continuous_classical, 1.0),
-                           ("OptimalCircular", continuous_circular, 2 * math.pi)):
-        x = span * rng.random(n)
+    mechanisms = dict(_mechanisms(1.0))
+    for name, (fn, (low, high)) in EARLIER_MECHANISMS.items():
+        x = low + (high - low) * rng.random(n)
         lattice = next(row for row in rows if row.name == name)
-        seconds = best_time(lambda: fn(x, 1.0, rng))
+        seconds = best_time(lambda: fn(x, 1.0, rng, mechanisms[name]))
         rows.append(Row(f"  {name}, continuous (before the lattice)", n, seconds,
                         extra=f"lattice rate / continuous rate = {seconds / lattice.seconds:.2f}×"))
     # the ceilings: numpy's two uniforms per sample; one keyed Philox word per sample

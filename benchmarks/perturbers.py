@@ -124,4 +124,24 @@ def run(quick: bool = False) -> None:
         rows.append(Row(name, n, seconds, naive_items, naive_seconds,
                         extra=f"cpu {n / cpu / 1e6:6.2f} M/s, peak {peak:5.1f} B/pt"))
         del pts, offsets
+    rows += _earlier_rows(tall, rows, n_many, repeat)
     print_table("perturbers (ε = 4 per point, one core)", rows, unit="points")
+
+
+def _earlier_rows(region, rows, n, repeat):
+    """The samplers before the lattice and keyed streams (raw doubles, numpy's generator), same
+    workload: TraCS-C and planar Laplace (``benchmarks/reference/continuous.py``)."""
+    from benchmarks.reference.continuous import continuous_planar_laplace, continuous_tracsc
+
+    pts, bbox, rng = _points(region, n), np.array(region.bounds, dtype=np.float64), np.random.default_rng(0)
+    out = []
+    for name, fn in (("TraCS-C (many)", continuous_tracsc), ("PlanarLaplace (many)", continuous_planar_laplace)):
+        fn(pts[:1000], bbox, EPSILON, rng)  # compile
+        call = lambda: fn(pts, bbox, EPSILON, rng)  # noqa: E731
+        seconds = best_time(call, repeat=repeat)
+        cpu = best_time(call, repeat=1, clock=time.process_time)
+        now = next(row for row in rows if row.name == name)
+        out.append(Row(f"  {name.split(' (')[0]}, continuous (before the lattice)", n, seconds,
+                       extra=f"cpu {n / cpu / 1e6:6.2f} M/s; lattice rate / continuous rate = "
+                             f"{seconds / now.seconds:.2f}×"))
+    return out

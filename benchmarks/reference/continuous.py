@@ -16,7 +16,9 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["continuous_classical", "continuous_circular"]
+__all__ = ["continuous_classical", "continuous_circular", "continuous_laplace", "continuous_staircase",
+           "continuous_purkayastha", "continuous_duchi", "continuous_tracsc", "continuous_planar_laplace",
+           "EARLIER_MECHANISMS"]
 
 
 @njit(cache=True, nogil=True)
@@ -59,3 +61,115 @@ def continuous_classical(x: np.ndarray, epsilon: float, rng: np.random.Generator
 def continuous_circular(x: np.ndarray, epsilon: float, rng: np.random.Generator) -> np.ndarray:
     """The earlier continuous optimal circular sampler on ``[0, 2π)`` (raw doubles)."""
     return _circular(x, rng.random((x.size, 2)), epsilon, 2.0 * math.pi)
+
+
+def _validated(x: np.ndarray, low: float, high: float) -> np.ndarray:
+    """The earlier input check of ``sample``: every entry finite and inside ``[low, high]``."""
+    if not np.all(np.isfinite(x)) or (x.size and (x.min() < low or x.max() > high)):
+        raise ValueError("inputs outside the domain")
+    return x
+
+
+def continuous_laplace(x: np.ndarray, epsilon: float, rng: np.random.Generator, sensitivity: float = 1.0):
+    """The earlier Laplace sampler: ``x`` plus numpy's Laplace noise of scale Δ/ε."""
+    x = _validated(x, 0.0, sensitivity)
+    return x + rng.laplace(0.0, sensitivity / epsilon, size=x.shape)
+
+
+def continuous_staircase(x: np.ndarray, epsilon: float, rng: np.random.Generator, step_fraction: float,
+                         sensitivity: float = 1.0):
+    """The earlier staircase sampler (Geng & Viswanath): whole steps from an exponential, the
+    inner or outer part of the step, a uniform position in it, a sign."""
+    x = _validated(x, 0.0, sensitivity)
+    g = step_fraction
+    steps = np.floor(rng.standard_exponential(x.shape) / epsilon)
+    outer = (1.0 - g) * math.exp(-epsilon)
+    inner = rng.random(x.shape) < g / (g + outer)
+    u = rng.random(x.shape)
+    offset = np.where(inner, g * u, g + (1.0 - g) * u)
+    sign = np.where(rng.random(x.shape) < 0.5, -1.0, 1.0)
+    return x + sign * (sensitivity * (steps + offset))
+
+
+def continuous_purkayastha(x: np.ndarray, epsilon: float, rng: np.random.Generator):
+    """The earlier Purkayastha sampler on ``[0, 2π)``: a truncated exponential arc length, a sign."""
+    x = _validated(x, 0.0, 2.0 * math.pi)
+    kappa = epsilon / math.pi
+    distance = -np.log1p(rng.random(x.shape) * math.expm1(-epsilon)) / kappa
+    sign = np.where(rng.random(x.shape) < 0.5, -1.0, 1.0)
+    y = np.mod(x + sign * distance, 2.0 * math.pi)
+    return np.where(y >= 2.0 * math.pi, 0.0, y)
+
+
+def continuous_duchi(x: np.ndarray, epsilon: float, rng: np.random.Generator):
+    """The earlier Duchi et al. sampler on ``[−1, 1]``: one of ``±(e^ε + 1)/(e^ε − 1)``, each
+    decided against the less likely output's probability."""
+    x = _validated(x, -1.0, 1.0)
+    bound = (math.exp(epsilon) + 1.0) / math.expm1(epsilon)
+    w = (x + 1.0) / 2.0
+    hi, lo = 1.0 / (1.0 + math.exp(-epsilon)), 1.0 / (1.0 + math.exp(epsilon))
+    plus, minus = w * hi + (1.0 - w) * lo, w * lo + (1.0 - w) * hi
+    u = rng.random(x.shape)
+    return np.where(plus <= minus, np.where(u < np.maximum(plus, 5e-324), bound, -bound),
+                    np.where(u < np.maximum(minus, 5e-324), -bound, bound))
+
+
+@njit(cache=True, nogil=True)
+def _tracsc(coords, u, out, start, bbox, epsilon_x, epsilon_y):
+    for axis, eps in ((0, epsilon_x), (1, epsilon_y)):
+        low, high = bbox[axis], bbox[axis + 2]
+        width = high - low
+        s = math.exp(eps / 2.0)
+        c = 0.5 / (s + 1.0)
+        mass = s / (s + 1.0)
+        for r in range(u.shape[0]):
+            t = (coords[start + r, axis] - low) / width
+            left = min(max(t - c, 0.0), 1.0 - 2.0 * c)
+            if u[r, 2 * axis] < mass:
+                y = left + 2.0 * c * u[r, 2 * axis + 1]
+            else:
+                z = u[r, 2 * axis + 1] * (1.0 - 2.0 * c)
+                y = z if z < left else z + 2.0 * c
+            out[start + r, axis] = low + width * y
+
+
+def continuous_tracsc(coords: np.ndarray, bbox: np.ndarray, epsilon: float, rng: np.random.Generator,
+                      chunk: int = 1 << 16) -> np.ndarray:
+    """The earlier TraCS-C: per coordinate the continuous optimal classical sampler at ε/2,
+    four numpy uniforms per point drawn in chunks, one compiled pass per chunk."""
+    out = np.empty_like(coords)
+    for start in range(0, len(coords), chunk):
+        u = rng.random((min(chunk, len(coords) - start), 4))
+        _tracsc(coords, u, out, start, bbox, epsilon / 2.0, epsilon / 2.0)
+    return out
+
+
+def continuous_planar_laplace(coords: np.ndarray, bbox: np.ndarray, epsilon: float, rng: np.random.Generator,
+                              chunk: int = 1 << 16) -> np.ndarray:
+    """The earlier planar Laplace: a Gamma(2) radius of scale diameter/ε and a uniform angle,
+    clamped to the rectangle ``bbox``, over chunks of numpy uniforms."""
+    scale = math.hypot(bbox[2] - bbox[0], bbox[3] - bbox[1]) / epsilon
+    out = np.empty_like(coords)
+    for start in range(0, len(coords), chunk):
+        stop = min(len(coords), start + chunk)
+        u = rng.random((stop - start, 3))
+        radius = -(np.log1p(-u[:, 0]) + np.log1p(-u[:, 1])) * scale
+        angle = 2.0 * np.pi * u[:, 2]
+        block = out[start:stop]
+        np.multiply(radius, np.cos(angle), out=block[:, 0])
+        np.multiply(radius, np.sin(angle), out=block[:, 1])
+        block += coords[start:stop]
+        np.clip(block[:, 0], bbox[0], bbox[2], out=block[:, 0])
+        np.clip(block[:, 1], bbox[1], bbox[3], out=block[:, 1])
+    return out
+
+
+#: mechanism name in the benchmark -> (earlier sampler(x, ε, rng, mechanism), input span)
+EARLIER_MECHANISMS = {
+    "OptimalClassical": (lambda x, e, rng, mech: continuous_classical(x, e, rng), (0.0, 1.0)),
+    "OptimalCircular": (lambda x, e, rng, mech: continuous_circular(x, e, rng), (0.0, 2 * math.pi)),
+    "Laplace": (lambda x, e, rng, mech: continuous_laplace(x, e, rng), (0.0, 1.0)),
+    "Staircase": (lambda x, e, rng, mech: continuous_staircase(x, e, rng, mech.step_fraction), (0.0, 1.0)),
+    "Purkayastha": (lambda x, e, rng, mech: continuous_purkayastha(x, e, rng), (0.0, 2 * math.pi)),
+    "Duchi": (lambda x, e, rng, mech: continuous_duchi(x, e, rng), (-1.0, 1.0)),
+}
