@@ -1,0 +1,216 @@
+"""Compiled cdfs of the bounded Laplace and II-PTT mechanisms, and their exact lattice sampler.
+
+The masses left (``F``) and right (``S``) of an output ``y`` given an input
+``x`` are written once here, as scalar compiled functions (:func:`cdf`,
+:func:`sf`); the mechanisms' ``_cdf``/``_sf`` (hence ``lattice_row``,
+``lattice_pmf``, ``lattice_cumulative`` and the generic NumPy sampler) and the
+compiled sampler :func:`snapped_inversion` all evaluate these, so every
+threshold the sampler compares against is the very double the rows are built
+from.
+
+**The law** is the generic one of :mod:`tracs.mechanisms.lattice`: with edges
+``e_0 = A``, ``e_j = G + j·h`` (``0 < j < count``), ``e_count = B`` and a lazily
+read uniform ``u``, the release is the smallest cell ``j`` with ``u < F(e_{j+1})``
+when ``u < 1/2``, else the largest ``j`` with ``1 − u < S(e_j)``; for
+thresholds non-decreasing in ``j`` (``F``) and non-increasing (``S``) the cell
+``j`` then has probability ``|[F_j, F_{j+1}) ∩ [0, ½)| + |[S_{j+1}, S_j) ∩ [0, ½)|``
+(:func:`~tracs.mechanisms.lattice.row_from_thresholds`).
+
+**The sampler** finds that cell without a bisection: a closed-form inverse of
+the continuous cdf at (about) ``u`` gives a guess ``j``, and exact comparisons
+(:func:`~tracs.mechanisms._lattice_kernels.below`) against the two thresholds of
+that cell move it until ``F_j <= u < F_{j+1}`` (``j = 0`` and ``j = count − 1``
+need only one side) — usually none move it.  For monotone thresholds exactly
+one cell satisfies both, the one the bisection finds, so the result is the
+bisection's bit for bit (same words: word 0 gives ``u``'s leading 53 bits and the
+11 snapping bits, ties read words 1, 2, …).  The guess only affects speed.
+
+Monotonicity: II-PTT's thresholds use ``+ − × /`` and clamps only, each
+monotone under rounding to nearest, so they are monotone in the edge; the
+bounded Laplace ones are products and sums of ``exp``/``expm1`` of arguments
+that are monotone in the edge, and adjacent edges differ by a relative
+``ε·h/Δ`` of the mass, far above the sub-ulp errors of the library functions.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from .._numba_cache import drop_stale_cache
+from ..random import kernels as _random_kernels
+from ..random.kernels import draw_u64
+from . import _lattice_kernels
+from ._lattice_kernels import HALF53, MASK53, TWO53, below, snap, split_word
+
+__all__ = ["BOUNDED_LAPLACE", "TENT", "prepare", "cdf", "sf", "masses", "snapped_inversion"]
+
+drop_stale_cache(Path(__file__).parent / "__pycache__",
+                 [Path(_lattice_kernels.__file__), Path(_random_kernels.__file__)], "_cdf_kernels")
+
+#: mechanism codes; parameters ``(low, high, b)`` and ``(mid, half, k, a, B, q0)``
+BOUNDED_LAPLACE, TENT = 0, 1
+#: first word of the tie extension of a sample
+EXT_WORD = 1
+
+
+# -- bounded Laplace: density e^{−|y − x|/b}/(b·C(x)) on [low, high] ------------------------
+@njit(cache=True, nogil=True, inline="always")
+def _bl_cdf(y, x, low, high, b, mass):  # pragma: no cover
+    y = min(max(y, low), high)
+    if y <= x:
+        left = -math.exp(-(x - y) / b) * math.expm1(-(y - low) / b)
+    else:
+        left = -math.expm1(-(x - low) / b) - math.expm1(-(y - x) / b)
+    return left / mass
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bl_sf(y, x, low, high, b, mass):  # pragma: no cover
+    y = min(max(y, low), high)
+    if y >= x:
+        right = -math.exp(-(y - x) / b) * math.expm1(-(high - y) / b)
+    else:
+        right = -math.expm1(-(high - x) / b) - math.expm1(-(x - y) / b)
+    return right / mass
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bl_guess(p, x, end, b, mass, sign):  # pragma: no cover
+    """About where the mass ``p`` from the end ``end`` is reached (``sign`` = +1 from ``low``)."""
+    ell = -abs(x - end) / b  # ln of e^{−|x − end|/b}
+    near = -math.expm1(ell)  # C·(mass between the end and x)
+    cp = mass * p
+    if cp <= near:
+        z = ell + math.log1p(cp * math.exp(-ell)) if ell > -700.0 else math.log(cp)
+    else:
+        z = -math.log1p(near - cp)
+    return x + sign * b * z
+
+
+# -- II-PTT: a floor q0 on [−B, B] plus a triangle of half width a and mass 1/k at c -------------
+@njit(cache=True, nogil=True, inline="always")
+def _triangle_cdf(z):  # pragma: no cover
+    z = min(max(z, -1.0), 1.0)
+    if z <= 0.0:
+        return 0.5 * ((1.0 + z) * (1.0 + z))
+    return 1.0 - 0.5 * ((1.0 - z) * (1.0 - z))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tent_cdf(y, mid, half, k, a, B, q0, c):  # pragma: no cover
+    u = min(max((y - mid) / half, -B), B)
+    return min(q0 * (u + B) + _triangle_cdf((u - c) / a) / k, 1.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tent_sf(y, mid, half, k, a, B, q0, c):  # pragma: no cover
+    u = min(max((y - mid) / half, -B), B)
+    return min(q0 * (B - u) + _triangle_cdf((c - u) / a) / k, 1.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tent_guess(p, k, a, B, q0, c):  # pragma: no cover
+    """About where the standard cdf with the triangle at ``c`` reaches ``p`` (piecewise quadratic)."""
+    beta = q0 * a
+    f1 = q0 * (c - a + B)
+    if p <= f1:
+        return p / q0 - B
+    if p <= q0 * (c + B) + 0.5 / k:
+        d = p - f1
+        return c - a + a * (2.0 * d / (beta + math.sqrt(beta * beta + 2.0 * d / k)))
+    f3 = q0 * (c + a + B) + 1.0 / k
+    if p <= f3:
+        d = f3 - p
+        return c + a - a * (2.0 * d / (beta + math.sqrt(beta * beta + 2.0 * d / k)))
+    return (p - 1.0 / k) / q0 - B
+
+
+# -- dispatch ------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def prepare(law, x, p):  # pragma: no cover
+    """The per-input constant of the masses: ``C(x)`` (bounded Laplace) or the centre ``c`` (II-PTT)."""
+    if law == BOUNDED_LAPLACE:
+        low, high, b = p[0], p[1], p[2]
+        return -math.expm1(-(x - low) / b) - math.expm1(-(high - x) / b)
+    mid, half, k = p[0], p[1], p[2]
+    return k * (x - mid) / half
+
+
+@njit(cache=True, nogil=True, inline="always")
+def cdf(law, y, x, s, p):  # pragma: no cover
+    """``F(y | x)`` with ``s = prepare(law, x, p)``."""
+    if law == BOUNDED_LAPLACE:
+        return _bl_cdf(y, x, p[0], p[1], p[2], s)
+    return _tent_cdf(y, p[0], p[1], p[2], p[3], p[4], p[5], s)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sf(law, y, x, s, p):  # pragma: no cover
+    """``S(y | x)`` with ``s = prepare(law, x, p)``."""
+    if law == BOUNDED_LAPLACE:
+        return _bl_sf(y, x, p[0], p[1], p[2], s)
+    return _tent_sf(y, p[0], p[1], p[2], p[3], p[4], p[5], s)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _guess(law, right, prob, x, s, p):  # pragma: no cover
+    """An output near where ``F`` (``right``: ``S``) reaches ``prob``."""
+    if law == BOUNDED_LAPLACE:
+        if right:
+            return _bl_guess(prob, x, p[1], p[2], s, -1.0)
+        return _bl_guess(prob, x, p[0], p[2], s, 1.0)
+    mid, half = p[0], p[1]
+    if right:  # the mirror image: S(y) is F(−y) with the triangle at −c
+        return mid - half * _tent_guess(prob, p[2], p[3], p[4], p[5], -s)
+    return mid + half * _tent_guess(prob, p[2], p[3], p[4], p[5], s)
+
+
+@njit(cache=True, nogil=True)
+def masses(law, right, y, x, p):  # pragma: no cover
+    """:func:`cdf` (``right``: :func:`sf`) of the 1-D arrays ``y`` and ``x`` (same length)."""
+    out = np.empty(y.shape[0])
+    for i in range(y.shape[0]):
+        s = prepare(law, x[i], p)
+        out[i] = sf(law, y[i], x[i], s, p) if right else cdf(law, y[i], x[i], s, p)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cell(law, first, x, s, p, G, h, count, kind, key, stream, index):  # pragma: no cover
+    """The cell of the generic law for the uniform whose leading 53 bits are ``first`` (module notes)."""
+    last = count - 1
+    if first < HALF53:  # u < 1/2: F_j <= u < F_{j+1}
+        guess = (_guess(law, False, (float(np.int64(first)) + 0.5) / TWO53, x, s, p) - G) / h
+        j = int(min(guess, float(last))) if guess > 0.0 else 0
+        while j > 0 and below(first, cdf(law, G + j * h, x, s, p), kind, key, stream, index, EXT_WORD, False):
+            j -= 1
+        while j < last and not below(first, cdf(law, G + (j + 1) * h, x, s, p), kind, key, stream, index,
+                                     EXT_WORD, False):
+            j += 1
+        return j
+    flipped = first ^ MASK53  # the leading bits of 1 − u: S_{j+1} <= 1 − u < S_j
+    guess = (_guess(law, True, (float(np.int64(flipped)) + 0.5) / TWO53, x, s, p) - G) / h
+    j = int(min(guess, float(last))) if guess > 0.0 else 0
+    while j < last and below(flipped, sf(law, G + (j + 1) * h, x, s, p), kind, key, stream, index, EXT_WORD,
+                             True):
+        j += 1
+    while j > 0 and not below(flipped, sf(law, G + j * h, x, s, p), kind, key, stream, index, EXT_WORD, True):
+        j -= 1
+    return j
+
+
+@njit(cache=True, nogil=True)
+def snapped_inversion(xs, law, p, n, origin, spacing, top, G, h, count, kind, key, stream):  # pragma: no cover
+    """Lattice indices for the inputs ``xs`` (index = position): snap to the input lattice
+    ``origin + k·spacing`` (``n`` cells, points capped at ``top``), then :func:`_cell`."""
+    out = np.empty(xs.shape[0], dtype=np.int64)
+    for i in range(xs.shape[0]):
+        first, bits = split_word(draw_u64(kind, key, stream, i, 0))
+        k = snap((xs[i] - origin) / spacing, n, bits)
+        x = min(origin + float(k) * spacing, top)
+        out[i] = _cell(law, first, x, prepare(law, x, p), p, G, h, count, kind, key, stream, i)
+    return out
