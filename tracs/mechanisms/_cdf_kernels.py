@@ -58,34 +58,48 @@ EXT_WORD = 1
 
 
 # -- bounded Laplace: density e^{−|y − x|/b}/(b·C(x)) on [low, high] ------------------------
+# ``near_low = −expm1(−(x − low)/b)`` and ``near_high = −expm1(−(high − x)/b)`` are the
+# (unnormalised) masses between x and each end, ``C(x) = near_low + near_high``: the same
+# doubles as ``−expm1(·) − expm1(·)`` written out (negation is exact), computed once per input.
 @njit(cache=True, nogil=True, inline="always")
-def _bl_cdf(y, x, low, high, b, mass):  # pragma: no cover
+def _bl_prepare(x, low, high, b):  # pragma: no cover
+    near_low = -math.expm1(-(x - low) / b)
+    near_high = -math.expm1(-(high - x) / b)
+    return near_low + near_high, near_low, near_high
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bl_cdf(y, x, low, high, b, mass, near_low):  # pragma: no cover
     y = min(max(y, low), high)
     if y <= x:
         left = -math.exp(-(x - y) / b) * math.expm1(-(y - low) / b)
     else:
-        left = -math.expm1(-(x - low) / b) - math.expm1(-(y - x) / b)
+        left = near_low - math.expm1(-(y - x) / b)
     return left / mass
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _bl_sf(y, x, low, high, b, mass):  # pragma: no cover
+def _bl_sf(y, x, low, high, b, mass, near_high):  # pragma: no cover
     y = min(max(y, low), high)
     if y >= x:
         right = -math.exp(-(y - x) / b) * math.expm1(-(high - y) / b)
     else:
-        right = -math.expm1(-(high - x) / b) - math.expm1(-(x - y) / b)
+        right = near_high - math.expm1(-(x - y) / b)
     return right / mass
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _bl_guess(p, x, end, b, mass, sign):  # pragma: no cover
-    """About where the mass ``p`` from the end ``end`` is reached (``sign`` = +1 from ``low``)."""
-    ell = -abs(x - end) / b  # ln of e^{−|x − end|/b}
-    near = -math.expm1(ell)  # C·(mass between the end and x)
+def _bl_guess(p, x, end, b, mass, near, sign):  # pragma: no cover
+    """About where the mass ``p`` from the end ``end`` is reached (``sign`` = +1 from ``low``).
+
+    Between the end and ``x`` the unnormalised mass is ``e^z − e^ℓ`` (``z`` the
+    offset from ``x`` in units of ``b`` towards the end, ``ℓ`` the end's), beyond
+    ``x`` it is ``near − expm1(−z)``.
+    """
+    ell = -abs(x - end) / b
     cp = mass * p
     if cp <= near:
-        z = ell + math.log1p(cp * math.exp(-ell)) if ell > -700.0 else math.log(cp)
+        z = math.log1p(cp - near) if ell > -10.0 else math.log(cp + math.exp(ell))
     else:
         z = -math.log1p(near - cp)
     return x + sign * b * z
@@ -132,28 +146,27 @@ def _tent_guess(p, k, a, B, q0, c):  # pragma: no cover
 # -- dispatch ------------------------------------------------------------------------------------
 @njit(cache=True, nogil=True, inline="always")
 def prepare(law, x, p):  # pragma: no cover
-    """The per-input constant of the masses: ``C(x)`` (bounded Laplace) or the centre ``c`` (II-PTT)."""
+    """The per-input constants of the masses: ``(C(x), near_low, near_high)`` (bounded Laplace)
+    or ``(c, 0, 0)`` with ``c`` the triangle's centre (II-PTT)."""
     if law == BOUNDED_LAPLACE:
-        low, high, b = p[0], p[1], p[2]
-        return -math.expm1(-(x - low) / b) - math.expm1(-(high - x) / b)
-    mid, half, k = p[0], p[1], p[2]
-    return k * (x - mid) / half
+        return _bl_prepare(x, p[0], p[1], p[2])
+    return p[2] * (x - p[0]) / p[1], 0.0, 0.0
 
 
 @njit(cache=True, nogil=True, inline="always")
 def cdf(law, y, x, s, p):  # pragma: no cover
     """``F(y | x)`` with ``s = prepare(law, x, p)``."""
     if law == BOUNDED_LAPLACE:
-        return _bl_cdf(y, x, p[0], p[1], p[2], s)
-    return _tent_cdf(y, p[0], p[1], p[2], p[3], p[4], p[5], s)
+        return _bl_cdf(y, x, p[0], p[1], p[2], s[0], s[1])
+    return _tent_cdf(y, p[0], p[1], p[2], p[3], p[4], p[5], s[0])
 
 
 @njit(cache=True, nogil=True, inline="always")
 def sf(law, y, x, s, p):  # pragma: no cover
     """``S(y | x)`` with ``s = prepare(law, x, p)``."""
     if law == BOUNDED_LAPLACE:
-        return _bl_sf(y, x, p[0], p[1], p[2], s)
-    return _tent_sf(y, p[0], p[1], p[2], p[3], p[4], p[5], s)
+        return _bl_sf(y, x, p[0], p[1], p[2], s[0], s[2])
+    return _tent_sf(y, p[0], p[1], p[2], p[3], p[4], p[5], s[0])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -161,12 +174,12 @@ def _guess(law, right, prob, x, s, p):  # pragma: no cover
     """An output near where ``F`` (``right``: ``S``) reaches ``prob``."""
     if law == BOUNDED_LAPLACE:
         if right:
-            return _bl_guess(prob, x, p[1], p[2], s, -1.0)
-        return _bl_guess(prob, x, p[0], p[2], s, 1.0)
+            return _bl_guess(prob, x, p[1], p[2], s[0], s[2], -1.0)
+        return _bl_guess(prob, x, p[0], p[2], s[0], s[1], 1.0)
     mid, half = p[0], p[1]
     if right:  # the mirror image: S(y) is F(−y) with the triangle at −c
-        return mid - half * _tent_guess(prob, p[2], p[3], p[4], p[5], -s)
-    return mid + half * _tent_guess(prob, p[2], p[3], p[4], p[5], s)
+        return mid - half * _tent_guess(prob, p[2], p[3], p[4], p[5], -s[0])
+    return mid + half * _tent_guess(prob, p[2], p[3], p[4], p[5], s[0])
 
 
 @njit(cache=True, nogil=True)
@@ -206,11 +219,20 @@ def _cell(law, first, x, s, p, G, h, count, kind, key, stream, index):  # pragma
 @njit(cache=True, nogil=True)
 def snapped_inversion(xs, law, p, n, origin, spacing, top, G, h, count, kind, key, stream):  # pragma: no cover
     """Lattice indices for the inputs ``xs`` (index = position): snap to the input lattice
-    ``origin + k·spacing`` (``n`` cells, points capped at ``top``), then :func:`_cell`."""
-    out = np.empty(xs.shape[0], dtype=np.int64)
-    for i in range(xs.shape[0]):
+    ``origin + k·spacing`` (``n`` cells, points capped at ``top``), then :func:`_cell`.
+
+    The words and the snapping come first, in a loop of their own (vector code).
+    """
+    size = xs.shape[0]
+    firsts = np.empty(size, dtype=np.uint64)
+    points = np.empty(size)
+    for i in range(size):
         first, bits = split_word(draw_u64(kind, key, stream, i, 0))
         k = snap((xs[i] - origin) / spacing, n, bits)
-        x = min(origin + float(k) * spacing, top)
-        out[i] = _cell(law, first, x, prepare(law, x, p), p, G, h, count, kind, key, stream, i)
+        firsts[i] = first
+        points[i] = min(origin + float(k) * spacing, top)
+    out = np.empty(size, dtype=np.int64)
+    for i in range(size):
+        x = points[i]
+        out[i] = _cell(law, firsts[i], x, prepare(law, x, p), p, G, h, count, kind, key, stream, i)
     return out
