@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tracs.mechanisms import IIPTT, BoundedLaplace
+from tracs.mechanisms import _cdf_kernels as ck
 from tracs.mechanisms.bounded_laplace import _mass
 from tracs.mechanisms.lattice import LatticeMixin
 
@@ -67,12 +68,26 @@ def test_compiled_sampler_is_the_generic_bisection_bit_for_bit(cls, epsilon, res
     # the same masses (compiled) through the NumPy bisection, and the replaced NumPy masses
     mech = cls(epsilon=epsilon, resolution=resolution)
     old = NUMPY[cls](epsilon=epsilon, resolution=resolution)
-    x = _inputs(mech, 4000)
+    x = _inputs(mech, 4001)  # odd: one element outside the pairs of the fast pass
     for seed in (3, 4):
         got = mech.sample_index(x, rng=seed)
         np.testing.assert_array_equal(got, LatticeMixin._sample_indices(mech, x, seed))
         np.testing.assert_array_equal(got, LatticeMixin._sample_indices(old, x, seed))
         assert got.min() >= 0 and got.max() < mech.lattice.count
+
+
+@pytest.mark.parametrize("cls, epsilon", CASES)
+def test_mirrored_cdf_is_the_sf_bit_for_bit(cls, epsilon):
+    # the fast pass compares 1 − u against F'(−e | −x) of the mirrored law; the rows use S(e | x)
+    mech = cls(epsilon=epsilon, resolution=1 / 63)
+    A, B, G, h, count = mech._grid()
+    rng = np.random.default_rng(5)
+    x = mech._input_point(rng.integers(0, mech.input_lattice.count, 3000))
+    y = np.concatenate([G + rng.integers(0, count + 1, 3000) * h, [A, B, A - h, B + h], x[:4]])
+    x = np.concatenate([x, x[:4], x[:4]])
+    p = mech._law_parameters()
+    mp = ck.mirror_parameters(mech._LAW, p)
+    np.testing.assert_array_equal(ck.masses(mech._LAW, False, -y, -x, mp), ck.masses(mech._LAW, True, y, x, p))
 
 
 @pytest.mark.parametrize("cls", [BoundedLaplace, IIPTT])

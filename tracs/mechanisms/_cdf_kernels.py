@@ -44,9 +44,10 @@ from .._numba_cache import drop_stale_cache
 from ..random import kernels as _random_kernels
 from ..random.kernels import draw_u64
 from . import _lattice_kernels
-from ._lattice_kernels import HALF53, MASK53, TWO53, below, snap, split_word
+from ._lattice_kernels import HALF53, MASK53, TWO53, below, compare, snap, split_word
 
-__all__ = ["BOUNDED_LAPLACE", "TENT", "prepare", "cdf", "sf", "masses", "snapped_inversion"]
+__all__ = ["BOUNDED_LAPLACE", "TENT", "prepare", "cdf", "sf", "masses", "mirror_parameters", "mirror_state",
+           "snapped_inversion"]
 
 drop_stale_cache(Path(__file__).parent / "__pycache__",
                  [Path(_lattice_kernels.__file__), Path(_random_kernels.__file__)], "_cdf_kernels")
@@ -217,11 +218,64 @@ def _cell(law, first, x, s, p, G, h, count, kind, key, stream, index):  # pragma
 
 
 @njit(cache=True, nogil=True)
+def mirror_parameters(law, p):  # pragma: no cover
+    """``p'`` with ``S(y | x) = F'(−y | −x)``: ``(−high, −low, b)`` or ``(−mid, half, k, a, B, q0)``.
+
+    :func:`cdf` with these (and :func:`mirror_state`) gives the very doubles of
+    :func:`sf`: negation is exact, ``(−a) − (−b) = b − a`` and ``B + (−u) = B − u``
+    in binary64, and the clamps are symmetric (checked bit for bit by the tests).
+    """
+    if law == BOUNDED_LAPLACE:
+        return np.array([-p[1], -p[0], p[2]])
+    return np.array([-p[0], p[1], p[2], p[3], p[4], p[5]])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def mirror_state(law, s):  # pragma: no cover
+    """:func:`prepare` of the mirrored law: the end masses swapped, or the centre negated."""
+    if law == BOUNDED_LAPLACE:
+        return s[0], s[2], s[1]
+    return -s[0], s[1], s[2]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _setup(law, first, x, p, mp, G, h, count):  # pragma: no cover
+    """The guessed cell of :func:`_cell` and what checking it needs, both sides through :func:`cdf`.
+
+    Returns ``(w, σ, s', p', j, a, b)``: the leading bits ``w`` of ``u`` (``1 − u``
+    on the right, then the law is mirrored: ``σ = −1``), the guess ``j``, the edge
+    ``a`` whose threshold ``w`` must not be below and the edge ``b`` whose
+    threshold it must be below.
+    """
+    s = prepare(law, x, p)
+    right = first >= HALF53
+    w = first ^ MASK53 if right else first
+    sigma = -1.0 if right else 1.0
+    ss = mirror_state(law, s) if right else s
+    pp = mp if right else p
+    guess = (sigma * (_guess(law, False, (float(np.int64(w)) + 0.5) / TWO53, sigma * x, ss, pp)) - G) / h
+    j = int(min(guess, float(count - 1))) if guess > 0.0 else 0
+    return w, sigma, ss, pp, j, (j + 1 if right else j), (j if right else j + 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _holds(w, a, b, ta, tb, count):  # pragma: no cover
+    """Whether ``ta <= u' < tb`` is settled on the 53 leading bits (inner edges only)."""
+    ok_a = (a <= 0) | (a >= count) | (compare(w, ta) == 0)
+    ok_b = (b <= 0) | (b >= count) | (compare(w, tb) == 1)
+    return ok_a & ok_b
+
+
+@njit(cache=True, nogil=True)
 def snapped_inversion(xs, law, p, n, origin, spacing, top, G, h, count, kind, key, stream):  # pragma: no cover
     """Lattice indices for the inputs ``xs`` (index = position): snap to the input lattice
-    ``origin + k·spacing`` (``n`` cells, points capped at ``top``), then :func:`_cell`.
+    ``origin + k·spacing`` (``n`` cells, points capped at ``top``), then the cell of :func:`_cell`.
 
-    The words and the snapping come first, in a loop of their own (vector code).
+    Three passes: the words and the snapping (vector code); the guess of every
+    element and the check of its two thresholds, two elements at a time (their
+    independent chains of library calls overlap), keeping the guess where the
+    check settles it — then :func:`_cell` would return it unmoved, with no tie
+    read; :func:`_cell` for the rest (a guess off by a cell, or a tie).
     """
     size = xs.shape[0]
     firsts = np.empty(size, dtype=np.uint64)
@@ -231,8 +285,22 @@ def snapped_inversion(xs, law, p, n, origin, spacing, top, G, h, count, kind, ke
         k = snap((xs[i] - origin) / spacing, n, bits)
         firsts[i] = first
         points[i] = min(origin + float(k) * spacing, top)
-    out = np.empty(size, dtype=np.int64)
+    out = np.full(size, -1, dtype=np.int64)
+    mp = mirror_parameters(law, p)
+    half = size // 2
+    for i in range(half):
+        i2 = i + half
+        x1, x2 = points[i], points[i2]
+        w1, g1, s1, p1, j1, a1, b1 = _setup(law, firsts[i], x1, p, mp, G, h, count)
+        w2, g2, s2, p2, j2, a2, b2 = _setup(law, firsts[i2], x2, p, mp, G, h, count)
+        ta1 = cdf(law, g1 * (G + a1 * h), g1 * x1, s1, p1)
+        ta2 = cdf(law, g2 * (G + a2 * h), g2 * x2, s2, p2)
+        tb1 = cdf(law, g1 * (G + b1 * h), g1 * x1, s1, p1)
+        tb2 = cdf(law, g2 * (G + b2 * h), g2 * x2, s2, p2)
+        out[i] = j1 if _holds(w1, a1, b1, ta1, tb1, count) else -1
+        out[i2] = j2 if _holds(w2, a2, b2, ta2, tb2, count) else -1
     for i in range(size):
-        x = points[i]
-        out[i] = _cell(law, firsts[i], x, prepare(law, x, p), p, G, h, count, kind, key, stream, i)
+        if out[i] < 0:
+            x = points[i]
+            out[i] = _cell(law, firsts[i], x, prepare(law, x, p), p, G, h, count, kind, key, stream, i)
     return out
