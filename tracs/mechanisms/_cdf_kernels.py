@@ -23,7 +23,11 @@ that cell move it until ``F_j <= u < F_{j+1}`` (``j = 0`` and ``j = count − 1`
 need only one side) — usually none move it.  For monotone thresholds exactly
 one cell satisfies both, the one the bisection finds, so the result is the
 bisection's bit for bit (same words: word 0 gives ``u``'s leading 53 bits and the
-11 snapping bits, ties read words 1, 2, …).  The guess only affects speed.
+11 snapping bits, ties read words 1, 2, …).  The guess only affects speed.  A
+first pass checks the guesses on the 53 leading bits alone, the right side as the
+left side of the mirrored law (:func:`mirror_parameters`, the same doubles as
+:func:`sf`), and keeps every guess the check settles; the exact walk takes the
+rest.
 
 Monotonicity: II-PTT's thresholds use ``+ − × /`` and clamps only, each
 monotone under rounding to nearest, so they are monotone in the edge; the
