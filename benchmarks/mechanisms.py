@@ -107,6 +107,33 @@ def _naive_duchi(mech):
     return draw
 
 
+def _naive_bounded_laplace(mech):
+    b, low, high = mech.scale, mech.low, mech.high
+
+    def draw(x):  # Laplace(x, b) redrawn until it lands in [low, high] (the renormalised density)
+        while True:
+            u = random.random() - 0.5
+            y = x - b * math.copysign(1.0, u) * math.log1p(-2.0 * abs(u))
+            if low <= y <= high:
+                return y
+
+    return draw
+
+
+def _naive_ii_ptt(mech):
+    mid, half, k, a, B, q0 = mech._params()
+    floor = 2.0 * B * q0
+
+    def draw(x):  # the floor (uniform on [−B, B]) or the triangle (sum of two uniforms) at k·t
+        if random.random() < floor:
+            u = -B + 2.0 * B * random.random()
+        else:
+            u = k * (x - mid) / half + a * (random.random() + random.random() - 1.0)
+        return mid + half * u
+
+    return draw
+
+
 def _naive_krr(mech):
     keep, k = mech.keep_probability, mech.k
 
@@ -131,7 +158,7 @@ def _naive(mech):
         return _naive_piecewise(mech)
     table = {m.OptimalCircular: _naive_circular, m.Purkayastha: _naive_purkayastha,
              m.Laplace: _naive_laplace, m.Staircase: _naive_staircase, m.Duchi: _naive_duchi,
-             m.KRR: _naive_krr}
+             m.KRR: _naive_krr, m.BoundedLaplace: _naive_bounded_laplace, m.IIPTT: _naive_ii_ptt}
     return table[type(mech)](mech)
 
 
@@ -147,6 +174,8 @@ def _mechanisms(epsilon: float):
         ("Laplace", m.Laplace(epsilon=epsilon)),
         ("Staircase", m.Staircase(epsilon=epsilon)),
         ("Purkayastha", m.Purkayastha(epsilon=epsilon)),
+        ("BoundedLaplace", m.BoundedLaplace(epsilon=epsilon)),
+        ("IIPTT", m.IIPTT(epsilon=epsilon)),
         ("KRR (k=6)", m.KRR(epsilon=epsilon, k=6)),
         ("Compressed(PM)", m.Compressed(m.PiecewiseMechanism(epsilon=epsilon))),
         ("Compressed(SW)", m.Compressed(m.SquareWave(epsilon=epsilon))),
@@ -188,9 +217,9 @@ def run(quick: bool = False) -> list[Row]:
         items = [v.item() for v in x[:NAIVE_ITEMS]]
         naive_seconds = best_time(lambda: [naive(v) for v in items])
         inner = getattr(mech, "mechanism", mech)
-        compiled = hasattr(inner, "band") or isinstance(inner, (m.KRR, m.Laplace))
-        note = ("lattice, compiled kernel" if compiled else
-                "lattice, exact comparison" if isinstance(inner, m.Duchi) else "lattice, cdf bisection")
+        compiled = hasattr(inner, "band") or isinstance(inner, (m.KRR, m.Laplace, m.Duchi, m.BoundedLaplace,
+                                                                m.IIPTT))
+        note = "lattice, compiled kernel" if compiled else "lattice, cdf bisection"
         rows.append(Row(name, n, seconds, len(items), naive_seconds, note))
     # the price of exact lattice sampling: the earlier continuous samplers (raw doubles), same run
     from benchmarks.reference.continuous import EARLIER_MECHANISMS

@@ -17,8 +17,10 @@ scale is the smallest such ``b``, found numerically (:func:`bounded_laplace_scal
 Under local DP every pair of inputs is "neighbouring", so ``Δ_f = h − l`` and
 ``ΔC = C(h)/C(l) = 1`` by symmetry: the solution is ``b = Δ/ε``, and the worst
 pair ``x1 = y = l``, ``x2 = h`` attains the ratio ``e^ε`` (checked on grids by the
-tests).  Releases are on the public lattice through the cdf hook of
-:mod:`tracs.mechanisms.lattice`.
+tests).  Releases are on the public lattice: the cdf and sf are compiled
+(:mod:`tracs.mechanisms._cdf_kernels`) and serve both the rows and the compiled
+sampler, which realises the generic law of :mod:`tracs.mechanisms.lattice`
+exactly (:mod:`tracs.mechanisms._inversion`).
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _cdf_kernels
 from ._base import Mechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
+from ._inversion import CompiledInversion
 from ._params import IntervalInput
 
 __all__ = ["BoundedLaplace", "bounded_laplace_scale"]
@@ -69,7 +73,7 @@ def bounded_laplace_scale(epsilon: float, low: float, high: float, sensitivity: 
 
 @fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
-class BoundedLaplace(IntervalInput, Mechanism):
+class BoundedLaplace(IntervalInput, CompiledInversion, Mechanism):
     """Bounded Laplace ("B-Laplace") from ``[low, high]`` (default ``[0, 1]``) onto the same interval.
 
     Density ``exp(−|y − x|/b) / (b·C(x))`` on ``[low, high]`` with the scale
@@ -91,6 +95,7 @@ class BoundedLaplace(IntervalInput, Mechanism):
 
     #: ``e^{-Δ/b} = e^{-ε}`` stays a normal double up to here
     max_epsilon = 700.0
+    _LAW = _cdf_kernels.BOUNDED_LAPLACE
 
     @property
     def scale(self) -> float:
@@ -105,19 +110,10 @@ class BoundedLaplace(IntervalInput, Mechanism):
         b = self.scale
         return np.exp(-np.abs(y - x) / b) / (b * _mass(x, self.low, self.high, b))
 
-    def _cdf(self, y, x):
-        b, low = self.scale, self.low
-        y = np.clip(y, self.low, self.high)
-        below = -np.exp(-(x - np.minimum(y, x)) / b) * np.expm1(-(np.minimum(y, x) - low) / b)
-        above = -np.expm1(-(x - low) / b) - np.expm1(-(np.maximum(y, x) - x) / b)
-        return np.where(y <= x, below, above) / _mass(x, self.low, self.high, b)
-
-    def _sf(self, y, x):
-        b, high = self.scale, self.high
-        y = np.clip(y, self.low, self.high)
-        above = -np.exp(-(np.maximum(y, x) - x) / b) * np.expm1(-(high - np.maximum(y, x)) / b)
-        below = -np.expm1(-(high - x) / b) - np.expm1(-(x - np.minimum(y, x)) / b)
-        return np.where(y >= x, above, below) / _mass(x, self.low, self.high, b)
+    def _law_parameters(self) -> np.ndarray:
+        """``(low, high, b)``: the cdf is ``(e^{−(x−y)/b} − e^{−(x−low)/b})/C(x)`` for ``y <= x``
+        and ``(2 − e^{−(x−low)/b} − e^{−(y−x)/b})/C(x)`` above, written with ``expm1``."""
+        return np.array([self.low, self.high, self.scale])
 
     def _breakpoints(self, x):
         return np.asarray(x, dtype=float)[..., None]

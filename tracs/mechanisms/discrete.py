@@ -18,12 +18,13 @@ from numba import njit
 from .._validation import MAX_EPSILON, as_float_array, check_epsilon
 from ..random import resolve_streams
 from . import _lattice_kernels as lk
+from ._duchi_kernel import plus_minus_many, snapped_duchi
 from ._base import check_error_power
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Categories, Interval
 from ._numeric import check_integer, logistic, rare_probability
 from ._params import check_interval
-from .lattice import Lattice, _Draws, check_resolution, lattice_point, snap_indices, snap_weights
+from .lattice import Lattice, check_resolution, lattice_point, snap_weights
 
 
 @njit(cache=True, nogil=True)
@@ -246,9 +247,12 @@ class Duchi:
         lo, hi = self._ends()
         return Lattice(lo, hi - lo, 2)
 
-    def _plus_at(self, k):
+    def _plus_at(self, k) -> tuple[np.ndarray, np.ndarray]:
+        """``(P+, P−)`` at the input lattice points ``k``: the doubles the sampler compares against."""
         inp = self.input_lattice
-        return self._plus_minus(np.minimum(lattice_point(inp.origin, inp.spacing, k), self.high))
+        k = np.asarray(k, dtype=np.int64).reshape(-1)
+        pm = plus_minus_many(k, self.low, self.high, inp.spacing, logistic(self.epsilon), logistic(-self.epsilon))
+        return pm[:, 0], pm[:, 1]
 
     def lattice_pmf(self, x) -> np.ndarray:
         """``[P(low output | x), P(high output | x)]``, the realised law (snapping included)."""
@@ -259,26 +263,28 @@ class Duchi:
         return ((1.0 - lam) * rows[0] + lam * rows[1]).reshape(2)
 
     def sample_index(self, x, *, rng=None) -> np.ndarray:
-        """Lattice indices (0: the low output, 1: the high one) of :meth:`sample` (same draws)."""
-        return self.lattice.index(self.sample(x, rng=rng))
+        """Lattice indices (0: the low output, 1: the high one) of :meth:`sample` (same draws).
+
+        The input is snapped to :attr:`input_lattice`; the less likely output is
+        then chosen with exactly its probability (an exact comparison), one
+        compiled pass (:func:`tracs.mechanisms._duchi_kernel.snapped_duchi`).
+        """
+        x = self.input_domain.validate(x, "x")
+        flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+        if flat.size >= 2 ** 32:
+            raise ValueError("at most 2^32 - 1 inputs per call")
+        ks = resolve_streams(rng, None, 1)
+        inp = self.input_lattice
+        idx = snapped_duchi(flat, inp.count - 1, self.low, self.high, inp.spacing, logistic(self.epsilon),
+                            logistic(-self.epsilon), ks.kind, ks.key, np.uint64(ks.streams[0]))
+        return idx.reshape(x.shape)
 
     def sample(self, x, *, rng=None) -> np.ndarray:
         """One output per entry of ``x``: each entry is one of the two :attr:`outputs`.
 
-        The input is snapped to :attr:`input_lattice`; the less likely output is
-        then chosen with exactly its probability (an exact comparison).
+        The values of :attr:`lattice` at :meth:`sample_index` (the same draws).
         """
-        x = self.input_domain.validate(x, "x")
-        flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
-        draws = _Draws(rng, flat.size)
-        inp = self.input_lattice
-        k = snap_indices((flat - inp.origin) / inp.spacing, inp.count - 1, draws.bits)
-        plus, minus = self._plus_at(k)
-        idx = np.arange(flat.size)
-        rare_high = plus <= minus
-        pick = draws.below(idx, np.where(rare_high, plus, minus), False)
-        high = np.where(rare_high, pick, ~pick)
-        return lattice_point(*self.lattice[:2], high.astype(np.int64)).reshape(x.shape)
+        return lattice_point(*self.lattice[:2], self.sample_index(x, rng=rng))
 
     def expected_error(self, x, p: int = 1) -> np.ndarray:
         """``E|Y − x|^p`` in closed form."""

@@ -19,8 +19,10 @@ Total mass 1 and ``k + a = B`` fix ``k = 1 + 2η/(e^ε − 1)`` and ``a = k/(η 
 
 Guarantee: the density takes values in ``[q₀, q₀ e^ε]`` for every input, so the
 ratio of densities of any two inputs is at most ``e^ε`` (ε-LDP).  Releases are
-cells of the public lattice over the output interval, drawn exactly from the cdf
-(:mod:`tracs.mechanisms.lattice`, generic hook).
+cells of the public lattice over the output interval, drawn exactly from the cdf:
+the cdf and sf are compiled (:mod:`tracs.mechanisms._cdf_kernels`) and serve both
+the rows and the compiled sampler, which realises the generic law of
+:mod:`tracs.mechanisms.lattice` exactly (:mod:`tracs.mechanisms._inversion`).
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ from functools import lru_cache
 
 import numpy as np
 
+from . import _cdf_kernels
 from ._base import Mechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
+from ._inversion import CompiledInversion
 from ._numeric import over_expm1
 from ._params import IntervalInput, check_parameter
 
@@ -63,15 +67,9 @@ def ii_ptt_best_eta(epsilon: float) -> float:
     return 1.0 + math.exp(res.x)
 
 
-def _triangle_cdf(z):
-    """cdf of the unit triangular law on ``[−1, 1]``."""
-    z = np.clip(z, -1.0, 1.0)
-    return np.where(z <= 0.0, 0.5 * (1.0 + z) ** 2, 1.0 - 0.5 * (1.0 - z) ** 2)
-
-
 @fill_doc(MECHANISM_PARAMETERS)
 @dataclass(frozen=True, kw_only=True, repr=False)
-class IIPTT(IntervalInput, Mechanism):
+class IIPTT(IntervalInput, CompiledInversion, Mechanism):
     """II-PTT: a tent on a floor, unbiased, from ``[low, high]`` (default ``[−1, 1]``).
 
     See the module notes for the density, its parameters and the ε-LDP argument.
@@ -102,6 +100,7 @@ class IIPTT(IntervalInput, Mechanism):
 
     #: ``e^{−ε}`` stays a normal double up to here
     max_epsilon = 700.0
+    _LAW = _cdf_kernels.TENT
 
     def _validate_parameters(self):
         super()._validate_parameters()
@@ -127,17 +126,10 @@ class IIPTT(IntervalInput, Mechanism):
         tent = np.maximum(1.0 - np.abs(u - c) / a, 0.0) / (a * k)
         return np.where(np.abs(u) <= B, q0 + tent, 0.0) / half
 
-    def _cdf(self, y, x):
-        mid, half, k, a, B, q0 = self._params()
-        u = np.clip((y - mid) / half, -B, B)
-        c = k * (x - mid) / half
-        return np.minimum(q0 * (u + B) + _triangle_cdf((u - c) / a) / k, 1.0)
-
-    def _sf(self, y, x):
-        mid, half, k, a, B, q0 = self._params()
-        u = np.clip((y - mid) / half, -B, B)
-        c = k * (x - mid) / half
-        return np.minimum(q0 * (B - u) + _triangle_cdf((c - u) / a) / k, 1.0)
+    def _law_parameters(self) -> np.ndarray:
+        """``(mid, half, k, a, B, q₀)``: in standard units the cdf is
+        ``min(q₀(u + B) + T((u − c)/a)/k, 1)`` with ``c = k·t`` and ``T`` the unit triangle's cdf."""
+        return np.array(self._params(), dtype=np.float64)
 
     def _breakpoints(self, x):
         mid, half, k, a, _, _ = self._params()
