@@ -34,6 +34,8 @@ MECHANISMS = {
     "KRR": lambda e: m.KRR(epsilon=e, k=4),
     "Truncated(Laplace)": lambda e: m.Truncated(m.Laplace(epsilon=e)),
     "Compressed(PM)": lambda e: m.Compressed(m.PiecewiseMechanism(epsilon=e)),
+    "BoundedLaplace": lambda e: m.BoundedLaplace(epsilon=e),
+    "IIPTT": lambda e: m.IIPTT(epsilon=e),
 }
 PERTURBERS = {"TraCSD": TraCSD, "TraCSC": TraCSC, "Strawman": Strawman, "PlanarLaplace": PlanarLaplace}
 UNIT = Rectangle(0.0, 0.0, 1.0, 1.0)

@@ -100,6 +100,8 @@ class IIPTT(IntervalInput, CompiledInversion, Mechanism):
 
     #: ``e^{−ε}`` stays a normal double up to here
     max_epsilon = 700.0
+    #: the output window grows like ``1/ε`` (``docs/privacy.md``, "Smallest budgets")
+    min_epsilon = 1e-3
     _LAW = _cdf_kernels.TENT
 
     def _validate_parameters(self):
