@@ -62,8 +62,8 @@ def main(argv=None) -> int:
 
     Without ``argv`` (the ``tracs`` command itself, whose process ends next) the objects
     left at the end are frozen out of the garbage collector: the interpreter's last
-    collections then skip the modules and compiled kernels loaded (about a second with
-    pandas and numba), and nothing else changes (exit handlers still run).
+    collections then skip the modules and compiled kernels loaded (pandas, numba), and
+    nothing else changes (exit handlers still run).
     """
     try:
         return _main(argv)
