@@ -47,7 +47,12 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
+_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "synthetic"}
+
+
 def __getattr__(name: str):
+    if name in _SUBMODULES:  # as an attribute, as when this package imported them all
+        return import_module(f"{__name__}.{name}")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'data_loaders' has no attribute {name!r}")
@@ -57,4 +62,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
+    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)
