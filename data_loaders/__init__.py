@@ -29,18 +29,37 @@ only the first row of each (user, time) pair.
 'EPSG:32654'
 """
 
-from ._checkins import SOURCE_COLUMNS
-from ._report import DROP_REASONS, DroppedRowsError, GroupingReport, LoadReport
-from .datasets import DATASETS, data_dirs, dataset_path, detect_format, load_any, load_dataset
-from .foursquare import load_foursquare, parse_foursquare_time
-from .generic import load_checkins
-from .gowalla import load_gowalla, parse_iso_time
-from .grouping import to_trajectories
-from .synthetic import synthetic_checkins
+from importlib import import_module
 
-__all__ = [
-    "DATASETS", "DROP_REASONS", "DroppedRowsError", "GroupingReport", "LoadReport", "SOURCE_COLUMNS",
-    "data_dirs", "dataset_path", "detect_format", "load_any", "load_checkins", "load_dataset",
-    "load_foursquare", "load_gowalla", "parse_foursquare_time", "parse_iso_time",
-    "synthetic_checkins", "to_trajectories",
-]
+# public name -> module of this package that defines it, imported on first use: the command
+# line's array path uses a few checks of ``data_loaders._checkins`` and needs no geopandas
+_EXPORTS = {
+    "SOURCE_COLUMNS": "_checkins",
+    **dict.fromkeys(("DROP_REASONS", "DroppedRowsError", "GroupingReport", "LoadReport"), "_report"),
+    **dict.fromkeys(("DATASETS", "data_dirs", "dataset_path", "detect_format", "load_any", "load_dataset"),
+                    "datasets"),
+    **dict.fromkeys(("load_foursquare", "parse_foursquare_time"), "foursquare"),
+    "load_checkins": "generic",
+    **dict.fromkeys(("load_gowalla", "parse_iso_time"), "gowalla"),
+    "to_trajectories": "grouping",
+    "synthetic_checkins": "synthetic",
+}
+__all__ = sorted(_EXPORTS)
+
+
+_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "synthetic"}
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:  # as an attribute, as when this package imported them all
+        return import_module(f"{__name__}.{name}")
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'data_loaders' has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)

@@ -26,7 +26,8 @@ whose (user, time) pair occurred before (keeping the first in file order).
 
 from __future__ import annotations
 
-import geopandas as gpd
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -37,6 +38,9 @@ SOURCE_COLUMN = {"line": "source_line", "row": "source_row"}
 #: every such column name, for code that reads a loader's output back
 SOURCE_COLUMNS = tuple(SOURCE_COLUMN.values())
 from ._report import DroppedRowsError, LoadReport
+
+if TYPE_CHECKING:  # geopandas is imported only where a frame is built
+    import geopandas as gpd
 
 DUPLICATE_POLICIES = ("keep", "drop_exact", "drop_user_time")
 _RESERVED = ("uid", "datetime", "poi_id", "geometry")
@@ -218,6 +222,8 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
                          exact=exact, repeated=repeated, duplicates=duplicates,
                          blank_lines=blank_lines, position=position, notes=notes, strict=strict,
                          untimed=lines_k[untimed])
+    import geopandas as gpd  # here: the command line's array path reads through this module without it
+
     out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs="EPSG:4326")
     out.attrs["report"] = report
     return out

@@ -30,7 +30,6 @@ import warnings
 
 import numpy as np
 import pyproj
-import shapely
 
 from ._validation import as_float_array
 
@@ -113,6 +112,8 @@ def _check_frame(gdf):
 
 def _points_xy(gdf):
     """``(N, 2)`` coordinates if every geometry is a non-empty point, else None."""
+    import shapely
+
     geoms = np.asarray(gdf.geometry.array)
     if np.any(shapely.get_type_id(geoms) != 0) or np.any(shapely.is_empty(geoms)):
         return None
@@ -122,6 +123,7 @@ def _points_xy(gdf):
 def _reproject(gdf, crs, xy=None):
     """``gdf.to_crs(crs)``; for point data, one pyproj call on the coordinate arrays."""
     import geopandas as gpd
+    import shapely
 
     xy = _points_xy(gdf) if xy is None else xy
     if xy is None:
@@ -160,6 +162,8 @@ def to_metric(gdf, crs=None):
     wgs = gdf if gdf.crs.equals(WGS84) else _reproject(gdf, WGS84)
     xy = _points_xy(wgs)
     if xy is None:
+        import shapely
+
         xy = shapely.get_coordinates(np.asarray(wgs.geometry.array))
         return gdf.to_crs(local_metric_crs(xy[:, 0], xy[:, 1]))
     return _reproject(wgs, local_metric_crs(xy[:, 0], xy[:, 1]), xy)

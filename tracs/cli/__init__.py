@@ -58,7 +58,24 @@ def _dispatch(args) -> int:
 
 
 def main(argv=None) -> int:
-    """Run the ``tracs`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    """Run the ``tracs`` command with ``argv`` (default: ``sys.argv[1:]``); return the exit status.
+
+    Without ``argv`` (the ``tracs`` command itself, whose process ends next) the objects
+    left at the end are frozen out of the garbage collector: the interpreter's last
+    collections then skip the modules and compiled kernels loaded (pandas, numba), and
+    nothing else changes (exit handlers still run).
+    """
+    try:
+        return _main(argv)
+    finally:
+        if argv is None:
+            import gc
+
+            gc.disable()
+            gc.freeze()
+
+
+def _main(argv) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

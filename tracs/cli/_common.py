@@ -14,10 +14,20 @@ class CLIError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line (no usage block) and exit 2."""
+    """An argument parser whose usage errors are one line (no usage block) and exit 2.
+
+    ``epilog`` may be a function returning the text: it is called only when the help
+    is shown, so a command whose help lists what a heavy module holds does not import
+    that module on every run.
+    """
 
     def error(self, message):  # noqa: D102 - argparse hook
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+    def format_help(self):  # noqa: D102 - argparse hook
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
 
 
 def fail(command: str, exc: BaseException, *, unexpected: bool = False) -> int:

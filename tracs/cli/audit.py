@@ -20,12 +20,15 @@ none was found but some method could not be checked for low-bit leaks.
 """
 
 
-def add_parser(subparsers) -> None:
-    from ..privacy.catalog import CATALOG
+def _epilog() -> str:
+    from ..privacy.catalog import CATALOG  # imports every mechanism: only for the help
 
+    return "methods: " + ", ".join(CATALOG)
+
+
+def add_parser(subparsers) -> None:
     p = subparsers.add_parser("audit", help="check shipped methods' ε-LDP claims empirically",
-                              description=DESCRIPTION,
-                              epilog="methods: " + ", ".join(CATALOG),
+                              description=DESCRIPTION, epilog=_epilog,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("-m", "--method", action="append", metavar="METHOD",

@@ -62,10 +62,34 @@ __all__ = [
 ]
 
 
-from .datasets import (DATA_FILES, REGIONS, Dataset, checkin_dataset, continuous_dataset, data_path,
-                       degree_scale, load_dataset, read_checkins)
-from .methods import METHODS, MethodContext, MethodSpec, parse_epsilons, parse_methods
-from .metrics import EXTRA_METRICS, HOTSPOT_SHARE, RANGE_DELTA, MetricSpec, parse_metrics
-from .report import (JSON_KEYS, confidence_interval, format_number, markdown_table, summarise,
-                     summary_records)
-from .runner import cell_seed, direction_study, run_grid, time_methods
+# public name -> module of this package that defines it; a name is imported on first use, so
+# ``from tracs.evaluation import METHODS`` (the command line's parser) imports neither pandas
+# (the report and the runner) nor any mechanism
+_EXPORTS = {
+    **dict.fromkeys(("DATA_FILES", "REGIONS", "Dataset", "checkin_dataset", "continuous_dataset", "data_path",
+                     "degree_scale", "load_dataset", "read_checkins"), "datasets"),
+    **dict.fromkeys(("METHODS", "MethodContext", "MethodSpec", "parse_epsilons", "parse_methods"), "methods"),
+    **dict.fromkeys(("EXTRA_METRICS", "HOTSPOT_SHARE", "RANGE_DELTA", "MetricSpec", "parse_metrics"), "metrics"),
+    **dict.fromkeys(("JSON_KEYS", "confidence_interval", "format_number", "markdown_table", "summarise",
+                     "summary_records"), "report"),
+    **dict.fromkeys(("cell_seed", "direction_study", "run_grid", "time_methods"), "runner"),
+}
+
+_SUBMODULES = {"datasets", "methods", "metrics", "report", "runner", "estimated"}
+
+
+def __getattr__(name: str):
+    from importlib import import_module
+
+    if name in _SUBMODULES:
+        return import_module(f"{__name__}.{name}")
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tracs.evaluation' has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)

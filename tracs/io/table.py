@@ -186,10 +186,9 @@ def _release_memory() -> None:
     pa.default_memory_pool().release_unused()
     if sys.platform.startswith("linux"):
         import ctypes
-        import ctypes.util
 
-        try:
-            ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+        try:  # glibc by its usual name; ctypes.util.find_library would run ldconfig (0.1-0.2 s)
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
         except (OSError, AttributeError):
             pass
 
