@@ -188,7 +188,7 @@ def run(quick: bool = False) -> list[Row]:
         items = [v.item() for v in x[:NAIVE_ITEMS]]
         naive_seconds = best_time(lambda: [naive(v) for v in items])
         inner = getattr(mech, "mechanism", mech)
-        compiled = hasattr(inner, "band") or isinstance(inner, (m.KRR, m.Laplace, m.Staircase))
+        compiled = hasattr(inner, "band") or isinstance(inner, (m.KRR, m.Laplace, m.Staircase, m.Purkayastha))
         note = ("lattice, compiled kernel" if compiled else
                 "lattice, exact comparison" if isinstance(inner, m.Duchi) else "lattice, cdf bisection")
         rows.append(Row(name, n, seconds, len(items), naive_seconds, note))
