@@ -38,10 +38,9 @@ from numba import njit
 
 from .._numba_cache import drop_stale_cache
 from ..random import kernels as _random_kernels
-from ..random.kernels import draw_u64_pair
 from . import _geometric, _lattice_kernels
-from ._geometric import laplace_constants, magnitude, thresholds
-from ._lattice_kernels import snap, split_word
+from ._geometric import BLOCK, fast_magnitude, first_uniforms, laplace_constants, magnitude, thresholds
+from ._lattice_kernels import snap
 
 __all__ = ["circle_constants", "circle_offsets", "circle_row", "circle_cumulative", "snapped_circle"]
 
@@ -101,27 +100,40 @@ def circle_cumulative(b, k, n: int, top: int, log_r: float, log_c: float, shift:
 
 
 @njit(cache=True, nogil=True)
-def snapped_circle(t, n, top, log_r, log_c, shift, kind, key, stream, fast=True):  # pragma: no cover
-    """Snap ``t[i]`` (input in cells, ``[0, n)``) to ``k``, release ``(k ± M) mod n``.
+def snapped_circle(x, spacing, n, top, log_r, log_c, shift, kind, key, stream, fast=True):  # pragma: no cover
+    """Snap ``x[i]`` (``t = x/spacing`` input cells, ``[0, n)``) to ``k``, release ``(k ± M) mod n``.
 
     Word ``w0`` gives ``u``'s first 53 bits and the snapping bits, bit 63 of ``w1`` the
-    sign; ties of ``u`` read words 2, 3, … (``fast=False``: the thresholds always
-    compared, the reference of the tests).
+    sign; ties of ``u`` read words 2, 3, ….  Block by block: a pass without branches
+    (vector code) takes every draw the shortcut decides, a second pass the rest
+    through :func:`~tracs.mechanisms._geometric.magnitude` (``fast=False``: every draw,
+    the reference of the tests).
     """
-    size = t.shape[0]
-    w0s = np.empty(size, dtype=np.uint64)
-    signs = np.empty(size, dtype=np.uint64)
-    for i in range(size):
-        w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
-        w0s[i] = w0
-        signs[i] = w1 >> _U63
+    size = x.shape[0]
+    f, bits, lu = np.empty(BLOCK), np.empty(BLOCK), np.empty(BLOCK)
+    w1s = np.empty(BLOCK, dtype=np.uint64)
     out = np.empty(size, dtype=np.int64)
-    for i in range(size):
-        first, bits = split_word(w0s[i])
-        k = snap(t[i], n, bits)
-        m = magnitude(first, log_r, log_c, shift, top, kind, key, stream, i, EXT_WORD, fast)
-        j = k + m if signs[i] else k - m  # in −H … n + H
-        j = j + n if j < 0 else j
-        j = j - n if j >= n else j
-        out[i] = j
+    for start in range(0, size, BLOCK):
+        stop = min(start + BLOCK, size)
+        first_uniforms(kind, key, stream, start, stop, shift, f, bits, w1s, lu)
+        for i in range(start, stop):
+            c = i - start
+            k = snap(x[i] / spacing, n, bits[c])
+            m = fast_magnitude(f[c], lu[c], log_r, log_c, top)
+            j = _wrap(k + m if w1s[c] >> _U63 else k - m, n)
+            out[i] = j if (m >= 0 and fast) else -1
+        for i in range(start, stop):
+            if out[i] < 0:
+                c = i - start
+                k = snap(x[i] / spacing, n, bits[c])
+                m = magnitude(np.uint64(np.int64(f[c])), log_r, log_c, shift, top, kind, key, stream, i, EXT_WORD,
+                              fast)
+                out[i] = _wrap(k + m if w1s[c] >> _U63 else k - m, n)
     return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _wrap(j, n):  # pragma: no cover
+    """``j mod n`` for ``j`` in ``−n … 2n − 1``, without a division."""
+    j = j + n if j < 0 else j
+    return j - n if j >= n else j

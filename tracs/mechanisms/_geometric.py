@@ -33,6 +33,8 @@ from numba import njit
 from ..random.kernels import draw_u64_pair
 from ._lattice_kernels import TWO53, below, snap, split_word
 
+INV_TWO53 = 1.0 / TWO53
+
 __all__ = ["laplace_constants", "tail", "tails", "threshold", "thresholds", "magnitude", "snapped_laplace", "laplace_row",
            "laplace_cumulative"]
 
@@ -121,26 +123,71 @@ def magnitude(first, log_r, log_c, shift, top, kind, key, stream, index, ext, fa
     return m
 
 
-@njit(cache=True, nogil=True)
-def snapped_laplace(t, n, margin, count, log_r, log_c, kind, key, stream, fast=True):  # pragma: no cover
-    """Snap ``t[i]`` (input in cells) to ``k``, release ``clamp(k + margin ± M, 0, count − 1)``.
+@njit(cache=True, nogil=True, inline="always")
+def fast_magnitude(f, lu, log_r, log_c, top):  # pragma: no cover
+    """:func:`magnitude`'s shortcut without branches: ``min(⌊z⌋, top)`` from ``f`` (the first 53
+    bits of ``u`` as a double) and ``lu = ln(u + shift)`` at ``u = (f + ½)/2^53``, or ``-1``
+    when the thresholds must be compared (the same bound as :func:`magnitude`)."""
+    z = (lu - log_c) / log_r
+    zc = min(max(z, 0.0), 9.0e15)
+    base = math.floor(zc)
+    slack = ((base + 1.0) * abs(log_r) + abs(log_c) + abs(lu) + 6.0) * 2.0 ** -50 + 0.6 / max(f, 1.0)
+    margin = slack / abs(log_r) + zc * 2.0 ** -50
+    ok = (f >= 1.0) and (z < 9.0e15) and (z - base > margin) and (base + 1.0 - z > margin)
+    return np.int64(min(base, top)) if ok else np.int64(-1)
 
-    The random words are drawn first in a loop of their own (vector code), then used.
-    """
-    size = t.shape[0]
-    words = np.empty(size, dtype=np.uint64)
-    signs = np.empty(size, dtype=np.uint64)
-    for i in range(size):
+
+#: elements per block of the compiled samplers (their buffers stay in the first-level cache)
+BLOCK = 512
+
+
+@njit(cache=True, nogil=True, inline="always")
+def first_uniforms(kind, key, stream, start, stop, shift, f, bits, w1s, lu):  # pragma: no cover
+    """For elements ``start … stop − 1`` (buffer position ``i − start``): the first 53 bits of
+    ``u`` (as a double), the snapping bits, word ``w1`` and ``ln(u + shift)`` at
+    ``u = (f + ½)/2^53``; the draws in a loop of their own (vector code), the logarithms
+    in another."""
+    for i in range(start, stop):
         w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
-        words[i] = w0
-        signs[i] = w1 & np.uint64(1)
+        first, b = split_word(w0)
+        f[i - start] = float(np.int64(first))
+        bits[i - start] = b
+        w1s[i - start] = w1
+    for i in range(stop - start):
+        lu[i] = math.log((f[i] + 0.5) * INV_TWO53 + shift)
+
+
+@njit(cache=True, nogil=True)
+def snapped_laplace(x, origin, spacing, n, margin, count, log_r, log_c, kind, key, stream,
+                    fast=True):  # pragma: no cover
+    """Snap ``x[i]`` (``t = (x − origin)/spacing`` input cells) to ``k``, release
+    ``clamp(k + margin ± M, 0, count − 1)``.
+
+    Block by block: a pass without branches (vector code) takes every draw the
+    shortcut decides; a second pass the rest (about ``1e-7`` of them) through
+    :func:`magnitude` (``fast=False``: every draw, the reference of the tests).
+    """
+    size = x.shape[0]
+    f, bits, lu = np.empty(BLOCK), np.empty(BLOCK), np.empty(BLOCK)
+    w1s = np.empty(BLOCK, dtype=np.uint64)
     out = np.empty(size, dtype=np.int64)
-    for i in range(size):
-        first, bits = split_word(words[i])
-        k = snap(t[i], n, bits)
-        m = magnitude(first, log_r, log_c, 0.0, NO_TOP, kind, key, stream, i, EXT_WORD, fast)
-        j = k + margin + (m if signs[i] else -m)
-        out[i] = min(max(j, 0), count - 1)
+    for start in range(0, size, BLOCK):
+        stop = min(start + BLOCK, size)
+        first_uniforms(kind, key, stream, start, stop, 0.0, f, bits, w1s, lu)
+        for i in range(start, stop):
+            b = i - start
+            k = snap((x[i] - origin) / spacing, n, bits[b])
+            m = fast_magnitude(f[b], lu[b], log_r, log_c, NO_TOP)
+            j = k + margin + (m if w1s[b] & np.uint64(1) else -m)
+            out[i] = min(max(j, 0), count - 1) if (m >= 0 and fast) else -1
+        for i in range(start, stop):
+            if out[i] < 0:
+                b = i - start
+                k = snap((x[i] - origin) / spacing, n, bits[b])
+                m = magnitude(np.uint64(np.int64(f[b])), log_r, log_c, 0.0, NO_TOP, kind, key, stream, i,
+                              EXT_WORD, fast)
+                j = k + margin + (m if w1s[b] & np.uint64(1) else -m)
+                out[i] = min(max(j, 0), count - 1)
     return out
 
 

@@ -46,11 +46,10 @@ from numba import njit
 
 from .._numba_cache import drop_stale_cache
 from ..random import kernels as _random_kernels
-from ..random.kernels import draw_u64_pair
 from . import _band, _geometric, _lattice_kernels
 from ._band import uniform_below
-from ._geometric import NO_TOP, magnitude, threshold
-from ._lattice_kernels import TWO53, below, snap, split_word
+from ._geometric import BLOCK, NO_TOP, first_uniforms, magnitude, threshold
+from ._lattice_kernels import TWO53, below, snap
 
 __all__ = ["staircase_constants", "part_masses", "magnitude_tail", "staircase_row", "staircase_cumulative",
            "snapped_staircase"]
@@ -60,7 +59,8 @@ drop_stale_cache(Path(__file__).parent / "__pycache__",
                   Path(_band.__file__)], "_staircase")
 
 EXT_WORD, INT_WORD = 2, 64
-_U63, _U62, _ONE = np.uint64(63), np.uint64(62), np.uint64(1)
+_U63, _U62, _U32, _ONE = np.uint64(63), np.uint64(62), np.uint64(32), np.uint64(1)
+_MASK32, _TWO32 = np.uint64(0xFFFFFFFF), np.uint64(1 << 32)
 
 
 def staircase_constants(epsilon: float, gamma: float, n: int) -> tuple[int, float, float]:
@@ -175,21 +175,56 @@ def staircase_offset(first, w1, n, inner, log_r, log_t, kind, key, stream, index
     return a + b if (w1 >> _U63) else b - a - 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _fast_offset(f, lu, w1, n, inner, log_r, log_t):  # pragma: no cover
+    """:func:`staircase_offset` without branches, and whether it is sure: not when the
+    step or part needs the thresholds compared (:func:`_step`'s bound) or the cell's
+    integer may be rejected (then :func:`staircase_offset` redraws)."""
+    z = lu / log_r
+    zc = min(max(z, 0.0), 9.0e15)
+    base = math.floor(zc)
+    slack = ((base + 1.0) * abs(log_r) + abs(log_t) + abs(lu) + 6.0) * 2.0 ** -50 + 0.6 / max(f, 1.0)
+    margin = slack / abs(log_r) + zc * 2.0 ** -50
+    split = base + 1.0 + log_t / log_r
+    outer = z > split
+    size = np.uint64(n - inner) if outer else np.uint64(inner)
+    prod = (w1 & _MASK32) * size
+    a = np.int64(base) * n + (inner if outer else 0) + np.int64(prod >> _U32)
+    b = np.int64((w1 >> _U62) & _ONE)
+    offset = a + b if (w1 >> _U63) else b - a - 1
+    sure = ((f >= 1.0) and (z < 9.0e15) and (z - base > margin) and (base + 1.0 - z > margin)
+            and (abs(z - split) > margin) and ((prod & _MASK32) >= size) and (size < _TWO32))
+    return offset, sure
+
+
 @njit(cache=True, nogil=True)
-def snapped_staircase(t, n, margin, count, inner, log_r, log_t, kind, key, stream, fast=True):  # pragma: no cover
-    """Snap ``t[i]`` (input in cells) to ``k``, release ``clamp(k + margin + offset, 0, count − 1)``
-    (``fast=False``: the thresholds always compared, the reference of the tests)."""
-    size = t.shape[0]
-    w0s = np.empty(size, dtype=np.uint64)
-    w1s = np.empty(size, dtype=np.uint64)
-    for i in range(size):
-        w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
-        w0s[i] = w0
-        w1s[i] = w1
+def snapped_staircase(x, origin, spacing, n, margin, count, inner, log_r, log_t, kind, key, stream,
+                      fast=True):  # pragma: no cover
+    """Snap ``x[i]`` (``t = (x − origin)/spacing`` input cells) to ``k``, release
+    ``clamp(k + margin + offset, 0, count − 1)``.
+
+    Block by block: a pass without branches (vector code) takes every draw the
+    shortcut decides; a second pass the rest through :func:`staircase_offset`
+    (``fast=False``: every draw, the reference of the tests).
+    """
+    size = x.shape[0]
+    f, bits, lu = np.empty(BLOCK), np.empty(BLOCK), np.empty(BLOCK)
+    w1s = np.empty(BLOCK, dtype=np.uint64)
     out = np.empty(size, dtype=np.int64)
-    for i in range(size):
-        first, bits = split_word(w0s[i])
-        k = snap(t[i], n, bits)
-        j = k + margin + staircase_offset(first, w1s[i], n, inner, log_r, log_t, kind, key, stream, i, fast)
-        out[i] = min(max(j, 0), count - 1)
+    for start in range(0, size, BLOCK):
+        stop = min(start + BLOCK, size)
+        first_uniforms(kind, key, stream, start, stop, 0.0, f, bits, w1s, lu)
+        for i in range(start, stop):
+            c = i - start
+            k = snap((x[i] - origin) / spacing, n, bits[c])
+            d, sure = _fast_offset(f[c], lu[c], w1s[c], n, inner, log_r, log_t)
+            j = min(max(k + margin + d, 0), count - 1)
+            out[i] = j if (sure and fast) else -1
+        for i in range(start, stop):
+            if out[i] < 0:
+                c = i - start
+                k = snap((x[i] - origin) / spacing, n, bits[c])
+                d = staircase_offset(np.uint64(np.int64(f[c])), w1s[c], n, inner, log_r, log_t, kind, key, stream,
+                                     i, fast)
+                out[i] = min(max(k + margin + d, 0), count - 1)
     return out

@@ -157,8 +157,9 @@ class Laplace(_AdditiveNoise):
     def _compiled_indices(self, flat, ks, fast=True):
         n = self._cells()
         log_r, log_c = _geometric.laplace_constants(self.epsilon, n)
-        return _geometric.snapped_laplace(self._snap_t(flat), n, self._margin_cells(), self._grid()[4], log_r, log_c,
-                                          ks.kind, ks.key, np.uint64(ks.streams[0]), fast)
+        inp = self.input_lattice
+        return _geometric.snapped_laplace(flat, inp.origin, inp.spacing, n, self._margin_cells(), self._grid()[4],
+                                          log_r, log_c, ks.kind, ks.key, np.uint64(ks.streams[0]), fast)
 
 
 def staircase_square_gamma(epsilon: float) -> float:
@@ -300,5 +301,6 @@ class Staircase(_AdditiveNoise):
 
     def _compiled_indices(self, flat, ks, fast=True):
         n, inner, log_r, log_t = self._law()
-        return _staircase.snapped_staircase(self._snap_t(flat), n, self._margin_cells(), self._grid()[4], inner,
-                                            log_r, log_t, ks.kind, ks.key, np.uint64(ks.streams[0]), fast)
+        inp = self.input_lattice
+        return _staircase.snapped_staircase(flat, inp.origin, inp.spacing, n, self._margin_cells(), self._grid()[4],
+                                            inner, log_r, log_t, ks.kind, ks.key, np.uint64(ks.streams[0]), fast)

@@ -79,7 +79,7 @@ class Purkayastha(CircleDomain, Mechanism):
         """Lattice indices of ``flat`` from the keyed streams ``ks`` (``fast=False``: the
         reference path that always compares the thresholds)."""
         n, top, log_r, log_c, shift = self._law()
-        return _circular_geometric.snapped_circle(self._snap_t(flat), n, top, log_r, log_c, shift,
+        return _circular_geometric.snapped_circle(flat, self.input_lattice.spacing, n, top, log_r, log_c, shift,
                                                   ks.kind, ks.key, np.uint64(ks.streams[0]), fast)
 
     def _pdf(self, y, x):
