@@ -8,16 +8,21 @@
   indices as the reference path that always compares the thresholds, bit for bit;
 * ``lattice_cumulative`` equals the cumulative sums of the rows (to ``max(1e-13, count·2^-52)``,
   the rounding of summing a row);
+* at uniforms on and next to each threshold the shortcut defers or agrees with the exact
+  comparisons;
 * releases are lattice values, bit for bit.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
 import tracs.mechanisms as m
+from tracs.mechanisms import _circular_geometric, _geometric, _staircase
 from tracs.random import resolve_streams
 
 RES = 1 / 63
@@ -97,3 +102,67 @@ def test_releases_are_lattice_values_bit_for_bit(name):
     assert values.shape == x.shape and idx.shape == x.shape
     assert ((idx >= 0) & (idx < lat.count)).all()
     np.testing.assert_array_equal(values.view(np.uint64), lat.points(idx).view(np.uint64))
+
+
+def _near(thresholds):
+    """First-53-bit values of ``u`` at, next to and farther from ``floor(c·2^53)`` for each threshold ``c``."""
+    tops = np.floor(np.asarray(thresholds) * 2.0 ** 53)
+    steps = [-3, -2, -1, 0, 1, 2, 3, -2 ** 24, 2 ** 24, -2 ** 34, 2 ** 34]
+    return [int(t) + d for t in tops for d in steps if 0 <= int(t) + d < 2 ** 53]
+
+
+LAWS = {
+    "Laplace n=2^20": lambda: (*_geometric.laplace_constants(1.0, 2 ** 20), 0.0, _geometric.NO_TOP),
+    "Laplace n=63 ε=0.01": lambda: (*_geometric.laplace_constants(0.01, 63), 0.0, _geometric.NO_TOP),
+    "circle n=2^20": lambda: _circle_law(1.0, 2 ** 20),
+    "circle n=63 ε=0.01": lambda: _circle_law(0.01, 63),
+    "circle n=64 ε=30": lambda: _circle_law(30.0, 64),
+}
+
+
+def _circle_law(epsilon, n):
+    top, log_r, log_c, shift = _circular_geometric.circle_constants(epsilon, n)
+    return log_r, log_c, shift, top
+
+
+@pytest.mark.parametrize("law", sorted(LAWS))
+def test_shortcut_at_the_thresholds(law):
+    """Uniforms whose first 53 bits sit on or next to a threshold: the shortcut either
+    defers (-1) or agrees with the exact comparisons (ties read further keyed words)."""
+    log_r, log_c, shift, top = LAWS[law]()
+    ks = resolve_streams(8, None, 1)
+    stream = np.uint64(ks.streams[0])
+    m = np.unique(np.concatenate([np.arange(1, 40), np.geomspace(1, 5e7, 60).astype(np.int64)]))
+    m = m[m <= top]
+    firsts = _near(_geometric.thresholds(m, log_r, log_c, shift, top))
+    deferred = 0
+    for i, first in enumerate(firsts):
+        f = float(first)
+        lu = math.log((f + 0.5) * 2.0 ** -53 + shift)
+        fast = _geometric.fast_magnitude(f, lu, log_r, log_c, top)
+        exact = _geometric.magnitude(np.uint64(first), log_r, log_c, shift, top, ks.kind, ks.key, stream, i, 2, False)
+        deferred += fast < 0
+        assert fast < 0 or fast == exact, (first, fast, exact)
+    assert 0 < deferred < len(firsts)  # both paths are exercised
+
+
+@pytest.mark.parametrize("epsilon, n, gamma", [(1.0, 2 ** 20, 0.38), (0.01, 63, 0.5), (30.0, 64, 0.3)])
+def test_staircase_shortcut_at_the_thresholds(epsilon, n, gamma):
+    inner, log_r, log_t = _staircase.staircase_constants(epsilon, gamma, n)
+    ks = resolve_streams(8, None, 1)
+    stream = np.uint64(ks.streams[0])
+    j = np.arange(0, 30)
+    even = _geometric.thresholds(j, log_r, 0.0, 0.0, _geometric.NO_TOP)
+    odd = _geometric.thresholds(j + 1, log_r, log_t, 0.0, _geometric.NO_TOP)
+    deferred = 0
+    firsts = _near(np.concatenate([even, odd]))
+    for i, first in enumerate(firsts):
+        f = float(first)
+        lu = math.log((f + 0.5) * 2.0 ** -53)
+        w1 = np.uint64(0xFFFFFFFFFFFFFFFF)  # low 32 bits: a cell integer that is never rejected
+        fast, sure = _staircase._fast_offset(f, lu, w1, n, inner, log_r, log_t)
+        exact = _staircase.staircase_offset(np.uint64(first), w1, n, inner, log_r, log_t, ks.kind, ks.key, stream,
+                                            i, False)
+        deferred += not sure
+        assert not sure or fast == exact, (first, fast, exact)
+    assert 0 < deferred < len(firsts)  # both paths are exercised
