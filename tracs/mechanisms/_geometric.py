@@ -21,6 +21,12 @@ same doubles to the rows and cumulative masses.  Each ``T_m`` is exact to a few 
 ``T_m − T_{m+1} ≈ T_m(1 − r)`` is realised to a relative ``2^-51/(1 − r)``
 (about ``n/ε·2^-51``: 4.7e-10 at the default ``n = 2^20`` and ε = 1), the same
 floating-point term as the generic path's (``docs/privacy.md``).
+
+:func:`magnitude` also serves truncated tails ``S_m = T'_m − shift`` up to ``top``
+(Purkayastha, :mod:`tracs.mechanisms._circular_geometric`) and the staircase's steps
+(:mod:`tracs.mechanisms._staircase`).  The samplers work in blocks of
+:data:`BLOCK` draws: words, then logarithms, then the branch-free shortcut
+(:func:`fast_magnitude`), then the exact path for the draws it leaves.
 """
 
 from __future__ import annotations
