@@ -140,7 +140,7 @@ def fast_magnitude(f, lu, log_r, log_c, top):  # pragma: no cover
     slack = ((base + 1.0) * abs(log_r) + abs(log_c) + abs(lu) + 6.0) * 2.0 ** -50 + 0.6 / max(f, 1.0)
     margin = slack / abs(log_r) + zc * 2.0 ** -50
     ok = (f >= 1.0) and (z < 9.0e15) and (z - base > margin) and (base + 1.0 - z > margin)
-    return np.int64(min(base, top)) if ok else np.int64(-1)
+    return np.int64(min(base, float(top))) if ok else np.int64(-1)
 
 
 #: elements per block of the compiled samplers (their buffers stay in the first-level cache)
