@@ -217,8 +217,8 @@ def run(quick: bool = False) -> list[Row]:
         items = [v.item() for v in x[:NAIVE_ITEMS]]
         naive_seconds = best_time(lambda: [naive(v) for v in items])
         inner = getattr(mech, "mechanism", mech)
-        compiled = hasattr(inner, "band") or isinstance(inner, (m.KRR, m.Laplace, m.Duchi, m.BoundedLaplace,
-                                                                m.IIPTT))
+        compiled = hasattr(inner, "band") or isinstance(inner, (m.KRR, m.Laplace, m.Staircase, m.Purkayastha,
+                                                                m.Duchi, m.BoundedLaplace, m.IIPTT))
         note = "lattice, compiled kernel" if compiled else "lattice, cdf bisection"
         rows.append(Row(name, n, seconds, len(items), naive_seconds, note))
     # the price of exact lattice sampling: the earlier continuous samplers (raw doubles), same run

@@ -21,6 +21,12 @@ same doubles to the rows and cumulative masses.  Each ``T_m`` is exact to a few 
 ``T_m − T_{m+1} ≈ T_m(1 − r)`` is realised to a relative ``2^-51/(1 − r)``
 (about ``n/ε·2^-51``: 4.7e-10 at the default ``n = 2^20`` and ε = 1), the same
 floating-point term as the generic path's (``docs/privacy.md``).
+
+:func:`magnitude` also serves truncated tails ``S_m = T'_m − shift`` up to ``top``
+(Purkayastha, :mod:`tracs.mechanisms._circular_geometric`) and the staircase's steps
+(:mod:`tracs.mechanisms._staircase`).  The samplers work in blocks of
+:data:`BLOCK` draws: words, then logarithms, then the branch-free shortcut
+(:func:`fast_magnitude`), then the exact path for the draws it leaves.
 """
 
 from __future__ import annotations
@@ -33,11 +39,15 @@ from numba import njit
 from ..random.kernels import draw_u64_pair
 from ._lattice_kernels import TWO53, below, snap, split_word
 
-__all__ = ["laplace_constants", "tail", "tails", "magnitude", "snapped_laplace", "laplace_row",
+INV_TWO53 = 1.0 / TWO53
+
+__all__ = ["laplace_constants", "tail", "tails", "threshold", "thresholds", "magnitude", "snapped_laplace", "laplace_row",
            "laplace_cumulative"]
 
 #: first word of the tie extensions of a sample
 EXT_WORD = 2
+#: ``top`` of an untruncated magnitude
+NO_TOP = 2 ** 62
 
 
 def laplace_constants(epsilon: float, n: int) -> tuple[float, float]:
@@ -65,57 +75,125 @@ def tails(m, log_r, log_c):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True, inline="always")
-def magnitude(first, log_r, log_c, kind, key, stream, index, ext):  # pragma: no cover
-    """The largest ``m >= 0`` with ``u < T_m``.
+def threshold(m, log_r, log_c, shift, top):  # pragma: no cover
+    """``S_m = P(M >= m)`` of a magnitude truncated at ``top``: 1 for ``m <= 0``, 0 above ``top``,
+    else ``exp(m·ln r + ln c) − shift`` (``shift = 0``, ``top`` huge: the untruncated :func:`tail`)."""
+    if m <= 0:
+        return 1.0
+    if m > top:
+        return 0.0
+    return math.exp(m * log_r + log_c) - shift
 
-    ``z = (ln u − ln c)/ln r`` puts ``u`` between ``T_{⌊z⌋+1}`` and ``T_{⌊z⌋}``.  When
-    ``z`` lies farther from an integer than every error can move it — the unread
-    bits of ``u`` (below ``2^-53``), the rounding of ``ln u`` and of each ``T_m``
-    (a few ulps of ``m·ln r + ln c``), and of the division — ``⌊z⌋`` is the answer
-    for every value of the unread bits and every rounding; otherwise (about
-    ``1e-7`` of draws at the default lattice) the thresholds are computed and
-    compared exactly.
+
+@njit(cache=True, nogil=True)
+def thresholds(m, log_r, log_c, shift, top):  # pragma: no cover
+    """:func:`threshold` of every entry of the int64 array ``m``."""
+    flat = m.ravel()
+    out = np.empty(flat.shape[0])
+    for i in range(flat.shape[0]):
+        out[i] = threshold(flat[i], log_r, log_c, shift, top)
+    return out.reshape(m.shape)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def magnitude(first, log_r, log_c, shift, top, kind, key, stream, index, ext, fast=True):  # pragma: no cover
+    """The largest ``m`` in ``0 … top`` with ``u < S_m`` (:func:`threshold`).
+
+    ``u < S_m`` is ``u + shift < e^{m·ln r + ln c}`` up to roundings, so
+    ``z = (ln(u + shift) − ln c)/ln r`` puts ``u`` between ``S_{⌊z⌋+1}`` and ``S_{⌊z⌋}``.
+    When ``z`` lies farther from an integer than every error can move it — the unread
+    bits of ``u`` (below ``2^-53``), the rounding of ``u + shift``, of its logarithm,
+    of each ``S_m`` (a few ulps of ``m·ln r + ln c``, then the subtraction) and of the
+    division — ``min(⌊z⌋, top)`` is the answer for every value of the unread bits and
+    every rounding; otherwise (about ``1e-7`` of draws at the default lattice) the
+    thresholds are computed and compared exactly.  ``fast=False`` always compares
+    (the reference the tests hold the shortcut to).
     """
     f = float(np.int64(first))
     uf = (f + 0.5) / TWO53
-    lu = math.log(uf)
+    lu = math.log(uf + shift)
     z = (lu - log_c) / log_r
-    if f >= 1.0 and z < 9.0e15:
+    if fast and f >= 1.0 and z < 9.0e15:
         base = math.floor(z)
-        slack = ((base + 1.0) * abs(log_r) + abs(log_c) + abs(lu) + 4.0) * 2.0 ** -50 + 0.6 / f
+        slack = ((base + 1.0) * abs(log_r) + abs(log_c) + abs(lu) + 6.0) * 2.0 ** -50 + 0.6 / f
         margin = slack / abs(log_r) + z * 2.0 ** -50
         if z - base > margin and base + 1.0 - z > margin:
-            return int(base)
+            return int(min(base, top))
     m = 0
     if z > 1.0:
-        m = int(min(math.ceil(z) - 1.0, 9.0e15))
-    while m > 0 and not below(first, tail(m, log_r, log_c), kind, key, stream, index, ext, False):
+        m = int(min(math.ceil(z) - 1.0, 9.0e15, top))
+    while m > 0 and not below(first, threshold(m, log_r, log_c, shift, top), kind, key, stream, index, ext, False):
         m -= 1
-    while below(first, tail(m + 1, log_r, log_c), kind, key, stream, index, ext, False):
+    while below(first, threshold(m + 1, log_r, log_c, shift, top), kind, key, stream, index, ext, False):
         m += 1
     return m
 
 
-@njit(cache=True, nogil=True)
-def snapped_laplace(t, n, margin, count, log_r, log_c, kind, key, stream):  # pragma: no cover
-    """Snap ``t[i]`` (input in cells) to ``k``, release ``clamp(k + margin ± M, 0, count − 1)``.
+@njit(cache=True, nogil=True, inline="always")
+def fast_magnitude(f, lu, log_r, log_c, top):  # pragma: no cover
+    """:func:`magnitude`'s shortcut without branches: ``min(⌊z⌋, top)`` from ``f`` (the first 53
+    bits of ``u`` as a double) and ``lu = ln(u + shift)`` at ``u = (f + ½)/2^53``, or ``-1``
+    when the thresholds must be compared (the same bound as :func:`magnitude`)."""
+    z = (lu - log_c) / log_r
+    zc = min(max(z, 0.0), 9.0e15)
+    base = math.floor(zc)
+    slack = ((base + 1.0) * abs(log_r) + abs(log_c) + abs(lu) + 6.0) * 2.0 ** -50 + 0.6 / max(f, 1.0)
+    margin = slack / abs(log_r) + zc * 2.0 ** -50
+    ok = (f >= 1.0) and (z < 9.0e15) and (z - base > margin) and (base + 1.0 - z > margin)
+    return np.int64(min(base, float(top))) if ok else np.int64(-1)
 
-    The random words are drawn first in a loop of their own (vector code), then used.
-    """
-    size = t.shape[0]
-    words = np.empty(size, dtype=np.uint64)
-    signs = np.empty(size, dtype=np.uint64)
-    for i in range(size):
+
+#: elements per block of the compiled samplers (their buffers stay in the first-level cache)
+BLOCK = 512
+
+
+@njit(cache=True, nogil=True, inline="always")
+def first_uniforms(kind, key, stream, start, stop, shift, f, bits, w1s, lu):  # pragma: no cover
+    """For elements ``start … stop − 1`` (buffer position ``i − start``): the first 53 bits of
+    ``u`` (as a double), the snapping bits, word ``w1`` and ``ln(u + shift)`` at
+    ``u = (f + ½)/2^53``; the draws in a loop of their own (vector code), the logarithms
+    in another."""
+    for i in range(start, stop):
         w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
-        words[i] = w0
-        signs[i] = w1 & np.uint64(1)
+        first, b = split_word(w0)
+        f[i - start] = float(np.int64(first))
+        bits[i - start] = b
+        w1s[i - start] = w1
+    for i in range(stop - start):
+        lu[i] = math.log((f[i] + 0.5) * INV_TWO53 + shift)
+
+
+@njit(cache=True, nogil=True)
+def snapped_laplace(x, origin, spacing, n, margin, count, log_r, log_c, kind, key, stream,
+                    fast=True):  # pragma: no cover
+    """Snap ``x[i]`` (``t = (x − origin)/spacing`` input cells) to ``k``, release
+    ``clamp(k + margin ± M, 0, count − 1)``.
+
+    Block by block: a pass without branches (vector code) takes every draw the
+    shortcut decides; a second pass the rest (about ``1e-7`` of them) through
+    :func:`magnitude` (``fast=False``: every draw, the reference of the tests).
+    """
+    size = x.shape[0]
+    f, bits, lu = np.empty(BLOCK), np.empty(BLOCK), np.empty(BLOCK)
+    w1s = np.empty(BLOCK, dtype=np.uint64)
     out = np.empty(size, dtype=np.int64)
-    for i in range(size):
-        first, bits = split_word(words[i])
-        k = snap(t[i], n, bits)
-        m = magnitude(first, log_r, log_c, kind, key, stream, i, EXT_WORD)
-        j = k + margin + (m if signs[i] else -m)
-        out[i] = min(max(j, 0), count - 1)
+    for start in range(0, size, BLOCK):
+        stop = min(start + BLOCK, size)
+        first_uniforms(kind, key, stream, start, stop, 0.0, f, bits, w1s, lu)
+        for i in range(start, stop):
+            b = i - start
+            k = snap((x[i] - origin) / spacing, n, bits[b])
+            m = fast_magnitude(f[b], lu[b], log_r, log_c, NO_TOP)
+            j = k + margin + (m if w1s[b] & np.uint64(1) else -m)
+            out[i] = min(max(j, 0), count - 1) if (m >= 0 and fast) else -1
+        for i in range(start, stop):
+            if out[i] < 0:
+                b = i - start
+                k = snap((x[i] - origin) / spacing, n, bits[b])
+                m = magnitude(np.uint64(np.int64(f[b])), log_r, log_c, 0.0, NO_TOP, kind, key, stream, i,
+                              EXT_WORD, fast)
+                j = k + margin + (m if w1s[b] & np.uint64(1) else -m)
+                out[i] = min(max(j, 0), count - 1)
     return out
 
 

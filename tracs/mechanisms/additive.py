@@ -15,7 +15,7 @@ import numpy as np
 
 from .._validation import check_epsilon
 from ..random import resolve_streams
-from . import _geometric
+from . import _geometric, _staircase
 from ._base import Mechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import RealLine
@@ -60,6 +60,18 @@ class _AdditiveNoise(IntervalInput, Mechanism):
         w = self.window_margin
         return self.low - w, self.high + w
 
+    def _margin_cells(self) -> int:
+        """Cells of the public window beyond each end of the input interval."""
+        return max(1, math.ceil(self.window_margin / (self.sensitivity / self._cells())))
+
+    def _grid(self):
+        # aligned with the input lattice: inputs n cells apart, the window L cells past each end
+        n, L = self._cells(), self._margin_cells()
+        h = self.sensitivity / n
+        A = self.low - L * h
+        count = n + 1 + 2 * L
+        return A, A + (count - 1) * h, A - h / 2.0, h, count
+
     # noise law, in terms of z = y − x
     def _pdf(self, y, x):
         return self._noise_pdf(y - x)
@@ -76,6 +88,14 @@ class _AdditiveNoise(IntervalInput, Mechanism):
 
     def _worst_case_error(self, p):
         return float(self._expected_error(np.array([self.low]), p)[0])
+
+    def _sample_indices(self, flat, rng):
+        return self._compiled_indices(flat, resolve_streams(rng, None, 1))
+
+    def _compiled_indices(self, flat, ks, fast=True):
+        """Lattice indices of ``flat`` from the keyed streams ``ks`` (``fast=False``: the
+        reference path that always compares the thresholds)."""
+        raise NotImplementedError
 
 
 @fill_doc(MECHANISM_PARAMETERS)
@@ -124,18 +144,6 @@ class Laplace(_AdditiveNoise):
         return np.full(x.shape, self.scale if p == 1 else 2.0 * self.scale**2)
 
     # -- lattice: the discrete Laplace offset (tracs.mechanisms._geometric) ---------------------
-    def _margin_cells(self) -> int:
-        """Cells of the public window beyond each end of the input interval."""
-        return max(1, math.ceil(self.window_margin / (self.sensitivity / self._cells())))
-
-    def _grid(self):
-        # aligned with the input lattice: inputs n cells apart, the window L cells past each end
-        n, L = self._cells(), self._margin_cells()
-        h = self.sensitivity / n
-        A = self.low - L * h
-        count = n + 1 + 2 * L
-        return A, A + (count - 1) * h, A - h / 2.0, h, count
-
     def _row(self, k):
         count = self._grid()[4]
         _check_enumerable(count)
@@ -146,12 +154,12 @@ class Laplace(_AdditiveNoise):
         return _geometric.laplace_cumulative(b, k, self._margin_cells(), self._grid()[4],
                                              *_geometric.laplace_constants(self.epsilon, self._cells()))
 
-    def _sample_indices(self, flat, rng):
-        ks = resolve_streams(rng, None, 1)
+    def _compiled_indices(self, flat, ks, fast=True):
         n = self._cells()
         log_r, log_c = _geometric.laplace_constants(self.epsilon, n)
-        return _geometric.snapped_laplace(self._snap_t(flat), n, self._margin_cells(), self._grid()[4], log_r, log_c,
-                                          ks.kind, ks.key, np.uint64(ks.streams[0]))
+        inp = self.input_lattice
+        return _geometric.snapped_laplace(flat, inp.origin, inp.spacing, n, self._margin_cells(), self._grid()[4],
+                                          log_r, log_c, ks.kind, ks.key, np.uint64(ks.streams[0]), fast)
 
 
 def staircase_square_gamma(epsilon: float) -> float:
@@ -179,8 +187,12 @@ class Staircase(_AdditiveNoise):
     Shifting the input by at most ``Δ`` moves any output by at most one step
     level: ratio at most ``e^ε`` (ε-LDP).
 
-    Releases are cells of a public window (as :class:`Laplace`), drawn exactly
-    from the cdf over each cell at the snapped input.
+    Releases are cells of a public window (as :class:`Laplace`), on a lattice
+    aligned with the input lattice (``n`` cells across the input interval): the
+    snapped input's index plus a discrete staircase offset — steps of ``n`` cells,
+    an inner part of ``round(γn)`` cells at level ``e^{−jε}`` and an outer part at
+    ``e^{−(j+1)ε}`` — clamped into the window, drawn by exact inversion with a
+    compiled sampler (:mod:`tracs.mechanisms._staircase`, proof there).
 
     %(interval_parameters)s
     gamma : float, optional
@@ -198,8 +210,9 @@ class Staircase(_AdditiveNoise):
     gamma: float | None = None
     resolution: float | None = None
 
-    #: the second step's outer part has density ``a·e^{-2ε} ≈ e^{-3ε/2}``: a normal double up to here
-    max_epsilon = 400.0
+    #: the window reaches the second step's outer part, whose cells have mass about
+    #: ``e^{-2ε}/n``: a normal double up to here even at 2^40 cells
+    max_epsilon = 300.0
 
     def _validate_parameters(self):
         super()._validate_parameters()
@@ -271,3 +284,23 @@ class Staircase(_AdditiveNoise):
         else:
             value = d**2 * (second_steps + 2.0 * mean_steps * mean_offset + second_offset)
         return np.full(x.shape, value)
+
+    # -- lattice: the discrete staircase offset (tracs.mechanisms._staircase) -------------------
+    def _law(self):
+        """``(n, G, ln r, ln t)`` of the discrete staircase on this lattice."""
+        n = self._cells()
+        return (n, *_staircase.staircase_constants(self.epsilon, self.step_fraction, n))
+
+    def _row(self, k):
+        count = self._grid()[4]
+        _check_enumerable(count)
+        return _staircase.staircase_row(k, self._margin_cells(), count, *self._law())
+
+    def lattice_cumulative(self, b, k):
+        return _staircase.staircase_cumulative(b, k, self._margin_cells(), self._grid()[4], *self._law())
+
+    def _compiled_indices(self, flat, ks, fast=True):
+        n, inner, log_r, log_t = self._law()
+        inp = self.input_lattice
+        return _staircase.snapped_staircase(flat, inp.origin, inp.spacing, n, self._margin_cells(), self._grid()[4],
+                                            inner, log_r, log_t, ks.kind, ks.key, np.uint64(ks.streams[0]), fast)

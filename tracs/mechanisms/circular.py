@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..random import resolve_streams
+from . import _circular_geometric
 from ._base import Mechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._numeric import exp_tail_ratio
@@ -25,10 +27,12 @@ class Purkayastha(CircleDomain, Mechanism):
     inputs is at most ``e^{κL} = e^ε`` (ε-LDP over the whole circle).  The
     normalised density is ``κ e^{−κd}/(2(1 − e^{−ε}))``.
 
-    Sampling is exact: a fair direction and the distance
-    ``d = −log(1 + u(e^{−ε} − 1))/κ`` (inverse CDF of the exponential law
-    truncated to ``[0, L]``, with ``log1p``/``expm1``), then ``x ± d`` wrapped
-    to ``[0, period)``.  Errors do not depend on ``x``:
+    Releases are the ``n`` cells of the circle's lattice: the snapped input's
+    index plus a signed offset ``D`` with ``P(D = d) ∝ e^{−κh|d|}`` for circular
+    distances ``|d| <= n/2`` (``h = period/n``), drawn by exact inversion of its
+    truncated tails with a compiled sampler (:mod:`tracs.mechanisms._circular_geometric`,
+    proof there), sign by a random bit.  ε up to 600.  Errors of the continuous
+    law do not depend on ``x``:
     ``E d = L·(e^ε − 1 − ε)/(ε(e^ε − 1))`` and
     ``E d² = 2L²·(e^ε − 1 − ε − ε²/2)/(ε²(e^ε − 1))``, evaluated without
     cancellation or overflow.
@@ -53,27 +57,30 @@ class Purkayastha(CircleDomain, Mechanism):
         """``κ = ε/L = 2ε/period``."""
         return 2.0 * self.epsilon / self.period
 
-    # -- lattice: masses of the offset cells (the law of y − x does not depend on x) -----
-    def _tail(self, t):
-        """``P(D >= t)`` for the signed offset ``D ∈ [−L, L)`` and ``0 <= t <= L``."""
-        kappa = self.concentration
-        return (np.exp(-kappa * t) * -np.expm1(-(self.epsilon - kappa * t))
-                / (-2.0 * math.expm1(-self.epsilon)))
+    # -- lattice: the discrete offset law (tracs.mechanisms._circular_geometric) ------------
+    #: the antipode's cells have mass about ``e^{-ε}·ε/n``: a normal double up to here even at 2^40 cells
+    max_epsilon = 600.0
 
-    def _below(self, e):
-        """``P(D < e)`` for ``e ∈ [−L, L]``."""
-        return np.where(e <= 0.0, self._tail(np.abs(e)), 1.0 - self._tail(np.abs(e)))
+    def _law(self):
+        """``(n, H, ln r, ln c', shift)`` of the truncated magnitude on this lattice."""
+        n = self._cells()
+        return (n, *_circular_geometric.circle_constants(self.epsilon, n))
 
-    def _offset_masses(self, e, A):
-        """Masses of offsets left and right of the edges ``e`` of the window ``[A, A + period)``."""
-        half = self.period / 2.0
-        wrapped = float(self._tail(A + self.period)) if A < -half else 0.0  # offsets read as D − period
-        inside = e >= -half
-        left = np.where(inside, wrapped + self._below(np.maximum(e, -half)),
-                        self._tail(np.minimum(e + self.period, half)))
-        right = np.where(inside, np.where(e >= 0.0, self._tail(np.abs(e)), 1.0 - self._tail(np.abs(e)))
-                         - wrapped, 1.0 - wrapped + self._tail(np.minimum(e + self.period, half)))
-        return left, right
+    def _row(self, k):
+        return _circular_geometric.circle_row(k, *self._law())
+
+    def lattice_cumulative(self, b, k):
+        return _circular_geometric.circle_cumulative(b, k, *self._law())
+
+    def _sample_indices(self, flat, rng):
+        return self._compiled_indices(flat, resolve_streams(rng, None, 1))
+
+    def _compiled_indices(self, flat, ks, fast=True):
+        """Lattice indices of ``flat`` from the keyed streams ``ks`` (``fast=False``: the
+        reference path that always compares the thresholds)."""
+        n, top, log_r, log_c, shift = self._law()
+        return _circular_geometric.snapped_circle(flat, self.input_lattice.spacing, n, top, log_r, log_c, shift,
+                                                  ks.kind, ks.key, np.uint64(ks.streams[0]), fast)
 
     def _pdf(self, y, x):
         kappa = self.concentration

@@ -28,8 +28,9 @@ Hooks for a new mechanism (the generic path): define ``_cdf``/``_sf`` (masses
 left and right of an output edge given an input) and, for unbounded output,
 ``_output_window``; sampling is then exact inversion of the cumulative masses
 with lazy uniforms (:mod:`tracs.mechanisms._lattice_kernels`), one bisection
-over the cells per draw.  Piecewise-constant and circular mechanisms override
-the sampler with compiled closed-form kernels that give the same law.
+over the cells per draw.  Piecewise-constant mechanisms (banded law), Laplace,
+Staircase and Purkayastha (discrete offsets on an aligned lattice) override the
+rows and the sampler with compiled closed-form kernels.
 """
 
 from __future__ import annotations
