@@ -39,6 +39,7 @@ FOLD_SEED = 0
 def trajectory_folds(offsets, folds: int = FOLDS, seed=None) -> np.ndarray | None:
     """Fold index of every report: trajectories dealt round-robin after a fixed permutation.
 
+    ``seed`` of the permutation defaults to :data:`FOLD_SEED` (read at the call).
     Returns ``None`` when there are fewer than ``2·folds`` non-empty trajectories
     (too few to hold any out).
     """
