@@ -164,6 +164,8 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     gx, gy = _check_grid(grid)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
         raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
+    if stop == "cv" and not isinstance(perturber, (TraCSD, Strawman)):
+        raise ValueError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
     if offsets is None:
         pts = np.asarray(reports, dtype=np.float64) if not isinstance(reports, list) else reports
         if isinstance(perturber, (TraCSD, Strawman)) and not isinstance(reports, list):
@@ -210,8 +212,6 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     if stop == "auto":
         stop = "cv" if isinstance(perturber, TraCSD) and float(np.max(eps)) < AUTO_CV_EPSILON else "rule"
     if stop == "cv":
-        if not isinstance(perturber, (TraCSD, Strawman)):
-            raise ValueError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
         fold = _holdout.trajectory_folds(off)
         if fold is not None:
             budget = _holdout.choose_passes(blocks, support, fold, smoothing=smoothing, tol=tol,
