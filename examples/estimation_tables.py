@@ -9,12 +9,15 @@ points on the same ``--queries`` boxes (sides 10–50 % of the region's, seed
 
 * **raw**: the share of reports inside each box, counted exactly (``raw (hist)``:
   the reports' G×G histogram over the region, mass spread uniformly in each cell);
-* **plain EM**: :func:`tracs.estimate.density` with ``refine=1`` — the exact
-  likelihood on the G×G grid, no smoothing, the log-likelihood stopping rule;
+* **plain EM**: :func:`tracs.estimate.density` with ``refine=1, stop="rule"`` —
+  the exact likelihood on the G×G grid, no smoothing, the log-likelihood stopping
+  rule;
 * **EM λ**: a light partial EMS step after every M-step (``smoothing=0.005``);
 * **EMS**: full EMS smoothing (Li et al. 2020);
 * **default**: ``density()`` as shipped (``refine="auto"``: at ε ≥ 4 EM runs on a
-  2G×2G grid whose estimate answers the queries; below, the same as plain EM);
+  2G×2G grid whose estimate answers the queries; ``stop="auto"``: TraCS-D below
+  ε = 2 stops at the pass budget chosen on held-out trajectories; otherwise the
+  same as plain EM);
 * **cv** (TraCS-C, planar Laplace): the default with ``smoothing="cv"`` (the EMS
   weight chosen by the likelihood of held-out reports).
 
@@ -51,8 +54,8 @@ METHODS = {"TraCS-C": TraCSC, "TraCS-D": TraCSD, "Strawman": Strawman, "T-Laplac
 HOT = 20
 #: weight of the light smoothing variant, θ <- (1 − λ)θ + λ·smooth(θ)
 LIGHT = 0.005
-VARIANTS = {"plain": {"refine": 1}, "light": {"refine": 1, "smoothing": LIGHT},
-            "ems": {"refine": 1, "smoothing": "ems"}, "default": {}, "cv": {"smoothing": "cv"}}
+VARIANTS = {"plain": {"refine": 1, "stop": "rule"}, "light": {"refine": 1, "smoothing": LIGHT, "stop": "rule"},
+            "ems": {"refine": 1, "smoothing": "ems", "stop": "rule"}, "default": {}, "cv": {"smoothing": "cv"}}
 #: methods whose reports are counted in bins (``smoothing="cv"`` applies)
 BINNED = {"TraCS-C", "T-Laplace"}
 
@@ -110,8 +113,8 @@ def run(datasets, epsilons, grid, queries, seed, methods, seeds):
                     for label, options in VARIANTS.items():
                         if label == "cv" and method not in BINNED:
                             continue
-                        if label == "default" and eps < 4:
-                            est, sec = fits["plain"]  # refine="auto" is refine=1 below ε = 4
+                        if label == "default" and eps < 4 and (method != "TraCS-D" or eps >= 2):
+                            est, sec = fits["plain"]  # the default is plain EM here (see density())
                         else:
                             start = time.perf_counter()
                             est = density(reports, pert, offsets=off, grid=grid, **options)

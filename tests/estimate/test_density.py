@@ -79,7 +79,7 @@ def test_deterministic_and_public_only():
     # the estimator's inputs are the reports, offsets and the public perturber only
     params = set(inspect.signature(density).parameters)
     assert params == {"reports", "perturber", "offsets", "grid", "iterations", "smoothing", "tol",
-                      "subpoints", "output_bins", "refine", "accelerate", "workers"}
+                      "subpoints", "output_bins", "refine", "accelerate", "stop", "workers"}
 
 
 @pytest.mark.parametrize("make", [lambda: TraCSD(REGION, 2.0), lambda: Strawman(REGION, 2.0),
@@ -192,6 +192,9 @@ def test_frequencies_lsrr():
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), refine="fine"), ValueError, "refine"),
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), refine=2.0), TypeError, "refine"),
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), workers=0), ValueError, "workers"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), stop="early"), ValueError, "stop must be"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), stop=None), ValueError, "stop must be"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), stop="cv"), ValueError, "holds out trajectories"),
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), workers="2"), TypeError, "workers"),
     (lambda: Density(np.ones((2, 2)) / 4, (np.arange(3.0), np.arange(3.0))).range_queries([[1, 1, 0, 0]]),
      ValueError, "xmin <= xmax"),

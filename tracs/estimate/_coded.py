@@ -238,6 +238,17 @@ class CodedBlock:
         self.weight = float(len(table_index))
         self.workers = int(workers)
 
+    def subset(self, keep):
+        """The block of the reports where ``keep`` (bool, one per report) is true (codes copied)."""
+        keep = np.asarray(keep, dtype=bool)
+        chunks, start = [], 0
+        for first, codes in self.chunks:
+            part = codes[keep[first:first + len(codes)]]
+            if len(part):
+                chunks.append((start, part))
+                start += len(part)
+        return CodedBlock(chunks, self.table_index[keep], self.tables, self.workers)
+
     def predict_and_back(self, theta):
         flat = np.ascontiguousarray(theta.ravel(), dtype=np.float64)
         run = coded_em_pass_single if self.tables.shape[1] == 8 else coded_em_pass

@@ -35,7 +35,10 @@ def _split(perturber, eps):
 
 
 def directional_blocks(reports, offsets, perturber, eps, points, sub, workers: int = 1):
-    """EM blocks for TraCS-D / Strawman reports: a coded block and, where needed, a dense one."""
+    """EM blocks for TraCS-D / Strawman reports: a coded block and, where needed, a dense one.
+
+    Every block's ``rows`` holds the indices of its reports (for held-out splits).
+    """
     region = perturber.region
     refs = references(reports, offsets, perturber.anchor_point)
     eps_dir, eps_dist, inverse = _split(perturber, eps)
@@ -70,10 +73,12 @@ def directional_blocks(reports, offsets, perturber, eps, points, sub, workers: i
         chunks = _coded.run_chunks(code, len(starts), workers)
         tables = _coded.code_table(eps_dir, eps_dist, points.shape[1])
         blocks.append(_coded.CodedBlock(chunks, inverse[regular].astype(np.int64), tables, workers))
+        blocks[-1].rows = regular
     if len(special):
         lik = _special_likelihood(refs[special], perturber, eps_dir[inverse[special]],
                                   eps_dist[inverse[special]], points, region)
         blocks.append(_em.DenseBlock(lik))
+        blocks[-1].rows = special
     return blocks
 
 

@@ -129,6 +129,11 @@ class DenseBlock:
         back = (self.weights / d).astype(self.likelihood.dtype) @ self.likelihood
         return loglik, back.astype(np.float64).reshape(theta.shape)
 
+    def subset(self, keep):
+        """The block of the rows where ``keep`` (bool, one per row) is true."""
+        keep = np.asarray(keep, dtype=bool)
+        return DenseBlock(self.likelihood[keep], self.weights[keep])
+
     def split(self, rng, share):
         """``(train, held)`` with integer weights (counts of binned reports) thinned binomially."""
         if not np.array_equal(self.weights, np.round(self.weights)):
@@ -199,7 +204,7 @@ def one_blas_thread():
 
 
 def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=None,
-           initial=None, accelerate: bool = True) -> EMResult:
+           initial=None, accelerate: bool = True, observe=None) -> EMResult:
     """Maximise the likelihood of the reports over the cell probabilities.
 
     Parameters
@@ -223,6 +228,10 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
         maps, one extrapolation along their difference, kept only when it does not
         lower the log-likelihood.  Same fixed points as plain EM, far fewer passes
         over the reports.
+    observe : callable, optional
+        Called as ``observe(theta, passes)`` with every iterate the stopping rule
+        examines (after ``passes`` EM maps); used to score the path on held-out
+        reports (:mod:`tracs.estimate._holdout`).
 
     Returns
     -------
@@ -230,10 +239,10 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
         ``iterations`` counts EM maps (passes over the reports).
     """
     with one_blas_thread():
-        return _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate)
+        return _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate, observe)
 
 
-def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate) -> EMResult:
+def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate, observe) -> EMResult:
     weight = _smoothing_weight(smoothing)
     support = np.asarray(support, dtype=bool)
     if not support.any():
@@ -248,10 +257,10 @@ def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate
         theta = np.where(support, np.asarray(initial, dtype=np.float64), 0.0)
         theta = theta / theta.sum()
     with progress_bar(limit, desc="estimate", unit="pass") as bar:  # ends early when the rule fires
-        return _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar)
+        return _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar, observe)
 
 
-def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar) -> EMResult:
+def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar, observe) -> EMResult:
     """The EM loop of :func:`run_em` (``bar`` counts the passes)."""
     maps = 0
 
@@ -289,6 +298,8 @@ def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar)
         else:
             theta = nxt
             loglik, nxt = step(theta)
+        if observe is not None:
+            observe(theta, maps)
         if (loglik - previous) / total < tol:
             return EMResult(theta, maps, loglik, True)
         previous = loglik

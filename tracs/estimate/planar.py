@@ -30,7 +30,7 @@ from ..mechanisms import OptimalClassical
 from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from ..perturbers._base import as_batch
 from ..region import Rectangle
-from . import _em
+from . import _em, _holdout
 from .result import Density
 from .transition import snap_edges, transition_matrix
 
@@ -73,6 +73,9 @@ def _subpoints(xe, ye, per_axis: int) -> np.ndarray:
     return np.ascontiguousarray(np.stack([x, y], axis=-1).reshape(gx * gy, m * m, 2))
 
 
+#: ``stop="auto"``: TraCS-D fits below this per-point ε get a held-out pass budget
+AUTO_CV_EPSILON = 2.0
+
 #: ``refine="auto"``: the per-point ε from which EM runs on a grid twice as fine per axis
 AUTO_REFINE_EPSILON = 4.0
 
@@ -92,7 +95,7 @@ def _check_refine(refine, eps) -> int:
 
 def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing=None,
             tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine="auto",
-            accelerate: bool = True, workers: int = 1) -> Density:
+            accelerate: bool = True, stop="auto", workers: int = 1) -> Density:
     """Estimate the density of the true points from a perturber's reports.
 
     Parameters
@@ -134,6 +137,15 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         more than the grid (``docs/estimation.md``).
     accelerate : bool
         SQUAREM acceleration of EM (same fixed points, fewer passes).
+    stop : {"auto", "rule", "cv"}
+        How EM stops.  ``"rule"``: the log-likelihood stopping rule (and
+        ``iterations``).  ``"cv"`` (TraCS-D / Strawman, with at least 6
+        trajectories): at most the number of passes whose fits best predict
+        held-out trajectories (:func:`tracs.estimate._holdout.choose_passes`,
+        3 folds: about three more fits), then the rule.  ``"auto"``: ``"cv"``
+        for TraCS-D when every report's ε is below :data:`AUTO_CV_EPSILON` (2),
+        else ``"rule"`` — at small ε the likelihood is flat and EM's late passes
+        fit the reports' noise (``docs/estimation.md``).
     workers : int
         Threads over chunks of reports (TraCS-D / Strawman coding and EM passes);
         the result is bit-identical for every value (partial sums are combined
@@ -150,6 +162,10 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         raise ValueError("reports rounded to points of interest are not supported: their "
                          "references (the continuous releases) are not public")
     gx, gy = _check_grid(grid)
+    if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
+        raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
+    if stop == "cv" and not isinstance(perturber, (TraCSD, Strawman)):
+        raise ValueError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
     if offsets is None:
         pts = np.asarray(reports, dtype=np.float64) if not isinstance(reports, list) else reports
         if isinstance(perturber, (TraCSD, Strawman)) and not isinstance(reports, list):
@@ -193,6 +209,15 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         weight = _em.choose_smoothing(blocks, support, tol=tol, max_iterations=iterations,
                                       accelerate=accelerate)
         smoothing = weight or None
+    if stop == "auto":
+        stop = "cv" if isinstance(perturber, TraCSD) and float(np.max(eps)) < AUTO_CV_EPSILON else "rule"
+    if stop == "cv":
+        fold = _holdout.trajectory_folds(off)
+        if fold is not None:
+            budget = _holdout.choose_passes(blocks, support, fold, smoothing=smoothing, tol=tol,
+                                            max_iterations=iterations, accelerate=accelerate)
+            if budget is not None:
+                iterations = budget if iterations is None else min(iterations, budget)
     fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations,
                      accelerate=accelerate)
     method = "em" if smoothing is None else ("ems" if smoothing == "ems" else f"ems λ={smoothing:g}")
