@@ -16,6 +16,7 @@ updated too).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -61,16 +62,21 @@ def configure(package_dir, version: str) -> str | None:
 def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
     """Delete cached numba kernels ``prefix.*.nbi|nbc`` in ``cache_dir`` if a dependency changed.
 
-    The dependencies' (paths) modification times and sizes are recorded in
-    ``cache_dir/prefix.deps``; when they differ from the recorded ones the cached
+    A digest of the dependencies' (paths) contents is recorded in
+    ``cache_dir/prefix.deps``; when it differs from the recorded one the cached
     kernels are deleted (numba then compiles afresh) and the record is renewed.
+    Contents, not modification times: installing copies the files with new times,
+    and the kernels compiled at install time must survive that.
     Returns whether anything was deleted.  File-system errors are ignored: at
     worst numba keeps its own caching behaviour.
     """
     try:
         if isinstance(dependencies, (str, Path)):
             dependencies = [dependencies]
-        stamp = ";".join(f"{info.st_mtime_ns}:{info.st_size}" for info in (Path(d).stat() for d in dependencies))
+        digest = hashlib.sha256()
+        for dependency in dependencies:
+            digest.update(Path(dependency).read_bytes())
+        stamp = digest.hexdigest()
         record = cache_dir / f"{prefix}.deps"
         if record.is_file() and record.read_text() == stamp:
             return False

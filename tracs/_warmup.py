@@ -1,0 +1,126 @@
+"""Compile every cached kernel of tracs once, so later processes load them from disk.
+
+tracs' numba kernels are compiled with ``cache=True``: the first call in a
+process that finds no cached copy compiles them (tens of seconds for the TraCS
+kernels), every later process loads them (a fraction of a second).
+:func:`compile_all` makes that first call on tiny inputs through the public
+objects, so each kernel is compiled for the argument types real calls use
+(array layouts, integer widths, literal word offsets).  The package's build
+hook (``build_helper.py`` at the top of the source tree) runs it when the
+package is installed, and ``python -m tracs.warmup`` / ``tracs warmup`` run it
+by hand.
+
+Where the kernels go is decided by :mod:`tracs._numba_cache`: beside the
+modules when the package folder can be written, else the per-user folder.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+__all__ = ["compile_all", "TASKS"]
+
+
+def _region():
+    from .region import Rectangle
+
+    return Rectangle(0.0, 0.0, 1000.0, 1000.0)
+
+
+def _trajectories():
+    xy = np.array([[10.0, 20.0], [300.0, 400.0], [500.0, 600.0], [700.0, 100.0]])
+    return xy, np.array([0, 2, 4])
+
+
+def _perturbers() -> None:
+    from .engine.batch import perturb_many
+    from .perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+
+    xy, offsets = _trajectories()
+    region = _region()
+    for perturber in (TraCSC(region, 2.0), TraCSD(region, 2.0), Strawman(region, 2.0), PlanarLaplace(region, 2.0)):
+        perturber.perturb_many(xy, offsets, rng=0)
+        perturb_many(perturber, xy, offsets, rng=0, keys=["a", "b"])
+        perturb_many(perturber, xy, offsets, rng=0, keys=np.array([7, 9]))
+
+
+def _mechanisms() -> None:
+    from . import mechanisms as m
+
+    x = np.array([0.1, 0.5, 0.9])
+    for mech in (m.OptimalClassical(epsilon=1.0), m.OptimalUnbiased(epsilon=1.0), m.PTT(epsilon=1.0),
+                 m.SquareWave(epsilon=1.0), m.PiecewiseMechanism(epsilon=1.0), m.Laplace(epsilon=1.0),
+                 m.Staircase(epsilon=1.0), m.Duchi(epsilon=1.0)):
+        mech.sample(x, rng=0)
+    m.OptimalCircular(epsilon=1.0).sample(np.array([0.1, 3.0]), rng=0)
+    m.KRR(epsilon=1.0, k=5).sample(np.array([0, 3]), rng=0)
+
+
+def _baselines() -> None:
+    from .baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
+    from .discrete import POISpace
+
+    xy, offsets = _trajectories()
+    space = POISpace(np.random.default_rng(0).uniform(0.0, 1000.0, (20, 2)), region=_region())
+    for baseline in (ExponentialMechanism(space, 2.0), NGram(space, 2.0), LSRR(space, 2.0), TP(space, 4.0),
+                     ATP(space, 4.0)):
+        baseline.perturb_many(xy, offsets, rng=0)
+
+
+def _estimators() -> None:
+    from .estimate import density, distribution
+    from .mechanisms import Laplace, OptimalClassical
+    from .perturbers import TraCSC, TraCSD
+
+    xy, offsets = _trajectories()
+    region = _region()
+    for perturber in (TraCSC(region, 2.0), TraCSD(region, 2.0)):
+        reports = perturber.perturb_many(xy, offsets, rng=0)
+        for subpoints in (1, 2):
+            density(reports, perturber, offsets=offsets, grid=4, iterations=2, subpoints=subpoints)
+    for mech in (OptimalClassical(epsilon=1.0), Laplace(epsilon=1.0)):
+        distribution(mech.sample(np.array([0.1, 0.5, 0.9]), rng=0), mech, bins=4, bootstrap=0)
+
+
+def _streams() -> None:
+    from .mechanisms._lattice_kernels import resolve_ties
+    from .random import keyed_uniforms, resolve_streams
+
+    _, offsets = _trajectories()
+    for rng in (0, "secure"):
+        for width in (1, 3):
+            keyed_uniforms(resolve_streams(rng, n=2), offsets, width)
+        # a draw exactly on a threshold (rare in real data) is settled by extra words
+        ks = resolve_streams(rng, None, 1)
+        resolve_ties(ks.kind, ks.key, np.uint64(ks.streams[0]), np.zeros(1, dtype=np.uint64), np.array([0.5]),
+                     np.zeros(1, dtype=np.bool_), 1, np.empty(1, dtype=np.bool_))
+
+
+#: name -> function that makes the first calls of one family of kernels
+TASKS = {"perturbers": _perturbers, "mechanisms": _mechanisms, "baselines": _baselines,
+         "estimators": _estimators, "streams": _streams}
+
+
+def compile_all(*, verbose: bool = False) -> dict[str, float]:
+    """Compile (or load from numba's cache) every cached kernel of tracs.
+
+    Parameters
+    ----------
+    verbose : bool
+        Print each family's seconds as it finishes.
+
+    Returns
+    -------
+    dict
+        Seconds spent per family of kernels (:data:`TASKS`).
+    """
+    seconds = {}
+    for name, task in TASKS.items():
+        start = time.perf_counter()
+        task()
+        seconds[name] = time.perf_counter() - start
+        if verbose:
+            print(f"{name:<12} {seconds[name]:7.2f} s", flush=True)
+    return seconds
