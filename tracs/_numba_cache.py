@@ -9,6 +9,12 @@ chose one with ``NUMBA_CACHE_DIR``.  The version in the folder name keeps the
 kernels of two installed versions apart.  Disabling bytecode files
 (``PYTHONDONTWRITEBYTECODE=1``) does not disable numba's cache.
 
+Kernels compiled when the package was installed (``build_helper.py``) sit in the
+package's ``__pycache__`` folders.  When the package folder is read-only,
+:func:`seed_user_cache` copies them once into the per-user folder, at the place
+numba looks for them there (numba never writes into the package folder then);
+kernels compiled later are added to the per-user folder.
+
 It runs when ``tracs`` is imported (it imports nothing heavy: numba reads the
 variable when it is first imported; if numba is already loaded its setting is
 updated too).
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -56,7 +63,50 @@ def configure(package_dir, version: str) -> str | None:
     config = sys.modules.get("numba.core.config")
     if config is not None:
         config.CACHE_DIR = folder
+    seed_user_cache(package_dir, folder)
     return folder
+
+
+def numba_subfolder(module_dir) -> str:
+    """The folder under ``NUMBA_CACHE_DIR`` where numba keeps the kernels of modules in ``module_dir``.
+
+    numba's rule (``_CacheLocator.get_suitable_cache_subpath``): the folder's
+    name, ``_``, and the SHA-1 of its absolute path.
+    """
+    path = os.path.abspath(module_dir)
+    return f"{os.path.basename(path)}_{hashlib.sha1(path.encode()).hexdigest()}"
+
+
+def seed_user_cache(package_dir, folder) -> int:
+    """Copy the kernels compiled at install time from ``package_dir`` into the cache ``folder``.
+
+    Done once per package folder (a marker file in ``folder`` records it); files
+    already in ``folder`` are kept.  Returns the number of files copied.  Errors
+    are ignored: the kernels are then compiled on their first call.
+    """
+    try:
+        package_dir = os.path.abspath(package_dir)
+        marker = Path(folder) / f"seeded-{hashlib.sha1(package_dir.encode()).hexdigest()[:16]}"
+        if marker.exists():
+            return 0
+        copied = 0
+        for module_dir, subdirs, _ in os.walk(package_dir):
+            subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+            source = Path(module_dir) / "__pycache__"
+            kernels = [*source.glob("*.nbi"), *source.glob("*.nbc")] if source.is_dir() else []
+            if not kernels:
+                continue
+            target = Path(folder) / numba_subfolder(module_dir)
+            target.mkdir(parents=True, exist_ok=True)
+            for path in kernels:
+                if not (target / path.name).exists():
+                    shutil.copyfile(path, target / path.name)
+                    copied += 1
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(package_dir)
+        return copied
+    except OSError:
+        return 0
 
 
 def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
