@@ -38,7 +38,7 @@ def compile_kernels(package_root: Path) -> bool:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(package_root), os.environ.get("PYTHONPATH")]))
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.setdefault("MPLBACKEND", "Agg")
-    print(f"tracs: compiling the numba kernels into {package_root / 'tracs'} (about a minute)", flush=True)
+    print(f"tracs: compiling the numba kernels into {package_root / 'tracs'} (a few minutes)", flush=True)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", _COMPILE], env=env, cwd=str(package_root), check=False)
     if done.returncode:
