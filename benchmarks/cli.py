@@ -13,9 +13,9 @@ process:
 * the first call of a TraCS-C kernel in a fresh process with an empty numba cache
   folder (kernels never compiled) and again with that folder filled (every later
   run);
-* the same first call right after installing: ``pip wheel`` builds the package
-  (its build step compiles the kernels, ``build_helper.py``), ``pip install
-  --target`` unpacks the wheel into a new folder (new paths and file times) and a
+* the same first call right after installing: ``pip wheel`` builds the package in
+  an isolated build environment, as ``pip install`` does (its build step compiles
+  the kernels, ``build_helper.py``), ``pip install --target`` unpacks the wheel into a new folder (new paths and file times) and a
   fresh process calls the kernel with numba's default cache location;
 * ``tracs perturb`` of the first 10^4 rows with an empty cache folder and again
   with it filled: the difference is what compiling costs a user on the first run
@@ -116,7 +116,7 @@ def _first_call_after_install(folder: Path) -> tuple[float, float]:
     env["XDG_CACHE_HOME"] = str(folder / "user-cache")  # a read-only fallback would land here, not in ~/.cache
     pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
     start = time.perf_counter()
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(repo)],
+    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(wheels), str(repo)],
                    env=env, check=True, capture_output=True)
     wheel = next(wheels.glob("tracs-*.whl"))
     subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)], env=env, check=True,
