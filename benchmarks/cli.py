@@ -15,8 +15,9 @@ process:
   run);
 * the same first call right after installing: ``pip wheel`` builds the package in
   an isolated build environment, as ``pip install`` does (its build step compiles
-  the kernels, ``build_helper.py``), ``pip install --target`` unpacks the wheel into a new folder (new paths and file times) and a
-  fresh process calls the kernel with numba's default cache location;
+  the kernels, ``build_helper.py``), ``pip install --target`` unpacks the wheel
+  into a new folder (new paths and file times) and a fresh process calls the
+  kernel with numba's default cache location;
 * ``tracs perturb`` of the first 10^4 rows with an empty cache folder and again
   with it filled: the difference is what compiling costs a user on the first run
   (the command loads kernels in a background thread while it reads the file).
