@@ -35,31 +35,31 @@ def _trajectories():
     return xy, np.array([0, 2, 4])
 
 
-def _perturbers() -> None:
+def _perturbers(rng) -> None:
     from .engine.batch import perturb_many
     from .perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 
     xy, offsets = _trajectories()
     region = _region()
     for perturber in (TraCSC(region, 2.0), TraCSD(region, 2.0), Strawman(region, 2.0), PlanarLaplace(region, 2.0)):
-        perturber.perturb_many(xy, offsets, rng=0)
-        perturb_many(perturber, xy, offsets, rng=0, keys=["a", "b"])
-        perturb_many(perturber, xy, offsets, rng=0, keys=np.array([7, 9]))
+        perturber.perturb_many(xy, offsets, rng=rng)
+        perturb_many(perturber, xy, offsets, rng=rng, keys=["a", "b"])
+        perturb_many(perturber, xy, offsets, rng=rng, keys=np.array([7, 9]))
 
 
-def _mechanisms() -> None:
+def _mechanisms(rng) -> None:
     from . import mechanisms as m
 
     x = np.array([0.1, 0.5, 0.9])
     for mech in (m.OptimalClassical(epsilon=1.0), m.OptimalUnbiased(epsilon=1.0), m.PTT(epsilon=1.0),
                  m.SquareWave(epsilon=1.0), m.PiecewiseMechanism(epsilon=1.0), m.Laplace(epsilon=1.0),
                  m.Staircase(epsilon=1.0), m.Duchi(epsilon=1.0)):
-        mech.sample(x, rng=0)
-    m.OptimalCircular(epsilon=1.0).sample(np.array([0.1, 3.0]), rng=0)
-    m.KRR(epsilon=1.0, k=5).sample(np.array([0, 3]), rng=0)
+        mech.sample(x, rng=rng)
+    m.OptimalCircular(epsilon=1.0).sample(np.array([0.1, 3.0]), rng=rng)
+    m.KRR(epsilon=1.0, k=5).sample(np.array([0, 3]), rng=rng)
 
 
-def _baselines() -> None:
+def _baselines(rng) -> None:
     from .baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
     from .discrete import POISpace
 
@@ -67,10 +67,10 @@ def _baselines() -> None:
     space = POISpace(np.random.default_rng(0).uniform(0.0, 1000.0, (20, 2)), region=_region())
     for baseline in (ExponentialMechanism(space, 2.0), NGram(space, 2.0), LSRR(space, 2.0), TP(space, 4.0),
                      ATP(space, 4.0)):
-        baseline.perturb_many(xy, offsets, rng=0)
+        baseline.perturb_many(xy, offsets, rng=rng)
 
 
-def _estimators() -> None:
+def _estimators(rng) -> None:
     from .estimate import density, distribution
     from .mechanisms import Laplace, OptimalClassical
     from .perturbers import TraCSC, TraCSD
@@ -85,30 +85,34 @@ def _estimators() -> None:
         distribution(mech.sample(np.array([0.1, 0.5, 0.9]), rng=0), mech, bins=4, bootstrap=0)
 
 
-def _streams() -> None:
+def _streams(rng) -> None:
     from .mechanisms._lattice_kernels import resolve_ties
     from .random import keyed_uniforms, resolve_streams
 
     _, offsets = _trajectories()
-    for rng in (0, "secure"):
-        for width in (1, 3):
-            keyed_uniforms(resolve_streams(rng, n=2), offsets, width)
-        # a draw exactly on a threshold (rare in real data) is settled by extra words
-        ks = resolve_streams(rng, None, 1)
-        resolve_ties(ks.kind, ks.key, np.uint64(ks.streams[0]), np.zeros(1, dtype=np.uint64), np.array([0.5]),
-                     np.zeros(1, dtype=np.bool_), 1, np.empty(1, dtype=np.bool_))
+    for width in (1, 3):
+        keyed_uniforms(resolve_streams(rng, n=2), offsets, width)
+    # a draw exactly on a threshold (rare in real data) is settled by extra words
+    ks = resolve_streams(rng, None, 1)
+    resolve_ties(ks.kind, ks.key, np.uint64(ks.streams[0]), np.zeros(1, dtype=np.uint64), np.array([0.5]),
+                 np.zeros(1, dtype=np.bool_), 1, np.empty(1, dtype=np.bool_))
 
 
-#: name -> function that makes the first calls of one family of kernels
+#: name -> function(rng) that makes the first calls of one family of kernels with that generator
 TASKS = {"perturbers": _perturbers, "mechanisms": _mechanisms, "baselines": _baselines,
          "estimators": _estimators, "streams": _streams}
 
 
-def compile_all(*, verbose: bool = False, kernels: list | None = None) -> dict[str, float]:
+def compile_all(*, secure: bool = False, verbose: bool = False, kernels: list | None = None) -> dict[str, float]:
     """Compile (or load from numba's cache) every cached kernel of tracs.
 
     Parameters
     ----------
+    secure : bool
+        Also compile the kernels' ChaCha20 versions (``rng="secure"``,
+        ``--secure-rng``): numba specialises each kernel on the generator's key
+        type, so they are separate kernels, about as many seconds again.  The
+        Philox versions (a seed, the default) are always compiled.
     verbose : bool
         Print each family's seconds as it finishes.
     kernels : list, optional
@@ -120,7 +124,7 @@ def compile_all(*, verbose: bool = False, kernels: list | None = None) -> dict[s
     Returns
     -------
     dict
-        Seconds spent per family of kernels (:data:`TASKS`).
+        Seconds spent per family of kernels (:data:`TASKS`), summed over generators.
     """
     listener = _CompileTimes(kernels) if kernels is not None else None
     if listener is not None:
@@ -129,7 +133,8 @@ def compile_all(*, verbose: bool = False, kernels: list | None = None) -> dict[s
     try:
         for name, task in TASKS.items():
             start = time.perf_counter()
-            task()
+            for rng in (0, "secure") if secure else (0,):
+                task(rng)
             seconds[name] = time.perf_counter() - start
             if verbose:
                 print(f"{name:<12} {seconds[name]:7.2f} s", flush=True)

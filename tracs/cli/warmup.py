@@ -13,6 +13,9 @@ def add_parser(subparsers) -> None:
         description="Compile every cached numba kernel of tracs on tiny inputs (minutes the first "
                     "time; a second when they are already cached).  Installing from the source tree with "
                     "pip already does this; run it after installing another way.")
+    p.add_argument("--secure", action="store_true",
+                   help="also compile the ChaCha20 versions used by --secure-rng / rng='secure' "
+                        "(as long again; installing compiles only the default Philox ones)")
     p.add_argument("--timings", action="store_true",
                    help="list the seconds of every compilation (nested ones included), slowest first; "
                         "with a warm cache there are none")
@@ -24,7 +27,7 @@ def run(args) -> int:
 
     start = time.perf_counter()
     kernels = [] if args.timings else None
-    compile_all(verbose=not args.quiet, kernels=kernels)
+    compile_all(secure=args.secure, verbose=not args.quiet, kernels=kernels)
     for seconds, name, signature in sorted(kernels or [], reverse=True):
         if not name.startswith("numba."):  # numba's own helpers compile in hundredths of a second
             print(f"{seconds:7.2f} s  {name}  {signature[:100]}")
