@@ -14,11 +14,11 @@ process:
   folder (kernels never compiled) and again with that folder filled (every later
   run);
 * the same first call right after installing: ``pip wheel`` builds a clean copy of
-  the package in
-  an isolated build environment, as ``pip install`` does (its build step compiles
-  the kernels, ``build_helper.py``), ``pip install --target`` unpacks the wheel
-  into a new folder (new paths and file times) and a fresh process calls the
-  kernel with numba's default cache location;
+  the package in an isolated build environment, as ``pip install`` does (its
+  build step compiles the kernels, ``build_helper.py``), ``pip install --target``
+  unpacks the wheel into a new folder (new paths and file times) and a fresh
+  process calls the kernel with numba's default cache location, counting the
+  kernels it compiles;
 * ``tracs perturb`` of the first 10^4 rows with an empty cache folder and again
   with it filled: the difference is what compiling costs a user on the first run
   (the command loads kernels in a background thread while it reads the file).
