@@ -15,7 +15,7 @@ process:
   run);
 * the same first call right after installing: ``pip wheel`` builds a clean copy of
   the package in an isolated build environment, as ``pip install`` does (its
-  build step compiles the kernels, ``build_helper.py``), ``pip install --target``
+  build step compiles the kernels, ``build_kernels.py``), ``pip install --target``
   unpacks the wheel into a new folder (new paths and file times) and a fresh
   process calls the kernel with numba's default cache location, counting the
   kernels it compiles;

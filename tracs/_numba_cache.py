@@ -9,7 +9,7 @@ chose one with ``NUMBA_CACHE_DIR``.  The version in the folder name keeps the
 kernels of two installed versions apart.  Disabling bytecode files
 (``PYTHONDONTWRITEBYTECODE=1``) does not disable numba's cache.
 
-Kernels compiled when the package was installed (``build_helper.py``) sit in the
+Kernels compiled when the package was installed (``build_kernels.py``) sit in the
 package's ``__pycache__`` folders.  When the package folder is read-only,
 :func:`seed_user_cache` copies them once into the per-user folder, at the place
 numba looks for them there (numba never writes into the package folder then);

@@ -6,7 +6,7 @@ kernels), every later process loads them (a fraction of a second).
 :func:`compile_all` makes that first call on tiny inputs through the public
 objects, so each kernel is compiled for the argument types real calls use
 (array layouts, integer widths, literal word offsets).  The package's build
-hook (``build_helper.py`` at the top of the source tree) runs it when the
+hook (``build_kernels.py`` at the top of the source tree) runs it when the
 package is installed, and ``python -m tracs.warmup`` / ``tracs warmup`` run it
 by hand.
 

@@ -29,7 +29,7 @@ def run(args) -> int:
     kernels = [] if args.timings else None
     compile_all(secure=args.secure, verbose=not args.quiet, kernels=kernels)
     for seconds, name, signature in sorted(kernels or [], reverse=True):
-        if not name.startswith("numba."):  # numba's own helpers compile in hundredths of a second
+        if not name.startswith("numba."):  # numba's own overloads compile in hundredths of a second
             print(f"{seconds:7.2f} s  {name}  {signature[:100]}")
     if not args.quiet:
         where = os.environ.get("NUMBA_CACHE_DIR") or f"beside the modules in {tracs.__path__[0]}"
