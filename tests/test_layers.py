@@ -40,6 +40,8 @@ LAYERS = {
     "tracs.evaluation": 8,
     "tracs.dask": 8,
     "tracs.cli": 9,
+    "tracs._warmup": 9,
+    "tracs.warmup": 9,
 }
 # heavy optional libraries and the lowest layer allowed to import them
 HEAVY = {"folium": 7, "matplotlib": 7, "geopandas": 5, "pandas": 5, "pyproj": 5, "dask": 8,

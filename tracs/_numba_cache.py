@@ -9,6 +9,12 @@ chose one with ``NUMBA_CACHE_DIR``.  The version in the folder name keeps the
 kernels of two installed versions apart.  Disabling bytecode files
 (``PYTHONDONTWRITEBYTECODE=1``) does not disable numba's cache.
 
+Kernels compiled when the package was installed (``build_kernels.py``) sit in the
+package's ``__pycache__`` folders.  When the package folder is read-only,
+:func:`seed_user_cache` copies them once into the per-user folder, at the place
+numba looks for them there (numba never writes into the package folder then);
+kernels compiled later are added to the per-user folder.
+
 It runs when ``tracs`` is imported (it imports nothing heavy: numba reads the
 variable when it is first imported; if numba is already loaded its setting is
 updated too).
@@ -16,7 +22,9 @@ updated too).
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -55,22 +63,70 @@ def configure(package_dir, version: str) -> str | None:
     config = sys.modules.get("numba.core.config")
     if config is not None:
         config.CACHE_DIR = folder
+    seed_user_cache(package_dir, folder)
     return folder
+
+
+def numba_subfolder(module_dir) -> str:
+    """The folder under ``NUMBA_CACHE_DIR`` where numba keeps the kernels of modules in ``module_dir``.
+
+    numba's rule (``_CacheLocator.get_suitable_cache_subpath``): the folder's
+    name, ``_``, and the SHA-1 of its absolute path.
+    """
+    path = os.path.abspath(module_dir)
+    return f"{os.path.basename(path)}_{hashlib.sha1(path.encode()).hexdigest()}"
+
+
+def seed_user_cache(package_dir, folder) -> int:
+    """Copy the kernels compiled at install time from ``package_dir`` into the cache ``folder``.
+
+    Done once per package folder (a marker file in ``folder`` records it); files
+    already in ``folder`` are kept.  Returns the number of files copied.  Errors
+    are ignored: the kernels are then compiled on their first call.
+    """
+    try:
+        package_dir = os.path.abspath(package_dir)
+        marker = Path(folder) / f"seeded-{hashlib.sha1(package_dir.encode()).hexdigest()[:16]}"
+        if marker.exists():
+            return 0
+        copied = 0
+        for module_dir, subdirs, _ in os.walk(package_dir):
+            subdirs[:] = [d for d in subdirs if d != "__pycache__"]
+            source = Path(module_dir) / "__pycache__"
+            kernels = [*source.glob("*.nbi"), *source.glob("*.nbc")] if source.is_dir() else []
+            if not kernels:
+                continue
+            target = Path(folder) / numba_subfolder(module_dir)
+            target.mkdir(parents=True, exist_ok=True)
+            for path in kernels:
+                if not (target / path.name).exists():
+                    shutil.copyfile(path, target / path.name)
+                    copied += 1
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(package_dir)
+        return copied
+    except OSError:
+        return 0
 
 
 def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
     """Delete cached numba kernels ``prefix.*.nbi|nbc`` in ``cache_dir`` if a dependency changed.
 
-    The dependencies' (paths) modification times and sizes are recorded in
-    ``cache_dir/prefix.deps``; when they differ from the recorded ones the cached
+    A digest of the dependencies' (paths) contents is recorded in
+    ``cache_dir/prefix.deps``; when it differs from the recorded one the cached
     kernels are deleted (numba then compiles afresh) and the record is renewed.
+    Contents, not modification times: installing copies the files with new times,
+    and the kernels compiled at install time must survive that.
     Returns whether anything was deleted.  File-system errors are ignored: at
     worst numba keeps its own caching behaviour.
     """
     try:
         if isinstance(dependencies, (str, Path)):
             dependencies = [dependencies]
-        stamp = ";".join(f"{info.st_mtime_ns}:{info.st_size}" for info in (Path(d).stat() for d in dependencies))
+        digest = hashlib.sha256()
+        for dependency in dependencies:
+            digest.update(Path(dependency).read_bytes())
+        stamp = digest.hexdigest()
         record = cache_dir / f"{prefix}.deps"
         if record.is_file() and record.read_text() == stamp:
             return False

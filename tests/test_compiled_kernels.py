@@ -1,0 +1,131 @@
+"""Kernels compiled ahead of the first call: the warm-up reaches every cached kernel, the
+install-time kernels are found in a per-user folder when the package is read-only, and
+the stale-kernel record follows file contents, not modification times."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import tracs
+import tracs._numba_cache as cache
+
+#: cached kernels the warm-up does not reach: they run only on rare data paths
+#: (rejection sampling fallbacks of the discrete baselines) and compile on demand
+RARE_PATH_KERNELS = {
+    "tracs.baselines._em_kernels._mask_kernel",
+    "tracs.baselines._segment._segment_scan",
+    "tracs.perturbers._keyed._scalar_words",
+    "tracs.perturbers._keyed._proposals",
+}
+#: modules that only draw or export and hold no kernels (skipped: heavy optional imports)
+_SKIP = ("tracs.maps", "tracs.plots", "tracs.dask", "tracs.cli", "tracs.adapters", "tracs.gdf", "tracs.io",
+         "tracs.evaluation", "tracs.query_metrics", "tracs.warmup")
+
+
+def cached_dispatchers() -> dict:
+    """``module.function`` -> numba dispatcher, for every ``cache=True`` kernel compiled on its own."""
+    from numba.core.registry import CPUDispatcher
+
+    found = {}
+    for info in pkgutil.walk_packages(tracs.__path__, "tracs."):
+        if info.name.startswith(_SKIP):
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__
+                    and value.targetoptions.get("inline", "never") == "never"
+                    and type(value._cache).__name__ != "NullCache"):
+                found[f"{module.__name__}.{value.py_func.__qualname__}"] = value
+    return found
+
+
+def _has_kernel(dispatcher) -> bool:
+    """Compiled in this process, or saved in numba's on-disk index (loaded callers skip their callees)."""
+    return bool(dispatcher.overloads) or bool(dispatcher._cache._cache_file._load_index())
+
+
+@pytest.mark.slow
+def test_warmup_reaches_every_cached_kernel(capsys):
+    from tracs.cli import main
+
+    assert main(["warmup"]) == 0  # compiles on an empty cache (minutes), else loads (seconds)
+    printed = capsys.readouterr().out
+    assert "kernels ready in" in printed
+    assert [line.split()[0] for line in printed.splitlines()[:-1]] == ["perturbers", "mechanisms", "baselines",
+                                                                        "estimators", "streams"]
+    dispatchers = cached_dispatchers()
+    assert len(dispatchers) >= 30 and RARE_PATH_KERNELS <= set(dispatchers)
+    missing = sorted(name for name, d in dispatchers.items() if name not in RARE_PATH_KERNELS and not _has_kernel(d))
+    assert missing == []
+
+
+def test_numba_subfolder_follows_numba(tmp_path):
+    from numba.core.caching import _CacheLocator
+
+    module = tmp_path / "pkg" / "mod.py"
+    assert cache.numba_subfolder(module.parent) == _CacheLocator.get_suitable_cache_subpath(str(module))
+
+
+def _package(tmp_path: Path) -> Path:
+    package = tmp_path / "site" / "tracs"
+    for sub in ("", "perturbers"):
+        folder = package / sub / "__pycache__"
+        folder.mkdir(parents=True)
+        (folder / "_kernels.f-10.py311.nbi").write_bytes(b"index " + sub.encode())
+        (folder / "_kernels.f-10.py311.1.nbc").write_bytes(b"data")
+        (folder / "_kernels.cpython-311.pyc").write_bytes(b"bytecode")
+    return package
+
+
+def test_install_time_kernels_are_seeded_once_into_the_user_folder(tmp_path):
+    package = _package(tmp_path)
+    user = tmp_path / "user"
+    assert cache.seed_user_cache(package, user) == 4
+    target = user / cache.numba_subfolder(package / "perturbers")
+    assert sorted(p.name for p in target.iterdir()) == ["_kernels.f-10.py311.1.nbc", "_kernels.f-10.py311.nbi"]
+    assert (target / "_kernels.f-10.py311.nbi").read_bytes() == b"index perturbers"
+    # kernels numba saved in the user folder later are never overwritten, and the copy runs once
+    (target / "_kernels.f-10.py311.nbi").write_bytes(b"newer")
+    os.remove(user / cache.numba_subfolder(package) / "_kernels.f-10.py311.nbi")
+    assert cache.seed_user_cache(package, user) == 0
+    assert (target / "_kernels.f-10.py311.nbi").read_bytes() == b"newer"
+
+
+def test_read_only_package_points_numba_at_a_seeded_user_folder(monkeypatch, tmp_path):
+    import numba.core.config
+
+    package = _package(tmp_path)
+    monkeypatch.setattr(numba.core.config, "CACHE_DIR", numba.core.config.CACHE_DIR)  # restored after
+    monkeypatch.delenv(cache.ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(cache, "_writable", lambda folder: False)
+    chosen = Path(cache.configure(package, "9.9"))
+    assert (chosen / cache.numba_subfolder(package / "perturbers") / "_kernels.f-10.py311.nbi").is_file()
+
+
+def test_unwritable_user_folder_is_harmless(tmp_path):
+    package = _package(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert cache.seed_user_cache(package, blocker / "below-a-file") == 0
+    assert cache.seed_user_cache(tmp_path / "absent", tmp_path / "user") == 0
+
+
+def test_stale_record_follows_contents_not_times(tmp_path):
+    folder = tmp_path / "__pycache__"
+    folder.mkdir()
+    dependency = tmp_path / "dep.py"
+    dependency.write_text("a = 1\n")
+    assert cache.drop_stale_cache(folder, dependency, "_kernels") is False  # first record, nothing cached
+    kernel = folder / "_kernels.f-1.py311.nbi"
+    kernel.write_bytes(b"x")
+    stat = dependency.stat()
+    os.utime(dependency, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**10))  # a copy made at install
+    assert cache.drop_stale_cache(folder, dependency, "_kernels") is False and kernel.exists()
+    dependency.write_text("a = 2\n")  # same size, new contents
+    assert cache.drop_stale_cache(folder, dependency, "_kernels") is True and not kernel.exists()
