@@ -57,6 +57,20 @@ def _mechanisms(rng) -> None:
         mech.sample(x, rng=rng)
     m.OptimalCircular(epsilon=1.0).sample(np.array([0.1, 3.0]), rng=rng)
     m.KRR(epsilon=1.0, k=5).sample(np.array([0, 3]), rng=rng)
+    m.Purkayastha(epsilon=1.0).sample(np.array([0.1, 3.0]), rng=rng)
+    for mech in (m.BoundedLaplace(epsilon=1.0), m.IIPTT(epsilon=1.0)):
+        inside = mech.input_lattice.points(np.array([0, 1, 2]))
+        mech.sample(inside, rng=rng)
+        mech.cdf(inside, inside)
+    # the exact rows and cumulative masses (estimators, audits) of the compiled laws
+    coarse = 1 / 63
+    for mech in (m.Laplace(epsilon=1.0, resolution=coarse), m.Staircase(epsilon=1.0, resolution=coarse),
+                 m.Purkayastha(epsilon=1.0, resolution=coarse), m.Duchi(epsilon=1.0, resolution=coarse),
+                 m.BoundedLaplace(epsilon=1.0, resolution=coarse), m.IIPTT(epsilon=1.0, resolution=coarse)):
+        if hasattr(mech, "lattice_row"):
+            mech.lattice_row(0)
+            mech.lattice_cumulative(np.array([0, 1, 2]), np.array([0, 1]))
+        mech.lattice_pmf(mech.input_lattice.points(np.array([1]))[0])
 
 
 def _baselines(rng) -> None:
