@@ -33,11 +33,14 @@ from numba import njit
 from ..random.kernels import draw_u64_pair
 from ._lattice_kernels import TWO53, below, snap, split_word
 
-__all__ = ["laplace_constants", "tail", "tails", "magnitude", "snapped_laplace", "laplace_row",
+__all__ = ["laplace_constants", "tail", "tails", "quick_magnitude", "magnitude", "snapped_laplace", "laplace_row",
            "laplace_cumulative"]
 
 #: first word of the tie extensions of a sample
 EXT_WORD = 2
+#: the search of :func:`magnitude` starts at most here (a law whose ``T_m`` vanishes
+#: beyond ``2^61`` never steps past ``2^62``)
+MAX_MAGNITUDE = 2.0 ** 61
 
 
 def laplace_constants(epsilon: float, n: int) -> tuple[float, float]:
@@ -65,34 +68,55 @@ def tails(m, log_r, log_c):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True, inline="always")
-def magnitude(first, log_r, log_c, kind, key, stream, index, ext):  # pragma: no cover
-    """The largest ``m >= 0`` with ``u < T_m``.
+def quick_magnitude(first, log_r, log_c):  # pragma: no cover
+    """``(m, z)``: the answer of :func:`magnitude` decided from ``ln u`` alone, or ``m = -1``.
 
     ``z = (ln u − ln c)/ln r`` puts ``u`` between ``T_{⌊z⌋+1}`` and ``T_{⌊z⌋}``.  When
     ``z`` lies farther from an integer than every error can move it — the unread
     bits of ``u`` (below ``2^-53``), the rounding of ``ln u`` and of each ``T_m``
     (a few ulps of ``m·ln r + ln c``), and of the division — ``⌊z⌋`` is the answer
-    for every value of the unread bits and every rounding; otherwise (about
-    ``1e-7`` of draws at the default lattice) the thresholds are computed and
-    compared exactly.
+    for every value of the unread bits and every rounding.  No branch on the
+    draw: loops over it can be vector code.
     """
     f = float(np.int64(first))
     uf = (f + 0.5) / TWO53
     lu = math.log(uf)
     z = (lu - log_c) / log_r
-    if f >= 1.0 and z < 9.0e15:
-        base = math.floor(z)
-        slack = ((base + 1.0) * abs(log_r) + abs(log_c) + abs(lu) + 4.0) * 2.0 ** -50 + 0.6 / f
-        margin = slack / abs(log_r) + z * 2.0 ** -50
-        if z - base > margin and base + 1.0 - z > margin:
-            return int(base)
+    base = math.floor(z)
+    slack = ((base + 1.0) * abs(log_r) + abs(log_c) + abs(lu) + 4.0) * 2.0 ** -50 + 0.6 / max(f, 0.5)
+    margin = slack / abs(log_r) + z * 2.0 ** -50
+    sure = (f >= 1.0) & (z < 9.0e15) & (z - base > margin) & (base + 1.0 - z > margin)
+    return (int(min(base, 9.0e15)) if sure else -1), z
+
+
+@njit(cache=True, nogil=True, inline="always")
+def magnitude(first, log_r, log_c, kind, key, stream, index, ext):  # pragma: no cover
+    """The largest ``m >= 0`` with ``u < T_m``.
+
+    Decided by :func:`quick_magnitude` when it can; otherwise (about ``1e-7`` of
+    draws at the default lattice) the thresholds are computed and compared
+    exactly, stepping from the estimate ``z`` by doubling steps (so a far
+    estimate costs a few dozen comparisons, never a walk) and halving back.
+    """
+    m, z = quick_magnitude(first, log_r, log_c)
+    if m >= 0:
+        return m
     m = 0
     if z > 1.0:
-        m = int(min(math.ceil(z) - 1.0, 9.0e15))
+        m = int(min(math.ceil(z) - 1.0, MAX_MAGNITUDE))
+    step = 1
     while m > 0 and not below(first, tail(m, log_r, log_c), kind, key, stream, index, ext, False):
-        m -= 1
-    while below(first, tail(m + 1, log_r, log_c), kind, key, stream, index, ext, False):
-        m += 1
+        m = max(m - step, 0)
+        step *= 2
+    # here u < T_m; find the first step with T_{m+step} <= u, then halve back
+    step = 1
+    while below(first, tail(m + step, log_r, log_c), kind, key, stream, index, ext, False):
+        m += step
+        step *= 2
+    while step > 1:  # the answer lies in [m, m + step)
+        step //= 2
+        if below(first, tail(m + step, log_r, log_c), kind, key, stream, index, ext, False):
+            m += step
     return m
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ..region import Rectangle
-from . import _kernels
+from . import _planar_kernel
 from ._base import Perturber
 from ._sequential import LatticeReleases, keyed_points
 
@@ -85,9 +85,18 @@ class PlanarLaplace(LatticeReleases, Perturber):
         if np.any(eps > MAX_PLANAR_EPSILON):
             raise ValueError(f"epsilon = {float(eps.max()):g} exceeds {MAX_PLANAR_EPSILON:g}, the largest "
                              "budget the planar Laplace grid samples exactly")
-        if np.any(eps < 1e-12):
-            raise ValueError(f"epsilon = {float(eps.min())!r} is below the smallest supported budget 1e-12")
+        floor = self.min_epsilon
+        if np.any(eps < floor):
+            raise ValueError(f"epsilon = {float(eps.min())!r} is below the smallest supported budget "
+                             f"{floor:.3g} (of this grid)")
         return eps * self.rate
+
+    @property
+    def min_epsilon(self) -> float:
+        """The smallest per-point budget: 1e-12, or more on a fine grid, where the offsets'
+        geometric tails must vanish in binary64 before ``2^61`` cells (module notes)."""
+        grid = _planar_kernel.MIN_LOG_RATE * math.sqrt(2.0) / (self.rate * min(self._grid[2], self._grid[3]))
+        return max(1e-12, grid)
 
     def _run(self, coords, offsets, rng):
         out = self._release(coords, offsets, rng)[0]
@@ -100,6 +109,7 @@ class PlanarLaplace(LatticeReleases, Perturber):
         kind, key, stream_of, index_of = keyed_points(rng, offsets)
         out = np.empty_like(coords)
         idx = np.empty(coords.shape, dtype=np.int64)
-        _kernels.planar_kernel(coords, offsets, kind, key, stream_of, index_of, scale.reshape(-1),
-                               self._grid, self._cells, out, idx)
+        params = _planar_kernel.planar_constants(scale, self._grid[2], self._grid[3])
+        _planar_kernel.planar_kernel(coords, offsets, kind, key, stream_of, index_of, params,
+                                     self._grid, self._cells, out, idx)
         return out, idx
