@@ -33,7 +33,7 @@ from numba import njit
 from ..random.kernels import draw_u64_pair
 from ._lattice_kernels import TWO53, below, snap, split_word
 
-__all__ = ["laplace_constants", "tail", "tails", "quick_magnitude", "magnitude", "snapped_laplace", "laplace_row",
+__all__ = ["laplace_constants", "tail", "tails", "magnitude_from_log", "quick_magnitude", "magnitude", "snapped_laplace", "laplace_row",
            "laplace_cumulative"]
 
 #: first word of the tie extensions of a sample
@@ -68,25 +68,33 @@ def tails(m, log_r, log_c):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True, inline="always")
-def quick_magnitude(first, log_r, log_c):  # pragma: no cover
-    """``(m, z)``: the answer of :func:`magnitude` decided from ``ln u`` alone, or ``m = -1``.
+def magnitude_from_log(f, lu, lu_error, log_r, log_c):  # pragma: no cover
+    """``(m, z)``: the answer of :func:`magnitude` decided from ``lu ≈ ln((f + ½)·2^-53)``,
+    or ``m = -1``.
 
-    ``z = (ln u − ln c)/ln r`` puts ``u`` between ``T_{⌊z⌋+1}`` and ``T_{⌊z⌋}``.  When
+    ``f`` is the first 53 bits of ``u`` (as a double) and ``lu`` a logarithm
+    within ``lu_error`` of the C library's (whose error the slack covers).
+    ``z = (lu − ln c)/ln r`` puts ``u`` between ``T_{⌊z⌋+1}`` and ``T_{⌊z⌋}``.  When
     ``z`` lies farther from an integer than every error can move it — the unread
     bits of ``u`` (below ``2^-53``), the rounding of ``ln u`` and of each ``T_m``
     (a few ulps of ``m·ln r + ln c``), and of the division — ``⌊z⌋`` is the answer
     for every value of the unread bits and every rounding.  No branch on the
     draw: loops over it can be vector code.
     """
-    f = float(np.int64(first))
-    uf = (f + 0.5) / TWO53
-    lu = math.log(uf)
     z = (lu - log_c) / log_r
     base = math.floor(z)
-    slack = ((base + 1.0) * abs(log_r) + abs(log_c) + abs(lu) + 4.0) * 2.0 ** -50 + 0.6 / max(f, 0.5)
+    slack = (((base + 1.0) * abs(log_r) + abs(log_c) + abs(lu) + 4.0) * 2.0 ** -50 + 0.6 / max(f, 0.5)
+             + lu_error)
     margin = slack / abs(log_r) + z * 2.0 ** -50
     sure = (f >= 1.0) & (z < 9.0e15) & (z - base > margin) & (base + 1.0 - z > margin)
     return (int(min(base, 9.0e15)) if sure else -1), z
+
+
+@njit(cache=True, nogil=True, inline="always")
+def quick_magnitude(first, log_r, log_c):  # pragma: no cover
+    """:func:`magnitude_from_log` with the C library's ``ln u``."""
+    f = float(np.int64(first))
+    return magnitude_from_log(f, math.log((f + 0.5) / TWO53), 0.0, log_r, log_c)
 
 
 @njit(cache=True, nogil=True, inline="always")

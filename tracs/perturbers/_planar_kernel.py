@@ -59,16 +59,19 @@ from numba import njit
 
 from .._numba_cache import drop_stale_cache
 from ..mechanisms import _geometric, _lattice_kernels
-from ..mechanisms._geometric import magnitude, quick_magnitude
+from ..mechanisms import _vector_log
+from ..mechanisms._geometric import magnitude, magnitude_from_log
+from ..mechanisms._vector_log import LOG_ERROR, vector_log
 from ..mechanisms._lattice_kernels import TWO53, below, snap, split_word
 from ..random import kernels as _random_kernels
-from ..random.kernels import draw_u64, draw_u64_pair
+from ..random.kernels import draw_u64_pair
 
-__all__ = ["planar_constants", "planar_kernel", "planar_reference", "exact_offset", "quick_accept",
+__all__ = ["planar_constants", "planar_kernel", "planar_reference", "exact_offset", "accept_from_log",
            "log_acceptance", "MIN_LOG_RATE"]
 
 drop_stale_cache(Path(__file__).parent / "__pycache__",
-                 [Path(_geometric.__file__), Path(_lattice_kernels.__file__), Path(_random_kernels.__file__)],
+                 [Path(_geometric.__file__), Path(_lattice_kernels.__file__), Path(_vector_log.__file__),
+                  Path(_random_kernels.__file__)],
                  "_planar_kernel")
 
 #: extension words of uniform ``q``: ``EXT_BASE + EXT_SPAN·q`` on (module notes)
@@ -80,6 +83,7 @@ MIN_LOG_RATE = 750.0 * 2.0 ** -61
 CHUNK = 256
 
 _U1 = np.uint64(1)
+_U11 = np.uint64(11)
 _ONE = np.uint64(1)
 
 
@@ -108,19 +112,18 @@ def log_acceptance(mx, my, a, b, hx, hy):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True, inline="always")
-def quick_accept(first, g):  # pragma: no cover
-    """``u < exp(g)`` decided from ``ln u``: 1 (yes), 0 (no) or −1 (compare exactly).
+def accept_from_log(f, lu, lu_error, g):  # pragma: no cover
+    """``u < exp(g)`` decided from ``lu ≈ ln((f + ½)·2^-53)``: 1 (yes), 0 (no) or −1 (compare exactly).
 
-    ``u`` lies in ``[f, f + 1)·2^-53`` (``f = first``), so ``ln u`` is within
-    ``1/f`` of ``ln((f + ½)·2^-53)`` (``f + ½`` itself rounded when ``f >= 2^52``),
-    above it by at most ``ln 2`` when ``f = 0`` (``1.5/max(f, ½)`` covers both);
-    the computed logarithm, the difference and ``ln exp(g)`` of the rounded
-    exponential (a normal double whenever ``g`` is near ``ln u >= −38``) are
-    each within a few ulps (``2^-48`` relative covers them).  No branch on the draw.
+    ``f`` is the first 53 bits of ``u`` (a double) and ``lu`` within ``lu_error``
+    of ``ln((f + ½)·2^-53)`` plus a few ulps.  ``u`` lies in ``[f, f + 1)·2^-53``,
+    so ``ln u`` is within ``1/f`` of that (``f + ½`` itself is rounded when
+    ``f >= 2^52``), above it by at most ``ln 2`` when ``f = 0`` (``1.5/max(f, ½)``
+    covers both); the difference and ``ln`` of the rounded ``exp(g)`` (a normal
+    double whenever ``g`` is near ``ln u >= −38``) are within a few ulps
+    (``2^-48`` relative covers them and the ulps of ``lu``).  No branch on the draw.
     """
-    f = float(np.int64(first))
-    lu = math.log((f + 0.5) / TWO53)
-    err = 1.5 / max(f, 0.5) + (abs(lu) + abs(g) + 1.0) * 2.0 ** -48
+    err = 1.5 / max(f, 0.5) + (abs(lu) + abs(g) + 1.0) * 2.0 ** -48 + lu_error
     d = lu - g
     yes = d < -err
     no = (f >= 1.0) & (d > err)
@@ -138,17 +141,18 @@ def exact_offset(attempt, a, b, lrx, lcx, lry, lcy, hx, hy, kind, key, stream, i
     notes), every comparison exact."""
     t = attempt
     while True:
-        q = 3 * t
-        fx, _ = split_word(draw_u64(kind, key, stream, index, q))
-        fy, _ = split_word(draw_u64(kind, key, stream, index, q + 1))
-        w2 = draw_u64(kind, key, stream, index, q + 2)
+        q = 4 * t
+        w0, w1 = draw_u64_pair(kind, key, stream, index, 2 * t)
+        w2, w3 = draw_u64_pair(kind, key, stream, index, 2 * t + 1)
+        fx, _ = split_word(w0)
+        fy, _ = split_word(w1)
         fa, _ = split_word(w2)
         mx = magnitude(fx, lrx, lcx, kind, key, stream, index, _ext(q))
         my = magnitude(fy, lry, lcy, kind, key, stream, index, _ext(q + 1))
         g = log_acceptance(mx, my, a, b, hx, hy)
         if below(fa, math.exp(g), kind, key, stream, index, _ext(q + 2), False):
-            dx = mx if (w2 & _ONE) else -mx
-            dy = my if ((w2 >> _U1) & _ONE) else -my
+            dx = mx if (w3 & _ONE) else -mx
+            dy = my if ((w3 >> _U1) & _ONE) else -my
             return dx, dy
         t += 1
 
@@ -174,7 +178,77 @@ def planar_reference(coords, offsets, kind, key, stream_of, index_of, params, gr
         idx[i, 1] = min(max(ky + dy, 0), n)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
+def _decide(j, a, b, lrx, lcx, lry, lcy, hx, hy, words, logs, dxs, dys, state):  # pragma: no cover
+    """One attempt from the words and logarithms in column ``j`` of the buffers: the offset
+    and its state, 0 (accepted), 1 (rejected) or 2 (undecided: compare exactly)."""
+    fx = float(np.int64(words[0, j] >> _U11))
+    fy = float(np.int64(words[1, j] >> _U11))
+    fa = float(np.int64(words[2, j] >> _U11))
+    signs = words[3, j]
+    mx, _ = magnitude_from_log(fx, logs[0, j], LOG_ERROR, lrx, lcx)
+    my, _ = magnitude_from_log(fy, logs[1, j], LOG_ERROR, lry, lcy)
+    acc = accept_from_log(fa, logs[2, j], LOG_ERROR, log_acceptance(mx, my, a, b, hx, hy))
+    known = (mx >= 0) & (my >= 0)
+    dxs[j] = mx if (signs & _ONE) else -mx
+    dys[j] = my if ((signs >> _U1) & _ONE) else -my
+    state[j] = 0 if known & (acc == 1) else (1 if known & (acc == 0) else 2)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _fast_pass(t, count, who, streams, indices, coords, kind, key, params, row_of, grid, n, idx, status,
+               words, logs, dxs, dys, state):  # pragma: no cover
+    """Attempt ``t`` of ``count`` points in chunks: draw the words, take the logarithms,
+    decide (:func:`_decide`), apply — each a loop of vector code.
+
+    Point ``c`` of the pass reads ``streams[c]``, ``indices[c]`` and is point ``c`` of the
+    batch when ``t = 0`` (then snapped into ``idx`` here), else point ``who[c]`` (whose
+    ``idx`` holds its snapped index).  ``status`` of each point is set to its state.
+    """
+    hx = grid[2]
+    hy = grid[3]
+    per_traj = params.shape[0] > 1
+    p0 = params[0]
+    for start in range(0, count, CHUNK):
+        size = min(CHUNK, count - start)
+        for j in range(size):
+            w0, w1 = draw_u64_pair(kind, key, streams[start + j], indices[start + j], 2 * t)
+            w2, w3 = draw_u64_pair(kind, key, streams[start + j], indices[start + j], 2 * t + 1)
+            words[0, j] = w0
+            words[1, j] = w1
+            words[2, j] = w2
+            words[3, j] = w3
+        for v in range(3):
+            for j in range(size):
+                logs[v, j] = vector_log((float(np.int64(words[v, j] >> _U11)) + 0.5) / TWO53)
+        if per_traj:
+            for j in range(size):
+                p = params[row_of[start + j if t == 0 else who[start + j]]]
+                _decide(j, p[0], p[1], p[2], p[3], p[4], p[5], hx, hy, words, logs, dxs, dys, state)
+        else:
+            for j in range(size):
+                _decide(j, p0[0], p0[1], p0[2], p0[3], p0[4], p0[5], hx, hy, words, logs, dxs, dys, state)
+        if t == 0:
+            for j in range(size):
+                i = start + j
+                _, bx = split_word(words[0, j])
+                _, by = split_word(words[1, j])
+                kx = snap((coords[i, 0] - grid[0]) / hx, n, bx)
+                ky = snap((coords[i, 1] - grid[1]) / hy, n, by)
+                done = state[j] == 0
+                idx[i, 0] = min(max(kx + dxs[j], 0), n) if done else kx
+                idx[i, 1] = min(max(ky + dys[j], 0), n) if done else ky
+                status[i] = state[j]
+        else:
+            for j in range(size):
+                i = who[start + j]
+                if state[j] == 0:
+                    idx[i, 0] = min(max(idx[i, 0] + dxs[j], 0), n)
+                    idx[i, 1] = min(max(idx[i, 1] + dys[j], 0), n)
+                status[i] = state[j]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def planar_kernel(coords, offsets, kind, key, stream_of, index_of, params, grid, n, out, idx):  # pragma: no cover
     """Discrete planar Laplace on the grid ``(xmin + i·hx, ymin + j·hy)``, ``0 <= i, j <= n``.
 
@@ -193,60 +267,58 @@ def planar_kernel(coords, offsets, kind, key, stream_of, index_of, params, grid,
     out : (N, 2) float64, idx : (N, 2) int64
         Released points and their grid indices.
 
-    Per chunk of points, a first loop draws the words of every first attempt
-    (two Philox blocks per point) and a second decides the attempts that need no
-    further word; a last pass takes the rejected and undecided ones through
-    :func:`exact_offset`.
+    Attempt ``t = 0, 1, …`` runs as one pass (:func:`_fast_pass`) over the points
+    still without a release; the few draws it cannot decide go through
+    :func:`exact_offset` from attempt ``t``, the rejected ones on to the next pass.
     """
     size = coords.shape[0]
     per_traj = params.shape[0] > 1
-    hx = grid[2]
-    hy = grid[3]
-    status = np.empty(size, dtype=np.int8)  # 0 done, 1 first attempt rejected, 2 undecided
-    words = np.empty((3, CHUNK), dtype=np.uint64)
-    traj = 0
-    for start in range(0, size, CHUNK):
-        stop = min(start + CHUNK, size)
-        for i in range(start, stop):
-            w0, w1 = draw_u64_pair(kind, key, stream_of[i], index_of[i], 0)
-            w2, _ = draw_u64_pair(kind, key, stream_of[i], index_of[i], 1)
-            words[0, i - start] = w0
-            words[1, i - start] = w1
-            words[2, i - start] = w2
-        for i in range(start, stop):
-            if per_traj:
-                while i >= offsets[traj + 1] - offsets[0]:
-                    traj += 1
-            p = params[traj if per_traj else 0]
-            w0 = words[0, i - start]
-            w1 = words[1, i - start]
-            w2 = words[2, i - start]
-            fx, bx = split_word(w0)
-            fy, by = split_word(w1)
-            fa, _ = split_word(w2)
-            kx = snap((coords[i, 0] - grid[0]) / hx, n, bx)
-            ky = snap((coords[i, 1] - grid[1]) / hy, n, by)
-            mx, _ = quick_magnitude(fx, p[2], p[3])
-            my, _ = quick_magnitude(fy, p[4], p[5])
-            acc = quick_accept(fa, log_acceptance(mx, my, p[0], p[1], hx, hy))
-            known = (mx >= 0) & (my >= 0)
-            dx = mx if (w2 & _ONE) else -mx
-            dy = my if ((w2 >> _U1) & _ONE) else -my
-            done = known & (acc == 1)
-            status[i] = 0 if done else (1 if known & (acc == 0) else 2)
-            idx[i, 0] = min(max(kx + dx, 0), n) if done else kx
-            idx[i, 1] = min(max(ky + dy, 0), n) if done else ky
-    traj = 0
-    for i in range(size):
-        if per_traj:
+    row_of = np.zeros(size if per_traj else 1, dtype=np.int64)
+    if per_traj:
+        traj = 0
+        for i in range(size):
             while i >= offsets[traj + 1] - offsets[0]:
                 traj += 1
-        if status[i]:
-            p = params[traj if per_traj else 0]
-            dx, dy = exact_offset(2 - status[i], p[0], p[1], p[2], p[3], p[4], p[5], hx, hy,
-                                  kind, key, stream_of[i], index_of[i])
-            idx[i, 0] = min(max(idx[i, 0] + dx, 0), n)
-            idx[i, 1] = min(max(idx[i, 1] + dy, 0), n)
+            row_of[i] = traj
+    status = np.empty(size, dtype=np.int8)
+    words = np.empty((4, CHUNK), dtype=np.uint64)
+    logs = np.empty((3, CHUNK))
+    dxs = np.empty(CHUNK, dtype=np.int64)
+    dys = np.empty(CHUNK, dtype=np.int64)
+    state = np.empty(CHUNK, dtype=np.int8)
+    hx = grid[2]
+    hy = grid[3]
+    who = np.empty(0, dtype=np.int64)
+    streams = stream_of
+    indices = index_of
+    count = size
+    t = 0
+    while count > 0:
+        _fast_pass(t, count, who, streams, indices, coords, kind, key, params, row_of, grid, n, idx, status,
+                   words, logs, dxs, dys, state)
+        if t == 0:  # room for the rejected points: about a fifth
+            rejected = 0
+            for i in range(size):
+                rejected += status[i] == 1
+            who = np.empty(rejected, dtype=np.int64)
+            streams = np.empty(rejected, dtype=stream_of.dtype)
+            indices = np.empty(rejected, dtype=index_of.dtype)
+        kept = 0
+        for c in range(count):
+            i = c if t == 0 else who[c]
+            if status[i] == 2:
+                p = params[row_of[i] if per_traj else 0]
+                dx, dy = exact_offset(t, p[0], p[1], p[2], p[3], p[4], p[5], hx, hy,
+                                      kind, key, stream_of[i], index_of[i])
+                idx[i, 0] = min(max(idx[i, 0] + dx, 0), n)
+                idx[i, 1] = min(max(idx[i, 1] + dy, 0), n)
+            elif status[i] == 1:
+                who[kept] = i
+                streams[kept] = stream_of[i]
+                indices[kept] = index_of[i]
+                kept += 1
+        count = kept
+        t += 1
     for i in range(size):
         out[i, 0] = grid[0] + idx[i, 0] * hx
         out[i, 1] = grid[1] + idx[i, 1] * hy
