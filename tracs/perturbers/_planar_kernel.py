@@ -196,19 +196,22 @@ def _decide(j, a, b, lrx, lcx, lry, lcy, hx, hy, words, logs, dxs, dys, state): 
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _fast_pass(t, count, who, streams, indices, coords, kind, key, params, row_of, grid, n, idx, status,
-               words, logs, dxs, dys, state):  # pragma: no cover
+def _fast_pass(t, count, who, streams, indices, next_who, next_streams, next_indices, coords, kind, key, params,
+               row_of, grid, n, idx, words, logs, dxs, dys, state):  # pragma: no cover
     """Attempt ``t`` of ``count`` points in chunks: draw the words, take the logarithms,
     decide (:func:`_decide`), apply — each a loop of vector code.
 
     Point ``c`` of the pass reads ``streams[c]``, ``indices[c]`` and is point ``c`` of the
     batch when ``t = 0`` (then snapped into ``idx`` here), else point ``who[c]`` (whose
-    ``idx`` holds its snapped index).  ``status`` of each point is set to its state.
+    ``idx`` holds its snapped index).  Undecided draws go through :func:`exact_offset`
+    at once; the rejected points are written to ``next_*`` (which may be the
+    current arrays when ``t > 0``: they are written behind the reading) and counted.
     """
     hx = grid[2]
     hy = grid[3]
     per_traj = params.shape[0] > 1
     p0 = params[0]
+    kept = 0
     for start in range(0, count, CHUNK):
         size = min(CHUNK, count - start)
         for j in range(size):
@@ -238,14 +241,28 @@ def _fast_pass(t, count, who, streams, indices, coords, kind, key, params, row_o
                 done = state[j] == 0
                 idx[i, 0] = min(max(kx + dxs[j], 0), n) if done else kx
                 idx[i, 1] = min(max(ky + dys[j], 0), n) if done else ky
-                status[i] = state[j]
         else:
             for j in range(size):
                 i = who[start + j]
                 if state[j] == 0:
                     idx[i, 0] = min(max(idx[i, 0] + dxs[j], 0), n)
                     idx[i, 1] = min(max(idx[i, 1] + dys[j], 0), n)
-                status[i] = state[j]
+        for j in range(size):  # the rest: undecided ones now, rejected ones to the next pass
+            if state[j] != 0:
+                c = start + j
+                i = c if t == 0 else who[c]
+                if state[j] == 2:
+                    p = params[row_of[i] if per_traj else 0]
+                    dx, dy = exact_offset(t, p[0], p[1], p[2], p[3], p[4], p[5], hx, hy,
+                                          kind, key, streams[c], indices[c])
+                    idx[i, 0] = min(max(idx[i, 0] + dx, 0), n)
+                    idx[i, 1] = min(max(idx[i, 1] + dy, 0), n)
+                else:
+                    next_who[kept] = i
+                    next_streams[kept] = streams[c]
+                    next_indices[kept] = indices[c]
+                    kept += 1
+    return kept
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -280,7 +297,6 @@ def planar_kernel(coords, offsets, kind, key, stream_of, index_of, params, grid,
             while i >= offsets[traj + 1] - offsets[0]:
                 traj += 1
             row_of[i] = traj
-    status = np.empty(size, dtype=np.int8)
     words = np.empty((4, CHUNK), dtype=np.uint64)
     logs = np.empty((3, CHUNK))
     dxs = np.empty(CHUNK, dtype=np.int64)
@@ -288,36 +304,16 @@ def planar_kernel(coords, offsets, kind, key, stream_of, index_of, params, grid,
     state = np.empty(CHUNK, dtype=np.int8)
     hx = grid[2]
     hy = grid[3]
-    who = np.empty(0, dtype=np.int64)
-    streams = stream_of
-    indices = index_of
-    count = size
-    t = 0
+    # the rejected points of each pass (about a fifth; the rest of these arrays is never touched)
+    who = np.empty(size, dtype=np.int64)
+    streams = np.empty(size, dtype=stream_of.dtype)
+    indices = np.empty(size, dtype=index_of.dtype)
+    count = _fast_pass(0, size, who, stream_of, index_of, who, streams, indices, coords, kind, key, params,
+                       row_of, grid, n, idx, words, logs, dxs, dys, state)
+    t = 1
     while count > 0:
-        _fast_pass(t, count, who, streams, indices, coords, kind, key, params, row_of, grid, n, idx, status,
-                   words, logs, dxs, dys, state)
-        if t == 0:  # room for the rejected points: about a fifth
-            rejected = 0
-            for i in range(size):
-                rejected += status[i] == 1
-            who = np.empty(rejected, dtype=np.int64)
-            streams = np.empty(rejected, dtype=stream_of.dtype)
-            indices = np.empty(rejected, dtype=index_of.dtype)
-        kept = 0
-        for c in range(count):
-            i = c if t == 0 else who[c]
-            if status[i] == 2:
-                p = params[row_of[i] if per_traj else 0]
-                dx, dy = exact_offset(t, p[0], p[1], p[2], p[3], p[4], p[5], hx, hy,
-                                      kind, key, stream_of[i], index_of[i])
-                idx[i, 0] = min(max(idx[i, 0] + dx, 0), n)
-                idx[i, 1] = min(max(idx[i, 1] + dy, 0), n)
-            elif status[i] == 1:
-                who[kept] = i
-                streams[kept] = stream_of[i]
-                indices[kept] = index_of[i]
-                kept += 1
-        count = kept
+        count = _fast_pass(t, count, who, streams, indices, who, streams, indices, coords, kind, key, params,
+                           row_of, grid, n, idx, words, logs, dxs, dys, state)
         t += 1
     for i in range(size):
         out[i, 0] = grid[0] + idx[i, 0] * hx
