@@ -179,16 +179,28 @@ def planar_reference(coords, offsets, kind, key, stream_of, index_of, params, gr
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _decide(j, a, b, lrx, lcx, lry, lcy, hx, hy, words, logs, dxs, dys, state):  # pragma: no cover
-    """One attempt from the words and logarithms in column ``j`` of the buffers: the offset
+def _place(i, jx, jy, grid, n, idx, out):  # pragma: no cover
+    """Release point ``i`` at the grid index ``clamp((jx, jy))``."""
+    jx = min(max(jx, 0), n)
+    jy = min(max(jy, 0), n)
+    idx[i, 0] = jx
+    idx[i, 1] = jy
+    out[i, 0] = grid[0] + jx * grid[2]
+    out[i, 1] = grid[1] + jy * grid[3]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _decide(j, a, b, lrx, lcx, lry, lcy, hx, hy, words, dxs, dys, state):  # pragma: no cover
+    """One attempt from the words in column ``j`` of the buffer: the offset
     and its state, 0 (accepted), 1 (rejected) or 2 (undecided: compare exactly)."""
     fx = float(np.int64(words[0, j] >> _U11))
     fy = float(np.int64(words[1, j] >> _U11))
     fa = float(np.int64(words[2, j] >> _U11))
     signs = words[3, j]
-    mx, _ = magnitude_from_log(fx, logs[0, j], LOG_ERROR, lrx, lcx)
-    my, _ = magnitude_from_log(fy, logs[1, j], LOG_ERROR, lry, lcy)
-    acc = accept_from_log(fa, logs[2, j], LOG_ERROR, log_acceptance(mx, my, a, b, hx, hy))
+    mx, _ = magnitude_from_log(fx, vector_log((fx + 0.5) / TWO53), LOG_ERROR, lrx, lcx)
+    my, _ = magnitude_from_log(fy, vector_log((fy + 0.5) / TWO53), LOG_ERROR, lry, lcy)
+    lu = vector_log((fa + 0.5) / TWO53)
+    acc = accept_from_log(fa, lu, LOG_ERROR, log_acceptance(mx, my, a, b, hx, hy))
     known = (mx >= 0) & (my >= 0)
     dxs[j] = mx if (signs & _ONE) else -mx
     dys[j] = my if ((signs >> _U1) & _ONE) else -my
@@ -197,13 +209,14 @@ def _decide(j, a, b, lrx, lcx, lry, lcy, hx, hy, words, logs, dxs, dys, state): 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _fast_pass(t, count, who, streams, indices, next_who, next_streams, next_indices, coords, kind, key, params,
-               row_of, grid, n, idx, words, logs, dxs, dys, state):  # pragma: no cover
-    """Attempt ``t`` of ``count`` points in chunks: draw the words, take the logarithms,
-    decide (:func:`_decide`), apply — each a loop of vector code.
+               row_of, grid, n, idx, out, words, dxs, dys, state):  # pragma: no cover
+    """Attempt ``t`` of ``count`` points in chunks: draw the words, decide
+    (:func:`_decide`), release the accepted points — each a loop of vector code.
 
     Point ``c`` of the pass reads ``streams[c]``, ``indices[c]`` and is point ``c`` of the
     batch when ``t = 0`` (then snapped into ``idx`` here), else point ``who[c]`` (whose
-    ``idx`` holds its snapped index).  Undecided draws go through :func:`exact_offset`
+    ``idx`` holds its snapped index); an accepted point's ``idx`` and ``out`` get its
+    release.  Undecided draws go through :func:`exact_offset`
     at once; the rejected points are written to ``next_*`` (which may be the
     current arrays when ``t > 0``: they are written behind the reading) and counted.
     """
@@ -221,16 +234,13 @@ def _fast_pass(t, count, who, streams, indices, next_who, next_streams, next_ind
             words[1, j] = w1
             words[2, j] = w2
             words[3, j] = w3
-        for v in range(3):
-            for j in range(size):
-                logs[v, j] = vector_log((float(np.int64(words[v, j] >> _U11)) + 0.5) / TWO53)
         if per_traj:
             for j in range(size):
                 p = params[row_of[start + j if t == 0 else who[start + j]]]
-                _decide(j, p[0], p[1], p[2], p[3], p[4], p[5], hx, hy, words, logs, dxs, dys, state)
+                _decide(j, p[0], p[1], p[2], p[3], p[4], p[5], hx, hy, words, dxs, dys, state)
         else:
             for j in range(size):
-                _decide(j, p0[0], p0[1], p0[2], p0[3], p0[4], p0[5], hx, hy, words, logs, dxs, dys, state)
+                _decide(j, p0[0], p0[1], p0[2], p0[3], p0[4], p0[5], hx, hy, words, dxs, dys, state)
         if t == 0:
             for j in range(size):
                 i = start + j
@@ -239,14 +249,17 @@ def _fast_pass(t, count, who, streams, indices, next_who, next_streams, next_ind
                 kx = snap((coords[i, 0] - grid[0]) / hx, n, bx)
                 ky = snap((coords[i, 1] - grid[1]) / hy, n, by)
                 done = state[j] == 0
-                idx[i, 0] = min(max(kx + dxs[j], 0), n) if done else kx
-                idx[i, 1] = min(max(ky + dys[j], 0), n) if done else ky
+                jx = min(max(kx + dxs[j], 0), n) if done else kx
+                jy = min(max(ky + dys[j], 0), n) if done else ky
+                idx[i, 0] = jx
+                idx[i, 1] = jy
+                out[i, 0] = grid[0] + jx * hx
+                out[i, 1] = grid[1] + jy * hy
         else:
             for j in range(size):
                 i = who[start + j]
                 if state[j] == 0:
-                    idx[i, 0] = min(max(idx[i, 0] + dxs[j], 0), n)
-                    idx[i, 1] = min(max(idx[i, 1] + dys[j], 0), n)
+                    _place(i, idx[i, 0] + dxs[j], idx[i, 1] + dys[j], grid, n, idx, out)
         for j in range(size):  # the rest: undecided ones now, rejected ones to the next pass
             if state[j] != 0:
                 c = start + j
@@ -255,8 +268,7 @@ def _fast_pass(t, count, who, streams, indices, next_who, next_streams, next_ind
                     p = params[row_of[i] if per_traj else 0]
                     dx, dy = exact_offset(t, p[0], p[1], p[2], p[3], p[4], p[5], hx, hy,
                                           kind, key, streams[c], indices[c])
-                    idx[i, 0] = min(max(idx[i, 0] + dx, 0), n)
-                    idx[i, 1] = min(max(idx[i, 1] + dy, 0), n)
+                    _place(i, idx[i, 0] + dx, idx[i, 1] + dy, grid, n, idx, out)
                 else:
                     next_who[kept] = i
                     next_streams[kept] = streams[c]
@@ -298,23 +310,17 @@ def planar_kernel(coords, offsets, kind, key, stream_of, index_of, params, grid,
                 traj += 1
             row_of[i] = traj
     words = np.empty((4, CHUNK), dtype=np.uint64)
-    logs = np.empty((3, CHUNK))
     dxs = np.empty(CHUNK, dtype=np.int64)
     dys = np.empty(CHUNK, dtype=np.int64)
     state = np.empty(CHUNK, dtype=np.int8)
-    hx = grid[2]
-    hy = grid[3]
     # the rejected points of each pass (about a fifth; the rest of these arrays is never touched)
     who = np.empty(size, dtype=np.int64)
     streams = np.empty(size, dtype=stream_of.dtype)
     indices = np.empty(size, dtype=index_of.dtype)
     count = _fast_pass(0, size, who, stream_of, index_of, who, streams, indices, coords, kind, key, params,
-                       row_of, grid, n, idx, words, logs, dxs, dys, state)
+                       row_of, grid, n, idx, out, words, dxs, dys, state)
     t = 1
     while count > 0:
         count = _fast_pass(t, count, who, streams, indices, who, streams, indices, coords, kind, key, params,
-                           row_of, grid, n, idx, words, logs, dxs, dys, state)
+                           row_of, grid, n, idx, out, words, dxs, dys, state)
         t += 1
-    for i in range(size):
-        out[i, 0] = grid[0] + idx[i, 0] * hx
-        out[i, 1] = grid[1] + idx[i, 1] * hy
