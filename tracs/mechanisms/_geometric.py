@@ -33,8 +33,8 @@ from numba import njit
 from ..random.kernels import draw_u64_pair
 from ._lattice_kernels import TWO53, below, snap, split_word
 
-__all__ = ["laplace_constants", "tail", "tails", "magnitude_from_log", "quick_magnitude", "magnitude", "snapped_laplace", "laplace_row",
-           "laplace_cumulative"]
+__all__ = ["laplace_constants", "tail", "tails", "magnitude_from_log", "quick_magnitude", "magnitude",
+           "snapped_laplace", "laplace_row", "laplace_cumulative"]
 
 #: first word of the tie extensions of a sample
 EXT_WORD = 2

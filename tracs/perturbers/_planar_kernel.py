@@ -14,30 +14,34 @@ Law of one release (grid ``xmin + i·h_x``, ``ymin + j·h_y``, ``0 <= i, j <= n`
 3. the released index is ``clamp(k + d, 0, n)`` per axis.
 
 The proposal has mass ∝ ``exp(−b‖v‖₁)`` and acceptance ``exp(−a‖v‖ + b‖v‖₁)``,
-so an accepted offset has mass ∝ ``exp(−a‖v‖)`` (about ``π/4`` of attempts
-are accepted).  The realised law is exactly this one for the computed doubles
-``T_m`` and ``exp(g)``: every comparison of a uniform with them is exact
-(:func:`~tracs.mechanisms._lattice_kernels.below`).
+so an accepted offset has mass ∝ ``exp(−a‖v‖)`` (as cells shrink, the share of
+attempts accepted tends to ``(2π/a²)/(8/a²) = π/4``).  The realised law is exactly
+this one for the computed doubles ``T_m`` and ``exp(g)``: every comparison of a
+uniform with them is exact (:func:`~tracs.mechanisms._lattice_kernels.below`).
 
 **Speed without changing the law.**  ``M`` and the acceptance are decided from
-``ln u`` when the computed logarithm lies farther from the threshold than every
-rounding and the unread bits of ``u`` can move it (:func:`quick_accept`,
-:func:`~tracs.mechanisms._geometric.quick_magnitude`); the rare rest (ties within
-a few ulps, about ``1e-7`` of draws) is compared exactly.  Either way the answer
-is the exact comparison's.  :func:`planar_kernel` handles each point's first
-attempt in a loop without data-dependent control flow over chunks of points,
-then takes the rejected (about 21 %) and the undecided draws through the exact
-scalar path (:func:`exact_offset`), which yields the same numbers as running the
-exact path alone (:func:`planar_reference`; the tests compare them).
+``ln u`` when the logarithm lies farther from the threshold than every rounding,
+the logarithm's own error and the unread bits of ``u`` can move it
+(:func:`accept_from_log`, :func:`~tracs.mechanisms._geometric.magnitude_from_log`);
+the rare rest (draws within the margin of a threshold) is compared exactly.
+Either way the answer is the exact comparison's.  The logarithm is
+:func:`~tracs.mechanisms._vector_log.vector_log`, so the passes of
+:func:`planar_kernel` — attempt ``t`` for every point still without a release, in
+chunks: draw the words, decide, release — compile to vector code.  Undecided draws
+go through the exact scalar path (:func:`exact_offset`) from attempt ``t``,
+rejected points (about ``1 − π/4 ≈ 21 %`` per attempt) to the next pass.  The
+indices are those of the exact scalar path alone (:func:`planar_reference`; the
+tests compare them).
 
 **Random words of point i** (``stream_of[i]``, ``index_of[i]``; a release
-depends on nothing else): attempt ``t = 0, 1, …`` reads words ``3t`` (x),
-``3t + 1`` (y) and ``3t + 2`` (acceptance).  The first 53 bits of each are its
-uniform; the low 11 bits of words 0 and 1 are the snapping bits of x and y; bits
-0 and 1 of word ``3t + 2`` are the signs of ``d_x`` and ``d_y``.  A tie of
+depends on nothing else): attempt ``t = 0, 1, …`` reads words ``4t`` (x),
+``4t + 1`` (y), ``4t + 2`` (acceptance) and ``4t + 3`` (signs): two Philox blocks.
+The first 53 bits of each of the first three are its uniform; the low 11 bits of
+words 0 and 1 are the snapping bits of x and y; bits 0 and 1 of word ``4t + 3``
+are the signs of ``d_x`` and ``d_y``.  A tie of
 uniform ``q`` (the number of its word) extends it from words
 ``EXT_BASE + EXT_SPAN·q`` on.  Reading beyond these ranges (more than
-``EXT_SPAN`` extension words, or ``EXT_BASE/3`` attempts) has probability below
+``EXT_SPAN`` extension words, or ``EXT_BASE/4`` attempts) has probability below
 ``2^-1000``.
 
 **Range.**  The search for ``M`` works on int64: the perturber refuses budgets

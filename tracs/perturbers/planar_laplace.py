@@ -9,20 +9,36 @@ from the start:
    ``n = round(1/resolution)`` cells per side of the region's bounding box, its
    edges included) by randomised rounding, giving the grid index ``k``;
 2. an offset ``d ∈ Z²`` is drawn with probability ∝ ``exp(−a·‖(d_x h_x, d_y h_y)‖)``,
-   ``a = ε / (diameter + 2·‖(h_x, h_y)‖)``, exactly: two-sided geometric laws
-   on each axis with rate ``a/√2`` (exact inversion of their cumulative
-   thresholds), thinned by the exact acceptance ``exp(−a‖v‖ + (a/√2)‖v‖₁) <= 1``;
+   ``a = ε / (diameter + 2·‖(h_x, h_y)‖)``, exactly: on each axis a two-sided
+   geometric law with rate ``b = a/√2`` (a magnitude by exact inversion of its
+   tails ``2r^m/(1 + r)``, ``r = e^{−b h}``, and a sign bit), thinned by the exact
+   acceptance ``u < exp(−a‖v‖ + b‖v‖₁)`` (at most 1), repeated until accepted;
 3. the release is the grid point ``clamp(k + d)`` (clamped releases land on the
    region's edges); for a convex polygon it is then moved to the nearest point of
    the region.
 
-The offset law does not depend on the input, so for any two snapped inputs
+The sampler and its word layout are in :mod:`tracs.perturbers._planar_kernel`.
+
+**Guarantee (ε-LDP, exact).**  The proposal puts mass ∝ ``exp(−b‖v‖₁)`` on
+``d`` and accepts it with probability ``exp(−a‖v‖ + b‖v‖₁)``, so an accepted
+offset has mass ``p(d) ∝ exp(−a‖v‖)``, whatever the input.  For two snapped
+inputs ``k, k'`` and any grid point ``j``,
 ``P(k + d = j) / P(k' + d = j) = exp(a(‖j − k'‖ − ‖j − k‖)) <= exp(a·‖k − k'‖) <= e^ε``
-(snapped points are at most ``diameter + 2‖h‖`` apart).  Clamping to the grid and
-to the region is post-processing: it costs no privacy, but it is not free of
-information either — a release on the boundary says the unclamped point fell
-outside, an event whose probability differs between inputs by at most ``e^ε``
-like any other.  ``privacy_spent`` reports ε exactly.
+(distances in metres; snapped points are at most ``diameter + 2‖h‖`` apart).
+Snapping mixes the rows of two grid points, which keeps the bound.  Clamping to
+the grid and to the region is post-processing: it costs no privacy, but it is
+not free of information either — a release on the boundary says the unclamped
+point fell outside, an event whose probability differs between inputs by at
+most ``e^ε`` like any other.  The realised law is this one for the computed
+doubles (the magnitudes' tails and ``exp`` of the acceptance exponent, each a few
+ulps from the real number, and input-independent); every comparison of a
+uniform with them is exact.  ``privacy_spent`` reports ε exactly.
+
+**Smallest budget.**  The magnitudes are searched on int64, so the perturber
+refuses a budget whose tails would not vanish in binary64 before ``2^61`` cells
+(``min_epsilon``: ``PlanarLaplace(Rectangle(0, 0, 1, 1), 1.0).min_epsilon`` is 6.8e-10
+on a square at the default grid; 1e-12 on coarse grids).
+"""
 """
 
 from __future__ import annotations
