@@ -39,7 +39,6 @@ refuses a budget whose tails would not vanish in binary64 before ``2^61`` cells
 (``min_epsilon``: ``PlanarLaplace(Rectangle(0, 0, 1, 1), 1.0).min_epsilon`` is 6.8e-10
 on a square at the default grid; 1e-12 on coarse grids).
 """
-"""
 
 from __future__ import annotations
 
