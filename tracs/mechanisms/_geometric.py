@@ -41,13 +41,16 @@ from ._lattice_kernels import TWO53, below, snap, split_word
 
 INV_TWO53 = 1.0 / TWO53
 
-__all__ = ["laplace_constants", "tail", "tails", "threshold", "thresholds", "magnitude", "snapped_laplace", "laplace_row",
-           "laplace_cumulative"]
+__all__ = ["laplace_constants", "tail", "tails", "threshold", "thresholds", "magnitude_from_log",
+           "magnitude", "snapped_laplace", "laplace_row", "laplace_cumulative"]
 
 #: first word of the tie extensions of a sample
 EXT_WORD = 2
 #: ``top`` of an untruncated magnitude
 NO_TOP = 2 ** 62
+#: the exact search of :func:`magnitude` starts at most here (a law whose ``S_m``
+#: vanishes beyond ``2^61`` never steps past ``2^62``)
+MAX_MAGNITUDE = 2.0 ** 61
 
 
 def laplace_constants(epsilon: float, n: int) -> tuple[float, float]:
@@ -96,6 +99,29 @@ def thresholds(m, log_r, log_c, shift, top):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True, inline="always")
+def magnitude_from_log(f, lu, lu_error, log_r, log_c):  # pragma: no cover
+    """``(m, z)``: the answer of :func:`magnitude` decided from ``lu ≈ ln((f + ½)·2^-53)``,
+    or ``m = -1``.
+
+    ``f`` is the first 53 bits of ``u`` (as a double) and ``lu`` a logarithm
+    within ``lu_error`` of the C library's (whose error the slack covers).
+    ``z = (lu − ln c)/ln r`` puts ``u`` between ``T_{⌊z⌋+1}`` and ``T_{⌊z⌋}``.  When
+    ``z`` lies farther from an integer than every error can move it — the unread
+    bits of ``u`` (below ``2^-53``), the rounding of ``ln u`` and of each ``T_m``
+    (a few ulps of ``m·ln r + ln c``), and of the division — ``⌊z⌋`` is the answer
+    for every value of the unread bits and every rounding.  No branch on the
+    draw: loops over it can be vector code.
+    """
+    z = (lu - log_c) / log_r
+    base = math.floor(z)
+    slack = (((base + 1.0) * abs(log_r) + abs(log_c) + abs(lu) + 4.0) * 2.0 ** -50 + 0.6 / max(f, 0.5)
+             + lu_error)
+    margin = slack / abs(log_r) + z * 2.0 ** -50
+    sure = (f >= 1.0) & (z < 9.0e15) & (z - base > margin) & (base + 1.0 - z > margin)
+    return (int(min(base, 9.0e15)) if sure else -1), z
+
+
+@njit(cache=True, nogil=True, inline="always")
 def magnitude(first, log_r, log_c, shift, top, kind, key, stream, index, ext, fast=True):  # pragma: no cover
     """The largest ``m`` in ``0 … top`` with ``u < S_m`` (:func:`threshold`).
 
@@ -106,8 +132,10 @@ def magnitude(first, log_r, log_c, shift, top, kind, key, stream, index, ext, fa
     of each ``S_m`` (a few ulps of ``m·ln r + ln c``, then the subtraction) and of the
     division — ``min(⌊z⌋, top)`` is the answer for every value of the unread bits and
     every rounding; otherwise (about ``1e-7`` of draws at the default lattice) the
-    thresholds are computed and compared exactly.  ``fast=False`` always compares
-    (the reference the tests hold the shortcut to).
+    thresholds are computed and compared exactly, stepping from the estimate by
+    doubling steps (a far estimate costs a few dozen comparisons, never a walk) and
+    halving back.  ``fast=False`` always compares (the reference the tests hold the
+    shortcut to).
     """
     f = float(np.int64(first))
     uf = (f + 0.5) / TWO53
@@ -121,11 +149,20 @@ def magnitude(first, log_r, log_c, shift, top, kind, key, stream, index, ext, fa
             return int(min(base, top))
     m = 0
     if z > 1.0:
-        m = int(min(math.ceil(z) - 1.0, 9.0e15, top))
+        m = int(min(math.ceil(z) - 1.0, MAX_MAGNITUDE, top))
+    step = 1
     while m > 0 and not below(first, threshold(m, log_r, log_c, shift, top), kind, key, stream, index, ext, False):
-        m -= 1
-    while below(first, threshold(m + 1, log_r, log_c, shift, top), kind, key, stream, index, ext, False):
-        m += 1
+        m = max(m - step, 0)
+        step *= 2
+    # here u < S_m; find the first step with S_{m+step} <= u, then halve back
+    step = 1
+    while below(first, threshold(m + step, log_r, log_c, shift, top), kind, key, stream, index, ext, False):
+        m += step
+        step *= 2
+    while step > 1:  # the answer lies in [m, m + step)
+        step //= 2
+        if below(first, threshold(m + step, log_r, log_c, shift, top), kind, key, stream, index, ext, False):
+            m += step
     return m
 
 

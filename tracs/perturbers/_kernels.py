@@ -46,10 +46,10 @@ from numba import njit
 from ..mechanisms import _band
 from ..mechanisms import _lattice_kernels as _lk
 from ..mechanisms._band import circular_band_index, classical_band_index, fast_affine_index, threshold_compiled
-from ..mechanisms._lattice_kernels import below, snap, split_word, uniform_index
+from ..mechanisms._lattice_kernels import below, split_word, uniform_index
 from .._numba_cache import drop_stale_cache
 from ..random import kernels as _random_kernels
-from ..random.kernels import draw_u64, draw_u64_pair
+from ..random.kernels import draw_u64_pair
 
 
 drop_stale_cache(Path(__file__).parent / "__pycache__",
@@ -304,83 +304,3 @@ def coordinate_kernel(coords, offsets, kind, key, streams, params, bbox, n, hx, 
             for j in range(count):
                 idx[start + j, 0] = jx[j]
                 idx[start + j, 1] = jy[j]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def geometric(logr, first, kind, key, stream, index, ext):
-    """``G`` with ``P(G >= m) = r^m`` exactly for the thresholds ``exp(m·log r)``:
-    the largest ``m`` with ``u < r^m`` (a guess from ``u``, then exact steps)."""
-    uf = (float(first) + 0.5) / _lk.TWO53
-    m = int(math.floor(math.log(uf) / logr))
-    if m < 0:
-        m = 0
-    while m > 0 and not below(first, math.exp(m * logr), kind, key, stream, index, ext, False):
-        m -= 1
-    step = 1
-    while below(first, math.exp((m + step) * logr), kind, key, stream, index, ext, False):
-        m += step
-        step *= 2
-    step //= 2
-    while step > 0:  # the answer lies in [m, m + 2·step)
-        if below(first, math.exp((m + step) * logr), kind, key, stream, index, ext, False):
-            m += step
-        step //= 2
-    return m
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _geometric_at(logr, kind, key, stream, index, draw):
-    f, _ = split_word(draw_u64(kind, key, stream, index, draw))
-    return geometric(logr, f, kind, key, stream, index, draw + 1)
-
-
-@njit(cache=True, nogil=True)
-def planar_kernel(coords, offsets, kind, key, stream_of, index_of, scale, grid, n, out, idx):
-    """Discrete planar Laplace on the grid ``(xmin + i·hx, ymin + j·hy)``, ``0 <= i, j <= n``,
-    clamped to the grid (its edge points are the region's edges).
-
-    ``scale[row]`` is ``a`` (one row, or one per trajectory); ``grid`` is
-    ``(xmin, ymin, hx, hy)``.  Per point: snap each coordinate to the grid by
-    randomised rounding (index ``k``), draw an offset ``d ∈ Z²`` with
-    probability ∝ ``exp(−a‖(d_x h_x, d_y h_y)‖)`` (a product of two-sided
-    geometric laws with rate ``a/√2`` thinned by an exact acceptance test), and
-    release ``clamp(k + d)``.
-    """
-    per_traj = scale.shape[0] > 1
-    traj = 0
-    hx = grid[2]
-    hy = grid[3]
-    for i in range(coords.shape[0]):
-        if per_traj:
-            while i >= offsets[traj + 1]:
-                traj += 1
-        a = scale[traj if per_traj else 0]
-        b = a / math.sqrt(2.0)
-        lx = -b * hx
-        ly = -b * hy
-        stream = stream_of[i]
-        index = index_of[i]
-        w0, w1 = draw_u64_pair(kind, key, stream, index, 0)
-        _, b0 = split_word(w0)
-        _, b1 = split_word(w1)
-        kx = snap((coords[i, 0] - grid[0]) / hx, n, b0)
-        ky = snap((coords[i, 1] - grid[1]) / hy, n, b1)
-        draw = 2
-        while True:
-            dx = (_geometric_at(lx, kind, key, stream, index, draw)
-                  - _geometric_at(lx, kind, key, stream, index, draw + 24))
-            dy = (_geometric_at(ly, kind, key, stream, index, draw + 48)
-                  - _geometric_at(ly, kind, key, stream, index, draw + 72))
-            vx = dx * hx
-            vy = dy * hy
-            accept = math.exp(-a * math.sqrt(vx * vx + vy * vy) + b * (abs(vx) + abs(vy)))
-            f, _ = split_word(draw_u64(kind, key, stream, index, draw + 96))
-            if below(f, accept, kind, key, stream, index, draw + 97, False):
-                break
-            draw += 120
-        jx = min(max(kx + dx, 0), n)
-        jy = min(max(ky + dy, 0), n)
-        idx[i, 0] = jx
-        idx[i, 1] = jy
-        out[i, 0] = grid[0] + jx * hx
-        out[i, 1] = grid[1] + jy * hy

@@ -9,20 +9,35 @@ from the start:
    ``n = round(1/resolution)`` cells per side of the region's bounding box, its
    edges included) by randomised rounding, giving the grid index ``k``;
 2. an offset ``d ∈ Z²`` is drawn with probability ∝ ``exp(−a·‖(d_x h_x, d_y h_y)‖)``,
-   ``a = ε / (diameter + 2·‖(h_x, h_y)‖)``, exactly: two-sided geometric laws
-   on each axis with rate ``a/√2`` (exact inversion of their cumulative
-   thresholds), thinned by the exact acceptance ``exp(−a‖v‖ + (a/√2)‖v‖₁) <= 1``;
+   ``a = ε / (diameter + 2·‖(h_x, h_y)‖)``, exactly: on each axis a two-sided
+   geometric law with rate ``b = a/√2`` (a magnitude by exact inversion of its
+   tails ``2r^m/(1 + r)``, ``r = e^{−b h}``, and a sign bit), thinned by the exact
+   acceptance ``u < exp(−a‖v‖ + b‖v‖₁)`` (at most 1), repeated until accepted;
 3. the release is the grid point ``clamp(k + d)`` (clamped releases land on the
    region's edges); for a convex polygon it is then moved to the nearest point of
    the region.
 
-The offset law does not depend on the input, so for any two snapped inputs
+The sampler and its word layout are in :mod:`tracs.perturbers._planar_kernel`.
+
+**Guarantee (ε-LDP, exact).**  The proposal puts mass ∝ ``exp(−b‖v‖₁)`` on
+``d`` and accepts it with probability ``exp(−a‖v‖ + b‖v‖₁)``, so an accepted
+offset has mass ``p(d) ∝ exp(−a‖v‖)``, whatever the input.  For two snapped
+inputs ``k, k'`` and any grid point ``j``,
 ``P(k + d = j) / P(k' + d = j) = exp(a(‖j − k'‖ − ‖j − k‖)) <= exp(a·‖k − k'‖) <= e^ε``
-(snapped points are at most ``diameter + 2‖h‖`` apart).  Clamping to the grid and
-to the region is post-processing: it costs no privacy, but it is not free of
-information either — a release on the boundary says the unclamped point fell
-outside, an event whose probability differs between inputs by at most ``e^ε``
-like any other.  ``privacy_spent`` reports ε exactly.
+(distances in metres; snapped points are at most ``diameter + 2‖h‖`` apart).
+Snapping mixes the rows of two grid points, which keeps the bound.  Clamping to
+the grid and to the region is post-processing: it costs no privacy, but it is
+not free of information either — a release on the boundary says the unclamped
+point fell outside, an event whose probability differs between inputs by at
+most ``e^ε`` like any other.  The realised law is this one for the computed
+doubles (the magnitudes' tails and ``exp`` of the acceptance exponent, each a few
+ulps from the real number, and input-independent); every comparison of a
+uniform with them is exact.  ``privacy_spent`` reports ε exactly.
+
+**Smallest budget.**  The magnitudes are searched on int64, so the perturber
+refuses a budget whose tails would not vanish in binary64 before ``2^61`` cells
+(``min_epsilon``: ``PlanarLaplace(Rectangle(0, 0, 1, 1), 1.0).min_epsilon`` is 6.8e-10
+on a square at the default grid; 1e-12 on coarse grids).
 """
 
 from __future__ import annotations
@@ -33,7 +48,7 @@ import numpy as np
 
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ..region import Rectangle
-from . import _kernels
+from . import _planar_kernel
 from ._base import Perturber
 from ._sequential import LatticeReleases, keyed_points
 
@@ -85,9 +100,18 @@ class PlanarLaplace(LatticeReleases, Perturber):
         if np.any(eps > MAX_PLANAR_EPSILON):
             raise ValueError(f"epsilon = {float(eps.max()):g} exceeds {MAX_PLANAR_EPSILON:g}, the largest "
                              "budget the planar Laplace grid samples exactly")
-        if np.any(eps < 1e-12):
-            raise ValueError(f"epsilon = {float(eps.min())!r} is below the smallest supported budget 1e-12")
+        floor = self.min_epsilon
+        if np.any(eps < floor):
+            raise ValueError(f"epsilon = {float(eps.min())!r} is below the smallest supported budget "
+                             f"{floor:.3g} (of this grid)")
         return eps * self.rate
+
+    @property
+    def min_epsilon(self) -> float:
+        """The smallest per-point budget: 1e-12, or more on a fine grid, where the offsets'
+        geometric tails must vanish in binary64 before ``2^61`` cells (module notes)."""
+        grid = _planar_kernel.MIN_LOG_RATE * math.sqrt(2.0) / (self.rate * min(self._grid[2], self._grid[3]))
+        return max(1e-12, grid)
 
     def _run(self, coords, offsets, rng):
         out = self._release(coords, offsets, rng)[0]
@@ -100,6 +124,7 @@ class PlanarLaplace(LatticeReleases, Perturber):
         kind, key, stream_of, index_of = keyed_points(rng, offsets)
         out = np.empty_like(coords)
         idx = np.empty(coords.shape, dtype=np.int64)
-        _kernels.planar_kernel(coords, offsets, kind, key, stream_of, index_of, scale.reshape(-1),
-                               self._grid, self._cells, out, idx)
+        params = _planar_kernel.planar_constants(scale, self._grid[2], self._grid[3])
+        _planar_kernel.planar_kernel(coords, offsets, kind, key, stream_of, index_of, params,
+                                     self._grid, self._cells, out, idx)
         return out, idx
