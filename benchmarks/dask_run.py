@@ -15,7 +15,6 @@ RSS in ``benchmarks/dask_run.json``, which ``--write-docs`` puts in
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import resource

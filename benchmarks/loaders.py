@@ -126,7 +126,7 @@ def run(quick: bool = False) -> None:
                 f"{t_total:.2f} s; {verdict} the budget of {BUDGET_SECONDS:.0f} s per 1M "
                 f"({t_total * 1e6 / n:.2f} s per 1M)")))
 
-            times = dl.load_foursquare(foursquare)  # noqa: F841  (warm-up of the file cache)
+            dl.load_foursquare(foursquare)  # warm-up of the file cache
             t_four = best_time(lambda: dl.load_foursquare(foursquare), repeat=repeat)
             rows.append(Row("load_foursquare (original TSV)", n, t_four))
             raw = checkins["datetime"].dt.strftime("%a %b %d %H:%M:%S +0000 %Y")

@@ -123,7 +123,7 @@ def run(quick: bool = False) -> None:
         naive_items, naive_seconds = naive_cache[key]
         rows.append(Row(name, n, seconds, naive_items, naive_seconds,
                         extra=f"cpu {n / cpu / 1e6:6.2f} M/s, peak {peak:5.1f} B/pt"))
-        del pts, offsets
+        pts = offsets = None  # free the workload before the next one
     rows += _earlier_rows(tall, rows, n_many, repeat)
     print_table("perturbers (ε = 4 per point, one core)", rows, unit="points")
 

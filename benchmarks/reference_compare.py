@@ -101,7 +101,7 @@ def run(quick: bool = False) -> None:
     bounds = REGION.bounds
     sample = pts[:n_ref]
     cores = os.cpu_count() or 1
-    print(f"\n## reference implementation structure (per-point Python loop) and DP libraries, same run")
+    print("\n## reference implementation structure (per-point Python loop) and DP libraries, same run")
     header = (f"{'name':<34} {'tracs items/s':>14} {'reference/s':>14} {'ratio':>10} {'vs prev':>8}  "
               "reference")
     print(header)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _tables import Column, Config, Section, Table, fixed, pm, save_figure, summary_frame, value
+from _tables import Column, Config, Section, Table, pm, save_figure, summary_frame, value
 from tracs._text import significant
 
 EPS = (2.0, 4.0, 6.0, 8.0, 10.0)

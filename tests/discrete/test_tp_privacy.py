@@ -62,7 +62,6 @@ def _regions(model, traj):
 
 def _target_kernel(model, x, n_origins, region, b, sectors):
     """D[o_1, …, y]: distribution of a target's release given its origins' releases."""
-    m = len(model.poi_space)
     k = int(b["k"])
     weights = np.exp(-b["point"] / (2 * model.poi_space.diameter) * model.poi_space.distances_from(x))
     if n_origins == 0:

@@ -10,6 +10,7 @@ skip with a message naming Chromium; in CI (``CI`` true) they fail instead.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -229,8 +230,8 @@ class Browser:
 def offline_assets():
     """Skip (fail in CI) when the packages holding Leaflet for offline pages are missing."""
     try:
-        import xstatic.pkg.leaflet  # noqa: F401
-        import xstatic.pkg.leaflet_markercluster  # noqa: F401
+        for name in ("xstatic.pkg.leaflet", "xstatic.pkg.leaflet_markercluster"):
+            importlib.import_module(name)
     except ImportError:
         _missing_browser("offline pages for the Chromium tests need xstatic-leaflet and "
                          "xstatic-leaflet-markercluster (pip install xstatic-leaflet-markercluster): "

@@ -6,8 +6,12 @@ import argparse
 import sys
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:  # for the annotations only: the command imports geopandas when it runs
+    import geopandas
 
 from ._common import CLIError, positive_float, positive_int, seed_int, writable_file
 
@@ -84,7 +88,7 @@ def _lat_lng_columns(columns) -> tuple[str, str]:
     return lat, lng
 
 
-def read_points(path) -> "geopandas.GeoDataFrame":  # noqa: F821
+def read_points(path) -> geopandas.GeoDataFrame:
     """Rows of a point file, in file order: CSV with lat/lng, GeoJSON/GPKG or (Geo)Parquet."""
     import geopandas as gpd
     import pandas as pd
