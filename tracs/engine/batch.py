@@ -114,19 +114,33 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
         streams = KeyedStreams(random_key.kind, random_key.key, fast_stream_ids(keys, n_traj, workers=n_workers))
     chunks = trajectory_chunks(off, n_workers * 4) if n_workers > 1 else [(0, n_traj)]
 
+    direct = (len(chunks) > 1 and not return_indices and not kwargs and hasattr(perturber, "_run_into")
+              and getattr(perturber, "round_to", None) is None)
+    # a plain perturber writes each chunk's releases straight into the rows of one
+    # output array, on the chunk's worker: no per-chunk arrays, no serial concatenation
+    out = np.empty_like(flat) if direct else None
+
     def run(chunk):
         t0, t1 = chunk
         a, b = off[t0], off[t1]
         sub = KeyedStreams(streams.kind, streams.key, streams.streams[t0:t1])
-        return perturber.perturb_many(flat[a:b], off[t0:t1 + 1] - a, rng=sub,
-                                      return_indices=return_indices, **kwargs)
+        local = off[t0:t1 + 1] - a
+        if not direct:
+            return perturber.perturb_many(flat[a:b], local, rng=sub, return_indices=return_indices, **kwargs)
+        try:
+            points = perturber.region.validate_points(flat[a:b], "coords")  # what perturb_many checks
+        except ValueError:  # let perturb_many raise its own message
+            return perturber.perturb_many(flat[a:b], local, rng=sub)
+        perturber._run_into(points, local, sub, out[a:b])
+        return None
 
     results = map_ordered(run, chunks, n_workers)
+    indices = None
     if return_indices:
         out = np.concatenate([r[0] for r in results])
         indices = np.concatenate([np.asarray(r[1]) for r in results])
-    else:
-        out, indices = np.concatenate(results), None
+    elif not direct:
+        out = np.concatenate(results)
     if as_list:
         out = np.split(out, off[1:-1])
         if indices is not None:

@@ -358,6 +358,11 @@ class Perturber(ABC):
         """The :class:`KeyedSource` of a validated batch (see :meth:`perturb_many`)."""
         return KeyedSource(batch_streams(rng, keys, len(offsets) - 1), offsets)
 
+    def _run_into(self, coords: np.ndarray, offsets: np.ndarray, streams: KeyedStreams, out: np.ndarray) -> None:
+        """:meth:`_run` of validated points with the trajectories' resolved ``streams``, its
+        releases written into ``out`` (same shape as ``coords``): the engine's path for one chunk."""
+        out[...] = self._run(coords, offsets, KeyedSource(streams, offsets))
+
     @abstractmethod
     def _run(self, coords: np.ndarray, offsets: np.ndarray, rng: KeyedSource,
              **kwargs) -> np.ndarray:

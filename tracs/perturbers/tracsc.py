@@ -15,7 +15,7 @@ import numpy as np
 from ..region import Rectangle
 from . import _kernels
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
-from ._base import Perturber, check_share
+from ._base import KeyedSource, Perturber, check_share
 from ._sequential import LatticeReleases, axis_constants, keyed_trajectories
 
 __all__ = ["TraCSC"]
@@ -93,13 +93,17 @@ class TraCSC(LatticeReleases, Perturber):
         return np.column_stack([axis_constants(eps_x, xmin, xmax, self.resolution),
                                 axis_constants(eps - eps_x, ymin, ymax, self.resolution)])
 
-    def _release(self, coords, offsets, rng, indices=True):
+    def _release(self, coords, offsets, rng, indices=True, out=None):
         params = self._point_params(offsets, self._params)
         kind, key, streams = keyed_trajectories(rng, offsets)
-        out = np.empty_like(coords)
+        out = np.empty_like(coords) if out is None else out
         idx = np.empty(coords.shape if indices else (0, 2), dtype=np.int64)
         lx, ly = self.lattice
         _kernels.coordinate_kernel(coords, np.asarray(offsets, dtype=np.int64), kind, key,
                                    np.ascontiguousarray(streams, dtype=np.uint64), params,
                                    self._bbox, self._cells, lx.spacing, ly.spacing, out, idx)
         return out, (idx if indices else None)
+
+    def _run_into(self, coords, offsets, streams, out) -> None:
+        """The releases of validated points written into ``out`` (the engine's rows of a chunk)."""
+        self._release(coords, offsets, KeyedSource(streams, offsets), indices=False, out=out)
