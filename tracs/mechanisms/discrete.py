@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -18,6 +19,11 @@ from numba import njit
 from .._validation import MAX_EPSILON, as_float_array, check_epsilon
 from ..random import resolve_streams
 from . import _lattice_kernels as lk
+from .._numba_cache import drop_stale_cache
+from ..random import kernels as _random_kernels
+from ..random.kernels import draw_u64_pair
+from . import _band
+from ._band import threshold_compiled, uniform_below
 from ._duchi_kernel import plus_minus_many, snapped_duchi
 from ._base import check_error_power
 from ._docs import MECHANISM_PARAMETERS, fill_doc
@@ -27,18 +33,51 @@ from ._params import check_interval
 from .lattice import Lattice, check_resolution, lattice_point, snap_weights
 
 
+# the k-RR kernel inlines functions of these modules, which numba's cache does not track
+drop_stale_cache(Path(__file__).parent / "__pycache__",
+                 [Path(lk.__file__), Path(_band.__file__), Path(_random_kernels.__file__)], "discrete")
+
+#: k-RR's words: 0 and 1 (one block) decide the lie and the other value; ties of the
+#: lie extend from word 2, rejected integers are redrawn from word 64
+_KRR_TIE, _KRR_REDRAW = 2, 64
+
+
 @njit(cache=True, nogil=True)
 def _krr_kernel(x, k, lie, kind, key, stream):  # pragma: no cover
-    """k-RR over ``x`` (index = position): word 0 decides the lie, words 32+ pick the other value."""
-    out = np.empty(x.shape[0], dtype=np.int64)
-    for i in range(x.shape[0]):
-        first, _ = lk.split_word(lk.draw_u64(kind, key, stream, i, 0))
-        y = x[i]
-        if lk.below(first, lie, kind, key, stream, i, 1, False):
-            other = lk.uniform_index(k - 1, kind, key, stream, i, 32)
-            y = other + (1 if other >= x[i] else 0)
-        out[i] = y
+    """k-RR over ``x`` (index = position), in two passes.
+
+    Word 0's first 53 bits decide ``u < lie`` exactly (:func:`lk.below`); the low 32
+    bits of word 1 give the other value, an exactly uniform one of ``0 … k − 2``
+    (Lemire's multiply-and-reject, :func:`tracs.mechanisms._band.uniform_below`),
+    shifted past ``x``.  A first pass without branches (vector code) settles every
+    element whose draw needs no further word; the rest (a tie of ``u < lie`` or a
+    possibly rejected integer: about ``(k − 1)·2^-32`` of them) take the exact
+    scalar path with the same words, so both passes give the same numbers.
+    """
+    n = x.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    top, fraction = threshold_compiled(lie)
+    m = np.uint64(k - 1)
+    wide = k - 1 >= 4294967296
+    for i in range(n):
+        w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
+        first, _ = lk.split_word(w0)
+        prod = (w1 & np.uint64(0xFFFFFFFF)) * m
+        r = np.int64(prod >> np.uint64(32))
+        y = (r + 1 if r >= x[i] else r) if first < top else x[i]
+        unsure = ((first == top) and fraction) or ((prod & np.uint64(0xFFFFFFFF)) < m) or wide
+        out[i] = -1 if unsure else y
+    for i in range(n):
+        if out[i] < 0:
+            w0, w1 = draw_u64_pair(kind, key, stream, i, 0)
+            first, _ = lk.split_word(w0)
+            y = x[i]
+            if lk.below(first, lie, kind, key, stream, i, _KRR_TIE, False):
+                other = uniform_below(k - 1, w1, kind, key, stream, i, _KRR_REDRAW)
+                y = other + 1 if other >= x[i] else other
+            out[i] = y
     return out
+
 
 __all__ = ["KRR", "Duchi"]
 
@@ -143,7 +182,8 @@ class KRR:
 
         Lies with probability exactly :attr:`lie_probability` (an exact comparison
         of a lazily extended uniform), then reports a uniform one of the other
-        ``k − 1`` values (exact rejection sampling).
+        ``k − 1`` values (Lemire's multiply-and-reject, exact); one compiled
+        branch-free pass and an exact pass for the rare draws that need more words.
         """
         x = self.input_domain.validate(x, "x")
         flat = np.ascontiguousarray(x, dtype=np.int64).reshape(-1)
