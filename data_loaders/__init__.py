@@ -29,7 +29,7 @@ only the first row of each (user, time) pair.
 'EPSG:32654'
 """
 
-from importlib import import_module
+from tracs._lazy import lazy_names
 
 # public name -> module of this package that defines it, imported on first use: the command
 # line's array path uses a few checks of ``data_loaders._checkins`` and needs no geopandas
@@ -50,16 +50,4 @@ __all__ = sorted(_EXPORTS)
 _SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "synthetic"}
 
 
-def __getattr__(name: str):
-    if name in _SUBMODULES:  # as an attribute, as when this package imported them all
-        return import_module(f"{__name__}.{name}")
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'data_loaders' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, _SUBMODULES)

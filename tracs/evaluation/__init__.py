@@ -27,7 +27,7 @@ it is split across processes; all methods of one repetition see the same data
 (paired comparisons).  Only the timing columns vary between two runs.
 """
 
-
+from .._lazy import lazy_names
 
 __all__ = [
     "METHODS",
@@ -78,18 +78,4 @@ _EXPORTS = {
 _SUBMODULES = {"datasets", "methods", "metrics", "report", "runner", "estimated"}
 
 
-def __getattr__(name: str):
-    from importlib import import_module
-
-    if name in _SUBMODULES:
-        return import_module(f"{__name__}.{name}")
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tracs.evaluation' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS, _SUBMODULES)

@@ -16,7 +16,7 @@ gpxpy) until a name is used.
 
 from __future__ import annotations
 
-from importlib import import_module
+from .._lazy import lazy_names
 
 _EXPORTS = {
     "ALIASES": "columns", "CLI_FLAGS": "columns", "API_FLAGS": "columns", "ColumnMap": "columns",
@@ -31,10 +31,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tracs.io' has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_names(__name__, _EXPORTS)
