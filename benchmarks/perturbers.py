@@ -130,14 +130,22 @@ def run(quick: bool = False) -> None:
 
 def _earlier_rows(region, rows, n, repeat):
     """The samplers before the lattice and keyed streams (raw doubles, numpy's generator), same
-    workload: TraCS-C and planar Laplace (``benchmarks/reference/continuous.py``)."""
-    from benchmarks.reference.continuous import continuous_planar_laplace, continuous_tracsc
+    workload: TraCS-C, TraCS-D, the Strawman and planar Laplace (``benchmarks/reference/continuous.py``)."""
+    from benchmarks.reference.continuous import continuous_planar_laplace, continuous_sequential, continuous_tracsc
 
     pts, bbox, rng = _points(region, n), np.array(region.bounds, dtype=np.float64), np.random.default_rng(0)
+    offsets = np.arange(0, n + 1, 100)
+    share = TraCSD(region, EPSILON).direction_share
+    samplers = (("TraCS-C (many)", lambda p: continuous_tracsc(p, bbox, EPSILON, rng)),
+                ("TraCS-D (many)", lambda p: continuous_sequential(p, offsets[offsets <= len(p)], bbox, EPSILON,
+                                                                   rng, share)),
+                ("Strawman (many)", lambda p: continuous_sequential(p, offsets[offsets <= len(p)], bbox, EPSILON,
+                                                                    rng, share, sectors=6)),
+                ("PlanarLaplace (many)", lambda p: continuous_planar_laplace(p, bbox, EPSILON, rng)))
     out = []
-    for name, fn in (("TraCS-C (many)", continuous_tracsc), ("PlanarLaplace (many)", continuous_planar_laplace)):
-        fn(pts[:1000], bbox, EPSILON, rng)  # compile
-        call = lambda: fn(pts, bbox, EPSILON, rng)  # noqa: E731
+    for name, fn in samplers:
+        fn(pts[:1000])  # compile
+        call = lambda: fn(pts)  # noqa: E731
         seconds = best_time(call, repeat=repeat)
         cpu = best_time(call, repeat=1, clock=time.process_time)
         now = next(row for row in rows if row.name == name)

@@ -50,10 +50,12 @@ def replay(p, region, traj, off, idx):
     for t in range(len(off) - 1):
         ref = np.asarray(p.anchor_point)
         for i in range(off[t], off[t + 1]):
+            unit = lat.unit_vectors([idx[i, 0]])  # the lattice's public (cos, sin) of the angle
             phi = float(lat.direction.points(idx[i, 0]))
-            reach = float(region.exit_distance(ref[None], np.array([phi]))[0])
+            assert np.allclose(unit[0], [math.cos(phi), math.sin(phi)], rtol=0, atol=1e-15)
+            reach = float(region._exit_distance(ref[None], unit[:, 0], unit[:, 1])[0])
             step = float(lat.distance.points(idx[i, 1])) * reach
-            point = ref + step * np.array([math.cos(phi), math.sin(phi)])
+            point = ref + step * unit[0]
             out[i] = region._clamp_from(ref[None], point[None])[0]
             ref = out[i]
     return out

@@ -130,12 +130,58 @@ def uniform_below(m, word, kind, key, stream, index, draw):  # pragma: no cover
 
 
 @njit(cache=True, nogil=True, inline="always")
+def band_part(first, word, m, count, c, kind, key, stream, index, ext, draw):  # pragma: no cover
+    """The input-free half of a banded draw: ``r`` (the ``r``-th cell of the band) or
+    ``−(r + 1)`` (the ``r``-th cell outside it, with probability ``c``).
+
+    It reads only the point's words, never its input, so a recursion whose input
+    depends on earlier releases can draw it ahead (:func:`band_cell_of`).
+    """
+    if below(first, c, kind, key, stream, index, ext, False):
+        return -1 - uniform_below(count - m, word, kind, key, stream, index, draw)
+    return uniform_below(m, word, kind, key, stream, index, draw)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def fast_band_part(first, word, m, count, top, fraction):  # pragma: no cover
+    """:func:`band_part` without branches, and whether it is unsure (it would read further
+    words: then call :func:`band_part` with the same words)."""
+    rare = first < top
+    size = np.uint64(count - m) if rare else np.uint64(m)
+    prod = (word & _MASK32) * size
+    r = np.int64(prod >> _U32)
+    unsure = ((first == top) and fraction) or ((prod & _MASK32) < size) or size >= _TWO32
+    return (-1 - r if rare else r), unsure
+
+
+@njit(cache=True, nogil=True, inline="always")
+def band_cell_of(part, start, m):  # pragma: no cover
+    """The cell of :func:`band_part`'s ``part`` in the row whose band is ``start … start + m − 1``."""
+    if part >= 0:
+        return start + part
+    r = -1 - part
+    return r if r < start else r + m
+
+
+@njit(cache=True, nogil=True, inline="always")
+def circular_offset_of(part, m):  # pragma: no cover
+    """The offset from the snapped input of :func:`band_part`'s ``part`` on a circle
+    (band ``−half … m − 1 − half``, ``half = (m − 1) // 2``, rare cells after it)."""
+    half = (m - 1) // 2
+    return part - half if part >= 0 else half - part
+
+
+@njit(cache=True, nogil=True, inline="always")
+def wrap_cell(j, n):  # pragma: no cover
+    """``j mod n`` for ``j`` in ``−n … 2n − 1``, without a division."""
+    j = j + n if j < 0 else j
+    return j - n if j >= n else j
+
+
+@njit(cache=True, nogil=True, inline="always")
 def band_cell(first, word, start, m, count, c, kind, key, stream, index, ext, draw):  # pragma: no cover
     """A cell of the banded row whose band is ``start … start + m − 1`` (module notes)."""
-    if below(first, c, kind, key, stream, index, ext, False):
-        r = uniform_below(count - m, word, kind, key, stream, index, draw)
-        return r if r < start else r + m
-    return start + uniform_below(m, word, kind, key, stream, index, draw)
+    return band_cell_of(band_part(first, word, m, count, c, kind, key, stream, index, ext, draw), start, m)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -179,12 +225,8 @@ def circular_band_index(t, n, m, c, first, bits, word, kind, key, stream, index,
     """Lattice index of the optimal circular mechanism on ``n`` cells: the band is the ``m``
     cells centred on the snapped input, the rest of the circle the rare part."""
     k = snap(t, n, bits)
-    half = (m - 1) // 2
-    if below(first, c, kind, key, stream, index, ext, False):
-        d = half + 1 + uniform_below(n - m, word, kind, key, stream, index, draw)
-    else:
-        d = uniform_below(m, word, kind, key, stream, index, draw) - half
-    return (k + d) % n
+    part = band_part(first, word, m, n, c, kind, key, stream, index, ext, draw)
+    return (k + circular_offset_of(part, m)) % n
 
 
 @njit(cache=True, nogil=True, inline="always")

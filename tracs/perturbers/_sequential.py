@@ -31,6 +31,7 @@ from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Rectangle
 from . import _kernels
+from ._angles import angle_tables, unit_vectors
 from ._base import KeyedSource, Perturber, as_batch, check_share, resolve_anchor
 
 TWO_PI = 2.0 * math.pi
@@ -110,14 +111,19 @@ class DirectionDistanceLattice:
     def __repr__(self):
         return f"DirectionDistanceLattice(direction={self.direction!r}, distance={self.distance!r})"
 
+    def unit_vectors(self, a) -> np.ndarray:
+        """``(cos, sin)`` of direction indices ``a``, ``(N, 2)``: the doubles the kernels use
+        (:mod:`tracs.perturbers._angles`, within a few ulp of ``cos``/``sin`` of the angle)."""
+        return unit_vectors(a, self._perturber._angle_tables())
+
     def points_about(self, reference, a, r) -> np.ndarray:
         """Plane points of direction indices ``a`` and distance indices ``r`` about ``reference``."""
         p = self._perturber
         ref = np.broadcast_to(np.asarray(reference, dtype=np.float64), (np.size(a), 2))
-        angle = self.direction.points(np.ravel(a))
-        reach = p.region.exit_distance(ref, angle)
+        unit = self.unit_vectors(a)
+        reach = p.region._exit_distance(p.region.validate_points(ref, "reference"), unit[:, 0], unit[:, 1])
         step = self.distance.points(np.ravel(r)) * reach
-        out = ref + step[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
+        out = ref + step[:, None] * unit
         return p.region._clamp_from(ref, out)
 
     def contains(self, values) -> np.ndarray:
@@ -196,6 +202,13 @@ class SequentialPerturber(LatticeReleases, Perturber):
         return DirectionDistanceLattice(Lattice(0.0, TWO_PI / n_a, n_a),
                                         Lattice(0.0, fit_spacing(0.0, 1.0, n_r), n_r + 1), self)
 
+    def _angle_tables(self) -> np.ndarray:
+        """Tables of the angle lattice's unit vectors (:mod:`tracs.perturbers._angles`), built once."""
+        if getattr(self, "_tables", None) is None:
+            n, h = self._angle_constants()
+            self._tables = angle_tables(int(n), float(h))
+        return self._tables
+
     def _angle_constants(self) -> np.ndarray:
         """``(n, h)`` of the angle lattice: ``n`` angles ``a·h``."""
         lat = OptimalCircular(epsilon=1.0, resolution=self.resolution).lattice
@@ -227,14 +240,19 @@ class SequentialPerturber(LatticeReleases, Perturber):
                                 classical_constants(eps - eps_dir, self.resolution)])
 
     # -- engine ----------------------------------------------------------------------
-    def _release(self, coords, offsets, rng, indices=True):
+    def _release(self, coords, offsets, rng, indices=True, out=None):
         params = self._point_params(offsets, self._params)
-        kind, key, stream_of, index_of = keyed_points(rng, offsets)
-        out = np.empty_like(coords)
-        idx = np.empty(coords.shape, dtype=np.int64)
-        _kernels.sequential_kernel(coords, offsets, kind, key, stream_of, index_of, params,
-                                   self._angle_constants(), self._cells, self.lattice.distance.spacing,
+        kind, key, streams = keyed_trajectories(rng, offsets)
+        out = np.empty_like(coords) if out is None else out
+        idx = np.empty(coords.shape if indices else (0, 2), dtype=np.int64)
+        _kernels.sequential_kernel(coords, np.asarray(offsets, dtype=np.int64), kind, key,
+                                   np.ascontiguousarray(streams, dtype=np.uint64), params,
+                                   self._angle_constants(), self._angle_tables(), self._cells, self.lattice.distance.spacing,
                                    self._anchor,
                                    self._nx, self._ny, self._hb, self._rect, self._bbox,
                                    self.region.tolerance, self._mode, self._sectors, out, idx)
-        return out, idx
+        return out, (idx if indices else None)
+
+    def _run_into(self, coords, offsets, streams, out) -> None:
+        """The releases of validated points written into ``out`` (the engine's rows of a chunk)."""
+        self._release(coords, offsets, KeyedSource(streams, offsets), indices=False, out=out)
