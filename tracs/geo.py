@@ -33,10 +33,41 @@ import pyproj
 
 from ._validation import as_float_array
 
-__all__ = ["WGS84", "local_metric_crs", "to_metric", "to_wgs84"]
+__all__ = ["WGS84", "local_metric_crs", "to_metric", "to_wgs84", "transform_xy"]
 
 WGS84 = pyproj.CRS.from_epsg(4326)
 _WARN_DEGREES = 9.0
+#: points per thread below which :func:`transform_xy` stays on one thread
+_MIN_PIECE = 1 << 16
+
+
+def transform_xy(x, y, source, target, *, workers: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``pyproj.Transformer.from_crs(source, target, always_xy=True).transform(x, y, errcheck=True)``
+    on up to ``workers`` threads.
+
+    pyproj releases the interpreter lock while PROJ transforms, but one
+    transformer serialises its callers, so each thread takes a contiguous piece
+    with a transformer of its own.  Every point is transformed by the same PROJ
+    operation as on one thread, so the result is the same, bit for bit.
+    """
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    pieces = max(1, min(int(workers), len(x) // _MIN_PIECE))
+    if pieces == 1:
+        return pyproj.Transformer.from_crs(source, target, always_xy=True).transform(x, y, errcheck=True)
+    from concurrent.futures import ThreadPoolExecutor
+
+    out_x, out_y = np.empty_like(x), np.empty_like(y)
+    bounds = np.linspace(0, len(x), pieces + 1).astype(np.int64)
+
+    def piece(k):
+        a, b = bounds[k], bounds[k + 1]
+        transformer = pyproj.Transformer.from_crs(source, target, always_xy=True)
+        out_x[a:b], out_y[a:b] = transformer.transform(x[a:b], y[a:b], errcheck=True)
+
+    with ThreadPoolExecutor(pieces, thread_name_prefix="tracs-proj") as pool:
+        list(pool.map(piece, range(pieces)))  # re-raises a piece's error
+    return out_x, out_y
 
 
 def _centre_lon(lon: np.ndarray) -> tuple[float, float]:

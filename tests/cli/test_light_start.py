@@ -72,3 +72,26 @@ def test_packages_load_their_names_on_first_use(code, names):
     module = code.split(" as ")[-1] if " as " in code else "tracs"
     uses = "\n".join(f"assert {module}.{name} is not None and {name!r} in dir({module})" for name in names)
     imported_after(f"{code}\n{uses}")  # raises when a name does not resolve
+
+
+@pytest.mark.parametrize("argv, freezes", [(None, True), (["perturb", "in.parquet"], False)],
+                         ids=["command", "in-process"])
+def test_collection_is_paused_only_while_the_command_starts(tmp_path, argv, freezes):
+    """``tracs perturb`` pauses the cyclic collector during its imports, then resumes it; only the
+    command's own process freezes the objects it imported."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"uid": [1, 1, 2, 2], "datetime": ["2012-04-03T10:00:00Z"] * 4,
+                             "lat": [35.6, 35.61, 35.7, 35.71], "lng": [139.6, 139.61, 139.7, 139.71]}),
+                   tmp_path / "in.parquet")
+    args = "['perturb', 'in.parquet', '-o', 'out.parquet', '-m', 'tracs-c', '-e', '2', '--region', 'tky', '-q']"
+    code = ("import gc, sys\nimport tracs.cli as c, tracs.cli._fast as f\nseen = {}\nrun = f.run\n"
+            "def spy(*a, **k):\n    seen['during'] = gc.isenabled()\n    out = run(*a, **k)\n"
+            "    seen['after'] = (gc.isenabled(), gc.get_freeze_count() > 0)\n    return out\n"
+            "f.run = spy\n"
+            + (f"sys.argv = ['tracs'] + {args}\nrc = c.main()\n" if argv is None
+               else f"rc = c.main({args})\n")
+            + "assert rc == 0, rc\nassert seen['during'] is False, seen\n"
+              f"assert seen['after'] == (True, {freezes}), seen\nassert gc.isenabled() is {not freezes}\n")
+    imported_after(code, cwd=tmp_path)

@@ -78,3 +78,24 @@ def test_sections_run_and_write_docs(tmp_path, monkeypatch, capsys):
     saved = json.loads((tmp_path / "previous.json").read_text())
     assert saved["figures"]["scaling / TraCS-C / 1 workers"]["value"] > 1.0
     assert saved["machine"]["cores"] >= 1
+
+
+def test_best_of_alternating_keeps_the_fastest_run_of_each(monkeypatch):
+    from benchmarks import cli
+
+    calls = []
+    times = iter([3.0, 5.0, 2.0, 6.0, 4.0, 4.5])
+    monkeypatch.setattr(cli, "measure", lambda command, env=None: (calls.append(command[0]) or next(times), 10.0))
+    assert cli.best_of_alternating((["a"], None), (["b"], None), repeat=3) == ((2.0, 10.0), (4.5, 10.0))
+    assert calls == ["a", "b"] * 3  # in turn
+
+
+def test_earlier_sequential_samplers_are_timed_against_the_same_workload():
+    from benchmarks import perturbers
+    from benchmarks._timing import Row
+    from tracs.region import Rectangle
+
+    names = ["TraCS-C (many)", "TraCS-D (many)", "Strawman (many)", "PlanarLaplace (many)"]
+    rows = perturbers._earlier_rows(Rectangle(0, 0, 2, 10), [Row(n, 3000, 0.01) for n in names], 3000, 1)
+    assert [r.name.split(",")[0].strip() for r in rows] == ["TraCS-C", "TraCS-D", "Strawman", "PlanarLaplace"]
+    assert all("lattice rate / continuous rate" in r.extra for r in rows)

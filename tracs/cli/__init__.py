@@ -50,6 +50,10 @@ def build_parser() -> Parser:
 def _dispatch(args) -> int:
     from importlib import import_module
 
+    from . import _startup
+
+    if args.command != "perturb":  # only the perturb command resumes collection later
+        _startup.resume()
     if args.command == "map":
         from . import map_command
 
@@ -63,11 +67,16 @@ def main(argv=None) -> int:
     Without ``argv`` (the ``tracs`` command itself, whose process ends next) the objects
     left at the end are frozen out of the garbage collector: the interpreter's last
     collections then skip the modules and compiled kernels loaded (pandas, numba), and
-    nothing else changes (exit handlers still run).
+    nothing else changes (exit handlers still run).  While a command starts up,
+    automatic collection is paused (:mod:`tracs.cli._startup`).
     """
+    from . import _startup
+
+    _startup.pause(freeze=argv is None)  # until the command's imports are done (tracs.cli._startup)
     try:
         return _main(argv)
     finally:
+        _startup.resume()
         if argv is None:
             import gc
 

@@ -90,9 +90,9 @@ def run(args, spec, output: Path, fmt: str) -> int:
     """Perturb ``args.input`` with ``spec`` and write ``output``; print the summary line."""
     from ..evaluation import MethodContext
     from ..io.table import read_points, to_wgs84, write_released
-    from ..engine import average_error, round_points
+    from ..engine import average_error, resolve_workers, round_points
     from ..region import Rectangle
-    from . import _columns, _output, _public
+    from . import _columns, _output, _public, _startup
     from ._common import CLIError
     from .perturb import perturb_trajectories
 
@@ -104,7 +104,8 @@ def run(args, spec, output: Path, fmt: str) -> int:
     _output.report_drops("perturb", points.report, strict=args.strict, quiet=getattr(args, "quiet", False),
                          extra=[("clipped" if args.clip else "dropped", handled)])
     crs = _public.metric_crs(args, points.metric_crs)
-    coords = points.to_metric(crs)
+    threads = resolve_workers(args.workers)
+    coords = points.to_metric(crs, workers=threads)
     offsets = points.offsets
     if len(coords) == 0:
         raise CLIError(f"{source}: no points left to perturb")
@@ -115,6 +116,7 @@ def run(args, spec, output: Path, fmt: str) -> int:
                         pois=None if public.pois is None else public.pois.points)
     if warm is not None and warm.is_alive():
         warm.join()
+    _startup.resume()  # imports done, kernels loaded: collect normally from here (tracs.cli._startup)
     keyed = _keyed(spec, ctx)
     users = points.trajectory_users() if keyed else None
     rng = random_argument(args) if keyed else np.random.default_rng(args.seed)
@@ -140,7 +142,7 @@ def run(args, spec, output: Path, fmt: str) -> int:
         ae = average_error(coords, released, offsets, workers=args.workers)
         lengths = np.diff(offsets)
         eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
-        lonlat = to_wgs84(released, crs)
+        lonlat = to_wgs84(released, crs, workers=threads)
         del released
         # a temporary file in the output's folder, renamed into place: never half a file
         _output.write_atomically(output, lambda path: write_released(points, lonlat, eps_point, eps_traj, path,

@@ -126,7 +126,10 @@ def run(args) -> int:
                        "and is kept only to reproduce the paper's experiments with 'tracs evaluate'; "
                        "it is never used to release data: use 'lsrr' instead")
     if args.engine == "dask":
+        from . import _startup
         from .dask_perturb import run_dask
+
+        _startup.resume()
 
         return run_dask(args, METHODS[args.method])
     if args.scheduler is not None:
