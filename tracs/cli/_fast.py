@@ -2,7 +2,8 @@
 
 The rows never become a GeoDataFrame: user ids, times and source lines stay
 NumPy / Arrow arrays (:mod:`tracs.io.table`), coordinates are projected to the
-local UTM zone with one pyproj call, trajectories are perturbed in chunks of
+local UTM zone by pyproj on ``--workers`` threads (:func:`tracs.geo.transform_xy`),
+trajectories are perturbed in chunks of
 whole users (bounded temporary memory, a progress bar) when the perturbers take
 per-user keys — a user's draws then do not depend on the chunk — and in one batch
 otherwise, and the released rows are written back in the input's order in batches.
