@@ -142,9 +142,10 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         ``"cv"`` for TraCS-C when every report's ε is at least
         :data:`AUTO_SMOOTHING_EPSILON` (2), else ``None`` (plain EM).  There the
         finer grid of ``refine="auto"`` follows: unsmoothed, a grid twice as fine
-        only adds variance at ε = 2, while the held-out weight keeps that variance
-        in check and the fine cells place box edges more closely; below ε = 2 the
-        held-out likelihood is too flat to choose well (``docs/estimation.md``).
+        gains nothing at ε = 2 (four times the unknowns, more noise fitted), while
+        the held-out weight damps that noise and the fine cells place box edges
+        more closely; below ε = 2 the held-out likelihood is too flat to choose
+        well (``docs/estimation.md``).
     tol : float
         Stopping tolerance (see :mod:`tracs.estimate._em`).
     subpoints : int
