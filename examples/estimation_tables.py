@@ -14,12 +14,14 @@ points on the same ``--queries`` boxes (sides 10–50 % of the region's, seed
   rule;
 * **EM λ**: a light partial EMS step after every M-step (``smoothing=0.005``);
 * **EMS**: full EMS smoothing (Li et al. 2020);
-* **default**: ``density()`` as shipped (``refine="auto"``: at ε ≥ 4 EM runs on a
-  2G×2G grid whose estimate answers the queries; ``stop="auto"``: TraCS-D below
-  ε = 2 stops at the pass budget chosen on held-out trajectories; otherwise the
-  same as plain EM);
+* **default**: ``density()`` as shipped (``smoothing="auto"``: TraCS-C from
+  ε = 2 chooses its EMS weight on held-out reports; ``refine="auto"``: at ε ≥ 4,
+  and for those TraCS-C fits from ε = 2, EM runs on a 2G×2G grid whose estimate
+  answers the queries; ``stop="auto"``: TraCS-D below ε = 2 stops at the pass
+  budget chosen on held-out trajectories; otherwise the same as plain EM);
 * **cv** (TraCS-C, planar Laplace): the default with ``smoothing="cv"`` (the EMS
-  weight chosen by the likelihood of held-out reports).
+  weight chosen by the likelihood of held-out reports; the default itself for
+  TraCS-C from ε = 2).
 
 Columns are means over the releases; ratios are ratios of those means.  Also the
 total-variation distance to the true G×G histogram and the share of the true
@@ -54,7 +56,8 @@ METHODS = {"TraCS-C": TraCSC, "TraCS-D": TraCSD, "Strawman": Strawman, "T-Laplac
 HOT = 20
 #: weight of the light smoothing variant, θ <- (1 − λ)θ + λ·smooth(θ)
 LIGHT = 0.005
-VARIANTS = {"plain": {"refine": 1, "stop": "rule"}, "light": {"refine": 1, "smoothing": LIGHT, "stop": "rule"},
+VARIANTS = {"plain": {"refine": 1, "smoothing": None, "stop": "rule"},
+            "light": {"refine": 1, "smoothing": LIGHT, "stop": "rule"},
             "ems": {"refine": 1, "smoothing": "ems", "stop": "rule"}, "default": {}, "cv": {"smoothing": "cv"}}
 #: methods whose reports are counted in bins (``smoothing="cv"`` applies)
 BINNED = {"TraCS-C", "T-Laplace"}
@@ -77,6 +80,13 @@ def hotspot_share(estimate, truth, k=HOT):
     a = {tuple(c) for c in estimate.hotspots(k).cells}
     b = {tuple(c) for c in truth.hotspots(k).cells}
     return len(a & b) / k
+
+
+def _default_is_plain(method, eps):
+    """Whether ``density()``'s defaults reduce to plain EM (refine 1, no smoothing, the rule)."""
+    if method == "TraCS-C":
+        return eps < 2
+    return eps < 4 and (method != "TraCS-D" or eps >= 2)
 
 
 def _score(row, label, est, boxes, answers, truth, seconds=None):
@@ -113,8 +123,10 @@ def run(datasets, epsilons, grid, queries, seed, methods, seeds):
                     for label, options in VARIANTS.items():
                         if label == "cv" and method not in BINNED:
                             continue
-                        if label == "default" and eps < 4 and (method != "TraCS-D" or eps >= 2):
+                        if label == "default" and _default_is_plain(method, eps):
                             est, sec = fits["plain"]  # the default is plain EM here (see density())
+                        elif label == "cv" and method == "TraCS-C" and eps >= 2:
+                            est, sec = fits["default"]  # the default is smoothing="cv" here
                         else:
                             start = time.perf_counter()
                             est = density(reports, pert, offsets=off, grid=grid, **options)

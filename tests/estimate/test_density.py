@@ -128,10 +128,37 @@ def test_refine_keeps_fine_estimate_for_queries():
     np.testing.assert_array_equal(est.grid[0], est.detail.grid[0][::2])
     box = [[0.3, 0.1, 0.9, 0.55]]
     assert est.range_queries(box)[0] == est.detail.range_queries(box)[0]
-    assert density(rep, pert, offsets=off, grid=GRID, refine="auto").detail is not None
+    assert density(rep, pert, offsets=off, grid=GRID, refine="auto", smoothing=None).detail is not None
     low = TraCSC(REGION, 2.0)
     assert density(low.perturb_many(pts, off, rng=14), low, offsets=off, grid=GRID,
-                   refine="auto").detail is None
+                   refine="auto", smoothing=None).detail is None
+
+
+def test_auto_smoothing_and_refine_rules():
+    # TraCS-C (seeded): from ε = 2 the default is the held-out EMS weight on a grid twice as fine;
+    # below 2, plain EM on the requested grid; TraCS-D: never smoothed, refined from ε = 4 only
+    pts, off = _clustered(3000, 17)
+    for eps, same_as in ((1.0, {"smoothing": None, "refine": 1}), (2.0, {"smoothing": "cv", "refine": 2}),
+                         (4.0, {"smoothing": "cv", "refine": 2})):
+        pert = TraCSC(REGION, eps)
+        rep = pert.perturb_many(pts, off, rng=18)
+        auto = density(rep, pert, offsets=off, grid=GRID)
+        other = density(rep, pert, offsets=off, grid=GRID, **same_as)
+        np.testing.assert_array_equal(auto.probabilities, other.probabilities)
+        assert auto.method == other.method and auto.iterations == other.iterations
+        assert (auto.detail is None) == (same_as["refine"] == 1)
+    # an explicit smoothing=None at ε = 2 keeps plain EM on the requested grid
+    pert = TraCSC(REGION, 2.0)
+    rep = pert.perturb_many(pts, off, rng=18)
+    assert density(rep, pert, offsets=off, grid=GRID, smoothing=None).detail is None
+    # with smoothing="cv" chosen explicitly at ε = 1 the grid is not refined
+    pert = TraCSC(REGION, 1.0)
+    assert density(pert.perturb_many(pts, off, rng=18), pert, offsets=off, grid=GRID,
+                   smoothing="cv").detail is None
+    pert = TraCSD(REGION, 2.0)
+    rep = pert.perturb_many(pts[:600], off[off <= 600], rng=19)
+    auto = density(rep, pert, offsets=off[off <= 600], grid=GRID)
+    assert auto.method == "em" and auto.detail is None
 
 
 def test_polygon_region_support():

@@ -30,8 +30,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--grid", type=int, default=32, metavar="G", help="G × G cells (default 32)")
     p.add_argument("--queries", default=None, metavar="BOXES",
                    help="CSV of boxes (min_lng, min_lat, max_lng, max_lat) to answer")
-    p.add_argument("--smoothing", choices=("none", "ems"), default="none",
-                   help="EMS smoothing after every EM step (default none)")
+    p.add_argument("--smoothing", choices=("auto", "none", "ems", "cv"), default="auto",
+                   help="EMS smoothing after every EM step: auto (the estimator's default: the weight "
+                        "chosen on held-out reports for TraCS-C from ε = 2, else none), none, ems, "
+                        "cv (default auto)")
 
 
 def write_perturb_sidecar(output, args, perturber, region, crs) -> Path:
@@ -65,7 +67,7 @@ def _release_points(path: Path, crs):
     return np.column_stack([x, y]), offsets
 
 
-def estimate_release(release: Path, grid: int, smoothing=None):
+def estimate_release(release: Path, grid: int, smoothing="auto"):
     """``(density, sidecar, reports)`` of a file written by 'tracs perturb' and its sidecar."""
     from ..estimate.planar import density
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
@@ -94,7 +96,7 @@ def run(args) -> int:
     kind = output.suffix.lower()
     if kind not in (".csv", ".geojson", ".json", ".html"):
         raise CLIError(f"cannot tell the output format of {output.name}: use .csv, .geojson or .html")
-    est, data, n = estimate_release(release, args.grid, None if args.smoothing == "none" else "ems")
+    est, data, n = estimate_release(release, args.grid, None if args.smoothing == "none" else args.smoothing)
     cells = est.to_geodataframe(crs=data["crs"]).to_crs(4326)
     if kind == ".csv":
         b = cells.geometry.bounds

@@ -79,13 +79,31 @@ AUTO_CV_EPSILON = 2.0
 #: ``refine="auto"``: the per-point ε from which EM runs on a grid twice as fine per axis
 AUTO_REFINE_EPSILON = 4.0
 
+#: ``smoothing="auto"``: the per-point ε from which TraCS-C fits choose their EMS weight on
+#: held-out reports (``"cv"``) and run on a grid twice as fine per axis
+AUTO_SMOOTHING_EPSILON = 2.0
 
-def _check_refine(refine, eps) -> int:
-    """The refinement factor: an int in 1..8, or ``"auto"`` (2 when every report's ε >= 4, else 1)."""
+
+def _auto_smoothing(smoothing, perturber, eps):
+    """``"auto"`` -> ``"cv"`` for TraCS-C when every report's ε is at least 2, else ``None``."""
+    if isinstance(smoothing, str) and smoothing == "auto":
+        held_out = isinstance(perturber, TraCSC) and float(np.min(eps)) >= AUTO_SMOOTHING_EPSILON
+        return "cv" if held_out else None
+    return smoothing
+
+
+def _check_refine(refine, eps, smoothed: bool = False) -> int:
+    """The refinement factor: an int in 1..8, or ``"auto"``.
+
+    ``"auto"`` is 2 when every report's ε is at least :data:`AUTO_REFINE_EPSILON`,
+    or at least :data:`AUTO_SMOOTHING_EPSILON` when ``smoothed`` (a TraCS-C fit whose
+    EMS weight is chosen on held-out reports), else 1.
+    """
     if isinstance(refine, str):
         if refine != "auto":
             raise ValueError(f"refine must be an int in 1..8 or 'auto', got {refine!r}")
-        return 2 if float(np.min(eps)) >= AUTO_REFINE_EPSILON else 1
+        low = float(np.min(eps))
+        return 2 if low >= AUTO_REFINE_EPSILON or (smoothed and low >= AUTO_SMOOTHING_EPSILON) else 1
     if isinstance(refine, bool) or not isinstance(refine, (int, np.integer)):
         raise TypeError(f"refine must be an int in 1..8 or 'auto', got {type(refine).__name__}")
     if not 1 <= refine <= 8:
@@ -93,7 +111,7 @@ def _check_refine(refine, eps) -> int:
     return int(refine)
 
 
-def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing=None,
+def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing="auto",
             tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine="auto",
             accelerate: bool = True, stop="auto", workers: int = 1) -> Density:
     """Estimate the density of the true points from a perturber's reports.
@@ -115,12 +133,19 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     iterations : int, optional
         Upper bound on EM iterations; the stopping rule (log-likelihood change per
         report below ``tol``) normally ends the iteration first.
-    smoothing : None, "ems", "cv" or float in (0, 1]
+    smoothing : "auto", None, "ems", "cv" or float in (0, 1]
         EMS smoothing (Li et al., SIGMOD 2020) after every M-step; a number ``λ``
         blends it in, ``θ <- (1 − λ)θ + λ·smooth(θ)``; ``"cv"`` (TraCS-C and
         planar Laplace) picks ``λ`` among :data:`tracs.estimate._em.CV_WEIGHTS`
         (0 included) by the log-likelihood of held-out reports
-        (:func:`tracs.estimate._em.choose_smoothing`).
+        (:func:`tracs.estimate._em.choose_smoothing`, 15 more fits).  ``"auto"``:
+        ``"cv"`` for TraCS-C when every report's ε is at least
+        :data:`AUTO_SMOOTHING_EPSILON` (2), else ``None`` (plain EM).  There the
+        finer grid of ``refine="auto"`` follows: unsmoothed, a grid twice as fine
+        gains nothing at ε = 2 (four times the unknowns, more noise fitted), while
+        the held-out weight damps that noise and the fine cells place box edges
+        more closely; below ε = 2 the held-out likelihood is too flat to choose
+        well (``docs/estimation.md``).
     tol : float
         Stopping tolerance (see :mod:`tracs.estimate._em`).
     subpoints : int
@@ -133,8 +158,10 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         EM runs on a grid ``refine`` times finer per axis; the result holds the
         cell sums on ``grid`` and the fine estimate as :attr:`Density.detail`, which
         answers range queries.  ``"auto"``: 2 when every report's ε is at least
-        :data:`AUTO_REFINE_EPSILON` (4), else 1 — at large ε the reports resolve
-        more than the grid (``docs/estimation.md``).
+        :data:`AUTO_REFINE_EPSILON` (4) — at large ε the reports resolve more
+        than the grid — or, for a TraCS-C fit with ``smoothing="cv"`` (the
+        default there from ε = 2), at least :data:`AUTO_SMOOTHING_EPSILON` (2);
+        else 1 (``docs/estimation.md``).
     accelerate : bool
         SQUAREM acceleration of EM (same fixed points, fewer passes).
     stop : {"auto", "rule", "cv"}
@@ -185,7 +212,9 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     workers = _check_workers(workers)
     xmin, ymin, xmax, ymax = region.bounds
     eps = _epsilons(perturber, off, len(pts))
-    r = _check_refine(refine, eps)
+    smoothing = _auto_smoothing(smoothing, perturber, eps)
+    smoothed = isinstance(perturber, TraCSC) and isinstance(smoothing, str) and smoothing == "cv"
+    r = _check_refine(refine, eps, smoothed)
     gx, gy = gx * r, gy * r
     xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
     coarse = xe[::r], ye[::r]
