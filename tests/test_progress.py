@@ -103,3 +103,21 @@ def test_readers_and_em_report_progress_when_forced(tmp_path, monkeypatch, capsy
     read_checkins(tmp_path / "a.csv")
     run_em([Block()], np.array([True, True]))
     assert capsys.readouterr().err == ""
+
+
+def test_a_bar_that_cannot_appear_only_counts(stderr):
+    stream = stderr(Terminal())
+    with silenced():
+        bar = progress_bar(10, desc="hidden")
+    assert isinstance(bar, _progress.HiddenBar) and bar.disable
+    with bar:
+        bar.update(3)
+        bar.update()
+        bar.set_postfix_str("ignored")
+        bar.refresh()
+    assert bar.n == 4 and bar.total == 10
+    bar.reset(total=20)
+    assert (bar.n, bar.total) == (0, 20)
+    assert stream.getvalue() == ""
+    with pytest.raises(AttributeError):
+        bar.__len__  # dunder lookups are not swallowed

@@ -24,7 +24,7 @@ import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["DELAY", "ENVIRONMENT", "progress_bar", "silenced", "shown"]
+__all__ = ["DELAY", "ENVIRONMENT", "HiddenBar", "progress_bar", "silenced", "shown"]
 
 #: seconds a step runs before its bar appears
 DELAY = 2.0
@@ -78,12 +78,42 @@ def progress_bar(total=None, *, desc: str, unit: str = "it", unit_scale: bool = 
 
     Returns
     -------
-    tqdm.tqdm
-        Use as a context manager; ``update(n)`` is cheap when the bar is hidden.
+    tqdm.tqdm or HiddenBar
+        Use as a context manager; when no bar may appear, a :class:`HiddenBar` that
+        only counts.
     """
+    show = enabled and shown()
+    if not show:  # nothing will be drawn: no need to import tqdm (a few hundredths of a second)
+        return HiddenBar(total)
     from tqdm import tqdm
 
-    show = enabled and shown()
     delay = 0.0 if _mode() == "always" else DELAY
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit_scale, delay=delay, disable=not show,
                 file=sys.stderr, leave=leave, dynamic_ncols=True)
+
+
+class HiddenBar:
+    """A bar that is never drawn: it counts ``n`` like a disabled ``tqdm`` and every other
+    method of one does nothing."""
+
+    disable = True
+
+    def __init__(self, total=None):
+        self.total, self.n = total, 0
+
+    def update(self, n=1):
+        self.n += n
+
+    def reset(self, total=None):
+        self.n, self.total = 0, total if total is not None else self.total
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __getattr__(self, name):  # close, refresh, set_postfix_str, ...: nothing to draw
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
