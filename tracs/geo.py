@@ -159,8 +159,7 @@ def _reproject(gdf, crs, xy=None):
     xy = _points_xy(gdf) if xy is None else xy
     if xy is None:
         return gdf.to_crs(crs)
-    transformer = pyproj.Transformer.from_crs(gdf.crs, crs, always_xy=True)
-    x, y = transformer.transform(xy[:, 0], xy[:, 1], errcheck=True)
+    x, y = transform_xy(xy[:, 0], xy[:, 1], gdf.crs, crs)
     points = gpd.array.GeometryArray(shapely.points(np.column_stack([x, y])), crs=crs)
     if isinstance(gdf, gpd.GeoSeries):
         return gpd.GeoSeries(points, index=gdf.index, name=gdf.name, crs=crs)

@@ -22,35 +22,45 @@ __all__ = ["continuous_classical", "continuous_circular", "continuous_laplace", 
            "EARLIER_MECHANISMS"]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _classical_one(t, select, position, c, mass):
+    """The continuous optimal classical mechanism on ``[0, 1]`` at ``t``: half-width ``c`` of the
+    central piece, ``mass`` its probability; ``select``, ``position`` two uniforms."""
+    left = min(max(t - c, 0.0), 1.0 - 2.0 * c)
+    if select < mass:
+        return left + 2.0 * c * position
+    z = position * (1.0 - 2.0 * c)
+    return z if z < left else z + 2.0 * c
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _circular_one(x, select, position, c, mass, period):
+    """The continuous optimal circular mechanism on ``[0, period)`` at ``x`` (half-width ``c``)."""
+    if select < mass:
+        y = x - c + 2.0 * c * position
+    else:
+        y = x + c + (period - 2.0 * c) * position
+    y = y % period
+    return 0.0 if y >= period else y
+
+
 @njit(cache=True, nogil=True)
 def _classical(x, u, epsilon):
     s = math.exp(epsilon / 2.0)
-    c = 0.5 / (s + 1.0)
-    mass = s / (s + 1.0)
+    c, mass = 0.5 / (s + 1.0), s / (s + 1.0)
     out = np.empty(x.shape[0])
     for i in range(x.shape[0]):
-        left = min(max(x[i] - c, 0.0), 1.0 - 2.0 * c)
-        if u[i, 0] < mass:
-            out[i] = left + 2.0 * c * u[i, 1]
-        else:
-            z = u[i, 1] * (1.0 - 2.0 * c)
-            out[i] = z if z < left else z + 2.0 * c
+        out[i] = _classical_one(x[i], u[i, 0], u[i, 1], c, mass)
     return out
 
 
 @njit(cache=True, nogil=True)
 def _circular(x, u, epsilon, period):
     s = math.exp(epsilon / 2.0)
-    c = period / (2.0 * (s + 1.0))
-    mass = s / (s + 1.0)
+    c, mass = period / (2.0 * (s + 1.0)), s / (s + 1.0)
     out = np.empty(x.shape[0])
     for i in range(x.shape[0]):
-        if u[i, 0] < mass:
-            y = x[i] - c + 2.0 * c * u[i, 1]
-        else:
-            y = x[i] + c + (period - 2.0 * c) * u[i, 1]
-        y = y % period
-        out[i] = 0.0 if y >= period else y
+        out[i] = _circular_one(x[i], u[i, 0], u[i, 1], c, mass, period)
     return out
 
 
@@ -125,13 +135,7 @@ def _tracsc(coords, u, out, start, bbox, epsilon_x, epsilon_y):
         mass = s / (s + 1.0)
         for r in range(u.shape[0]):
             t = (coords[start + r, axis] - low) / width
-            left = min(max(t - c, 0.0), 1.0 - 2.0 * c)
-            if u[r, 2 * axis] < mass:
-                y = left + 2.0 * c * u[r, 2 * axis + 1]
-            else:
-                z = u[r, 2 * axis + 1] * (1.0 - 2.0 * c)
-                y = z if z < left else z + 2.0 * c
-            out[start + r, axis] = low + width * y
+            out[start + r, axis] = low + width * _classical_one(t, u[r, 2 * axis], u[r, 2 * axis + 1], c, mass)
 
 
 def continuous_tracsc(coords: np.ndarray, bbox: np.ndarray, epsilon: float, rng: np.random.Generator,
@@ -190,24 +194,15 @@ def _sequential(coords, offsets, start, stop, traj, u, anchor, nx, ny, hb, bbox,
                 dist = max(dist, nd / slack) if slack > 0.0 else 1.0
         dist = min(dist, 1.0)
         r = i - start
-        if k == 0:  # optimal circular, closed form
-            if u[r, 0] < mass_d:
-                y = phi - half_d + 2.0 * half_d * u[r, 1]
-            else:
-                y = phi + half_d + (2.0 * math.pi - 2.0 * half_d) * u[r, 1]
+        if k == 0:  # optimal circular
+            y = _circular_one(phi, u[r, 0], u[r, 1], half_d, mass_d, 2.0 * math.pi)
         else:  # k-RR over sectors, then a uniform angle in the sector
             w = 2.0 * math.pi / k
             j = min(int(phi / w), k - 1)
             if u[r, 0] < lie:
                 j = (j + 1 + min(int(u[r, 4] * (k - 1)), k - 2)) % k
             y = (j + u[r, 1]) * w
-        y = y % (2.0 * math.pi)
-        left = min(max(dist - c_r, 0.0), 1.0 - 2.0 * c_r)  # optimal classical on [0, 1]
-        if u[r, 2] < mass_r:
-            v = left + 2.0 * c_r * u[r, 3]
-        else:
-            z = u[r, 3] * (1.0 - 2.0 * c_r)
-            v = z if z < left else z + 2.0 * c_r
+        v = _classical_one(dist, u[r, 2], u[r, 3], c_r, mass_r)
         c, s = math.cos(y), math.sin(y)
         reach = np.inf
         for e in range(nx.shape[0]):

@@ -232,7 +232,10 @@ def circular_band_index(t, n, m, c, first, bits, word, kind, key, stream, index,
 @njit(cache=True, nogil=True, inline="always")
 def _fast_cell(first, word, start, m, count, top, fraction):  # pragma: no cover
     """:func:`band_cell` without branches, or ``-1`` when it would read further words
-    (a tie of ``u < c`` or a possibly rejected integer: about ``2^-12`` of draws)."""
+    (a tie of ``u < c`` or a possibly rejected integer: about ``2^-12`` of draws).
+
+    The same decisions as :func:`fast_band_part` then :func:`band_cell_of`, written out:
+    composed from those two, TraCS-C's block pass measured 5–15 % slower."""
     rare = first < top
     size = np.uint64(count - m) if rare else np.uint64(m)
     prod = (word & _MASK32) * size

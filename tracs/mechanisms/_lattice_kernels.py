@@ -98,16 +98,32 @@ def snap(t, n, bits):  # pragma: no cover
     return int(i) + int(bits < (t - i) * SNAP_SCALE)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def rejection_limit(m):  # pragma: no cover
+    """The largest word :func:`uniform_index` accepts for ``m`` values (the accepted words
+    ``0 … limit`` are a whole number of runs of ``m``)."""
+    mm = np.uint64(m)
+    return np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % mm + np.uint64(1)) % mm
+
+
 @njit(cache=True, nogil=True)
 def uniform_index(m, kind, key, stream, index, draw):  # pragma: no cover
     """An exactly uniform integer in ``0..m-1`` from words ``draw, draw + 1, …`` (rejection)."""
-    mm = np.uint64(m)
-    limit = np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % mm + np.uint64(1)) % mm
+    limit = rejection_limit(m)
     while True:
         w = draw_u64(kind, key, stream, index, draw)
         if w <= limit:
-            return int(w % mm)
+            return int(w % np.uint64(m))
         draw += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def uniform_index_from(w, m, limit, kind, key, stream, index, draw):  # pragma: no cover
+    """:func:`uniform_index` whose first word ``draw`` is ``w``, already drawn (``limit``:
+    :func:`rejection_limit` of ``m``); the same integer."""
+    if w <= limit:
+        return int(w % np.uint64(m))
+    return uniform_index(m, kind, key, stream, index, draw + 1)
 
 
 @njit(cache=True, nogil=True)

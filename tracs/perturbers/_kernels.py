@@ -50,7 +50,8 @@ from ..mechanisms import _band
 from ..mechanisms import _lattice_kernels as _lk
 from ..mechanisms._band import (affine_start, band_cell_of, band_part, circular_offset_of, classical_band_index,
                                fast_affine_index, fast_band_part, threshold_compiled, wrap_cell)
-from ..mechanisms._lattice_kernels import below, snap, split_word, uniform_index
+from ..mechanisms._lattice_kernels import (below, rejection_limit, snap, split_word, uniform_index,
+                                           uniform_index_from)
 from .._numba_cache import drop_stale_cache
 from . import _angles
 from ._angles import unit_vector
@@ -158,22 +159,6 @@ def pull_back(ox, oy, px, py, nx, ny, hb, tol):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def uniform_index_from(w, m, limit, kind, key, stream, index, draw):
-    """:func:`tracs.mechanisms._lattice_kernels.uniform_index` whose first word ``draw``
-    is ``w``, already drawn (``limit``: its rejection bound for ``m``); the same integer."""
-    if w <= limit:
-        return int(w % np.uint64(m))
-    return uniform_index(m, kind, key, stream, index, draw + 1)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def rejection_limit(m):
-    """The largest word :func:`uniform_index` accepts for ``m`` values."""
-    mm = np.uint64(m)
-    return np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % mm + np.uint64(1)) % mm
-
-
-@njit(cache=True, nogil=True, inline="always")
 def sector_shift(first, lie, k, kind, key, stream, index):
     """The input-free half of the k-RR over ``k`` sectors: ``0`` (truth, probability
     ``1 − lie``) or ``1 + o`` with ``o`` uniform in ``0 … k − 2`` (the reported
@@ -242,7 +227,6 @@ def _draw_parts(start, count, offsets, streams, traj, kind, key, params, n_a, n_
         limit = rejection_limit(m)
         for j in range(count):
             w0[j] = draw_u64(kind, key, stream[j], index[j], 0)
-            d_part[j] = 0
         for j in range(count):
             st, ix = stream[j], index[j]
             cell = uniform_index_from(draw_u64(kind, key, st, ix, DRAW_CELL), m, limit, kind, key, st, ix,

@@ -176,6 +176,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
         self._cells = check_resolution(resolution)
         self.resolution = resolution
         self._anchor = resolve_anchor(region, anchor)
+        self._tables = None  # the angle lattice's unit-vector tables, built on first use
         self.anchor = anchor if isinstance(anchor, str) else tuple(self._anchor)
         normals, offsets = region.halfplanes
         self._nx = np.ascontiguousarray(normals[:, 0])
@@ -204,7 +205,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
 
     def _angle_tables(self) -> np.ndarray:
         """Tables of the angle lattice's unit vectors (:mod:`tracs.perturbers._angles`), built once."""
-        if getattr(self, "_tables", None) is None:
+        if self._tables is None:
             n, h = self._angle_constants()
             self._tables = angle_tables(int(n), float(h))
         return self._tables
