@@ -3,12 +3,13 @@
 For every data set, ε and release (the reports, boxes and seeds of
 ``examples/estimation_tables.py``: perturbation seeds ``[s, 100·ε]``,
 ``s = 0 … releases − 1``, 500 boxes of seed 0, a 32×32 grid),
-:func:`tracs.estimate.density` is fitted four ways, all with the stopping rule:
+:func:`tracs.estimate.density` is fitted four ways, all with the stopping rule and
+edge zones split evenly (``edge_decay=0``):
 
 * **plain**: ``refine=1, smoothing=None`` (plain EM on the 32×32 grid);
 * **fine**: ``refine=2, smoothing=None`` (plain EM on 64×64, which answers the queries);
 * **cv**: ``refine=1, smoothing="cv"`` (the EMS weight chosen on held-out reports);
-* **fine + cv**: ``refine=2, smoothing="cv"`` (the default from ε = 2).
+* **fine + cv**: ``refine=2, smoothing="cv"`` (the default's grid and weight from ε = 2).
 
 Prints one row per (data set, ε): the mean range-query error of each variant over
 the releases, the ratios raw / plain and raw / fine + cv (ratios of the means) and
@@ -22,7 +23,6 @@ one core; ``--releases 9`` for six more releases).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -30,14 +30,16 @@ import numpy as np
 
 from tracs._text import given, significant
 from tracs.estimate import density
-from tracs.evaluation import load_dataset
 from tracs.perturbers import TraCSC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from estimation_tables import random_boxes, true_answers  # noqa: E402
+from estimation_tables import city_queries, scored_releases, sweep_parser  # noqa: E402
 
 VARIANTS = {"plain": {"refine": 1, "smoothing": None}, "fine": {"refine": 2, "smoothing": None},
             "cv": {"refine": 1, "smoothing": "cv"}, "fine + cv": {"refine": 2, "smoothing": "cv"}}
+#: every variant splits the edge zones evenly, so that only the grid and the weight differ
+#: (``examples/estimation_edges.py`` compares the splits)
+COMMON = {"stop": "rule", "edge_decay": 0.0}
 
 
 def run(datasets, epsilons, releases, queries=500, seed=0, grid=32):
@@ -46,18 +48,14 @@ def run(datasets, epsilons, releases, queries=500, seed=0, grid=32):
              "fine + cv below plain | below fine | weights chosen |",
              "| --- | ---: | ---: | " + " | ".join("---:" for _ in names) + " | ---: | ---: | ---: | ---: | --- |"]
     for name in datasets:
-        data = load_dataset(name)
-        pts, off, region = data.coords, data.offsets, data.region
-        boxes = random_boxes(region, queries, np.random.default_rng(seed))
-        answers = true_answers(pts, boxes)
+        data, boxes, answers = city_queries(name, queries, seed)
         for eps in epsilons:
-            pert = TraCSC(region, eps)
+            pert = TraCSC(data.region, eps)
             raw, errors, weights = [], {k: [] for k in names}, []
-            for s in range(releases):
-                reports = pert.perturb_many(pts, off, rng=np.random.default_rng([s, int(eps * 100)]))
-                raw.append(np.abs(true_answers(reports, boxes) - answers).mean())
+            for reports, raw_error in scored_releases(pert, data, releases, boxes, answers):
+                raw.append(raw_error)
                 for label, options in VARIANTS.items():
-                    est = density(reports, pert, offsets=off, grid=grid, stop="rule", **options)
+                    est = density(reports, pert, offsets=data.offsets, grid=grid, **COMMON, **options)
                     errors[label].append(np.abs(est.range_queries(boxes) - answers).mean())
                     if label == "fine + cv":
                         weights.append("0" if est.method == "em" else est.method.split("=")[1])
@@ -74,11 +72,7 @@ def run(datasets, epsilons, releases, queries=500, seed=0, grid=32):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--datasets", default="tky,chi")
-    p.add_argument("--epsilons", default="1,2,4,8")
-    p.add_argument("--releases", type=int, default=3, help="releases per (data set, ε)")
-    args = p.parse_args(argv)
+    args = sweep_parser(__doc__.splitlines()[0], 3).parse_args(argv)
     print(run(args.datasets.split(","), [float(e) for e in args.epsilons.split(",")], args.releases))
 
 

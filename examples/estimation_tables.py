@@ -9,16 +9,19 @@ points on the same ``--queries`` boxes (sides 10–50 % of the region's, seed
 
 * **raw**: the share of reports inside each box, counted exactly (``raw (hist)``:
   the reports' G×G histogram over the region, mass spread uniformly in each cell);
-* **plain EM**: :func:`tracs.estimate.density` with ``refine=1, stop="rule"`` —
-  the exact likelihood on the G×G grid, no smoothing, the log-likelihood stopping
-  rule;
-* **EM λ**: a light partial EMS step after every M-step (``smoothing=0.005``);
-* **EMS**: full EMS smoothing (Li et al. 2020);
+* **plain EM**: :func:`tracs.estimate.density` with ``refine=1, stop="rule",
+  edge_decay=0`` — the exact likelihood on the G×G grid, no smoothing, the
+  log-likelihood stopping rule, edge zones split evenly (EM's own split);
+* **EM λ**: a light partial EMS step after every M-step (``smoothing=0.005``),
+  otherwise as plain EM;
+* **EMS**: full EMS smoothing (Li et al. 2020), otherwise as plain EM;
 * **default**: ``density()`` as shipped (``smoothing="auto"``: TraCS-C from
   ε = 2 chooses its EMS weight on held-out reports; ``refine="auto"``: at ε ≥ 4,
   and for those TraCS-C fits from ε = 2, EM runs on a 2G×2G grid whose estimate
   answers the queries; ``stop="auto"``: TraCS-D below ε = 2 stops at the pass
-  budget chosen on held-out trajectories; otherwise the same as plain EM);
+  budget chosen on held-out trajectories; ``edge_decay=4``: TraCS-C's edge zones,
+  which the reports cannot resolve, split by a density decaying towards the
+  region's edge; otherwise the same as plain EM);
 * **cv** (TraCS-C, planar Laplace): the default with ``smoothing="cv"`` (the EMS
   weight chosen by the likelihood of held-out reports; the default itself for
   TraCS-C from ε = 2).
@@ -56,9 +59,10 @@ METHODS = {"TraCS-C": TraCSC, "TraCS-D": TraCSD, "Strawman": Strawman, "T-Laplac
 HOT = 20
 #: weight of the light smoothing variant, θ <- (1 − λ)θ + λ·smooth(θ)
 LIGHT = 0.005
-VARIANTS = {"plain": {"refine": 1, "smoothing": None, "stop": "rule"},
-            "light": {"refine": 1, "smoothing": LIGHT, "stop": "rule"},
-            "ems": {"refine": 1, "smoothing": "ems", "stop": "rule"}, "default": {}, "cv": {"smoothing": "cv"}}
+#: the textbook references split edge zones evenly, as EM started from uniform does
+TEXTBOOK = {"refine": 1, "stop": "rule", "edge_decay": 0.0}
+VARIANTS = {"plain": {**TEXTBOOK, "smoothing": None}, "light": {**TEXTBOOK, "smoothing": LIGHT},
+            "ems": {**TEXTBOOK, "smoothing": "ems"}, "default": {}, "cv": {"smoothing": "cv"}}
 #: methods whose reports are counted in bins (``smoothing="cv"`` applies)
 BINNED = {"TraCS-C", "T-Laplace"}
 
@@ -76,6 +80,30 @@ def true_answers(points, boxes):
     return range_query_counts(points, boxes) / len(points)
 
 
+def city_queries(name, queries, seed):
+    """``(data, boxes, answers)``: a data set, its ``queries`` boxes (seed ``seed``) and true answers."""
+    data = load_dataset(name)
+    boxes = random_boxes(data.region, queries, np.random.default_rng(seed))
+    return data, boxes, true_answers(data.coords, boxes)
+
+
+def scored_releases(perturber, data, count, boxes, answers):
+    """The releases ``s = 0 … count − 1`` (seeds ``[s, 100·ε]``), each with the raw reports' error."""
+    for s in range(count):
+        rng = np.random.default_rng([s, int(perturber.epsilon * 100)])
+        reports = perturber.perturb_many(data.coords, data.offsets, rng=rng)
+        yield reports, np.abs(true_answers(reports, boxes) - answers).mean()
+
+
+def sweep_parser(description, releases):
+    """Arguments of the TraCS-C sweeps: ``--datasets``, ``--epsilons``, ``--releases``."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--datasets", default="tky,chi")
+    p.add_argument("--epsilons", default="1,2,4,8")
+    p.add_argument("--releases", type=int, default=releases, help="releases per (data set, ε)")
+    return p
+
+
 def hotspot_share(estimate, truth, k=HOT):
     a = {tuple(c) for c in estimate.hotspots(k).cells}
     b = {tuple(c) for c in truth.hotspots(k).cells}
@@ -83,9 +111,12 @@ def hotspot_share(estimate, truth, k=HOT):
 
 
 def _default_is_plain(method, eps):
-    """Whether ``density()``'s defaults reduce to plain EM (refine 1, no smoothing, the rule)."""
+    """Whether ``density()``'s defaults reduce to plain EM (refine 1, no smoothing, the rule).
+
+    Never for TraCS-C: its default splits the edge zones by the decaying prior.
+    """
     if method == "TraCS-C":
-        return eps < 2
+        return False
     return eps < 4 and (method != "TraCS-D" or eps >= 2)
 
 

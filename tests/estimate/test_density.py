@@ -79,7 +79,8 @@ def test_deterministic_and_public_only():
     # the estimator's inputs are the reports, offsets and the public perturber only
     params = set(inspect.signature(density).parameters)
     assert params == {"reports", "perturber", "offsets", "grid", "iterations", "smoothing", "tol",
-                      "subpoints", "output_bins", "refine", "accelerate", "stop", "workers"}
+                      "subpoints", "output_bins", "refine", "accelerate", "stop", "workers",
+                      "edge_decay"}
 
 
 @pytest.mark.parametrize("make", [lambda: TraCSD(REGION, 2.0), lambda: Strawman(REGION, 2.0),
@@ -223,6 +224,18 @@ def test_frequencies_lsrr():
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), stop=None), ValueError, "stop must be"),
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), stop="cv"), ValueError, "holds out trajectories"),
     (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), workers="2"), TypeError, "workers"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), edge_decay=-1.0), ValueError,
+     "edge_decay must be a finite number >= 0, got -1.0"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), edge_decay=np.nan), ValueError,
+     "edge_decay must be a finite number >= 0, got nan"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), edge_decay=np.inf), ValueError,
+     "edge_decay must be a finite number >= 0, got inf"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), edge_decay="4"), TypeError,
+     "edge_decay must be a number >= 0, got str"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), edge_decay=True), TypeError,
+     "edge_decay must be a number >= 0, got bool"),
+    (lambda: density(np.full((3, 2), 0.5), TraCSC(REGION, 1.0), edge_decay=None), TypeError,
+     "edge_decay must be a number >= 0, got NoneType"),
     (lambda: Density(np.ones((2, 2)) / 4, (np.arange(3.0), np.arange(3.0))).range_queries([[1, 1, 0, 0]]),
      ValueError, "xmin <= xmax"),
     (lambda: Density(np.ones((2, 2)) / 4, (np.arange(3.0), np.arange(3.0))).hotspots(0), ValueError, ">= 1"),

@@ -60,6 +60,13 @@ def test_perturb_then_estimate(tmp_path, tky_path, capsys):
     assert answers.estimate.iloc[0] == pytest.approx(1.0)  # the box holds the whole region
     geo = tmp_path / "est.geojson"
     assert main(["estimate", str(release), "--grid", "4", "-o", str(geo)]) == 0
+    # --edge-decay reaches the estimator: 0 is plain EM's even split of the edge zones
+    flat = tmp_path / "flat.csv"
+    assert main(["estimate", str(release), "--grid", "8", "--edge-decay", "0", "-o", str(flat)]) == 0
+    from tracs.cli.estimate import estimate_release
+
+    expected = estimate_release(release, 8, edge_decay=0.0)[0].probabilities.ravel()
+    np.testing.assert_allclose(np.sort(pd.read_csv(flat).probability), np.sort(expected), rtol=1e-12)
     assert np.isclose(sum(f["properties"]["probability"] for f in json.loads(geo.read_text())["features"]), 1)
 
 
@@ -67,6 +74,9 @@ def test_perturb_then_estimate(tmp_path, tky_path, capsys):
     (["estimate", "missing.csv", "-o", "x.csv"], "no such file"),
     (["estimate", "{release}", "-o", "x.txt"], "output format"),
     (["estimate", "{release}", "--grid", "1", "-o", "x.csv"], "--grid"),
+    (["estimate", "{release}", "--edge-decay", "-1", "-o", "x.csv"], "--edge-decay must be a finite number >= 0, got -1"),
+    (["estimate", "{release}", "--edge-decay", "nan", "-o", "x.csv"], "--edge-decay must be a finite number >= 0, got nan"),
+    (["estimate", "{release}", "--edge-decay", "x", "-o", "x.csv"], "invalid float value: 'x'"),
 ])
 def test_estimate_bad_arguments(tmp_path, args, fragment, capsys):
     release = tmp_path / "rel.csv"

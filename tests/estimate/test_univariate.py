@@ -127,6 +127,10 @@ def test_em_mean_for_biased_mechanism():
     (lambda: mean([1, 2], M.KRR(epsilon=1.0, k=3)), TypeError, "no mean"),
     (lambda: distribution([0.5], M.OptimalClassical(epsilon=1.0, low=0.0, high=1.0), smoothing="x"),
      ValueError, "smoothing"),
+    (lambda: distribution([0.5], M.OptimalClassical(epsilon=1.0, low=0.0, high=1.0), edge_decay=-0.5),
+     ValueError, "edge_decay must be a finite number >= 0, got -0.5"),
+    (lambda: distribution([0.5], M.OptimalClassical(epsilon=1.0, low=0.0, high=1.0), edge_decay="flat"),
+     TypeError, "edge_decay must be a number >= 0, got str"),
 ])
 def test_bad_inputs(call, exc, fragment):
     with pytest.raises(exc, match=fragment):
@@ -184,3 +188,28 @@ def test_distribution_workers_bit_identical():
     np.testing.assert_array_equal(one.standard_errors, three.standard_errors)
     with pytest.raises(ValueError, match="workers"):
         distribution(y, mech, bins=16, workers=0)
+
+
+def test_edge_decay_moves_mass_only_inside_the_clamped_zones():
+    # OptimalClassical at ε = 1 on 32 bins: the band clamps over the outer cells, whose columns
+    # coincide.  edge_decay keeps every zone's total and every resolved cell bit for bit,
+    # puts the most mass next to the resolved cells, and changes nothing where no column repeats
+    mech = M.OptimalClassical(epsilon=1.0, low=0.0, high=1.0)
+    rng = np.random.default_rng(4)
+    rep = mech.sample(rng.beta(2, 5, 20000), rng=5)
+    flat = distribution(rep, mech, bins=32, bootstrap=3)
+    decayed = distribution(rep, mech, bins=32, bootstrap=3, edge_decay=4.0)
+    from tracs.estimate._edge_zones import zone_labels
+
+    labels = zone_labels(transition_matrix(mech, input_edges(mech, 32), output_edges(mech, rep, 128)))
+    zone = labels == labels[-1]
+    assert 1 < zone.sum() < 16
+    resolved = np.bincount(labels)[labels] == 1
+    np.testing.assert_array_equal(decayed.probabilities[resolved], flat.probabilities[resolved])
+    assert decayed.probabilities[zone].sum() == pytest.approx(flat.probabilities[zone].sum(), rel=1e-12)
+    assert np.all(np.diff(decayed.probabilities[zone]) < 0)
+    np.testing.assert_allclose(flat.probabilities[zone], flat.probabilities[zone][0], rtol=1e-9)
+    pm = M.PiecewiseMechanism(epsilon=1.0, low=0.0, high=1.0)
+    rep = pm.sample(rng.beta(2, 5, 5000), rng=6)
+    np.testing.assert_array_equal(distribution(rep, pm, bins=16, bootstrap=0).probabilities,
+                                  distribution(rep, pm, bins=16, bootstrap=0, edge_decay=4.0).probabilities)

@@ -34,6 +34,10 @@ def add_parser(subparsers) -> None:
                    help="EMS smoothing after every EM step: auto (the estimator's default: the weight "
                         "chosen on held-out reports for TraCS-C from ε = 2, else none), none, ems, "
                         "cv (default auto)")
+    p.add_argument("--edge-decay", type=float, default=None, metavar="K",
+                   help="TraCS-C: how the mass of each edge zone (cells the reports cannot tell "
+                        "apart, next to the region's edge) is split: a density falling as "
+                        "exp(-K·u) across the zone; 0 splits it evenly (default 4, the estimator's)")
 
 
 def write_perturb_sidecar(output, args, perturber, region, crs) -> Path:
@@ -67,7 +71,7 @@ def _release_points(path: Path, crs):
     return np.column_stack([x, y]), offsets
 
 
-def estimate_release(release: Path, grid: int, smoothing="auto"):
+def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None):
     """``(density, sidecar, reports)`` of a file written by 'tracs perturb' and its sidecar."""
     from ..estimate.planar import density
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
@@ -76,6 +80,8 @@ def estimate_release(release: Path, grid: int, smoothing="auto"):
         raise CLIError(f"no such file: {release}")
     if grid < 2:
         raise CLIError(f"--grid must be >= 2, got {grid}")
+    if edge_decay is not None and not (np.isfinite(edge_decay) and edge_decay >= 0):
+        raise CLIError(f"--edge-decay must be a finite number >= 0, got {edge_decay:g}")
     data = read_sidecar(release)
     if data.get("round_to_pois"):
         raise CLIError("the release was rounded to points of interest: its references are not public")
@@ -84,7 +90,8 @@ def estimate_release(release: Path, grid: int, smoothing="auto"):
     perturber = perturber_from_sidecar(data)
     points, offsets = _release_points(release, data["crs"])
     points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
-    est = density(points, perturber, offsets=offsets, grid=(grid, grid), smoothing=smoothing)
+    options = {} if edge_decay is None else {"edge_decay": edge_decay}
+    est = density(points, perturber, offsets=offsets, grid=(grid, grid), smoothing=smoothing, **options)
     return est, data, len(points)
 
 
@@ -96,7 +103,8 @@ def run(args) -> int:
     kind = output.suffix.lower()
     if kind not in (".csv", ".geojson", ".json", ".html"):
         raise CLIError(f"cannot tell the output format of {output.name}: use .csv, .geojson or .html")
-    est, data, n = estimate_release(release, args.grid, None if args.smoothing == "none" else args.smoothing)
+    est, data, n = estimate_release(release, args.grid, None if args.smoothing == "none" else args.smoothing,
+                                    args.edge_decay)
     cells = est.to_geodataframe(crs=data["crs"]).to_crs(4326)
     if kind == ".csv":
         b = cells.geometry.bounds

@@ -6,7 +6,9 @@ each perturber's reports:
 
 * **TraCS-C**: product kernel.  Reports are binned on a fine output grid and the
   transition of every axis is the exact matrix of the optimal classical
-  mechanism from its cdf (:mod:`tracs.estimate.transition`).
+  mechanism from its cdf (:mod:`tracs.estimate.transition`).  The reports fix
+  only the total mass of each edge zone (cells whose report laws coincide);
+  ``edge_decay`` splits it (:mod:`tracs.estimate._edge_zones`).
 * **TraCS-D / Strawman**: per-report likelihood through the report's reference
   point (the previous report of the trajectory, or the public anchor): the
   closed-form direction and distance densities (the Jacobian depends on the
@@ -31,6 +33,7 @@ from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from ..perturbers._base import as_batch
 from ..region import Rectangle
 from . import _em, _holdout
+from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, place_edge_mass, zone_labels, zone_weights
 from .result import Density
 from .transition import snap_edges, transition_matrix
 
@@ -113,7 +116,8 @@ def _check_refine(refine, eps, smoothed: bool = False) -> int:
 
 def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing="auto",
             tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine="auto",
-            accelerate: bool = True, stop="auto", workers: int = 1) -> Density:
+            accelerate: bool = True, stop="auto", workers: int = 1,
+            edge_decay: float = DEFAULT_EDGE_DECAY) -> Density:
     """Estimate the density of the true points from a perturber's reports.
 
     Parameters
@@ -177,6 +181,17 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         Threads over chunks of reports (TraCS-D / Strawman coding and EM passes);
         the result is bit-identical for every value (partial sums are combined
         in chunk order).
+    edge_decay : float
+        TraCS-C: how the mass of an *edge zone* is split among its cells.  Near
+        each end of an axis the optimal classical mechanism clamps its band, so
+        every cell there has the same report distribution and the reports fix
+        only the zone's total (:mod:`tracs.estimate._edge_zones`).  The split
+        follows a density ``∝ exp(−κ·u)`` across the zone (``u`` = 0 at its inner
+        boundary, 1 at the region's edge): the region is a public box drawn
+        around the data, which thin out towards its rim.  ``0`` splits uniformly
+        (plain EM's split).  The likelihood is the same for every value.
+        Default :data:`tracs.estimate._edge_zones.DEFAULT_EDGE_DECAY` (4: the
+        density falls by e⁻⁴ across a zone); ``docs/estimation.md`` has the sweep.
 
     Returns
     -------
@@ -189,6 +204,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         raise ValueError("reports rounded to points of interest are not supported: their "
                          "references (the continuous releases) are not public")
     gx, gy = _check_grid(grid)
+    edge_decay = check_edge_decay(edge_decay)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
         raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
     if stop == "cv" and not isinstance(perturber, (TraCSD, Strawman)):
@@ -249,11 +265,15 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
                 iterations = budget if iterations is None else min(iterations, budget)
     fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations,
                      accelerate=accelerate)
+    theta = fit.theta
+    if edge_decay and all(isinstance(b, _em.ProductBlock) for b in blocks):
+        axes = [zone_labels(*[b.first for b in blocks]), zone_labels(*[b.second for b in blocks])]
+        theta = place_edge_mass(theta, [(lab, zone_weights(lab, edge_decay)) for lab in axes])
     method = "em" if smoothing is None else ("ems" if smoothing == "ems" else f"ems λ={smoothing:g}")
-    fine = Density(fit.theta, (xe, ye), fit.iterations, fit.converged, method)
+    fine = Density(theta, (xe, ye), fit.iterations, fit.converged, method)
     if r == 1:
         return fine
-    coarse_p = fit.theta.reshape(gx // r, r, gy // r, r).sum(axis=(1, 3))
+    coarse_p = theta.reshape(gx // r, r, gy // r, r).sum(axis=(1, 3))
     return Density(coarse_p, coarse, fit.iterations, fit.converged, method, detail=fine)
 
 

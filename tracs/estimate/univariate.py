@@ -18,6 +18,7 @@ import numpy as np
 
 from .._validation import as_float_array
 from ..mechanisms import KRR, Circle, RealLine
+from ._edge_zones import check_edge_decay, place_edge_mass, zone_labels, zone_weights
 from ._em import DEFAULT_TOL, run_em
 from .transition import (bin_reports, check_bins, default_output_bins, input_edges, krr_matrix,
                          output_edges, transition_matrix)
@@ -134,7 +135,7 @@ class _CountsBlock:
 
 def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_bins=None,
                  tol: float = DEFAULT_TOL, max_iterations=None, bootstrap: int = BOOTSTRAP,
-                 seed: int = 0, workers: int = 1) -> Distribution:
+                 seed: int = 0, workers: int = 1, edge_decay: float = 0.0) -> Distribution:
     """Estimate the distribution of the true values from a mechanism's reports.
 
     Parameters
@@ -158,6 +159,16 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
     workers : int
         Threads over the bootstrap replicates (their resamples are drawn first, in
         order): the result is bit-identical for every value.
+    edge_decay : float
+        How the mass of an *edge zone* is split: cells near an end of the domain
+        whose report laws coincide (the optimal classical mechanism clamps its band
+        there), so the reports fix only the zone's total
+        (:mod:`tracs.estimate._edge_zones`).  ``κ > 0``: a density ``∝ exp(−κ·u)``
+        across the zone, falling towards the end; ``0`` (default): EM's even split.
+        The default differs from :func:`tracs.estimate.density`'s (4): a value
+        domain, unlike a region drawn around a city, often holds data up to its
+        ends (clipped values).  The same split is applied to the bootstrap
+        replicates.
 
     Returns
     -------
@@ -167,6 +178,7 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
     bins = check_bins(bins)
     arr = _reports(reports, mechanism)
     nout = default_output_bins(bins) if output_bins is None else check_bins(output_bins, "output_bins")
+    edge_decay = check_edge_decay(edge_decay)
     edges, counts, matrix = _model(arr, mechanism, bins, nout)
     fit = _fit(counts, matrix, smoothing, tol, max_iterations)
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)):
@@ -174,8 +186,14 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     reps = _bootstrap(counts, matrix, smoothing, tol, max_iterations, bootstrap, seed, int(workers))
-    se = np.std(reps, axis=0, ddof=1) if len(reps) > 1 else np.zeros_like(fit.theta)
-    return Distribution(edges, fit.theta, se, fit.iterations, fit.converged)
+    theta = fit.theta
+    if edge_decay and not isinstance(mechanism, KRR):
+        labels = zone_labels(matrix)
+        axes = [(labels, zone_weights(labels, edge_decay))]
+        theta = place_edge_mass(theta, axes)
+        reps = np.array([place_edge_mass(r, axes) for r in reps]).reshape(reps.shape)
+    se = np.std(reps, axis=0, ddof=1) if len(reps) > 1 else np.zeros_like(theta)
+    return Distribution(edges, theta, se, fit.iterations, fit.converged)
 
 
 def _bootstrap(counts, matrix, smoothing, tol, max_iterations, replicates, seed,
