@@ -27,9 +27,7 @@ import numpy as np
 from tracs._text import given, significant
 from tracs.estimate import density
 from tracs.estimate._edge_zones import zone_labels
-from tracs.estimate.planar import _bins
-from tracs.estimate.transition import snap_edges, transition_matrix
-from tracs.mechanisms import OptimalClassical
+from tracs.estimate.planar import _tracsc_blocks
 from tracs.perturbers import TraCSC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -37,16 +35,11 @@ from estimation_tables import city_queries, scored_releases, sweep_parser  # noq
 
 
 def widest_zone(perturber, cells: int) -> int:
-    """Cells of the widest edge zone of the x axis on ``cells`` cells."""
-    xmin, _, xmax, _ = perturber.region.bounds
-    share = float(perturber.shares(np.array([perturber.epsilon]))[0])
-    mech = OptimalClassical(epsilon=share * perturber.epsilon, low=xmin, high=xmax,
-                            resolution=perturber.resolution)
-    edges = np.linspace(xmin, xmax, cells + 1)
-    out = _bins(edges, None)
-    out[0], out[-1] = -np.inf, np.inf
-    labels = zone_labels(transition_matrix(mech, edges, snap_edges(mech, out)))
-    return int(np.bincount(labels).max())
+    """Cells of the widest edge zone of the x axis on ``cells`` cells (the estimator's matrices)."""
+    xmin, ymin, xmax, ymax = perturber.region.bounds
+    (block,) = _tracsc_blocks(np.array([[xmin, ymin]]), perturber, np.array([perturber.epsilon]),
+                              np.linspace(xmin, xmax, cells + 1), np.linspace(ymin, ymax, cells + 1), None)
+    return int(np.bincount(zone_labels(block.first)).max())
 
 
 def run(datasets, epsilons, decays, releases, queries=500, seed=0, grid=32):

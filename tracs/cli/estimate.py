@@ -80,8 +80,13 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
         raise CLIError(f"no such file: {release}")
     if grid < 2:
         raise CLIError(f"--grid must be >= 2, got {grid}")
-    if edge_decay is not None and not (np.isfinite(edge_decay) and edge_decay >= 0):
-        raise CLIError(f"--edge-decay must be a finite number >= 0, got {edge_decay:g}")
+    if edge_decay is not None:
+        from ..estimate._edge_zones import check_edge_decay
+
+        try:
+            check_edge_decay(edge_decay)
+        except ValueError:
+            raise CLIError(f"--edge-decay must be a finite number >= 0, got {edge_decay:g}") from None
     data = read_sidecar(release)
     if data.get("round_to_pois"):
         raise CLIError("the release was rounded to points of interest: its references are not public")

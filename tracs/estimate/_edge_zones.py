@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEFAULT_EDGE_DECAY", "check_edge_decay", "zone_labels", "zone_weights", "place_edge_mass"]
+__all__ = ["DEFAULT_EDGE_DECAY", "check_edge_decay", "zone_labels", "zone_weights", "edge_axes",
+           "place_edge_mass"]
 
 #: default ``κ`` of :func:`place_edge_mass`: the prior density falls by e⁻⁴ across a zone
 DEFAULT_EDGE_DECAY = 4.0
@@ -93,6 +94,20 @@ def zone_weights(labels: np.ndarray, edge_decay: float) -> np.ndarray:
     return shares
 
 
+def edge_axes(matrices_per_axis, edge_decay: float) -> list:
+    """``(labels, shares)`` of every axis, for :func:`place_edge_mass`.
+
+    ``matrices_per_axis`` holds, per axis, the transition matrices of that axis
+    (one per distinct ε): :func:`zone_labels` of them all, then
+    :func:`zone_weights` at ``edge_decay``.
+    """
+    axes = []
+    for matrices in matrices_per_axis:
+        labels = zone_labels(*matrices)
+        axes.append((labels, zone_weights(labels, edge_decay)))
+    return axes
+
+
 def place_edge_mass(theta: np.ndarray, axes) -> np.ndarray:
     """Split every zone's mass by its shares, axis by axis.
 
@@ -101,7 +116,7 @@ def place_edge_mass(theta: np.ndarray, axes) -> np.ndarray:
     theta : numpy.ndarray
         Cell probabilities, one axis per entry of ``axes``.
     axes : sequence of (labels, shares)
-        Per axis: :func:`zone_labels` and :func:`zone_weights`.
+        Per axis: :func:`zone_labels` and :func:`zone_weights` (:func:`edge_axes`).
 
     Returns
     -------

@@ -33,7 +33,7 @@ from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from ..perturbers._base import as_batch
 from ..region import Rectangle
 from . import _em, _holdout
-from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, place_edge_mass, zone_labels, zone_weights
+from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, edge_axes, place_edge_mass
 from .result import Density
 from .transition import snap_edges, transition_matrix
 
@@ -267,8 +267,8 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
                      accelerate=accelerate)
     theta = fit.theta
     if edge_decay and all(isinstance(b, _em.ProductBlock) for b in blocks):
-        axes = [zone_labels(*[b.first for b in blocks]), zone_labels(*[b.second for b in blocks])]
-        theta = place_edge_mass(theta, [(lab, zone_weights(lab, edge_decay)) for lab in axes])
+        axes = edge_axes([[b.first for b in blocks], [b.second for b in blocks]], edge_decay)
+        theta = place_edge_mass(theta, axes)
     method = "em" if smoothing is None else ("ems" if smoothing == "ems" else f"ems λ={smoothing:g}")
     fine = Density(theta, (xe, ye), fit.iterations, fit.converged, method)
     if r == 1:

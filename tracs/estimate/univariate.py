@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import as_float_array
 from ..mechanisms import KRR, Circle, RealLine
-from ._edge_zones import check_edge_decay, place_edge_mass, zone_labels, zone_weights
+from ._edge_zones import check_edge_decay, edge_axes, place_edge_mass
 from ._em import DEFAULT_TOL, run_em
 from .transition import (bin_reports, check_bins, default_output_bins, input_edges, krr_matrix,
                          output_edges, transition_matrix)
@@ -188,8 +188,7 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
     reps = _bootstrap(counts, matrix, smoothing, tol, max_iterations, bootstrap, seed, int(workers))
     theta = fit.theta
     if edge_decay and not isinstance(mechanism, KRR):
-        labels = zone_labels(matrix)
-        axes = [(labels, zone_weights(labels, edge_decay))]
+        axes = edge_axes([[matrix]], edge_decay)
         theta = place_edge_mass(theta, axes)
         reps = np.array([place_edge_mass(r, axes) for r in reps]).reshape(reps.shape)
     se = np.std(reps, axis=0, ddof=1) if len(reps) > 1 else np.zeros_like(theta)
