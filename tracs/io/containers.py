@@ -167,7 +167,7 @@ def _float_column(column):
 
 def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) -> RawColumns:
     """The pandas reader of ``data_loaders`` (files that are not valid UTF-8)."""
-    from data_loaders._io import read_table_pandas
+    from .text import read_table_pandas
 
     t = read_table_pandas(path, sep=sep, header=header, names=None if header else list(names),
                    encoding=encoding)

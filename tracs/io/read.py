@@ -125,8 +125,8 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     ``with_poi=False`` leaves the venue column unread (``poi`` is then None): the
     command line never writes it.
     """
-    from data_loaders._checkins import _RESERVED
-    from data_loaders._io import check_path, sniff
+    from .checkins import RESERVED
+    from .text import check_path, sniff
 
     path = check_path(path)
     if input_format not in INPUT_FORMATS:
@@ -234,10 +234,10 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         extra[cmap.traj] = _column(raw.table, cmap.traj)
     if keep_columns:
         for c in names:
-            if c not in used and c not in _RESERVED:
+            if c not in used and c not in RESERVED:
                 extra[c] = _column(raw.table, c)
     for c in list(extra):
-        if c in _RESERVED:
+        if c in RESERVED:
             raise ValueError(f"the trajectory column may not be named {c!r}")
     return dict(
         uid=_user_ids(_column(raw.table, cmap.user)), time=time_s, lat=lat_s, lng=lon_s,
@@ -289,7 +289,7 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     ------
     FileNotFoundError, UnsupportedFormatError, MissingColumnsError, TimeFormatError, ValueError
     """
-    from data_loaders._checkins import build_checkins
+    from .checkins import build_checkins
 
     columns = read_columns(path, user=user, time=time, lat=lat, lon=lon, traj=traj,
                            input_format=input_format, time_format=time_format, dayfirst=dayfirst,
@@ -333,8 +333,8 @@ def _find_poi(names, profile) -> str | None:
 
 def _headerless(head, input_format) -> str | None:
     """``"foursquare"`` / ``"gowalla"`` for the original headerless files, else None."""
-    from data_loaders.foursquare import _TIME as FOURSQUARE
-    from data_loaders.gowalla import _ISO as GOWALLA
+    from .foursquare_time import FOURSQUARE_TIME as FOURSQUARE
+    from .times import ISO_TIME as GOWALLA
 
     fields = head.fields
     if input_format in ("auto", "foursquare") and len(fields) == 8 and FOURSQUARE.match(fields[7]):

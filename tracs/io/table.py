@@ -1,7 +1,7 @@
 """Check-ins as plain arrays, grouped into trajectories: the light path of the command line.
 
 :func:`read_points` reads a file with :func:`tracs.io.read.read_columns`, drops
-and reports rows with the loaders' own checks (``data_loaders._checkins``:
+and reports rows with the loaders' own checks (:mod:`tracs.io.checkins`:
 ``check_rows`` and ``make_report``), orders the rows by (user, trajectory
 column, time) with a stable sort (ties keep their file order) and splits them
 into trajectories — the steps of ``data_loaders.load_checkins`` and
@@ -59,7 +59,7 @@ class Points:
 
     def same_user_as_previous_trajectory(self) -> np.ndarray:
         """``out[t - 1]``: trajectory ``t`` has the same user as trajectory ``t - 1`` (length T - 1)."""
-        from data_loaders._checkins import user_order_keys
+        from .checkins import user_order_keys
 
         first = user_order_keys(self.uid.iloc[self.offsets[:-1]].reset_index(drop=True))
         return first[1:] == first[:-1]
@@ -109,7 +109,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     """
     import pandas as pd
 
-    from data_loaders._checkins import _user_ids, check_rows, make_report, to_number, user_order_keys
+    from .checkins import _user_ids, check_rows, make_report, to_number, user_order_keys
 
     from .read import read_columns
 
