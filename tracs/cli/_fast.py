@@ -87,7 +87,7 @@ def random_argument(args):
     return args.seed
 
 
-def run(args, spec, output: Path, fmt: str) -> int:
+def run(args, spec, output: Path, fmt) -> int:
     """Perturb ``args.input`` with ``spec`` and write ``output``; print the summary line."""
     from ..evaluation import MethodContext
     from ..io.table import read_points, to_wgs84, write_released
@@ -157,5 +157,5 @@ def run(args, spec, output: Path, fmt: str) -> int:
               f"ε = {given(args.epsilon)} per point ({given(eps_traj.min())}–{given(eps_traj.max())} per trajectory)")
     rounded = ", rounded to POIs" if args.round_to_pois and not spec.discrete else ""
     print(f"{spec.label}{rounded}: {whole(len(coords))} points in {whole(len(lengths))} trajectories, {budget}, "
-          f"AE = {significant(ae)} m -> {output} ({fmt})")
+          f"AE = {significant(ae)} m -> {output} ({fmt.name})")
     return 0

@@ -10,10 +10,6 @@ import numpy as np
 from . import _columns, _fast, _output, _public
 from ._common import CLIError, anchor_arg, positive_float, seed_int, workers_arg, writable_file
 
-#: output formats by file extension
-FORMATS = {".csv": "CSV", ".tsv": "TSV", ".geojson": "GeoJSON", ".json": "GeoJSON", ".parquet": "GeoParquet",
-           ".geoparquet": "GeoParquet", ".gpx": "GPX"}
-
 DESCRIPTION = """\
 Perturb every point of a check-in file on the user's side and write the released
 points.  Each point is ε-LDP over the public region given with --region (or, with
@@ -40,7 +36,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("input", metavar="INPUT",
                    help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
                         "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates")
-    p.add_argument("--input-format", default="auto", choices=("auto", "checkins", "foursquare", "gowalla"),
+    from ..io.formats import input_formats
+
+    p.add_argument("--input-format", default="auto", choices=input_formats(),
                    help="how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / "
                         "GeoParquet), foursquare, gowalla, or auto (default: the first that reads it)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
@@ -80,11 +78,14 @@ def add_parser(subparsers) -> None:
     _output.add_arguments(p)
 
 
-def _output_format(path: Path) -> str:
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise CLIError(f"cannot tell the output format of {path.name}: use .csv, .tsv, .geojson, .parquet or .gpx")
-    return fmt
+def _output_format(path: Path):
+    """The writer of the format table (:mod:`tracs.io.formats`) that the output's extension names."""
+    from ..io.formats import UnsupportedFormatError, output_format
+
+    try:
+        return output_format(path)
+    except UnsupportedFormatError as exc:
+        raise CLIError(str(exc)) from None
 
 
 def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory, rng, keys=None, workers=1):

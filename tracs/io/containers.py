@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .._progress import progress_bar
-from .formats import unsupported
+from .formats import binary_at, unsupported
 
 class TextParseError(ValueError):
     """A text file whose records cannot be told apart (the message names the file and line)."""
@@ -35,6 +35,25 @@ class RawColumns:
     lonlat: np.ndarray | None = None   # (n, 2) WGS84 from point geometry, when the table has it
     geometry: str | None = None        # the geometry column's name (not a data column)
     untimed: np.ndarray | None = None  # rows with no time of their own (GPX): kept, time left missing
+    roles: dict = field(default_factory=dict)  # column names the layout implies: role -> column
+    profile: str | None = None         # the column profile the layout implies (tracs.io.profiles)
+    unread: list = field(default_factory=list)  # parts of the file not read as columns (GPX waypoints, ...)
+
+
+@dataclass
+class ReadRequest:
+    """What a reader of :data:`tracs.io.formats.FORMATS` is asked for.
+
+    ``plan(names, *, roles=None, profile_hint=None, need_coords=True)`` takes the
+    file's column names (and the roles / profile its layout implies) and returns
+    ``(columns to read, {column: converter of an Arrow array})``; readers that read
+    batch by batch call it once they know the names, others may ignore it.
+    """
+
+    plan: object
+    input_format: str = "auto"
+    sep: str | None = None
+    encoding: str | None = None
 
 
 #: bytes of text per streamed block (bounds the memory of a read)
@@ -296,3 +315,50 @@ def _read_vector(path: Path, kind: str) -> RawColumns:
                       lonlat=lonlat, geometry="geometry")
 
 
+# ----------------------------------------------------------------------------- the readers of the table
+
+
+def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
+    """CSV / TSV / any delimited text (delimiter detected; the headerless Foursquare and
+    Gowalla files recognised), through :func:`_read_text`; not valid UTF-8: pandas."""
+    from .profiles import HEADERLESS, headerless_profile
+    from .text import sniff
+
+    try:
+        head = sniff(path, what="check-in table", delimiters=request.sep or "\t,;|", encoding=request.encoding)
+    except ValueError as exc:
+        raise unsupported(path, str(exc).split(": ", 1)[-1][:100]) from None
+    names, header, roles = head.fields, True, {}
+    profile = headerless_profile(head, request.input_format)
+    if profile:
+        names, header = list(HEADERLESS[profile]), False
+        roles = {"user": "user", "time": "time", "lat": "lat", "lon": "lng"}
+    include, convert = request.plan(names, roles=roles, profile_hint=profile)
+    try:
+        raw = _read_text(path, sep=head.sep, names=names, header=header, include=include,
+                         encoding=request.encoding, convert=convert)
+    except TextParseError:
+        raise
+    except Exception as exc:  # not valid UTF-8 (or not decodable as given): the pandas reader
+        if "UTF8" not in str(exc) and "decode" not in str(exc).lower():
+            where = binary_at(path, utf8=False)
+            if where is not None:
+                raise unsupported(path, f"binary data from byte offset {where[0]}, line {where[1]}") from None
+            raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
+        raw = _read_text_pandas(path, sep=head.sep, names=names, header=header, encoding=request.encoding)
+        raw.table = raw.table[include]
+    raw.roles, raw.profile = roles, profile
+    return raw
+
+
+def read_parquet(path: Path, request: ReadRequest) -> RawColumns:
+    """Parquet / GeoParquet in batches (:func:`_read_parquet`); GeoParquet needs no coordinate columns."""
+    is_geo = b"geo" in (open_parquet(path).schema_arrow.metadata or {})
+    return _read_parquet(path, lambda names: request.plan(names, need_coords=not is_geo))
+
+
+def read_vector(path: Path, request: ReadRequest) -> RawColumns:
+    """GeoJSON, GeoPackage, Shapefile, FlatGeobuf (through geopandas)."""
+    from .formats import container_of
+
+    return _read_vector(path, "geojson" if container_of(path) == "geojson" else "vector")
