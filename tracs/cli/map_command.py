@@ -38,7 +38,7 @@ def add_parser(subparsers) -> None:
                    help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
                         "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates")
     p.add_argument("perturbed", metavar="PERTURBED", nargs="?", default=None,
-                   help="released file from 'tracs perturb' (.csv, .geojson or .parquet)")
+                   help="released file from 'tracs perturb' (any format it writes)")
     p.add_argument("-o", "--output", required=True, metavar="MAP.html", help="HTML file to write")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--users", nargs="+", metavar="UID", help="user ids to draw (default: all)")
@@ -110,6 +110,18 @@ def read_points(path) -> geopandas.GeoDataFrame:
     return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame[lng], frame[lat]), crs=4326)
 
 
+def _read_release(path: Path):
+    """The rows of a file 'tracs perturb' wrote, any format (:func:`tracs.io.release.read_release`)."""
+    import geopandas as gpd
+
+    from ..io.release import read_release
+
+    if not path.is_file():
+        raise CLIError(f"no such file: {path}")
+    frame = read_release(path)
+    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame["lng"], frame["lat"]), crs=4326)
+
+
 def _perturb(trajs, method: str, epsilon: float, seed):
     from ..evaluation import METHODS, MethodContext
 
@@ -143,8 +155,9 @@ def _align(released, original, name):
     from data_loaders import SOURCE_COLUMNS
 
     position = next((c for c in SOURCE_COLUMNS if c in released.columns and c in original.columns), None)
-    if position is None:
-        return released
+    if position is None:  # (GPX) one track per trajectory: the order the points were perturbed in
+        keys = [c for c in ("trajectory", "datetime") if c in released.columns]
+        return released.sort_values(keys, kind="stable").reset_index(drop=True) if keys else released
     where = pd.Index(released[position].to_numpy()).get_indexer(original[position].to_numpy())
     if (where < 0).any() or len(np.unique(where)) != len(where):
         raise CLIError(f"{name}: its {position} column does not match the rows of the input file")
@@ -203,7 +216,7 @@ def _run(args) -> int:
     original = trajs.frame
     perturbed, epsilon, method = None, args.epsilon, args.method
     if args.perturbed is not None:
-        perturbed = read_points(args.perturbed)
+        perturbed = _read_release(Path(args.perturbed))
         if len(perturbed) != len(original):
             raise CLIError(f"{args.perturbed} has {len(perturbed):,} rows but {source} has "
                            f"{len(original):,}: give the file 'tracs perturb' wrote for this input")

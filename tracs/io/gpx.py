@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["read_gpx", "read_gpx_table", "write_gpx"]
+__all__ = ["read_gpx", "read_gpx_table", "track_names", "write_gpx"]
 
 #: what a point may hold besides its position and time, as gpxpy names it -> the GPX element
 _POINT_PARTS = {"elevation": "ele", "speed": "speed", "course": "course", "magnetic_variation": "magvar",
@@ -144,3 +144,9 @@ def write_gpx(path, *, lat, lon, times, trajectory, names=None) -> None:
         track.segments.append(segment)
         gpx.tracks.append(track)
     Path(path).write_text(gpx.to_xml(), encoding="utf-8")
+
+
+def track_names(path) -> list:
+    """The name of the track of every segment (the trajectories of :func:`read_gpx_table`), in order."""
+    gpx = _parse(Path(path))
+    return [trk.name for trk in gpx.tracks for _ in trk.segments] or [route.name for route in gpx.routes]
