@@ -103,7 +103,7 @@ def run(args, spec, output: Path, fmt) -> int:
     # the public parameters (tracs.cli._public): rows outside the region, the region's projection
     points, handled = _public.points_in_region(points, args)
     _output.report_drops("perturb", points.report, strict=args.strict, quiet=getattr(args, "quiet", False),
-                         extra=[("clipped" if args.clip else "dropped", handled)])
+                         extra=[("clipped" if args.clip else "dropped", handled)], others=points.others)
     crs = _public.metric_crs(args, points.metric_crs)
     threads = resolve_workers(args.workers)
     coords = points.to_metric(crs, workers=threads)

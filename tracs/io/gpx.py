@@ -105,7 +105,10 @@ def _unread(gpx, segments) -> list:
     for attribute, element in _POINT_PARTS.items():
         if attribute == "elevation":
             continue  # a column of the table (``elevation``), listed with the columns
-        if any(getattr(p, attribute, None) not in (None, [], "") for p in points):
+        if attribute == "extensions":
+            tags = {e.tag.rsplit("}", 1)[-1] for p in points for e in (p.extensions or ())}
+            out.extend(f"<extensions>/{tag}" for tag in sorted(tags))
+        elif any(getattr(p, attribute, None) not in (None, [], "") for p in points):
             out.append(f"<{element}>")
     if gpx.waypoints:
         out.append(f"{len(gpx.waypoints):,} waypoint(s)")
