@@ -1,9 +1,10 @@
 """Every file 'tracs perturb' writes is read by every command: the format table × the commands.
 
-One tiny input (two users, given in an order that is not the users' order, so
+One tiny input (three users, one of them with a single point, given in an order that is not the users' order, so
 reading a release back must restore the order by its source column or its
-trajectories), one method (TraCS-D), seed 7.  Each output format of
-:data:`tracs.io.formats.FORMATS` is written, then read by ``tracs map``,
+trajectories), one method (TraCS-D), seed 7.  Each output of
+:data:`tracs.io.formats.FORMATS` (points, and lines where the format holds them)
+is written, then read by ``tracs map``,
 ``tracs estimate``, ``tracs evaluate --dataset`` and ``tracs perturb``.  The
 same seed gives the same release in every format, so the estimate from each
 format is byte for byte the estimate from the CSV release, and the released
@@ -22,6 +23,9 @@ from tracs.io.formats import FORMATS
 from tracs.io.release import read_release
 
 WRITTEN = [f for f in FORMATS.values() if f.write is not None]
+#: every output of tracs perturb: (format key, --geometry)
+OUTPUTS = [(f.key, geometry) for f in WRITTEN for geometry in f.geometry]
+IDS = [f"{key}-{geometry}" for key, geometry in OUTPUTS]
 REGION = "--region=139.6,35.6,139.8,35.8"
 ROWS = """uid,datetime,lat,lng,speed
 b,2024-01-01T11:00:00Z,35.66,139.72,5
@@ -30,6 +34,7 @@ b,2024-01-01T11:05:00Z,35.67,139.73,6
 a,2024-01-01T10:05:00Z,35.69,139.71,4
 a,2024-01-01T10:10:00Z,35.70,139.69,2
 b,2024-01-01T11:10:00Z,35.65,139.74,7
+c,2024-01-01T12:00:00Z,35.71,139.75,1
 """
 
 
@@ -41,19 +46,19 @@ def test_every_writer_has_a_reader():
 
 @pytest.fixture(scope="module")
 def releases(tmp_path_factory):
-    """``{format key: released path}`` for every writer, from one input and one seed."""
+    """``{(format key, geometry): released path}`` for every output, from one input and one seed."""
     from tracs.cli import main
 
     folder = tmp_path_factory.mktemp("releases")
     source = folder / "in.csv"
     source.write_text(ROWS)
     out = {}
-    for fmt in WRITTEN:
-        path = folder / f"released{fmt.suffixes[0]}"
+    for key, geometry in OUTPUTS:
+        path = folder / f"released-{geometry}{FORMATS[key].suffixes[0]}"
         assert main(["perturb", str(source), "-o", str(path), "-m", "tracs-d", "-e", "2", REGION,
-                     "--seed", "7", "-q"]) == 0, fmt.name
-        assert path.is_file() and path.with_name(path.stem + ".tracs.json").is_file(), fmt.name
-        out[fmt.key] = path
+                     "--seed", "7", "-q", "--geometry", geometry]) == 0, (key, geometry)
+        assert path.is_file() and path.with_name(path.stem + ".tracs.json").is_file(), (key, geometry)
+        out[key, geometry] = path
     return source, out
 
 
@@ -62,17 +67,17 @@ def _in_perturbation_order(frame):
     return frame.sort_values(keys, kind="stable").reset_index(drop=True)
 
 
-@pytest.mark.parametrize("key", [f.key for f in WRITTEN])
+@pytest.mark.parametrize("key", OUTPUTS, ids=IDS)
 def test_read_release_gives_the_released_points(releases, key):
     _, paths = releases
-    expected = _in_perturbation_order(read_release(paths["csv"]))
+    expected = _in_perturbation_order(read_release(paths["csv", "points"]))
     got = _in_perturbation_order(read_release(paths[key], need=("lat", "lng", "trajectory")))
-    assert len(got) == 6
+    assert len(got) == 7
     np.testing.assert_allclose(got[["lat", "lng"]].to_numpy(), expected[["lat", "lng"]].to_numpy(), atol=1e-9, rtol=0)
     assert got["trajectory"].tolist() == expected["trajectory"].tolist()
 
 
-@pytest.mark.parametrize("key", [f.key for f in WRITTEN])
+@pytest.mark.parametrize("key", OUTPUTS, ids=IDS)
 def test_map_draws_the_release(cli, releases, key, tmp_path):
     source, paths = releases
     page = tmp_path / "map.html"
@@ -81,18 +86,18 @@ def test_map_draws_the_release(cli, releases, key, tmp_path):
     assert page.stat().st_size > 10_000
 
 
-@pytest.mark.parametrize("key", [f.key for f in WRITTEN])
+@pytest.mark.parametrize("key", OUTPUTS, ids=IDS)
 def test_estimate_reads_the_release(cli, releases, key, tmp_path):
     _, paths = releases
     reference, got = tmp_path / "from_csv.csv", tmp_path / "got.csv"
-    assert cli("estimate", paths["csv"], "-o", reference, "--grid", "4").returncode == 0
+    assert cli("estimate", paths["csv", "points"], "-o", reference, "--grid", "4").returncode == 0
     result = cli("estimate", paths[key], "-o", got, "--grid", "4")
     assert result.returncode == 0, result.stderr
-    assert "6 reports" in result.stdout
+    assert "7 reports" in result.stdout
     assert got.read_bytes() == reference.read_bytes()
 
 
-@pytest.mark.parametrize("key", [f.key for f in WRITTEN])
+@pytest.mark.parametrize("key", OUTPUTS, ids=IDS)
 def test_evaluate_reads_the_release(cli, releases, key, tmp_path):
     _, paths = releases
     result = cli("evaluate", "--dataset", paths[key], "--methods", "tracs-d", "--epsilons", "2",
@@ -101,10 +106,11 @@ def test_evaluate_reads_the_release(cli, releases, key, tmp_path):
     assert json.loads(result.stdout)[0]["method"] == "tracs-d"
 
 
-@pytest.mark.parametrize("key", [f.key for f in WRITTEN])
+@pytest.mark.parametrize("key", OUTPUTS, ids=IDS)
 def test_perturb_reads_the_release(cli, releases, key, tmp_path):
     _, paths = releases
     again = tmp_path / "again.csv"
-    result = cli("perturb", paths[key], "-o", again, "-m", "tracs-d", "-e", "2", REGION, "--seed", "1", "-q")
+    # a released point may lie just outside the lon/lat box (the region is its metric rectangle): --clip
+    result = cli("perturb", paths[key], "-o", again, "-m", "tracs-d", "-e", "2", REGION, "--seed", "1", "-q", "--clip")
     assert result.returncode == 0, result.stderr
-    assert len(pd.read_csv(again)) == 6
+    assert len(pd.read_csv(again)) == 7

@@ -146,8 +146,9 @@ def run(args, spec, output: Path, fmt) -> int:
         lonlat = to_wgs84(released, crs, workers=threads)
         del released
         # a temporary file in the output's folder, renamed into place: never half a file
-        _output.write_atomically(output, lambda path: write_released(points, lonlat, eps_point, eps_traj, path,
-                                                                     fmt, progress=bar.update))
+        _output.write_atomically(output, lambda path: write_released(
+            points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update,
+            geometry=getattr(args, "geometry", "points")))
     from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
 
     write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)

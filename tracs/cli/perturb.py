@@ -43,6 +43,9 @@ def add_parser(subparsers) -> None:
                         "GeoParquet), foursquare, gowalla, or auto (default: the first that reads it)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
                    help="file to write (.csv, .tsv, .geojson, .parquet or .gpx)")
+    p.add_argument("--geometry", choices=("points", "lines"), default="points",
+                   help="points (default): one released row per input row; lines: one LineString per "
+                        "released trajectory, with the time of every vertex (.geojson, .parquet or .gpkg)")
     p.add_argument("-m", "--method", required=True, choices=list(METHODS), metavar="METHOD",
                    help=f"one of {', '.join(METHODS)} (lsrr-thresholds is not ε-LDP and is refused here)")
     p.add_argument("-e", "--epsilon", required=True, type=positive_float, metavar="E",
@@ -78,12 +81,12 @@ def add_parser(subparsers) -> None:
     _output.add_arguments(p)
 
 
-def _output_format(path: Path):
+def _output_format(path: Path, geometry: str = "points"):
     """The writer of the format table (:mod:`tracs.io.formats`) that the output's extension names."""
     from ..io.formats import UnsupportedFormatError, output_format
 
     try:
-        return output_format(path)
+        return output_format(path, geometry=geometry)
     except UnsupportedFormatError as exc:
         raise CLIError(str(exc)) from None
 
@@ -140,7 +143,7 @@ def run(args) -> int:
         raise CLIError(f"no such file: {source}" if not source.exists() else f"{source} is not a file")
     output = writable_file(args.output)
     _output.check_not_input(output, source, args.pois)
-    fmt = _output_format(output)
+    fmt = _output_format(output, args.geometry)
 
     spec = METHODS[args.method]
     _public.check_options(args, discrete=spec.discrete)

@@ -197,29 +197,38 @@ def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) ->
                       t.blank_lines, list(t.notes))
 
 
-def _lonlat_from_wkb(values, crs, notes) -> np.ndarray:
+def _lonlat_from_wkb(values, crs, notes, source: str = "the file", first_row: int = 0) -> np.ndarray:
     import shapely
 
     geoms = shapely.from_wkb(np.asarray(values, dtype=object))
-    return _lonlat_from_geoms(geoms, crs, notes)
+    return _lonlat_from_geoms(geoms, crs, notes, source, first_row)
 
 
-def _lonlat_from_geoms(geoms, crs, notes) -> np.ndarray:
+def _lonlat_from_geoms(geoms, crs, notes, source: str = "the file", first_row: int = 0) -> np.ndarray:
+    """WGS84 longitude/latitude of point geometries (a line among them raises: lines are read by
+    :func:`_read_features`)."""
     import shapely
 
+    from .lines import geometry_kind
+
     geoms = np.asarray(geoms, dtype=object)
-    kinds = shapely.get_type_id(geoms)
-    if not np.all((kinds == 0) | (kinds == -1)):
-        raise ValueError("the geometry column must hold points (one per check-in)")
+    if geometry_kind(geoms, source, first_row) != "points":
+        raise ValueError(f"{source}: lines among the points of row group starting at row {first_row}: "
+                         "a file holds points or lines")
     xy = np.full((len(geoms), 2), np.nan)
     present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
     xy[present] = shapely.get_coordinates(geoms[present])
+    return _to_wgs84(xy, crs, notes)
+
+
+def _to_wgs84(xy: np.ndarray, crs, notes) -> np.ndarray:
     if crs is not None:
         from pyproj import CRS, Transformer
 
         crs = CRS.from_user_input(crs)
         if not crs.equals(CRS.from_epsg(4326)):
             t = Transformer.from_crs(crs, 4326, always_xy=True)
+            xy = np.array(xy, dtype=float)
             xy[:, 0], xy[:, 1] = t.transform(xy[:, 0], xy[:, 1])
             notes.append(f"coordinates converted from {crs.to_string()} to EPSG:4326")
     return xy
@@ -251,7 +260,8 @@ def _read_parquet(path: Path, plan) -> RawColumns:
                 chunks[name].append(convert[name](column) if name in convert else column)
             if geometry:
                 lonlat.append(_lonlat_from_wkb(batch.column(geometry).to_numpy(zero_copy_only=False), crs,
-                                               notes if not lonlat else []))
+                                               notes if not lonlat else [], path.name,
+                                               sum(map(len, lonlat))))
             bar.update(batch.num_rows)
     table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else
                                              schema.field(name).type) for name, parts in chunks.items()})
@@ -304,15 +314,35 @@ def _read_vector(path: Path, kind: str) -> RawColumns:
         frame = gpd.read_file(path)
     except Exception as exc:
         raise unsupported(path, f"not a readable {kind} file: {str(exc).splitlines()[0][:120]}") from exc
+    return _read_features(path, frame, kind)
+
+
+def _read_features(path: Path, frame, kind: str) -> RawColumns:
+    """A frame of features: one check-in per point, or one trajectory per line part
+    (:mod:`tracs.io.lines`)."""
+    import geopandas as gpd
+    import pandas as pd
+
+    from .lines import explode, geometry_kind, line_table
+
     notes = []
-    lonlat = None
-    if isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns:
-        if frame.crs is None:
-            raise ValueError(f"{path.name} has no CRS: its coordinates cannot be read as longitude/latitude")
-        lonlat = _lonlat_from_geoms(frame.geometry.array, frame.crs, notes)
-        frame = frame.drop(columns=frame.geometry.name)
-    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind, notes=notes,
-                      lonlat=lonlat, geometry="geometry")
+    if not (isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns):
+        return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind)
+    if frame.crs is None:
+        raise ValueError(f"{path.name} has no CRS: its coordinates cannot be read as longitude/latitude")
+    geoms = np.asarray(frame.geometry.array, dtype=object)
+    crs = frame.crs
+    frame = pd.DataFrame(frame.drop(columns=frame.geometry.name))
+    if geometry_kind(geoms, path.name) == "points":
+        lonlat = _lonlat_from_geoms(geoms, crs, notes, path.name)
+        return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind, notes=notes,
+                          lonlat=lonlat, geometry="geometry")
+    lines = explode(geoms)
+    lonlat = _to_wgs84(lines.xy, crs, notes)
+    table, untimed, roles = line_table(frame, lines, path.name, stem=path.stem, notes=notes)
+    notes.append("rows are the lines' vertices, numbered in file order from 0")
+    return RawColumns(table, np.arange(len(table), dtype=np.int64), "row", kind, notes=notes, lonlat=lonlat,
+                      geometry="geometry", untimed=untimed, roles=roles)
 
 
 # ----------------------------------------------------------------------------- the readers of the table
@@ -352,9 +382,32 @@ def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
 
 
 def read_parquet(path: Path, request: ReadRequest) -> RawColumns:
-    """Parquet / GeoParquet in batches (:func:`_read_parquet`); GeoParquet needs no coordinate columns."""
-    is_geo = b"geo" in (open_parquet(path).schema_arrow.metadata or {})
+    """Parquet / GeoParquet in batches (:func:`_read_parquet`); GeoParquet needs no coordinate
+    columns.  GeoParquet of lines is read whole, through geopandas (:mod:`tracs.io.lines`)."""
+    handle = open_parquet(path)
+    is_geo = b"geo" in (handle.schema_arrow.metadata or {})
+    if is_geo and _has_lines(handle):
+        import geopandas as gpd
+
+        return _read_features(path, gpd.read_parquet(path), "geoparquet")
     return _read_parquet(path, lambda names: request.plan(names, need_coords=not is_geo))
+
+
+def _has_lines(handle) -> bool:
+    """Whether a GeoParquet file holds lines: its declared geometry types, or its first rows."""
+    import json
+
+    import shapely
+
+    geo = json.loads(handle.schema_arrow.metadata[b"geo"])
+    name = geo.get("primary_column", "geometry")
+    declared = geo.get("columns", {}).get(name, {}).get("geometry_types") or []
+    if declared:
+        return any("LineString" in t for t in declared)
+    for batch in handle.iter_batches(batch_size=4096, columns=[name]):
+        kinds = shapely.get_type_id(shapely.from_wkb(batch.column(0).to_numpy(zero_copy_only=False)))
+        return bool(np.isin(kinds, (1, 5)).any())
+    return False
 
 
 def read_vector(path: Path, request: ReadRequest) -> RawColumns:

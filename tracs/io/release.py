@@ -55,6 +55,11 @@ def read_release(path, *, need=("lat", "lng")):
     frame = table.to_pandas() if hasattr(table, "column_names") else pd.DataFrame(table).reset_index(drop=True)
     if fmt.key == "gpx":
         frame = _gpx_release(path, frame)
+    elif raw.roles.get("time") in frame.columns:  # a file of lines (tracs.io.lines): vertices and their times
+        if raw.untimed is not None:
+            frame.loc[raw.untimed, raw.roles["time"]] = None
+        frame = frame.rename(columns={raw.roles["time"]: "datetime"}) if "datetime" not in frame.columns else frame
+        frame = frame.drop(columns=[c for c in raw.roles.values() if c in frame.columns and c != "datetime"])
     if raw.lonlat is not None and not {"lat", "lng"} <= set(frame.columns):
         frame["lat"], frame["lng"] = raw.lonlat[:, 1], raw.lonlat[:, 0]
     for name, kind in _NUMBERS.items():

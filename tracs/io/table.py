@@ -211,18 +211,21 @@ def _release_memory() -> None:
             pass
 
 
-def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text_times: bool, rows=None):
+def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text_times: bool, rows=None,
+                   input_order_rows: bool = True):
     """The rows to publish, in the input file's order: user id, trajectory id, time, source
     line/row, released latitude/longitude, ε spent per point and per trajectory (the columns of
     ``tracs perturb``); true coordinates and venue ids are never included.
 
-    ``rows`` (positions in the input's order, default all) builds one batch of them.
+    ``rows`` (positions in the input's order, default all) builds one batch of them;
+    ``input_order_rows=False`` keeps the order the points were perturbed in (user,
+    trajectory, time), as lines are written.
     """
     import pyarrow as pa
 
     from .write import _times_as_text
 
-    order = input_order(points)
+    order = input_order(points) if input_order_rows else np.arange(len(points.source))
     if rows is not None:
         order = order[rows]
     traj = np.searchsorted(points.offsets, order, side="right") - 1
@@ -252,18 +255,25 @@ def input_order(points: Points) -> np.ndarray:
 
 
 def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, fmt=None, *,
-                   progress=None) -> None:
+                   progress=None, geometry: str = "points") -> None:
     """Write the released rows (:func:`released_table`) in the input's order, in the format of
     ``fmt`` (a :class:`~tracs.io.formats.Format`; default: the one ``path``'s extension names).
 
     Formats whose writer takes batches (``batch_rows``: CSV, TSV, GeoParquet) get them
     built one at a time, while the previous one is written, so the output never exists
-    whole in memory; the others get one table.
+    whole in memory; the others get one table.  ``geometry="lines"`` writes one line
+    per trajectory (formats whose ``geometry`` allows it), from one table in the order
+    the points were perturbed in.
     """
     from .formats import output_format
     from .write import bounds
 
-    fmt = output_format(path) if fmt is None else fmt
+    fmt = output_format(path, geometry=geometry) if fmt is None else fmt
+    if geometry == "lines":
+        table = released_table(points, released_lonlat, eps_point, eps_traj, text_times=False,
+                               input_order_rows=False)
+        fmt.writer()([table], path, bbox=bounds(released_lonlat), progress=progress, geometry="lines")
+        return
     n = len(points.source)
     size = fmt.batch_rows or max(n, 1)
     tables = (released_table(points, released_lonlat, eps_point, eps_traj, text_times=fmt.text_times,

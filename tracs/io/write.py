@@ -175,9 +175,17 @@ def write_tsv_file(tables, path, *, bbox=None, progress=None) -> None:
     write_csv_batches(tables, path, "\t", progress=progress)
 
 
-def write_geoparquet(tables, path, *, bbox, progress=None) -> None:
-    """GeoParquet 1.0 (WKB points from ``lng`` / ``lat``, EPSG:4326, ``bbox``), one row group per batch."""
+def write_geoparquet(tables, path, *, bbox, progress=None, geometry: str = "points") -> None:
+    """GeoParquet 1.0 (WKB points from ``lng`` / ``lat``, EPSG:4326, ``bbox``), one row group per batch;
+    or one line per trajectory (``geometry="lines"``, through geopandas)."""
     import pyarrow.parquet as pq
+
+    if geometry == "lines":
+        rows, features = _features(tables, geometry)
+        features.to_parquet(path)
+        if progress is not None:
+            progress(rows)
+        return
 
     writer = None
     try:
@@ -202,26 +210,36 @@ def _one_frame(tables):
     return table, table.to_pandas(), lonlat
 
 
-def _write_vector(tables, path, driver: str, progress, **options) -> None:
+def _features(tables, geometry: str):
+    """``(rows, GeoDataFrame)``: points with every column, or one line per trajectory (:mod:`tracs.io.lines`)."""
     import geopandas as gpd
 
     table, frame, lonlat = _one_frame(tables)
+    if geometry == "lines":
+        from .lines import line_features
+
+        return table.num_rows, line_features(table)
+    return table.num_rows, gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lonlat[:, 0], lonlat[:, 1]),
+                                            crs=4326)
+
+
+def _write_vector(tables, path, driver: str, progress, geometry: str, **options) -> None:
+    rows, features = _features(tables, geometry)
     if Path(path).exists():
         Path(path).unlink()  # the GeoJSON driver refuses to overwrite
-    gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lonlat[:, 0], lonlat[:, 1]), crs=4326) \
-        .to_file(path, driver=driver, **options)
+    features.to_file(path, driver=driver, **options)
     if progress is not None:
-        progress(table.num_rows)
+        progress(rows)
 
 
-def write_geojson(tables, path, *, bbox=None, progress=None) -> None:
-    """GeoJSON points (EPSG:4326) with every column as a property."""
-    _write_vector(tables, path, "GeoJSON", progress)
+def write_geojson(tables, path, *, bbox=None, progress=None, geometry: str = "points") -> None:
+    """GeoJSON (EPSG:4326): points with every column as a property, or lines (``geometry="lines"``)."""
+    _write_vector(tables, path, "GeoJSON", progress, geometry)
 
 
-def write_geopackage(tables, path, *, bbox=None, progress=None) -> None:
-    """A GeoPackage layer of points (EPSG:4326) with every column as an attribute."""
-    _write_vector(tables, path, "GPKG", progress, layer="released")
+def write_geopackage(tables, path, *, bbox=None, progress=None, geometry: str = "points") -> None:
+    """A GeoPackage layer (EPSG:4326): points with every column as an attribute, or lines."""
+    _write_vector(tables, path, "GPKG", progress, geometry, layer="released")
 
 
 def write_gpx_file(tables, path, *, bbox=None, progress=None) -> None:
