@@ -21,8 +21,11 @@ a random stream keyed by the user id.
 
 The output keeps the user id, the trajectory id and the time of every row, in the
 input's order, with the released latitude/longitude and the ε spent per point and
-per trajectory.  The true coordinates and venue ids are never written.  The format
-follows the extension: .csv, .geojson/.json or .parquet/.geoparquet.
+per trajectory.  The true coordinates and venue ids are never written, and the
+input's other columns and GPX elements are named on stderr ("not released: ...").
+The format follows the extension: .csv, .tsv, .geojson/.json, .parquet/.geoparquet,
+.gpkg or .gpx; with --geometry lines, one LineString per released trajectory
+(.geojson, .parquet or .gpkg).  Every command reads every one of these files back.
 """
 
 
@@ -30,7 +33,7 @@ def add_parser(subparsers) -> None:
     from ..evaluation import METHODS
     from ._common import method_help
 
-    p = subparsers.add_parser("perturb", help="perturb a check-in file (CSV, GeoJSON, GeoParquet)",
+    p = subparsers.add_parser("perturb", help="perturb a check-in or track file (any format of tracs.io)",
                               description=DESCRIPTION, epilog="methods: " + method_help(),
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="INPUT",
@@ -42,7 +45,7 @@ def add_parser(subparsers) -> None:
                    help="how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / "
                         "GeoParquet), foursquare, gowalla, or auto (default: the first that reads it)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
-                   help="file to write (.csv, .tsv, .geojson, .parquet or .gpx)")
+                   help="file to write (.csv, .tsv, .geojson, .parquet, .gpkg or .gpx)")
     p.add_argument("--geometry", choices=("points", "lines"), default="points",
                    help="points (default): one released row per input row; lines: one LineString per "
                         "released trajectory, with the time of every vertex (.geojson, .parquet or .gpkg)")
