@@ -114,3 +114,35 @@ def test_perturb_reads_the_release(cli, releases, key, tmp_path):
     result = cli("perturb", paths[key], "-o", again, "-m", "tracs-d", "-e", "2", REGION, "--seed", "1", "-q", "--clip")
     assert result.returncode == 0, result.stderr
     assert len(pd.read_csv(again)) == 7
+
+
+GPX = """<?xml version="1.0" encoding="UTF-8"?>
+<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">
+<trk><name>ride</name>
+<trkseg>
+<trkpt lat="35.70" lon="139.70"><time>2024-05-01T08:00:00Z</time></trkpt>
+<trkpt lat="35.71" lon="139.71"><time>2024-05-01T08:01:00Z</time></trkpt>
+</trkseg>
+<trkseg>
+<trkpt lat="35.72" lon="139.72"><time>2024-05-01T09:00:00Z</time></trkpt>
+<trkpt lat="35.73" lon="139.73"><time>2024-05-01T09:01:00Z</time></trkpt>
+<trkpt lat="35.74" lon="139.74"><time>2024-05-01T09:02:00Z</time></trkpt>
+</trkseg>
+</trk>
+</gpx>
+"""
+
+
+def test_a_gpx_track_and_its_gpx_release(cli, tmp_path):
+    """'tracs map in.gpx released.gpx' said the release had 0 rows; 'tracs estimate released.gpx'
+    said it was not a tracs release."""
+    source, released = tmp_path / "in.gpx", tmp_path / "released.gpx"
+    source.write_text(GPX)
+    assert cli("perturb", source, "-o", released, "-m", "tracs-d", "-e", "2", REGION, "--seed", "3",
+               "-q").returncode == 0
+    back = read_release(released)
+    assert back["trajectory"].tolist() == [0, 0, 1, 1, 1] and back["uid"].tolist() == ["in"] * 5
+    result = cli("map", source, released, "-o", tmp_path / "map.html", "--tiles", "none")
+    assert result.returncode == 0, result.stderr
+    result = cli("estimate", released, "-o", tmp_path / "density.csv", "--grid", "4")
+    assert result.returncode == 0 and "5 reports" in result.stdout, result.stderr
