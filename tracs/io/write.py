@@ -284,4 +284,6 @@ def write_points(frame, path, fmt=None, *, progress=None) -> None:
         table = table.append_column("lat", [frame.geometry.y.to_numpy()]).append_column(
             "lng", [frame.geometry.x.to_numpy()])
     lonlat = np.column_stack([table.column("lng").to_numpy(), table.column("lat").to_numpy()])
-    fmt.writer()([table], path, bbox=bounds(lonlat), progress=progress)
+    size = fmt.batch_rows or max(table.num_rows, 1)
+    batches = [table.slice(start, size) for start in range(0, table.num_rows, size)] or [table]
+    fmt.writer()(batches, path, bbox=bounds(lonlat), progress=progress)
