@@ -89,25 +89,20 @@ def _lat_lng_columns(columns) -> tuple[str, str]:
 
 
 def read_points(path) -> geopandas.GeoDataFrame:
-    """Rows of a point file, in file order: CSV with lat/lng, GeoJSON/GPKG or (Geo)Parquet."""
+    """Rows of a point file, in file order, in any format of the table (:mod:`tracs.io.formats`):
+    lat/lng columns (or latitude/longitude, ...) or point geometry."""
     import geopandas as gpd
     import pandas as pd
+
+    from ..io.release import read_rows
 
     path = Path(path)
     if not path.is_file():
         raise CLIError(f"no such file: {path}")
-    suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv", ".txt"):
-        frame = pd.read_csv(path, sep=None, engine="python")
-    elif suffix in (".parquet", ".geoparquet"):
-        try:
-            return gpd.read_parquet(path)
-        except ValueError:  # a plain Parquet table without geometry
-            frame = pd.read_parquet(path)
-    else:
-        return gpd.read_file(path)
+    frame = read_rows(path)
     lat, lng = _lat_lng_columns(frame.columns)
-    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame[lng], frame[lat]), crs=4326)
+    lat_v, lng_v = pd.to_numeric(frame[lat], errors="coerce"), pd.to_numeric(frame[lng], errors="coerce")
+    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs=4326)
 
 
 def _read_release(path: Path):

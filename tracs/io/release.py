@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["NotAReleaseError", "read_release"]
+__all__ = ["NotAReleaseError", "read_release", "read_rows"]
 
 #: released columns and their types (text columns keep the file's text)
 _NUMBERS = {"lat": float, "lng": float, "epsilon_point": float, "epsilon_trajectory": float,
@@ -44,15 +44,8 @@ def read_release(path, *, need=("lat", "lng")):
     """
     import pandas as pd
 
-    from .containers import ReadRequest
-    from .formats import format_of
-    from .text import check_path
-
-    path = check_path(path)
-    fmt = format_of(path)
-    raw = fmt.reader()(path, ReadRequest(plan=lambda names, **_: (list(names), {})))
-    table = raw.table
-    frame = table.to_pandas() if hasattr(table, "column_names") else pd.DataFrame(table).reset_index(drop=True)
+    frame, fmt, raw = _read(path)
+    path = Path(path)
     if fmt.key == "gpx":
         frame = _gpx_release(path, frame)
     elif raw.roles.get("time") in frame.columns:  # a file of lines (tracs.io.lines): vertices and their times
@@ -60,8 +53,7 @@ def read_release(path, *, need=("lat", "lng")):
             frame.loc[raw.untimed, raw.roles["time"]] = None
         frame = frame.rename(columns={raw.roles["time"]: "datetime"}) if "datetime" not in frame.columns else frame
         frame = frame.drop(columns=[c for c in raw.roles.values() if c in frame.columns and c != "datetime"])
-    if raw.lonlat is not None and not {"lat", "lng"} <= set(frame.columns):
-        frame["lat"], frame["lng"] = raw.lonlat[:, 1], raw.lonlat[:, 0]
+    _with_lonlat(frame, raw)
     for name, kind in _NUMBERS.items():
         if name in frame.columns:
             values = pd.to_numeric(frame[name], errors="coerce")
@@ -72,6 +64,35 @@ def read_release(path, *, need=("lat", "lng")):
     if missing:
         raise NotAReleaseError(f"{path.name} ({fmt.name}) lacks the column(s) {', '.join(missing)}: "
                                "not a file written by 'tracs perturb'")
+    return frame
+
+
+def read_rows(path):
+    """Every row and column of a file in any format of the table, in file order, as text or as
+    stored (a pandas frame); point geometry adds ``lat`` / ``lng`` when the file has no such
+    columns.  For files that are no check-ins, such as points of interest."""
+    frame, _, raw = _read(path)
+    return _with_lonlat(frame, raw)
+
+
+def _read(path):
+    import pandas as pd
+
+    from .containers import ReadRequest
+    from .formats import format_of
+    from .text import check_path
+
+    path = check_path(path)
+    fmt = format_of(path)
+    raw = fmt.reader()(path, ReadRequest(plan=lambda names, **_: (list(names), {})))
+    table = raw.table
+    frame = table.to_pandas() if hasattr(table, "column_names") else pd.DataFrame(table).reset_index(drop=True)
+    return frame, fmt, raw
+
+
+def _with_lonlat(frame, raw):
+    if raw.lonlat is not None and not {"lat", "lng"} <= set(frame.columns):
+        frame["lat"], frame["lng"] = raw.lonlat[:, 1], raw.lonlat[:, 0]
     return frame
 
 
