@@ -175,7 +175,8 @@ def format_of(path, input_format: str = "auto") -> Format:
 
 
 def container_of(path) -> str:
-    """The key of the container of a file: ``"csv"`` (any delimited text), ``"parquet"``,
+    """The key of the container of a file: ``"csv"`` or ``"tsv"`` (delimited text; the delimiter
+    is sniffed when read), ``"parquet"``,
     ``"geojson"``, ``"gpx"``, ``"gpkg"``, ... (:data:`FORMATS`).
 
     Raises
@@ -210,7 +211,7 @@ def container_of(path) -> str:
     first = text.split(b"\n", 1)[0]
     if not any(d in first for d in (b",", b"\t", b";", b"|")):
         raise unsupported(path, "no column delimiter in its first line")
-    return "csv"
+    return fmt.key if fmt is not None else "csv"  # delimited text: the entry its extension names
 
 
 def binary_at(path, *, utf8: bool = True):

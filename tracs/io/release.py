@@ -19,7 +19,8 @@ import numpy as np
 
 __all__ = ["NotAReleaseError", "read_release", "read_rows"]
 
-#: released columns and their types (text columns keep the file's text)
+#: released columns and their types (integer columns whose values are not all integers keep
+#: the file's text: trajectory ids such as ``trip-7``)
 _NUMBERS = {"lat": float, "lng": float, "epsilon_point": float, "epsilon_trajectory": float,
             "trajectory": np.int64, "source_line": np.int64, "source_row": np.int64}
 
@@ -57,7 +58,10 @@ def read_release(path, *, need=("lat", "lng")):
     for name, kind in _NUMBERS.items():
         if name in frame.columns:
             values = pd.to_numeric(frame[name], errors="coerce")
-            frame[name] = values.astype(kind) if kind is float or values.notna().all() else values
+            if kind is float:
+                frame[name] = values.astype(float)
+            elif values.notna().all() and (values == values.round()).all():
+                frame[name] = values.astype(kind)  # else ids stay exactly as written (text)
     if "datetime" in frame.columns and not isinstance(frame["datetime"].dtype, pd.DatetimeTZDtype):
         frame["datetime"] = pd.to_datetime(frame["datetime"], utc=True, errors="coerce", format="ISO8601")
     missing = [c for c in need if c not in frame.columns]
