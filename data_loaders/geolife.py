@@ -1,0 +1,132 @@
+"""Microsoft Research Asia's Geolife GPS trajectories (``Data/<user>/Trajectory/*.plt``).
+
+Layout of the data set (version 1.3): one folder per user, named by a
+three-digit id (``000`` … ``181``), each with a ``Trajectory`` folder of ``.plt``
+files, one recorded trajectory per file, named by its start time
+(``20081023025304.plt``).  A ``.plt`` file has 6 header lines, then one point per
+line::
+
+    latitude,longitude,0,altitude,days,date,time
+    39.984702,116.318417,0,492,39744.1201851852,2008-10-23,02:53:04
+
+with the altitude in feet (``-777``: none), ``days`` the time as days since
+1899-12-30, and ``date``, ``time`` the time in GMT.
+
+Read here: the user id is the folder name exactly as written (``"000"`` stays
+``"000"``), the trajectory id (``trajectory_id``) the file's stem, the time is
+``date`` + ``time`` in UTC, the altitude is kept (``altitude_ft``).  Not kept:
+the third field (always 0) and ``days`` (the same time as ``date`` and ``time``).
+Users' ``labels.txt`` files (transport modes) are not read, and the report says
+how many there were.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tracs._text import counted
+
+from ._checkins import check_duplicates_policy, check_strict
+from ._tracks import TrackColumns, concat, finish, geolife_files_of, numbers, parse_datetime, read_files, \
+    to_checkins
+
+__all__ = ["load_geolife", "read_geolife_columns", "GEOLIFE_FIELDS"]
+
+#: the fields of a ``.plt`` line, in order
+GEOLIFE_FIELDS = ("lat", "lon", "zero", "altitude", "days", "date", "time")
+_HEADER_LINES = 6
+
+
+def _files(root: Path):
+    """``(files, users, relative names, labels count)`` of a Geolife folder or ``.plt`` file."""
+    if root.is_file():
+        if root.suffix.lower() != ".plt":
+            raise ValueError(f"{root.name} is not a Geolife .plt file")
+        user = root.parent.parent.name if root.parent.name == "Trajectory" else root.stem
+        return [root], [user], [root.name], 0
+    if not root.is_dir():
+        raise FileNotFoundError(f"no such file or folder: {root}")
+    files = geolife_files_of(root)
+    if not files:
+        raise ValueError(f"{root} holds no Geolife trajectories: expected Data/<user>/Trajectory/*.plt "
+                         "(or <user>/Trajectory/*.plt) below it")
+    users = [p.parent.parent.name for p in files]
+    base = files[0].parent.parent.parent
+    names = [str(p.relative_to(base)) for p in files]
+    labels = sum(1 for user_dir in {p.parent.parent for p in files} if (user_dir / "labels.txt").is_file())
+    return files, users, names, labels
+
+
+def read_geolife_columns(root) -> TrackColumns:
+    """The points of a Geolife folder (or one ``.plt`` file) as :class:`~data_loaders._tracks.TrackColumns`.
+
+    Parsed by Arrow, many files per call; see the module docstring for what is read.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    root = Path(root)
+    files, users, names, labels = _files(root)
+    user_of = pa.array(users, type=pa.large_string())
+    stem_of = pa.array([p.stem for p in files], type=pa.large_string())
+    parts = []
+    for table, lines, file, bad_lines, bad_files, blank in read_files(files, skip=_HEADER_LINES,
+                                                                      names=GEOLIFE_FIELDS):
+        when = pc.binary_join_element_wise(pc.utf8_trim_whitespace(table.column("date")),
+                                           pc.utf8_trim_whitespace(table.column("time")), " ")
+        index = pa.array(file)
+        parts.append(TrackColumns(
+            uid=user_of.take(index), time=parse_datetime(when.combine_chunks()),
+            lat=numbers(table.column("lat").combine_chunks()), lon=numbers(table.column("lon").combine_chunks()),
+            lines=lines, fmt="geolife-plt", source=root.name, trajectory=stem_of.take(index),
+            trajectory_name="trajectory_id", file=file, files=names, bad_lines=bad_lines, bad_files=bad_files,
+            blank_lines=blank, extra={"altitude_ft": numbers(table.column("altitude").combine_chunks())}))
+    if not parts:
+        raise ValueError(f"{root.name}: no point in {len(files):,} .plt file(s) (each has only its "
+                         f"{_HEADER_LINES} header lines)")
+    cols = concat(parts)
+    if len(files) == 1:
+        cols.file, cols.files = None, []
+    read = len(np.unique(cols.file)) if cols.file is not None else 1
+    cols.notes.append(f"Geolife: {counted(read, '.plt file')} of {counted(len(set(users)), 'user')}, one "
+                      "trajectory per file (trajectory_id = the file name); times are GMT")
+    if read < len(files):
+        cols.notes.append(f"{counted(len(files) - read, '.plt file')} without a point (only the header) skipped")
+    cols.notes.append("not kept: the third field (always 0) and days (the same time as date and time)")
+    if labels:
+        cols.notes.append(f"labels.txt (transport modes) of {counted(labels, 'user')} not read")
+    return finish(cols)
+
+
+def load_geolife(root, *, duplicates: str = "keep", strict: bool = False):
+    """Load Geolife trajectories: the loaders' GeoDataFrame, one trajectory per ``.plt`` file.
+
+    Parameters
+    ----------
+    root : str or os.PathLike
+        The folder holding ``Data`` (or ``Data`` itself, or one user's folder), or one
+        ``.plt`` file.
+    duplicates : {"keep", "drop_exact", "drop_user_time"}
+    strict : bool
+        As for every loader (``data_loaders`` module docstring).
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        ``uid`` (the user folder's name, text as written: ``"000"``), ``datetime``
+        (UTC), ``trajectory_id`` (the ``.plt`` file's stem), ``source_file`` (when
+        several files), ``altitude_ft``, ``source_line`` (the line in its file) and
+        WGS84 points, in (user, time) order, with ``attrs["report"]`` (drops with
+        their lines; the notes name their files) and
+        ``attrs["trajectory_column"] == "trajectory_id"``: group with
+        ``to_trajectories(frame, by="trajectory_id")``.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError, DroppedRowsError
+    """
+    duplicates = check_duplicates_policy(duplicates)
+    strict = check_strict(strict)
+    return to_checkins(read_geolife_columns(root), duplicates=duplicates, strict=strict)
