@@ -44,7 +44,7 @@ _EXPORTS = {
     **dict.fromkeys(("load_geolife", "read_geolife_columns"), "geolife"),
     **dict.fromkeys(("load_tdrive", "read_tdrive_columns"), "tdrive"),
     **dict.fromkeys(("load_porto", "iter_porto", "iter_porto_columns", "read_porto_columns"), "porto"),
-    **dict.fromkeys(("TRACK_FORMATS", "detect_track_format"), "_tracks"),
+    **dict.fromkeys(("TRACK_FORMATS", "detect_track_format"), "_layouts"),
     **dict.fromkeys(("load_gowalla", "parse_iso_time"), "gowalla"),
     "to_trajectories": "grouping",
     "synthetic_checkins": "synthetic",

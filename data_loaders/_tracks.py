@@ -18,7 +18,6 @@ per point.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,15 +26,12 @@ import pandas as pd
 
 from tracs._text import counted
 
+
 NAT = np.iinfo(np.int64).min
 #: text parsed per Arrow call when reading many files (bounds the memory of a read)
 BLOCK_BYTES = 64 << 20
 #: locations shown per kind of row in the notes
 SHOW = 5
-#: the data sets of this family, for ``input_format`` / ``--input-format``
-TRACK_FORMATS = ("geolife", "tdrive", "porto")
-
-_TDRIVE_LINE = re.compile(r"^\s*[^,\s][^,]*,\s*\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}:\d{2}\s*,\s*-?[\d.]+\s*,\s*-?[\d.]+\s*$")
 
 
 @dataclass
@@ -305,60 +301,3 @@ def to_checkins(cols: TrackColumns, *, duplicates: str = "keep", strict: bool = 
     if cols.trajectory is not None:
         frame.attrs["trajectory_column"] = cols.trajectory_name
     return frame
-
-
-# ----------------------------------------------------------------------------- detection
-
-
-def _first_line(path: Path) -> str:
-    with open(path, "rb") as fh:
-        head = fh.read(4096)
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    return next((ln for ln in text.splitlines() if ln.strip()), "")
-
-
-def geolife_files_of(path: Path) -> list:
-    """The ``.plt`` files of a Geolife folder (``Data/<user>/Trajectory/*.plt`` below ``path``,
-    ``<user>/Trajectory/*.plt`` or ``Trajectory/*.plt``), sorted; empty when it is none."""
-    for pattern in ("Data/*/Trajectory/*.plt", "*/Trajectory/*.plt", "Trajectory/*.plt"):
-        found = sorted(path.glob(pattern))
-        if found:
-            return found
-    return []
-
-
-def tdrive_line(line: str) -> bool:
-    """Whether a line has T-Drive's layout: ``taxi_id,YYYY-MM-DD hh:mm:ss,lon,lat``."""
-    return bool(_TDRIVE_LINE.match(line))
-
-
-def detect_track_format(path) -> str | None:
-    """``"geolife"``, ``"tdrive"``, ``"porto"`` or None, from the layout of ``path``.
-
-    A folder holding ``Data/*/Trajectory/*.plt`` (or ``*/Trajectory/*.plt``) or a
-    ``.plt`` file: Geolife.  A text file (or a folder of ``.txt`` files) whose first
-    line is ``taxi_id,YYYY-MM-DD hh:mm:ss,lon,lat`` without a header: T-Drive.  A
-    CSV whose header has a ``POLYLINE`` column: Porto.
-    """
-    path = Path(path)
-    if path.is_dir():
-        if geolife_files_of(path):
-            return "geolife"
-        texts = sorted(path.glob("*.txt"))
-        first = next((p for p in texts if p.stat().st_size > 0), None)
-        if first is not None and tdrive_line(_first_line(first)):
-            return "tdrive"
-        return None
-    if not path.is_file():
-        return None
-    if path.suffix.lower() == ".plt":
-        return "geolife"
-    if path.suffix.lower() not in {".csv", ".txt", ".tsv", ".dat", ""}:
-        return None
-    line = _first_line(path)
-    names = {re.sub(r"[^0-9a-z]", "", f.lower()) for f in line.split(",")}
-    if "polyline" in names:
-        return "porto"
-    if tdrive_line(line):
-        return "tdrive"
-    return None

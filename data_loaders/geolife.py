@@ -29,8 +29,8 @@ import numpy as np
 from tracs._text import counted
 
 from ._checkins import check_duplicates_policy, check_strict
-from ._tracks import TrackColumns, concat, finish, geolife_files_of, numbers, parse_datetime, read_files, \
-    to_checkins
+from ._layouts import geolife_files_of
+from ._tracks import TrackColumns, concat, finish, numbers, parse_datetime, read_files, to_checkins
 
 __all__ = ["load_geolife", "read_geolife_columns", "GEOLIFE_FIELDS"]
 

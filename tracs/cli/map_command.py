@@ -184,8 +184,9 @@ def run(args) -> int:
 
 def _run(args) -> int:
     source = Path(args.input)
-    if not source.is_file():
-        raise CLIError(f"no such file: {source}")
+    from . import _columns
+
+    _columns.check_input(source, args)
     output = writable_file(args.output)
     from ._output import check_html_output, check_not_input
 

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from data_loaders._layouts import TRACK_FORMATS  # the public trajectory data sets, read by their own readers
+
 from .columns import API_FLAGS, resolve_columns
 from .containers import (TextParseError, _float_column, _read_parquet, _read_text, _read_text_pandas,
                          _read_vector)
@@ -41,7 +43,7 @@ PROFILES = {
 }
 _HEADERLESS = {"foursquare": ("user", "venue", "category_id", "category", "lat", "lng", "offset", "time"),
                "gowalla": ("user", "time", "lat", "lng", "location")}
-INPUT_FORMATS = ("auto", "checkins", "foursquare", "gowalla")
+INPUT_FORMATS = ("auto", "checkins", "foursquare", "gowalla", *TRACK_FORMATS)
 
 
 def _names(table) -> list:
@@ -128,9 +130,12 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     from data_loaders._checkins import _RESERVED
     from data_loaders._io import check_path, sniff
 
-    path = check_path(path)
     if input_format not in INPUT_FORMATS:
         raise ValueError(f"unknown input format {input_format!r}; choose from {', '.join(INPUT_FORMATS)}")
+    track = track_format(path, input_format)
+    if track is not None:
+        return _track_columns(Path(path), track, tz=tz, given=(user, time, lat, lon, traj, time_format))
+    path = check_path(path)
     flags = API_FLAGS if flags is None else flags
     kind = container_of(path)
     given = {"user": user, "time": time, "lat": lat, "lon": lon, "traj": traj}
@@ -255,16 +260,21 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     Parameters
     ----------
     path : str or os.PathLike
-        CSV / TSV (delimiter detected), Parquet, GeoParquet, GeoJSON or GPX.
+        CSV / TSV (delimiter detected), Parquet, GeoParquet, GeoJSON or GPX, or a
+        public trajectory data set (a Geolife or T-Drive folder, a Porto CSV).
     user, time, lat, lon, traj : str, optional
         Column names; omitted ones are found through the aliases of
         :mod:`tracs.io.columns` (and of the input format).  ``traj`` (optional)
         names a trajectory id column, kept under its name for
         ``to_trajectories(by=...)``.
-    input_format : {"auto", "checkins", "foursquare", "gowalla"}
+    input_format : {"auto", "checkins", "foursquare", "gowalla", "geolife", "tdrive", "porto"}
         Which column names and time layout to expect.  ``"auto"`` recognises the
-        Foursquare and Gowalla headers (and their headerless text forms).  The
-        container (CSV, Parquet, ...) does not matter.
+        Foursquare and Gowalla headers (and their headerless text forms) and the
+        layouts of the public trajectory data sets: a folder holding
+        ``Data/*/Trajectory/*.plt`` or a ``.plt`` file (Geolife), a headerless
+        ``taxi_id,datetime,lon,lat`` file or folder of them (T-Drive), a CSV with a
+        ``POLYLINE`` column (Porto), read by ``data_loaders``' readers of those
+        sets.  The container (CSV, Parquet, ...) does not matter.
     time_format, dayfirst, tz
         See :func:`tracs.io.times.parse_times`.
     keep_columns : bool, default False
@@ -299,6 +309,47 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     if traj is not None:
         frame.attrs["trajectory_column"] = traj
     return frame
+
+
+def track_format(path, input_format: str = "auto") -> str | None:
+    """The public trajectory data set ``path`` holds (``"geolife"``, ``"tdrive"``, ``"porto"``):
+    the one forced by ``input_format``, else the one detected from its layout
+    (``data_loaders._tracks.detect_track_format``), else None."""
+    if input_format in TRACK_FORMATS:
+        if not Path(path).exists():
+            raise FileNotFoundError(f"no such file or folder: {path}")
+        return input_format
+    if input_format != "auto":
+        return None
+    from data_loaders._layouts import detect_track_format
+
+    return detect_track_format(path)
+
+
+def _track_columns(path: Path, track: str, *, tz, given) -> dict:
+    """:func:`read_columns`' dict for a public trajectory data set, read by its own reader."""
+    import pandas as pd
+
+    from data_loaders.geolife import read_geolife_columns
+    from data_loaders.porto import read_porto_columns
+    from data_loaders.tdrive import read_tdrive_columns
+
+    if track == "tdrive":
+        cols = read_tdrive_columns(path, tz=tz)
+    else:
+        cols = (read_geolife_columns if track == "geolife" else read_porto_columns)(path)
+        if tz not in (None, "UTC"):
+            cols.notes.append(f"the timezone {tz} is not used: {track} times are UTC")
+    if any(v is not None for v in given):
+        cols.notes.append(f"column and time options are not used: the {track} layout is fixed")
+    extra = {}
+    if cols.trajectory is not None:
+        extra[cols.trajectory_name] = cols.trajectory_series()
+    time = pd.Series(cols.time.view("datetime64[ns]"), copy=False).dt.tz_localize("UTC")
+    return dict(uid=cols.uid_series(), time=time, lat=pd.Series(cols.lat, copy=False),
+                lng=pd.Series(cols.lon, copy=False), poi=None, extra=extra, lines=cols.lines,
+                bad_lines=cols.bad_lines, blank_lines=cols.blank_lines, notes=cols.notes, source=cols.source,
+                fmt=cols.fmt, position="line", untimed=None, traj=cols.trajectory_name)
 
 
 def _utc_times(table, name, times) -> np.ndarray:
