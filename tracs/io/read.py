@@ -26,7 +26,7 @@ import numpy as np
 
 from data_loaders._layouts import TRACK_FORMATS  # the public trajectory data sets, read by their own readers
 
-from .columns import API_FLAGS, resolve_columns
+from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
 from .containers import (TextParseError, _float_column, _read_parquet, _read_text, _read_text_pandas,
                          _read_vector)
 from .formats import binary_at, container_of, unsupported
@@ -138,6 +138,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     path = check_path(path)
     flags = API_FLAGS if flags is None else flags
     kind = container_of(path)
+    time, clock = _split_time(time, flags)
     given = {"user": user, "time": time, "lat": lat, "lon": lon, "traj": traj}
     profile = None if input_format == "auto" else input_format
 
@@ -149,12 +150,13 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     def needed(names, need_coords=True):
         nonlocal profile, planned
         profile = profile or _profile_of(path, kind, names)
-        planned = resolve_columns(names, **given, need_coords=need_coords, flags=flags, source=path.name,
-                                  aliases=PROFILES[profile])
+        planned = resolve_columns(names, **given, need_time=False, need_coords=need_coords, flags=flags,
+                                  source=path.name, aliases=PROFILES[profile])
         poi = _find_poi(names, profile) if with_poi else None
         if keep_columns:
             return list(names)
-        return [*planned.used(), *([poi] if poi and poi not in planned.used() else [])]
+        clock_col = [_clock_column(names, clock, flags, path.name)] if clock else []
+        return [*planned.used(), *clock_col, *([poi] if poi and poi not in planned.used() else [])]
 
     def converters():
         import pyarrow as pa
@@ -162,7 +164,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         def utc(column):
             return pa.array(times(column)).cast(pa.timestamp("ns", tz="UTC"))
 
-        out = {planned.time: utc}
+        out = {planned.time: utc} if planned.time is not None and clock is None else {}
         if planned.lat is not None and planned.lon is not None:
             out[planned.lat] = out[planned.lon] = _float_column
         return out
@@ -210,8 +212,8 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     names = _names(raw.table)
     has_geometry = raw.lonlat is not None
     profile = profile or _profile_of(path, kind, names)
-    cmap = resolve_columns(names, **given, need_coords=not has_geometry, flags=flags, source=path.name,
-                           aliases=PROFILES[profile])
+    cmap = resolve_columns(names, **given, need_time=False, need_coords=not has_geometry, flags=flags,
+                           source=path.name, aliases=PROFILES[profile])
     notes = list(raw.notes)
     if cmap.lat is not None and cmap.lon is not None:
         lat_s, lon_s = _numbers(_column(raw.table, cmap.lat)), _numbers(_column(raw.table, cmap.lon))
@@ -228,7 +230,21 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         notes.append("columns used: " + ", ".join(f"{c!r} as {r}" for r, c in renamed.items()))
     import pandas as pd
 
-    time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
+    untimed = raw.untimed
+    if cmap.time is None:  # no time at all: the file's order, as GPX points without <time>
+        time_s = pd.Series(np.arange(len(raw.lines), dtype=np.int64).view("datetime64[ns]")).dt.tz_localize("UTC")
+        untimed = np.ones(len(raw.lines), dtype=bool)
+        looked = ", ".join(PROFILES[profile].get("time", ALIASES["time"]))
+        notes.append(f"no time column (none of {looked}): points kept in the file's order and written without "
+                     f"a time, as GPX points without <time>; name one with {flags.get('time', 'time=')} NAME")
+    elif clock is not None:
+        clock_name = _clock_column(names, clock, flags, path.name)
+        joined = (_column(raw.table, cmap.time).astype("string").str.strip() + " "
+                  + _column(raw.table, clock_name).astype("string").str.strip())
+        time_s = pd.Series(times(joined), copy=False).dt.tz_localize("UTC")
+        notes.append(f"times from the columns {cmap.time!r} (date) and {clock_name!r} (time of day) joined")
+    else:
+        time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
     notes.extend(time_notes)
     poi_name = _find_poi(names, profile) if with_poi else None
     if poi_name is not None and poi_name not in names:
@@ -249,7 +265,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
         bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
-        untimed=raw.untimed, traj=cmap.traj)
+        untimed=untimed, traj=cmap.traj)
 
 
 def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
@@ -309,6 +325,29 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     if traj is not None:
         frame.attrs["trajectory_column"] = traj
     return frame
+
+
+def _split_time(time, flags):
+    """``"date,time"`` -> ``("date", "time")``: a date column and a time-of-day column joined."""
+    if time is None or "," not in str(time):
+        return time, None
+    parts = [p.strip() for p in str(time).split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise ValueError(f"{flags.get('time', 'time=')} {time}: two names separated by a comma are a date column "
+                         "and a time-of-day column (e.g. date,time); one name is a column of whole times")
+    return parts[0], parts[1]
+
+
+def _clock_column(names, clock, flags, source) -> str:
+    """The time-of-day column named ``clock`` (exactly, or up to case and punctuation)."""
+    if clock in names:
+        return clock
+    by_key = {normalise(n): n for n in names}
+    if normalise(clock) in by_key:
+        return by_key[normalise(clock)]
+    raise MissingColumnsError(f"{source}: missing column(s) for time of day: no column {clock!r} "
+                              f"({flags.get('time', 'time=')} DATE,{clock}). Columns found: {', '.join(names)}",
+                              ["time"], names)
 
 
 def track_format(path, input_format: str = "auto") -> str | None:
