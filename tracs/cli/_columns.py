@@ -90,8 +90,8 @@ def check_input(source, args) -> None:
     from ..io.read import track_format
 
     if source.is_dir() and track_format(source, _input_format(getattr(args, "input_format", "auto"))) is None:
-        raise CLIError(f"{source} is a folder, but not one of a known data set (Geolife: "
-                       "Data/<user>/Trajectory/*.plt; T-Drive: <taxi id>.txt files): give a file")
+        raise CLIError(f"{source} is not a file: a folder, but not one of a known data set (Geolife: "
+                       "Data/<user>/Trajectory/*.plt; T-Drive: <taxi id>.txt files)")
 
 
 def read_input(args, path):

@@ -134,6 +134,12 @@ def resolve_columns(columns, *, user=None, time=None, lat=None, lon=None, traj=N
                 looked = ", ".join(aliases[role])
                 problems.append((role, f"{ROLE_NAMES[role]}: none of {looked} (name it with "
                                        f"{flags[role]} NAME)"))
+    if problems and not need_time and found.get("time") is None and time is None:
+        # another column is missing too: the file is likely not what it seems, so name the time as well
+        problems.append(("time", f"{ROLE_NAMES['time']}: none of {', '.join(aliases['time'])} (name it with "
+                                 f"{flags['time']} NAME)"))
+        order = list(ROLE_NAMES)
+        problems.sort(key=lambda p: order.index(p[0]))
     if problems:
         raise MissingColumnsError(
             f"{source}: missing column(s) for " + "; ".join(text for _, text in problems)
