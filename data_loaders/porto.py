@@ -124,19 +124,34 @@ def _batches(path: Path, chunk_bytes: int):
                                         invalid_row_handler=lambda row: bad.append(row.number) or "skip"),
         convert_options=pcsv.ConvertOptions(include_columns=list(_READ), column_types={c: pa.string() for c in _READ},
                                             strings_can_be_null=True, quoted_strings_can_be_null=False))
-    next_line, used = 2, 0
-    for batch in reader:
-        skipped = np.asarray(sorted(bad[used:]), dtype=np.int64)
-        used = len(bad)
-        candidates = np.arange(next_line, next_line + batch.num_rows + len(skipped), dtype=np.int64)
-        lines = candidates[~np.isin(candidates, skipped)][:batch.num_rows]
-        next_line = int(lines[-1]) + 1 if len(lines) else next_line + len(skipped)
+    # the parser reports a skipped line when it reads the block holding it, which may be a block
+    # ahead of the batch being yielded: a batch is numbered once the next one is read (or the file
+    # ends), its rows taking the lines from ``next_line`` on that are not skipped
+    next_line, pending, held = 2, np.empty(0, np.int64), None
+
+    def number(batch, final):
+        nonlocal next_line, pending
+        pending = np.unique(np.r_[pending, np.asarray(bad, dtype=np.int64)])
+        bad.clear()
+        candidates = np.arange(next_line, next_line + batch.num_rows + len(pending), dtype=np.int64)
+        lines = candidates[~np.isin(candidates, pending)][:batch.num_rows]
+        last = int(lines[-1]) if len(lines) else next_line - 1
+        mine = pending if final else pending[pending <= last]
+        pending = pending[len(mine):]
+        next_line = last + 1
         blank = np.ones(batch.num_rows, dtype=bool)
         for column in batch.columns:
             blank &= column.is_null().to_numpy(zero_copy_only=False)
         if blank.any():
             batch = batch.filter(pa.array(~blank))
-        yield batch, lines[~blank], skipped, lines[blank]
+        return batch, lines[~blank], mine, lines[blank]
+
+    for batch in reader:
+        if held is not None:
+            yield number(held, False)
+        held = batch
+    if held is not None:
+        yield number(held, True)
 
 
 def _notes(cols: TrackColumns) -> TrackColumns:
