@@ -107,7 +107,8 @@ def epoch_to_ns(values, unit: str, *, check_band: bool = False) -> np.ndarray:
     whole = ok & (values == np.round(values)) & (np.abs(values) < 2.0**53)
     out[whole] = values[whole].astype(np.int64) * factor
     part = ok & ~whole
-    out[part] = np.round(values[part] * factor).astype(np.int64)
+    seconds = np.floor(values[part])  # whole units exactly, the fraction rounded to the nanosecond
+    out[part] = seconds.astype(np.int64) * factor + np.round((values[part] - seconds) * factor).astype(np.int64)
     return out
 
 
