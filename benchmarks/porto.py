@@ -31,15 +31,16 @@ POINTS = 10_000_000
 QUICK_POINTS = 100_000
 _CHILD = r"""
 import resource, sys, time
-import data_loaders.porto as porto
+import data_loaders
+from tracs.io.porto import iter_porto_columns
 path, mode = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 points = 0
 if mode == "columns":
-    for cols in porto.iter_porto_columns(path):
+    for cols in iter_porto_columns(path):
         points += len(cols)
 elif mode == "frames":
-    for frame in porto.iter_porto(path):
+    for frame in data_loaders.iter_porto(path):
         points += len(frame)
 seconds = time.perf_counter() - start
 print(points, seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)

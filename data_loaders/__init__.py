@@ -41,10 +41,7 @@ _EXPORTS = {
                     "datasets"),
     **dict.fromkeys(("load_foursquare", "parse_foursquare_time"), "foursquare"),
     "load_checkins": "generic",
-    **dict.fromkeys(("load_geolife", "read_geolife_columns"), "geolife"),
-    **dict.fromkeys(("load_tdrive", "read_tdrive_columns"), "tdrive"),
-    **dict.fromkeys(("load_porto", "iter_porto", "iter_porto_columns", "read_porto_columns"), "porto"),
-    **dict.fromkeys(("TRACK_FORMATS", "detect_track_format"), "_layouts"),
+    **dict.fromkeys(("iter_porto", "load_geolife", "load_porto", "load_tdrive"), "tracks"),
     **dict.fromkeys(("load_gowalla", "parse_iso_time"), "gowalla"),
     "to_trajectories": "grouping",
     "synthetic_checkins": "synthetic",
@@ -52,8 +49,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-_SUBMODULES = {"datasets", "foursquare", "generic", "geolife", "gowalla", "grouping", "porto", "synthetic",
-               "tdrive"}
+_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "synthetic", "tracks"}
 
 
 __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, _SUBMODULES)

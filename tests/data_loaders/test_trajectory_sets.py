@@ -8,7 +8,7 @@ import pytest
 
 import data_loaders as dl
 from data_loaders import DroppedRowsError
-from data_loaders._layouts import detect_track_format
+from tracs.io.layouts import detect_track_format
 
 from track_samples import PORTO_HEADER, porto_row, write_geolife, write_porto, write_porto_many, write_tdrive
 
@@ -65,7 +65,7 @@ def test_tdrive_duplicates_reported_with_files(tmp_path):
                      "duplicates='drop_exact' or 'drop_user_time'): 1.txt line 3, 7.txt line 2",
                      "1 row with the user and time of an earlier row at another position",
                      "1 empty file (taxis without a point)", "1 file holds taxi ids other than their name",
-                     "1 row dropped as bad_coords is at: 1.txt line 5", "times read as UTC"):
+                     "1 row dropped as bad_coords is at: 1.txt line 5", "times without a timezone were read as UTC"):
         assert fragment in notes, notes
     dropped = dl.load_tdrive(folder, duplicates="drop_exact")
     assert len(dropped) == 4 and sorted(dropped.attrs["report"].dropped["duplicate"]) == [2, 3]

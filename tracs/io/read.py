@@ -24,12 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from data_loaders._layouts import TRACK_FORMATS  # the public trajectory data sets, read by their own readers
-
 from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
 from .containers import (TextParseError, _float_column, _read_parquet, _read_text, _read_text_pandas,
                          _read_vector)
 from .formats import binary_at, container_of, unsupported
+from .layouts import TRACK_FORMATS  # the public trajectory data sets, read by their own readers
 
 __all__ = ["INPUT_FORMATS", "PROFILES", "read_checkins", "read_columns"]
 
@@ -44,6 +43,20 @@ PROFILES = {
 _HEADERLESS = {"foursquare": ("user", "venue", "category_id", "category", "lat", "lng", "offset", "time"),
                "gowalla": ("user", "time", "lat", "lng", "location")}
 INPUT_FORMATS = ("auto", "checkins", "foursquare", "gowalla", *TRACK_FORMATS)
+
+
+def _track_reader(module: str, name: str):
+    def read(path):
+        from importlib import import_module
+
+        return getattr(import_module(f"tracs.io.{module}"), name)(path)
+    return read
+
+
+#: the reader of each public trajectory data set (imported on first use)
+_TRACK_READERS = {"geolife": _track_reader("geolife", "read_geolife"),
+                  "tdrive": _track_reader("tdrive", "read_tdrive"),
+                  "porto": _track_reader("porto", "read_porto")}
 
 
 def _names(table) -> list:
@@ -92,7 +105,9 @@ def _numbers(series):
 
 
 def _user_ids(series):
-    """Text ids that are all integers become int64 (as pandas' inference would); others stripped text."""
+    """Text ids that are all integers written as integers are written (no leading zero or sign:
+    ``7``, not ``007``) become int64, as pandas' inference would; others stay stripped text, so
+    ``"000"`` stays ``"000"``."""
     import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -101,7 +116,9 @@ def _user_ids(series):
         arr = pc.utf8_trim_whitespace(pa.chunked_array(series.array._pa_array))
         if arr.null_count == 0:
             try:
-                return pd.Series(arr.cast(pa.int64()).to_numpy(), copy=False)
+                ints = arr.cast(pa.int64())
+                if pc.all(pc.equal(ints.cast(pa.string()), arr.cast(pa.string()))).as_py() is not False:
+                    return pd.Series(ints.to_numpy(), copy=False)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
         arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, arr.type), arr)
@@ -133,11 +150,9 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     if input_format not in INPUT_FORMATS:
         raise ValueError(f"unknown input format {input_format!r}; choose from {', '.join(INPUT_FORMATS)}")
     track = track_format(path, input_format)
-    if track is not None:
-        return _track_columns(Path(path), track, tz=tz, given=(user, time, lat, lon, traj, time_format))
-    path = check_path(path)
+    path = Path(path) if track is not None else check_path(path)
     flags = API_FLAGS if flags is None else flags
-    kind = container_of(path)
+    kind = "track" if track is not None else container_of(path)
     time, clock = _split_time(time, flags)
     given = {"user": user, "time": time, "lat": lat, "lon": lon, "traj": traj}
     profile = None if input_format == "auto" else input_format
@@ -171,7 +186,16 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
 
     planned = None
 
-    if kind == "text":
+    if kind == "track":  # a public trajectory data set: its reader knows the columns
+        raw = _TRACK_READERS[track](path)
+        unused = [flags.get(r, r) for r, v in given.items() if v is not None] + \
+            ([flags.get("time_format", "time_format=")] if time_format is not None else [])
+        if unused:
+            raw.notes.append(f"not used: {', '.join(unused)} (the {track} layout is fixed)")
+        if tz not in (None, "UTC") and raw.table.column("datetime").type.tz is not None:
+            raw.notes.append(f"the timezone {tz} is not used: {track} times are UTC")
+        given, clock, profile = dict(raw.roles), None, "checkins"
+    elif kind == "text":
         try:
             head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
         except ValueError as exc:
@@ -360,35 +384,9 @@ def track_format(path, input_format: str = "auto") -> str | None:
         return input_format
     if input_format != "auto":
         return None
-    from data_loaders._layouts import detect_track_format
+    from .layouts import detect_track_format
 
     return detect_track_format(path)
-
-
-def _track_columns(path: Path, track: str, *, tz, given) -> dict:
-    """:func:`read_columns`' dict for a public trajectory data set, read by its own reader."""
-    import pandas as pd
-
-    from data_loaders.geolife import read_geolife_columns
-    from data_loaders.porto import read_porto_columns
-    from data_loaders.tdrive import read_tdrive_columns
-
-    if track == "tdrive":
-        cols = read_tdrive_columns(path, tz=tz)
-    else:
-        cols = (read_geolife_columns if track == "geolife" else read_porto_columns)(path)
-        if tz not in (None, "UTC"):
-            cols.notes.append(f"the timezone {tz} is not used: {track} times are UTC")
-    if any(v is not None for v in given):
-        cols.notes.append(f"column and time options are not used: the {track} layout is fixed")
-    extra = {}
-    if cols.trajectory is not None:
-        extra[cols.trajectory_name] = cols.trajectory_series()
-    time = pd.Series(cols.time.view("datetime64[ns]"), copy=False).dt.tz_localize("UTC")
-    return dict(uid=cols.uid_series(), time=time, lat=pd.Series(cols.lat, copy=False),
-                lng=pd.Series(cols.lon, copy=False), poi=None, extra=extra, lines=cols.lines,
-                bad_lines=cols.bad_lines, blank_lines=cols.blank_lines, notes=cols.notes, source=cols.source,
-                fmt=cols.fmt, position="line", untimed=None, traj=cols.trajectory_name)
 
 
 def _utc_times(table, name, times) -> np.ndarray:

@@ -6,10 +6,12 @@ GPS point per line, no header::
     taxi_id,datetime,longitude,latitude
     1,2008-02-02 15:36:08,116.51172,39.92123
 
-(longitude first).  Read here: the user id is the ``taxi_id`` field exactly as
-written, the time is read in ``tz`` (default UTC: the files carry no zone; give
-``tz="Asia/Shanghai"`` to read them as Beijing time), one trajectory per taxi
-unless split by time gaps (``to_trajectories(split_gap=...)``).
+(longitude first).  Read here (:func:`read_tdrive`, the reader of the common
+reading path; the public loader is ``data_loaders.load_tdrive``): the user id is
+the ``taxi_id`` field exactly as written, the time is the clock time written,
+without a zone (the reading path reads it in ``tz``, default UTC; give
+``tz="Asia/Shanghai"`` / ``--timezone Asia/Shanghai`` for Beijing time), one
+trajectory per taxi unless split by time gaps (``split_gap``).
 
 The data set repeats many rows.  Exact duplicates (same taxi, time and position
 as an earlier row) and repeated (taxi, time) pairs at another position are
@@ -27,10 +29,9 @@ import numpy as np
 
 from tracs._text import counted
 
-from ._checkins import check_duplicates_policy, check_strict
-from ._tracks import TrackColumns, concat, finish, numbers, parse_datetime, read_files, to_checkins
+from .tracks import TrackColumns, concat, finish, numbers, parse_datetime, read_files, to_raw
 
-__all__ = ["load_tdrive", "read_tdrive_columns", "TDRIVE_FIELDS"]
+__all__ = ["TDRIVE_FIELDS", "read_tdrive", "read_tdrive_columns"]
 
 #: the fields of a T-Drive line, in order
 TDRIVE_FIELDS = ("taxi_id", "datetime", "lon", "lat")
@@ -47,22 +48,7 @@ def _files(path: Path) -> list:
     return files
 
 
-def _localise(ns: np.ndarray, tz: str) -> np.ndarray:
-    """Wall-clock nanoseconds in ``tz`` -> UTC nanoseconds (NAT kept, and where the clock
-    time does not exist or is ambiguous in ``tz``)."""
-    import pandas as pd
-
-    from ._tracks import NAT
-
-    if tz in (None, "UTC"):
-        return ns
-    stamps = pd.Series(ns.view("datetime64[ns]")).dt.tz_localize(tz, ambiguous="NaT", nonexistent="NaT")
-    out = stamps.dt.tz_convert("UTC").array.asi8.copy()
-    out[stamps.isna().to_numpy()] = NAT
-    return out
-
-
-def read_tdrive_columns(path_or_dir, *, tz: str = "UTC") -> TrackColumns:
+def read_tdrive_columns(path_or_dir) -> TrackColumns:
     """The points of a T-Drive file or folder as :class:`~data_loaders._tracks.TrackColumns`.
 
     Parsed by Arrow, many files per call; see the module docstring.
@@ -84,7 +70,7 @@ def read_tdrive_columns(path_or_dir, *, tz: str = "UTC") -> TrackColumns:
             file_differs = file[:0]
         mismatched.extend(np.unique(file_differs).tolist())
         parts.append(TrackColumns(
-            uid=uid, time=_localise(parse_datetime(table.column("datetime").combine_chunks()), tz),
+            uid=uid, time=parse_datetime(table.column("datetime").combine_chunks()), time_zone=None,
             lat=numbers(table.column("lat").combine_chunks()), lon=numbers(table.column("lon").combine_chunks()),
             lines=lines, fmt="tdrive-txt", source=path.name, file=file, files=names, bad_lines=bad_lines,
             bad_files=bad_files, blank_lines=blank))
@@ -95,9 +81,8 @@ def read_tdrive_columns(path_or_dir, *, tz: str = "UTC") -> TrackColumns:
     if len(files) == 1:
         cols.file, cols.files = None, []
     cols.notes.append(f"T-Drive: {counted(read, 'taxi file')}, fields taxi_id, datetime, longitude, latitude; "
-                      + ("times read as UTC (the files carry no zone; tz='Asia/Shanghai' / --timezone "
-                         "Asia/Shanghai reads them as Beijing time)" if tz in (None, "UTC") else
-                         f"times read in {tz}"))
+                      "the times carry no zone (tz='Asia/Shanghai' / --timezone Asia/Shanghai reads them as "
+                      "Beijing time)")
     if read < len(files):
         cols.notes.append(f"{counted(len(files) - read, 'empty file')} (taxis without a point)")
     if mismatched:
@@ -107,31 +92,7 @@ def read_tdrive_columns(path_or_dir, *, tz: str = "UTC") -> TrackColumns:
     return finish(cols, duplicates_note=True)
 
 
-def load_tdrive(path_or_dir, *, tz: str = "UTC", duplicates: str = "keep", strict: bool = False):
-    """Load T-Drive taxi points: the loaders' GeoDataFrame, one user per taxi.
-
-    Parameters
-    ----------
-    path_or_dir : str or os.PathLike
-        One ``<taxi id>.txt`` file or the folder holding them.
-    tz : str, default "UTC"
-        Timezone of the times (the files carry none).
-    duplicates : {"keep", "drop_exact", "drop_user_time"}
-        Exact duplicates and repeated (taxi, time) pairs are always listed (report
-        and notes, with files and lines); ``"keep"`` keeps them.
-    strict : bool
-
-    Returns
-    -------
-    geopandas.GeoDataFrame
-        ``uid`` (the taxi id as written), ``datetime`` (UTC), ``source_file``
-        (when several files), ``source_line`` and WGS84 points, in (taxi, time)
-        order, with ``attrs["report"]``.
-
-    Raises
-    ------
-    FileNotFoundError, ValueError, DroppedRowsError
-    """
-    duplicates = check_duplicates_policy(duplicates)
-    strict = check_strict(strict)
-    return to_checkins(read_tdrive_columns(path_or_dir, tz=tz), duplicates=duplicates, strict=strict)
+def read_tdrive(path, request=None):
+    """The reader of the common reading path (:mod:`tracs.io.read`): a T-Drive file or folder as a
+    :class:`~tracs.io.containers.RawColumns` (times without a zone, read in the path's ``tz``)."""
+    return to_raw(read_tdrive_columns(path))

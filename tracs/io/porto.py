@@ -9,7 +9,10 @@ Layout of the data set: a CSV with a header, one row per trip, every field quote
 ``[[lon,lat],...]``, one every 15 s from the start.  The full file has 1.7 million
 trips, about 83 million points, 1.9 GB.
 
-Read here: the user id is ``TAXI_ID`` and the trajectory id (``trip_id``) is
+Read here (:func:`read_porto`, the reader of the common reading path;
+:func:`iter_porto_columns` block by block; the public loaders are
+``data_loaders.load_porto`` and ``data_loaders.iter_porto``): the user id is
+``TAXI_ID`` and the trajectory id (``trip_id``) is
 ``TRIP_ID``, both as written; point ``k`` of a trip is at ``TIMESTAMP + 15 k``
 seconds (UTC).  A trip with an empty ``POLYLINE`` (``[]``) has no point: the
 notes list its line.  A trip flagged ``MISSING_DATA`` = True (points missing
@@ -19,8 +22,8 @@ from its polyline, so later times are early) is kept and listed in the notes.  A
 ``bad_time``.  Not kept: ``CALL_TYPE``, ``ORIGIN_CALL``, ``ORIGIN_STAND``,
 ``DAY_TYPE`` (trip attributes; the notes say so).
 
-The file is read in blocks of text (:func:`iter_porto_columns`,
-:func:`iter_porto`): memory is bounded by the block, not the file.  Line numbers
+The file is read in blocks of text (:func:`iter_porto_columns`): memory is
+bounded by the block, not the file.  Line numbers
 are the file's physical lines (the header is line 1, one trip per line).
 """
 
@@ -32,10 +35,9 @@ import numpy as np
 
 from tracs._text import counted
 
-from ._checkins import check_duplicates_policy, check_strict
-from ._tracks import NAT, SHOW, TrackColumns, concat, finish, numbers, to_checkins
+from .tracks import NAT, SHOW, TrackColumns, concat, finish, numbers, to_raw
 
-__all__ = ["PORTO_COLUMNS", "POINT_SECONDS", "iter_porto", "iter_porto_columns", "load_porto",
+__all__ = ["CHUNK_BYTES", "PORTO_COLUMNS", "POINT_SECONDS", "iter_porto_columns", "porto_notes", "read_porto",
            "read_porto_columns"]
 
 #: the columns of train.csv, in order
@@ -79,8 +81,8 @@ def _trip_points(batch, trip_lines: np.ndarray, source: str) -> TrackColumns:
         pc.starts_with(poly, "[[").to_numpy(zero_copy_only=False)
     bad = ~empty & ~valid
     n_points = np.where(valid, pairs, 0) + bad
-    values = numbers(pc.list_flatten(parts)) if len(poly) else np.empty(0)
-    values = values[np.repeat(valid, counts)]
+    flat = pc.list_flatten(parts) if len(poly) else pa.array([], pa.string())
+    values = numbers(flat.filter(pa.array(np.repeat(valid, counts))))  # only the pairs of valid trips
 
     total = int(n_points.sum())
     trip = np.repeat(np.arange(len(n_points)), n_points)
@@ -154,7 +156,8 @@ def _batches(path: Path, chunk_bytes: int):
         yield number(held, True)
 
 
-def _notes(cols: TrackColumns) -> TrackColumns:
+def porto_notes(cols: TrackColumns) -> TrackColumns:
+    """Add the notes of a Porto read (trips, empty and flagged ones, columns not kept) and the file checks."""
     def where(lines):
         return ", ".join(str(int(v)) for v in lines[:SHOW]) + (", ..." if len(lines) > SHOW else "")
 
@@ -195,52 +198,10 @@ def read_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES) -> TrackColumns:
     parts = list(iter_porto_columns(path, chunk_bytes=chunk_bytes))
     if not parts:
         raise ValueError(f"{Path(path).name} has no trip rows")
-    return _notes(concat(parts))
+    return porto_notes(concat(parts))
 
 
-def iter_porto(path, *, chunk_bytes: int = CHUNK_BYTES, duplicates: str = "keep", strict: bool = False):
-    """Read a Porto file in chunks of whole trips, in bounded memory.
-
-    Yields the loaders' GeoDataFrame (as :func:`load_porto`) of each block of about
-    ``chunk_bytes`` of text, each with its own ``attrs["report"]`` (its line numbers
-    are the file's).  Stably sorting the concatenated chunks by (uid, datetime) gives
-    :func:`load_porto`'s frame; duplicates are found within a chunk only.  A chunk whose
-    points are all dropped raises, as a whole read would for the file.
-    """
-    duplicates = check_duplicates_policy(duplicates)
-    strict = check_strict(strict)
-    for cols in iter_porto_columns(path, chunk_bytes=chunk_bytes):
-        if len(cols) == 0:  # only empty polylines in this block
-            continue
-        yield to_checkins(_notes(cols), duplicates=duplicates, strict=strict)
-
-
-def load_porto(path, *, duplicates: str = "keep", strict: bool = False, chunk_bytes: int = CHUNK_BYTES):
-    """Load the Porto taxi trips: the loaders' GeoDataFrame, one trajectory per trip.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        ``train.csv`` of the ECML/PKDD 2015 challenge (or a file of its layout).
-    duplicates : {"keep", "drop_exact", "drop_user_time"}
-    strict : bool
-    chunk_bytes : int
-        Text parsed per block (the whole file is still returned; for bounded memory
-        use :func:`iter_porto`).
-
-    Returns
-    -------
-    geopandas.GeoDataFrame
-        ``uid`` (``TAXI_ID`` as written), ``datetime`` (UTC), ``trip_id``
-        (``TRIP_ID`` as written), ``source_line`` (the trip's line) and WGS84
-        points, in (taxi, time) order, with ``attrs["report"]`` and
-        ``attrs["trajectory_column"] == "trip_id"``: group with
-        ``to_trajectories(frame, by="trip_id")``.
-
-    Raises
-    ------
-    FileNotFoundError, ValueError, DroppedRowsError
-    """
-    duplicates = check_duplicates_policy(duplicates)
-    strict = check_strict(strict)
-    return to_checkins(read_porto_columns(path, chunk_bytes=chunk_bytes), duplicates=duplicates, strict=strict)
+def read_porto(path, request=None, *, chunk_bytes: int = CHUNK_BYTES):
+    """The reader of the common reading path (:mod:`tracs.io.read`): a Porto file as a
+    :class:`~tracs.io.containers.RawColumns`."""
+    return to_raw(read_porto_columns(path, chunk_bytes=chunk_bytes))

@@ -1,13 +1,17 @@
 """The public trajectory data sets as columns: what Geolife, T-Drive and Porto readers share.
 
-A reader of this family (:mod:`data_loaders.geolife`, :mod:`data_loaders.tdrive`,
-:mod:`data_loaders.porto`) turns its files into :class:`TrackColumns`: one row per
-point, the user id as text exactly as written, the time in nanoseconds UTC
-(``NAT`` where unreadable), latitude and longitude (NaN where not a number), the
+A reader of this family (:mod:`tracs.io.geolife`, :mod:`tracs.io.tdrive`,
+:mod:`tracs.io.porto`) turns its files into :class:`TrackColumns`: one row per
+point, the user id as text exactly as written, the time in nanoseconds (UTC, or
+wall-clock time when ``time_zone`` is None: T-Drive's times carry no zone),
+``NAT`` where unreadable, latitude and longitude (NaN where not a number), the
 1-based physical line of each point in its file and, for data sets spread over
-many files, the index of that file.  :func:`to_checkins` validates, orders and
-reports them with the loaders' own checks (:func:`~data_loaders._checkins.build_checkins`);
-``tracs.io`` reads the same columns for the command line.
+many files, the index of that file.  :func:`to_raw` hands them to the common
+reading path (:func:`tracs.io.read.read_columns`) as a
+:class:`~tracs.io.containers.RawColumns` whose columns play the roles of
+:data:`ROLES`, so the loaders' checks, report and time zones apply as to any
+file; ``data_loaders.load_geolife`` / ``load_tdrive`` / ``load_porto`` /
+``iter_porto`` are the public loaders.
 
 Line numbers count within each file, so for a folder of files :func:`finish`
 adds notes naming the file and line of every kind of dropped row (the first
@@ -48,6 +52,9 @@ class TrackColumns:
         Degrees; NaN where not a finite number.
     lines : numpy.ndarray of int64
         1-based physical line of each point in its file.
+    time_zone : str or None
+        ``"UTC"`` (Geolife, Porto) or None: wall-clock times without a zone (T-Drive),
+        read in the reader's ``tz``.
     fmt, source : str
         Format name (``"geolife-plt"``, ...) and what was read (file or folder name).
     trajectory, trajectory_name : pyarrow.Array or None, str or None
@@ -75,6 +82,7 @@ class TrackColumns:
     lines: np.ndarray
     fmt: str
     source: str
+    time_zone: str | None = "UTC"
     trajectory: object = None
     trajectory_name: str | None = None
     file: np.ndarray | None = None
@@ -125,7 +133,8 @@ def concat(parts: list) -> TrackColumns:
     marks = {k: np.concatenate([p.marks[k] for p in parts]) for k in first.marks}
     return TrackColumns(
         uid=arrays("uid"), time=cat("time", np.int64), lat=cat("lat", np.float64), lon=cat("lon", np.float64),
-        lines=cat("lines", np.int64), fmt=first.fmt, source=first.source, trajectory=arrays("trajectory"),
+        lines=cat("lines", np.int64), fmt=first.fmt, source=first.source, time_zone=first.time_zone,
+        trajectory=arrays("trajectory"),
         trajectory_name=first.trajectory_name, file=cat("file", np.int32), files=first.files,
         bad_lines=cat("bad_lines", np.int64), bad_files=cat("bad_files", np.int32),
         blank_lines=cat("blank_lines", np.int64), extra=extra, notes=list(dict.fromkeys(notes)), marks=marks)
@@ -205,7 +214,8 @@ def read_files(paths, *, skip: int, names, block_bytes: int = BLOCK_BYTES):
 
 
 def parse_datetime(text, fmt: str = "%Y-%m-%d %H:%M:%S") -> np.ndarray:
-    """Arrow text -> int64 nanoseconds UTC (:data:`NAT` where missing or not in ``fmt``)."""
+    """Arrow text -> int64 nanoseconds of the clock time written (:data:`NAT` where missing or not
+    in ``fmt``)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -244,8 +254,7 @@ def finish(cols: TrackColumns, *, duplicates_note: bool = False) -> TrackColumns
     points come from several files, whose line numbers alone are ambiguous) and, with
     ``duplicates_note``, the exact duplicates (same user, time and position as an earlier
     row) and repeated (user, time) pairs, with their files and lines."""
-    from ._checkins import check_rows
-
+    check_rows = _row_checks()
     n = len(cols)
     rows = np.arange(n, dtype=np.int64)
     dropped = {}
@@ -279,25 +288,41 @@ def finish(cols: TrackColumns, *, duplicates_note: bool = False) -> TrackColumns
     return cols
 
 
-def to_checkins(cols: TrackColumns, *, duplicates: str = "keep", strict: bool = False):
-    """The loaders' GeoDataFrame of ``cols`` (``data_loaders``' module docstring), with the
-    trajectory id column (if any) under ``cols.trajectory_name`` and that name in
-    ``attrs["trajectory_column"]``; a ``source_file`` column when the points come from
-    several files."""
-    from ._checkins import build_checkins
+#: the column of :func:`to_raw`'s table that plays each role of the reading path
+ROLES = {"user": "uid", "time": "datetime", "lat": "lat", "lon": "lng"}
 
-    extra = {}
+
+def to_raw(cols: TrackColumns):
+    """The points as a :class:`~tracs.io.containers.RawColumns` for the common reading path: an
+    Arrow table with ``uid``, ``datetime`` (timestamps, UTC or without a zone), ``lat``, ``lng``,
+    the trajectory id column, ``source_file`` (several files) and the kept extra columns; its
+    ``roles`` name the columns of :data:`ROLES` and the trajectory's."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .containers import RawColumns
+
+    stamps = pa.array(cols.time, type=pa.int64()).cast(pa.timestamp("ns", tz=cols.time_zone))
+    valid = pa.array(cols.time != NAT)
+    columns = {"uid": cols.uid, "datetime": pc.if_else(valid, stamps, pa.scalar(None, stamps.type)),
+               "lat": pa.array(cols.lat), "lng": pa.array(cols.lon)}
+    roles = dict(ROLES)
     if cols.trajectory is not None:
-        extra[cols.trajectory_name] = cols.trajectory_series()
+        columns[cols.trajectory_name] = cols.trajectory
+        roles["traj"] = cols.trajectory_name
     if cols.file is not None:
-        extra["source_file"] = pd.Series(pd.Categorical.from_codes(cols.file, categories=cols.files))
+        columns["source_file"] = pa.DictionaryArray.from_arrays(pa.array(cols.file, pa.int32()),
+                                                                pa.array(cols.files, pa.string()))
     for name, values in cols.extra.items():
-        extra[name] = pd.Series(values, copy=False)
-    time = pd.Series(cols.time.view("datetime64[ns]"), copy=False).dt.tz_localize("UTC")
-    frame = build_checkins(uid=cols.uid_series(), time=time, lat=pd.Series(cols.lat, copy=False),
-                           lng=pd.Series(cols.lon, copy=False), lines=cols.lines, source=cols.source,
-                           fmt=cols.fmt, extra=extra, bad_lines=cols.bad_lines, blank_lines=cols.blank_lines,
-                           notes=cols.notes, duplicates=duplicates, strict=strict)
-    if cols.trajectory is not None:
-        frame.attrs["trajectory_column"] = cols.trajectory_name
-    return frame
+        columns[name] = pa.array(values)
+    raw = RawColumns(pa.table(columns), cols.lines, "line", cols.fmt, bad_lines=cols.bad_lines,
+                     blank_lines=cols.blank_lines, notes=list(cols.notes))
+    raw.roles = roles
+    return raw
+
+
+def _row_checks():
+    """The loaders' row checks (``check_rows``: bad user, bad time, bad coordinates, out of range)."""
+    from data_loaders._checkins import check_rows
+
+    return check_rows

@@ -12,9 +12,11 @@ line::
 with the altitude in feet (``-777``: none), ``days`` the time as days since
 1899-12-30, and ``date``, ``time`` the time in GMT.
 
-Read here: the user id is the folder name exactly as written (``"000"`` stays
-``"000"``), the trajectory id (``trajectory_id``) the file's stem, the time is
-``date`` + ``time`` in UTC, the altitude is kept (``altitude_ft``).  Not kept:
+Read here (:func:`read_geolife`, the reader of the common reading path; the
+public loader is ``data_loaders.load_geolife``): the user id is the folder name
+exactly as written (``"000"`` stays ``"000"``), the trajectory id
+(``trajectory_id``) the file's stem, the time is ``date`` + ``time`` in UTC, the
+altitude is kept (``altitude_ft``).  Not kept:
 the third field (always 0) and ``days`` (the same time as ``date`` and ``time``).
 Users' ``labels.txt`` files (transport modes) are not read, and the report says
 how many there were.
@@ -28,11 +30,10 @@ import numpy as np
 
 from tracs._text import counted
 
-from ._checkins import check_duplicates_policy, check_strict
-from ._layouts import geolife_files_of
-from ._tracks import TrackColumns, concat, finish, numbers, parse_datetime, read_files, to_checkins
+from .layouts import geolife_files_of
+from .tracks import TrackColumns, concat, finish, numbers, parse_datetime, read_files, to_raw
 
-__all__ = ["load_geolife", "read_geolife_columns", "GEOLIFE_FIELDS"]
+__all__ = ["GEOLIFE_FIELDS", "read_geolife", "read_geolife_columns"]
 
 #: the fields of a ``.plt`` line, in order
 GEOLIFE_FIELDS = ("lat", "lon", "zero", "altitude", "days", "date", "time")
@@ -100,33 +101,7 @@ def read_geolife_columns(root) -> TrackColumns:
     return finish(cols)
 
 
-def load_geolife(root, *, duplicates: str = "keep", strict: bool = False):
-    """Load Geolife trajectories: the loaders' GeoDataFrame, one trajectory per ``.plt`` file.
-
-    Parameters
-    ----------
-    root : str or os.PathLike
-        The folder holding ``Data`` (or ``Data`` itself, or one user's folder), or one
-        ``.plt`` file.
-    duplicates : {"keep", "drop_exact", "drop_user_time"}
-    strict : bool
-        As for every loader (``data_loaders`` module docstring).
-
-    Returns
-    -------
-    geopandas.GeoDataFrame
-        ``uid`` (the user folder's name, text as written: ``"000"``), ``datetime``
-        (UTC), ``trajectory_id`` (the ``.plt`` file's stem), ``source_file`` (when
-        several files), ``altitude_ft``, ``source_line`` (the line in its file) and
-        WGS84 points, in (user, time) order, with ``attrs["report"]`` (drops with
-        their lines; the notes name their files) and
-        ``attrs["trajectory_column"] == "trajectory_id"``: group with
-        ``to_trajectories(frame, by="trajectory_id")``.
-
-    Raises
-    ------
-    FileNotFoundError, ValueError, DroppedRowsError
-    """
-    duplicates = check_duplicates_policy(duplicates)
-    strict = check_strict(strict)
-    return to_checkins(read_geolife_columns(root), duplicates=duplicates, strict=strict)
+def read_geolife(path, request=None):
+    """The reader of the common reading path (:mod:`tracs.io.read`): a Geolife folder or ``.plt``
+    file as a :class:`~tracs.io.containers.RawColumns` (``request`` is not needed: the layout is fixed)."""
+    return to_raw(read_geolife_columns(path))
