@@ -63,13 +63,14 @@ def _header(path: Path) -> list:
     return names
 
 
-def _trip_points(batch, trip_lines: np.ndarray, source: str) -> TrackColumns:
-    """The points of a batch of trips: one row per point, a malformed polyline as one
-    row without coordinates; vectorised over the batch."""
+def _arrow_pairs(column):
+    """``(lonlat (P, 2), pairs per trip, empty, bad)`` through Arrow's text functions and cast:
+    for a batch holding a number the compiled parser leaves to Arrow (an exponent, more than 15
+    digits)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    poly = pc.utf8_trim_whitespace(batch.column("POLYLINE")).fill_null("")
+    poly = pc.utf8_trim_whitespace(column).fill_null("")
     inner = pc.replace_substring(pc.replace_substring(poly, "[", ""), "]", "")
     parts = pc.split_pattern(inner, ",")
     counts = pc.list_value_length(parts).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -79,18 +80,48 @@ def _trip_points(batch, trip_lines: np.ndarray, source: str) -> TrackColumns:
     pairs = counts // 2
     valid = ~empty & (counts % 2 == 0) & (opens == pairs + 1) & (closes == pairs + 1) & \
         pc.starts_with(poly, "[[").to_numpy(zero_copy_only=False)
-    bad = ~empty & ~valid
-    n_points = np.where(valid, pairs, 0) + bad
     flat = pc.list_flatten(parts) if len(poly) else pa.array([], pa.string())
     values = numbers(flat.filter(pa.array(np.repeat(valid, counts))))  # only the pairs of valid trips
+    return values.reshape(-1, 2), np.where(valid, pairs, 0), empty, ~empty & ~valid
 
+
+def _pairs(column):
+    """``(lonlat (P, 2), pairs per trip, empty, bad)`` of a column of polylines: the compiled
+    parser (:mod:`tracs.io._polyline_kernel`), and Arrow for the trips it leaves to Arrow."""
+    import pyarrow as pa
+
+    from ._polyline_kernel import BAD, EMPTY, SLOW, parse_polylines
+
+    column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    lonlat, counts, status = parse_polylines(column)
+    empty, bad, slow = status == EMPTY, status == BAD, status == SLOW
+    if slow.any():
+        xy, slow_counts, slow_empty, slow_bad = _arrow_pairs(column.filter(pa.array(slow)))
+        which = np.flatnonzero(slow)
+        counts[which], empty[which], bad[which] = slow_counts, slow_empty, slow_bad
+        from_arrow = np.repeat(slow, counts)
+        merged = np.empty((len(from_arrow), 2))
+        merged[~from_arrow], merged[from_arrow] = lonlat, xy
+        lonlat = merged
+    return lonlat, counts, empty, bad
+
+
+def _trip_points(batch, trip_lines: np.ndarray, source: str) -> TrackColumns:
+    """The points of a batch of trips: one row per point, a malformed polyline as one
+    row without coordinates; vectorised over the batch."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    lonlat, pairs, empty, bad = _pairs(batch.column("POLYLINE"))
+    valid = ~empty & ~bad
+    n_points = pairs + bad
     total = int(n_points.sum())
     trip = np.repeat(np.arange(len(n_points)), n_points)
     first = np.cumsum(n_points) - n_points
     k = np.arange(total, dtype=np.int64) - first[trip]
     lon, lat = np.full(total, np.nan), np.full(total, np.nan)
     good = valid[trip]
-    lon[good], lat[good] = values[0::2], values[1::2]
+    lon[good], lat[good] = lonlat[:, 0], lonlat[:, 1]
 
     seconds = numbers(pc.utf8_trim_whitespace(batch.column("TIMESTAMP")))
     whole = np.isfinite(seconds) & (seconds == np.round(seconds)) & (np.abs(seconds) < 9e9)
