@@ -258,7 +258,7 @@ def finish(cols: TrackColumns, *, duplicates_note: bool = False) -> TrackColumns
     n = len(cols)
     rows = np.arange(n, dtype=np.int64)
     dropped = {}
-    keep = check_rows(pd.isna(cols.uid.to_numpy(zero_copy_only=False)), cols.time == NAT, cols.lat,
+    keep = check_rows(cols.uid.is_null().to_numpy(zero_copy_only=False), cols.time == NAT, cols.lat,
                       cols.lon, rows, dropped)
     if cols.file is not None and (dropped or len(cols.bad_lines)):
         for reason, where in dropped.items():
