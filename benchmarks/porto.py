@@ -4,7 +4,9 @@ Writes, in a temporary folder, a file in the layout of the ECML/PKDD 2015
 ``train.csv`` (quoted fields, one trip per line, ``POLYLINE`` of 1–95 points,
 0.3 % empty trips) holding at least 10^7 points (10^5 with ``--quick``), then
 reads it in a fresh Python process per reader, so that the peak resident memory
-(``ru_maxrss``) is that reader's alone:
+(``VmHWM`` of ``/proc/self/status``; ``ru_maxrss`` elsewhere) is that reader's alone.
+A file ten times smaller is read the same way: equal peaks show the memory does not
+grow with the file.  Readers:
 
 * ``iter_porto_columns``: parse only (points as arrays, block by block);
 * ``iter_porto``: the loaders' GeoDataFrame of every block (checks, order, report);
@@ -43,7 +45,12 @@ elif mode == "frames":
     for frame in data_loaders.iter_porto(path):
         points += len(frame)
 seconds = time.perf_counter() - start
-print(points, seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+try:  # the high-water mark of this process's own memory (ru_maxrss may include the parent's at fork)
+    with open("/proc/self/status") as fh:
+        peak = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(points, seconds, peak)
 """
 
 
@@ -93,22 +100,28 @@ def _child(path: Path, mode: str):
 def run(quick: bool = False) -> None:
     target = QUICK_POINTS if quick else POINTS
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "train.csv"
-        start = time.perf_counter()
-        trips, points = write_porto_like(path, target)
-        size = path.stat().st_size
-        print(f"\n## porto streaming read ({trips:,} trips, {points:,} points, {size / 1e6:,.0f} MB written "
-              f"in {time.perf_counter() - start:.0f} s)")
-        print(f"{'reader':<22} {'points':>12} {'seconds':>9} {'points/s':>12} {'peak RSS':>10} {'vs prev':>8}")
-        _, _, base = _child(path, "none")
-        print(f"{'import only':<22} {'-':>12} {'-':>9} {'-':>12} {base / 1e6:>8,.0f} MB {'':>8}")
-        for mode, name in (("columns", "iter_porto_columns"), ("frames", "iter_porto")):
-            n, seconds, rss = _child(path, mode)
-            if n != points:
-                raise AssertionError(f"{name} read {n:,} points of {points:,}")
-            prev = record(f"porto streaming read / {name}", n / seconds, "points/s")
-            record(f"porto streaming read / {name} peak RSS", rss, "bytes")
-            print(f"{name:<22} {n:>12,} {seconds:>9.1f} {n / seconds:>12,.0f} {rss / 1e6:>8,.0f} MB {prev:>8}")
+        print(f"\n## porto streaming read (files of {target // 10:,} and {target:,} points, Porto layout)")
+        print(f"{'reader':<22} {'points':>12} {'MB':>6} {'seconds':>9} {'points/s':>12} {'peak RSS':>10} {'vs prev':>8}")
+        for size in (target // 10, target):
+            path = Path(tmp) / f"train-{size}.csv"
+            start = time.perf_counter()
+            trips, points = write_porto_like(path, size)
+            megabytes = path.stat().st_size / 1e6
+            print(f"  (wrote {trips:,} trips, {points:,} points, {megabytes:,.0f} MB in "
+                  f"{time.perf_counter() - start:.0f} s)")
+            _, _, base = _child(path, "none")
+            print(f"{'import only':<22} {'-':>12} {'-':>6} {'-':>9} {'-':>12} {base / 1e6:>7,.0f} MB {'':>8}")
+            for mode, name in (("columns", "iter_porto_columns"), ("frames", "iter_porto")):
+                n, seconds, rss = _child(path, mode)
+                if n != points:
+                    raise AssertionError(f"{name} read {n:,} points of {points:,}")
+                prev = "-"
+                if size == target:
+                    prev = record(f"porto streaming read / {name}", n / seconds, "points/s")
+                    record(f"porto streaming read / {name} peak RSS", rss, "bytes")
+                print(f"{name:<22} {n:>12,} {megabytes:>6,.0f} {seconds:>9.1f} {n / seconds:>12,.0f} "
+                      f"{rss / 1e6:>7,.0f} MB {prev:>8}")
+            path.unlink()
 
 
 if __name__ == "__main__":
