@@ -5,16 +5,16 @@ Writes, in a temporary folder, a file in the layout of the ECML/PKDD 2015
 0.3 % empty trips) holding at least 10^7 points (10^5 with ``--quick``), then
 reads it in a fresh Python process per reader, so that the peak resident memory
 (``VmHWM`` of ``/proc/self/status``; ``ru_maxrss`` elsewhere) is that reader's alone.
-A file ten times smaller is read the same way: equal peaks show the memory does not
-grow with the file.  Readers:
+A file five times smaller (still many blocks) is read the same way: equal peaks show
+the memory does not grow with the file.  Readers:
 
 * ``iter_porto_columns``: parse only (points as arrays, block by block);
 * ``iter_porto``: the loaders' GeoDataFrame of every block (checks, order, report);
 * ``import only``: the same process doing nothing but the imports (the baseline).
 
 The full file (1.7 M trips, about 83 M points, 1.9 GB) is read the same way: the
-memory of a streaming read is bounded by its block (``chunk_bytes``, 32 MB of
-text), not by the file.
+memory of a streaming read is bounded by its block (``chunk_bytes``, 8 MB of text
+by default), not by the file.
 """
 
 from __future__ import annotations
@@ -100,9 +100,9 @@ def _child(path: Path, mode: str):
 def run(quick: bool = False) -> None:
     target = QUICK_POINTS if quick else POINTS
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"\n## porto streaming read (files of {target // 10:,} and {target:,} points, Porto layout)")
+        print(f"\n## porto streaming read (files of {target // 5:,} and {target:,} points, Porto layout)")
         print(f"{'reader':<22} {'points':>12} {'MB':>6} {'seconds':>9} {'points/s':>12} {'peak RSS':>10} {'vs prev':>8}")
-        for size in (target // 10, target):
+        for size in (target // 5, target):
             path = Path(tmp) / f"train-{size}.csv"
             start = time.perf_counter()
             trips, points = write_porto_like(path, size)

@@ -130,7 +130,7 @@ def iter_porto(path, *, chunk_bytes: int | None = None, duplicates: str = "keep"
     """Read a Porto file in chunks of whole trips, in bounded memory.
 
     Yields the loaders' frame (as :func:`load_porto`) of each block of about
-    ``chunk_bytes`` of text (default 32 MB), each with its own ``attrs["report"]``
+    ``chunk_bytes`` of text (default 8 MB), each with its own ``attrs["report"]``
     (line numbers are the file's).  Stably sorting the concatenated chunks by (uid,
     datetime) gives :func:`load_porto`'s frame; duplicates are found within a chunk
     only.  A block holding only trips without points yields nothing.

@@ -47,7 +47,7 @@ _READ = ("TRIP_ID", "TAXI_ID", "TIMESTAMP", "MISSING_DATA", "POLYLINE")
 #: seconds between two points of a trip
 POINT_SECONDS = 15
 #: text per block of the streaming read
-CHUNK_BYTES = 32 << 20
+CHUNK_BYTES = 8 << 20
 
 
 def _header(path: Path) -> list:
