@@ -40,14 +40,18 @@ def add_input_arguments(parser, *, pad: bool = False, quiet: bool = False) -> No
         "time: datetime, time, timestamp; latitude: lat, latitude, y; longitude: lng, lon, long, "
         "longitude, x; trajectory (optional): trajectory, traj, trip, track.  Name others here.")
     g.add_argument("--user-col", metavar="NAME", help="column of user ids")
-    g.add_argument("--time-col", metavar="NAME", help="column of times")
+    g.add_argument("--time-col", metavar="NAME",
+                   help="column of times, or DATE,TIME: a date column and a time-of-day column joined "
+                        "(without a time column, points keep the file's order and no time)")
     g.add_argument("--lat-col", metavar="NAME", help="column of latitudes (degrees, WGS84)")
     g.add_argument("--lon-col", metavar="NAME", help="column of longitudes (degrees, WGS84)")
     g.add_argument("--traj-col", metavar="NAME",
                    help="column of trajectory ids: a new trajectory starts where it changes within a user")
     g.add_argument("--time-format", metavar="FMT",
-                   help="strftime layout of the times, e.g. '%%d/%%m/%%Y %%H:%%M' (default: ISO 8601 or "
-                        "the Foursquare layout; other common layouts are recognised and reported)")
+                   help="strftime layout of the times, e.g. '%%d/%%m/%%Y %%H:%%M', or epoch-s, epoch-ms, "
+                        "epoch-us, epoch-ns (%%s: epoch-s) for Unix epoch numbers (default: ISO 8601 or the "
+                        "Foursquare layout; epoch numbers by their magnitude and other common layouts are "
+                        "recognised and reported)")
     g.add_argument("--dayfirst", action="store_true",
                    help="read ambiguous dates such as 01/02/2024 day first (default: month first)")
     g.add_argument("--timezone", metavar="ZONE", default=None,
