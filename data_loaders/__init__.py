@@ -41,7 +41,7 @@ _EXPORTS = {
                     "datasets"),
     **dict.fromkeys(("load_foursquare", "parse_foursquare_time"), "foursquare"),
     "load_checkins": "generic",
-    **dict.fromkeys(("iter_porto", "load_geolife", "load_porto", "load_tdrive"), "tracks"),
+    **dict.fromkeys(("iter_porto", "load_geolife", "load_porto", "load_tdrive"), "trajectory_sets"),
     **dict.fromkeys(("load_gowalla", "parse_iso_time"), "gowalla"),
     "to_trajectories": "grouping",
     "synthetic_checkins": "synthetic",
@@ -49,7 +49,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "synthetic", "tracks"}
+_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "synthetic", "trajectory_sets"}
 
 
 __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, _SUBMODULES)
