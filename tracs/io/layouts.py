@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-__all__ = ["TRACK_FORMATS", "detect_track_format", "geolife_files_of", "tdrive_line"]
+__all__ = ["TRACK_FORMATS", "detect_track_format", "geolife_files_of", "is_geolife", "is_porto", "is_tdrive",
+           "tdrive_line"]
 
 #: the data sets of this family, for ``input_format`` / ``--input-format``
 TRACK_FORMATS = ("geolife", "tdrive", "porto")
@@ -72,3 +73,18 @@ def detect_track_format(path) -> str | None:
     if tdrive_line(line):
         return "tdrive"
     return None
+
+
+def is_geolife(path) -> bool:
+    """A Geolife folder or ``.plt`` file (:func:`detect_track_format`)."""
+    return detect_track_format(path) == "geolife"
+
+
+def is_tdrive(path) -> bool:
+    """A T-Drive file or folder of them (:func:`detect_track_format`)."""
+    return detect_track_format(path) == "tdrive"
+
+
+def is_porto(path) -> bool:
+    """A CSV with a ``POLYLINE`` column (:func:`detect_track_format`)."""
+    return detect_track_format(path) == "porto"
