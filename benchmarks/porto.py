@@ -62,7 +62,7 @@ def write_porto_like(path: Path, points: int, *, seed: int = 0, batch_trips: int
     import pyarrow.csv as pcsv
 
     rng = np.random.default_rng(seed)
-    lengths = rng.integers(1, 96, points // 48 + 1000)
+    lengths = rng.integers(1, 96, points // 40 + 1000)  # more than enough trips: cut below
     lengths[rng.random(len(lengths)) < 0.003] = 0
     lengths = lengths[:int(np.searchsorted(np.cumsum(lengths), points)) + 1]
     names = ["TRIP_ID", "CALL_TYPE", "ORIGIN_CALL", "ORIGIN_STAND", "TAXI_ID", "TIMESTAMP", "DAY_TYPE",

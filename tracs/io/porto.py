@@ -59,7 +59,8 @@ def _header(path: Path) -> list:
     missing = [c for c in _READ if c not in names]
     if missing:
         raise ValueError(f"{path.name} is not a Porto taxi file: no column {', '.join(missing)} in its header "
-                         f"(expected {', '.join(PORTO_COLUMNS)}); found: {', '.join(names) or '(nothing)'}")
+                         f"(expected {', '.join(PORTO_COLUMNS)}); found: {', '.join(names) or '(nothing)'} "
+                         "(input_format='checkins' / --input-format checkins reads it as a plain table)")
     return names
 
 
