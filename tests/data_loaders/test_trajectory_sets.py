@@ -152,7 +152,7 @@ def _header_only_plt(tmp_path):
 
 
 BAD = [
-    ("geolife missing", lambda p: dl.load_geolife(p / "nowhere"), FileNotFoundError, "no such file or folder"),
+    ("geolife missing", lambda p: dl.load_geolife(p / "nowhere"), FileNotFoundError, "no such file"),
     ("geolife empty folder", lambda p: dl.load_geolife(p), ValueError,
      "holds no Geolife trajectories: expected Data/<user>/Trajectory/*.plt"),
     ("geolife header only", lambda p: dl.load_geolife(_header_only_plt(p)), ValueError,
@@ -163,7 +163,7 @@ BAD = [
      "strict=True and rows would be dropped"),
     ("geolife duplicates policy", lambda p: dl.load_geolife(write_geolife(p), duplicates="merge"), ValueError,
      "duplicates must be one of"),
-    ("tdrive missing", lambda p: dl.load_tdrive(p / "nowhere"), FileNotFoundError, "no such file or folder"),
+    ("tdrive missing", lambda p: dl.load_tdrive(p / "nowhere"), FileNotFoundError, "no such file"),
     ("tdrive no txt", lambda p: dl.load_tdrive(p), ValueError, "holds no T-Drive file (<taxi id>.txt)"),
     ("tdrive all empty", lambda p: (p / "1.txt").write_text("") and None or dl.load_tdrive(p), ValueError,
      "no point in 1 T-Drive file (all empty)"),
