@@ -101,8 +101,9 @@ class Baseline(ABC):
             return np.full(lengths.shape, self.epsilon_per_trajectory)
         return self.epsilon * lengths
 
-    def _point_budget(self, lengths: np.ndarray) -> np.ndarray:
-        """Budget of each point of each trajectory (per-point methods)."""
+    def epsilon_per_point(self, lengths) -> np.ndarray:
+        """ε of each point of trajectories of the given lengths (float array): the per-point
+        budget, or the per-trajectory budget split evenly over the points."""
         lengths = np.asarray(lengths, dtype=np.float64)
         if self.epsilon is not None:
             return np.full(lengths.shape, self.epsilon)
@@ -142,7 +143,7 @@ class Baseline(ABC):
         n = int(n)
         basis = "per_point" if self.epsilon is not None else "per_trajectory"
         if self.unit == "point":
-            eps = float(self._point_budget(np.array([n]))[0])
+            eps = float(self.epsilon_per_point(np.array([n]))[0])
             return BaselineLedger(eps, eps * n, n, basis, "point",
                                   f"each point is {eps:g}-LDP; the trajectory is "
                                   f"{eps * n:g}-LDP by sequential composition")
