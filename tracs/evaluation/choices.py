@@ -1,4 +1,4 @@
-"""The methods an evaluation grid runs: the registry's perturbers and baselines, and the parsers
+"""What a grid runs: the registry's perturbers and baselines by name, and the parsers
 of ``--methods`` and ``--epsilons``."""
 
 from __future__ import annotations
