@@ -220,6 +220,12 @@ class Baseline(ABC):
             indices = np.split(indices, off[1:-1])
         return (out, indices) if return_indices else out
 
+    def _run_into(self, coords: np.ndarray, offsets: np.ndarray, streams, out: np.ndarray) -> None:
+        """The releases of a validated batch (``as_batch``) with its trajectories' resolved ``streams``,
+        written into ``out``: the engine's path for one chunk (what :meth:`perturb_many` computes)."""
+        _, idx = self.poi_space.round(coords)
+        out[...] = self.poi_space.points[self._perturb(idx, offsets.astype(np.intp), PointDraws(streams, offsets))]
+
     def perturb_indices(self, indices, offsets, *, rng=None, keys=None) -> np.ndarray:
         """Perturb trajectories given as POI indices (no snapping); returns POI indices.
 

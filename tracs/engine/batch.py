@@ -119,14 +119,14 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
 
     direct = (not return_indices and not kwargs and hasattr(perturber, "_run_into")
               and getattr(perturber, "round_to", None) is None)
-    if direct:
+    if direct and getattr(perturber, "region", None) is not None:  # a baseline takes any point
         try:
             flat = perturber.region.validate_points(flat, "coords")  # what perturb_many checks
         except ValueError:  # let perturb_many raise its own message
             return perturber.perturb_many(coords, offsets, rng=rng, keys=keys)
-    # a plain perturber writes each chunk's releases straight into the rows of one output
-    # array, on the chunk's worker, from the validated batch: no per-chunk arrays or checks,
-    # no serial concatenation
+    # a plain perturber or baseline writes each chunk's releases straight into the rows of one
+    # output array, on the chunk's worker, from the validated batch: no per-chunk arrays or
+    # checks, no serial concatenation
     out = np.empty_like(flat) if direct else None
 
     def run(chunk):

@@ -295,10 +295,15 @@ class Perturber(ABC):
     def _point_params(self, offsets: np.ndarray, params_of) -> np.ndarray:
         """Mechanism constants: one row, or one row per trajectory (per-trajectory budget).
 
-        ``params_of(eps)`` maps an array of distinct per-point ε to rows.
+        ``params_of(eps)`` maps an array of distinct per-point ε to rows.  A per-point
+        budget's row is computed (its mechanisms built and checked) once per perturber and
+        reused by every call and chunk; a per-trajectory budget's rows depend on the lengths.
         """
         if self._basis == "per_point":
-            return np.ascontiguousarray(params_of(np.array([self._epsilon])))
+            rows = getattr(self, "_point_rows", None)
+            if rows is None:
+                rows = self._point_rows = np.ascontiguousarray(params_of(np.array([self._epsilon])))
+            return rows
         eps = self.epsilon_per_point(np.diff(offsets))
         values, inverse = np.unique(eps, return_inverse=True)
         return np.ascontiguousarray(params_of(values)[inverse])

@@ -186,7 +186,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
         self._rect = isinstance(region, Rectangle)
         self._bbox = np.array(region.bounds, dtype=np.float64)
         if self.epsilon is not None:
-            self._params(np.array([self.epsilon]))  # a budget beyond the limits fails here
+            self._point_params(None, self._params)  # a budget beyond the limits fails here, once
 
     @property
     def anchor_point(self) -> tuple[float, float]:
