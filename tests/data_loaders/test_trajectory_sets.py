@@ -184,3 +184,22 @@ def test_bad_inputs(tmp_path, case, call, error, message):
     with pytest.raises(error) as info:
         call(tmp_path)
     assert message in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("load, write, advice", [
+    (dl.load_porto, lambda p: write_porto(p / "train.csv"), "read it in blocks (data_loaders.iter_porto"),
+    (dl.load_geolife, lambda p: write_geolife(p / "g"), "read fewer users at a time"),
+    (dl.load_tdrive, lambda p: write_tdrive(p / "t"), "read fewer taxis at a time"),
+])
+def test_whole_reads_that_cannot_fit_are_refused_up_front(tmp_path, monkeypatch, load, write, advice):
+    import tracs.io.tracks as tracks
+
+    path = write(tmp_path)
+    monkeypatch.setattr(tracks, "available_memory", lambda: 1000)  # bytes: nothing fits
+    with pytest.raises(tracks.NotEnoughMemoryError) as info:
+        load(path)
+    message = str(info.value)
+    assert "GB of memory to be read whole, and 0.0 GB is available" in message and advice in message, message
+    assert len(list(dl.iter_porto(write_porto(tmp_path / "p.csv")))) == 1  # blocks are never refused
+    monkeypatch.setattr(tracks, "available_memory", lambda: None)  # unknown: read
+    assert len(load(path)) > 0

@@ -31,12 +31,14 @@ import numpy as np
 from tracs._text import counted
 
 from .layouts import geolife_files_of
-from .tracks import TrackColumns, concat, finish, numbers, parse_datetime, read_files, to_raw
+from .tracks import TrackColumns, check_memory, concat, finish, numbers, parse_datetime, read_files, to_raw
 
 __all__ = ["GEOLIFE_FIELDS", "read_geolife", "read_geolife_columns"]
 
 #: the fields of a ``.plt`` line, in order
 GEOLIFE_FIELDS = ("lat", "lon", "zero", "altitude", "days", "date", "time")
+#: bytes of text per point of a .plt file (``39.984702,116.318417,0,492,39744.1201851852,2008-10-23,02:53:04``)
+TEXT_BYTES_PER_POINT = 60
 _HEADER_LINES = 6
 
 
@@ -70,6 +72,8 @@ def read_geolife_columns(root) -> TrackColumns:
 
     root = Path(root)
     files, users, names, labels = _files(root)
+    check_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, root.name,
+                 "read fewer users at a time (a user's folder, or a folder of some users' folders)")
     user_of = pa.array(users, type=pa.large_string())
     stem_of = pa.array([p.stem for p in files], type=pa.large_string())
     parts = []

@@ -35,7 +35,7 @@ import numpy as np
 
 from tracs._text import counted
 
-from .tracks import NAT, SHOW, TrackColumns, concat, finish, numbers, to_raw
+from .tracks import NAT, SHOW, TrackColumns, check_memory, concat, finish, numbers, to_raw
 
 __all__ = ["CHUNK_BYTES", "PORTO_COLUMNS", "POINT_SECONDS", "iter_porto_columns", "porto_notes", "read_porto",
            "read_porto_columns"]
@@ -225,8 +225,21 @@ def iter_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES):
         yield cols
 
 
+#: bytes of text per point of a Porto file (``[-8.618643,41.141412],``)
+TEXT_BYTES_PER_POINT = 22
+
+
 def read_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES) -> TrackColumns:
-    """Every point of a Porto file (see :func:`iter_porto_columns`), with the notes."""
+    """Every point of a Porto file (see :func:`iter_porto_columns`), with the notes.
+
+    Refused up front (:class:`~tracs.io.tracks.NotEnoughMemoryError`) when the file would
+    need more memory than is available (:func:`~tracs.io.tracks.check_memory`).
+    """
+    path = Path(path)
+    if path.is_file():
+        check_memory(path.stat().st_size, TEXT_BYTES_PER_POINT, path.name,
+                     "read it in blocks (data_loaders.iter_porto, tracs.io.porto.iter_porto_columns) or "
+                     "split the file by lines (the header first)")
     parts = list(iter_porto_columns(path, chunk_bytes=chunk_bytes))
     if not parts:
         raise ValueError(f"{Path(path).name} has no trip rows")

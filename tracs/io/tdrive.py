@@ -29,12 +29,14 @@ import numpy as np
 
 from tracs._text import counted
 
-from .tracks import TrackColumns, concat, finish, numbers, parse_datetime, read_files, to_raw
+from .tracks import TrackColumns, check_memory, concat, finish, numbers, parse_datetime, read_files, to_raw
 
 __all__ = ["TDRIVE_FIELDS", "read_tdrive", "read_tdrive_columns"]
 
 #: the fields of a T-Drive line, in order
 TDRIVE_FIELDS = ("taxi_id", "datetime", "lon", "lat")
+#: bytes of text per point of a T-Drive file (``1,2008-02-02 15:36:08,116.51172,39.92123``)
+TEXT_BYTES_PER_POINT = 40
 
 
 def _files(path: Path) -> list:
@@ -58,6 +60,8 @@ def read_tdrive_columns(path_or_dir) -> TrackColumns:
 
     path = Path(path_or_dir)
     files = _files(path)
+    check_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, path.name,
+                 "read fewer taxis at a time (a folder of some of the files)")
     names = [p.name for p in files]
     parts, mismatched = [], []
     own = pa.array([p.stem for p in files], type=pa.large_string())
