@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from pathlib import Path
@@ -23,6 +24,8 @@ from tracs.privacy.catalog import CATALOG, audit_target
 # the planted leaks live with the audit's tests (one table for both)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "privacy"))
 from audit_toys import planted_leaks  # noqa: E402
+
+print = functools.partial(print, flush=True)  # rows appear as they are measured
 
 
 def _planted(budgets) -> None:
