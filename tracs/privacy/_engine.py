@@ -23,9 +23,9 @@ import numpy as np
 
 from .._validation import check_epsilon
 from .bounds import epsilon_lower_bound
+from .audit_report import AuditReport
 from .events import partitions
 from .lattice_check import off_lattice, release_indices
-from .report import AuditReport
 
 __all__ = ["run_audit", "check_audit_arguments", "METHOD", "seed_sequence", "input_generator"]
 
