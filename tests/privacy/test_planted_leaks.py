@@ -74,3 +74,26 @@ def test_few_false_alarms_on_shipped_methods(name):
     # python -m benchmarks audit-power (docs/audit.md)
     flags = sum(audit_target(name, 1.0, samples=4_000, rng=seed).violation for seed in range(10))
     assert flags <= 1
+
+
+def test_2d_parity_leak_in_one_axis_is_flagged():
+    # a per-axis lattice perturber whose x index carries the input x's low bit: found by the
+    # per-axis low-bit cells (no histogram bin moves); seed 0, 10,000 draws per input
+    from audit_toys import GridPerturber
+
+    toy = GridPerturber(1.0)
+    _, spacing, count = toy.axis.lattice
+
+    def leaky(points, rng):
+        out = toy(points, rng)
+        k = np.rint(out[:, 0] / spacing).astype(np.int64)
+        k = (k & ~1) | low_bit(points[:, 0])
+        out[:, 0] = np.where(k >= count, k - 2, k) * spacing
+        return out
+
+    x = 0.3
+    points = [[x, 0.5], [np.nextafter(x, 1.0), 0.5], [0.0, 0.0], [1.0, 1.0]]
+    report = tracs.audit_perturber(leaky, 1.0, points=points, samples=10_000, lattice=toy.lattice)
+    assert report.violation and report.off_lattice == 0, str(report)
+    assert report.worst_event.startswith("index low bits: (x mod"), report.worst_event
+    assert report.epsilon_lower_bound > 5.0
