@@ -114,6 +114,13 @@ for _entry in (
     Format("Shapefile", "shp", (".shp",), read="tracs.io.containers:read_vector"),
     Format("FlatGeobuf", "fgb", (".fgb",), read="tracs.io.containers:read_vector"),
     Format("GPX", "gpx", (".gpx",), read="tracs.io.gpx:read_gpx", write="tracs.io.write:write_gpx_file"),
+    # the public trajectory data sets, recognised by their layout (tracs.io.layouts)
+    Format("Geolife PLT", "geolife", (".plt",), read="tracs.io.geolife:read_geolife",
+           detect="tracs.io.layouts:is_geolife", selectable=True, directories=True),
+    Format("T-Drive", "tdrive", read="tracs.io.tdrive:read_tdrive", detect="tracs.io.layouts:is_tdrive",
+           selectable=True, directories=True),
+    Format("Porto taxi CSV", "porto", read="tracs.io.porto:read_porto", detect="tracs.io.layouts:is_porto",
+           selectable=True),
 ):
     register_format(_entry)
 del _entry

@@ -25,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .columns import API_FLAGS, resolve_columns
+from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
 from .containers import _float_column
+from .layouts import TRACK_FORMATS
 from .profiles import PROFILES, find_poi, profile_of
 
 __all__ = ["PROFILES", "read_checkins", "read_columns"]
@@ -66,7 +67,9 @@ def _numbers(series):
 
 
 def _user_ids(series):
-    """Text ids that are all integers become int64 (as pandas' inference would); others stripped text."""
+    """Text ids that are all integers written as integers are written (no leading zero or sign:
+    ``7``, not ``007``) become int64, as pandas' inference would; others stay stripped text, so
+    ``"000"`` stays ``"000"``."""
     import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -75,7 +78,9 @@ def _user_ids(series):
         arr = pc.utf8_trim_whitespace(pa.chunked_array(series.array._pa_array))
         if arr.null_count == 0:
             try:
-                return pd.Series(arr.cast(pa.int64()).to_numpy(), copy=False)
+                ints = arr.cast(pa.int64())
+                if pc.all(pc.equal(ints.cast(pa.string()), arr.cast(pa.string()))).as_py() is not False:
+                    return pd.Series(ints.to_numpy(), copy=False)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
         arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, arr.type), arr)
@@ -117,6 +122,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         path = check_path(path)
     fmt = format_of(path, input_format)
     flags = API_FLAGS if flags is None else flags
+    time, clock = _split_time(time, flags)
     given = {"user": user, "time": time, "lat": lat, "lon": lon, "traj": traj}
     profile = input_format if input_format in PROFILES else None
 
@@ -131,11 +137,12 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         nonlocal profile, planned
         header_names[:] = list(names)
         profile = profile_hint or profile or profile_of(names)
-        planned = resolve_columns(names, **_with_roles(given, roles), need_coords=need_coords, flags=flags,
-                                  source=path.name, aliases=PROFILES[profile])
+        planned = resolve_columns(names, **_with_roles(given, roles), need_time=False, need_coords=need_coords,
+                                  flags=flags, source=path.name, aliases=PROFILES[profile])
         poi = find_poi(names, profile) if with_poi else None
+        clock_col = [_clock_column(names, clock, flags, path.name)] if clock else []
         include = list(names) if keep_columns else \
-            [*planned.used(), *([poi] if poi and poi not in planned.used() else [])]
+            [*planned.used(), *clock_col, *([poi] if poi and poi not in planned.used() else [])]
         return include, converters()
 
     def converters():
@@ -144,13 +151,21 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         def utc(column):
             return pa.array(times(column)).cast(pa.timestamp("ns", tz="UTC"))
 
-        out = {planned.time: utc}
+        out = {planned.time: utc} if planned.time is not None and clock is None else {}
         if planned.lat is not None and planned.lon is not None:
             out[planned.lat] = out[planned.lon] = _float_column
         return out
 
     planned = None
     raw = fmt.reader()(path, ReadRequest(plan=plan, input_format=input_format, sep=sep, encoding=encoding))
+    if fmt.key in TRACK_FORMATS:  # a public trajectory data set: its reader knows the columns
+        unused = [flags.get(r, r) for r, v in given.items() if v is not None] + \
+            ([flags.get("time_format", "time_format=")] if time_format is not None else [])
+        if unused:
+            raw.notes.append(f"not used: {', '.join(unused)} (the {fmt.key} layout is fixed)")
+        if tz not in (None, "UTC") and raw.table.column("datetime").type.tz is not None:
+            raw.notes.append(f"the timezone {tz} is not used: {fmt.key} times are UTC")
+        given, clock = dict(raw.roles), None
     given = _with_roles(given, raw.roles)
     if raw.profile is not None:
         profile = raw.profile
@@ -158,8 +173,8 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     names = _names(raw.table)
     has_geometry = raw.lonlat is not None
     profile = profile or profile_of(names)
-    cmap = resolve_columns(names, **given, need_coords=not has_geometry, flags=flags, source=path.name,
-                           aliases=PROFILES[profile])
+    cmap = resolve_columns(names, **given, need_time=False, need_coords=not has_geometry, flags=flags,
+                           source=path.name, aliases=PROFILES[profile])
     notes = list(raw.notes)
     if cmap.lat is not None and cmap.lon is not None:
         lat_s, lon_s = _numbers(_column(raw.table, cmap.lat)), _numbers(_column(raw.table, cmap.lon))
@@ -176,7 +191,21 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         notes.append("columns used: " + ", ".join(f"{c!r} as {r}" for r, c in renamed.items()))
     import pandas as pd
 
-    time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
+    untimed = raw.untimed
+    if cmap.time is None:  # no time at all: the file's order, as GPX points without <time>
+        time_s = pd.Series(np.arange(len(raw.lines), dtype=np.int64).view("datetime64[ns]")).dt.tz_localize("UTC")
+        untimed = np.ones(len(raw.lines), dtype=bool)
+        looked = ", ".join(PROFILES[profile].get("time", ALIASES["time"]))
+        notes.append(f"no time column (none of {looked}): points kept in the file's order and written without "
+                     f"a time, as GPX points without <time>; name one with {flags.get('time', 'time=')} NAME")
+    elif clock is not None:
+        clock_name = _clock_column(names, clock, flags, path.name)
+        joined = (_column(raw.table, cmap.time).astype("string").str.strip() + " "
+                  + _column(raw.table, clock_name).astype("string").str.strip())
+        time_s = pd.Series(times(joined), copy=False).dt.tz_localize("UTC")
+        notes.append(f"times from the columns {cmap.time!r} (date) and {clock_name!r} (time of day) joined")
+    else:
+        time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
     notes.extend(time_notes)
     poi_name = find_poi(names, profile) if with_poi else None
     if poi_name is not None and poi_name not in names:
@@ -197,7 +226,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
         bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
-        untimed=raw.untimed, traj=cmap.traj,
+        untimed=untimed, traj=cmap.traj,
         others=[c for c in (header_names or names) if c not in used and c != raw.geometry
                 and c not in raw.roles.values()] + list(raw.unread))
 
@@ -255,6 +284,29 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     if traj is not None:
         frame.attrs["trajectory_column"] = traj
     return frame
+
+
+def _split_time(time, flags):
+    """``"date,time"`` -> ``("date", "time")``: a date column and a time-of-day column joined."""
+    if time is None or "," not in str(time):
+        return time, None
+    parts = [p.strip() for p in str(time).split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise ValueError(f"{flags.get('time', 'time=')} {time}: two names separated by a comma are a date column "
+                         "and a time-of-day column (e.g. date,time); one name is a column of whole times")
+    return parts[0], parts[1]
+
+
+def _clock_column(names, clock, flags, source) -> str:
+    """The time-of-day column named ``clock`` (exactly, or up to case and punctuation)."""
+    if clock in names:
+        return clock
+    by_key = {normalise(n): n for n in names}
+    if normalise(clock) in by_key:
+        return by_key[normalise(clock)]
+    raise MissingColumnsError(f"{source}: missing column(s) for time of day: no column {clock!r} "
+                              f"({flags.get('time', 'time=')} DATE,{clock}). Columns found: {', '.join(names)}",
+                              ["time"], names)
 
 
 def _utc_times(table, name, times) -> np.ndarray:
