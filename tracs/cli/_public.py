@@ -34,23 +34,33 @@ _SHOW = 5
 
 
 def region_arg(text: str):
-    """argparse type: a preset name or MINLON,MINLAT,MAXLON,MAXLAT."""
+    """argparse type: a preset name, MINLON,MINLAT,MAXLON,MAXLAT or a polygon file."""
     from ..public import parse_box
 
     try:
         return parse_box(text)
-    except (TypeError, ValueError) as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except (TypeError, ValueError, OSError) as exc:
+        raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
+
+
+#: the help of --region, shared by every command that takes one
+REGION_HELP = ("public region: MINLON,MINLAT,MAXLON,MAXLAT in degrees (negative west of Greenwich "
+               "and south of the equator: --region -74.3,40.45,-73.65,41), a preset ({presets}; "
+               "'tracs regions' lists their boxes) or a polygon file (.geojson, .gpkg, .shp: the "
+               "bounds of its polygons are used).  Boxes across the antimeridian are refused")
+
+
+def region_help() -> str:
+    """:data:`REGION_HELP` with the preset names."""
+    from ..public import CITY_BOXES
+
+    return REGION_HELP.format(presets=", ".join(CITY_BOXES))
 
 
 def add_arguments(p) -> None:
     """The options of the public parameters (region, POIs, rows outside the region)."""
-    from ..public import CITY_BOXES
-
-    presets = ", ".join(f"{k} ({v})" for k, v in CITY_BOXES.items())
     p.add_argument("--region", type=region_arg, default=None, metavar="BOX",
-                   help="public region: MINLON,MINLAT,MAXLON,MAXLAT in degrees, or a preset: "
-                        f"{presets}.  Required (see --region-from-data)")
+                   help=region_help() + ".  Required (see --region-from-data)")
     p.add_argument("--region-from-data", action="store_true",
                    help="take the region, the projection and (for discrete methods) the POIs from "
                         "the input file, as older versions did: NOT private, prints a warning")
@@ -86,6 +96,8 @@ def check_options(args, *, discrete: bool) -> None:
         raise CLIError(NO_REGION.format(presets=", ".join(CITY_BOXES), example="tky"))
     if args.region is not None and args.region_from_data:
         raise CLIError("give either --region or --region-from-data, not both")
+    check_region_file(args, "perturb")
+    check_projection(args.region)
     if args.pad:
         if not args.region_from_data:
             raise CLIError("--pad applies to --region-from-data only (a --region box is used as given)")
@@ -104,6 +116,26 @@ def check_options(args, *, discrete: bool) -> None:
         raise CLIError(f"--pois is used by the discrete methods and --round-to-pois only, not by "
                        f"{args.method!r} without --round-to-pois")
     _check_split_gap(args.split_gap)
+
+
+def check_projection(box) -> None:
+    """Refuse, before any data is read, a region its projection cannot hold (too wide)."""
+    if box is not None:
+        try:
+            box.to_region()
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
+
+
+def check_region_file(args, command: str) -> None:
+    """Say how a region given as a polygon file was read (the bounds of its polygons).
+
+    :func:`tracs.public.read_region_file` refuses files of points or lines (records,
+    not a public area), so a region file is never the data itself.
+    """
+    box = getattr(args, "region", None)
+    if box is not None and getattr(box, "path", None) is not None:
+        print(f"tracs {command}: note: --region {box} is {box.source}", file=sys.stderr)
 
 
 def _check_split_gap(text) -> None:
