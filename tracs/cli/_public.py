@@ -152,7 +152,7 @@ def _check_split_gap(text) -> None:
         raise CLIError(f"--split-gap must be a positive time span such as 3h, got {text!r}")
 
 
-def outside_rows(lon, lat, args, labels):
+def outside_rows(lon, lat, args, labels, *, command: str = "perturb"):
     """Apply the region to WGS84 points given as arrays: what to keep, and where.
 
     Parameters
@@ -177,7 +177,7 @@ def outside_rows(lon, lat, args, labels):
     Without --clip or --drop any row outside is an error that names the rows.
     """
     box = args.region
-    _warn_wide(lon, lat, box)
+    _warn_wide(lon, lat, box, command)
     if box is None:  # --region-from-data: nothing can lie outside
         return None, lon, lat, []
     outside = ~box.contains(lon, lat)
@@ -220,7 +220,34 @@ def points_in_region(points, args):
                    lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets), handled
 
 
-def _warn_wide(lon, lat, box=None) -> None:
+def frame_in_region(frame, args, *, command: str):
+    """:func:`outside_rows` on a loader's GeoDataFrame (WGS84): rows outside the region
+    refused, dropped or clipped as ``args`` asks, each row handled named on stderr."""
+    from data_loaders import SOURCE_COLUMNS
+
+    position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
+    word = "line" if position == "source_line" else "row"
+
+    def labels(rows):
+        where = frame[position].to_numpy()[rows] if position is not None else rows
+        return [f"{word} {int(v)}" for v in where]
+
+    lon, lat = frame.geometry.x.to_numpy(), frame.geometry.y.to_numpy()
+    keep, new_lon, new_lat, handled = outside_rows(lon, lat, args, labels, command=command)
+    if not handled:
+        return frame
+    what = "clipped" if args.clip else "dropped"
+    shown = ", ".join(handled[:_SHOW]) + (", ..." if len(handled) > _SHOW else "")
+    print(f"tracs {command}: {what} {len(handled):,} of {len(lon):,} row(s) outside the region {args.region}: "
+          f"{shown}", file=sys.stderr)
+    if keep is not None:
+        return frame[keep].reset_index(drop=True)
+    import geopandas as gpd
+
+    return frame.set_geometry(gpd.points_from_xy(new_lon, new_lat, crs=frame.crs))
+
+
+def _warn_wide(lon, lat, box=None, command: str = "perturb") -> None:
     """Warn when the rows span more than :data:`WIDE_DEGREES` (two continents, say).
 
     With ``--region`` the rows outside the box are still reported one by one
@@ -235,7 +262,7 @@ def _warn_wide(lon, lat, box=None) -> None:
     which = (f"the one region given with --region ({box}) and its projection are used for all rows, "
              "so the rows of the other area lie outside it (listed below)" if box is not None else
              "one region and one projection are used for all rows")
-    print(f"tracs perturb: warning: the file spans {np.ptp(lon):.0f}° of longitude and "
+    print(f"tracs {command}: warning: the file spans {np.ptp(lon):.0f}° of longitude and "
           f"{np.ptp(lat):.0f}° of latitude: it seems to span two continents; {which}; split the file "
           "by area and give each part its own region for useful releases", file=sys.stderr)
 
