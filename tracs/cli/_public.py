@@ -70,11 +70,16 @@ def add_arguments(p) -> None:
     p.add_argument("--pois", default=None, metavar="FILE",
                    help="public points of interest (CSV with lat and lng columns) for the discrete "
                         "methods and --round-to-pois")
+    add_outside_arguments(p)
+
+
+def add_outside_arguments(p, when: str = "") -> None:
+    """``--clip`` / ``--drop``: what to do with rows outside the region (``when`` prefixes the help)."""
     outside = p.add_mutually_exclusive_group()
     outside.add_argument("--clip", action="store_true",
-                         help="move rows outside the region to its nearest edge (reported)")
+                         help=f"{when}move rows outside the region to its nearest edge (reported)")
     outside.add_argument("--drop", action="store_true",
-                         help="leave rows outside the region out of the output (reported)")
+                         help=f"{when}leave rows outside the region out of the output (reported)")
 
 
 @dataclass

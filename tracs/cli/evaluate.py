@@ -83,7 +83,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--split-gap", default=None, metavar="GAP",
                    help="on check-in data, split a user's check-ins at gaps longer than GAP (e.g. 3h)")
     _columns.add_input_arguments(p)
-    from ._public import region_arg, region_help
+    from ._public import add_outside_arguments, region_arg, region_help
 
     p.add_argument("--region", type=region_arg, default=None, metavar="BOX",
                    help=region_help() + ".  For check-in data: default, the preset of tky / nyc / chi, "
@@ -91,11 +91,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--pois", default=None, metavar="FILE",
                    help="with --region: public points of interest (CSV with lat and lng columns) for "
                         "the discrete methods and rounding, instead of the data's venues")
-    outside = p.add_mutually_exclusive_group()
-    outside.add_argument("--clip", action="store_true",
-                         help="with --region: move rows outside the region to its nearest edge (reported)")
-    outside.add_argument("--drop", action="store_true",
-                         help="with --region: leave rows outside the region out (reported)")
+    add_outside_arguments(p, "with --region: ")
     p.add_argument("--anchor", type=anchor_arg, default="center",
                    help="TraCS-D's first reference: center (default) or corner (the paper's code)")
     p.add_argument("--round-to-pois", action=argparse.BooleanOptionalAction, default=None,
