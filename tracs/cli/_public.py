@@ -157,7 +157,7 @@ def _check_split_gap(text) -> None:
         raise CLIError(f"--split-gap must be a positive time span such as 3h, got {text!r}")
 
 
-def outside_rows(lon, lat, args, labels, *, command: str = "perturb"):
+def outside_rows(lon, lat, args, labels, *, command: str = "perturb", before: str = ""):
     """Apply the region to WGS84 points given as arrays: what to keep, and where.
 
     Parameters
@@ -168,6 +168,9 @@ def outside_rows(lon, lat, args, labels, *, command: str = "perturb"):
         The parsed options (``region``, ``clip``, ``drop``).
     labels : callable
         ``labels(rows) -> list of str``: how to name rows (``"line 7"``) in messages.
+    before : str
+        What happened to the file's other rows (``"4 of the file's 8 dropped for bad
+        values, listed above"``), so that the counts of the messages add up.
 
     Returns
     -------
@@ -191,13 +194,14 @@ def outside_rows(lon, lat, args, labels, *, command: str = "perturb"):
     handled = labels(np.flatnonzero(outside))
     count = int(outside.sum())
     listed = ", ".join(handled[:_SHOW]) + (", ..." if count > _SHOW else "")
+    rows = f"{len(lon):,} rows" if not before else f"the {len(lon):,} rows left ({before})"
     if not (args.clip or args.drop):
-        raise CLIError(f"{count:,} of {len(lon):,} rows lie outside the region {box} ({listed}); "
+        raise CLIError(f"{count:,} of {rows} lie outside the region {box} ({listed}); "
                        "pass --clip to move them to the region's edge or --drop to leave them out, "
                        "or give a region that holds them")
     if args.drop:
         if count == len(lon):
-            raise CLIError(f"all {count:,} rows lie outside the region {box}: nothing left to perturb")
+            raise CLIError(f"all {rows} lie outside the region {box}: nothing left to perturb")
         return ~outside, lon, lat, handled
     new_lon, new_lat = box.clip(lon, lat)
     return None, new_lon, new_lat, handled
@@ -212,8 +216,12 @@ def points_in_region(points, args):
     from dataclasses import replace
 
     word = "line" if points.position == "line" else "row"
+    report = points.report
+    before = (f"{report.n_dropped:,} of the file's {report.rows_read:,} dropped for bad values, listed above"
+              if report is not None and report.n_dropped else "")
     keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args,
-                                           lambda rows: [f"{word} {int(v)}" for v in points.source[rows]])
+                                           lambda rows: [f"{word} {int(v)}" for v in points.source[rows]],
+                                           before=before)
     if not handled:
         return points, handled
     if keep is None:
@@ -221,6 +229,12 @@ def points_in_region(points, args):
     rows = np.flatnonzero(keep)
     kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
     offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
+    emptied = len(points.offsets) - len(offsets)
+    if emptied:
+        from .._text import counted
+
+        print(f"tracs perturb: note: {counted(emptied, 'trajectory')} had every row outside the region: "
+              "not released", file=sys.stderr)
     return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
                    lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets), handled
 
