@@ -138,7 +138,7 @@ def format_table(summary) -> str:
 
 def run(args) -> int:
     from .. import evaluation
-    from ..evaluation.datasets import DATA_FILES
+    from ..evaluation.experiment_data import DATA_FILES
 
     methods = evaluation.parse_methods(args.methods)
     epsilons = evaluation.parse_epsilons(args.epsilons)
@@ -205,7 +205,7 @@ DATA_POIS_NOTE = (
 
 def _check_public(args) -> None:
     """Refuse options that do not fit the data set; warn when a file's own bounds are the region."""
-    from ..evaluation.datasets import REGIONS
+    from ..evaluation.experiment_data import REGIONS
     from . import _public
     from ._common import CLIError
 
