@@ -14,7 +14,7 @@ import numpy as np
 
 from tracs._text import counted
 
-__all__ = ["DROP_REASONS", "LoadReport", "GroupingReport", "DroppedRowsError", "describe_drop"]
+__all__ = ["DROP_REASONS", "LoadReport", "GroupingReport", "DroppedRowsError"]
 
 #: Why a row can be dropped, in the order the checks run (a row gets the first
 #: reason that applies, so the counts add up to the number of dropped rows).
@@ -32,19 +32,6 @@ REASON_COLUMNS = {"bad_user": ("user",), "bad_time": ("time",), "bad_coords": ("
                   "out_of_range": ("lat", "lon")}
 
 _SHOW_LINES = 5
-
-
-def describe_drop(reason: str, columns=None) -> str:
-    """The rule behind ``reason`` and the columns it read, e.g. ``"latitude outside [-90, 90] or
-    longitude outside [-180, 180] in columns 'lat', 'lng'"``; ``columns`` maps the roles
-    ``user``, ``time``, ``lat``, ``lon`` to the file's column names (unknown ones are left out)."""
-    rule = DROP_REASONS.get(reason, reason.replace("_", " "))
-    names = [str((columns or {}).get(role)) for role in REASON_COLUMNS.get(reason, ())
-             if (columns or {}).get(role) is not None]
-    names = list(dict.fromkeys(names))  # a geometry column holds both coordinates
-    if not names:
-        return rule
-    return f"{rule} in column{'s' if len(names) > 1 else ''} {', '.join(repr(n) for n in names)}"
 
 
 def _show(lines) -> str:
@@ -91,7 +78,7 @@ class LoadReport(dict):
         Anything else worth knowing (encoding fallback, naive times read as UTC, ...).
     columns : dict of str to str
         The file's column read for each role (``user``, ``time``, ``lat``, ``lon``),
-        when the reader knows them: drop messages name them (:func:`describe_drop`).
+        when the reader knows them: drop messages name them (:meth:`describe_drop`).
     untimed : list of int
         Lines (rows) of points kept without a time of their own (GPX points with
         no ``<time>``): their ``datetime`` is missing and they keep the file's
@@ -133,6 +120,17 @@ class LoadReport(dict):
     untimed = property(lambda self: self.get("untimed", []))
     columns = property(lambda self: self.get("columns", {}))
 
+    def describe_drop(self, reason: str) -> str:
+        """The rule behind ``reason`` and the file's columns it read, e.g. ``"latitude outside
+        [-90, 90] or longitude outside [-180, 180] in columns 'lat', 'lng'"`` (columns the
+        reader did not name are left out)."""
+        rule = DROP_REASONS.get(reason, reason.replace("_", " "))
+        names = [self.columns[role] for role in REASON_COLUMNS.get(reason, ()) if role in self.columns]
+        names = list(dict.fromkeys(names))  # a geometry column holds both coordinates
+        if not names:
+            return rule
+        return f"{rule} in column{'s' if len(names) > 1 else ''} {', '.join(repr(n) for n in names)}"
+
     @property
     def n_dropped(self) -> int:
         """Total number of dropped rows (``rows_read - rows_kept``)."""
@@ -148,7 +146,7 @@ class LoadReport(dict):
         out = [f"{self.source} ({self.format}): read {self.rows_read:,} rows, "
                f"kept {self.rows_kept:,}, dropped {self.n_dropped:,}"]
         for reason, lines in self.dropped.items():
-            out.append(f"  dropped {len(lines):,} {reason} ({describe_drop(reason, self.columns)}): "
+            out.append(f"  dropped {len(lines):,} {reason} ({self.describe_drop(reason)}): "
                        f"{word} {_show(lines)}")
         kept = "kept" if self.duplicates == "keep" else "see duplicates policy"
         if self.exact_duplicates:

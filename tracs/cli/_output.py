@@ -87,13 +87,11 @@ def report_drops(command: str, report, *, strict: bool, quiet: bool = False, ext
     lines = []
     dropped = 0
     if report is not None:
-        from data_loaders._report import describe_drop
-
         word = "line" if report.get("position", "line") == "line" else "row"
         for reason, where in report.dropped.items():
             dropped += len(where)
             shown = ", ".join(str(int(v)) for v in where[:_SHOW]) + (", ..." if len(where) > _SHOW else "")
-            lines.append(f"dropped {len(where):,} row(s): {describe_drop(reason, report.columns)}: "
+            lines.append(f"dropped {len(where):,} row(s): {report.describe_drop(reason)}: "
                          f"{word}{'s' if len(where) > 1 else ''} {shown}")
         untimed = report.get("untimed", [])
         if len(untimed):
