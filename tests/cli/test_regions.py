@@ -262,3 +262,20 @@ def test_evaluate_bad_public_parameters(cli, extra, fragment):
     result = cli(*EVALUATE, *extra)
     assert result.returncode == 1
     assert fragment in result.stderr, result.stderr
+
+
+def test_evaluate_takes_public_pois_inside_the_region(cli, rio, tmp_path):
+    venues = tmp_path / "venues.csv"
+    pd.DataFrame({"lat": [-22.90, -22.95, -22.85, -23.0], "lng": [-43.20, -43.30, -43.40, -43.25]}).to_csv(
+        venues, index=False)
+    result = cli(*EVALUATE, "--dataset", rio, "--region", RIO, "--pois", venues, "--methods", "em")
+    assert result.returncode == 0, result.stderr
+    assert "distinct venues" not in result.stderr and "without --region" not in result.stderr
+    own = cli(*EVALUATE, "--dataset", rio, "--region", RIO, "--methods", "em")  # the data's 36 venues
+    assert own.returncode == 0, own.stderr
+    assert json.loads(own.stdout)[0]["ae_mean"] != json.loads(result.stdout)[0]["ae_mean"]
+    outside = tmp_path / "far.csv"
+    pd.DataFrame({"lat": [-22.90, 10.0], "lng": [-43.20, -43.30]}).to_csv(outside, index=False)
+    refused = cli(*EVALUATE, "--dataset", rio, "--region", RIO, "--pois", outside, "--methods", "em")
+    assert refused.returncode == 1
+    assert f"far.csv: 1 POI(s) outside the region {parse_box(RIO)} (lines 3)" in refused.stderr
