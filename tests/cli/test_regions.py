@@ -202,6 +202,23 @@ def test_the_north_pole_is_handled_with_ups(cli, tmp_path):
     assert (frame["lat"] > 84.0).all()
 
 
+def test_a_cap_around_the_north_pole_is_one_region(cli, tmp_path):
+    """Rows at every longitude within 60 km of the pole, over the cap north of 85° N: no warning
+    about a file spanning continents, every report in the cap's metric square."""
+    rng = np.random.default_rng(0)
+    rows = [{"uid": u, "datetime": f"2024-03-01T{8 + k:02d}:00:00Z", "lat": 89.5 + rng.uniform(0, 0.45),
+             "lng": rng.uniform(-170, 170)} for u in (1, 2) for k in range(5)]
+    data = tmp_path / "pole.csv"
+    pd.DataFrame(rows).to_csv(data, index=False)
+    out = tmp_path / "pole_out.csv"
+    result = cli("perturb", data, "-o", out, "-m", "tracs-c", "-e", "3", "--region", "-180,85,180,90", "--seed", "2",
+                 "-q")
+    assert result.returncode == 0, result.stderr
+    assert "two continents" not in result.stderr
+    frame = _released(out)
+    assert len(frame) == 10 and (frame["lat"] > 80.0).all()  # the square around the 85° circle
+
+
 def test_a_box_reaching_the_south_pole_projects(tmp_path):
     box = LonLatBox(-60, -90, -50, -85)
     assert box.metric_crs().to_epsg() == 32761

@@ -267,7 +267,8 @@ def frame_in_region(frame, args, *, command: str):
 
 
 def _warn_wide(lon, lat, box=None, command: str = "perturb") -> None:
-    """Warn when the rows span more than :data:`WIDE_DEGREES` (two continents, say).
+    """Warn when the rows span more than :data:`WIDE_DEGREES` (two continents, say); a span of
+    longitude counts at the widest parallel of the rows (near a pole, 300° may be a few km).
 
     With ``--region`` the rows outside the box are still reported one by one
     (:func:`outside_rows`); this line says why there are so many.
@@ -276,7 +277,10 @@ def _warn_wide(lon, lat, box=None, command: str = "perturb") -> None:
     if not finite.any():
         return
     lon, lat = lon[finite], lat[finite]
-    if np.ptp(lon) <= WIDE_DEGREES and np.ptp(lat) <= WIDE_DEGREES:
+    # degrees of longitude shrink towards the poles: measure them at the widest parallel of the rows
+    one_side = np.all(lat >= 0) or np.all(lat <= 0)
+    widest = np.cos(np.radians(np.min(np.abs(lat)))) if one_side else 1.0
+    if np.ptp(lon) * widest <= WIDE_DEGREES and np.ptp(lat) <= WIDE_DEGREES:
         return
     which = (f"the one region given with --region ({box}) and its projection are used for all rows, "
              "so the rows of the other area lie outside it (listed below)" if box is not None else
