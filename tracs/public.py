@@ -226,8 +226,8 @@ def read_region_file(path) -> LonLatBox:
     ValueError
         Unreadable file, no geometry, geometries that are not polygons (points or
         lines are records, and a region must not come from the data), a file
-        without a CRS that is not GeoJSON, bounds outside WGS84's range or across
-        the antimeridian.
+        without a CRS that is not GeoJSON, bounds outside WGS84's range, polygons
+        across the antimeridian (parts at both -180° and 180°).
     """
     path = Path(path)
     if not path.is_file():
@@ -256,6 +256,10 @@ def read_region_file(path) -> LonLatBox:
         step = max(maxx - minx, maxy - miny) / 64.0
         geoms = geoms.segmentize(step).to_crs(4326)
     minx, miny, maxx, maxy = (float(v) for v in geoms.total_bounds)
+    if minx <= -180.0 and maxx >= 180.0 and not (miny <= -90.0 or maxy >= 90.0):
+        raise ValueError(f"the polygons of the region file {path.name} reach both -180° and 180°: they "
+                         "cross the antimeridian, which one region (one projection) cannot hold; split "
+                         "the data at 180° and give each side its own region")
     n = len(geoms)
     what = f"{n} polygon{'s' if n != 1 else ''}"
     return LonLatBox(minx, miny, maxx, maxy,

@@ -91,6 +91,11 @@ GEOJSON_ACROSS = ('{"type": "FeatureCollection", "features": [{"type": "Feature"
                   '"geometry": {"type": "Polygon", "coordinates": [[[179, -17], [181, -17], [181, -16], '
                   '[179, -16], [179, -17]]]}}]}')
 
+#: the same area drawn as two parts that meet at the antimeridian
+GEOJSON_SPLIT = ('{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {}, '
+                 '"geometry": {"type": "MultiPolygon", "coordinates": [[[[179, -17], [180, -17], [180, -16], '
+                 '[179, -16], [179, -17]]], [[[-180, -17], [-179, -17], [-179, -16], [-180, -16], [-180, -17]]]]}}]}')
+
 P = ("perturb", "data.csv", "-o", "out.csv")
 OK = ("-m", "tracs-c", "-e", "2", "--region", "tky")
 TKY_OUTSIDE = "139.75,35.60,139.80,35.65"
@@ -133,6 +138,8 @@ CASES = [
      (*P, "-m", "tracs-c", "-e", "2", "--region", "zone.geojson"), 2, "zone.geojson holds no geometry"),
     ("region-file-antimeridian", _write("zone.geojson", GEOJSON_ACROSS), (*P, "-m", "tracs-c", "-e", "2",
      "--region", "zone.geojson"), 2, "longitudes must lie in [-180, 180]"),
+    ("region-file-antimeridian-split", _write("fiji.geojson", GEOJSON_SPLIT), (*P, "-m", "tracs-c", "-e", "2",
+     "--region", "fiji.geojson"), 2, "fiji.geojson reach both -180° and 180°: they cross the antimeridian"),
     ("region-negative-unknown", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "-7"), 2,
      "unknown region preset '-7'"),
     ("anchor-negative-outside", None, (*P, *OK, "-m", "tracs-d", "--anchor", "-5,3"), 1, "lies outside the region"),
