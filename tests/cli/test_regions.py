@@ -296,3 +296,50 @@ def test_evaluate_takes_public_pois_inside_the_region(cli, rio, tmp_path):
     refused = cli(*EVALUATE, "--dataset", rio, "--region", RIO, "--pois", outside, "--methods", "em")
     assert refused.returncode == 1
     assert f"far.csv: 1 POI(s) outside the region {parse_box(RIO)} (lines 3)" in refused.stderr
+
+
+# ----------------------------------------------------------------------------- bad regions in Python
+
+_POINT = {"type": "Point", "coordinates": [139.7, 35.6]}
+_SQUARE = {"type": "Polygon", "coordinates": [[[139.6, 35.5], [139.9, 35.5], [139.9, 35.8], [139.6, 35.8],
+                                               [139.6, 35.5]]]}
+
+
+def _geojson(*geometries) -> str:
+    return json.dumps({"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {}, "geometry": g} for g in geometries]})
+
+
+@pytest.mark.parametrize("name, content, error, message", [
+    ("absent.geojson", None, FileNotFoundError, "no such region file: "),
+    ("zone.geojson", _geojson(_POINT), ValueError, "holds Point geometries: a region file holds polygons"),
+    ("zone.geojson", _geojson(_SQUARE, _POINT), ValueError, "holds Point, Polygon geometries"),
+    ("zone.geojson", '{"type": "FeatureCollection", "features": []}', ValueError, "holds no geometry"),
+    ("zone.geojson", "{not json", ValueError, "cannot read the region file zone.geojson as a polygon file"),
+    ("zone.gpkg", "not a database", ValueError, "cannot read the region file zone.gpkg"),
+], ids=["missing", "points", "mixed", "empty", "not-json", "not-gpkg"])
+def test_bad_region_files(tmp_path, name, content, error, message):
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(error) as info:
+        parse_box(str(path))
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: LonLatBox(170, -20, -170, -10), ValueError, "MINLON 170 > MAXLON -170: a box across the antimeridian"),
+    (lambda: LonLatBox(-100, -10, 100, 10).to_region(), ValueError, "too wide for one projection"),
+    (lambda: parse_box("-74.3,40.45,-73.65"), ValueError, "needs 4 numbers"),
+    (lambda: parse_box("gotham"), ValueError, "unknown region preset 'gotham'; choose from tky, nyc, chi, beijing"),
+], ids=["antimeridian", "too-wide", "three-numbers", "unknown-preset"])
+def test_bad_regions(make, error, message):
+    with pytest.raises(error) as info:
+        make()
+    assert message in str(info.value)
+
+
+def test_a_good_region_file_polygon_reads(tmp_path):
+    path = tmp_path / "zone.geojson"
+    path.write_text(_geojson(_SQUARE))
+    assert parse_box(str(path)).bounds == pytest.approx((139.6, 35.5, 139.9, 35.8))
