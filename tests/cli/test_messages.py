@@ -90,6 +90,37 @@ def test_counts_add_up_across_messages(cli, tmp_path):
     assert len(pd.read_csv(out)) == 3
 
 
+@pytest.mark.parametrize("command", ["evaluate", "map"])
+def test_evaluate_and_map_report_the_rows_they_drop(cli, tmp_path, command):
+    source = tmp_path / "eight.csv"
+    source.write_text(EIGHT)
+    if command == "evaluate":
+        argv = ("evaluate", "--dataset", source, "--methods", "tracs-d", "--epsilons", "2", "--repetitions", "1",
+                "--format", "json", "--no-progress", "--region", NYC, "--drop")
+        summary = "read 8 rows: dropped 4 for bad values, dropped 1 outside the region; 3 kept"
+    else:
+        argv = ("map", source, "-o", tmp_path / "m.html", "-q")
+        summary = "read 8 rows: dropped 4 for bad values; 4 kept"
+    result = cli(*argv)
+    assert result.returncode == 0, result.stderr
+    assert (f"tracs {command}: dropped 1 row(s): latitude outside [-90, 90] or longitude outside [-180, 180] in "
+            "columns 'lat', 'lng': line 4") in result.stderr
+    assert f"tracs {command}: dropped 1 row(s): the time is empty or cannot be parsed in column 'datetime': line 7" in (
+        result.stderr)
+    assert f"tracs {command}: {summary}" in result.stderr
+
+
+def test_evaluate_counts_the_rows_dropped_before_the_region(cli, tmp_path):
+    source = tmp_path / "eight.csv"
+    source.write_text(EIGHT)
+    result = cli("evaluate", "--dataset", source, "--methods", "tracs-d", "--epsilons", "2", "--repetitions", "1",
+                 "--format", "json", "--no-progress", "--region", NYC)
+    assert result.returncode == 1
+    assert ("tracs evaluate: error: 1 of the 4 rows left (4 of the file's 8 dropped for bad values, listed above) "
+            "lie outside the region") in result.stderr
+    assert result.stderr.index("read 8 rows: dropped 4") < result.stderr.index("error:")
+
+
 def _gpx(path):
     """3 tracks: 8 segments, one empty (track 2, segment 2), one north of the region (track 3, segment 2)."""
     import gpxpy.gpx

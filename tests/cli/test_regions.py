@@ -266,7 +266,9 @@ def test_evaluate_rows_outside_the_region(cli, tmp_path):
             in refused.stderr)
     dropped = cli(*EVALUATE, "--dataset", data, "--region", RIO, "--drop")
     assert dropped.returncode == 0, dropped.stderr
-    assert "dropped 1 of 13 row(s) outside the region -43.8,-23.1,-43.1,-22.7: line 14" in dropped.stderr
+    assert "tracs evaluate: dropped 1 row(s) outside the region: line 14" in dropped.stderr
+    assert "tracs evaluate: read 13 rows: dropped 0 for bad values, dropped 1 outside the region; 12 kept" in (
+        dropped.stderr)
 
 
 @pytest.mark.parametrize("extra, fragment", [

@@ -216,12 +216,9 @@ def points_in_region(points, args):
     from dataclasses import replace
 
     word = "line" if points.position == "line" else "row"
-    report = points.report
-    before = (f"{report.n_dropped:,} of the file's {report.rows_read:,} dropped for bad values, listed above"
-              if report is not None and report.n_dropped else "")
     keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args,
                                            lambda rows: [f"{word} {int(v)}" for v in points.source[rows]],
-                                           before=before)
+                                           before=dropped_before(points.report))
     if not handled:
         return points, handled
     if keep is None:
@@ -240,8 +237,8 @@ def points_in_region(points, args):
 
 
 def frame_in_region(frame, args, *, command: str):
-    """:func:`outside_rows` on a loader's GeoDataFrame (WGS84): rows outside the region
-    refused, dropped or clipped as ``args`` asks, each row handled named on stderr."""
+    """:func:`outside_rows` on a loader's GeoDataFrame (WGS84): ``(frame, handled)``, the rows
+    outside the region refused, dropped or clipped as ``args`` asks, and their labels."""
     from data_loaders import SOURCE_COLUMNS
 
     position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
@@ -252,18 +249,22 @@ def frame_in_region(frame, args, *, command: str):
         return [f"{word} {int(v)}" for v in where]
 
     lon, lat = frame.geometry.x.to_numpy(), frame.geometry.y.to_numpy()
-    keep, new_lon, new_lat, handled = outside_rows(lon, lat, args, labels, command=command)
+    keep, new_lon, new_lat, handled = outside_rows(lon, lat, args, labels, command=command,
+                                                   before=dropped_before(frame.attrs.get("report")))
     if not handled:
-        return frame
-    what = "clipped" if args.clip else "dropped"
-    shown = ", ".join(handled[:_SHOW]) + (", ..." if len(handled) > _SHOW else "")
-    print(f"tracs {command}: {what} {len(handled):,} of {len(lon):,} row(s) outside the region {args.region}: "
-          f"{shown}", file=sys.stderr)
+        return frame, handled
     if keep is not None:
-        return frame[keep].reset_index(drop=True)
+        return frame[keep].reset_index(drop=True), handled
     import geopandas as gpd
 
-    return frame.set_geometry(gpd.points_from_xy(new_lon, new_lat, crs=frame.crs))
+    return frame.set_geometry(gpd.points_from_xy(new_lon, new_lat, crs=frame.crs)), handled
+
+
+def dropped_before(report) -> str:
+    """How many of the file's rows the loader dropped (for the message about rows outside)."""
+    if report is None or not report.n_dropped:
+        return ""
+    return f"{report.n_dropped:,} of the file's {report.rows_read:,} dropped for bad values, listed above"
 
 
 def _warn_wide(lon, lat, box=None, command: str = "perturb") -> None:

@@ -156,7 +156,7 @@ def run(args) -> int:
     dataset = evaluation.load_dataset(args.dataset, trajectories=args.trajectories, points=args.points,
                                       seed=args.seed, max_trajectories=args.max_trajectories,
                                       split_gap=args.split_gap, read_options=_file_options(args),
-                                      box=args.region, pois=args.pois, in_region=_in_region(args))
+                                      box=args.region, pois=args.pois, on_read=_on_read(args))
     if args.region is None and dataset.units == "m" and args.dataset not in (*DATA_FILES, "synthetic"):
         print("tracs evaluate: " + FILE_BOUNDS_WARNING.format(name=args.dataset), file=sys.stderr)
     results = evaluation.run_grid(dataset, methods, epsilons, repetitions=args.repetitions, seed=args.seed,
@@ -224,13 +224,28 @@ def _check_public(args) -> None:
         print("tracs evaluate: " + DATA_POIS_NOTE, file=sys.stderr)
 
 
-def _in_region(args):
-    """What to do with rows outside --region (refused unless --clip or --drop)."""
-    if args.region is None:
-        return None
+def _on_read(args):
+    """Report what the loader dropped from a file, then refuse, drop or clip the rows
+    outside --region (as 'tracs perturb' does), so the counts of the messages add up."""
+    from . import _output
+    from ._common import CLIError
     from ._public import frame_in_region
 
-    return lambda frame, box: frame_in_region(frame, args, command="evaluate")
+    def checked(frame, box):
+        report = frame.attrs.get("report")
+        if box is None:
+            _output.report_drops("evaluate", report, strict=False, quiet=args.quiet)
+            return frame
+        try:
+            frame, handled = frame_in_region(frame, args, command="evaluate")
+        except CLIError:
+            _output.report_drops("evaluate", report, strict=False, quiet=args.quiet)
+            raise
+        _output.report_drops("evaluate", report, strict=False, quiet=args.quiet,
+                             extra=[("clipped" if args.clip else "dropped", handled)])
+        return frame
+
+    return checked
 
 
 #: a run expected to take longer than this says so before it starts

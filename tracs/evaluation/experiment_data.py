@@ -214,7 +214,7 @@ def read_checkins(source, *, name: str | None = None, fmt: str = "auto", **optio
 def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed: int = 0,
                  max_trajectories: int | None = None, split_gap=None, min_points: int = 1,
                  synthetic_users: int = 50, fmt: str = "auto", read_options=None, box=None,
-                 pois=None, in_region=None) -> Dataset:
+                 pois=None, on_read=None) -> Dataset:
     """Build a :class:`Dataset` from a name or a path.
 
     Parameters
@@ -244,9 +244,11 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     pois : str or Path, optional
         A public POI file (:func:`tracs.public.read_pois`, inside ``box``) instead of
         the data's venues; needs ``box``.
-    in_region : callable, optional
-        ``in_region(checkins, box) -> checkins``: what to do with rows outside ``box``
-        (the command line drops, clips or refuses them); default: keep all rows.
+    on_read : callable, optional
+        ``on_read(checkins, box) -> checkins``, called on the check-ins read from a
+        path (``box``: the region, ``None`` for the data's own bounds): the command
+        line reports what the loader dropped there, and drops, clips or refuses the
+        rows outside ``box``; default: keep every row read.
     """
     if name in REGIONS:
         if box is not None or pois is not None:
@@ -270,8 +272,8 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
 
     if box is None:
         box = CITY_BOXES.get(name) if name in DATA_FILES else None
-    if box is not None and in_region is not None:
-        checkins = in_region(checkins, box)
+    if on_read is not None and name not in DATA_FILES and name != "synthetic":
+        checkins = on_read(checkins, box)
     crs = "utm" if box is None else box.metric_crs()
     trajs = data_loaders.to_trajectories(checkins, split_gap=split_gap, min_points=min_points, crs=crs,
                                          by=checkins.attrs.get("trajectory_column"))
