@@ -127,7 +127,7 @@ class LonLatBox:
         return Rectangle(float(np.min(x)), float(np.min(y)), float(np.max(x)), float(np.max(y)))
 
     def __str__(self) -> str:
-        return f"{self.min_lon:g},{self.min_lat:g},{self.max_lon:g},{self.max_lat:g}"
+        return ",".join(f"{v:.10g}" for v in self.bounds)  # round boxes as given, file bounds to ~1 cm
 
 
 #: Round boxes for the cities of the public data sets, fixed in advance (written down
