@@ -276,6 +276,7 @@ def test_evaluate_rows_outside_the_region(cli, tmp_path):
     (("--pois", "venues.csv"), "--pois goes with --region"),
     (("--drop",), "--drop goes with --region"),
     (("--dataset", "synthetic", "--region", "-100,-10,100,10"), "too wide for one projection"),
+    (("--dataset", "synthetic", "--region", "nyc"), "rows lie outside the region -74.3,40.45,-73.65,41"),
 ])
 def test_evaluate_bad_public_parameters(cli, extra, fragment):
     result = cli(*EVALUATE, *extra)

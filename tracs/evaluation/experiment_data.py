@@ -246,7 +246,7 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
         the data's venues; needs ``box``.
     on_read : callable, optional
         ``on_read(checkins, box) -> checkins``, called on the check-ins read from a
-        path (``box``: the region, ``None`` for the data's own bounds): the command
+        path or given a ``box`` (``box``: the region, ``None`` for the data's own bounds): the command
         line reports what the loader dropped there, and drops, clips or refuses the
         rows outside ``box``; default: keep every row read.
     """
@@ -270,9 +270,10 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     # (published extent of a research data set: a measurement convention, not a private release)
     from ..public import CITY_BOXES
 
+    given = box is not None
     if box is None:
         box = CITY_BOXES.get(name) if name in DATA_FILES else None
-    if on_read is not None and name not in DATA_FILES and name != "synthetic":
+    if on_read is not None and (given or (name not in DATA_FILES and name != "synthetic")):
         checkins = on_read(checkins, box)
     crs = "utm" if box is None else box.metric_crs()
     trajs = data_loaders.to_trajectories(checkins, split_gap=split_gap, min_points=min_points, crs=crs,
