@@ -215,7 +215,7 @@ def read_region_file(path) -> LonLatBox:
     -------
     LonLatBox
         The bounds of the union of the polygons, after reprojection to WGS84 of
-        their edges densified to 64 points each: the **bounds, not the convex
+        their edges densified (segments of at most 1/64 of the extent): the **bounds, not the convex
         hull** — every perturber works on a rectangle in metres, so a polygon's
         shape is not used (its ``source`` says so).
 
