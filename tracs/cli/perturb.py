@@ -72,7 +72,8 @@ def add_parser(subparsers) -> None:
                    help="with --engine dask: the Dask scheduler, e.g. tcp://host:8786 (default: a local "
                         "cluster of --workers processes)")
     p.add_argument("--seed", type=seed_int, default=None,
-                   help="seed for a reproducible run (default: fresh OS entropy, for deployment)")
+                   help="seed for a reproducible run (default: fresh OS entropy hashed to a 64-bit Philox key; "
+                        "for deployment add --secure-rng)")
     p.add_argument("--secure-rng", action="store_true",
                    help="draw from ChaCha20, a cryptographically secure generator (keyed from the OS, or "
                         "from --seed, which must then stay secret): for releases an attacker may observe "
