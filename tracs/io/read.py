@@ -289,7 +289,9 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
         bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
-        untimed=untimed, traj=cmap.traj)
+        untimed=untimed, traj=cmap.traj,
+        column_names={"user": cmap.user, "time": cmap.time, "lat": cmap.lat or "geometry",
+                      "lon": cmap.lon or "geometry"})
 
 
 def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
