@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 
 FLAGS = {"user": "--user-col", "time": "--time-col", "lat": "--lat-col", "lon": "--lon-col",
          "traj": "--traj-col", "time_format": "--time-format", "dayfirst": "--dayfirst", "tz": "--timezone"}
@@ -105,19 +104,6 @@ def read_input(args, path):
     from ..io import read_checkins
 
     return read_checkins(path, **read_options(args))
-
-
-def report_notes(command: str, report, *, quiet: bool = False) -> None:
-    """Print a loader report's drops and (unless ``quiet``) notes on standard error, one line each."""
-    if report is None:
-        return
-    if report.n_dropped:
-        for reason, lines in report.dropped.items():
-            word = "lines" if report.position == "line" else "rows"
-            shown = ", ".join(str(v) for v in lines[:5]) + (", ..." if len(lines) > 5 else "")
-            print(f"tracs {command}: dropped {len(lines):,} rows ({reason}): {word} {shown}", file=sys.stderr)
-    for note in () if quiet else report.notes:
-        print(f"tracs {command}: note: {note}", file=sys.stderr)
 
 
 def progress_bar(total: int, *, quiet: bool, desc: str):

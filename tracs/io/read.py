@@ -227,6 +227,8 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
         untimed=untimed, traj=cmap.traj,
+        column_names={"user": cmap.user, "time": cmap.time, "lat": cmap.lat or "geometry",
+                      "lon": cmap.lon or "geometry"},
         others=[c for c in (header_names or names) if c not in used and c != raw.geometry
                 and c not in raw.roles.values()] + list(raw.unread))
 
