@@ -40,7 +40,6 @@ LAYERS = {
     "tracs.evaluation": 8,
     "tracs.dask": 8,
     "tracs.cli": 9,
-    "tracs._warmup": 9,
     "tracs.warmup": 9,
 }
 # heavy optional libraries and the lowest layer allowed to import them
