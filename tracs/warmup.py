@@ -45,13 +45,12 @@ def _trajectories():
 
 
 def _perturb(perturber, rng) -> None:
-    """A perturber's first calls: one stream per trajectory, string and integer user keys."""
+    """A perturber's first calls, directly and through the engine (user keys: :func:`_streams`)."""
     from .engine.batch import perturb_many
 
     xy, offsets = _trajectories()
     perturber.perturb_many(xy, offsets, rng=rng)
-    perturb_many(perturber, xy, offsets, rng=rng, keys=["a", "b"])
-    perturb_many(perturber, xy, offsets, rng=rng, keys=np.array([7, 9]))
+    perturb_many(perturber, xy, offsets, rng=rng)
 
 
 def _tracs_d(rng) -> None:
@@ -86,9 +85,14 @@ def _streams(rng) -> None:
     from .mechanisms._lattice_kernels import resolve_ties
     from .random import keyed_uniforms, resolve_streams
 
+    from .engine._keys import fast_stream_ids
+
     _, offsets = _trajectories()
     for width in (1, 3):
         keyed_uniforms(resolve_streams(rng, n=2), offsets, width)
+    for keys in (["a", "b"], np.array([7, 9])):  # string and integer user keys
+        resolve_streams(rng, keys, 2)
+        fast_stream_ids(keys, 2)
     # a draw exactly on a threshold (rare in real data) is settled by extra words
     ks = resolve_streams(rng, None, 1)
     resolve_ties(ks.kind, ks.key, np.uint64(ks.streams[0]), np.zeros(1, dtype=np.uint64), np.array([0.5]),
