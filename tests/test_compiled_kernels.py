@@ -71,6 +71,11 @@ def test_every_kernel_belongs_to_a_family():
     from tracs.warmup import FAMILIES, INSTALLED
 
     assert list(cache.KERNEL_FAMILIES) == list(FAMILIES) and set(INSTALLED) < set(FAMILIES)
+    from tracs.methods import view
+
+    registered = {**view("perturber"), **view("mechanism"), **view("baseline")}
+    listed = [name for task in FAMILIES.values() for name in getattr(task, "methods", ())]
+    assert sorted(set(listed) - set(registered)) == [] and len(listed) == len(set(listed))
 
 
 #: the default path after install: what `tracs demo` and the README's first examples call

@@ -155,9 +155,9 @@ KERNEL_FAMILIES = {
     "classical": ("classical mechanism", 20.0, ("tracs.mechanisms",)),
     "staircase": ("staircase", 12.0, ("tracs.mechanisms._staircase",)),
     "bounded": ("bounded Laplace and II-PTT", 22.0, ("tracs.mechanisms._cdf_kernels",)),
-    "exact-laws": ("exact law", 6.0, ()),
     "baselines": ("discrete baseline", 15.0, ("tracs.baselines", "tracs.poi_space", "tracs.perturbers._keyed")),
     "estimators": ("estimator", 8.0, ("tracs.estimate",)),
+    "other": ("other", 3.0, ()),
 }
 NOTICE_ENV = "TRACS_COMPILE_NOTICE"
 _announced: set = set()

@@ -33,59 +33,40 @@ from ._numba_cache import KERNEL_FAMILIES, compile_notices
 __all__ = ["FAMILIES", "INSTALLED", "compile_all", "add_parser", "run", "main"]
 
 
-def _region():
-    from .region import Rectangle
-
-    return Rectangle(0.0, 0.0, 1000.0, 1000.0)
-
-
 def _trajectories():
     xy = np.array([[10.0, 20.0], [300.0, 400.0], [500.0, 600.0], [700.0, 100.0]])
     return xy, np.array([0, 2, 4])
 
 
-def _perturb(perturber, rng) -> None:
-    """A perturber's first calls, directly and through the engine (user keys: :func:`_streams`)."""
-    from .engine.batch import perturb_many
+def _registered(*names):
+    """A family's first calls: the warm-up hook of each registered method in ``names`` (:mod:`tracs.methods`)."""
+    def task(rng) -> None:
+        from .methods import view
 
-    xy, offsets = _trajectories()
-    perturber.perturb_many(xy, offsets, rng=rng)
-    perturb_many(perturber, xy, offsets, rng=rng)
+        methods = {**view("perturber"), **view("mechanism"), **view("baseline")}
+        for name in names:
+            if methods[name].warm is not None:
+                methods[name].warm(rng)
 
-
-def _tracs_d(rng) -> None:
-    from .perturbers import Strawman, TraCSD
-
-    for perturber in (TraCSD(_region(), 2.0), Strawman(_region(), 2.0)):  # one kernel, two modes
-        _perturb(perturber, rng)
+    task.methods = names
+    return task
 
 
-def _tracs_c(rng) -> None:
-    from .perturbers import TraCSC
+def _unclaimed(rng) -> None:
+    """Registered methods with a warm-up hook that no named family lists (a method added later)."""
+    from .methods import view
 
-    _perturb(TraCSC(_region(), 2.0), rng)
-
-
-def _planar_laplace(rng) -> None:
-    from .perturbers import PlanarLaplace
-
-    _perturb(PlanarLaplace(_region(), 2.0), rng)
-
-
-def _optimal(rng) -> None:
-    from . import mechanisms as m
-
-    x = np.array([0.1, 0.5, 0.9])
-    for mech in (m.OptimalClassical(epsilon=1.0), m.OptimalUnbiased(epsilon=1.0)):
-        mech.sample(x, rng=rng)
-    m.OptimalCircular(epsilon=1.0).sample(np.array([0.1, 3.0]), rng=rng)
+    claimed = {name for task in FAMILIES.values() for name in getattr(task, "methods", ())}
+    for kind in ("perturber", "mechanism", "baseline"):
+        for name, method in view(kind).items():
+            if name not in claimed and method.warm is not None:
+                method.warm(rng)
 
 
 def _streams(rng) -> None:
+    from .engine._keys import fast_stream_ids
     from .mechanisms._lattice_kernels import resolve_ties
     from .random import keyed_uniforms, resolve_streams
-
-    from .engine._keys import fast_stream_ids
 
     _, offsets = _trajectories()
     for width in (1, 3):
@@ -106,64 +87,15 @@ def _time_parser(rng) -> None:
     parse_fixed_buffers(np.array([0, len(text)], dtype=np.int64).tobytes(), text, np.ones(1, dtype=np.bool_))
 
 
-def _classical(rng) -> None:
-    from . import mechanisms as m
-
-    x = np.array([0.1, 0.5, 0.9])
-    for mech in (m.PTT(epsilon=1.0), m.SquareWave(epsilon=1.0), m.PiecewiseMechanism(epsilon=1.0),
-                 m.Laplace(epsilon=1.0), m.Duchi(epsilon=1.0)):
-        mech.sample(x, rng=rng)
-    m.KRR(epsilon=1.0, k=5).sample(np.array([0, 3]), rng=rng)
-    m.Purkayastha(epsilon=1.0).sample(np.array([0.1, 3.0]), rng=rng)
-
-
-def _staircase(rng) -> None:
-    from .mechanisms import Staircase
-
-    Staircase(epsilon=1.0).sample(np.array([0.1, 0.5, 0.9]), rng=rng)
-
-
-def _bounded(rng) -> None:
-    from . import mechanisms as m
-
-    for mech in (m.BoundedLaplace(epsilon=1.0), m.IIPTT(epsilon=1.0)):
-        inside = mech.input_lattice.points(np.array([0, 1, 2]))
-        mech.sample(inside, rng=rng)
-        mech.cdf(inside, inside)
-
-
-def _exact_laws(rng) -> None:
-    """The exact rows and cumulative masses (estimators, audits) of the compiled laws."""
-    from . import mechanisms as m
-
-    coarse = 1 / 63
-    for mech in (m.Laplace(epsilon=1.0, resolution=coarse), m.Staircase(epsilon=1.0, resolution=coarse),
-                 m.Purkayastha(epsilon=1.0, resolution=coarse), m.Duchi(epsilon=1.0, resolution=coarse),
-                 m.BoundedLaplace(epsilon=1.0, resolution=coarse), m.IIPTT(epsilon=1.0, resolution=coarse)):
-        if hasattr(mech, "lattice_row"):
-            mech.lattice_row(0)
-            mech.lattice_cumulative(np.array([0, 1, 2]), np.array([0, 1]))
-        mech.lattice_pmf(mech.input_lattice.points(np.array([1]))[0])
-
-
-def _baselines(rng) -> None:
-    from .baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
-    from .poi_space import POISpace
-
-    xy, offsets = _trajectories()
-    space = POISpace(np.random.default_rng(0).uniform(0.0, 1000.0, (20, 2)), region=_region())
-    for baseline in (ExponentialMechanism(space, 2.0), NGram(space, 2.0), LSRR(space, 2.0), TP(space, 4.0),
-                     ATP(space, 4.0)):
-        baseline.perturb_many(xy, offsets, rng=rng)
-
-
 def _estimators(rng) -> None:
     from .estimate import density, distribution
     from .mechanisms import Laplace, OptimalClassical
     from .perturbers import TraCSC, TraCSD
+    from .region import Rectangle
 
     xy, offsets = _trajectories()
-    for perturber in (TraCSC(_region(), 2.0), TraCSD(_region(), 2.0)):
+    region = Rectangle(0.0, 0.0, 1000.0, 1000.0)
+    for perturber in (TraCSC(region, 2.0), TraCSD(region, 2.0)):
         reports = perturber.perturb_many(xy, offsets, rng=0)
         for subpoints in (1, 2):
             density(reports, perturber, offsets=offsets, grid=4, iterations=2, subpoints=subpoints)
@@ -171,11 +103,17 @@ def _estimators(rng) -> None:
         distribution(mech.sample(np.array([0.1, 0.5, 0.9]), rng=0), mech, bins=4, bootstrap=0)
 
 
-#: family -> function(rng) making the first calls of its kernels with that generator
+#: family -> function(rng) making the first calls of its kernels with that generator: the
+#: registered methods' own warm-up hooks (``tracs.methods``), grouped by the kernels they share
 #: (their names in the compile line and seconds: :data:`tracs._numba_cache.KERNEL_FAMILIES`)
-FAMILIES = {"tracs-d": _tracs_d, "tracs-c": _tracs_c, "planar-laplace": _planar_laplace, "optimal": _optimal,
-            "streams": _streams, "time-parser": _time_parser, "classical": _classical, "staircase": _staircase,
-            "bounded": _bounded, "exact-laws": _exact_laws, "baselines": _baselines, "estimators": _estimators}
+FAMILIES = {"tracs-d": _registered("tracs-d", "strawman", "tracs-d-paper"),  # one kernel, three modes
+            "tracs-c": _registered("tracs-c"), "planar-laplace": _registered("planar-laplace"),
+            "optimal": _registered("optimal-classical", "optimal-unbiased", "optimal-circular"),
+            "streams": _streams, "time-parser": _time_parser,
+            "classical": _registered("piecewise", "square-wave", "ptt", "duchi", "laplace", "purkayastha", "krr"),
+            "staircase": _registered("staircase"), "bounded": _registered("bounded-laplace", "ii-ptt"),
+            "baselines": _registered("em", "ngram", "lsrr", "atp", "tp"), "estimators": _estimators,
+            "other": _unclaimed}
 #: the families compiled when the package is installed: everything the default path calls
 INSTALLED = ("tracs-d", "tracs-c", "planar-laplace", "optimal", "streams", "time-parser")
 
