@@ -141,22 +141,23 @@ def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
 
 
 # -- the line announcing a compilation ---------------------------------------------------------
-#: family of kernels (``tracs.warmup.FAMILIES``) -> (its name in the compile line, seconds it takes
-#: to compile on one core of the reference machine at a load average under 1, the kernels it
-#: holds as prefixes of ``module.function``; the longest matching prefix wins)
+#: family of kernels (``tracs.warmup.FAMILIES``) -> (its name in the compile line, CPU seconds it takes
+#: to compile, the kernels it holds as prefixes of ``module.function``; the longest matching prefix
+#: wins).  Seconds measured on a shared 2-core Intel Xeon at a load average of about 15 (``tracs warmup
+#: --family NAME``, or the per-kernel times of ``--timings`` summed); an idle machine is faster.
 KERNEL_FAMILIES = {
-    "tracs-d": ("TraCS-D", 12.0, ("tracs.perturbers._kernels.sequential_kernel",
+    "tracs-d": ("TraCS-D", 25.0, ("tracs.perturbers._kernels.sequential_kernel",
                                   "tracs.perturbers._kernels._draw_parts", "tracs.perturbers._angles")),
-    "tracs-c": ("TraCS-C", 6.0, ("tracs.perturbers._kernels",)),
-    "planar-laplace": ("planar Laplace", 12.0, ("tracs.perturbers._planar_kernel",)),
+    "tracs-c": ("TraCS-C", 27.0, ("tracs.perturbers._kernels",)),
+    "planar-laplace": ("planar Laplace", 20.0, ("tracs.perturbers._planar_kernel",)),
     "optimal": ("optimal mechanism", 12.0, ("tracs.mechanisms._band",)),
-    "streams": ("keyed stream", 3.0, ("tracs.random", "tracs.engine", "tracs.mechanisms._lattice_kernels")),
-    "time-parser": ("time parser", 1.0, ("data_loaders",)),
-    "classical": ("classical mechanism", 20.0, ("tracs.mechanisms",)),
-    "staircase": ("staircase", 12.0, ("tracs.mechanisms._staircase",)),
-    "bounded": ("bounded Laplace and II-PTT", 22.0, ("tracs.mechanisms._cdf_kernels",)),
-    "baselines": ("discrete baseline", 15.0, ("tracs.baselines", "tracs.poi_space", "tracs.perturbers._keyed")),
-    "estimators": ("estimator", 8.0, ("tracs.estimate",)),
+    "streams": ("keyed stream", 4.0, ("tracs.random", "tracs.engine", "tracs.mechanisms._lattice_kernels")),
+    "time-parser": ("time parser", 2.0, ("data_loaders",)),
+    "classical": ("classical mechanism", 19.0, ("tracs.mechanisms",)),
+    "staircase": ("staircase", 16.0, ("tracs.mechanisms._staircase",)),
+    "bounded": ("bounded Laplace and II-PTT", 27.0, ("tracs.mechanisms._cdf_kernels",)),
+    "baselines": ("discrete baseline", 11.0, ("tracs.baselines", "tracs.poi_space", "tracs.perturbers._keyed")),
+    "estimators": ("estimator", 4.0, ("tracs.estimate",)),
     "other": ("other", 3.0, ()),
 }
 NOTICE_ENV = "TRACS_COMPILE_NOTICE"
