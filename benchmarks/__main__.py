@@ -1,6 +1,8 @@
 """Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick] [--write-docs]``.
 
-Sections: mechanisms, perturbers, rounding (also named discrete), loaders, estimate, audit, cli
+Sections: mechanisms, perturbers, rounding (also named discrete), loaders, porto (streaming read of a
+generated Porto-shaped taxi file of 10^7 points: points/s and peak memory), estimate, audit,
+audit-power (planted leaks and false alarms over 100 seeds), cli
 (``tracs perturb`` on a generated file against a plain pyarrow read + write), keyed
 (the cost of per-user keyed streams), setup (install, first and warm call per
 method, test suite), scaling (1, 2, 4, … workers), reference (the
@@ -25,8 +27,10 @@ SECTIONS = {
     "perturbers": "benchmarks.perturbers",
     "rounding": "benchmarks.discrete",
     "loaders": "benchmarks.loaders",
+    "porto": "benchmarks.porto",
     "estimate": "benchmarks.estimate",
     "audit": "benchmarks.audit",
+    "audit-power": "benchmarks.audit_power",
     "scaling": "benchmarks.scaling",
     "reference": "benchmarks.reference_compare",
     "cli": "benchmarks.cli",
