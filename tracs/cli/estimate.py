@@ -11,7 +11,7 @@ from ._common import CLIError, writable_file
 
 DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
-released by 'tracs perturb' (CSV with lat/lng, trajectory and datetime columns)
+released by 'tracs perturb' (any format it writes: lat/lng, trajectory and datetime)
 and the JSON sidecar written next to it (method, ε, region, CRS, split, anchor).
 Only public information is read.  The output follows the extension: .csv (one row
 per cell: bounds in WGS84 and probability), .geojson (cell polygons) or .html (a
@@ -26,7 +26,7 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("estimate", help="estimate the density of the true points from a release",
                               description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (.csv)")
+    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (any format it writes)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .geojson or .html")
     p.add_argument("--grid", type=int, default=32, metavar="G", help="G × G cells (default 32)")
     p.add_argument("--tiles", default="OpenStreetMap", metavar="NAME",
@@ -56,13 +56,14 @@ def write_perturb_sidecar(output, args, perturber, region, crs) -> Path:
 
 def _release_points(path: Path, crs):
     """Released points in the sidecar's CRS, in trajectory order, with offsets."""
-    import pandas as pd
     import pyproj
 
-    frame = pd.read_csv(path)
-    missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
-    if missing:
-        raise CLIError(f"{path.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
+    from ..io.release import NotAReleaseError, read_release
+
+    try:
+        frame = read_release(path, need=("lat", "lng", "trajectory"))
+    except NotAReleaseError as exc:
+        raise CLIError(str(exc)) from None
     if len(frame) == 0:
         raise CLIError(f"{path.name} holds no released points")
     keys = ["trajectory"] + (["datetime"] if "datetime" in frame.columns else [])

@@ -1,7 +1,7 @@
 """Compiled parser of the Foursquare UTC time layout, on the bytes of an Arrow string array.
 
 One pass per row, the same checks and arithmetic as the NumPy parser of
-:func:`data_loaders.foursquare.parse_foursquare_time` (so the same timestamps and
+:func:`tracs.io.foursquare_time.parse_foursquare_time` (so the same timestamps and
 the same rows rejected): exactly 30 ASCII characters ``"Www Mmm dd hh:mm:ss +hhmm yyyy"``,
 a three-letter weekday (not checked against the date), an English month
 abbreviation, a real date of the years 1678–2261, hour < 24, minute, second and
