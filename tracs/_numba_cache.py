@@ -152,12 +152,13 @@ KERNEL_FAMILIES = {
     "planar-laplace": ("planar Laplace", 20.0, ("tracs.perturbers._planar_kernel",)),
     "optimal": ("optimal mechanism", 12.0, ("tracs.mechanisms._band",)),
     "streams": ("keyed stream", 4.0, ("tracs.random", "tracs.engine", "tracs.mechanisms._lattice_kernels")),
-    "time-parser": ("time parser", 2.0, ("data_loaders",)),
+    "time-parser": ("time parser", 2.0, ("tracs.io._time_kernel",)),
     "classical": ("classical mechanism", 19.0, ("tracs.mechanisms",)),
     "staircase": ("staircase", 16.0, ("tracs.mechanisms._staircase",)),
     "bounded": ("bounded Laplace and II-PTT", 27.0, ("tracs.mechanisms._cdf_kernels",)),
     "baselines": ("discrete baseline", 11.0, ("tracs.baselines", "tracs.poi_space", "tracs.perturbers._keyed")),
     "estimators": ("estimator", 4.0, ("tracs.estimate",)),
+    "polylines": ("Porto polyline parser", 3.0, ("tracs.io._polyline_kernel",)),
     "other": ("other", 3.0, ()),
 }
 NOTICE_ENV = "TRACS_COMPILE_NOTICE"

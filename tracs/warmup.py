@@ -81,10 +81,18 @@ def _streams(rng) -> None:
 
 
 def _time_parser(rng) -> None:
-    from data_loaders._time_kernel import parse_fixed_buffers
+    from .io._time_kernel import parse_fixed_buffers
 
     text = b"Tue Apr 03 18:00:09 +0000 2012"
     parse_fixed_buffers(np.array([0, len(text)], dtype=np.int64).tobytes(), text, np.ones(1, dtype=np.bool_))
+
+
+def _polylines(rng) -> None:
+    import pyarrow as pa
+
+    from .io._polyline_kernel import parse_polylines
+
+    parse_polylines(pa.array(["[[-8.61,41.14],[-8.62,41.15]]", "[]", None]))
 
 
 def _estimators(rng) -> None:
@@ -113,6 +121,7 @@ FAMILIES = {"tracs-d": _registered("tracs-d", "strawman", "tracs-d-paper"),  # o
             "classical": _registered("piecewise", "square-wave", "ptt", "duchi", "laplace", "purkayastha", "krr"),
             "staircase": _registered("staircase"), "bounded": _registered("bounded-laplace", "ii-ptt"),
             "baselines": _registered("em", "ngram", "lsrr", "atp", "tp"), "estimators": _estimators,
+            "polylines": _polylines,
             "other": _unclaimed}
 #: the families compiled when the package is installed: everything the default path calls
 INSTALLED = ("tracs-d", "tracs-c", "planar-laplace", "optimal", "streams", "time-parser")

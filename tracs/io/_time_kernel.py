@@ -13,6 +13,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._numba_cache import announce_compiles
+
+announce_compiles()  # a kernel compiled on its first use says so on stderr
+
 __all__ = ["parse_fixed", "NAT"]
 
 NAT = np.iinfo(np.int64).min
