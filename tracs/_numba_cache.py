@@ -152,7 +152,7 @@ KERNEL_FAMILIES = {
     "planar-laplace": ("planar Laplace", 20.0, ("tracs.perturbers._planar_kernel",)),
     "optimal": ("optimal mechanism", 12.0, ("tracs.mechanisms._band",)),
     "streams": ("keyed stream", 4.0, ("tracs.random", "tracs.engine", "tracs.mechanisms._lattice_kernels")),
-    "time-parser": ("time parser", 2.0, ("tracs.io._time_kernel",)),
+    "time-parser": ("time parser", 1.0, ("tracs.io._time_kernel",)),
     "classical": ("classical mechanism", 19.0, ("tracs.mechanisms",)),
     "staircase": ("staircase", 16.0, ("tracs.mechanisms._staircase",)),
     "bounded": ("bounded Laplace and II-PTT", 27.0, ("tracs.mechanisms._cdf_kernels",)),
