@@ -42,7 +42,6 @@ LAYERS = {
     "tracs.evaluation": 8,
     "tracs.dask": 8,
     "tracs.cli": 9,
-    "tracs._warmup": 9,
     "tracs.warmup": 9,
 }
 #: package roots: lazy loaders of every layer's public names, in no layer themselves
