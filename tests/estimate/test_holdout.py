@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from tracs import Rectangle
-from tracs.estimate import Density, _em, _holdout, density
+from tracs.estimate import Density, _holdout, density
+from tracs.estimate import _expectation_maximisation as fitting
 from tracs.estimate._directional import directional_blocks
 from tracs.estimate.planar import _subpoints
 from tracs.perturbers import Strawman, TraCSD
@@ -46,13 +47,13 @@ def test_observe_sees_every_examined_iterate():
     blocks = directional_blocks(rep, off, pert, np.full(len(rep), 1.0), points, 1)
     support = np.ones(GRID, dtype=bool)
     seen = []
-    fit = _em.run_em(blocks, support, observe=lambda th, m: seen.append((m, th.copy())))
+    fit = fitting.run_em(blocks, support, observe=lambda th, m: seen.append((m, th.copy())))
     passes = [m for m, _ in seen]
     assert passes == sorted(passes) and passes[-1] == fit.iterations
     np.testing.assert_array_equal(seen[-1][1], fit.theta)
     # a budget stops the same path at the first examined iterate with at least that many passes
     budget = passes[len(passes) // 2]
-    capped = _em.run_em(blocks, support, max_iterations=budget)
+    capped = fitting.run_em(blocks, support, max_iterations=budget)
     np.testing.assert_array_equal(capped.theta, dict(seen)[budget])
 
 

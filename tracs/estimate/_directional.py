@@ -10,7 +10,8 @@ import numpy as np
 
 from ..mechanisms import OptimalCircular, OptimalClassical
 from ..perturbers import Strawman
-from . import _coded, _em
+from . import _coded
+from . import _expectation_maximisation as fitting
 
 #: reports per chunk of codes: CHUNK × cells bytes each
 CHUNK = 1 << 14
@@ -77,7 +78,7 @@ def directional_blocks(reports, offsets, perturber, eps, points, sub, workers: i
     if len(special):
         lik = _special_likelihood(refs[special], perturber, eps_dir[inverse[special]],
                                   eps_dist[inverse[special]], points, region)
-        blocks.append(_em.DenseBlock(lik))
+        blocks.append(fitting.DenseBlock(lik))
         blocks[-1].rows = special
     return blocks
 

@@ -1,7 +1,7 @@
 """Two-dimensional density estimation from the reports of a trajectory perturber.
 
 :func:`density` fits the cell probabilities of the true points on a grid over the
-public region by EM (:mod:`tracs.estimate._em`), with the exact likelihood of
+public region by EM (:mod:`tracs.estimate._expectation_maximisation`), with the exact likelihood of
 each perturber's reports:
 
 * **TraCS-C**: product kernel.  Reports are binned on a fine output grid and the
@@ -32,7 +32,8 @@ from ..mechanisms import OptimalClassical
 from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from ..perturbers._base import as_batch
 from ..region import Rectangle
-from . import _em, _holdout
+from . import _expectation_maximisation as fitting
+from . import _holdout
 from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, edge_axes, place_edge_mass
 from .result import Density
 from .transition import snap_edges, transition_matrix
@@ -115,7 +116,7 @@ def _check_refine(refine, eps, smoothed: bool = False) -> int:
 
 
 def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing="auto",
-            tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine="auto",
+            tol: float = fitting.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine="auto",
             accelerate: bool = True, stop="auto", workers: int = 1,
             edge_decay: float = DEFAULT_EDGE_DECAY) -> Density:
     """Estimate the density of the true points from a perturber's reports.
@@ -140,9 +141,9 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     smoothing : "auto", None, "ems", "cv" or float in (0, 1]
         EMS smoothing (Li et al., SIGMOD 2020) after every M-step; a number ``λ``
         blends it in, ``θ <- (1 − λ)θ + λ·smooth(θ)``; ``"cv"`` (TraCS-C and
-        planar Laplace) picks ``λ`` among :data:`tracs.estimate._em.CV_WEIGHTS`
+        planar Laplace) picks ``λ`` among :data:`tracs.estimate._expectation_maximisation.CV_WEIGHTS`
         (0 included) by the log-likelihood of held-out reports
-        (:func:`tracs.estimate._em.choose_smoothing`, 15 more fits).  ``"auto"``:
+        (:func:`tracs.estimate._expectation_maximisation.choose_smoothing`, 15 more fits).  ``"auto"``:
         ``"cv"`` for TraCS-C when every report's ε is at least
         :data:`AUTO_SMOOTHING_EPSILON` (2), else ``None`` (plain EM).  There the
         finer grid of ``refine="auto"`` follows: unsmoothed, a grid twice as fine
@@ -151,7 +152,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         more closely; below ε = 2 the held-out likelihood is too flat to choose
         well (``docs/estimation.md``).
     tol : float
-        Stopping tolerance (see :mod:`tracs.estimate._em`).
+        Stopping tolerance (see :mod:`tracs.estimate._expectation_maximisation`).
     subpoints : int
         TraCS-D / Strawman: each cell is represented by ``subpoints²`` public
         points (1: its centre).
@@ -251,7 +252,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         support = region.contains(points.reshape(-1, 2)).reshape(gx * gy, -1).any(axis=1)
         support = support.reshape(gx, gy)
     if isinstance(smoothing, str) and smoothing == "cv":
-        weight = _em.choose_smoothing(blocks, support, tol=tol, max_iterations=iterations,
+        weight = fitting.choose_smoothing(blocks, support, tol=tol, max_iterations=iterations,
                                       accelerate=accelerate)
         smoothing = weight or None
     if stop == "auto":
@@ -263,10 +264,10 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
                                             max_iterations=iterations, accelerate=accelerate)
             if budget is not None:
                 iterations = budget if iterations is None else min(iterations, budget)
-    fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations,
+    fit = fitting.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations,
                      accelerate=accelerate)
     theta = fit.theta
-    if edge_decay and all(isinstance(b, _em.ProductBlock) for b in blocks):
+    if edge_decay and all(isinstance(b, fitting.ProductBlock) for b in blocks):
         axes = edge_axes([[b.first for b in blocks], [b.second for b in blocks]], edge_decay)
         theta = place_edge_mass(theta, axes)
     method = "em" if smoothing is None else ("ems" if smoothing == "ems" else f"ems λ={smoothing:g}")
@@ -331,7 +332,7 @@ def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
         nx, ny = len(ox) - 1, len(oy) - 1
         key = _bin_index(p[:, 0], ox) * ny + _bin_index(p[:, 1], oy)
         counts = np.bincount(key, minlength=nx * ny).reshape(nx, ny).astype(np.float64)
-        blocks.append(_em.ProductBlock(counts, ax, ay))
+        blocks.append(fitting.ProductBlock(counts, ax, ay))
     return blocks
 
 
@@ -368,7 +369,7 @@ def _laplace_blocks(pts, perturber, eps, xe, ye, output_bins):
         yx = np.where(sx < 0, xmin, np.where(sx > 0, xmax, yx))
         yy = np.where(sy < 0, ymin, np.where(sy > 0, ymax, yy))
         lik = _laplace_likelihood(np.column_stack([yx, yy]), sx, sy, centres, rate)
-        blocks.append(_em.DenseBlock(lik, counts.astype(np.float64)))
+        blocks.append(fitting.DenseBlock(lik, counts.astype(np.float64)))
     return blocks
 
 
