@@ -79,7 +79,7 @@ def test_deterministic_and_public_only():
     # the estimator's inputs are the reports, offsets and the public perturber only
     params = set(inspect.signature(density).parameters)
     assert params == {"reports", "perturber", "offsets", "grid", "iterations", "smoothing", "tol",
-                      "subpoints", "output_bins", "refine", "accelerate", "stop", "workers",
+                      "subpoints", "output_bins", "refine", "accelerate", "stop", "workers", "memory",
                       "edge_decay"}
 
 

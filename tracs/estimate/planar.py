@@ -34,6 +34,7 @@ from ..perturbers._base import as_batch
 from ..region import Rectangle
 from . import _expectation_maximisation as fitting
 from . import _holdout
+from ._memory import check_memory, refuse_above
 from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, edge_axes, place_edge_mass
 from .result import Density
 from .transition import snap_edges, transition_matrix
@@ -64,6 +65,12 @@ def _epsilons(perturber, offsets, n) -> np.ndarray:
         raise ValueError("with a per-trajectory budget the estimator needs offsets")
     lengths = np.diff(offsets)
     return np.repeat(perturber.epsilon_per_point(lengths), lengths)
+
+
+def _axis_points(edges, per_axis: int) -> np.ndarray:
+    """``per_axis`` evenly spread public coordinates of every cell along one axis, in order."""
+    t = (np.arange(per_axis) + 0.5) / per_axis
+    return (edges[:-1, None] + np.diff(edges)[:, None] * t).ravel()
 
 
 def _subpoints(xe, ye, per_axis: int) -> np.ndarray:
@@ -118,7 +125,7 @@ def _check_refine(refine, eps, smoothed: bool = False) -> int:
 def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing="auto",
             tol: float = fitting.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine="auto",
             accelerate: bool = True, stop="auto", workers: int = 1,
-            edge_decay: float = DEFAULT_EDGE_DECAY) -> Density:
+            edge_decay: float = DEFAULT_EDGE_DECAY, memory=None) -> Density:
     """Estimate the density of the true points from a perturber's reports.
 
     Parameters
@@ -179,9 +186,17 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         else ``"rule"`` — at small ε the likelihood is flat and EM's late passes
         fit the reports' noise (``docs/estimation.md``).
     workers : int
-        Threads over chunks of reports (TraCS-D / Strawman coding and EM passes);
+        Threads over chunks of reports (TraCS-D / Strawman runs and EM passes);
         the result is bit-identical for every value (partial sums are combined
         in chunk order).
+    memory : int, str or None
+        Budget of the estimator's own working memory, in bytes or as ``"2GB"``
+        (:func:`tracs.estimate._memory.check_memory`).  TraCS-D / Strawman keep every
+        report's runs (``6 × rows`` bytes; :mod:`tracs.estimate._runs`) when they fit,
+        else recompute them per chunk on every pass (slower, memory
+        ``O(reports + rows × chunk)``); a grid that cannot fit even then is refused
+        up front with a ``MemoryError`` naming the budget.  ``None``: no budget
+        (runs kept up to 2 GB).  Peak memory never grows with reports × cells.
     edge_decay : float
         TraCS-C: how the mass of an *edge zone* is split among its cells.  Near
         each end of an axis the optimal classical mechanism clamps its band, so
@@ -227,6 +242,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     region = perturber.region
     region.validate_points(pts, "reports")
     workers = _check_workers(workers)
+    memory = check_memory(memory)
     xmin, ymin, xmax, ymax = region.bounds
     eps = _epsilons(perturber, off, len(pts))
     smoothing = _auto_smoothing(smoothing, perturber, eps)
@@ -235,6 +251,13 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     gx, gy = gx * r, gy * r
     xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
     coarse = xe[::r], ye[::r]
+    n_cells = gx * gy
+    if isinstance(perturber, (TraCSC, PlanarLaplace)):
+        bins = (2 * gx if output_bins is None else int(output_bins)) * (2 * gy if output_bins is None
+                                                                         else int(output_bins))
+        dense = 8 * n_cells * min(len(pts), 9 * bins) if isinstance(perturber, PlanarLaplace) else 0
+        refuse_above(40 * len(pts) + 64 * bins + dense, memory,
+                     f"estimating {len(pts):,} reports on {n_cells:,} cells")
     if isinstance(perturber, TraCSC):
         blocks = _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins)
         support = np.ones((gx, gy), dtype=bool)
@@ -248,7 +271,9 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
 
         sub = _check_subpoints(subpoints)
         points = _subpoints(xe, ye, sub)
-        blocks = directional_blocks(pts, off, perturber, eps, points, sub, workers=workers)
+        xs, ys = _axis_points(xe, sub), _axis_points(ye, sub)
+        blocks = directional_blocks(pts, off, perturber, eps, xs, ys, sub, points, workers=workers,
+                                    memory=memory)
         support = region.contains(points.reshape(-1, 2)).reshape(gx * gy, -1).any(axis=1)
         support = support.reshape(gx, gy)
     if isinstance(smoothing, str) and smoothing == "cv":
