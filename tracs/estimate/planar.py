@@ -26,18 +26,20 @@ perturber (region, ε, split, anchor): never the true points.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..mechanisms import OptimalClassical
 from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from ..perturbers._base import as_batch
-from ..region import Rectangle
 from . import _expectation_maximisation as fitting
 from . import _holdout
 from ._memory import check_memory, refuse_above
 from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, edge_axes, place_edge_mass
 from .result import Density
-from .transition import snap_edges, transition_matrix
+from ._laplace import laplace_blocks
+from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["density"]
 
@@ -213,18 +215,10 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     -------
     Density
     """
-    if not isinstance(perturber, (TraCSC, TraCSD, Strawman, PlanarLaplace)):
-        raise TypeError("perturber must be a TraCSC, TraCSD, Strawman or PlanarLaplace, got "
-                        f"{type(perturber).__name__}")
-    if perturber.round_to is not None:
-        raise ValueError("reports rounded to points of interest are not supported: their "
-                         "references (the continuous releases) are not public")
-    gx, gy = _check_grid(grid)
-    edge_decay = check_edge_decay(edge_decay)
+    check_perturber(perturber)
+    _check_grid(grid)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
         raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
-    if stop == "cv" and not isinstance(perturber, (TraCSD, Strawman)):
-        raise ValueError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
     if offsets is None:
         pts = np.asarray(reports, dtype=np.float64) if not isinstance(reports, list) else reports
         if isinstance(perturber, (TraCSD, Strawman)) and not isinstance(reports, list):
@@ -239,68 +233,138 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         pts, off, _ = as_batch(reports, offsets)
     if len(pts) == 0:
         raise ValueError("reports is empty")
-    region = perturber.region
-    region.validate_points(pts, "reports")
+    perturber.region.validate_points(pts, "reports")
+    eps = _epsilons(perturber, off, len(pts))
+    plan = plan_density(perturber, len(pts), float(np.min(eps)), float(np.max(eps)), grid=grid,
+                        iterations=iterations, smoothing=smoothing, tol=tol, subpoints=subpoints,
+                        output_bins=output_bins, refine=refine, accelerate=accelerate, stop=stop,
+                        workers=workers, edge_decay=edge_decay, memory=memory)
+    if off is None and isinstance(perturber, (TraCSD, Strawman)):
+        off = np.array([0, len(pts)])
+    blocks = plan.blocks(pts, off, eps)
+    return plan.fit(blocks, lambda: _holdout.trajectory_folds(off))
+
+
+@dataclass
+class DensityPlan:
+    """Every choice of a :func:`density` fit that precedes the reports' blocks.
+
+    :meth:`blocks` turns reports into likelihood blocks (one estimator per
+    perturber); :meth:`fit` runs EM over blocks from anywhere (in process, or
+    held by the partitions of a Dask frame: :func:`tracs.dask.estimate`).
+    """
+
+    perturber: object
+    xe: np.ndarray
+    ye: np.ndarray
+    refine: int
+    smoothing: object
+    stop: str
+    tol: float
+    iterations: int | None
+    accelerate: bool
+    edge_decay: float
+    subpoints: int
+    output_bins: int | None
+    workers: int
+    memory: int | None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.xe) - 1, len(self.ye) - 1
+
+    def blocks(self, pts, off, eps) -> list:
+        """Likelihood blocks of reports ``pts`` (trajectory ``off``, per-report ``eps``)."""
+        pert, (gx, gy) = self.perturber, self.shape
+        if isinstance(pert, (TraCSC, PlanarLaplace)):
+            bins = (2 * gx if self.output_bins is None else int(self.output_bins)) * \
+                   (2 * gy if self.output_bins is None else int(self.output_bins))
+            dense = 8 * gx * gy * min(len(pts), 9 * bins) if isinstance(pert, PlanarLaplace) else 0
+            refuse_above(40 * len(pts) + 64 * bins + dense, self.memory,
+                         f"estimating {len(pts):,} reports on {gx * gy:,} cells")
+            make = _tracsc_blocks if isinstance(pert, TraCSC) else laplace_blocks
+            return make(pts, pert, eps, self.xe, self.ye, self.output_bins)
+        from ._directional import directional_blocks
+
+        sub = self.subpoints
+        return directional_blocks(pts, off, pert, eps, _axis_points(self.xe, sub),
+                                  _axis_points(self.ye, sub), sub, _subpoints(self.xe, self.ye, sub),
+                                  workers=self.workers, memory=self.memory)
+
+    def support(self) -> np.ndarray:
+        """Cells that may hold mass: those with a public point inside the region."""
+        gx, gy = self.shape
+        if isinstance(self.perturber, (TraCSC, PlanarLaplace)):
+            return np.ones((gx, gy), dtype=bool)
+        points = _subpoints(self.xe, self.ye, self.subpoints).reshape(-1, 2)
+        return self.perturber.region.contains(points).reshape(gx * gy, -1).any(axis=1).reshape(gx, gy)
+
+    def fit(self, blocks, folds) -> Density:
+        """EM over ``blocks``; ``folds()`` gives every report's trajectory fold when ``stop`` is ``"cv"``."""
+        support, smoothing, iterations = self.support(), self.smoothing, self.iterations
+        options = {"tol": self.tol, "accelerate": self.accelerate}
+        if isinstance(smoothing, str) and smoothing == "cv":
+            weight = fitting.choose_smoothing(blocks, support, max_iterations=iterations, **options)
+            smoothing = weight or None
+        if self.stop == "cv":
+            fold = folds()
+            if fold is not None:
+                budget = _holdout.choose_passes(blocks, support, fold, smoothing=smoothing,
+                                                max_iterations=iterations, **options)
+                if budget is not None:
+                    iterations = budget if iterations is None else min(iterations, budget)
+        fit = fitting.run_em(blocks, support, smoothing=smoothing, max_iterations=iterations, **options)
+        theta = fit.theta
+        if self.edge_decay and all(isinstance(b, fitting.ProductBlock) for b in blocks):
+            axes = edge_axes([[b.first for b in blocks], [b.second for b in blocks]], self.edge_decay)
+            theta = place_edge_mass(theta, axes)
+        method = "em" if smoothing is None else ("ems" if smoothing == "ems" else f"ems λ={smoothing:g}")
+        fine = Density(theta, (self.xe, self.ye), fit.iterations, fit.converged, method)
+        r = self.refine
+        if r == 1:
+            return fine
+        gx, gy = self.shape
+        coarse_p = theta.reshape(gx // r, r, gy // r, r).sum(axis=(1, 3))
+        return Density(coarse_p, (self.xe[::r], self.ye[::r]), fit.iterations, fit.converged, method,
+                       detail=fine)
+
+
+def check_perturber(perturber) -> None:
+    """A perturber :func:`density` can estimate from (``TypeError`` / ``ValueError`` otherwise)."""
+    if not isinstance(perturber, (TraCSC, TraCSD, Strawman, PlanarLaplace)):
+        raise TypeError("perturber must be a TraCSC, TraCSD, Strawman or PlanarLaplace, got "
+                        f"{type(perturber).__name__}")
+    if perturber.round_to is not None:
+        raise ValueError("reports rounded to points of interest are not supported: their "
+                         "references (the continuous releases) are not public")
+
+
+def plan_density(perturber, n_reports: int, eps_low: float, eps_high: float, *, grid=(32, 32),
+                 iterations=None, smoothing="auto", tol=fitting.DEFAULT_TOL, subpoints=1,
+                 output_bins=None, refine="auto", accelerate=True, stop="auto", workers=1,
+                 edge_decay=DEFAULT_EDGE_DECAY, memory=None) -> DensityPlan:
+    """The choices of :func:`density` (same arguments) from the reports' count and ε range."""
+    check_perturber(perturber)
+    gx, gy = _check_grid(grid)
+    edge_decay = check_edge_decay(edge_decay)
+    if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
+        raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
+    if stop == "cv" and not isinstance(perturber, (TraCSD, Strawman)):
+        raise ValueError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
     workers = _check_workers(workers)
     memory = check_memory(memory)
-    xmin, ymin, xmax, ymax = region.bounds
-    eps = _epsilons(perturber, off, len(pts))
+    eps = np.array([eps_low, eps_high])
     smoothing = _auto_smoothing(smoothing, perturber, eps)
     smoothed = isinstance(perturber, TraCSC) and isinstance(smoothing, str) and smoothing == "cv"
     r = _check_refine(refine, eps, smoothed)
     gx, gy = gx * r, gy * r
+    xmin, ymin, xmax, ymax = perturber.region.bounds
     xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
-    coarse = xe[::r], ye[::r]
-    n_cells = gx * gy
-    if isinstance(perturber, (TraCSC, PlanarLaplace)):
-        bins = (2 * gx if output_bins is None else int(output_bins)) * (2 * gy if output_bins is None
-                                                                         else int(output_bins))
-        dense = 8 * n_cells * min(len(pts), 9 * bins) if isinstance(perturber, PlanarLaplace) else 0
-        refuse_above(40 * len(pts) + 64 * bins + dense, memory,
-                     f"estimating {len(pts):,} reports on {n_cells:,} cells")
-    if isinstance(perturber, TraCSC):
-        blocks = _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins)
-        support = np.ones((gx, gy), dtype=bool)
-    elif isinstance(perturber, PlanarLaplace):
-        blocks = _laplace_blocks(pts, perturber, eps, xe, ye, output_bins)
-        support = np.ones((gx, gy), dtype=bool)
-    else:
-        if off is None:
-            off = np.array([0, len(pts)])
-        from ._directional import directional_blocks
-
-        sub = _check_subpoints(subpoints)
-        points = _subpoints(xe, ye, sub)
-        xs, ys = _axis_points(xe, sub), _axis_points(ye, sub)
-        blocks = directional_blocks(pts, off, perturber, eps, xs, ys, sub, points, workers=workers,
-                                    memory=memory)
-        support = region.contains(points.reshape(-1, 2)).reshape(gx * gy, -1).any(axis=1)
-        support = support.reshape(gx, gy)
-    if isinstance(smoothing, str) and smoothing == "cv":
-        weight = fitting.choose_smoothing(blocks, support, tol=tol, max_iterations=iterations,
-                                      accelerate=accelerate)
-        smoothing = weight or None
     if stop == "auto":
-        stop = "cv" if isinstance(perturber, TraCSD) and float(np.max(eps)) < AUTO_CV_EPSILON else "rule"
-    if stop == "cv":
-        fold = _holdout.trajectory_folds(off)
-        if fold is not None:
-            budget = _holdout.choose_passes(blocks, support, fold, smoothing=smoothing, tol=tol,
-                                            max_iterations=iterations, accelerate=accelerate)
-            if budget is not None:
-                iterations = budget if iterations is None else min(iterations, budget)
-    fit = fitting.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations,
-                     accelerate=accelerate)
-    theta = fit.theta
-    if edge_decay and all(isinstance(b, fitting.ProductBlock) for b in blocks):
-        axes = edge_axes([[b.first for b in blocks], [b.second for b in blocks]], edge_decay)
-        theta = place_edge_mass(theta, axes)
-    method = "em" if smoothing is None else ("ems" if smoothing == "ems" else f"ems λ={smoothing:g}")
-    fine = Density(theta, (xe, ye), fit.iterations, fit.converged, method)
-    if r == 1:
-        return fine
-    coarse_p = theta.reshape(gx // r, r, gy // r, r).sum(axis=(1, 3))
-    return Density(coarse_p, coarse, fit.iterations, fit.converged, method, detail=fine)
+        stop = "cv" if isinstance(perturber, TraCSD) and eps_high < AUTO_CV_EPSILON else "rule"
+    sub = _check_subpoints(subpoints) if isinstance(perturber, (TraCSD, Strawman)) else 1
+    return DensityPlan(perturber, xe, ye, r, smoothing, stop, tol, iterations, accelerate, edge_decay,
+                       sub, output_bins, workers, memory)
 
 
 def _check_workers(workers) -> int:
@@ -317,17 +381,6 @@ def _check_subpoints(subpoints) -> int:
     if not 1 <= subpoints <= 4:
         raise ValueError(f"subpoints must lie in 1..4, got {subpoints}")
     return int(subpoints)
-
-
-def _bins(edges_cells: np.ndarray, output_bins) -> np.ndarray:
-    n = 2 * (len(edges_cells) - 1) if output_bins is None else int(output_bins)
-    if n < 2:
-        raise ValueError(f"output_bins must be >= 2, got {output_bins}")
-    return np.linspace(edges_cells[0], edges_cells[-1], n + 1)
-
-
-def _bin_index(values, edges) -> np.ndarray:
-    return np.clip(np.searchsorted(edges, values, side="left") - 1, 0, len(edges) - 2)
 
 
 def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
@@ -347,7 +400,7 @@ def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
         share = float(perturber.shares(np.array([e]))[0])
         mx = OptimalClassical(epsilon=share * e, low=xmin, high=xmax, resolution=res)
         my = OptimalClassical(epsilon=e - share * e, low=ymin, high=ymax, resolution=res)
-        ox, oy = _bins(xe, output_bins), _bins(ye, output_bins)
+        ox, oy = output_grid(xe, output_bins), output_grid(ye, output_bins)
         ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
         ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
         ax = transition_matrix(mx, xe, ox)
@@ -355,87 +408,7 @@ def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
         sel = inverse == g
         p = pts if len(values) == 1 else pts[sel]
         nx, ny = len(ox) - 1, len(oy) - 1
-        key = _bin_index(p[:, 0], ox) * ny + _bin_index(p[:, 1], oy)
+        key = bin_index(p[:, 0], ox) * ny + bin_index(p[:, 1], oy)
         counts = np.bincount(key, minlength=nx * ny).reshape(nx, ny).astype(np.float64)
         blocks.append(fitting.ProductBlock(counts, ax, ay))
     return blocks
-
-
-# -- planar Laplace ----------------------------------------------------------------------
-_NODES_LINE = 64
-_NODES_CORNER = 40
-_REACH = 40.0  # integrate the outward part up to REACH / ε' (e^-40 of the mass left)
-
-
-def _laplace_blocks(pts, perturber, eps, xe, ye, output_bins):
-    region = perturber.region
-    if not isinstance(region, Rectangle):
-        raise TypeError("planar Laplace estimation needs a Rectangle region (clipping onto a "
-                        "polygon has no closed-form preimage here)")
-    xmin, ymin, xmax, ymax = region.bounds
-    bx, by = _bins(xe, output_bins), _bins(ye, output_bins)
-    centres = np.stack(np.meshgrid(0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:]),
-                                   indexing="ij"), axis=-1).reshape(-1, 2)
-    blocks = []
-    for e in np.unique(eps):
-        sel = eps == e
-        p = pts[sel]
-        rate = e * perturber.rate if hasattr(perturber, "rate") else e / region.diameter
-        on_x, on_y = _clamped_sides(p, perturber, region)
-        kind = (on_x + 1) * 3 + (on_y + 1)  # 4 = interior
-        ix, iy = _bin_index(p[:, 0], bx), _bin_index(p[:, 1], by)
-        key = (kind * (len(bx) - 1) + ix) * (len(by) - 1) + iy
-        uniq, counts = np.unique(key, return_counts=True)
-        kind_u = uniq // ((len(bx) - 1) * (len(by) - 1))
-        rem = uniq % ((len(bx) - 1) * (len(by) - 1))
-        yx = 0.5 * (bx[rem // (len(by) - 1)] + bx[rem // (len(by) - 1) + 1])
-        yy = 0.5 * (by[rem % (len(by) - 1)] + by[rem % (len(by) - 1) + 1])
-        sx, sy = kind_u // 3 - 1, kind_u % 3 - 1
-        yx = np.where(sx < 0, xmin, np.where(sx > 0, xmax, yx))
-        yy = np.where(sy < 0, ymin, np.where(sy > 0, ymax, yy))
-        lik = _laplace_likelihood(np.column_stack([yx, yy]), sx, sy, centres, rate)
-        blocks.append(fitting.DenseBlock(lik, counts.astype(np.float64)))
-    return blocks
-
-
-def _clamped_sides(p, perturber, region):
-    """-1 / 0 / +1 per axis: the report was clamped onto the low side, is inside, or the high side.
-
-    On a public release grid (``perturber.lattice``) the clamped releases are the
-    outermost grid points; otherwise the region's edges.
-    """
-    lattice = getattr(perturber, "lattice", None)
-    sides = []
-    for axis in (0, 1):
-        if lattice is not None:
-            k = lattice[axis].index(p[:, axis])
-            low, high = k <= 0, k >= lattice[axis].count - 1
-        else:
-            low, high = p[:, axis] <= region.bounds[axis], p[:, axis] >= region.bounds[axis + 2]
-        sides.append(np.where(low, -1, np.where(high, 1, 0)))
-    return sides
-
-
-def _laplace_likelihood(y, sx, sy, centres, rate) -> np.ndarray:
-    """Likelihood rows (reports × cells), each up to a factor of its own."""
-    lik = np.empty((len(y), len(centres)))
-    t, w = np.polynomial.legendre.leggauss(_NODES_LINE)
-    t, w = 0.5 * (t + 1) * _REACH / rate, 0.5 * w * _REACH / rate
-    tc, wc = np.polynomial.legendre.leggauss(_NODES_CORNER)
-    tc, wc = 0.5 * (tc + 1) * _REACH / rate, 0.5 * wc * _REACH / rate
-    for r in range(len(y)):
-        dx = y[r, 0] - centres[:, 0]
-        dy = y[r, 1] - centres[:, 1]
-        if sx[r] == 0 and sy[r] == 0:
-            lik[r] = np.exp(-rate * np.hypot(dx, dy))
-        elif sx[r] == 0 or sy[r] == 0:
-            # outward normal line through y: integrate the density along it
-            ax_dx = dx[:, None] + (sx[r] * t)[None, :] if sx[r] else np.broadcast_to(dx[:, None], (len(dx), len(t)))
-            ax_dy = dy[:, None] + (sy[r] * t)[None, :] if sy[r] else np.broadcast_to(dy[:, None], (len(dy), len(t)))
-            lik[r] = np.exp(-rate * np.hypot(ax_dx, ax_dy)) @ w
-        else:
-            qx = dx[:, None, None] + sx[r] * tc[None, :, None]
-            qy = dy[:, None, None] + sy[r] * tc[None, None, :]
-            lik[r] = np.einsum("kab,a,b->k", np.exp(-rate * np.hypot(qx, qy)), wc, wc)
-    return lik
-
