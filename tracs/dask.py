@@ -351,6 +351,10 @@ def _partition_blocks(held, plan, rank_starts):
     if len(points) == 0:
         return []
     eps = _epsilons(plan.perturber, offsets, len(points))
+    from .perturbers import PlanarLaplace
+
+    if isinstance(plan.perturber, PlanarLaplace):  # counts of distinct keys travel
+        return plan.counts(points, eps)
     rows = np.concatenate([np.arange(s, s + n) for s, n in zip(rank_starts, np.diff(offsets))])
     blocks = plan.blocks(points, offsets, eps)
     for block in blocks:
@@ -413,22 +417,19 @@ class PartitionBlocks:
 
 
 def _merge_binned(lists):
-    """Blocks of binned reports from every partition as one list: counts of equal ε added."""
+    """TraCS-C blocks from every partition as one list: the counts of equal matrices added,
+    in the order of ε (that of the in-process blocks)."""
     from .estimate._expectation_maximisation import ProductBlock
 
     merged: dict = {}
-    dense = []
     for blocks in lists:
         for block in blocks:
-            if isinstance(block, ProductBlock):
-                key = (block.first.tobytes(), block.second.tobytes())
-                if key in merged:
-                    merged[key] = ProductBlock(merged[key].counts + block.counts, block.first, block.second)
-                else:
-                    merged[key] = block
+            key = (block.eps, block.first.tobytes(), block.second.tobytes())
+            if key in merged:
+                merged[key] = ProductBlock(merged[key].counts + block.counts, block.first, block.second)
             else:
-                dense.append(block)
-    return list(merged.values()) + dense
+                merged[key] = block
+    return [merged[key] for key in sorted(merged, key=lambda k: k[0])]
 
 
 def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time=None, x=None, y=None,
@@ -494,7 +495,9 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
         firsts[mine.local.to_numpy()] = mine["first"].to_numpy()
         parts.append(dask.delayed(_partition_blocks)(h, plan, firsts))
     parts = list(dask.persist(*parts))
-    if isinstance(perturber, (TraCSC, PlanarLaplace)):
+    if isinstance(perturber, PlanarLaplace):
+        blocks = plan.blocks_from_counts(dask.compute(*parts))
+    elif isinstance(perturber, TraCSC):
         blocks = _merge_binned(dask.compute(*parts))
     else:
         weights = dask.compute(*[dask.delayed(_weight)(p) for p in parts])

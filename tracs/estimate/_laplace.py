@@ -13,7 +13,7 @@ from ..region import Rectangle
 from . import _expectation_maximisation as fitting
 from .transition import bin_index, output_grid
 
-__all__ = ["laplace_blocks"]
+__all__ = ["laplace_counts", "merge_counts", "laplace_blocks"]
 
 # -- planar Laplace ----------------------------------------------------------------------
 _NODES_LINE = 64
@@ -21,25 +21,50 @@ _NODES_CORNER = 40
 _REACH = 40.0  # integrate the outward part up to REACH / ε' (e^-40 of the mass left)
 
 
-def laplace_blocks(pts, perturber, eps, xe, ye, output_bins):
+def laplace_counts(pts, perturber, eps, xe, ye, output_bins) -> list:
+    """The sufficient statistics of planar Laplace reports: per ε, the distinct
+    (clamped side, output bin) keys and their counts, ``[(ε, keys, counts), …]``."""
     region = perturber.region
     if not isinstance(region, Rectangle):
         raise TypeError("planar Laplace estimation needs a Rectangle region (clipping onto a "
                         "polygon has no closed-form preimage here)")
+    bx, by = output_grid(xe, output_bins), output_grid(ye, output_bins)
+    stats = []
+    for e in np.unique(eps):
+        p = pts[eps == e]
+        on_x, on_y = _clamped_sides(p, perturber, region)
+        kind = (on_x + 1) * 3 + (on_y + 1)  # 4 = interior
+        ix, iy = bin_index(p[:, 0], bx), bin_index(p[:, 1], by)
+        keys, counts = np.unique((kind * (len(bx) - 1) + ix) * (len(by) - 1) + iy, return_counts=True)
+        stats.append((float(e), keys, counts))
+    return stats
+
+
+def merge_counts(parts) -> list:
+    """:func:`laplace_counts` of several parts of the reports as those of all of them."""
+    by_eps: dict = {}
+    for stats in parts:
+        for e, keys, counts in stats:
+            by_eps.setdefault(e, []).append((keys, counts))
+    merged = []
+    for e in sorted(by_eps):
+        keys = np.concatenate([k for k, _ in by_eps[e]])
+        counts = np.concatenate([c for _, c in by_eps[e]])
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        merged.append((e, uniq, np.bincount(inverse, weights=counts).astype(np.int64)))
+    return merged
+
+
+def laplace_blocks(stats, perturber, xe, ye, output_bins) -> list:
+    """One dense block per ε from :func:`laplace_counts`: a likelihood row per distinct key."""
+    region = perturber.region
     xmin, ymin, xmax, ymax = region.bounds
     bx, by = output_grid(xe, output_bins), output_grid(ye, output_bins)
     centres = np.stack(np.meshgrid(0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:]),
                                    indexing="ij"), axis=-1).reshape(-1, 2)
     blocks = []
-    for e in np.unique(eps):
-        sel = eps == e
-        p = pts[sel]
+    for e, uniq, counts in stats:
         rate = e * perturber.rate if hasattr(perturber, "rate") else e / region.diameter
-        on_x, on_y = _clamped_sides(p, perturber, region)
-        kind = (on_x + 1) * 3 + (on_y + 1)  # 4 = interior
-        ix, iy = bin_index(p[:, 0], bx), bin_index(p[:, 1], by)
-        key = (kind * (len(bx) - 1) + ix) * (len(by) - 1) + iy
-        uniq, counts = np.unique(key, return_counts=True)
         kind_u = uniq // ((len(bx) - 1) * (len(by) - 1))
         rem = uniq % ((len(bx) - 1) * (len(by) - 1))
         yx = 0.5 * (bx[rem // (len(by) - 1)] + bx[rem // (len(by) - 1) + 1])

@@ -38,7 +38,7 @@ from . import _holdout
 from ._memory import check_memory, refuse_above
 from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, edge_axes, place_edge_mass
 from .result import Density
-from ._laplace import laplace_blocks
+from ._laplace import laplace_blocks, laplace_counts, merge_counts
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["density"]
@@ -282,14 +282,23 @@ class DensityPlan:
             dense = 8 * gx * gy * min(len(pts), 9 * bins) if isinstance(pert, PlanarLaplace) else 0
             refuse_above(40 * len(pts) + 64 * bins + dense, self.memory,
                          f"estimating {len(pts):,} reports on {gx * gy:,} cells")
-            make = _tracsc_blocks if isinstance(pert, TraCSC) else laplace_blocks
-            return make(pts, pert, eps, self.xe, self.ye, self.output_bins)
+            if isinstance(pert, TraCSC):
+                return _tracsc_blocks(pts, pert, eps, self.xe, self.ye, self.output_bins)
+            return self.blocks_from_counts([self.counts(pts, eps)])
         from ._directional import directional_blocks
 
         sub = self.subpoints
         return directional_blocks(pts, off, pert, eps, _axis_points(self.xe, sub),
                                   _axis_points(self.ye, sub), sub, _subpoints(self.xe, self.ye, sub),
                                   workers=self.workers, memory=self.memory)
+
+    def counts(self, pts, eps):
+        """Planar Laplace: the reports' sufficient statistics (counts of distinct keys)."""
+        return laplace_counts(pts, self.perturber, eps, self.xe, self.ye, self.output_bins)
+
+    def blocks_from_counts(self, parts) -> list:
+        """Planar Laplace: the blocks of the reports whose :meth:`counts` are ``parts``."""
+        return laplace_blocks(merge_counts(parts), self.perturber, self.xe, self.ye, self.output_bins)
 
     def support(self) -> np.ndarray:
         """Cells that may hold mass: those with a public point inside the region."""
@@ -411,4 +420,5 @@ def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
         key = bin_index(p[:, 0], ox) * ny + bin_index(p[:, 1], oy)
         counts = np.bincount(key, minlength=nx * ny).reshape(nx, ny).astype(np.float64)
         blocks.append(fitting.ProductBlock(counts, ax, ay))
+        blocks[-1].eps = float(e)
     return blocks
