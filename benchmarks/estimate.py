@@ -124,6 +124,42 @@ def run(quick: bool = False) -> None:
                    if size >= 10_000_000 else "")
 
 
+def growth_rows(text: str) -> list[tuple[str, int, float, float]]:
+    """``(method, reports, CPU s, peak GB)`` of the growth rows in this section's printed output."""
+    rows, growing = [], False
+    for line in text.splitlines():
+        growing = growing or line.startswith("growth with")
+        parts = line.split()
+        if growing and len(parts) >= 8 and parts[0] in ("tracs-c", "tracs-d") and parts[1] == "32²":
+            rows.append((parts[0], int(parts[2].replace(",", "")), float(parts[4]), float(parts[6])))
+    return rows
+
+
+def plot_growth(rows, path) -> None:
+    """CPU seconds and peak memory against reports (log-log), one line per method."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for method, label in (("tracs-c", "TraCS-C"), ("tracs-d", "TraCS-D")):
+        mine = sorted((n, cpu, gb) for m, n, cpu, gb in rows if m == method)
+        if not mine:
+            continue
+        n, cpu, gb = map(np.array, zip(*mine))
+        axes[0].plot(n, cpu, "o-", label=label)
+        axes[1].plot(n, gb, "o-", label=label)
+    axes[0].set(xscale="log", yscale="log", xlabel="reports", ylabel="CPU seconds", title="time (32×32)")
+    axes[1].set(xscale="log", yscale="log", xlabel="reports", ylabel="peak GB", title="memory (32×32)")
+    axes[1].axhline(4.0, color="grey", lw=0.8, ls="--")
+    for ax in axes:
+        ax.legend()
+        ax.grid(alpha=0.3, which="both")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--row":
         print(json.dumps(measure(*json.loads(sys.argv[2]))))

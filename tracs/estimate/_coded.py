@@ -54,6 +54,23 @@ def _normalised_distance(ox, oy, dx, dy, nx, ny, hb):
 
 
 @numba.njit(cache=True, nogil=True)
+def report_frame(reports, refs, r, nx, ny, hb):
+    """Report ``r`` seen from its reference ``o``: ``(ox, oy, dx, dy, ex, ey, u', R(o, φ'))``.
+
+    ``e`` is the unit released direction (``(1, 0)`` when the report is ``o``), ``u'``
+    the released normalised distance and ``R(o, φ')`` the reach along the released
+    direction (0 when ``u' = 0``): the distance input of a point ``τ`` is ``|τ − o| / R``.
+    """
+    ox, oy = refs[r, 0], refs[r, 1]
+    dx, dy = reports[r, 0] - ox, reports[r, 1] - oy
+    norm = math.sqrt(dx * dx + dy * dy)
+    ex, ey = (dx / norm, dy / norm) if norm > 0.0 else (1.0, 0.0)
+    u2 = _normalised_distance(ox, oy, dx, dy, nx, ny, hb)
+    reach = norm / u2 if u2 > 0.0 else 0.0
+    return ox, oy, dx, dy, ex, ey, u2, reach
+
+
+@numba.njit(cache=True, nogil=True)
 def _sector(dx, dy, k):
     phi = math.atan2(dy, dx)
     if phi < 0.0:
@@ -88,12 +105,7 @@ def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half,
     cell_x = np.ascontiguousarray(points[:, 0, 0])
     cell_y = np.ascontiguousarray(points[:, 0, 1])
     for r in range(start, stop):
-        ox, oy = refs[r, 0], refs[r, 1]
-        dx, dy = reports[r, 0] - ox, reports[r, 1] - oy
-        norm = math.sqrt(dx * dx + dy * dy)
-        ex, ey = (dx / norm, dy / norm) if norm > 0.0 else (1.0, 0.0)
-        u2 = _normalised_distance(ox, oy, dx, dy, nx, ny, hb)
-        reach = norm / u2 if u2 > 0.0 else 0.0  # R(o, φ'): the distance input is |τ − o| / R(o, φ')
+        ox, oy, dx, dy, ex, ey, u2, reach = report_frame(reports, refs, r, nx, ny, hb)
         c = half_r[r]
         ch2 = cos_half[r] * cos_half[r]
         sec2 = _sector(dx, dy, sectors) if mode == MODE_SECTORS else 0

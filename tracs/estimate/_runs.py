@@ -38,7 +38,7 @@ import math
 import numba
 import numpy as np
 
-from ._coded import MODE_ARC, _normalised_distance, _sector
+from ._coded import MODE_ARC, _sector, report_frame
 from ._threads import run_chunks
 
 __all__ = ["row_runs", "runs_pass", "RunBlock", "coefficients", "run_dtype"]
@@ -170,12 +170,7 @@ def row_runs(reports, refs, start, stop, xs, ys, nx, ny, hb, mode, cos_half, hal
     inv_dx = (n - 1) / (xs[n - 1] - xs[0]) if n > 1 else 1.0
     two_pi = 2.0 * math.pi
     for r in range(start, stop):
-        ox, oy = refs[r, 0], refs[r, 1]
-        dx, dy = reports[r, 0] - ox, reports[r, 1] - oy
-        norm = math.sqrt(dx * dx + dy * dy)
-        ex, ey = (dx / norm, dy / norm) if norm > 0.0 else (1.0, 0.0)
-        u2 = _normalised_distance(ox, oy, dx, dy, nx, ny, hb)
-        reach = norm / u2 if u2 > 0.0 else 0.0
+        ox, oy, dx, dy, ex, ey, u2, reach = report_frame(reports, refs, r, nx, ny, hb)
         c = half_r[r]
         ch2 = cos_half[r] * cos_half[r]
         if mode == MODE_ARC:

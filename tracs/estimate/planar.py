@@ -12,13 +12,13 @@ each perturber's reports:
 * **TraCS-D / Strawman**: per-report likelihood through the report's reference
   point (the previous report of the trajectory, or the public anchor): the
   closed-form direction and distance densities (the Jacobian depends on the
-  report only and cancels), compiled, stored as one byte per (report, cell)
-  (:mod:`tracs.estimate._coded`), streamed in chunks.  A report equal to its
-  reference on the boundary (the ray left at once) gets the probability of the
-  outward directions instead.
-* **Planar Laplace** (clipped): reports binned; interior bins use the Laplace
-  density, reports clipped onto an edge the density integrated along the
-  outward normal line, corners over the outward quadrant (Gauss–Legendre).
+  report only and cancels).  Their high-density sets are a cone and a ring around
+  the reference, which meet every row of cells in runs of columns: a report is
+  six column indices per row (:mod:`tracs.estimate._runs`), kept or recomputed per
+  chunk within the ``memory`` budget, never one value per cell.  A report equal
+  to its reference on the boundary (the ray left at once) gets the probability of
+  the outward directions instead.
+* **Planar Laplace** (clipped): reports binned (:mod:`tracs.estimate._laplace`).
 
 The estimator reads only the reports, their trajectory offsets and the public
 perturber (region, ε, split, anchor): never the true points.
