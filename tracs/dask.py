@@ -351,9 +351,7 @@ def _partition_blocks(held, plan, rank_starts):
     if len(points) == 0:
         return []
     eps = _epsilons(plan.perturber, offsets, len(points))
-    from .perturbers import PlanarLaplace
-
-    if isinstance(plan.perturber, PlanarLaplace):  # counts of distinct keys travel
+    if plan.family == "grid":  # planar Laplace: counts of distinct keys travel
         return plan.counts(points, eps)
     rows = np.concatenate([np.arange(s, s + n) for s, n in zip(rank_starts, np.diff(offsets))])
     blocks = plan.blocks(points, offsets, eps)
@@ -465,7 +463,6 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
 
     from .estimate import _holdout
     from .estimate.planar import _epsilons, check_perturber, plan_density
-    from .perturbers import PlanarLaplace, TraCSC
 
     check_perturber(perturber)
     meta = ddf._meta
@@ -495,9 +492,9 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
         firsts[mine.local.to_numpy()] = mine["first"].to_numpy()
         parts.append(dask.delayed(_partition_blocks)(h, plan, firsts))
     parts = list(dask.persist(*parts))
-    if isinstance(perturber, PlanarLaplace):
+    if plan.family == "grid":
         blocks = plan.blocks_from_counts(dask.compute(*parts))
-    elif isinstance(perturber, TraCSC):
+    elif plan.family == "axes":
         blocks = _merge_binned(dask.compute(*parts))
     else:
         weights = dask.compute(*[dask.delayed(_weight)(p) for p in parts])

@@ -9,7 +9,7 @@ from tracs import Rectangle
 from tracs.estimate import Density, _holdout, density
 from tracs.estimate import _expectation_maximisation as fitting
 from tracs.estimate._directional import directional_blocks
-from tracs.estimate.planar import _subpoints
+from tracs.estimate.planar import _axis_points, _subpoints
 from tracs.perturbers import Strawman, TraCSD
 
 REGION = Rectangle(0.0, 0.0, 2.0, 1.0)
@@ -44,7 +44,8 @@ def test_observe_sees_every_examined_iterate():
     rep = pert.perturb_many(pts, off, rng=3)
     xe, ye = np.linspace(0, 2, 9), np.linspace(0, 1, 9)
     points = _subpoints(xe, ye, 1)
-    blocks = directional_blocks(rep, off, pert, np.full(len(rep), 1.0), points, 1)
+    blocks = directional_blocks(rep, off, pert, np.full(len(rep), 1.0), _axis_points(xe, 1),
+                                _axis_points(ye, 1), 1, points)
     support = np.ones(GRID, dtype=bool)
     seen = []
     fit = fitting.run_em(blocks, support, observe=lambda th, m: seen.append((m, th.copy())))
@@ -106,5 +107,6 @@ def test_single_fold_has_no_training_reports(folds):
     pert = TraCSD(REGION, 1.0)
     rep = pert.perturb_many(pts, off, rng=1)
     xe, ye = np.linspace(0, 2, 9), np.linspace(0, 1, 9)
-    blocks = directional_blocks(rep, off, pert, np.full(10, 1.0), _subpoints(xe, ye, 1), 1)
+    blocks = directional_blocks(rep, off, pert, np.full(10, 1.0), _axis_points(xe, 1), _axis_points(ye, 1),
+                                1, _subpoints(xe, ye, 1))
     assert _holdout.choose_passes(blocks, np.ones(GRID, dtype=bool), folds) is None

@@ -65,7 +65,8 @@ def add_parser(subparsers) -> None:
                               epilog=EPILOG + "\nmethods: " + method_help() + "\n\n" + METRICS_HELP,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dataset", default="unit-square", metavar="D",
-                   help="unit-square, 2x10, synthetic, tky, nyc, chi or a file path (default: unit-square)")
+                   help="unit-square, 2x10, synthetic, tky, nyc, chi, a file path or a Geolife / T-Drive "
+                        "folder (default: unit-square)")
     p.add_argument("--methods", default="tracs-d,tracs-c", metavar="M1,M2",
                    help="comma-separated methods (default: tracs-d,tracs-c)")
     p.add_argument("--epsilons", default="2,4,6,8,10", metavar="E1,E2",
@@ -142,7 +143,8 @@ def run(args) -> int:
     json_file = writable_file(args.output) if args.output is not None else None
     dataset = evaluation.load_dataset(args.dataset, trajectories=args.trajectories, points=args.points,
                                       seed=args.seed, max_trajectories=args.max_trajectories,
-                                      split_gap=args.split_gap, read_options=_file_options(args))
+                                      split_gap=args.split_gap, read_options=_file_options(args),
+                                      fmt=_columns.read_options(args)["input_format"])
     results = evaluation.run_grid(dataset, methods, epsilons, repetitions=args.repetitions, seed=args.seed,
                                   anchor=args.anchor, round_to_pois=args.round_to_pois, metrics=metrics,
                                   progress=not args.no_progress, on_estimate=_say_estimate, units=args.units)

@@ -111,8 +111,10 @@ def read_points(path) -> geopandas.GeoDataFrame:
 
 
 def _perturb(trajs, method: str, epsilon: float, seed):
-    from ..evaluation import METHODS, MethodContext
+    from ..methods import MethodContext
+    from ._common import release_methods
 
+    METHODS = release_methods()
     if method not in METHODS:
         raise CLIError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
     spec = METHODS[method]
@@ -184,8 +186,9 @@ def run(args) -> int:
 
 def _run(args) -> int:
     source = Path(args.input)
-    if not source.is_file():
-        raise CLIError(f"no such file: {source}")
+    from . import _columns
+
+    _columns.check_input(source, args)
     output = writable_file(args.output)
     from ._output import check_html_output, check_not_input
 

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..mechanisms import OptimalClassical
-from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+from ..methods import PERTURBER, method_of, view
+from ..perturbers import TraCSD
 from ..perturbers._base import as_batch
 from . import _expectation_maximisation as fitting
 from . import _holdout
@@ -97,10 +98,24 @@ AUTO_REFINE_EPSILON = 4.0
 AUTO_SMOOTHING_EPSILON = 2.0
 
 
-def _auto_smoothing(smoothing, perturber, eps):
-    """``"auto"`` -> ``"cv"`` for TraCS-C when every report's ε is at least 2, else ``None``."""
+def _family(perturber) -> str:
+    """Which likelihood ``perturber``'s reports have, from its entry in the registry of methods:
+    ``"axes"`` (TraCS-C), ``"directional"`` (TraCS-D, Strawman) or ``"grid"`` (planar Laplace)."""
+    method = method_of(perturber)
+    family = None if method is None else method.estimator
+    if family not in ("axes", "directional", "grid"):
+        choices = ", ".join(m.name for m in view(PERTURBER).values() if m.estimator in ("axes", "directional", "grid"))
+        what = "not a registered method" if method is None else f"the method {method.name!r}"
+        raise TypeError(f"perturber must be a registered perturber with a density estimator ({choices}); "
+                        f"{type(perturber).__name__} is {what} without one")
+    return family
+
+
+def _auto_smoothing(smoothing, family, eps):
+    """``"auto"`` -> ``"cv"`` for per-axis reports (TraCS-C) when every report's ε is at least 2,
+    else ``None``."""
     if isinstance(smoothing, str) and smoothing == "auto":
-        held_out = isinstance(perturber, TraCSC) and float(np.min(eps)) >= AUTO_SMOOTHING_EPSILON
+        held_out = family == "axes" and float(np.min(eps)) >= AUTO_SMOOTHING_EPSILON
         return "cv" if held_out else None
     return smoothing
 
@@ -134,8 +149,11 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     ----------
     reports : array_like, shape (N, 2)
         Released points, in the region's coordinates, in trajectory order.
-    perturber : TraCSC, TraCSD, Strawman or PlanarLaplace
-        The public perturber that released them (region, ε, split, anchor).
+    perturber : a registered perturber with a density estimator
+        The public perturber that released them (region, ε, split, anchor):
+        TraCSC, TraCSD, Strawman, PlanarLaplace, or any perturber whose entry in
+        :mod:`tracs.methods` names the ``"axes"``, ``"directional"`` or ``"grid"``
+        likelihood.
         Perturbers that round to points of interest are refused: their
         references are not public.
     offsets : array_like of int, shape (T+1,), optional
@@ -215,13 +233,13 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     -------
     Density
     """
-    check_perturber(perturber)
+    family = check_perturber(perturber)
     _check_grid(grid)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
         raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
     if offsets is None:
         pts = np.asarray(reports, dtype=np.float64) if not isinstance(reports, list) else reports
-        if isinstance(perturber, (TraCSD, Strawman)) and not isinstance(reports, list):
+        if family == "directional" and not isinstance(reports, list):
             raise ValueError("TraCS-D and the Strawman need offsets: each report's reference "
                              "is the previous report of its trajectory")
         if isinstance(pts, list):
@@ -239,7 +257,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
                         iterations=iterations, smoothing=smoothing, tol=tol, subpoints=subpoints,
                         output_bins=output_bins, refine=refine, accelerate=accelerate, stop=stop,
                         workers=workers, edge_decay=edge_decay, memory=memory)
-    if off is None and isinstance(perturber, (TraCSD, Strawman)):
+    if off is None and plan.family == "directional":
         off = np.array([0, len(pts)])
     blocks = plan.blocks(pts, off, eps)
     return plan.fit(blocks, lambda: _holdout.trajectory_folds(off))
@@ -255,6 +273,7 @@ class DensityPlan:
     """
 
     perturber: object
+    family: str
     xe: np.ndarray
     ye: np.ndarray
     refine: int
@@ -276,13 +295,13 @@ class DensityPlan:
     def blocks(self, pts, off, eps) -> list:
         """Likelihood blocks of reports ``pts`` (trajectory ``off``, per-report ``eps``)."""
         pert, (gx, gy) = self.perturber, self.shape
-        if isinstance(pert, (TraCSC, PlanarLaplace)):
+        if self.family in ("axes", "grid"):
             bins = (2 * gx if self.output_bins is None else int(self.output_bins)) * \
                    (2 * gy if self.output_bins is None else int(self.output_bins))
-            dense = 8 * gx * gy * min(len(pts), 9 * bins) if isinstance(pert, PlanarLaplace) else 0
+            dense = 8 * gx * gy * min(len(pts), 9 * bins) if self.family == "grid" else 0
             refuse_above(40 * len(pts) + 64 * bins + dense, self.memory,
                          f"estimating {len(pts):,} reports on {gx * gy:,} cells")
-            if isinstance(pert, TraCSC):
+            if self.family == "axes":
                 return _tracsc_blocks(pts, pert, eps, self.xe, self.ye, self.output_bins)
             return self.blocks_from_counts([self.counts(pts, eps)])
         from ._directional import directional_blocks
@@ -303,7 +322,7 @@ class DensityPlan:
     def support(self) -> np.ndarray:
         """Cells that may hold mass: those with a public point inside the region."""
         gx, gy = self.shape
-        if isinstance(self.perturber, (TraCSC, PlanarLaplace)):
+        if self.family in ("axes", "grid"):
             return np.ones((gx, gy), dtype=bool)
         points = _subpoints(self.xe, self.ye, self.subpoints).reshape(-1, 2)
         return self.perturber.region.contains(points).reshape(gx * gy, -1).any(axis=1).reshape(gx, gy)
@@ -338,14 +357,15 @@ class DensityPlan:
                        detail=fine)
 
 
-def check_perturber(perturber) -> None:
-    """A perturber :func:`density` can estimate from (``TypeError`` / ``ValueError`` otherwise)."""
-    if not isinstance(perturber, (TraCSC, TraCSD, Strawman, PlanarLaplace)):
-        raise TypeError("perturber must be a TraCSC, TraCSD, Strawman or PlanarLaplace, got "
-                        f"{type(perturber).__name__}")
+def check_perturber(perturber) -> str:
+    """The likelihood family of a perturber :func:`density` can estimate from (its registry
+    entry's estimator: ``"axes"``, ``"directional"`` or ``"grid"``); ``TypeError`` /
+    ``ValueError`` otherwise."""
+    family = _family(perturber)
     if perturber.round_to is not None:
         raise ValueError("reports rounded to points of interest are not supported: their "
                          "references (the continuous releases) are not public")
+    return family
 
 
 def plan_density(perturber, n_reports: int, eps_low: float, eps_high: float, *, grid=(32, 32),
@@ -353,26 +373,26 @@ def plan_density(perturber, n_reports: int, eps_low: float, eps_high: float, *, 
                  output_bins=None, refine="auto", accelerate=True, stop="auto", workers=1,
                  edge_decay=DEFAULT_EDGE_DECAY, memory=None) -> DensityPlan:
     """The choices of :func:`density` (same arguments) from the reports' count and ε range."""
-    check_perturber(perturber)
+    family = check_perturber(perturber)
     gx, gy = _check_grid(grid)
     edge_decay = check_edge_decay(edge_decay)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
         raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
-    if stop == "cv" and not isinstance(perturber, (TraCSD, Strawman)):
+    if stop == "cv" and family != "directional":
         raise ValueError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
     workers = _check_workers(workers)
     memory = check_memory(memory)
     eps = np.array([eps_low, eps_high])
-    smoothing = _auto_smoothing(smoothing, perturber, eps)
-    smoothed = isinstance(perturber, TraCSC) and isinstance(smoothing, str) and smoothing == "cv"
+    smoothing = _auto_smoothing(smoothing, family, eps)
+    smoothed = family == "axes" and isinstance(smoothing, str) and smoothing == "cv"
     r = _check_refine(refine, eps, smoothed)
     gx, gy = gx * r, gy * r
     xmin, ymin, xmax, ymax = perturber.region.bounds
     xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
     if stop == "auto":
         stop = "cv" if isinstance(perturber, TraCSD) and eps_high < AUTO_CV_EPSILON else "rule"
-    sub = _check_subpoints(subpoints) if isinstance(perturber, (TraCSD, Strawman)) else 1
-    return DensityPlan(perturber, xe, ye, r, smoothing, stop, tol, iterations, accelerate, edge_decay,
+    sub = _check_subpoints(subpoints) if family == "directional" else 1
+    return DensityPlan(perturber, family, xe, ye, r, smoothing, stop, tol, iterations, accelerate, edge_decay,
                        sub, output_bins, workers, memory)
 
 

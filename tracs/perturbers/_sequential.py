@@ -27,11 +27,11 @@ import math
 import numpy as np
 
 from ..mechanisms import OptimalCircular, OptimalClassical
-from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
+from ..mechanisms.lattice import Lattice, check_resolution, check_table_bytes, fit_spacing
 from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Rectangle
 from . import _kernels
-from ._angles import angle_tables, unit_vectors
+from ._angles import angle_tables, table_bytes, unit_vectors
 from ._base import KeyedSource, Perturber, as_batch, check_share, resolve_anchor
 
 TWO_PI = 2.0 * math.pi
@@ -167,6 +167,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
 
     _mode: int = _kernels.MODE_CIRCULAR
     _sectors: int = 0
+    _along_true: bool = False
 
     def __init__(self, region, epsilon=None, *, direction_share=DEFAULT_DIRECTION_SHARE,
                  anchor="center", epsilon_per_trajectory=None, round_to=None, resolution=None):
@@ -177,6 +178,8 @@ class SequentialPerturber(LatticeReleases, Perturber):
         self.resolution = resolution
         self._anchor = resolve_anchor(region, anchor)
         self._tables = None  # the angle lattice's unit-vector tables, built on first use
+        check_table_bytes(table_bytes(self._angle_cells()),
+                          f"the angle lattice of {self._angle_cells()} directions (resolution={resolution!r})")
         self.anchor = anchor if isinstance(anchor, str) else tuple(self._anchor)
         normals, offsets = region.halfplanes
         self._nx = np.ascontiguousarray(normals[:, 0])
@@ -185,7 +188,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
         self._rect = isinstance(region, Rectangle)
         self._bbox = np.array(region.bounds, dtype=np.float64)
         if self.epsilon is not None:
-            self._params(np.array([self.epsilon]))  # a budget beyond the limits fails here
+            self._point_params(None, self._params)  # a budget beyond the limits fails here, once
 
     @property
     def anchor_point(self) -> tuple[float, float]:
@@ -251,7 +254,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
                                    self._angle_constants(), self._angle_tables(), self._cells, self.lattice.distance.spacing,
                                    self._anchor,
                                    self._nx, self._ny, self._hb, self._rect, self._bbox,
-                                   self.region.tolerance, self._mode, self._sectors, out, idx)
+                                   self.region.tolerance, self._mode, self._sectors, self._along_true, out, idx)
         return out, (idx if indices else None)
 
     def _run_into(self, coords, offsets, streams, out) -> None:
