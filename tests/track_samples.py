@@ -1,4 +1,6 @@
-"""Small files in the real layouts of Geolife, T-Drive and the Porto taxi CSV, written by the tests.
+"""Small files in the real layouts of Geolife, T-Drive and the Porto taxi CSV, and of a GPX
+track, a GeoPackage of lines and tables of check-ins, written by the tests and by
+``examples/data_docs.py`` (the outputs shown in ``docs/data.md``).
 
 Nothing here is data of those sets: the points are made up, the layouts are the
 published ones (Geolife's 6 header lines and CRLF lines, T-Drive's headerless
@@ -102,3 +104,61 @@ def write_porto_many(path: Path, trips: int, *, seed: int = 0) -> tuple[Path, in
                               1372636858 + 60 * (k // 30), xy.tolist()))
     path.write_text(PORTO_HEADER + "".join(rows))
     return path, int(lengths.sum())
+
+
+def write_gpx(path: Path) -> Path:
+    """One track of two segments around Munich (3 and 2 points); the second point has no ``<time>``."""
+    def point(lat, lon, time=None):
+        when = f"<time>{time}</time>" if time else ""
+        return f'<trkpt lat="{lat}" lon="{lon}"><ele>520</ele>{when}</trkpt>'
+
+    segments = [[point(48.137, 11.575, "2024-03-01T08:00:00Z"), point(48.138, 11.577),
+                 point(48.139, 11.579, "2024-03-01T08:00:20Z")],
+                [point(48.150, 11.560, "2024-03-01T09:00:00Z"), point(48.151, 11.562, "2024-03-01T09:00:10Z")]]
+    body = "".join(f"<trkseg>{''.join(seg)}</trkseg>" for seg in segments)
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n'
+                    '<gpx version="1.1" creator="tracs tests" xmlns="http://www.topografix.com/GPX/1/1">'
+                    f"<trk><name>ride</name>{body}</trk></gpx>\n")
+    return path
+
+
+def write_lines(path: Path) -> Path:
+    """Two LineStrings without times around Munich, of users ``a`` (3 vertices) and ``b`` (2)."""
+    import geopandas as gpd
+    from shapely.geometry import LineString
+
+    lines = [LineString([(11.575, 48.137), (11.577, 48.138), (11.579, 48.139)]),
+             LineString([(11.560, 48.150), (11.562, 48.151)])]
+    gpd.GeoDataFrame({"user": ["a", "b"]}, geometry=lines, crs="EPSG:4326").to_file(path, driver="GPKG")
+    return path
+
+
+def write_epoch_csv(path: Path) -> Path:
+    """Devices ``0042`` and ``0107`` in Porto, times in Unix epoch milliseconds (column ``ts_ms``)."""
+    path.write_text("device,ts_ms,lat,lon\n"
+                    "0042,1709251200000,41.1496,-8.6110\n"
+                    "0042,1709251260000,41.1510,-8.6090\n"
+                    "0107,1709254800000,41.1580,-8.6290\n"
+                    "0107,1709254830000,41.1590,-8.6300\n")
+    return path
+
+
+def write_date_time_csv(path: Path) -> Path:
+    """Two visitors in Lisbon; the date and the local time (no zone) in separate columns."""
+    path.write_text("user,date,time,lat,lon\n"
+                    "ana,2024-03-01,09:00:00,38.7139,-9.1394\n"
+                    "ana,2024-03-01,09:05:00,38.7169,-9.1399\n"
+                    "ana,2024-03-01,09:12:00,38.7108,-9.1336\n"
+                    "rui,2024-03-02,18:30:00,38.6916,-9.2160\n"
+                    "rui,2024-03-02,18:41:00,38.6970,-9.2063\n")
+    return path
+
+
+def write_untimed_csv(path: Path) -> Path:
+    """Stops of two users in Lisbon, in the file's order, without a time column."""
+    path.write_text("user,lat,lon\n"
+                    "ana,38.7139,-9.1394\n"
+                    "ana,38.7169,-9.1399\n"
+                    "rui,38.6916,-9.2160\n"
+                    "rui,38.6970,-9.2063\n")
+    return path

@@ -20,7 +20,7 @@ import _reproduce  # noqa: E402
 #: every script that writes files the documentation shows
 PUBLISHING = ["reproduce_continuous.py", "reproduce_direction.py", "reproduce_discrete.py",
               "reproduce_query_metrics.py", "reproduce_time_table.py", "estimation_tables.py",
-              "reproduce_ogpm.py", "reproduce_results.py"]
+              "reproduce_ogpm.py", "reproduce_results.py", "data_docs.py"]
 
 
 def _parser(quick: bool) -> argparse.ArgumentParser:

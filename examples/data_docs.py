@@ -1,0 +1,130 @@
+"""The command blocks of ``docs/data.md`` ("Your own files"), run for real.
+
+Writes small files in each layout (``tests/track_samples.py``: made-up points, a few
+bad lines on purpose) into a temporary folder, runs each documented ``tracs perturb``
+command there (in this process, through :func:`tracs.cli.main`, standard output and
+standard error captured together in the order they are written) and puts the command
+with everything it printed into the page's ``<!-- BEGIN GENERATED: name -->`` block.
+
+A run writes a copy of the page into ``output/data_docs/data.md`` (``--output-dir``);
+only ``--write-docs`` rewrites ``docs/data.md``.  Blocks named in :data:`ERRORS` show a
+command that is refused; every other command must succeed.  The one-off line announcing
+the first compilation of a kernel family (printed once per install) is switched off
+(``TRACS_COMPILE_NOTICE=0``), so the blocks do not depend on the cache.
+
+    python examples/data_docs.py                # -> output/data_docs/data.md
+    python examples/data_docs.py --write-docs   # -> docs/data.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _reproduce import DOCS, ROOT, add_output_options, parse_output_args  # noqa: E402
+
+import _page  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))
+import track_samples as samples  # noqa: E402
+
+PAGE = DOCS / "data.md"
+MUNICH = "--region=11.4,48.0,11.8,48.3"
+LISBON = "--region=-9.3,38.6,-9.0,38.8"
+
+
+@dataclass(frozen=True)
+class Example:
+    """One block: the file it needs (written by ``write`` at the path ``source``) and the command."""
+
+    block: str
+    source: str
+    write: Callable[[Path], Path]
+    command: str
+
+
+EXAMPLES = (
+    Example("geolife", "geolife", samples.write_geolife,
+            "tracs perturb geolife -o geolife-released.csv -m tracs-c -e 2 --region beijing --seed 1"),
+    Example("tdrive", "taxi_log", samples.write_tdrive,
+            "tracs perturb taxi_log -o taxi-released.csv -m tracs-c -e 2 --region beijing "
+            "--timezone Asia/Shanghai --seed 1"),
+    Example("porto", "train.csv", samples.write_porto,
+            "tracs perturb train.csv -o porto-released.csv -m tracs-c -e 2 --region porto --seed 1"),
+    Example("gpx", "ride.gpx", samples.write_gpx,
+            f"tracs perturb ride.gpx -o ride-released.gpx -m tracs-d -e 2 {MUNICH} --seed 1"),
+    Example("lines", "walks.gpkg", samples.write_lines,
+            f"tracs perturb walks.gpkg -o walks-released.csv -m tracs-d -e 2 {MUNICH} --seed 1"),
+    Example("lines-out", "walks.gpkg", samples.write_lines,
+            f"tracs perturb walks.gpkg -o walks-released.gpkg --geometry lines -m tracs-d -e 2 {MUNICH} --seed 1"),
+    Example("epoch", "phones.csv", samples.write_epoch_csv,
+            "tracs perturb phones.csv -o phones-released.csv -m tracs-d -e 2 --region porto "
+            "--user-col device --time-col ts_ms --seed 1"),
+    Example("date-time", "visits.csv", samples.write_date_time_csv,
+            f"tracs perturb visits.csv -o visits-released.csv -m tracs-d -e 2 {LISBON} "
+            "--time-col date,time --timezone Europe/Lisbon --seed 1"),
+    Example("bad-zone", "visits.csv", samples.write_date_time_csv,
+            f"tracs perturb visits.csv -o visits-released.csv -m tracs-d -e 2 {LISBON} "
+            "--time-col date,time --timezone Lisbon --seed 1"),
+    Example("no-time", "stops.csv", samples.write_untimed_csv,
+            f"tracs perturb stops.csv -o stops-released.csv -m tracs-d -e 2 {LISBON} --seed 1"),
+)
+#: The blocks that show a refusal (``tracs perturb: error: ...``) on purpose.
+ERRORS = frozenset({"bad-zone"})
+
+
+def run(example: Example, folder: Path) -> str:
+    """The block's text: ``$ command`` and what it printed, run inside ``folder`` (an empty one)."""
+    from tracs.cli import main
+
+    os.environ["TRACS_COMPILE_NOTICE"] = "0"
+    example.write(folder / example.source)
+    argv = shlex.split(example.command)[1:]
+    printed = io.StringIO()
+    here = Path.cwd()
+    os.chdir(folder)
+    try:
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            status = main(argv)
+    finally:
+        os.chdir(here)
+    text = printed.getvalue()
+    for path in {str(folder), str(folder.resolve())}:
+        text = text.replace(path + os.sep, "").replace(path, ".")
+    if (status != 0) != (example.block in ERRORS):
+        raise RuntimeError(f"block {example.block!r}: `{example.command}` exited with {status}:\n{text}")
+    return f"```text\n$ {example.command}\n{text.rstrip()}\n```"
+
+
+def render() -> dict[str, str]:
+    """``{block: text}`` of every example, each run in a fresh temporary folder."""
+    bodies = {}
+    for example in EXAMPLES:
+        with tempfile.TemporaryDirectory(prefix="tracs-data-docs-") as tmp:
+            bodies[example.block] = run(example, Path(tmp))
+    return bodies
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_output_options(p, published=DOCS)
+    args = parse_output_args(p, argv, script="data_docs")
+    bodies = render()
+    page = PAGE if args.write_docs else args.out_dir / "data.md"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(_page.replace_blocks(PAGE.read_text(encoding="utf-8"), bodies), encoding="utf-8")
+    print(f"rewrote {len(bodies)} block(s) of {page}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""``examples/data_docs.py`` fills every command block of ``docs/data.md`` with the command and
+what it printed, and the published page is what a fresh run prints."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+PAGE = EXAMPLES.parent / "docs" / "data.md"
+sys.path.insert(0, str(EXAMPLES))
+
+import _page  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("data_docs")
+    run = subprocess.run([sys.executable, str(EXAMPLES / "data_docs.py"), "--output-dir", str(out)],
+                         cwd=out, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.startswith("rewrote 10 block(s) of "), run.stdout
+    return _page.blocks((out / "data.md").read_text(encoding="utf-8"))
+
+
+def test_every_block_holds_its_command_and_what_it_printed(generated):
+    import data_docs
+
+    assert set(generated) == {e.block for e in data_docs.EXAMPLES} == set(_page.blocks(PAGE.read_text()))
+    for example in data_docs.EXAMPLES:
+        lines = generated[example.block].strip().splitlines()
+        assert lines[0] == "```text" and lines[-1] == "```", example.block
+        assert lines[1] == f"$ {example.command}", example.block
+        assert len(lines) >= 4, f"{example.block}: the command printed nothing"
+        body = "\n".join(lines[2:-1])
+        assert "Traceback" not in body and "tracs-data-docs-" not in body and "/tmp" not in body, body
+        if example.block in data_docs.ERRORS:
+            assert lines[2:-1] == [line for line in lines[2:-1] if line.startswith("tracs perturb: error: ")], body
+        else:
+            assert "error:" not in body, body
+            assert lines[-2].startswith(("TraCS-C: ", "TraCS-D: ")) and " -> " in lines[-2], body
+
+
+def test_the_geopackage_of_lines_is_perturbed_as_trajectories(generated):
+    assert "read as trajectories" in generated["lines"]
+    assert generated["lines"].strip().splitlines()[-2].endswith("-> walks-released.csv (CSV)")
+    assert generated["lines-out"].strip().splitlines()[-2].endswith("-> walks-released.gpkg (GeoPackage)")
+
+
+def test_the_published_page_is_a_fresh_run(generated):
+    """docs/data.md shows what the commands print now (rerun ``examples/data_docs.py --write-docs``)."""
+    assert _page.blocks(PAGE.read_text(encoding="utf-8")) == generated
