@@ -6,8 +6,12 @@ command there (in this process, through :func:`tracs.cli.main`, standard output 
 standard error captured together in the order they are written) and puts the command
 with everything it printed into the page's ``<!-- BEGIN GENERATED: name -->`` block.
 
-A run writes a copy of the page into ``output/data_docs/data.md`` (``--output-dir``);
-only ``--write-docs`` rewrites ``docs/data.md``.  Blocks named in :data:`ERRORS` show a
+The README's "Your own files" section shows an excerpt of one block (:data:`SAMPLE`):
+its command, first dropped row, first note, the count of rows read and the release.
+
+A run writes copies of the pages into ``output/data_docs/`` (``data.md`` and
+``README.md``, ``--output-dir``); only ``--write-docs`` rewrites ``docs/data.md`` and
+``README.md``.  Blocks named in :data:`ERRORS` show a
 command that is refused; every other command must succeed.  The one-off line announcing
 the first compilation of a kernel family (printed once per install) is switched off
 (``TRACS_COMPILE_NOTICE=0``), so the blocks do not depend on the cache.
@@ -38,6 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import track_samples as samples  # noqa: E402
 
 PAGE = DOCS / "data.md"
+README = ROOT / "README.md"
 MUNICH = "--region=11.4,48.0,11.8,48.3"
 LISBON = "--region=-9.3,38.6,-9.0,38.8"
 
@@ -80,6 +85,8 @@ EXAMPLES = (
 )
 #: The blocks that show a refusal (``tracs perturb: error: ...``) on purpose.
 ERRORS = frozenset({"bad-zone"})
+#: The block whose excerpt the README shows, and the README block holding it.
+SAMPLE, README_BLOCK = "porto", "own-files-sample"
 
 
 def run(example: Example, folder: Path) -> str:
@@ -114,15 +121,26 @@ def render() -> dict[str, str]:
     return bodies
 
 
+def excerpt(block: str) -> str:
+    """The command, first dropped row, first note, rows-read count and release line of ``block``."""
+    lines = block.strip().splitlines()[1:-1]
+    printed = lines[1:]
+    picks = [next(line for line in printed if line.startswith(prefix))
+             for prefix in ("tracs perturb: dropped ", "tracs perturb: note: ", "tracs perturb: read ")]
+    return "\n".join(["```text", lines[0], *picks, printed[-1], "```"])
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_output_options(p, published=DOCS)
     args = parse_output_args(p, argv, script="data_docs")
     bodies = render()
-    page = PAGE if args.write_docs else args.out_dir / "data.md"
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(_page.replace_blocks(PAGE.read_text(encoding="utf-8"), bodies), encoding="utf-8")
-    print(f"rewrote {len(bodies)} block(s) of {page}")
+    pages = {PAGE: bodies, README: {README_BLOCK: excerpt(bodies[SAMPLE])}}
+    for source, blocks in pages.items():
+        page = source if args.write_docs else args.out_dir / source.name
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(_page.replace_blocks(source.read_text(encoding="utf-8"), blocks), encoding="utf-8")
+        print(f"rewrote {len(blocks)} block(s) of {page}")
     return 0
 
 

@@ -79,6 +79,7 @@ def test_time_layouts_on_the_command_line(cli, tmp_path, text, flags, note, firs
     result = cli("perturb", source, "-o", out, "-m", "tracs-d", "-e", "1", "--seed", "1", PORTO, *flags)
     assert result.returncode == 0, result.stderr
     assert note in result.stderr
+    assert "not released" not in result.stderr, result.stderr  # every column is used (a joined time of day too)
     released = pd.read_csv(out)
     assert (released["datetime"].iloc[0] if first else released["datetime"].isna().all()) == (first or True)
 

@@ -1,16 +1,19 @@
 """``examples/data_docs.py`` fills every command block of ``docs/data.md`` with the command and
-what it printed, and the published page is what a fresh run prints."""
+what it printed (and the README's excerpt of one), and the published pages are what a fresh
+run prints."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PAGE = EXAMPLES.parent / "docs" / "data.md"
+README = EXAMPLES.parent / "README.md"
 sys.path.insert(0, str(EXAMPLES))
 
 import _page  # noqa: E402
@@ -23,12 +26,15 @@ def generated(tmp_path_factory):
                          cwd=out, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.startswith("rewrote 10 block(s) of "), run.stdout
-    return _page.blocks((out / "data.md").read_text(encoding="utf-8"))
+    assert "rewrote 1 block(s) of " in run.stdout, run.stdout
+    readme = _page.blocks((out / "README.md").read_text(encoding="utf-8"))
+    return {**_page.blocks((out / "data.md").read_text(encoding="utf-8")), "README": readme}
 
 
 def test_every_block_holds_its_command_and_what_it_printed(generated):
     import data_docs
 
+    generated = {k: v for k, v in generated.items() if k != "README"}
     assert set(generated) == {e.block for e in data_docs.EXAMPLES} == set(_page.blocks(PAGE.read_text()))
     for example in data_docs.EXAMPLES:
         lines = generated[example.block].strip().splitlines()
@@ -36,7 +42,8 @@ def test_every_block_holds_its_command_and_what_it_printed(generated):
         assert lines[1] == f"$ {example.command}", example.block
         assert len(lines) >= 4, f"{example.block}: the command printed nothing"
         body = "\n".join(lines[2:-1])
-        assert "Traceback" not in body and "tracs-data-docs-" not in body and "/tmp" not in body, body
+        assert "Traceback" not in body, body
+        assert "tracs-data-docs-" not in body and tempfile.gettempdir() not in body, body  # no temporary path
         if example.block in data_docs.ERRORS:
             assert lines[2:-1] == [line for line in lines[2:-1] if line.startswith("tracs perturb: error: ")], body
         else:
@@ -50,6 +57,18 @@ def test_the_geopackage_of_lines_is_perturbed_as_trajectories(generated):
     assert generated["lines-out"].strip().splitlines()[-2].endswith("-> walks-released.gpkg (GeoPackage)")
 
 
-def test_the_published_page_is_a_fresh_run(generated):
-    """docs/data.md shows what the commands print now (rerun ``examples/data_docs.py --write-docs``)."""
-    assert _page.blocks(PAGE.read_text(encoding="utf-8")) == generated
+def test_the_readme_shows_an_excerpt_of_one_block(generated):
+    import data_docs
+
+    sample = generated["README"][data_docs.README_BLOCK].strip().splitlines()
+    full = generated[data_docs.SAMPLE].strip().splitlines()
+    assert sample[0] == "```text" and sample[-1] == "```" and 3 <= len(sample) - 3 <= 5
+    assert sample[1] == full[1] and sample[-2] == full[-2]
+    assert all(line in full for line in sample), sample
+
+
+def test_the_published_pages_are_a_fresh_run(generated):
+    """docs/data.md and the README show what the commands print now (rerun
+    ``examples/data_docs.py --write-docs``)."""
+    pages = {**_page.blocks(PAGE.read_text(encoding="utf-8")), "README": _page.blocks(README.read_text(encoding="utf-8"))}
+    assert pages == generated

@@ -192,6 +192,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     import pandas as pd
 
     untimed = raw.untimed
+    clock_name = None
     if cmap.time is None:  # no time at all: the file's order, as GPX points without <time>
         time_s = pd.Series(np.arange(len(raw.lines), dtype=np.int64).view("datetime64[ns]")).dt.tz_localize("UTC")
         untimed = np.ones(len(raw.lines), dtype=bool)
@@ -210,7 +211,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     poi_name = find_poi(names, profile) if with_poi else None
     if poi_name is not None and poi_name not in names:
         poi_name = None
-    used = set(cmap.used()) | ({poi_name} if poi_name else set())
+    used = set(cmap.used()) | {c for c in (poi_name, clock_name) if c}  # a joined time-of-day column is used
     extra = {}
     if cmap.traj is not None:
         extra[cmap.traj] = _column(raw.table, cmap.traj)

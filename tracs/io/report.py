@@ -19,7 +19,7 @@ __all__ = ["DROP_REASONS", "LoadReport", "DroppedRowsError"]
 #: Why a row can be dropped, in the order the checks run (a row gets the first
 #: reason that applies, so the counts add up to the number of dropped rows).
 DROP_REASONS = {
-    "bad_fields": "the line has more fields than the format (the parser skipped it)",
+    "bad_fields": "the line has more or fewer fields than the format (the parser skipped it)",
     "bad_user": "the user id is empty (or, for Foursquare and Gowalla, not an integer)",
     "bad_time": "the time is empty or cannot be parsed",
     "bad_coords": "latitude or longitude is empty, not a number, NaN or infinite",
