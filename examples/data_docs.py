@@ -55,11 +55,13 @@ class Example:
     source: str
     write: Callable[[Path], Path]
     command: str
+    #: lines of the released file shown in the block ``<block>-head`` (0: none)
+    head: int = 0
 
 
 EXAMPLES = (
     Example("geolife", "geolife", samples.write_geolife,
-            "tracs perturb geolife -o geolife-released.csv -m tracs-c -e 2 --region beijing --seed 1"),
+            "tracs perturb geolife -o geolife-released.csv -m tracs-c -e 2 --region beijing --seed 1", head=3),
     Example("tdrive", "taxi_log", samples.write_tdrive,
             "tracs perturb taxi_log -o taxi-released.csv -m tracs-c -e 2 --region beijing "
             "--timezone Asia/Shanghai --seed 1"),
@@ -73,7 +75,7 @@ EXAMPLES = (
             f"tracs perturb walks.gpkg -o walks-released.gpkg --geometry lines -m tracs-d -e 2 {MUNICH} --seed 1"),
     Example("epoch", "phones.csv", samples.write_epoch_csv,
             "tracs perturb phones.csv -o phones-released.csv -m tracs-d -e 2 --region porto "
-            "--user-col device --time-col ts_ms --seed 1"),
+            "--user-col device --time-col ts_ms --seed 1", head=3),
     Example("date-time", "visits.csv", samples.write_date_time_csv,
             f"tracs perturb visits.csv -o visits-released.csv -m tracs-d -e 2 {LISBON} "
             "--time-col date,time --timezone Europe/Lisbon --seed 1"),
@@ -89,8 +91,9 @@ ERRORS = frozenset({"bad-zone"})
 SAMPLE, README_BLOCK = "porto", "own-files-sample"
 
 
-def run(example: Example, folder: Path) -> str:
-    """The block's text: ``$ command`` and what it printed, run inside ``folder`` (an empty one)."""
+def run(example: Example, folder: Path) -> dict[str, str]:
+    """The blocks' text: ``$ command`` and what it printed, run inside ``folder`` (an empty one),
+    and with ``example.head`` the first lines of the file it wrote."""
     from tracs.cli import main
 
     os.environ["TRACS_COMPILE_NOTICE"] = "0"
@@ -109,7 +112,13 @@ def run(example: Example, folder: Path) -> str:
         text = text.replace(path + os.sep, "").replace(path, ".")
     if (status != 0) != (example.block in ERRORS):
         raise RuntimeError(f"block {example.block!r}: `{example.command}` exited with {status}:\n{text}")
-    return f"```text\n$ {example.command}\n{text.rstrip()}\n```"
+    bodies = {example.block: f"```text\n$ {example.command}\n{text.rstrip()}\n```"}
+    if example.head:
+        output = argv[argv.index("-o") + 1]
+        with open(folder / output, encoding="utf-8") as released:
+            first = [next(released).rstrip("\n") for _ in range(example.head)]
+        bodies[f"{example.block}-head"] = "\n".join(["```text", f"$ head -n {example.head} {output}", *first, "```"])
+    return bodies
 
 
 def render() -> dict[str, str]:
@@ -117,7 +126,7 @@ def render() -> dict[str, str]:
     bodies = {}
     for example in EXAMPLES:
         with tempfile.TemporaryDirectory(prefix="tracs-data-docs-") as tmp:
-            bodies[example.block] = run(example, Path(tmp))
+            bodies.update(run(example, Path(tmp)))
     return bodies
 
 

@@ -25,7 +25,7 @@ def generated(tmp_path_factory):
     run = subprocess.run([sys.executable, str(EXAMPLES / "data_docs.py"), "--output-dir", str(out)],
                          cwd=out, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.startswith("rewrote 10 block(s) of "), run.stdout
+    assert run.stdout.startswith("rewrote 12 block(s) of "), run.stdout
     assert "rewrote 1 block(s) of " in run.stdout, run.stdout
     readme = _page.blocks((out / "README.md").read_text(encoding="utf-8"))
     return {**_page.blocks((out / "data.md").read_text(encoding="utf-8")), "README": readme}
@@ -35,7 +35,8 @@ def test_every_block_holds_its_command_and_what_it_printed(generated):
     import data_docs
 
     generated = {k: v for k, v in generated.items() if k != "README"}
-    assert set(generated) == {e.block for e in data_docs.EXAMPLES} == set(_page.blocks(PAGE.read_text()))
+    heads = {f"{e.block}-head" for e in data_docs.EXAMPLES if e.head}
+    assert set(generated) == {e.block for e in data_docs.EXAMPLES} | heads == set(_page.blocks(PAGE.read_text()))
     for example in data_docs.EXAMPLES:
         lines = generated[example.block].strip().splitlines()
         assert lines[0] == "```text" and lines[-1] == "```", example.block
@@ -49,6 +50,11 @@ def test_every_block_holds_its_command_and_what_it_printed(generated):
         else:
             assert "error:" not in body, body
             assert lines[-2].startswith(("TraCS-C: ", "TraCS-D: ")) and " -> " in lines[-2], body
+
+
+def test_released_files_keep_the_ids_as_written(generated):
+    assert generated["geolife-head"].splitlines()[3].startswith("000,"), generated["geolife-head"]
+    assert generated["epoch-head"].splitlines()[3].startswith("0042,"), generated["epoch-head"]
 
 
 def test_the_geopackage_of_lines_is_perturbed_as_trajectories(generated):
