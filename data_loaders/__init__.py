@@ -1,4 +1,5 @@
-"""Check-in data for tracs: Foursquare, Gowalla, any table, synthetic cities.
+"""Check-in and trajectory data for tracs: Foursquare, Gowalla, Geolife, T-Drive, Porto taxis,
+any table, synthetic cities.
 
 Every loader returns the same form: a WGS84 :class:`geopandas.GeoDataFrame` with
 ``uid``, ``datetime`` (UTC), ``poi_id`` (where known) and point geometry, sorted
@@ -31,15 +32,17 @@ only the first row of each (user, time) pair.
 
 from tracs._lazy import lazy_names
 
-# public name -> module of this package that defines it, imported on first use: the command
-# line's array path uses a few checks of ``data_loaders._checkins`` and needs no geopandas
+# public name -> module that defines it (of this package, or of tracs.io, which this package
+# builds on through public names only), imported on first use
 _EXPORTS = {
-    "SOURCE_COLUMNS": "_checkins",
-    **dict.fromkeys(("DROP_REASONS", "DroppedRowsError", "GroupingReport", "LoadReport"), "_report"),
+    "SOURCE_COLUMNS": "tracs.io.checkins",
+    **dict.fromkeys(("DROP_REASONS", "DroppedRowsError", "LoadReport"), "tracs.io.report"),
+    "GroupingReport": "grouping_report",
     **dict.fromkeys(("DATASETS", "data_dirs", "dataset_path", "detect_format", "load_any", "load_dataset"),
                     "datasets"),
     **dict.fromkeys(("load_foursquare", "parse_foursquare_time"), "foursquare"),
     "load_checkins": "generic",
+    **dict.fromkeys(("iter_porto", "load_geolife", "load_porto", "load_tdrive"), "trajectory_sets"),
     **dict.fromkeys(("load_gowalla", "parse_iso_time"), "gowalla"),
     "to_trajectories": "grouping",
     "synthetic_checkins": "synthetic",
@@ -47,7 +50,8 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "synthetic"}
+_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "grouping_report", "synthetic",
+               "trajectory_sets"}
 
 
 __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, _SUBMODULES)

@@ -83,7 +83,7 @@ def random_argument(args):
     return args.seed
 
 
-def run(args, method, output: Path, fmt: str) -> int:
+def run(args, method, output: Path, fmt) -> int:
     """Perturb ``args.input`` with the registered ``method`` and write ``output``; print the summary line.
 
     The release path: the registry builds the method once from the public
@@ -103,9 +103,14 @@ def run(args, method, output: Path, fmt: str) -> int:
     warm = warm_up(method) if not args.per_trajectory else None
     points = read_points(source, split_gap=args.split_gap, **_columns.read_options(args))
     # the public parameters (tracs.cli._public): rows outside the region, the region's projection
-    points, handled = _public.points_in_region(points, args)
-    _output.report_drops("perturb", points.report, strict=args.strict, quiet=getattr(args, "quiet", False),
-                         extra=[("clipped" if args.clip else "dropped", handled)])
+    quiet = getattr(args, "quiet", False)
+    try:
+        points, handled = _public.points_in_region(points, args)
+    except CLIError:  # rows outside the region: first what was dropped before, so the counts add up
+        _output.report_drops("perturb", points.report, strict=False, quiet=quiet, others=points.others)
+        raise
+    _output.report_drops("perturb", points.report, strict=args.strict, quiet=quiet,
+                         extra=[("clipped" if args.clip else "dropped", handled)], others=points.others)
     crs = _public.metric_crs(args, points.metric_crs)
     threads = resolve_workers(args.workers)
     coords = points.to_metric(crs, workers=threads)
@@ -128,8 +133,8 @@ def run(args, method, output: Path, fmt: str) -> int:
     released = np.empty_like(coords)
     lengths = np.diff(offsets)
     eps_point = np.repeat(model.epsilon_per_point(lengths), lengths)
-    bar = _columns.progress_bar(2 * len(coords), quiet=getattr(args, "quiet", False), desc="perturb")
-    with bar:
+    # two bars of the points' count: perturbing, then writing (one bar of twice the points misled)
+    with _columns.progress_bar(len(coords), quiet=quiet, desc="perturb") as bar:
         # keyed streams make a user's draws independent of the batch, so users go in chunks; a
         # sequential generator's draws depend on the batch (lattice samplers draw on demand): one batch
         user_start = np.r_[True, ~points.same_user_as_previous_trajectory()]
@@ -143,13 +148,15 @@ def run(args, method, output: Path, fmt: str) -> int:
                 out = round_points(ctx.poi_space, out, workers=args.workers)[0]
             released[a:b] = out
             bar.update(b - a)
-        ae = average_error(coords, released, offsets, workers=args.workers)
-        eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
-        lonlat = to_wgs84(released, crs, workers=threads)
-        del released
+    ae = average_error(coords, released, offsets, workers=args.workers)
+    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
+    lonlat = to_wgs84(released, crs, workers=threads)
+    del released
+    with _columns.progress_bar(len(coords), quiet=quiet, desc=f"write {output.name}") as bar:
         # a temporary file in the output's folder, renamed into place: never half a file
-        _output.write_atomically(output, lambda path: write_released(points, lonlat, eps_point, eps_traj, path,
-                                                                     fmt, progress=bar.update))
+        _output.write_atomically(output, lambda path: write_released(
+            points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update,
+            geometry=getattr(args, "geometry", "points")))
     from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
 
     write_perturb_sidecar(output, args, model, ctx.region, crs)
@@ -159,5 +166,5 @@ def run(args, method, output: Path, fmt: str) -> int:
               f"ε = {given(args.epsilon)} per point ({given(eps_traj.min())}–{given(eps_traj.max())} per trajectory)")
     rounded = ", rounded to POIs" if args.round_to_pois and not method.discrete else ""
     print(f"{method.label}{rounded}: {whole(len(coords))} points in {whole(len(lengths))} trajectories, {budget}, "
-          f"AE = {significant(ae)} m -> {output} ({fmt})")
+          f"AE = {significant(ae)} m -> {output} ({fmt.name})")
     return 0

@@ -77,26 +77,28 @@ def write_atomically(path: Path, write) -> None:
         raise
 
 
-def report_drops(command: str, report, *, strict: bool, quiet: bool = False, extra=()) -> None:
+def report_drops(command: str, report, *, strict: bool, quiet: bool = False, extra=(), others=()) -> None:
     """Print what the loader dropped (count and first lines per reason) and its notes.
 
     Always prints a summary line; ``extra`` lists more ``(what, labels)`` pairs (rows
-    clipped or dropped for the region).  With ``strict`` any drop is an error; ``quiet``
+    clipped or dropped for the region); ``others`` names the input's columns and
+    elements that are not written (``not released: speed, <ele>``), even when ``quiet``.  With ``strict`` any drop is an error; ``quiet``
     leaves out the notes (never the drops or the summary).
     """
     lines = []
     dropped = 0
     if report is not None:
-        word = "lines" if report.get("position", "line") == "line" else "rows"
+        word = "line" if report.get("position", "line") == "line" else "row"
         for reason, where in report.dropped.items():
             dropped += len(where)
             shown = ", ".join(str(int(v)) for v in where[:_SHOW]) + (", ..." if len(where) > _SHOW else "")
-            lines.append(f"dropped {len(where):,} row(s) with {reason.replace('_', ' ')}: {word} {shown}")
+            lines.append(f"dropped {len(where):,} row(s): {report.describe_drop(reason)}: "
+                         f"{word}{'s' if len(where) > 1 else ''} {shown}")
         untimed = report.get("untimed", [])
         if len(untimed):
             shown = ", ".join(str(int(v)) for v in untimed[:_SHOW]) + (", ..." if len(untimed) > _SHOW else "")
             lines.append(f"kept {counted(len(untimed), 'point')} without a time in the file's order "
-                         f"(written without a time): {word} {shown}")
+                         f"(written without a time): {word}{'s' if len(untimed) > 1 else ''} {shown}")
         lines.extend(f"note: {note}" for note in (() if quiet else report.notes))
         if not quiet and str(report.format).startswith("gowalla") and not any("timezone" in n for n in report.notes):
             lines.append("note: Gowalla times carry no timezone: they were read as UTC (the format's convention)")
@@ -107,11 +109,14 @@ def report_drops(command: str, report, *, strict: bool, quiet: bool = False, ext
             shown = ", ".join(labels[:_SHOW]) + (", ..." if len(labels) > _SHOW else "")
             lines.append(f"{what} {len(labels):,} row(s) outside the region: {shown}")
             outside += f", {what} {len(labels):,} outside the region"
+    if others:
+        lines.append("not released: " + ", ".join(str(o) for o in others))
     for line in lines:
         print(f"tracs {command}: {line}", file=sys.stderr)
     if report is not None:
+        left = report.rows_kept - sum(len(labels) for what, labels in extra if what == "dropped")
         print(f"tracs {command}: read {report.rows_read:,} rows: dropped {dropped:,} for bad "
-              f"values{outside}", file=sys.stderr)
+              f"values{outside}; {left:,} kept", file=sys.stderr)
     if strict and (dropped or changed):
         raise CLIError(f"--strict: {dropped:,} row(s) dropped for bad values and {changed:,} outside "
                        "the region (listed above); nothing was written")

@@ -11,11 +11,12 @@ from ._common import CLIError, writable_file
 
 DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
-released by 'tracs perturb' (CSV with lat/lng, trajectory and datetime columns)
+released by 'tracs perturb' (any format it writes: lat/lng, trajectory and datetime)
 and the JSON sidecar written next to it (method, ε, region, CRS, split, anchor).
 Only public information is read.  The output follows the extension: .csv (one row
 per cell: bounds in WGS84 and probability), .geojson (cell polygons) or .html (a
-map).  With --queries (a CSV of boxes min_lng,min_lat,max_lng,max_lat) the
+map with Leaflet embedded, so it opens without a network; when the background
+tiles cannot load it says so and draws the cells on a plain background).  With --queries (a CSV of boxes min_lng,min_lat,max_lng,max_lat) the
 estimated share of points in every box is written next to the output as
 <output>.queries.csv.
 """
@@ -25,9 +26,12 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("estimate", help="estimate the density of the true points from a release",
                               description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (.csv)")
+    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (any format it writes)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .geojson or .html")
     p.add_argument("--grid", type=int, default=32, metavar="G", help="G × G cells (default 32)")
+    p.add_argument("--tiles", default="OpenStreetMap", metavar="NAME",
+                   help="with .html: background tiles, a folium tile name that needs no API key "
+                        "(default: OpenStreetMap) or none")
     p.add_argument("--queries", default=None, metavar="BOXES",
                    help="CSV of boxes (min_lng, min_lat, max_lng, max_lat) to answer")
     p.add_argument("--smoothing", choices=("auto", "none", "ems", "cv"), default="auto",
@@ -52,13 +56,14 @@ def write_perturb_sidecar(output, args, perturber, region, crs) -> Path:
 
 def _release_points(path: Path, crs):
     """Released points in the sidecar's CRS, in trajectory order, with offsets."""
-    import pandas as pd
     import pyproj
 
-    frame = pd.read_csv(path)
-    missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
-    if missing:
-        raise CLIError(f"{path.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
+    from ..io.release import NotAReleaseError, read_release
+
+    try:
+        frame = read_release(path, need=("lat", "lng", "trajectory"))
+    except NotAReleaseError as exc:
+        raise CLIError(str(exc)) from None
     if len(frame) == 0:
         raise CLIError(f"{path.name} holds no released points")
     keys = ["trajectory"] + (["datetime"] if "datetime" in frame.columns else [])
@@ -108,6 +113,11 @@ def run(args) -> int:
     kind = output.suffix.lower()
     if kind not in (".csv", ".geojson", ".json", ".html"):
         raise CLIError(f"cannot tell the output format of {output.name}: use .csv, .geojson or .html")
+    if kind == ".html":
+        from ..maps import check_tiles
+
+        if args.tiles.lower() != "none":
+            check_tiles(args.tiles)
     est, data, n = estimate_release(release, args.grid, None if args.smoothing == "none" else args.smoothing,
                                     args.edge_decay)
     cells = est.to_geodataframe(crs=data["crs"]).to_crs(4326)
@@ -117,9 +127,12 @@ def run(args) -> int:
                                                       max_lat=b.maxy)
         table.to_csv(output, index=False)
     elif kind == ".html":
+        from ..maps import save_map
         from ..maps.density import density_map
 
-        density_map(est, data["crs"], name=f"{data['method']}, ε = {data['epsilon']:g}").save(output)
+        tiles = None if args.tiles.lower() == "none" else args.tiles
+        save_map(density_map(est, data["crs"], tiles=tiles, name=f"{data['method']}, ε = {data['epsilon']:g}"),
+                 output)
     else:
         if output.exists():
             output.unlink()

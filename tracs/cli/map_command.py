@@ -38,7 +38,7 @@ def add_parser(subparsers) -> None:
                    help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
                         "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates")
     p.add_argument("perturbed", metavar="PERTURBED", nargs="?", default=None,
-                   help="released file from 'tracs perturb' (.csv, .geojson or .parquet)")
+                   help="released file from 'tracs perturb' (any format it writes)")
     p.add_argument("-o", "--output", required=True, metavar="MAP.html", help="HTML file to write")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--users", nargs="+", metavar="UID", help="user ids to draw (default: all)")
@@ -89,25 +89,32 @@ def _lat_lng_columns(columns) -> tuple[str, str]:
 
 
 def read_points(path) -> geopandas.GeoDataFrame:
-    """Rows of a point file, in file order: CSV with lat/lng, GeoJSON/GPKG or (Geo)Parquet."""
+    """Rows of a point file, in file order, in any format of the table (:mod:`tracs.io.formats`):
+    lat/lng columns (or latitude/longitude, ...) or point geometry."""
     import geopandas as gpd
     import pandas as pd
+
+    from ..io.release import read_rows
 
     path = Path(path)
     if not path.is_file():
         raise CLIError(f"no such file: {path}")
-    suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv", ".txt"):
-        frame = pd.read_csv(path, sep=None, engine="python")
-    elif suffix in (".parquet", ".geoparquet"):
-        try:
-            return gpd.read_parquet(path)
-        except ValueError:  # a plain Parquet table without geometry
-            frame = pd.read_parquet(path)
-    else:
-        return gpd.read_file(path)
+    frame = read_rows(path)
     lat, lng = _lat_lng_columns(frame.columns)
-    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame[lng], frame[lat]), crs=4326)
+    lat_v, lng_v = pd.to_numeric(frame[lat], errors="coerce"), pd.to_numeric(frame[lng], errors="coerce")
+    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs=4326)
+
+
+def _read_release(path: Path):
+    """The rows of a file 'tracs perturb' wrote, any format (:func:`tracs.io.release.read_release`)."""
+    import geopandas as gpd
+
+    from ..io.release import read_release
+
+    if not path.is_file():
+        raise CLIError(f"no such file: {path}")
+    frame = read_release(path)
+    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame["lng"], frame["lat"]), crs=4326)
 
 
 def _perturb(trajs, method: str, epsilon: float, seed):
@@ -145,8 +152,9 @@ def _align(released, original, name):
     from data_loaders import SOURCE_COLUMNS
 
     position = next((c for c in SOURCE_COLUMNS if c in released.columns and c in original.columns), None)
-    if position is None:
-        return released
+    if position is None:  # (GPX) one track per trajectory: the order the points were perturbed in
+        keys = [c for c in ("trajectory", "datetime") if c in released.columns]
+        return released.sort_values(keys, kind="stable").reset_index(drop=True) if keys else released
     where = pd.Index(released[position].to_numpy()).get_indexer(original[position].to_numpy())
     if (where < 0).any() or len(np.unique(where)) != len(where):
         raise CLIError(f"{name}: its {position} column does not match the rows of the input file")
@@ -186,10 +194,11 @@ def run(args) -> int:
 
 def _run(args) -> int:
     source = Path(args.input)
-    if not source.is_file():
-        raise CLIError(f"no such file: {source}")
+    from . import _columns
+
+    _columns.check_input(source, args)
     output = writable_file(args.output)
-    from ._output import check_html_output, check_not_input
+    from ._output import check_html_output, check_not_input, report_drops
 
     check_html_output(output)
     check_not_input(output, source, args.perturbed)
@@ -198,6 +207,9 @@ def _run(args) -> int:
     from ..maps import DEFAULT_MAX_POINTS, DEFAULT_MAX_USERS, DEFAULT_TILES, save_map, trajectory_map
 
     checkins = _read_checkins(source, args)
+    report = checkins.attrs.get("report")
+    if report is not None and report.n_dropped:  # the rows the map cannot draw, and why
+        report_drops("map", report, strict=False, quiet=True)
     if len(checkins) == 0:
         raise CLIError(f"{source} holds no usable check-ins")
     trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap,
@@ -205,7 +217,7 @@ def _run(args) -> int:
     original = trajs.frame
     perturbed, epsilon, method = None, args.epsilon, args.method
     if args.perturbed is not None:
-        perturbed = read_points(args.perturbed)
+        perturbed = _read_release(Path(args.perturbed))
         if len(perturbed) != len(original):
             raise CLIError(f"{args.perturbed} has {len(perturbed):,} rows but {source} has "
                            f"{len(original):,}: give the file 'tracs perturb' wrote for this input")

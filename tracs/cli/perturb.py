@@ -10,10 +10,6 @@ import numpy as np
 from . import _columns, _fast, _output, _public
 from ._common import CLIError, anchor_arg, positive_float, seed_int, workers_arg, writable_file
 
-#: output formats by file extension
-FORMATS = {".csv": "CSV", ".tsv": "TSV", ".geojson": "GeoJSON", ".json": "GeoJSON", ".parquet": "GeoParquet",
-           ".geoparquet": "GeoParquet", ".gpx": "GPX"}
-
 DESCRIPTION = """\
 Perturb every point of a check-in file on the user's side and write the released
 points.  Each point is ε-LDP over the public region given with --region (or, with
@@ -25,8 +21,11 @@ a random stream keyed by the user id.
 
 The output keeps the user id, the trajectory id and the time of every row, in the
 input's order, with the released latitude/longitude and the ε spent per point and
-per trajectory.  The true coordinates and venue ids are never written.  The format
-follows the extension: .csv, .geojson/.json or .parquet/.geoparquet.
+per trajectory.  The true coordinates and venue ids are never written, and the
+input's other columns and GPX elements are named on stderr ("not released: ...").
+The format follows the extension: .csv, .tsv, .geojson/.json, .parquet/.geoparquet,
+.gpkg or .gpx; with --geometry lines, one LineString per released trajectory
+(.geojson, .parquet or .gpkg).  Every command reads every one of these files back.
 """
 
 
@@ -35,17 +34,21 @@ def add_parser(subparsers) -> None:
 
     METHODS = release_methods()
 
-    p = subparsers.add_parser("perturb", help="perturb a check-in file (CSV, GeoJSON, GeoParquet)",
+    p = subparsers.add_parser("perturb", help="perturb a check-in or track file (any format of tracs.io)",
                               description=DESCRIPTION, epilog="methods: " + method_help(),
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="INPUT",
                    help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
-                        "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates")
-    p.add_argument("--input-format", default="auto", choices=("auto", "checkins", "foursquare", "gowalla"),
-                   help="how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / "
-                        "GeoParquet), foursquare, gowalla, or auto (default: the first that reads it)")
+                        "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates; or a public "
+                        "trajectory data set: a Geolife or T-Drive folder, a Porto taxi CSV")
+    from ..io.formats import input_formats
+
+    p.add_argument("--input-format", default="auto", choices=input_formats(), help=_columns.INPUT_FORMAT_HELP)
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
-                   help="file to write (.csv, .tsv, .geojson, .parquet or .gpx)")
+                   help="file to write (.csv, .tsv, .geojson, .parquet, .gpkg or .gpx)")
+    p.add_argument("--geometry", choices=("points", "lines"), default="points",
+                   help="points (default): one released row per input row; lines: one LineString per "
+                        "released trajectory, with the time of every vertex (.geojson, .parquet or .gpkg)")
     p.add_argument("-m", "--method", required=True, choices=list(METHODS), metavar="METHOD",
                    help=f"one of {', '.join(METHODS)} (methods that are not ε-LDP, "
                         f"{', '.join(m for m in METHODS if not METHODS[m].ldp)}, are refused here)")
@@ -83,11 +86,14 @@ def add_parser(subparsers) -> None:
     _output.add_arguments(p)
 
 
-def _output_format(path: Path) -> str:
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise CLIError(f"cannot tell the output format of {path.name}: use .csv, .tsv, .geojson, .parquet or .gpx")
-    return fmt
+def _output_format(path: Path, geometry: str = "points"):
+    """The writer of the format table (:mod:`tracs.io.formats`) that the output's extension names."""
+    from ..io.formats import UnsupportedFormatError, output_format
+
+    try:
+        return output_format(path, geometry=geometry)
+    except UnsupportedFormatError as exc:
+        raise CLIError(str(exc)) from None
 
 
 def run(args) -> int:
@@ -108,11 +114,10 @@ def run(args) -> int:
     if args.scheduler is not None:
         raise CLIError("--scheduler goes with --engine dask")
     source = Path(args.input)
-    if not source.is_file():
-        raise CLIError(f"no such file: {source}" if not source.exists() else f"{source} is not a file")
+    _columns.check_input(source, args)
     output = writable_file(args.output)
     _output.check_not_input(output, source, args.pois)
-    fmt = _output_format(output)
+    fmt = _output_format(output, args.geometry)
 
     _public.check_options(args, discrete=method.discrete)
     return _fast.run(args, method, output, fmt)

@@ -20,46 +20,23 @@ order (``source_row``).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 
-from .columns import API_FLAGS, resolve_columns
-from .containers import (TextParseError, _float_column, _read_parquet, _read_text, _read_text_pandas,
-                         _read_vector)
-from .formats import binary_at, container_of, unsupported
+from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
+from .containers import _float_column
+from .layouts import TRACK_FORMATS
+from .profiles import PROFILES, find_poi, profile_of
 
-__all__ = ["INPUT_FORMATS", "PROFILES", "read_checkins", "read_columns"]
-
-#: input formats: role -> aliases replacing the generic ones, and the headerless column names
-PROFILES = {
-    "checkins": {},
-    "foursquare": {"user": ("userid", "user", "uid"), "time": ("utctime", "utctimestamp", "time", "timestamp"),
-                   "poi": ("venueid", "venue")},
-    "gowalla": {"user": ("userid", "user", "uid"), "time": ("timestamp", "checkintime", "time", "utctime"),
-                "poi": ("locationid", "location", "spotid")},
-}
-_HEADERLESS = {"foursquare": ("user", "venue", "category_id", "category", "lat", "lng", "offset", "time"),
-               "gowalla": ("user", "time", "lat", "lng", "location")}
-INPUT_FORMATS = ("auto", "checkins", "foursquare", "gowalla")
-
+__all__ = ["PROFILES", "read_checkins", "read_columns"]
 
 def _names(table) -> list:
     return list(table.column_names) if hasattr(table, "column_names") else [str(c) for c in table.columns]
 
 
 # ----------------------------------------------------------------------------- columns -> check-ins
-
-
-def _profile_of(path: Path, kind: str, names) -> str:
-    from .columns import normalise
-
-    keys = {normalise(n) for n in names}
-    if {"venueid", "utctime"} <= keys:
-        return "foursquare"
-    if {"userid", "locationid"} <= keys:
-        return "gowalla"
-    return "checkins"
 
 
 def _column(table, name):
@@ -90,7 +67,9 @@ def _numbers(series):
 
 
 def _user_ids(series):
-    """Text ids that are all integers become int64 (as pandas' inference would); others stripped text."""
+    """Text ids that are all integers written as integers are written (no leading zero or sign:
+    ``7``, not ``007``) become int64, as pandas' inference would; others stay stripped text, so
+    ``"000"`` stays ``"000"``."""
     import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -99,7 +78,9 @@ def _user_ids(series):
         arr = pc.utf8_trim_whitespace(pa.chunked_array(series.array._pa_array))
         if arr.null_count == 0:
             try:
-                return pd.Series(arr.cast(pa.int64()).to_numpy(), copy=False)
+                ints = arr.cast(pa.int64())
+                if pc.all(pc.equal(ints.cast(pa.string()), arr.cast(pa.string()))).as_py() is not False:
+                    return pd.Series(ints.to_numpy(), copy=False)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
         arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, arr.type), arr)
@@ -121,35 +102,48 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     and with ``keep_columns`` every other column), plus ``lines``, ``bad_lines``,
     ``blank_lines``, ``notes``, ``source``, ``fmt``, ``position``, ``untimed``
     (a mask of the rows with no time of their own, whose ``time`` only orders
-    them, or None) and ``traj`` (the trajectory column's name or None).
+    them, or None), ``traj`` (the trajectory column's name or None) and
+    ``others`` (the file's columns and elements used for none of these: for the
+    "not released" message of the command line).
     ``with_poi=False`` leaves the venue column unread (``poi`` is then None): the
     command line never writes it.
     """
-    from data_loaders._checkins import _RESERVED
-    from data_loaders._io import check_path, sniff
+    from .checkins import RESERVED
+    from .containers import ReadRequest
+    from .formats import format_of, input_formats
+    from .text import check_path
 
-    path = check_path(path)
-    if input_format not in INPUT_FORMATS:
-        raise ValueError(f"unknown input format {input_format!r}; choose from {', '.join(INPUT_FORMATS)}")
+    choices = input_formats()
+    if input_format not in choices:
+        raise ValueError(f"unknown input format {input_format!r}; choose from {', '.join(choices)}")
+    if isinstance(path, (str, os.PathLike)) and Path(path).is_dir():
+        path = Path(path)  # a folder: read only by a layout of folders (format_of says which)
+    else:
+        path = check_path(path)
+    fmt = format_of(path, input_format)
     flags = API_FLAGS if flags is None else flags
-    kind = container_of(path)
+    time, clock = _split_time(time, flags)
     given = {"user": user, "time": time, "lat": lat, "lon": lon, "traj": traj}
-    profile = None if input_format == "auto" else input_format
+    profile = input_format if input_format in PROFILES else None
 
     from .times import TimeReader
 
     time_notes = []
     times = TimeReader(time_format=time_format, dayfirst=dayfirst, tz=tz, notes=time_notes, flags=flags)
+    header_names = []
 
-    def needed(names, need_coords=True):
+    def plan(names, *, roles=None, profile_hint=None, need_coords=True):
+        """The columns to read of a file whose columns are ``names``, and their converters."""
         nonlocal profile, planned
-        profile = profile or _profile_of(path, kind, names)
-        planned = resolve_columns(names, **given, need_coords=need_coords, flags=flags, source=path.name,
-                                  aliases=PROFILES[profile])
-        poi = _find_poi(names, profile) if with_poi else None
-        if keep_columns:
-            return list(names)
-        return [*planned.used(), *([poi] if poi and poi not in planned.used() else [])]
+        header_names[:] = list(names)
+        profile = profile_hint or profile or profile_of(names)
+        planned = resolve_columns(names, **_with_roles(given, roles), need_time=False, need_coords=need_coords,
+                                  flags=flags, source=path.name, aliases=PROFILES[profile])
+        poi = find_poi(names, profile) if with_poi else None
+        clock_col = [_clock_column(names, clock, flags, path.name)] if clock else []
+        include = list(names) if keep_columns else \
+            [*planned.used(), *clock_col, *([poi] if poi and poi not in planned.used() else [])]
+        return include, converters()
 
     def converters():
         import pyarrow as pa
@@ -157,56 +151,30 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         def utc(column):
             return pa.array(times(column)).cast(pa.timestamp("ns", tz="UTC"))
 
-        out = {planned.time: utc}
+        out = {planned.time: utc} if planned.time is not None and clock is None else {}
         if planned.lat is not None and planned.lon is not None:
             out[planned.lat] = out[planned.lon] = _float_column
         return out
 
     planned = None
-
-    if kind == "text":
-        try:
-            head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
-        except ValueError as exc:
-            raise unsupported(path, str(exc).split(": ", 1)[-1][:100]) from None
-        names, header = head.fields, True
-        detected = _headerless(head, input_format)
-        if detected:
-            profile, names, header = detected, list(_HEADERLESS[detected]), False
-            given = {**{"user": "user", "time": "time", "lat": "lat", "lon": "lng"},
-                     **{k: v for k, v in given.items() if v is not None}}
-        include = needed(names)
-        try:
-            raw = _read_text(path, sep=head.sep, names=names, header=header, include=include,
-                             encoding=encoding, convert=converters())
-        except TextParseError:
-            raise
-        except Exception as exc:  # not valid UTF-8 (or not decodable as given): the pandas reader
-            if "UTF8" not in str(exc) and "decode" not in str(exc).lower():
-                where = binary_at(path, utf8=False)
-                if where is not None:
-                    raise unsupported(path, f"binary data from byte offset {where[0]}, line {where[1]}") from None
-                raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
-            raw = _read_text_pandas(path, sep=head.sep, names=names, header=header, encoding=encoding)
-            raw.table = raw.table[include]
-    elif kind == "parquet":
-        is_geo = _is_geoparquet(path)
-        raw = _read_parquet(path, lambda names: (needed(names, need_coords=not is_geo), converters()))
-    elif kind == "gpx":
-        from .gpx import read_gpx_table
-
-        raw = read_gpx_table(path)
-        given = {**{"user": "uid", "time": "time", "traj": "trajectory"},
-                 **{k: v for k, v in given.items() if v is not None}}
-        profile = "checkins"
-    else:
-        raw = _read_vector(path, kind)
+    raw = fmt.reader()(path, ReadRequest(plan=plan, input_format=input_format, sep=sep, encoding=encoding))
+    if fmt.key in TRACK_FORMATS:  # a public trajectory data set: its reader knows the columns
+        unused = [flags.get(r, r) for r, v in given.items() if v is not None] + \
+            ([flags.get("time_format", "time_format=")] if time_format is not None else [])
+        if unused:
+            raw.notes.append(f"not used: {', '.join(unused)} (the {fmt.key} layout is fixed)")
+        if tz not in (None, "UTC") and raw.table.column("datetime").type.tz is not None:
+            raw.notes.append(f"the timezone {tz} is not used: {fmt.key} times are UTC")
+        given, clock = dict(raw.roles), None
+    given = _with_roles(given, raw.roles)
+    if raw.profile is not None:
+        profile = raw.profile
 
     names = _names(raw.table)
     has_geometry = raw.lonlat is not None
-    profile = profile or _profile_of(path, kind, names)
-    cmap = resolve_columns(names, **given, need_coords=not has_geometry, flags=flags, source=path.name,
-                           aliases=PROFILES[profile])
+    profile = profile or profile_of(names)
+    cmap = resolve_columns(names, **given, need_time=False, need_coords=not has_geometry, flags=flags,
+                           source=path.name, aliases=PROFILES[profile])
     notes = list(raw.notes)
     if cmap.lat is not None and cmap.lon is not None:
         lat_s, lon_s = _numbers(_column(raw.table, cmap.lat)), _numbers(_column(raw.table, cmap.lon))
@@ -223,9 +191,23 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         notes.append("columns used: " + ", ".join(f"{c!r} as {r}" for r, c in renamed.items()))
     import pandas as pd
 
-    time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
+    untimed = raw.untimed
+    if cmap.time is None:  # no time at all: the file's order, as GPX points without <time>
+        time_s = pd.Series(np.arange(len(raw.lines), dtype=np.int64).view("datetime64[ns]")).dt.tz_localize("UTC")
+        untimed = np.ones(len(raw.lines), dtype=bool)
+        looked = ", ".join(PROFILES[profile].get("time", ALIASES["time"]))
+        notes.append(f"no time column (none of {looked}): points kept in the file's order and written without "
+                     f"a time, as GPX points without <time>; name one with {flags.get('time', 'time=')} NAME")
+    elif clock is not None:
+        clock_name = _clock_column(names, clock, flags, path.name)
+        joined = (_column(raw.table, cmap.time).astype("string").str.strip() + " "
+                  + _column(raw.table, clock_name).astype("string").str.strip())
+        time_s = pd.Series(times(joined), copy=False).dt.tz_localize("UTC")
+        notes.append(f"times from the columns {cmap.time!r} (date) and {clock_name!r} (time of day) joined")
+    else:
+        time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
     notes.extend(time_notes)
-    poi_name = _find_poi(names, profile) if with_poi else None
+    poi_name = find_poi(names, profile) if with_poi else None
     if poi_name is not None and poi_name not in names:
         poi_name = None
     used = set(cmap.used()) | ({poi_name} if poi_name else set())
@@ -234,17 +216,21 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         extra[cmap.traj] = _column(raw.table, cmap.traj)
     if keep_columns:
         for c in names:
-            if c not in used and c not in _RESERVED:
+            if c not in used and c not in RESERVED:
                 extra[c] = _column(raw.table, c)
     for c in list(extra):
-        if c in _RESERVED:
+        if c in RESERVED:
             raise ValueError(f"the trajectory column may not be named {c!r}")
     return dict(
         uid=_user_ids(_column(raw.table, cmap.user)), time=time_s, lat=lat_s, lng=lon_s,
         poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
         bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
-        untimed=raw.untimed, traj=cmap.traj)
+        untimed=untimed, traj=cmap.traj,
+        column_names={"user": cmap.user, "time": cmap.time, "lat": cmap.lat or "geometry",
+                      "lon": cmap.lon or "geometry"},
+        others=[c for c in (header_names or names) if c not in used and c != raw.geometry
+                and c not in raw.roles.values()] + list(raw.unread))
 
 
 def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
@@ -289,16 +275,40 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     ------
     FileNotFoundError, UnsupportedFormatError, MissingColumnsError, TimeFormatError, ValueError
     """
-    from data_loaders._checkins import build_checkins
+    from .checkins import build_checkins
 
     columns = read_columns(path, user=user, time=time, lat=lat, lon=lon, traj=traj,
                            input_format=input_format, time_format=time_format, dayfirst=dayfirst,
                            tz=tz, keep_columns=keep_columns, encoding=encoding, sep=sep, flags=flags)
     traj = columns.pop("traj")
+    columns.pop("others")
     frame = build_checkins(**columns, duplicates=duplicates, strict=strict)
     if traj is not None:
         frame.attrs["trajectory_column"] = traj
     return frame
+
+
+def _split_time(time, flags):
+    """``"date,time"`` -> ``("date", "time")``: a date column and a time-of-day column joined."""
+    if time is None or "," not in str(time):
+        return time, None
+    parts = [p.strip() for p in str(time).split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise ValueError(f"{flags.get('time', 'time=')} {time}: two names separated by a comma are a date column "
+                         "and a time-of-day column (e.g. date,time); one name is a column of whole times")
+    return parts[0], parts[1]
+
+
+def _clock_column(names, clock, flags, source) -> str:
+    """The time-of-day column named ``clock`` (exactly, or up to case and punctuation)."""
+    if clock in names:
+        return clock
+    by_key = {normalise(n): n for n in names}
+    if normalise(clock) in by_key:
+        return by_key[normalise(clock)]
+    raise MissingColumnsError(f"{source}: missing column(s) for time of day: no column {clock!r} "
+                              f"({flags.get('time', 'time=')} DATE,{clock}). Columns found: {', '.join(names)}",
+                              ["time"], names)
 
 
 def _utc_times(table, name, times) -> np.ndarray:
@@ -315,30 +325,10 @@ def _utc_times(table, name, times) -> np.ndarray:
     return times(_column(table, name))
 
 
-def _is_geoparquet(path) -> bool:
-    from .containers import open_parquet
-
-    return b"geo" in (open_parquet(path).schema_arrow.metadata or {})
-
-
-def _find_poi(names, profile) -> str | None:
-    from .columns import normalise
-
-    by_key = {normalise(n): n for n in names}
-    for alias in PROFILES.get(profile, {}).get("poi", ()) + ("poiid",):
-        if alias in by_key:
-            return by_key[alias]
-    return None
-
-
-def _headerless(head, input_format) -> str | None:
-    """``"foursquare"`` / ``"gowalla"`` for the original headerless files, else None."""
-    from data_loaders.foursquare import _TIME as FOURSQUARE
-    from data_loaders.gowalla import _ISO as GOWALLA
-
-    fields = head.fields
-    if input_format in ("auto", "foursquare") and len(fields) == 8 and FOURSQUARE.match(fields[7]):
-        return "foursquare"
-    if input_format in ("auto", "gowalla") and len(fields) == 5 and GOWALLA.match(fields[1]):
-        return "gowalla"
-    return None
+def _with_roles(given: dict, roles) -> dict:
+    """The column names given, completed by the roles a file's layout implies."""
+    out = dict(given)
+    for role, name in (roles or {}).items():
+        if out.get(role) is None:
+            out[role] = name
+    return out

@@ -11,7 +11,7 @@ source line of each row, and returns a WGS84 GeoDataFrame:
   order;
 * rows ordered by (uid, datetime) with a stable sort: rows with the same user and
   time keep their file order;
-* ``attrs["report"]``: a :class:`~data_loaders._report.LoadReport`.
+* ``attrs["report"]``: a :class:`~tracs.io.report.LoadReport`.
 
 Checks, in order (a row gets the first reason that applies): bad user, bad
 time, bad coordinates (empty, non-numeric, NaN, inf), coordinates out of range.
@@ -31,19 +31,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ._io import check_path, read_known_format
+from .report import DroppedRowsError, LoadReport
 
 #: the column that records where each row came from, by kind of position
 SOURCE_COLUMN = {"line": "source_line", "row": "source_row"}
 #: every such column name, for code that reads a loader's output back
 SOURCE_COLUMNS = tuple(SOURCE_COLUMN.values())
-from ._report import DroppedRowsError, LoadReport
 
 if TYPE_CHECKING:  # geopandas is imported only where a frame is built
     import geopandas as gpd
 
 DUPLICATE_POLICIES = ("keep", "drop_exact", "drop_user_time")
-_RESERVED = ("uid", "datetime", "poi_id", "geometry")
+RESERVED = ("uid", "datetime", "poi_id", "geometry")
 
 
 def check_duplicates_policy(duplicates) -> str:
@@ -117,7 +116,7 @@ def check_rows(bad_user: np.ndarray, bad_time: np.ndarray, lat: np.ndarray, lng:
 
 
 def make_report(*, source, fmt, rows, kept, dropped, exact, repeated, duplicates, blank_lines,
-                position, notes, strict, untimed=()) -> LoadReport:
+                position, notes, strict, untimed=(), column_names=None) -> LoadReport:
     """The :class:`LoadReport` of a loader; raises when nothing is left or, with ``strict``, anything dropped.
 
     ``rows`` counts the records parsed (lines skipped by the parser, ``dropped["bad_fields"]``, come on top).
@@ -132,6 +131,7 @@ def make_report(*, source, fmt, rows, kept, dropped, exact, repeated, duplicates
         repeated_times=np.sort(repeated), duplicates=duplicates,
         blank_lines=np.asarray(blank_lines if blank_lines is not None else empty, dtype=np.int64),
         position=position, notes=tuple(notes), untimed=np.sort(np.asarray(untimed, dtype=np.int64)),
+        columns=column_names,
     )
     if report.rows_read == 0:
         raise ValueError(f"{source} has no check-in rows")
@@ -146,18 +146,19 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
                    lines: np.ndarray, source: str, fmt: str, poi: pd.Series | None = None,
                    extra: dict | None = None, bad_lines=None, blank_lines=None, notes=(),
                    duplicates: str = "keep", strict: bool = False,
-                   position: str = "line", untimed=None) -> gpd.GeoDataFrame:
+                   position: str = "line", untimed=None, column_names=None) -> gpd.GeoDataFrame:
     """Validate, order and report; see the module docstring.
 
     ``untimed`` (optional boolean mask over the rows) marks rows with no time of
     their own: ``time`` only orders them, their ``datetime`` is left missing,
     they are never counted as duplicates, and the report lists them.
+    ``column_names`` (role -> the file's column) lets drop messages name the columns.
     """
     duplicates = check_duplicates_policy(duplicates)
     strict = check_strict(strict)
     extra = dict(extra or {})
     for name in extra:
-        if name in _RESERVED:
+        if name in RESERVED:
             raise ValueError(f"an extra column is named {name!r}, which the output uses for "
                              "another meaning: rename it first")
     n = len(uid)
@@ -221,34 +222,9 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
     report = make_report(source=source, fmt=fmt, rows=n, kept=len(frame), dropped=dropped,
                          exact=exact, repeated=repeated, duplicates=duplicates,
                          blank_lines=blank_lines, position=position, notes=notes, strict=strict,
-                         untimed=lines_k[untimed])
+                         untimed=lines_k[untimed], column_names=column_names)
     import geopandas as gpd  # here: the command line's array path reads through this module without it
 
     out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs="EPSG:4326")
     out.attrs["report"] = report
     return out
-
-
-def load_known_format(path, *, name: str, parse, duplicates: str, strict, encoding,
-                      **file_format) -> gpd.GeoDataFrame:
-    """The body shared by the loaders of fixed-column check-in files.
-
-    Checks the arguments (path, ``duplicates``, ``strict``) before reading, reads
-    the file with :func:`~data_loaders._io.read_known_format` (``file_format`` are
-    its format arguments), turns the raw columns into those of
-    :func:`build_checkins` with ``parse(raw, notes)`` (which returns a dict with
-    ``uid``, ``time``, ``lat``, ``lng`` and optionally ``poi`` and ``extra``, and
-    may append to ``notes``, a copy of the reader's notes) and builds the result
-    with the source lines, the file name and the format ``"<name>-csv"`` or
-    ``"<name>-tsv"``.
-    """
-    path = check_path(path)
-    check_duplicates_policy(duplicates)
-    strict = check_strict(strict)
-    raw, table, sep = read_known_format(path, encoding=encoding, **file_format)
-    notes = list(table.notes)
-    columns = parse(raw, notes)
-    return build_checkins(
-        **columns, lines=table.lines, bad_lines=table.bad_lines, blank_lines=table.blank_lines,
-        notes=notes, source=path.name, fmt=f"{name}-" + ("csv" if sep == "," else "tsv"),
-        duplicates=duplicates, strict=strict)
