@@ -3,7 +3,10 @@
 Each function cuts its input into contiguous chunks (whole trajectories for
 perturbation and per-trajectory errors, plain ranges of points for rounding and
 point errors), runs the library's own serial function on every chunk in a thread
-pool (:mod:`tracs.engine._pool`) and concatenates the results in order.
+pool (:mod:`tracs.engine._pool`), each chunk checking its own points and writing
+its rows of one output.  The few steps left on one thread (shape checks, the
+keys' canonical bytes, the mean over trajectories) are named for
+:mod:`tracs.engine._account`.
 
 Guarantee (bit-identity): the output equals the serial call's output bit for
 bit, for any ``workers``.  For perturbation this rests on keyed randomness
