@@ -23,10 +23,17 @@ written in WGS84.  A user's released rows depend only on that user's rows, the
 public parameters (region, POI file, method, ε) and the seed: each user draws from
 a random stream keyed by the user id.
 
-The output keeps the user id, the trajectory id and the time of every row, in the
-input's order, with the released latitude/longitude and the ε spent per point and
-per trajectory.  The true coordinates and venue ids are never written.  The format
-follows the extension: .csv, .geojson/.json or .parquet/.geoparquet.
+The output keeps the user id (exactly as written: 007 and 7 are two users), the
+trajectory id (the input's own, or 0, 1, ... within each user) and the time of
+every row, in the input's order, with the released latitude/longitude and the ε
+spent per point and per trajectory (epsilon_point, epsilon_trajectory: with a
+budget per point a trajectory of n points spends n times it, with a budget per
+trajectory each point 1/n of it, so these columns reveal each trajectory's
+length; --no-budget-columns leaves them out).  --keep-lines adds source_line
+(source_row), each row's position in the input file, which reveals how many rows
+of other users precede it.  The true coordinates and venue ids are never written.
+The format follows the extension: .csv, .tsv, .geojson/.json, .parquet/.geoparquet
+or .gpx.
 """
 
 
@@ -75,6 +82,12 @@ def add_parser(subparsers) -> None:
                    help="draw from ChaCha20, a cryptographically secure generator (keyed from the OS, or "
                         "from --seed, which must then stay secret): for releases an attacker may observe "
                         "many times or seeds that may leak; same lattice, same law, about 3-4x slower")
+    p.add_argument("--keep-lines", action="store_true",
+                   help="also write source_line (source_row): each row's line in INPUT.  It reveals the "
+                        "file position, which depends on the rows of the users above it")
+    p.add_argument("--no-budget-columns", action="store_true",
+                   help="leave out epsilon_point and epsilon_trajectory (the ε spent; they reveal each "
+                        "trajectory's length)")
     _columns.add_input_arguments(p, pad=True, quiet=True)
     _public.add_arguments(p)
     _output.add_arguments(p)

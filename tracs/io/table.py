@@ -39,6 +39,10 @@ class Points:
     offsets : numpy.ndarray of int64, shape (T + 1,)
         Trajectory ``t`` is rows ``offsets[t]:offsets[t + 1]``.
     report : data_loaders.LoadReport
+    traj : pandas.Series or None
+        The input's own trajectory id of each row, exactly as read, when the
+        trajectories are exactly the input's (a trajectory column and no time gap);
+        else None (trajectories are numbered within each user).
     """
 
     uid: object
@@ -48,6 +52,7 @@ class Points:
     position: str
     offsets: np.ndarray
     report: object
+    traj: object = None
 
     @property
     def lengths(self) -> np.ndarray:
@@ -56,6 +61,17 @@ class Points:
     def trajectory_users(self):
         """The user id of each trajectory (for keyed randomness)."""
         return self.uid.iloc[self.offsets[:-1]].to_numpy()
+
+    def trajectory_ids(self):
+        """The released trajectory id of each trajectory: the input's own id (:attr:`traj`),
+        or its number among its user's trajectories (``0, 1, …`` in (trajectory, time)
+        order), which depends on that user's rows only."""
+        if self.traj is not None:
+            return self.traj.take(self.offsets[:-1]).reset_index(drop=True)
+        first = np.r_[True, ~self.same_user_as_previous_trajectory()] if len(self.offsets) > 1 else \
+            np.zeros(0, bool)
+        t = np.arange(len(first), dtype=np.int64)
+        return t - np.maximum.accumulate(np.where(first, t, 0))
 
     def same_user_as_previous_trajectory(self) -> np.ndarray:
         """``out[t - 1]``: trajectory ``t`` has the same user as trajectory ``t - 1`` (length T - 1)."""
@@ -119,7 +135,8 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     lat, lng = to_number(cols["lat"]), to_number(cols["lng"])
     time = cols["time"].dt.as_unit("ns").array.asi8.view("datetime64[ns]")  # UTC; NaT stays NaT
     uid = cols["uid"]
-    traj_key = pd.factorize(cols["extra"][cols["traj"]], sort=True)[0] if cols["traj"] is not None else None
+    traj = cols["extra"][cols["traj"]].reset_index(drop=True) if cols["traj"] is not None else None
+    traj_key = pd.factorize(traj, sort=True)[0] if traj is not None else None
     untimed = cols.get("untimed")
     untimed = np.zeros(len(lines), bool) if untimed is None else np.asarray(untimed, dtype=bool)
     meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes")}
@@ -140,6 +157,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         uid = uid.take(keep).reset_index(drop=True)
         time, lat, lng, lines = time[keep], lat[keep], lng[keep], lines[keep]
         traj_key = None if traj_key is None else traj_key[keep]
+        traj = None if traj is None else traj.take(keep).reset_index(drop=True)
         untimed = untimed[keep]
     uid = _user_ids(uid)
     ukey = user_order_keys(uid)
@@ -149,6 +167,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         uid = uid.take(order).reset_index(drop=True)
         ukey, tkey, lat, lng, lines, time = ukey[order], tkey[order], lat[order], lng[order], lines[order], time[order]
         traj_key = None if traj_key is None else traj_key[order]
+        traj = None if traj is None else traj.take(order).reset_index(drop=True)
         untimed = untimed[order]
     same_user = np.r_[False, ukey[1:] == ukey[:-1]]
     same = same_user & np.r_[False, tkey[1:] == tkey[:-1]]
@@ -167,7 +186,8 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         time = time.copy()
         time[untimed] = np.datetime64("NaT")
     return Points(uid=uid, time=time, lonlat=np.column_stack([lng, lat]), source=lines,
-                  position=meta["position"], offsets=offsets, report=report)
+                  position=meta["position"], offsets=offsets, report=report,
+                  traj=traj if gap is None else None)
 
 
 def _row_order(tkey: np.ndarray, traj_key, ukey: np.ndarray) -> np.ndarray:
@@ -219,10 +239,21 @@ def wkb_points(lonlat: np.ndarray):
     return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data.tobytes())])
 
 
-def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text_times: bool, rows=None):
-    """The rows to publish, in the input file's order: user id, trajectory id, time, source
-    line/row, released latitude/longitude, ε spent per point and per trajectory (the columns of
-    ``tracs perturb``); true coordinates and venue ids are never included.
+def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text_times: bool, rows=None,
+                   keep_lines: bool = False, budget: bool = True):
+    """The rows to publish, in the input file's order (the columns of ``tracs perturb``).
+
+    Every column of a user's rows depends only on that user's rows, the public
+    parameters and the seed: ``uid`` (exactly as read), ``trajectory``
+    (:meth:`Points.trajectory_ids`: the input's own id, or the number of the
+    trajectory among its user's), ``datetime``, the released ``lat`` / ``lng`` and,
+    with ``budget``, ``epsilon_point`` / ``epsilon_trajectory`` (the ε spent: with a
+    budget per point, ``epsilon_trajectory`` is ``n`` times it for a trajectory of
+    ``n`` points, and with a budget per trajectory ``epsilon_point`` is ``1 / n`` of
+    it, so both reveal each trajectory's length, as its rows do).  ``keep_lines``
+    adds ``source_line`` / ``source_row``, the row's position in the input file,
+    which depends on the rows of every user above it.  True coordinates and venue
+    ids are never included.
 
     ``rows`` (positions in the input's order, default all) builds one batch of them.
     """
@@ -235,19 +266,29 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
         order = order[rows]
     traj = np.searchsorted(points.offsets, order, side="right") - 1
     uid = points.uid.take(order)
-    uid_arr = pa.array(uid.array) if not isinstance(uid.dtype, np.dtype) else pa.array(uid.to_numpy())
+    ids = getattr(points, "_trajectory_ids", None)
+    if ids is None:
+        ids = points._trajectory_ids = points.trajectory_ids()
+    ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj)
     times = pa.array(points.time[order]).cast(pa.timestamp("ns", tz="UTC"))
-    position = "source_line" if points.position == "line" else "source_row"
-    return pa.table({
-        "uid": uid_arr,
-        "trajectory": traj.astype(np.int64),
-        "datetime": _times_as_text(times) if text_times else times,
-        position: points.source[order],
-        "lat": released_lonlat[order, 1],
-        "lng": released_lonlat[order, 0],
-        "epsilon_point": np.asarray(eps_point, dtype=np.float64)[order],
-        "epsilon_trajectory": np.asarray(eps_traj, dtype=np.float64)[order],
-    })
+    columns = {"uid": _arrow(uid), "trajectory": _arrow(ids),
+               "datetime": _times_as_text(times) if text_times else times}
+    if keep_lines:
+        columns["source_line" if points.position == "line" else "source_row"] = points.source[order]
+    columns["lat"], columns["lng"] = released_lonlat[order, 1], released_lonlat[order, 0]
+    if budget:
+        columns["epsilon_point"] = np.asarray(eps_point, dtype=np.float64)[order]
+        columns["epsilon_trajectory"] = np.asarray(eps_traj, dtype=np.float64)[order]
+    return pa.table(columns)
+
+
+def _arrow(values):
+    """A pandas Series or NumPy array as an Arrow array, keeping its type (text stays text)."""
+    import pyarrow as pa
+
+    if isinstance(values, np.ndarray):
+        return pa.array(values)
+    return pa.array(values.array) if not isinstance(values.dtype, np.dtype) else pa.array(values.to_numpy())
 
 
 def input_order(points: Points) -> np.ndarray:
@@ -260,22 +301,24 @@ def input_order(points: Points) -> np.ndarray:
 
 
 def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, fmt: str, *,
-                   progress=None, batch: int = 1 << 17) -> None:
-    """Write the released rows (:func:`released_table`) in the input's order.
+                   progress=None, batch: int = 1 << 17, keep_lines: bool = False, budget: bool = True) -> None:
+    """Write the released rows (:func:`released_table`, with its ``keep_lines`` and ``budget``)
+    in the input's order.
 
     CSV, TSV and GeoParquet are written in batches of ``batch`` rows, each built
     when it is written, so the output never exists whole in memory; GeoJSON and
     GPX are built at once.
     """
+    columns = dict(keep_lines=keep_lines, budget=budget)
     n = len(points.source)
     if fmt not in ("CSV", "TSV", "GeoParquet"):
-        write_table(released_table(points, released_lonlat, eps_point, eps_traj, text_times=False), path, fmt,
-                    progress=progress)
+        write_table(released_table(points, released_lonlat, eps_point, eps_traj, text_times=False, **columns),
+                    path, fmt, progress=progress)
         return
     text = fmt != "GeoParquet"
     batch = batch if text else batch // 2  # Parquet row groups: the writer holds one while encoding it
     batches = _ahead(released_table(points, released_lonlat, eps_point, eps_traj, text_times=text,
-                                    rows=slice(start, start + batch)) for start in range(0, n, batch))
+                                    rows=slice(start, start + batch), **columns) for start in range(0, n, batch))
     if text:
         from .write import write_csv_batches
 
@@ -391,7 +434,8 @@ def write_table(table, path, fmt: str, *, progress=None, batch: int = 1 << 17) -
         from .gpx import write_gpx
 
         write_gpx(path, lat=lonlat[:, 1], lon=lonlat[:, 0], times=frame["datetime"],
-                  trajectory=frame["trajectory"].to_numpy(), names=frame["uid"].astype(str).to_numpy())
+                  trajectory=frame["trajectory"].to_numpy(), names=frame["uid"].astype(str).to_numpy(),
+                  users=frame["uid"].to_numpy())
     else:
         raise ValueError(f"unknown output format {fmt!r}")
     if progress is not None:
