@@ -156,7 +156,8 @@ def run(args, spec, output: Path, fmt: str) -> int:
             points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update, **released_columns(args)))
     from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
 
-    write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs)
+    write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs, from_data=public.from_data,
+                          pois_used=public.pois is not None)
 
     budget = (f"ε = {given(args.epsilon)} per trajectory ({significant(eps_point.min())}–"
               f"{significant(eps_point.max())} per point)" if args.per_trajectory else

@@ -40,38 +40,76 @@ def add_parser(subparsers) -> None:
                         "exp(-K·u) across the zone; 0 splits it evenly (default 4, the estimator's)")
 
 
-def write_perturb_sidecar(output, args, perturber, region, crs) -> Path:
-    """Called by 'tracs perturb': the public parameters of the release it wrote."""
+def write_perturb_sidecar(output, args, perturber, region, crs, *, from_data: bool = False,
+                          pois_used: bool = False) -> Path:
+    """Called by 'tracs perturb': the public parameters of the release it wrote, and where the
+    region, the POIs and the anchor came from (``from_data``: ``--region-from-data``)."""
     from ..estimate.sidecar import write_sidecar
 
+    region_source = "data" if from_data else "public"
+    sources = {"region": region_source}
+    if pois_used:
+        sources["pois"] = region_source  # --pois with --region; the data's venues otherwise
+    if getattr(perturber, "anchor_point", None) is not None:
+        # an anchor given as X,Y is public; "center" / "corner" are those of the region
+        sources["anchor"] = "public" if isinstance(getattr(args, "anchor", None), tuple) else region_source
     return write_sidecar(output, method=args.method, epsilon=args.epsilon,
                          per_trajectory=args.per_trajectory, region=region, crs=crs,
                          perturber=perturber, split_gap=args.split_gap,
-                         round_to_pois=bool(getattr(args, "round_to_pois", False)))
+                         round_to_pois=bool(getattr(args, "round_to_pois", False)), sources=sources)
+
+
+def warn_data_derived(command: str, data: dict) -> None:
+    """Say on standard error when a release was shaped by parameters computed from the data."""
+    import sys
+
+    from ..estimate.sidecar import data_derived
+
+    derived = data_derived(data)
+    if derived:
+        print(f"tracs {command}: warning: the release used parameters computed from the data "
+              f"({', '.join(derived)}; 'tracs perturb --region-from-data'): it is NOT private, and these "
+              "parameters reveal the true points (e.g. the region's edges are users' true coordinates)",
+              file=sys.stderr)
 
 
 def _release_points(path: Path, crs):
-    """Released points in the sidecar's CRS, in trajectory order, with offsets."""
+    """Released points in the sidecar's CRS, in trajectory order, with offsets.
+
+    A trajectory is the rows of one ``(uid, trajectory)`` pair (trajectory ids are
+    numbered within each user), ids read exactly as written; users and trajectories
+    are ordered like the loaders order them, the points of each by time.
+    """
     import pandas as pd
     import pyproj
 
-    frame = pd.read_csv(path)
+    from data_loaders._checkins import user_order_keys
+
+    frame = pd.read_csv(path, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
+                        na_values={c: [""] for c in ("lat", "lng", "datetime")})
     missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
     if missing:
         raise CLIError(f"{path.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
     if len(frame) == 0:
         raise CLIError(f"{path.name} holds no released points")
-    keys = ["trajectory"] + (["datetime"] if "datetime" in frame.columns else [])
-    frame = frame.sort_values(keys, kind="stable")  # the order the points were perturbed in
+    sort = [user_order_keys(frame["uid"])] if "uid" in frame.columns else []
+    sort.append(user_order_keys(frame["trajectory"]))
+    if "datetime" in frame.columns:
+        sort.append(pd.factorize(frame["datetime"].fillna("\uffff"), sort=True)[0])  # no time: last
+    order = np.lexsort(sort[::-1])  # the order the points were perturbed in (ties: file order)
+    frame = frame.iloc[order]
     to_metric = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
     x, y = to_metric.transform(frame["lng"].to_numpy(float), frame["lat"].to_numpy(float))
-    traj = frame["trajectory"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, traj[1:] != traj[:-1]])
+    ukey, tkey = sort[0][order], sort[-2 if "datetime" in frame.columns else -1][order]
+    new = tkey[1:] != tkey[:-1]
+    if "uid" in frame.columns:
+        new |= ukey[1:] != ukey[:-1]
+    starts = np.flatnonzero(np.r_[True, new])
     offsets = np.r_[starts, len(frame)].astype(np.int64)
     return np.column_stack([x, y]), offsets
 
 
-def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None):
+def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None, *, command="estimate"):
     """``(density, sidecar, reports)`` of a file written by 'tracs perturb' and its sidecar."""
     from ..estimate.planar import density
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
@@ -88,6 +126,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
         except ValueError:
             raise CLIError(f"--edge-decay must be a finite number >= 0, got {edge_decay:g}") from None
     data = read_sidecar(release)
+    warn_data_derived(command, data)
     if data.get("round_to_pois"):
         raise CLIError("the release was rounded to points of interest: its references are not public")
     if data.get("crs") is None:

@@ -97,8 +97,9 @@ def read_points(path) -> geopandas.GeoDataFrame:
     if not path.is_file():
         raise CLIError(f"no such file: {path}")
     suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv", ".txt"):
-        frame = pd.read_csv(path, sep=None, engine="python")
+    if suffix in (".csv", ".tsv", ".txt"):  # ids exactly as written (007 and 7 are two users)
+        frame = pd.read_csv(path, sep=None, engine="python", dtype={"uid": str, "trajectory": str},
+                            keep_default_na=False, na_values={"lat": [""], "lng": [""]})
     elif suffix in (".parquet", ".geoparquet"):
         try:
             return gpd.read_parquet(path)
@@ -132,11 +133,12 @@ def _perturb(trajs, method: str, epsilon: float, seed):
 
 
 def _align(released, original, name):
-    """Put the released rows in the order of ``original`` through their source line or row.
+    """Put the released rows in the order of ``original`` (the loaders' (user, time) order).
 
-    'tracs perturb' publishes rows in the input file's order and keeps the loaders'
-    ``source_line`` / ``source_row`` column; the map draws them in (user, time) order.
-    Files without that column are taken to be in the order of ``original`` already.
+    'tracs perturb' publishes rows in the input file's order; with ``--keep-lines`` it
+    also writes the loaders' ``source_line`` / ``source_row``, which then matches the
+    rows one by one.  Without it, the i-th released row is the i-th row of the input,
+    which ``original``'s own source column orders.
     """
     import pandas as pd
 
@@ -144,11 +146,28 @@ def _align(released, original, name):
 
     position = next((c for c in SOURCE_COLUMNS if c in released.columns and c in original.columns), None)
     if position is None:
-        return released
+        own = next((c for c in SOURCE_COLUMNS if c in original.columns), None)
+        if own is None:
+            return released
+        where = np.empty(len(original), dtype=np.int64)
+        where[np.argsort(original[own].to_numpy(), kind="stable")] = np.arange(len(original))
+        return released.iloc[where].reset_index(drop=True)
     where = pd.Index(released[position].to_numpy()).get_indexer(original[position].to_numpy())
     if (where < 0).any() or len(np.unique(where)) != len(where):
         raise CLIError(f"{name}: its {position} column does not match the rows of the input file")
     return released.iloc[where].reset_index(drop=True)
+
+
+def _warn_from_sidecar(release: Path) -> None:
+    """Warn when the release's sidecar says it used parameters computed from the data."""
+    from ..estimate.sidecar import read_sidecar
+    from .estimate import warn_data_derived
+
+    try:
+        data = read_sidecar(release)
+    except (FileNotFoundError, ValueError):
+        return  # a file without a sidecar (or not a tracs release): nothing is known of its parameters
+    warn_data_derived("map", data)
 
 
 def _epsilon_of(released) -> float | None:
@@ -165,7 +184,7 @@ def _add_density(fmap, args) -> None:
     from ..maps.density import density_layer
     from .estimate import estimate_release
 
-    est, data, _ = estimate_release(Path(args.perturbed), args.estimate_grid)
+    est, data, _ = estimate_release(Path(args.perturbed), args.estimate_grid, command="map")
     density_layer(est, data["crs"], name=f"estimated density ({data['method']}, ε = {data['epsilon']:g})",
                   min_share=0.0).add_to(fmap)
 
@@ -203,6 +222,8 @@ def _run(args) -> int:
     original = trajs.frame
     perturbed, epsilon, method = None, args.epsilon, args.method
     if args.perturbed is not None:
+        if args.estimate_grid is None:  # (with --estimate-grid the estimate says it)
+            _warn_from_sidecar(Path(args.perturbed))
         perturbed = read_points(args.perturbed)
         if len(perturbed) != len(original):
             raise CLIError(f"{args.perturbed} has {len(perturbed):,} rows but {source} has "

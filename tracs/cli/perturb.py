@@ -138,6 +138,7 @@ def run(args) -> int:
         raise CLIError(f"method {args.method!r} is not ε-LDP (its group sizes depend on the true location) "
                        "and is kept only to reproduce the paper's experiments with 'tracs evaluate'; "
                        "it is never used to release data: use 'lsrr' instead")
+    _output.check_pois_not_input(args.pois, args.input)
     if args.engine == "dask":
         from . import _startup
         from .dask_perturb import run_dask
