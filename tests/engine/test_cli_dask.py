@@ -52,7 +52,7 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_dask_engine_equals_in_process(name, data, scheduler, tmp_path, capsys):
     options = [a.replace("{pois}", str(data / "pois.csv")) for a in CASES[name]]
-    common = ["--region", "tky", "--seed", "5", *options]
+    common = ["--region", "tky", "--seed", "5", "--keep-lines", *options]
     if "--epsilon" not in common:
         common += ["--epsilon", "2"]
     assert main(["perturb", str(data / "all.parquet"), "-o", str(tmp_path / "one.parquet"), *common]) == 0
@@ -66,7 +66,7 @@ def test_dask_engine_equals_in_process(name, data, scheduler, tmp_path, capsys):
     many = gpd.read_parquet(tmp_path / "many").sort_values("source_row")
     assert len(one) == len(many) == 900
     assert many["source_row"].tolist() == one["source_row"].tolist()
-    for column in ("lat", "lng", "epsilon_point", "epsilon_trajectory"):
+    for column in ("uid", "trajectory", "lat", "lng", "epsilon_point", "epsilon_trajectory"):
         assert np.array_equal(one[column].to_numpy(), many[column].to_numpy()), column
     assert many.crs == one.crs
 
@@ -99,7 +99,7 @@ def test_worker_count_does_not_change_the_release(data, tmp_path, monkeypatch):
                      "--round-to-pois", "--pois", str(data / "pois.csv")]) == 0
         outputs.append(gpd.read_parquet(out))
     for other in outputs[1:]:
-        for column in ("lat", "lng", "epsilon_point", "epsilon_trajectory"):
+        for column in ("uid", "trajectory", "lat", "lng", "epsilon_point", "epsilon_trajectory"):
             assert np.array_equal(outputs[0][column].to_numpy(), other[column].to_numpy()), column
 
 
