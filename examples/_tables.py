@@ -16,9 +16,9 @@ import pandas as pd
 
 from tracs._text import significant
 
-ROOT = Path(__file__).resolve().parents[1]
-FIGURES = ROOT / "docs" / "figures"
-PAGE = ROOT / "docs" / "results.md"
+from _reproduce import DOCS
+
+PAGE = DOCS / "results.md"
 
 
 @dataclass(frozen=True)

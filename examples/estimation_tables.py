@@ -29,10 +29,11 @@ points on the same ``--queries`` boxes (sides 10–50 % of the region's, seed
 Columns are means over the releases; ratios are ratios of those means.  Also the
 total-variation distance to the true G×G histogram and the share of the true
 top-20 cells among the estimate's top 20.  The true points' own histogram gives
-the grid's floor.  Writes ``docs/figures/estimation_tables.csv`` (one row per
-release), ``docs/figures/estimation_tables.md`` (pasted into
-``docs/estimation.md``) and ``docs/figures/estimation_density.png`` (true / raw /
-estimated, TKY, TraCS-D, ε = 4, first release).
+the grid's floor.  Writes ``estimation_tables.csv`` (one row per release),
+``estimation_tables.md`` (pasted into ``docs/estimation.md``) and
+``estimation_density.png`` (true / raw / estimated, TKY, TraCS-D, ε = 4, first
+release) into ``output/estimation_tables`` (``--output-dir``); ``--write-docs``
+replaces the published ones in ``docs/figures``.
 
 Run: ``TRACS_DATA_DIR=… python examples/estimation_tables.py`` (about 20 minutes
 on one core; ``--methods TraCS-C,TraCS-D,Strawman,T-Laplace`` for more).
@@ -53,8 +54,8 @@ from tracs.evaluation import load_dataset
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from tracs.query_metrics import range_query_counts
 
-ROOT = Path(__file__).resolve().parents[1]
-FIGURES = ROOT / "docs" / "figures"
+from _reproduce import add_output_options, parse_output_args
+
 METHODS = {"TraCS-C": TraCSC, "TraCS-D": TraCSD, "Strawman": Strawman, "T-Laplace": PlanarLaplace}
 HOT = 20
 #: weight of the light smoothing variant, θ <- (1 − λ)θ + λ·smooth(θ)
@@ -230,8 +231,8 @@ def main(argv=None):
     p.add_argument("--queries", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--seeds", type=int, default=3, help="releases per (data, method, ε)")
-    p.add_argument("--out-dir", type=Path, default=FIGURES)
-    args = p.parse_args(argv)
+    add_output_options(p)
+    args = parse_output_args(p, argv, script="estimation_tables")
     datasets = args.datasets.split(",")
     epsilons = [float(e) for e in args.epsilons.split(",")]
     table, figure = run(datasets, epsilons, args.grid, args.queries, args.seed, args.methods.split(","),

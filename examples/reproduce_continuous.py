@@ -1,7 +1,8 @@
 """The paper's continuous figures: AE of TraCS-D, TraCS-C, Strawman and planar Laplace (the paper's T-Laplace) on
 S = [0,1)² and S = [0,2) × [0,10), trajectories of 100 uniformly random points.
 
-Writes docs/figures/continuous_<region>[_<anchor>].{csv,png} and prints Markdown tables
+Writes continuous_<region>[_<anchor>].{csv,png} into output/reproduce_continuous (``--output-dir``;
+``--write-docs`` replaces docs/figures) and prints Markdown tables
 (mean AE ± half-width of the 95 % CI over the repetitions, in the region's units).
 The same grid from the command line, one region at a time:
 
@@ -11,7 +12,7 @@ The same grid from the command line, one region at a time:
 
 from __future__ import annotations
 
-from _reproduce import Stopwatch, parser, save
+from _reproduce import Stopwatch, parse_output_args, parser, save
 
 from tracs.evaluation import continuous_dataset, markdown_table, run_grid, summarise
 
@@ -24,7 +25,7 @@ def main(argv=None) -> None:
     p.add_argument("--points", type=int, default=100, help="points per trajectory (default: 100)")
     p.add_argument("--anchors", default="corner,center",
                    help="TraCS-D first references to run: corner (the paper's code), center (default: both)")
-    args = p.parse_args(argv)
+    args = parse_output_args(p, argv, script="reproduce_continuous")
     for region in ("unit-square", "2x10"):
         dataset = continuous_dataset(region, trajectories=args.trajectories, points=args.points)
         for anchor in args.anchors.split(","):

@@ -4,7 +4,8 @@ Each scheme reports a direction drawn uniformly on [0, 2π); the error is the ci
 distance min(|a − b|, 2π − |a − b|) in radians.  k-RR reports the direction's sector
 and then a uniform angle inside the reported sector (the Strawman's direction step).
 Prints a Markdown table (empirical mean ± 95 % CI, and the closed-form expectation)
-and writes docs/figures/direction.{csv,png}.
+and writes direction.{csv,png} into output/reproduce_direction (``--output-dir``;
+``--write-docs`` replaces docs/figures).
 
     python examples/reproduce_direction.py            # 100,000 directions × 10 repetitions
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from _reproduce import parser, save
+from _reproduce import parse_output_args, parser, save
 
 from tracs.evaluation import confidence_interval, direction_study, markdown_table
 
@@ -24,7 +25,7 @@ LABELS = {"circular": "circular (optimal)", "krr-3": "3-sector k-RR", "krr-6": "
 def main(argv=None) -> None:
     p = parser(__doc__.splitlines()[0], repetitions=10, epsilons="0.5,1,2,4,6,8,10")
     p.add_argument("--samples", type=int, default=100_000, help="directions per run (default: 100,000)")
-    args = p.parse_args(argv)
+    args = parse_output_args(p, argv, script="reproduce_direction")
     eps = [float(e) for e in args.epsilons.split(",")]
     runs = direction_study(eps, samples=args.samples, repetitions=args.repetitions, seed=args.seed)
     rows = []

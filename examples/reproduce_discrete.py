@@ -4,7 +4,8 @@ plus the appendix's aggregate metrics (range-query error, hotspot preservation).
 
 Needs TRACS_DATA_DIR (the folder with the check-in samples).  Errors are in metres
 (UTM projection) and, in the "paper units" tables, after min-max scaling the data's
-bounding box to the unit square.  Writes docs/figures/discrete_<data>.{csv,png}.
+bounding box to the unit square.  Writes discrete_<data>.{csv,png}
+into output/reproduce_discrete (``--output-dir``; ``--write-docs`` replaces docs/figures).
 The same grid from the command line:
 
     tracs evaluate --dataset tky --methods atp,ngram,lsrr,tracs-d,tracs-c \\
@@ -14,7 +15,7 @@ The same grid from the command line:
 
 from __future__ import annotations
 
-from _reproduce import Stopwatch, parser, save
+from _reproduce import Stopwatch, parse_output_args, parser, save
 
 import pandas as pd
 
@@ -30,7 +31,7 @@ def main(argv=None) -> None:
     p.add_argument("--methods", default=METHODS, help=f"methods (default: {METHODS})")
     p.add_argument("--max-trajectories", type=int, default=None, help="keep the first T trajectories only")
     p.add_argument("--anchor", default="center", help="TraCS-D first reference (default: center)")
-    args = p.parse_args(argv)
+    args = parse_output_args(p, argv, script="reproduce_discrete")
     for name in args.datasets.split(","):
         dataset = load_dataset(name, max_trajectories=args.max_trajectories)
         # one small grid per (method, ε): the cells' seeds make this identical to one big grid,

@@ -30,14 +30,17 @@ we use ε = 1, 1.25, …, 8: of the grids tried (``grid_fit.csv``, full run only
 one that meets the six stated worst-case ratios of Figures 9 and 11 best (all within
 0.1 point).
 
-Writes ``docs/figures/ogpm/figNN.csv`` (tidy: figure, panel, mechanism, epsilon, p, x,
+Writes ``figNN.csv`` (tidy: figure, panel, mechanism, epsilon, p, x,
 error) with ``figNN.png``, ``summary.csv`` (the paper's stated ratios beside ours) and
 ``claims.csv`` (the paper's qualitative statements, each checked: holds true/false);
 ``fig16.csv``/``fig17.csv`` (mean error and standard error over seeded runs per data set,
-collector, mechanism and ε) with their figures and ``estimation_summary.csv``.
+collector, mechanism and ε) with their figures and ``estimation_summary.csv``, into
+``output/reproduce_ogpm`` or ``--output-dir``; only ``--write-docs`` (a full run) replaces
+the published files in ``docs/figures/ogpm``.
 
-    python examples/reproduce_ogpm.py            # 201 inputs per curve, ε step 0.25; 100/10 runs
     python examples/reproduce_ogpm.py --quick    # 41 inputs, ε step 1.75; 4/1 runs at 3 budgets
+    python examples/reproduce_ogpm.py            # 201 inputs per curve, ε step 0.25; 100/10 runs
+    python examples/reproduce_ogpm.py --write-docs   # the full run, published in docs/figures/ogpm
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from tracs.mechanisms import (
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _ogpm_estimation as estimation  # noqa: E402
+from _reproduce import add_output_options, parse_output_args  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "figures" / "ogpm"
@@ -406,17 +410,17 @@ def plot(fig_id: str, df: pd.DataFrame, path: Path) -> None:
     plt.close(fig)
 
 
-def main(argv=None, out_dir: Path | None = None) -> dict[str, pd.DataFrame]:
+def main(argv=None) -> dict[str, pd.DataFrame]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="coarse grids (seconds)")
-    ap.add_argument("--out-dir", type=Path, default=out_dir or OUT, help="output folder")
+    add_output_options(ap, published=OUT)
     ap.add_argument("--no-plots", action="store_true", help="CSV files only")
     ap.add_argument("--repetitions", type=int, default=None,
                     help="Figures 16–17: runs scored on the raw reports (default 100, --quick 4)")
     ap.add_argument("--estimate-repetitions", type=int, default=None,
                     help="Figures 16–17: runs also scored by tracs.estimate (default 10, --quick 1)")
     ap.add_argument("--seed", type=int, default=0, help="Figures 16–17: root seed (default 0)")
-    args = ap.parse_args(argv)
+    args = parse_output_args(ap, argv, script="reproduce_ogpm")
     args.out_dir.mkdir(parents=True, exist_ok=True)
     figs = build(args.quick)
     for fig_id, df in figs.items():

@@ -13,7 +13,7 @@ methods, ε, repetitions and cell seeds, so the same outputs) with the
   per trajectory ``|#released − #true points on a hotspot|``, averaged; lower is better.
 
 Needs TRACS_DATA_DIR.  Writes ``paper_query_metrics.csv`` (one row per run) into
-``--out-dir`` (default ``docs/figures``) and prints the tables (means over
+``--output-dir`` (default ``output/reproduce_query_metrics``; ``--write-docs``: ``docs/figures``) and prints the tables (means over
 repetitions).  One data set from the command line gives the same numbers:
 
     tracs evaluate --dataset chi --methods atp,ngram,lsrr,lsrr-thresholds,tracs-d,tracs-c \\
@@ -22,7 +22,7 @@ repetitions).  One data set from the command line gives the same numbers:
 
 from __future__ import annotations
 
-from _reproduce import Stopwatch, parser
+from _reproduce import Stopwatch, parse_output_args, parser
 
 import pandas as pd
 
@@ -39,7 +39,7 @@ def main(argv=None) -> pd.DataFrame:
     p.add_argument("--datasets", default="tky,chi", help="check-in data sets (default: tky,chi)")
     p.add_argument("--methods", default=METHODS, help=f"methods (default: {METHODS})")
     p.add_argument("--max-trajectories", type=int, default=None, help="keep the first T trajectories only")
-    args = p.parse_args(argv)
+    args = parse_output_args(p, argv, script="reproduce_query_metrics")
     parts = []
     for name in args.datasets.split(","):
         dataset = load_dataset(name, max_trajectories=args.max_trajectories)

@@ -1,8 +1,12 @@
 """Run every experiment behind docs/results.md and rewrite its generated tables, figures and CSV files.
 
-    python examples/reproduce_results.py                 # full run, rewrites docs/results.md
     python examples/reproduce_results.py --quick         # small sizes, same tables (for a check)
     python examples/reproduce_results.py --jobs 2 --only fig5,fig8
+    python examples/reproduce_results.py --write-docs    # full run, rewrites docs/results.md
+
+A run writes a copy of the page (``results.md``) and its CSV and PNG files into
+``output/reproduce_results`` (``--output-dir``); only ``--write-docs`` rewrites
+``docs/results.md`` and ``docs/figures``.
 
 Needs TRACS_DATA_DIR (the check-in samples).  Every table cell is computed from one
 *unit* (``_cells``) that depends only on its own arguments and ``--seed``, so the page
@@ -28,7 +32,8 @@ import _cells  # noqa: E402
 import _page  # noqa: E402
 import _sections  # noqa: E402
 import _tracs_figures  # noqa: E402
-from _tables import FIGURES, PAGE, ROOT, Config  # noqa: E402
+from _reproduce import ROOT, add_output_options, parse_output_args  # noqa: E402
+from _tables import PAGE, Config  # noqa: E402
 
 SECTIONS = {"continuous": _sections.continuous, "direction": _sections.direction,
             "discrete": _sections.discrete, "degrees": _sections.degrees, "time": _sections.timing,
@@ -95,11 +100,13 @@ def main(argv=None) -> dict:
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1; timings always run alone)")
     p.add_argument("--seed", type=int, default=0, help="root seed of every cell (default 0)")
     p.add_argument("--only", default="", help=f"comma-separated sections among {', '.join(SECTIONS)}")
-    p.add_argument("--page", type=Path, default=PAGE, help="the page to rewrite (default docs/results.md)")
-    p.add_argument("--out-dir", type=Path, default=FIGURES, help="CSV and PNG folder (default docs/figures)")
+    p.add_argument("--page", type=Path, default=None,
+                   help="the page to rewrite (default: results.md in the output folder, a copy of "
+                        "docs/results.md; with --write-docs, docs/results.md itself)")
+    add_output_options(p)
     p.add_argument("--no-files", action="store_true", help="rewrite the page only, no CSV/PNG")
     p.add_argument("--dry-run", action="store_true", help="print the generated tables, write nothing")
-    args = p.parse_args(argv)
+    args = parse_output_args(p, argv, script="reproduce_results")
     if args.jobs < 1:
         p.error("--jobs must be >= 1")
     cfg = Config(seed=args.seed, quick=args.quick)
@@ -118,9 +125,11 @@ def main(argv=None) -> dict:
         return bodies
     if not only:  # the header speaks for the whole page: only a full regeneration rewrites it
         bodies["header"] = header(cfg, argv, seconds, args.jobs)
-    text = args.page.read_text(encoding="utf-8")
-    args.page.write_text(_page.replace_blocks(text, bodies), encoding="utf-8")
-    print(f"rewrote {len(bodies)} block(s) of {args.page} in {seconds:.0f} s")
+    page = args.page or (PAGE if args.write_docs else args.out_dir / "results.md")
+    text = (page if page.exists() else PAGE).read_text(encoding="utf-8")
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(_page.replace_blocks(text, bodies), encoding="utf-8")
+    print(f"rewrote {len(bodies)} block(s) of {page} in {seconds:.0f} s")
     failed = []
     if not args.no_files:
         for s in chosen:

@@ -3,7 +3,8 @@
 "total" covers building the perturber, perturbing every trajectory and rounding to the
 nearest venue; "perturb" only the perturbation call.  Best of --repeat runs on the TKY
 check-ins (TRACS_DATA_DIR) or on a synthetic city.  Prints a Markdown table next to
-the paper's numbers and writes docs/figures/time_table.csv.
+the paper's numbers and writes time_table.csv into output/reproduce_time_table
+(``--output-dir``; ``--write-docs`` replaces docs/figures/time_table.csv).
 
     python examples/reproduce_time_table.py --dataset tky --epsilon 4
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import argparse
 import platform
 
-from _reproduce import FIGURES
+from _reproduce import add_output_options, parse_output_args
 
 from tracs._text import significant
 from tracs.evaluation import load_dataset, time_methods
@@ -29,11 +30,12 @@ def main(argv=None) -> None:
     p.add_argument("--epsilon", type=float, default=4.0)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--max-trajectories", type=int, default=None)
-    p.add_argument("--out-dir", default=FIGURES)
-    args = p.parse_args(argv)
+    add_output_options(p)
+    args = parse_output_args(p, argv, script="reproduce_time_table")
     dataset = load_dataset(args.dataset, max_trajectories=args.max_trajectories)
     table = time_methods(dataset, args.methods, args.epsilon, repeat=args.repeat)
-    table.to_csv(f"{args.out_dir}/time_table.csv", index=False, float_format="%.6g")
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    table.to_csv(args.out_dir / "time_table.csv", index=False, float_format="%.6g")
     print(f"{dataset.name}: {dataset.n_points:,} points, {len(dataset.pois):,} POIs, ε = {args.epsilon:g}, "
           f"best of {args.repeat}; python {platform.python_version()}\n")
     print("| ms per location | " + " | ".join(table.label) + " |")

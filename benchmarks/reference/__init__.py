@@ -9,7 +9,7 @@ the whole POI array.  The functions here were written for this benchmark (no cod
 was copied) and follow that *structure*: one Python iteration per point, NumPy /
 ``math`` scalar calls inside, the mechanism constants recomputed per point.  They
 implement the same mechanisms as tracs (optimal circular and classical
-mechanisms, MECHANISMS.md §1–2), so their outputs follow the same law; the timing
+mechanisms, docs/mechanisms.md §1–2), so their outputs follow the same law; the timing
 comparison is therefore like for like.
 
 They are *not* used by tracs and make no privacy claim (Python's ``random`` is not

@@ -1,4 +1,4 @@
-"""Every check value and closed form of the mechanism spec (MECHANISMS.md), asserted."""
+"""Every check value and closed form of the mechanism spec (docs/mechanisms.md), asserted."""
 
 from __future__ import annotations
 

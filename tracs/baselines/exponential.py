@@ -17,7 +17,7 @@ class ExponentialMechanism(Baseline):
     space's public diameter.  For any ``x, x'`` and ``y``,
     ``|d(x, y) − d(x', y)| ≤ D``, so numerator and normaliser each change by at most
     ``e^{ε/2}``: every released point is ε-LDP over the POIs (McSherry & Talwar,
-    FOCS 2007; spec ``BASELINES.md``).  A trajectory of ``n`` points is ``nε``-LDP by
+    FOCS 2007; ``docs/mechanisms.md`` §7).  A trajectory of ``n`` points is ``nε``-LDP by
     sequential composition.
 
     Parameters

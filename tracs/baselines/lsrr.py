@@ -23,7 +23,7 @@ _BAND = 1e-9
 
 
 def staircase_probabilities(sizes, epsilon: float) -> np.ndarray:
-    """Per-POI probability ``p_j`` of each group ``j`` (spec ``BASELINES.md``).
+    """Per-POI probability ``p_j`` of each group ``j`` (``docs/mechanisms.md`` §7).
 
     ``q = (m − 1)/((m − 1)·N·E − (E − 1)·R)`` and
     ``p_j = q + (m − j)·q·(E − 1)/(m − 1)`` with ``E = e^ε``, ``N = Σ n_j`` and
@@ -79,7 +79,7 @@ class LSRR(Baseline):
     ``n_m`` form ``G_m(x)``.  Guarantee: the sizes, hence ``q`` and every ``p_j``,
     are the same for every input, so any output has probability between ``q`` and
     ``p_1 = e^ε·q``: **each point is ε-LDP** (Wang et al., CCS 2022, with fixed
-    sizes; spec ``BASELINES.md``).
+    sizes; ``docs/mechanisms.md`` §7).
 
     ``grouping="thresholds"`` — the grouping of the TraCS paper's experiments:
     ``G_j(x)`` holds the POIs whose normalised distance to ``x`` is in

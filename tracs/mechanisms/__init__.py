@@ -1,4 +1,4 @@
-"""One-dimensional bounded LDP mechanisms (numpy only; nothing here knows of maps).
+"""One-dimensional bounded LDP mechanisms (numpy, and numba for the compiled samplers; nothing here knows of maps).
 
 Every continuous mechanism is a small frozen object with keyword-only ``epsilon``,
 an ``input_domain`` and ``output_domain`` (:class:`Interval`, :class:`Circle` or
@@ -7,7 +7,7 @@ an ``input_domain`` and ``output_domain`` (:class:`Interval`, :class:`Circle` or
 ``expected_error(x, p)`` and ``worst_case_error(p)``.  The discrete-output
 mechanisms :class:`KRR` and :class:`Duchi` offer ``pmf`` instead of ``pdf``.
 
-Optimal mechanisms (spec ``MECHANISMS.md`` §1–3): :class:`OptimalClassical`,
+Optimal mechanisms (``docs/mechanisms.md`` §1–3): :class:`OptimalClassical`,
 :class:`OptimalCircular`, :class:`OptimalUnbiased`.
 Peers (§4): :class:`PiecewiseMechanism`, :class:`SquareWave`, :class:`PTT`,
 :class:`Duchi`, :class:`Laplace`, :class:`Staircase`, :class:`Purkayastha`,

@@ -120,7 +120,7 @@ class Laplace(_AdditiveNoise):
     References
     ----------
     Dwork, McSherry, Nissim & Smith, "Calibrating noise to sensitivity in private
-    data analysis", TCC 2006; spec ``MECHANISMS.md`` §4.
+    data analysis", TCC 2006; ``docs/mechanisms.md`` §4.
     """
 
     epsilon: float
@@ -201,7 +201,7 @@ class Staircase(_AdditiveNoise):
     References
     ----------
     Geng & Viswanath, "The optimal noise-adding mechanism in differential
-    privacy", IEEE Trans. Inf. Theory 2016; spec ``MECHANISMS.md`` §4.
+    privacy", IEEE Trans. Inf. Theory 2016; ``docs/mechanisms.md`` §4.
     """
 
     epsilon: float

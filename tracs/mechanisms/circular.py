@@ -42,7 +42,7 @@ class Purkayastha(CircleDomain, Mechanism):
     References
     ----------
     Weggenmann & Kerschbaum, "Differential privacy for directional data",
-    CCS 2021; spec ``MECHANISMS.md`` §4.
+    CCS 2021; ``docs/mechanisms.md`` §4.
     """
 
     epsilon: float

@@ -112,7 +112,7 @@ class KRR:
     References
     ----------
     Kairouz, Oh & Viswanath, "Extremal mechanisms for local differential
-    privacy", NeurIPS 2014 (k-RR); spec ``MECHANISMS.md`` §4.
+    privacy", NeurIPS 2014 (k-RR); ``docs/mechanisms.md`` §4.
     """
 
     epsilon: float
@@ -225,7 +225,7 @@ class Duchi:
     References
     ----------
     Duchi, Jordan & Wainwright, "Minimax optimal procedures for locally private
-    estimation", JASA 2018; spec ``MECHANISMS.md`` §4.
+    estimation", JASA 2018; ``docs/mechanisms.md`` §4.
     """
 
     epsilon: float

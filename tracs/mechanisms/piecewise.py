@@ -49,7 +49,7 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
     References
     ----------
     Li et al., "Estimating numerical distributions under local differential
-    privacy", SIGMOD 2020; spec ``MECHANISMS.md`` §4.
+    privacy", SIGMOD 2020; ``docs/mechanisms.md`` §4.
     """
 
     epsilon: float
@@ -214,7 +214,7 @@ class PiecewiseMechanism(_UnbiasedPiecewise):
     References
     ----------
     Wang et al., "Collecting and analyzing multidimensional data with local
-    differential privacy", ICDE 2019; spec ``MECHANISMS.md`` §4.
+    differential privacy", ICDE 2019; ``docs/mechanisms.md`` §4.
     """
 
     epsilon: float

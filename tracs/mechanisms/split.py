@@ -1,4 +1,4 @@
-"""Splitting a privacy budget between two one-dimensional mechanisms (spec ``MECHANISMS.md`` §5)."""
+"""Splitting a privacy budget between two one-dimensional mechanisms (``docs/mechanisms.md`` §5)."""
 
 from __future__ import annotations
 

@@ -118,7 +118,7 @@ class Compressed(_Wrapper):
 
     References
     ----------
-    Spec ``MECHANISMS.md`` §4 (PM-C, SW-C).
+    ``docs/mechanisms.md`` §4 (PM-C, SW-C).
     """
 
     mechanism: Mechanism
@@ -179,7 +179,7 @@ class Truncated(_Wrapper):
 
     References
     ----------
-    Spec ``MECHANISMS.md`` §4 (T-PM, T-SW, T-Laplace) and ``TRACS.md``.
+    ``docs/mechanisms.md`` §4 (T-PM, T-SW, T-Laplace) and §6.
     """
 
     mechanism: Mechanism
