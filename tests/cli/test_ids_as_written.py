@@ -128,3 +128,26 @@ def test_foursquare_ids_with_leading_zeros_stay_text(tmp_path):
     assert sorted(set(loaded["uid"])) == ["007", "7"]
     assert any("user ids kept as text, exactly as written" in n and "'007'" in n
                for n in loaded.attrs["report"].notes)
+
+
+def test_dask_keeps_ids_and_columns_per_user():
+    """tracs.dask: ``007`` and ``7`` are two users; any partitioning gives the in-process rows."""
+    dd = pytest.importorskip("dask.dataframe", reason="tracs[dask] is not installed")
+    from tracs.dask import perturb, perturb_frame
+    from tracs.perturbers import TraCSD
+    from tracs.region import Rectangle
+
+    perturber = TraCSD(Rectangle(0.0, 0.0, 1000.0, 1000.0), 1.0)
+    frame = pd.DataFrame({"uid": ["007", "7", "b", "007", "7", "b", "7"],
+                          "x": [10.0, 20, 30, 40, 50, 60, 70], "y": [15.0, 25, 35, 45, 55, 65, 75]})
+    base = perturb_frame(frame, perturber, seed=3, x="x", y="y")
+    moved = frame.assign(x=np.where(frame["uid"] == "007", frame["x"] + 100, frame["x"]))
+    again = perturb_frame(moved, perturber, seed=3, x="x", y="y")
+    seven = frame["uid"] == "7"
+    assert base[seven].equals(again[seven])  # only 007 moved: 7's rows are unchanged
+    assert not base[~seven & (frame["uid"] == "007")].equals(again[frame["uid"] == "007"])
+    for parts in (1, 2, 3):
+        done = perturb(dd.from_pandas(frame, npartitions=parts), perturber, seed=3, x="x", y="y") \
+            .compute(scheduler="sync")
+        assert done["uid"].tolist() == base["uid"].tolist()  # (dask may hold the text as Arrow strings)
+        assert np.array_equal(done[["x", "y"]].to_numpy(), base[["x", "y"]].to_numpy()), parts

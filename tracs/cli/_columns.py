@@ -45,6 +45,9 @@ def add_input_arguments(parser, *, pad: bool = False, quiet: bool = False) -> No
                         "the Foursquare layout; other common layouts are recognised and reported)")
     g.add_argument("--dayfirst", action="store_true",
                    help="read ambiguous dates such as 01/02/2024 day first (default: month first)")
+    g.add_argument("--id-type", choices=("text", "infer"), default="text",
+                   help="user ids of text files: text (default: exactly as written, so 007 and 7 are two "
+                        "users) or infer (numbers when every id is an integer: 007 becomes 7)")
     if pad:
         parser.add_argument("--pad", type=_metres, default=0.0, metavar="METRES",
                             help="margin added on every side of the data's bounding region (default: 0)")
@@ -59,6 +62,7 @@ def read_options(args) -> dict:
                 lat=getattr(args, "lat_col", None), lon=getattr(args, "lon_col", None),
                 traj=getattr(args, "traj_col", None), time_format=getattr(args, "time_format", None),
                 dayfirst=bool(getattr(args, "dayfirst", False)), flags=FLAGS,
+                id_type=getattr(args, "id_type", None) or "text",
                 input_format=_input_format(getattr(args, "input_format", "auto")))
 
 

@@ -160,16 +160,26 @@ def run(args) -> int:
     return _fast.run(args, spec, output, fmt)
 
 
-def released_frame(trajs, released, eps_point, eps_traj):
-    """The rows to publish: ids and times of the input, released WGS84 points, ε spent."""
+def released_frame(trajs, released, eps_point, eps_traj, *, keep_lines: bool = False):
+    """The rows to publish: ids and times of the input, released WGS84 points, ε spent.
+
+    As ``tracs perturb`` writes them: trajectory ids numbered within each user, rows in
+    the input's order, the source line or row only with ``keep_lines``.
+    """
     import geopandas as gpd
     from data_loaders import SOURCE_COLUMNS
+    from data_loaders._checkins import user_order_keys
 
     wgs = trajs.with_coords(released).to_wgs84()
     source = wgs.frame
     keep = [c for c in ("uid", "trajectory", "datetime", *SOURCE_COLUMNS) if c in source.columns]
     frame = gpd.GeoDataFrame(source[keep].reset_index(drop=True),
                              geometry=gpd.GeoSeries(source.geometry.to_numpy(), crs=source.crs))
+    if "trajectory" in frame.columns and "uid" in frame.columns:  # 0, 1, ... within each user
+        from ..io.table import within_runs
+
+        users = user_order_keys(frame["uid"].iloc[np.asarray(trajs.offsets[:-1])].reset_index(drop=True))
+        frame["trajectory"] = np.repeat(within_runs(np.r_[True, users[1:] != users[:-1]]), np.diff(trajs.offsets))
     frame.insert(len(keep), "lat", frame.geometry.y.to_numpy())
     frame.insert(len(keep) + 1, "lng", frame.geometry.x.to_numpy())
     frame["epsilon_point"] = eps_point
@@ -179,6 +189,8 @@ def released_frame(trajs, released, eps_point, eps_traj):
     position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
     if position is not None:
         frame = frame.iloc[np.argsort(frame[position].to_numpy(), kind="stable")].reset_index(drop=True)
+        if not keep_lines:
+            frame = frame.drop(columns=position)
     return frame
 
 

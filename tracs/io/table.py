@@ -68,10 +68,8 @@ class Points:
         order), which depends on that user's rows only."""
         if self.traj is not None:
             return self.traj.take(self.offsets[:-1]).reset_index(drop=True)
-        first = np.r_[True, ~self.same_user_as_previous_trajectory()] if len(self.offsets) > 1 else \
-            np.zeros(0, bool)
-        t = np.arange(len(first), dtype=np.int64)
-        return t - np.maximum.accumulate(np.where(first, t, 0))
+        return within_runs(np.r_[True, ~self.same_user_as_previous_trajectory()] if len(self.offsets) > 1
+                           else np.zeros(0, bool))
 
     def same_user_as_previous_trajectory(self) -> np.ndarray:
         """``out[t - 1]``: trajectory ``t`` has the same user as trajectory ``t - 1`` (length T - 1)."""
@@ -92,6 +90,18 @@ class Points:
 
         x, y = transform_xy(self.lonlat[:, 0], self.lonlat[:, 1], 4326, crs, workers=workers)
         return np.column_stack([x, y])
+
+
+def within_runs(first: np.ndarray) -> np.ndarray:
+    """``out[t]``: the position of item ``t`` within its run, where ``first[t]`` starts a run.
+
+    With ``first[t]`` true at each user's first trajectory (trajectories grouped by
+    user), this numbers every user's trajectories ``0, 1, …``: a number that depends
+    on that user's trajectories only, never on other users.
+    """
+    first = np.asarray(first, dtype=bool)
+    t = np.arange(len(first), dtype=np.int64)
+    return t - np.maximum.accumulate(np.where(first, t, 0)) if len(first) else t
 
 
 def to_wgs84(xy: np.ndarray, crs, *, workers: int = 1) -> np.ndarray:
