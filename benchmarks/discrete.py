@@ -32,8 +32,8 @@ import numpy as np
 
 from benchmarks._timing import Row, best_time, print_table
 from tracs.baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
-from tracs.baselines._em import sample_em
-from tracs.discrete import POISpace
+from tracs.baselines._exponential_sampler import sample_em
+from tracs.poi_space import POISpace
 from tracs.metrics import average_error
 from tracs.perturbers import TraCSC, TraCSD
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from benchmarks._timing import best_time
 from tracs.baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from tracs.perturbers._base import batch_streams
 from tracs.region import Rectangle

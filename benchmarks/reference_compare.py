@@ -27,7 +27,7 @@ from benchmarks._record import record
 from benchmarks._timing import best_time
 from benchmarks.reference import round_loop, tracs_c_loop, tracs_d_loop
 from tracs import engine
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 from tracs.mechanisms import Laplace, Staircase
 from tracs.perturbers import TraCSC, TraCSD
 from tracs.region import Rectangle

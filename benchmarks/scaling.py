@@ -37,7 +37,7 @@ import numpy as np
 from benchmarks._record import RESULTS, record
 from benchmarks._timing import best_time, peak_bytes
 from tracs import engine
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 from tracs.perturbers import TraCSC, TraCSD
 from tracs.engine._keys import fast_stream_ids
 from tracs.region import Rectangle

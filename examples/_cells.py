@@ -129,7 +129,7 @@ def _build_total(method, ctx, total):
 def _total(seed, spec, method, total, reps, anchor):
     """AE in degrees with ``total`` ε per trajectory, split evenly over its points; rounded to the venues."""
     from tracs.evaluation import MethodContext, cell_seed, confidence_interval
-    from tracs.evaluation.metrics import in_degrees
+    from tracs.evaluation.extra_metrics import in_degrees
     from tracs.metrics import trajectory_errors
 
     ds = dataset(spec, seed)

@@ -17,7 +17,7 @@ import tracs._numba_cache as cache
 #: cached kernels the warm-up does not reach: they run only on rare data paths
 #: (rejection sampling fallbacks of the discrete baselines) and compile on demand
 RARE_PATH_KERNELS = {
-    "tracs.baselines._em_kernels._mask_kernel",
+    "tracs.baselines._exponential_kernels._mask_kernel",
     "tracs.baselines._segment._segment_scan",
     "tracs.perturbers._keyed._scalar_words",
     "tracs.perturbers._keyed._proposals",

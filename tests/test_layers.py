@@ -23,7 +23,7 @@ LAYERS = {
     "tracs.metrics": 2,
     "tracs.engine": 2,
     "tracs.perturbers": 3,
-    "tracs.discrete": 4,
+    "tracs.poi_space": 4,
     "tracs.baselines": 4,
     "tracs.geo": 5,
     "tracs.trajectories": 5,
@@ -115,3 +115,18 @@ def test_import_tracs_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"import tracs pulled in: {out.stdout.strip()}"
+
+
+def test_module_names_are_not_reused_across_rooms():
+    """Two modules of one name in different rooms would be two different things under one name.
+
+    Allowed: ``_base.py`` (each room's base classes) and the modules of ``tracs.cli``, each named
+    after the command it implements."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted([*ROOT.glob("tracs/**/*.py"), *ROOT.glob("data_loaders/**/*.py")]):
+        if path.name in ("__init__.py", "__main__.py", "_base.py") or path.parent.name == "cli":
+            continue
+        seen.setdefault(path.stem, []).append(path.relative_to(ROOT).as_posix())
+    reused = {name: paths for name, paths in seen.items() if len(paths) > 1}
+    assert len(seen) > 100, "the walk no longer finds the package's modules"
+    assert not reused, f"module names used in more than one room: {reused}"

@@ -30,7 +30,7 @@ _LAZY = {
     "PrivacyLedger": "tracs.perturbers",
     "average_error": "tracs.metrics",
     "trajectory_errors": "tracs.metrics",
-    "POISpace": "tracs.discrete",
+    "POISpace": "tracs.poi_space",
     "Trajectories": "tracs.trajectories",
     "perturb_gdf": "tracs.gdf",
     "audit": "tracs.privacy",

@@ -75,7 +75,7 @@ def _mechanisms(rng) -> None:
 
 def _baselines(rng) -> None:
     from .baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
-    from .discrete import POISpace
+    from .poi_space import POISpace
 
     xy, offsets = _trajectories()
     space = POISpace(np.random.default_rng(0).uniform(0.0, 1000.0, (20, 2)), region=_region())

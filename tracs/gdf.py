@@ -54,7 +54,7 @@ def metric_perturber(perturber, crs):
     """
     import pyproj
 
-    from .discrete import POISpace
+    from .poi_space import POISpace
     from .geo import local_metric_crs
     from .region import ConvexRegion, Rectangle
 

@@ -178,7 +178,7 @@ def read_pois(path, box: LonLatBox, crs=None):
     import pandas as pd
     import pyproj
 
-    from .discrete import POISpace
+    from .poi_space import POISpace
 
     path = Path(path)
     if not path.is_file():

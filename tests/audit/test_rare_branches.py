@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from tracs.baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
-from tracs.baselines._em import em_max_epsilon
-from tracs.discrete import POISpace
+from tracs.baselines._exponential_sampler import em_max_epsilon
+from tracs.poi_space import POISpace
 from tracs.mechanisms import (KRR, Duchi, Laplace, OptimalCircular, OptimalClassical, OptimalUnbiased,
                               PiecewiseMechanism, PTT, Purkayastha, SquareWave, Staircase)
 from tracs.mechanisms import _lattice_kernels as lk

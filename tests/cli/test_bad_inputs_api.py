@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tracs.baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from tracs.random import resolve_streams
 from tracs.region import Rectangle

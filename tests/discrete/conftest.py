@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from poi_helpers import adversarial_points, grid_points
 
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tracs.baselines._draws import PointDraws
-from tracs.baselines._em import sample_em
+from tracs.baselines._exponential_sampler import sample_em
 from tracs.baselines._radius import square_wave_per_key
 from tracs.baselines._segment import on_segment, pick_on_segments
 from tracs.mechanisms import SquareWave
@@ -59,7 +59,7 @@ def test_segment_scan_equals_the_numpy_test():
 
 def test_compiled_rejection_equals_the_blocked_sampler():
     """EM without a candidate set: the compiled pass and the blocked NumPy pass pick the same POIs."""
-    from tracs.baselines import _em
+    from tracs.baselines import _exponential_sampler as _em
 
     rng = np.random.default_rng(2)
     points = rng.uniform(0, 1000, (500, 2))
@@ -76,7 +76,7 @@ def test_compiled_rejection_equals_the_blocked_sampler():
 
 def test_compiled_candidate_sets_equal_their_numpy_tests():
     """Disc and Sectors (TP's target sets) give the NumPy tests' masks, for blocks and shared rows."""
-    from tracs.baselines._em import Disc
+    from tracs.baselines._exponential_sampler import Disc
     from tracs.baselines._sectors import Sectors
 
     rng = np.random.default_rng(4)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks import discrete as bench
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 
 
 def test_per_location_table_smoke(capsys):

@@ -15,7 +15,7 @@ import pytest
 from scipy.stats import chisquare
 
 from tracs.baselines import LSRR, ExponentialMechanism, NGram
-from tracs.baselines._em import em_probabilities, sample_em
+from tracs.baselines._exponential_sampler import em_probabilities, sample_em
 from tracs.baselines.lsrr import staircase_probabilities
 
 from poi_helpers import max_log_ratio

@@ -14,7 +14,7 @@ import pytest
 from scipy.stats import chisquare
 
 from tracs.baselines import LSRR
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 from tracs.region import Rectangle
 
 from poi_helpers import max_log_ratio

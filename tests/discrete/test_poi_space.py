@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 
 
 def test_round_matches_brute_force_nearest():

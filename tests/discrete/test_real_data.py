@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from tracs.baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 from tracs.metrics import average_error
 from tracs.perturbers import TraCSC, TraCSD
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 from tracs.perturbers import TraCSC, TraCSD
 
 

@@ -18,9 +18,9 @@ import pytest
 from scipy.stats import chisquare
 
 from tracs.baselines import ATP, TP
-from tracs.baselines._em import em_probabilities
+from tracs.baselines._exponential_sampler import em_probabilities
 from tracs.baselines.tp import auto_sectors, in_sector, sector_index
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 from tracs.mechanisms import KRR, SquareWave
 
 from poi_helpers import max_log_ratio

@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks import _docs, _record, reference_compare, scaling
 from benchmarks.reference import round_loop, tracs_c_loop, tracs_d_loop
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 from tracs.metrics import average_error
 from tracs.perturbers import TraCSC, TraCSD
 from tracs.region import Rectangle

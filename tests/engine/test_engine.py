@@ -13,7 +13,7 @@ import pytest
 
 from tracs import engine, metrics
 from tracs.baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
-from tracs.discrete import POISpace
+from tracs.poi_space import POISpace
 from tracs.engine import _pool
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from tracs.region import ConvexRegion, Rectangle

@@ -191,7 +191,7 @@ def test_queries():
 
 def test_frequencies_lsrr():
     from tracs.baselines import LSRR
-    from tracs.discrete import POISpace
+    from tracs.poi_space import POISpace
 
     rng = np.random.default_rng(8)
     space = POISpace(rng.random((30, 2)))

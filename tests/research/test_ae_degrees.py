@@ -4,7 +4,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tracs.evaluation.metrics import EXTRA_METRICS
+from tracs.evaluation.extra_metrics import EXTRA_METRICS
 
 
 def _score(dataset, true, pert, offsets):

@@ -1,6 +1,6 @@
 """The perturber interface shared by the discrete-space baselines, and their ledger.
 
-Every baseline is built from a public :class:`~tracs.discrete.POISpace` and a
+Every baseline is built from a public :class:`~tracs.poi_space.POISpace` and a
 privacy budget, snaps its inputs to their nearest POI (the true location is assumed
 to be a POI; snapping is a public, deterministic map applied before the mechanism)
 and releases POIs.  It offers the TraCS perturbers' interface:
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_epsilon
-from ..discrete import POISpace
+from ..poi_space import POISpace
 from ..perturbers._base import PrivacyLedger, as_batch, as_trajectory, batch_streams, key_list, on_workers
 from ._draws import PointDraws
-from ._em import em_max_epsilon
+from ._exponential_sampler import em_max_epsilon
 
 __all__ = ["Baseline", "BaselineLedger"]
 

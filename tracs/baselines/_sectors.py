@@ -4,7 +4,7 @@ The sector of a point seen from a public origin is ``floor(bearing·k/2π)`` mod
 ``k`` (:func:`sector_index`); a target point of TP is released among the POIs that
 lie in every reported sector around its neighbours' released points (and, for ATP,
 inside the anchor disc).  :class:`Sectors` is that candidate set as a predicate of
-the exponential-mechanism sampler (:func:`tracs.baselines._em.sample_em`), which
+the exponential-mechanism sampler (:func:`tracs.baselines._exponential_sampler.sample_em`), which
 also hands its tables to the compiled rejection pass.
 """
 
@@ -60,7 +60,7 @@ class Sectors:
     reports : list of (has, origin, reported)
         Per neighbour: whether the row has it (bool, (n,)), its released point
         ((n, 2)) and the reported sector ((n,)); a row without the neighbour ignores it.
-    disc : tracs.baselines._em.Disc, optional
+    disc : tracs.baselines._exponential_sampler.Disc, optional
         The anchor disc (ATP).
     """
 
@@ -68,7 +68,7 @@ class Sectors:
         self.points, self.k, self.reports, self.disc = points, np.asarray(k), list(reports), disc
 
     def __call__(self, local, cand):
-        from ._em_kernels import candidate_mask
+        from ._exponential_kernels import candidate_mask
 
         return candidate_mask(self.points, local, cand, *self.kernel_tables())
 

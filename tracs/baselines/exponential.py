@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import Baseline
-from ._em import em_probabilities, sample_em
+from ._exponential_sampler import em_probabilities, sample_em
 
 __all__ = ["ExponentialMechanism"]
 
@@ -29,7 +29,7 @@ class ExponentialMechanism(Baseline):
     -----
     The input is snapped to its nearest POI first (the true location is assumed to be
     a POI).  Sampling is exact: rejection from the uniform proposal, finished by a
-    blocked inverse CDF with a log-sum-exp shift (see ``tracs.baselines._em``).
+    blocked inverse CDF with a log-sum-exp shift (see ``tracs.baselines._exponential_sampler``).
     Supported budgets: a draw's smallest probability, at least ``e^{−ε/2}/|P|``, must
     be ``>= 2^-40`` so that the double-precision sampler realises it faithfully; so
     ``ε <= 2(40·ln 2 − ln|P|)`` per draw (about 37.5 on 7,800 POIs).  Larger budgets

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._validation import as_float_array
 from ._base import Baseline
-from ._em import RESOLUTION
+from ._exponential_sampler import RESOLUTION
 
 __all__ = ["LSRR", "staircase_probabilities", "default_group_sizes", "GROUPINGS"]
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._validation import check_finite
 from ._base import Baseline
-from ._em import Disc, em_probabilities, sample_em
+from ._exponential_sampler import Disc, em_probabilities, sample_em
 
 __all__ = ["NGram"]
 

@@ -15,7 +15,7 @@ from ..mechanisms import _lattice_kernels as lk
 from ..mechanisms.piecewise import square_wave_b
 from ._base import Baseline
 from ._draws import as_row_draws
-from ._em import LOG_RESOLUTION, RESOLUTION, Disc, em_max_epsilon, sample_em
+from ._exponential_sampler import LOG_RESOLUTION, RESOLUTION, Disc, em_max_epsilon, sample_em
 from ._radius import square_wave_per_key
 from ._sectors import Sectors, in_sector, sector_index
 from ._segment import on_segment, pick_on_segments, pick_uniform

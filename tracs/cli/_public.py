@@ -232,7 +232,7 @@ def public_parameters(args, crs, data_region, data_pois, *, pois_needed: bool) -
                        "area: pass --pad METRES, or better --region") from None
     pois = None
     if pois_needed:
-        from ..discrete import POISpace
+        from ..poi_space import POISpace
 
         pois = POISpace(data_pois(), region=region)
     return Public(region, crs, pois, None, True)

@@ -64,18 +64,18 @@ __all__ = [
 
 # public name -> module of this package that defines it; a name is imported on first use, so
 # ``from tracs.evaluation import METHODS`` (the command line's parser) imports neither pandas
-# (the report and the runner) nor any mechanism
+# (the summaries and the runner) nor any mechanism
 _EXPORTS = {
     **dict.fromkeys(("DATA_FILES", "REGIONS", "Dataset", "checkin_dataset", "continuous_dataset", "data_path",
-                     "degree_scale", "load_dataset", "read_checkins"), "datasets"),
+                     "degree_scale", "load_dataset", "read_checkins"), "experiment_data"),
     **dict.fromkeys(("METHODS", "MethodContext", "MethodSpec", "parse_epsilons", "parse_methods"), "methods"),
-    **dict.fromkeys(("EXTRA_METRICS", "HOTSPOT_SHARE", "RANGE_DELTA", "MetricSpec", "parse_metrics"), "metrics"),
+    **dict.fromkeys(("EXTRA_METRICS", "HOTSPOT_SHARE", "RANGE_DELTA", "MetricSpec", "parse_metrics"), "extra_metrics"),
     **dict.fromkeys(("JSON_KEYS", "confidence_interval", "format_number", "markdown_table", "summarise",
-                     "summary_records"), "report"),
+                     "summary_records"), "summaries"),
     **dict.fromkeys(("cell_seed", "direction_study", "run_grid", "time_methods"), "runner"),
 }
 
-_SUBMODULES = {"datasets", "methods", "metrics", "report", "runner", "estimated"}
+_SUBMODULES = {"experiment_data", "methods", "extra_metrics", "summaries", "runner", "estimated"}
 
 
 __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, _SUBMODULES)

@@ -28,7 +28,7 @@ class MethodContext:
             raise ValueError("this data set has no points of interest (a continuous region); "
                              "discrete methods and --round-to-pois need check-in data")
         if self._poi_space is None:
-            from ..discrete import POISpace
+            from ..poi_space import POISpace
 
             self._poi_space = POISpace(self.pois, region=self.region)
         return self._poi_space

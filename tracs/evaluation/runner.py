@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_epsilon
-from .datasets import Dataset, _check_count
+from .experiment_data import Dataset, _check_count
 from .methods import METHODS, MethodContext, parse_epsilons, parse_methods
-from .metrics import EXTRA_METRICS, in_degrees, parse_metrics
+from .extra_metrics import EXTRA_METRICS, in_degrees, parse_metrics
 
 
 def _tag(value) -> int:

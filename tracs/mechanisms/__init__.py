@@ -28,7 +28,7 @@ from ._domain import Categories, Circle, Interval, RealLine
 from .additive import Laplace, Staircase, staircase_square_gamma
 from .bounded_laplace import BoundedLaplace, bounded_laplace_scale
 from .circular import Purkayastha
-from .discrete import KRR, Duchi
+from .randomized_response import KRR, Duchi
 from .ii_ptt import IIPTT
 from .lattice import Lattice
 from .optimal import OptimalCircular, OptimalClassical, OptimalUnbiased

@@ -15,7 +15,7 @@ the sampler's public lattice.
 from .audit import audit
 from .bounds import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower_bound
 from .perturber_audit import audit_perturber
-from .report import AuditReport, format_table
+from .audit_report import AuditReport, format_table
 
 __all__ = ["audit", "audit_perturber", "AuditReport", "format_table", "clopper_pearson_lower",
            "clopper_pearson_upper", "epsilon_lower_bound"]

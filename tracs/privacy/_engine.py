@@ -25,7 +25,7 @@ from .._validation import check_epsilon
 from .bounds import epsilon_lower_bound
 from .events import build_cells, ranked_unions
 from .lattice_check import off_lattice
-from .report import AuditReport
+from .audit_report import AuditReport
 
 __all__ = ["run_audit", "check_audit_arguments", "METHOD"]
 

@@ -46,7 +46,7 @@ def _region():
 
 
 def _pois():
-    from ..discrete import POISpace
+    from ..poi_space import POISpace
 
     gen = np.random.default_rng(20260501)
     xmin, ymin, xmax, ymax = REGION_BOUNDS

@@ -34,7 +34,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ._draws import as_row_draws
-from ._em_kernels import candidate_mask, rejection_rows
+from ._exponential_kernels import candidate_mask, rejection_rows
 
 __all__ = ["em_logits", "em_probabilities", "sample_em", "Disc", "RESOLUTION", "LOG_RESOLUTION",
            "em_max_epsilon"]
@@ -97,7 +97,7 @@ class Disc:
 
     def kernel_tables(self):
         """``(disc, None, None)`` for the compiled rejection pass: ``(n, 3)`` centre and squared
-        radius of every row (see :func:`tracs.baselines._em_kernels.rejection_rows`)."""
+        radius of every row (see :func:`tracs.baselines._exponential_kernels.rejection_rows`)."""
         return np.column_stack([self.centre, self.radius2]), None, None
 
 

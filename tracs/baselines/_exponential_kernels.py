@@ -8,7 +8,7 @@ step's first pair.  A proposal is accepted when the uniform is below
 ``exp(−s·d(x, y))`` and, for a row with a disc, ``y`` lies within the disc (the
 public candidate set of NGram).  The kernel scans a row's proposals in order and
 stops at the first accepted one, so it returns the same POI as the blocked NumPy
-sampler of :mod:`tracs.baselines._em` (same words, same arithmetic; the exponential
+sampler of :mod:`tracs.baselines._exponential_sampler` (same words, same arithmetic; the exponential
 is the C library's instead of NumPy's, which can differ in the last bit: the two
 agree unless a uniform on the ``2^-53`` grid falls exactly on the differing bit).
 """
@@ -106,7 +106,7 @@ def _mask_kernel(px, py, rows, cand, disc, sectors, sector_k, out):  # pragma: n
 def candidate_mask(points, rows, cand, disc=None, sectors=None, sector_k=None) -> np.ndarray:
     """Membership of candidates ``cand`` (``(b, m)``, or ``(1, m)`` shared by all rows) in the
     candidate sets of ``rows`` (the tables of :func:`rejection_rows`, indexed by row): the
-    predicate of :class:`~tracs.baselines._em.Disc` / :class:`~tracs.baselines._sectors.Sectors`,
+    predicate of :class:`~tracs.baselines._exponential_sampler.Disc` / :class:`~tracs.baselines._sectors.Sectors`,
     compiled.  Returns bool ``(len(rows), m)``."""
     rows = np.ascontiguousarray(rows, dtype=np.intp)
     cand = np.ascontiguousarray(np.atleast_2d(cand), dtype=np.int64)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .metrics import EXTRA_METRICS
+from .extra_metrics import EXTRA_METRICS
 
 
 def confidence_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
