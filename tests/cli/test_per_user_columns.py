@@ -122,6 +122,30 @@ def test_fixed_users_rows_do_not_depend_on_other_users(method, inputs, cli, tmp_
                 assert other_header == header, f"{method} {fmt}: the columns changed with '{name}'"
 
 
+@pytest.mark.parametrize("options", [
+    ["-m", "tracs-d", "--per-trajectory"],
+    ["-m", "tracs-c", "--split-gap", "1h"],  # every row its own trajectory: ids 0, 1, ... per user
+    ["-m", "strawman", "--split-gap", "1h", "--per-trajectory"],
+    ["-m", "planar-laplace", "--round-to-pois", "--pois", "{pois}"],
+    ["-m", "lsrr", "--per-trajectory", "--pois", "{pois}"],
+])
+def test_fixed_users_rows_with_options(options, inputs, cli, tmp_path):
+    root, paths = inputs
+    options = [o.replace("{pois}", str(root / "pois.csv")) for o in options]
+    seen = {}
+    for name, source in paths.items():
+        out = tmp_path / f"{name.replace(' ', '_').replace(',', '')}.csv"
+        done = cli("perturb", source, "-o", out, "-e", "4", "--seed", "5", "--region", "tky", *options)
+        assert done.returncode == 0, done.stderr
+        seen[name] = _fixed_rows(out, "csv")
+    base = seen["base"]
+    assert len(base[1]) == 6
+    if "--split-gap" in options:
+        assert [line.split(",")[1] for line in base[1]] == ["0", "1", "2", "3", "4", "5"]
+    for name, rows in seen.items():
+        assert rows == base, f"{options}: the fixed user's rows changed with '{name}'"
+
+
 def test_released_columns_by_default_and_on_request(inputs, cli, tmp_path):
     _, paths = inputs
     source = paths["base"]
