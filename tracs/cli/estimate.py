@@ -11,7 +11,7 @@ from ._common import CLIError, writable_file
 
 DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
-released by 'tracs perturb' (CSV with lat/lng, trajectory and datetime columns)
+released by 'tracs perturb' (CSV with uid, trajectory, datetime and lat/lng columns)
 and the JSON sidecar written next to it (method, ε, region, CRS, split, anchor).
 Only public information is read.  The output follows the extension: .csv (one row
 per cell: bounds in WGS84 and probability), .geojson (cell polygons) or .html (a
