@@ -43,7 +43,11 @@ def _parse_time(values: pd.Series, *, time_format, tz, notes) -> pd.Series:
 
 
 def _read_path(path: Path, *, sep, encoding, text=()):
-    """Read a file into a frame; returns (frame, lines, bad_lines, blank_lines, notes, fmt, position)."""
+    """Read a file into a frame; returns (frame, lines, bad_lines, blank_lines, notes, fmt, position).
+
+    Columns named in ``text`` (ids) and, with them, any trajectory id column of a text
+    file keep the file's text.
+    """
     suffix = path.suffix.lower()
     if suffix in _PARQUET:
         try:
@@ -62,6 +66,10 @@ def _read_path(path: Path, *, sep, encoding, text=()):
             raise ValueError(f"{path} is not a readable vector file: {exc}") from exc
         return frame, None, None, None, [], suffix.lstrip("."), "row"
     head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
+    if text:  # trajectory ids are ids too: "01" and "1" are two trajectories
+        from tracs.io.columns import ALIASES, normalise
+
+        text = (*text, *(f for f in head.fields if normalise(f) in ALIASES["traj"]))
     table = read_table(path, sep=head.sep, header=True, encoding=encoding, text=text)
     fmt = {"\t": "tsv", ",": "csv"}.get(head.sep, "delimited text")
     return table.frame, table.lines, table.bad_lines, table.blank_lines, table.notes, fmt, "line"

@@ -151,3 +151,15 @@ def test_dask_keeps_ids_and_columns_per_user():
             .compute(scheduler="sync")
         assert done["uid"].tolist() == base["uid"].tolist()  # (dask may hold the text as Arrow strings)
         assert np.array_equal(done[["x", "y"]].to_numpy(), base[["x", "y"]].to_numpy()), parts
+
+
+def test_trajectory_ids_keep_their_text(tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text("uid,trip,datetime,lat,lng\n"
+                      "7,01,2012-04-03T10:00:00Z,35.60,139.60\n"
+                      "7,1,2012-04-03T11:00:00Z,35.61,139.61\n"
+                      "7,01,2012-04-03T12:00:00Z,35.62,139.62\n")
+    for frame in (data_loaders.load_checkins(source), read_checkins(source)):
+        assert frame["trip"].tolist() == ["01", "1", "01"]
+        trajectories = data_loaders.to_trajectories(frame, by="trip")
+        assert len(trajectories) == 2  # "01" and "1" are two trajectories
