@@ -1,4 +1,4 @@
-"""tracs perturb --engine dask writes the in-process command's rows bit for bit.
+"""tracs perturb --engine dask writes the in-process command's rows bit for bit (ids 007 and 7, text trajectory ids).
 
 Marked slow (a two-process cluster, about 20 s); the API's Dask tests cover every method.
 """
@@ -28,8 +28,10 @@ def data(tmp_path_factory):
     root = tmp_path_factory.mktemp("dask-cli")
     rng = np.random.default_rng(0)
     n = 900
+    ids = np.array([f"{k:03d}" for k in range(15)] + [str(k) for k in range(15)])  # 007 and 7: two users
     frame = pd.DataFrame({
-        "uid": rng.integers(0, 30, n),
+        "uid": ids[rng.integers(0, 30, n)],
+        "trip": rng.choice(["01", "1"], n),  # the input's own trajectory ids, kept as written
         "datetime": pd.Timestamp("2012-04-03", tz="UTC") + pd.to_timedelta(rng.integers(0, 10**6, n), unit="s"),
         "lat": rng.uniform(35.5, 35.8, n), "lng": rng.uniform(139.5, 139.9, n)})
     frame.to_parquet(root / "all.parquet", index=False)
