@@ -95,5 +95,6 @@ def load_gowalla(path, *, strict: bool = False, duplicates: str = "keep",
     return load_known_format(
         path, name="gowalla", parse=_columns, duplicates=duplicates, strict=strict,
         encoding=encoding, what="Gowalla check-in", columns=_COLUMNS, aliases=_ALIASES,
-        time_field=1, time_pattern=_ISO, text=("user", "location"), describe="user, time, latitude, longitude, location id",
+        time_field=1, time_pattern=_ISO, text=("user", "location"),
+        describe="user, time, latitude, longitude, location id",
         hints={8: " (it looks like Foursquare: use load_foursquare)"})
