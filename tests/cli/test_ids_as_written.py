@@ -163,3 +163,26 @@ def test_trajectory_ids_keep_their_text(tmp_path):
         assert frame["trip"].tolist() == ["01", "1", "01"]
         trajectories = data_loaders.to_trajectories(frame, by="trip")
         assert len(trajectories) == 2  # "01" and "1" are two trajectories
+
+
+@pytest.mark.parametrize("ext, sep", [("csv", ","), ("tsv", "\t")])
+def test_ids_with_quotes_and_delimiters_are_read_back_exactly(ext, sep, tmp_path, cli):
+    """A released text file read back by tracs gives every id exactly (quoted only where needed)."""
+    ids = ['a"b', "c,d", "007", "7"] if sep == "\t" else ['a"b', "c,d", 'e,"f"', "007", "7"]
+    frame = pd.DataFrame({"uid": ids, "datetime": pd.date_range("2012-04-03", periods=len(ids), freq="h", tz="UTC"),
+                          "lat": 35.6 + 0.01 * np.arange(len(ids)), "lng": 139.6 + 0.01 * np.arange(len(ids))})
+    source = tmp_path / f"in.{ext}"
+    if sep == "\t":  # tab-separated text has no quoting: the ids as they are
+        source.write_text("uid\tdatetime\tlat\tlng\n" + "".join(
+            f"{u}\t{t.isoformat()}\t{a}\t{b}\n" for u, t, a, b in frame.itertuples(index=False)), encoding="utf-8")
+    else:
+        frame.to_csv(source, index=False)
+    assert read_checkins(source).sort_values("source_line")["uid"].tolist() == ids
+    out = tmp_path / f"out.{ext}"
+    done = cli("perturb", source, "-o", out, "-m", "tracs-c", "-e", "2", "--seed", "1", "--region", "tky")
+    assert done.returncode == 0, done.stderr
+    back = read_checkins(out, input_format="checkins")
+    assert back.sort_values("source_line")["uid"].tolist() == ids
+    lines = out.read_text(encoding="utf-8").splitlines()[1:]
+    assert lines[-2].startswith("007" + sep) and lines[-1].startswith("7" + sep)  # no other value quoted
+    assert lines[0].startswith('"a""b"' if sep == "," else 'a"b' + sep)

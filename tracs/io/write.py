@@ -93,8 +93,9 @@ def write_csv(table, path, delimiter: str = ",", *, progress=None, batch: int = 
 def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, schema=None) -> None:
     """Write Arrow tables of one schema, one after the other, as delimited text.
 
-    Values are quoted only where needed: a value that holds the delimiter, a quote or a
-    line break is quoted (:func:`_quoted_text`), no other; the header likewise.
+    Values are quoted only where needed: a value that holds the delimiter, a quote (not
+    in tab-separated text, which tracs reads without quoting) or a line break is quoted
+    (:func:`_quoted_text`), no other; the header likewise.
     """
     import csv
     import io
@@ -103,7 +104,10 @@ def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, sche
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    pattern = "[" + delimiter + '"\\r\\n]'
+    structural = "[" + delimiter + '"\\r\\n]'  # Arrow's writer refuses these unquoted
+    # tab-separated text has no quoting (tracs reads a quote in it as a character): there only a tab
+    # or a line break needs quotes
+    pattern = structural if delimiter != "\t" else "[\t\\r\\n]"
     with open(path, "wb") as fh:
         for table in tables:
             if schema is None or fh.tell() == 0:
@@ -111,7 +115,7 @@ def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, sche
                 header = io.StringIO()
                 csv.writer(header, delimiter=delimiter, lineterminator="\n").writerow(schema.names)
                 fh.write(header.getvalue().encode("utf-8"))
-            needs = any(pc.any(pc.match_substring_regex(table.column(c), pattern)).as_py()
+            needs = any(pc.any(pc.match_substring_regex(table.column(c), structural)).as_py()
                         for c in table.column_names if pa.types.is_string(table.schema.field(c).type)
                         or pa.types.is_large_string(table.schema.field(c).type))
             if needs:
