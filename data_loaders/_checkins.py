@@ -81,8 +81,7 @@ def integer_ids(values: pd.Series, notes: list | None = None) -> pd.Series:
 
     if pd.api.types.is_integer_dtype(values.dtype):
         return values
-    arr = pa.array(values.astype("string").to_numpy(dtype=object, na_value=None), type=pa.string()) \
-        if not getattr(values.dtype, "storage", None) == "pyarrow" else pa.chunked_array(values.array._pa_array)
+    arr = _arrow_text(values)
     text = pc.utf8_trim_whitespace(arr)
     valid = pc.fill_null(pc.match_substring_regex(text, r"^[+-]?[0-9]+$"), False)
     canonical = pc.fill_null(pc.match_substring_regex(text, _CANONICAL_INT), False)
@@ -97,6 +96,22 @@ def integer_ids(values: pd.Series, notes: list | None = None) -> pd.Series:
     return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([kept]).cast(pa.large_string())
                                                 if not isinstance(kept, pa.ChunkedArray) else
                                                 kept.cast(pa.large_string())), index=values.index)
+
+
+def _arrow_text(values: pd.Series):
+    """A Series of text (object, pandas or Arrow strings) as an Arrow string array, without a
+    Python string per row when it already holds text."""
+    import pyarrow as pa
+
+    if getattr(values.dtype, "storage", None) == "pyarrow":
+        return pa.chunked_array(values.array._pa_array)
+    try:
+        arr = pa.array(values.to_numpy(dtype=object), from_pandas=True)
+        if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+            return arr
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    return pa.array(values.astype("string").to_numpy(dtype=object, na_value=None), type=pa.string())
 
 
 def user_order_keys(uid: pd.Series) -> np.ndarray:
@@ -122,11 +137,7 @@ def _canonical_integers(uid: pd.Series) -> np.ndarray | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    try:
-        arr = pa.chunked_array(uid.array._pa_array) if getattr(uid.dtype, "storage", None) == "pyarrow" \
-            else pa.array(uid.to_numpy(dtype=object), type=pa.string())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        return None
+    arr = _arrow_text(uid)
     if len(arr) == 0 or not pc.all(pc.match_substring_regex(arr, _CANONICAL_INT)).as_py():
         return None
     return arr.cast(pa.int64()).to_numpy()
