@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 __all__ = ["as_generator", "check_epsilon", "as_float_array", "check_finite", "check_positive_int",
-           "NotRealError", "MIN_EPSILON", "MAX_EPSILON"]
+           "NotRealError", "MIN_EPSILON", "MAX_EPSILON", "as_batch", "as_trajectory"]
 
 #: the smallest privacy budget accepted anywhere: far below it every release is
 #: indistinguishable from releasing nothing, and constants such as ``1/ε²`` leave
@@ -127,14 +127,65 @@ def as_float_array(x, name: str = "x") -> np.ndarray:
     Complex input raises :class:`NotRealError` instead of being cast to its real
     part (NumPy's cast only warns).
     """
-    if np.iscomplexobj(x):
-        raise NotRealError(f"{name} must be real, got complex values")
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric, got {type(x).__name__}") from exc
+    arr = _real_array(x, name)
     if not np.all(np.isfinite(arr)):
         bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s)")
     return arr
 
+
+def as_batch(coords, offsets=None):
+    """Validate a batch of trajectories into ``(coords (N, 2), offsets (T+1,), as_list)``.
+
+    ``coords`` is a flat ``(N, 2)`` array with ``offsets`` (non-decreasing
+    integers from 0 to N; empty trajectories allowed), or, with ``offsets=None``,
+    a list of ``(n_i, 2)`` arrays.
+    """
+    if offsets is None:
+        if isinstance(coords, np.ndarray) or not isinstance(coords, (list, tuple)):
+            raise TypeError("offsets is required unless coords is a list of (n, 2) arrays")
+        parts = [_as_xy(part, f"coords[{i}]") for i, part in enumerate(coords)]
+        if not parts:
+            raise ValueError("coords is an empty list")
+        lengths = np.array([len(p) for p in parts], dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        return np.ascontiguousarray(np.concatenate(parts, axis=0)), offsets, True
+    flat = _as_xy(coords, "coords")
+    off = np.asarray(offsets)
+    if off.dtype == bool or not np.issubdtype(off.dtype, np.integer):
+        raise TypeError(f"offsets must be an integer array, got dtype {off.dtype}")
+    if off.ndim != 1 or off.size < 2:
+        raise ValueError("offsets must be a 1-D array of length T+1 >= 2")
+    off = off.astype(np.int64)
+    if off[0] != 0 or off[-1] != len(flat):
+        raise ValueError(f"offsets must run from 0 to N={len(flat)}, got {off[0]} .. {off[-1]}")
+    if np.any(np.diff(off) < 0):
+        raise ValueError("offsets must be non-decreasing")
+    return flat, off, False
+
+
+def as_trajectory(points) -> tuple[np.ndarray, np.ndarray]:
+    """Validate one non-empty trajectory into ``(coords (n, 2), offsets [0, n])``."""
+    pts = _as_xy(points, "points")
+    if len(pts) == 0:
+        raise ValueError("points is empty")
+    return pts, np.array([0, len(pts)])
+
+
+def _real_array(x, name: str) -> np.ndarray:
+    """``x`` as a float64 array; complex input raises :class:`NotRealError`, non-numeric ``TypeError``."""
+    if np.iscomplexobj(x):
+        raise NotRealError(f"{name} must be real, got complex values")
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be numeric, got {type(x).__name__}") from exc
+
+
+def _as_xy(points, name):
+    arr = _real_array(points, name)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (n, 2), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return np.ascontiguousarray(arr)

@@ -35,53 +35,16 @@ def _trajectories():
     return xy, np.array([0, 2, 4])
 
 
-def _perturbers(rng) -> None:
-    from .engine.batch import perturb_many
-    from .perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+def _registered(kind):
+    """A warm-up task: the warm hook of every registered method of ``kind`` (:mod:`tracs.methods`)."""
+    def task(rng) -> None:
+        from .methods import view
 
-    xy, offsets = _trajectories()
-    region = _region()
-    for perturber in (TraCSC(region, 2.0), TraCSD(region, 2.0), Strawman(region, 2.0), PlanarLaplace(region, 2.0)):
-        perturber.perturb_many(xy, offsets, rng=rng)
-        perturb_many(perturber, xy, offsets, rng=rng, keys=["a", "b"])
-        perturb_many(perturber, xy, offsets, rng=rng, keys=np.array([7, 9]))
+        for method in view(kind).values():
+            if method.warm is not None:
+                method.warm(rng)
 
-
-def _mechanisms(rng) -> None:
-    from . import mechanisms as m
-
-    x = np.array([0.1, 0.5, 0.9])
-    for mech in (m.OptimalClassical(epsilon=1.0), m.OptimalUnbiased(epsilon=1.0), m.PTT(epsilon=1.0),
-                 m.SquareWave(epsilon=1.0), m.PiecewiseMechanism(epsilon=1.0), m.Laplace(epsilon=1.0),
-                 m.Staircase(epsilon=1.0), m.Duchi(epsilon=1.0)):
-        mech.sample(x, rng=rng)
-    m.OptimalCircular(epsilon=1.0).sample(np.array([0.1, 3.0]), rng=rng)
-    m.KRR(epsilon=1.0, k=5).sample(np.array([0, 3]), rng=rng)
-    m.Purkayastha(epsilon=1.0).sample(np.array([0.1, 3.0]), rng=rng)
-    for mech in (m.BoundedLaplace(epsilon=1.0), m.IIPTT(epsilon=1.0)):
-        inside = mech.input_lattice.points(np.array([0, 1, 2]))
-        mech.sample(inside, rng=rng)
-        mech.cdf(inside, inside)
-    # the exact rows and cumulative masses (estimators, audits) of the compiled laws
-    coarse = 1 / 63
-    for mech in (m.Laplace(epsilon=1.0, resolution=coarse), m.Staircase(epsilon=1.0, resolution=coarse),
-                 m.Purkayastha(epsilon=1.0, resolution=coarse), m.Duchi(epsilon=1.0, resolution=coarse),
-                 m.BoundedLaplace(epsilon=1.0, resolution=coarse), m.IIPTT(epsilon=1.0, resolution=coarse)):
-        if hasattr(mech, "lattice_row"):
-            mech.lattice_row(0)
-            mech.lattice_cumulative(np.array([0, 1, 2]), np.array([0, 1]))
-        mech.lattice_pmf(mech.input_lattice.points(np.array([1]))[0])
-
-
-def _baselines(rng) -> None:
-    from .baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
-    from .poi_space import POISpace
-
-    xy, offsets = _trajectories()
-    space = POISpace(np.random.default_rng(0).uniform(0.0, 1000.0, (20, 2)), region=_region())
-    for baseline in (ExponentialMechanism(space, 2.0), NGram(space, 2.0), LSRR(space, 2.0), TP(space, 4.0),
-                     ATP(space, 4.0)):
-        baseline.perturb_many(xy, offsets, rng=rng)
+    return task
 
 
 def _estimators(rng) -> None:
@@ -113,7 +76,8 @@ def _streams(rng) -> None:
 
 
 #: name -> function(rng) that makes the first calls of one family of kernels with that generator
-TASKS = {"perturbers": _perturbers, "mechanisms": _mechanisms, "baselines": _baselines,
+TASKS = {"perturbers": _registered("perturber"), "mechanisms": _registered("mechanism"),
+         "baselines": _registered("baseline"),
          "estimators": _estimators, "streams": _streams}
 
 

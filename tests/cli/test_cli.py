@@ -105,19 +105,29 @@ def test_perturb_formats_and_methods(cli, checkins_csv, tmp_path, suffix, method
     check_released(out, checkins_csv, 2.0)
 
 
-@pytest.mark.parametrize("method", ["em", "ngram", "lsrr", "atp"])
-def test_perturb_discrete_methods_release_venues(cli, checkins_csv, venues_csv, tmp_path, method):
-    from tracs import baselines
+def _release_methods():
+    from tracs.methods import BASELINE, PERTURBER, view
 
-    if not hasattr(baselines, {"em": "ExponentialMechanism", "ngram": "NGram", "lsrr": "LSRR",
-                               "atp": "ATP"}[method]):
-        pytest.skip(f"baseline {method} not available")
+    return view(PERTURBER, BASELINE)
+
+
+@pytest.mark.parametrize("method", list(_release_methods()))
+def test_perturb_every_registered_method(cli, checkins_csv, venues_csv, tmp_path, method):
+    """Every registered perturber and baseline releases through 'tracs perturb' (baselines onto
+    the venues); a method that is not ε-LDP is refused, by name."""
+    entry = _release_methods()[method]
     out = tmp_path / "released.csv"
-    result = cli("perturb", *REGION, checkins_csv, "-o", out, "-m", method, "-e", "4", "--seed", "1",
-                 "--pois", venues_csv)
+    pois = ("--pois", venues_csv) if entry.discrete else ()
+    result = cli("perturb", *REGION, checkins_csv, "-o", out, "-m", method, "-e", "4", "--seed", "1", *pois)
+    if not entry.ldp:
+        assert result.returncode != 0 and f"method {method!r} is not ε-LDP" in result.stderr
+        assert not out.exists()
+        return
     assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{entry.label}: 60 points in 3 trajectories")
     check_released(out, checkins_csv, 4.0)
-    assert_on_venues(out, checkins_csv)
+    if entry.discrete:
+        assert_on_venues(out, checkins_csv)
 
 
 def assert_on_venues(released_csv, source_csv):

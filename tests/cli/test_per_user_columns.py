@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tracs.evaluation import METHODS
+from tracs.methods import BASELINE, PERTURBER, view
 
+METHODS = view(PERTURBER, BASELINE)  # every method 'tracs perturb' offers (the registry's)
 FIXED = "007"
 METHOD_NAMES = [name for name, spec in METHODS.items() if spec.ldp]
 FORMATS = ("csv", "tsv", "parquet", "geojson", "gpx")

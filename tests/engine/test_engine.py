@@ -73,6 +73,29 @@ def test_perturb_many_matches_one_worker(name, workers):
         assert parallel.dtype == serial.dtype and np.array_equal(parallel, serial), (name, kw)
 
 
+def _registered():
+    from tracs.methods import BASELINE, PERTURBER, view
+
+    return view(PERTURBER, BASELINE)
+
+
+@pytest.mark.parametrize("name", list(_registered()))
+@pytest.mark.parametrize("workers", [1, 3])
+def test_every_registered_method_matches_its_serial_call(name, workers):
+    """The engine releases what the method's own perturb_many releases, for every registered
+    perturber and baseline, per point and per trajectory."""
+    from tracs.methods import MethodContext
+
+    ctx = MethodContext(region=REGION, _poi_space=POIS)
+    pts, offsets = _batch(REGION)
+    keys = [f"user{t % 13}" for t in range(len(offsets) - 1)]
+    for per_trajectory, eps in ((False, 3.0), (True, 12.0)):
+        model = _registered()[name].build(ctx, eps, per_trajectory=per_trajectory)
+        serial = model.perturb_many(pts, offsets, rng=5, keys=keys)
+        parallel = engine.perturb_many(model, pts, offsets, rng=5, keys=keys, workers=workers)
+        assert np.array_equal(parallel, serial), (name, per_trajectory)
+
+
 def test_chunks_really_split_the_batch():
     pts, offsets = _batch(REGION)
     chunks = _pool.trajectory_chunks(offsets, 8)

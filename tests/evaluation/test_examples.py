@@ -35,6 +35,15 @@ def test_continuous_script(tmp_path):
         assert len(pd.read_csv(tmp_path / f"continuous_{region}_corner.csv")) == 8
 
 
+def test_tracs_d_variants_script(tmp_path):
+    out = run_example("tracs_d_variants.py", "--trajectories", 3, "--repetitions", 2, "--epsilons", "2,8",
+                      "--output-dir", tmp_path, "--no-progress")
+    assert "| ε | tracs-d (released) | tracs-d-paper (true) |" in out
+    for region in ("unit-square", "2x10"):
+        summary = pd.read_csv(tmp_path / f"tracs_d_variants_{region}.csv")
+        assert sorted(set(summary["method"])) == ["tracs-d", "tracs-d-paper"] and len(summary) == 4
+
+
 @pytest.mark.parametrize("script, args", [
     ("reproduce_discrete.py", ["--datasets", "synthetic", "--methods", "lsrr,tracs-c", "--epsilons", "4",
                                "--repetitions", "1", "--no-progress"]),

@@ -33,11 +33,13 @@ class _Fixed:
 
 
 @pytest.fixture
-def tiny(monkeypatch):
-    monkeypatch.setitem(ev.METHODS, "fixed", ev.MethodSpec("fixed", "Fixed", True, lambda ctx, eps: _Fixed()))
-    return ev.Dataset(name="tiny", region=Rectangle(0, 0, 500, 500), offsets=np.array([0, 4, 7]),
-                      coords=TRUE, units="m", pois=np.unique(TRUE, axis=0), normalise=True,
-                      degree_scale=(100.0, 200.0))
+def tiny():
+    from tracs.methods import BASELINE, Method, registered
+
+    with registered(Method("fixed", "Fixed", BASELINE, lambda ctx, budget: _Fixed())):
+        yield ev.Dataset(name="tiny", region=Rectangle(0, 0, 500, 500), offsets=np.array([0, 4, 7]),
+                         coords=TRUE, units="m", pois=np.unique(TRUE, axis=0), normalise=True,
+                         degree_scale=(100.0, 200.0))
 
 
 def test_hand_checked_scores_through_run_grid(tiny):

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from tracs.baselines import ATP, LSRR, TP, ExponentialMechanism, NGram
+from tracs.methods import BASELINE, PERTURBER, MethodContext, view
 from tracs.poi_space import POISpace
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from tracs.region import Rectangle
@@ -41,6 +42,14 @@ METHODS = {
     "atp": lambda: ATP(POIS, 2.0),
     "atp-per-trajectory": lambda: ATP(POIS, epsilon_per_trajectory=6.0),
 }
+
+
+def _registered(name):
+    return lambda: view(PERTURBER, BASELINE)[name].build(MethodContext(region=REGION, _poi_space=POIS), 3.0)
+
+
+#: every registered perturber and baseline (tracs.methods) at ε = 3 per point, unless listed above
+METHODS = {**{name: _registered(name) for name in view(PERTURBER, BASELINE)}, **METHODS}
 SEED = 2024
 
 

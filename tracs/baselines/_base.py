@@ -101,8 +101,9 @@ class Baseline(ABC):
             return np.full(lengths.shape, self.epsilon_per_trajectory)
         return self.epsilon * lengths
 
-    def _point_budget(self, lengths: np.ndarray) -> np.ndarray:
-        """Budget of each point of each trajectory (per-point methods)."""
+    def epsilon_per_point(self, lengths) -> np.ndarray:
+        """ε of each point of trajectories of the given lengths (float array): the per-point
+        budget, or the per-trajectory budget split evenly over the points."""
         lengths = np.asarray(lengths, dtype=np.float64)
         if self.epsilon is not None:
             return np.full(lengths.shape, self.epsilon)
@@ -142,7 +143,7 @@ class Baseline(ABC):
         n = int(n)
         basis = "per_point" if self.epsilon is not None else "per_trajectory"
         if self.unit == "point":
-            eps = float(self._point_budget(np.array([n]))[0])
+            eps = float(self.epsilon_per_point(np.array([n]))[0])
             return BaselineLedger(eps, eps * n, n, basis, "point",
                                   f"each point is {eps:g}-LDP; the trajectory is "
                                   f"{eps * n:g}-LDP by sequential composition")
@@ -218,6 +219,12 @@ class Baseline(ABC):
             out = np.split(out, off[1:-1])
             indices = np.split(indices, off[1:-1])
         return (out, indices) if return_indices else out
+
+    def _run_into(self, coords: np.ndarray, offsets: np.ndarray, streams, out: np.ndarray) -> None:
+        """The releases of a validated batch (``as_batch``) with its trajectories' resolved ``streams``,
+        written into ``out``: the engine's path for one chunk (what :meth:`perturb_many` computes)."""
+        _, idx = self.poi_space.round(coords)
+        out[...] = self.poi_space.points[self._perturb(idx, offsets.astype(np.intp), PointDraws(streams, offsets))]
 
     def perturb_indices(self, indices, offsets, *, rng=None, keys=None) -> np.ndarray:
         """Perturb trajectories given as POI indices (no snapping); returns POI indices.

@@ -61,7 +61,7 @@ class ExponentialMechanism(Baseline):
 
     def _perturb(self, indices, offsets, draws):
         lengths = np.diff(offsets)
-        eps = np.repeat(self._point_budget(lengths), lengths)
+        eps = np.repeat(self.epsilon_per_point(lengths), lengths)
         self._check_scale(eps)
         points = self.poi_space.points
         return sample_em(points, points[indices], eps / (2.0 * self.poi_space.diameter),

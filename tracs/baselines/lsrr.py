@@ -402,7 +402,7 @@ class LSRR(Baseline):
     # -- sampling ----------------------------------------------------------------------
     def _perturb(self, indices, offsets, draws):
         lengths = np.diff(offsets)
-        eps = np.repeat(self._point_budget(lengths), lengths)
+        eps = np.repeat(self.epsilon_per_point(lengths), lengths)
         self._check_scale(eps)
         out = np.empty_like(indices)
         sample = self._sample_thresholds if self.grouping == "thresholds" else self._sample

@@ -77,7 +77,7 @@ class NGram(Baseline):
     def _perturb(self, indices, offsets, draws):
         points = self.poi_space.points
         lengths = np.diff(offsets)
-        eps = np.repeat(self._point_budget(lengths), lengths)
+        eps = np.repeat(self.epsilon_per_point(lengths), lengths)
         self._check_scale(eps)
         scale = eps / (2.0 * self.poi_space.diameter)
         out = np.empty_like(indices)

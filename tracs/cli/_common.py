@@ -115,10 +115,15 @@ def writable_file(path) -> Path:
     return path
 
 
-def method_help() -> str:
-    from ..evaluation import METHODS
+def release_methods():
+    """The registered methods that release trajectories (perturbers and baselines), by name."""
+    from ..methods import BASELINE, PERTURBER, view
 
-    return "; ".join(f"{spec.name}: {spec.help}" for spec in METHODS.values())
+    return view(PERTURBER, BASELINE)
+
+
+def method_help() -> str:
+    return "; ".join(f"{method.name}: {method.help}" for method in release_methods().values())
 
 
 def workers_arg(text: str) -> int:

@@ -35,7 +35,7 @@ def chunks(offsets: np.ndarray, user_start: np.ndarray, size: int = CHUNK_POINTS
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def warm_up(spec, epsilon: float, anchor):
+def warm_up(method):
     """Load (or compile) the method's kernels in a background thread; join it before perturbing.
 
     Loading compiled kernels costs a few tenths of a second per process (more when
@@ -46,24 +46,20 @@ def warm_up(spec, epsilon: float, anchor):
 
     def work():
         try:
-            from ..evaluation import MethodContext
-            from ..region import Rectangle
-
-            ctx = MethodContext(region=Rectangle(0.0, 0.0, 1000.0, 1000.0), anchor=anchor)
-            xy = np.array([[100.0, 100.0], [200.0, 300.0], [400.0, 500.0]])
-            spec.build(ctx, epsilon).perturb_many(xy, np.array([0, 3]), rng=0)
+            method.warm(0)
         except Exception:  # noqa: BLE001 - only a head start
             pass
 
     thread = threading.Thread(target=work, name="tracs-warm-up", daemon=True)
-    if not spec.discrete:
+    if method.warm is not None and not method.discrete:
         thread.start()
     return thread
 
 
-def _keyed(spec, ctx) -> bool:
+def keyed(model) -> bool:
+    """Whether ``model.perturb_many`` draws from per-trajectory keyed streams (takes ``keys``)."""
     try:
-        return "keys" in inspect.signature(spec.build(ctx, 1.0).perturb_many).parameters
+        return "keys" in inspect.signature(model.perturb_many).parameters
     except (TypeError, ValueError):
         return False
 
@@ -93,18 +89,24 @@ def random_argument(args):
     return args.seed
 
 
-def run(args, spec, output: Path, fmt: str) -> int:
-    """Perturb ``args.input`` with ``spec`` and write ``output``; print the summary line."""
-    from ..evaluation import MethodContext
+def run(args, method, output: Path, fmt: str) -> int:
+    """Perturb ``args.input`` with the registered ``method`` and write ``output``; print the summary line.
+
+    The release path: the registry builds the method once from the public
+    parameters and the budget (per point, or per trajectory: the method splits it),
+    and :func:`tracs.engine.perturb_many` releases chunks of whole users on
+    ``--workers`` threads.
+    """
+    from ..engine import average_error, perturb_many, resolve_workers, round_points
     from ..io.table import read_points, to_wgs84, write_released
-    from ..engine import average_error, resolve_workers, round_points
+    from ..methods import MethodContext
+    from ..random import resolve_key
     from ..region import Rectangle
     from . import _columns, _output, _public, _startup
     from ._common import CLIError
-    from .perturb import perturb_trajectories
 
     source = Path(args.input)
-    warm = warm_up(spec, args.epsilon, args.anchor) if not args.per_trajectory else None
+    warm = warm_up(method) if not args.per_trajectory else None
     points = read_points(source, split_gap=args.split_gap, **_columns.read_options(args))
     # the public parameters (tracs.cli._public): rows outside the region, the region's projection
     points, handled = _public.points_in_region(points, args)
@@ -116,38 +118,38 @@ def run(args, spec, output: Path, fmt: str) -> int:
     offsets = points.offsets
     if len(coords) == 0:
         raise CLIError(f"{source}: no points left to perturb")
-    needs_pois = spec.discrete or args.round_to_pois
+    needs_pois = method.discrete or args.round_to_pois
     public = _public.public_parameters(args, crs, lambda pad: Rectangle.bounding(coords, pad=pad),
                                        lambda: np.unique(coords, axis=0), pois_needed=needs_pois)
     ctx = MethodContext(region=public.region, anchor=args.anchor, _poi_space=public.pois,
                         pois=None if public.pois is None else public.pois.points)
+    model = method.build(ctx, args.epsilon, per_trajectory=args.per_trajectory)
     if warm is not None and warm.is_alive():
         warm.join()
     _startup.resume()  # imports done, kernels loaded: collect normally from here (tracs.cli._startup)
-    keyed = _keyed(spec, ctx)
-    users = points.trajectory_users() if keyed else None
-    rng = random_argument(args) if keyed else np.random.default_rng(args.seed)
+    is_keyed = keyed(model)
+    users = points.trajectory_users() if is_keyed else None
+    rng = resolve_key(random_argument(args)) if is_keyed else np.random.default_rng(args.seed)
 
     released = np.empty_like(coords)
-    eps_point = np.empty(len(coords))
+    lengths = np.diff(offsets)
+    eps_point = np.repeat(model.epsilon_per_point(lengths), lengths)
     bar = _columns.progress_bar(2 * len(coords), quiet=getattr(args, "quiet", False), desc="perturb")
     with bar:
         # keyed streams make a user's draws independent of the batch, so users go in chunks; a
         # sequential generator's draws depend on the batch (lattice samplers draw on demand): one batch
         user_start = np.r_[True, ~points.same_user_as_previous_trajectory()]
-        pieces = chunks(offsets, user_start, CHUNK_POINTS) if keyed else [(0, len(offsets) - 1)]
+        pieces = chunks(offsets, user_start, CHUNK_POINTS) if is_keyed else [(0, len(offsets) - 1)]
         for first, last in pieces:
             a, b = offsets[first], offsets[last]
-            extra = {"keys": user_keys(users[first:last])} if keyed else {}
-            out, eps = perturb_trajectories(spec, ctx, coords[a:b], offsets[first:last + 1] - a, args.epsilon,
-                                            per_trajectory=args.per_trajectory, rng=rng, workers=args.workers,
-                                            **extra)
-            if args.round_to_pois and not spec.discrete:
+            extra = {"keys": user_keys(users[first:last])} if is_keyed else {}
+            out = perturb_many(model, coords[a:b], offsets[first:last + 1] - a, rng=rng, workers=args.workers,
+                               **extra)
+            if args.round_to_pois and not method.discrete:
                 out = round_points(ctx.poi_space, out, workers=args.workers)[0]
-            released[a:b], eps_point[a:b] = out, eps
+            released[a:b] = out
             bar.update(b - a)
         ae = average_error(coords, released, offsets, workers=args.workers)
-        lengths = np.diff(offsets)
         eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
         lonlat = to_wgs84(released, crs, workers=threads)
         del released
@@ -156,13 +158,13 @@ def run(args, spec, output: Path, fmt: str) -> int:
             points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update, **released_columns(args)))
     from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
 
-    write_perturb_sidecar(output, args, spec.build(ctx, args.epsilon), ctx.region, crs, from_data=public.from_data,
+    write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
                           pois_used=public.pois is not None)
 
     budget = (f"ε = {given(args.epsilon)} per trajectory ({significant(eps_point.min())}–"
               f"{significant(eps_point.max())} per point)" if args.per_trajectory else
               f"ε = {given(args.epsilon)} per point ({given(eps_traj.min())}–{given(eps_traj.max())} per trajectory)")
-    rounded = ", rounded to POIs" if args.round_to_pois and not spec.discrete else ""
-    print(f"{spec.label}{rounded}: {whole(len(coords))} points in {whole(len(lengths))} trajectories, {budget}, "
+    rounded = ", rounded to POIs" if args.round_to_pois and not method.discrete else ""
+    print(f"{method.label}{rounded}: {whole(len(coords))} points in {whole(len(lengths))} trajectories, {budget}, "
           f"AE = {significant(ae)} m -> {output} ({fmt})")
     return 0

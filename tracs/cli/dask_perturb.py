@@ -64,13 +64,13 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     """
     import pandas as pd
 
-    from ..evaluation import METHODS, MethodContext
+    from ..engine import perturb_many
     from ..io.table import read_points, released_table, to_wgs84
+    from ..methods import MethodContext, get
     from . import _columns, _public
     from ._fast import released_columns, user_keys
-    from .perturb import perturb_trajectories
 
-    spec = METHODS[method]
+    method = get(method)
     with tempfile.TemporaryDirectory(prefix="tracs-partition-") as folder:
         path = Path(folder) / "part.parquet"
         part.reset_index(drop=True).to_parquet(path, index=False)
@@ -81,12 +81,13 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     ctx = MethodContext(region=public.region, anchor=options.anchor, _poi_space=public.pois,
                         pois=None if public.pois is None else public.pois.points)
     keys = user_keys(points.trajectory_users())  # as in process: from the ids' exact values
-    released, eps_point = perturb_trajectories(spec, ctx, coords, offsets, options.epsilon,
-                                               per_trajectory=options.per_trajectory, rng=options.seed,
-                                               keys=keys, workers=1)
-    if options.round_to_pois and not spec.discrete:
+    model = method.build(ctx, options.epsilon, per_trajectory=options.per_trajectory)
+    released = perturb_many(model, coords, offsets, rng=options.seed, keys=keys, workers=1)
+    if options.round_to_pois and not method.discrete:
         released = ctx.poi_space.round(released)[0]
-    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), np.diff(offsets))
+    lengths = np.diff(offsets)
+    eps_point = np.repeat(model.epsilon_per_point(lengths), lengths)
+    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
     columns = released_columns(options)
     table = released_table(points, to_wgs84(np.asarray(released, dtype=np.float64), crs), eps_point, eps_traj,
                            text_times=False, keep_lines=True, budget=columns["budget"]).to_pandas()
@@ -133,7 +134,7 @@ def _trajectory_dtype(frame, args):
     return "int64"
 
 
-def run_dask(args, spec) -> int:
+def run_dask(args, method) -> int:
     """Perturb a Parquet directory on Dask; write a GeoParquet directory (see the module docstring)."""
     from . import _public
 
@@ -158,7 +159,7 @@ def run_dask(args, spec) -> int:
         raise CLIError("--engine dask takes nothing from the data")
 
     public = _public.public_parameters(args, crs, from_data, from_data,
-                                       pois_needed=spec.discrete or args.round_to_pois)
+                                       pois_needed=method.discrete or args.round_to_pois)
     options = argparse.Namespace(**vars(args))
     start = time.perf_counter()
     client = (distributed.Client(args.scheduler) if args.scheduler else
@@ -197,7 +198,7 @@ def run_dask(args, spec) -> int:
 
     dropped = n_in - n_out
     note = f", {dropped:,} rows left out (invalid or outside the region)" if dropped else ""
-    print(f"{spec.label}: {n_out:,} rows released from {n_in:,}{note}, ε = {given(args.epsilon)} "
+    print(f"{method.label}: {n_out:,} rows released from {n_in:,}{note}, ε = {given(args.epsilon)} "
           f"{'per trajectory' if args.per_trajectory else 'per point'}, on Dask in "
           f"{significant(time.perf_counter() - start)} s -> {output}/ (GeoParquet)")
     return 0

@@ -112,8 +112,10 @@ def read_points(path) -> geopandas.GeoDataFrame:
 
 
 def _perturb(trajs, method: str, epsilon: float, seed):
-    from ..evaluation import METHODS, MethodContext
+    from ..methods import MethodContext
+    from ._common import release_methods
 
+    METHODS = release_methods()
     if method not in METHODS:
         raise CLIError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
     spec = METHODS[method]

@@ -38,8 +38,9 @@ or .gpx.
 
 
 def add_parser(subparsers) -> None:
-    from ..evaluation import METHODS
-    from ._common import method_help
+    from ._common import method_help, release_methods
+
+    METHODS = release_methods()
 
     p = subparsers.add_parser("perturb", help="perturb a check-in file (CSV, GeoJSON, GeoParquet)",
                               description=DESCRIPTION, epilog="methods: " + method_help(),
@@ -53,7 +54,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
                    help="file to write (.csv, .tsv, .geojson, .parquet or .gpx)")
     p.add_argument("-m", "--method", required=True, choices=list(METHODS), metavar="METHOD",
-                   help=f"one of {', '.join(METHODS)} (lsrr-thresholds is not ε-LDP and is refused here)")
+                   help=f"one of {', '.join(METHODS)} (methods that are not ε-LDP, "
+                        f"{', '.join(m for m in METHODS if not METHODS[m].ldp)}, are refused here)")
     p.add_argument("-e", "--epsilon", required=True, type=positive_float, metavar="E",
                    help="privacy parameter per point (per trajectory with --per-trajectory), > 0")
     p.add_argument("--per-trajectory", action="store_true",
@@ -100,41 +102,11 @@ def _output_format(path: Path) -> str:
     return fmt
 
 
-def perturb_trajectories(spec, ctx, coords, offsets, epsilon, *, per_trajectory, rng, keys=None, workers=1):
-    """Perturb all trajectories; return (released coords, ε per point for each point).
-
-    Trajectory ``t`` draws from the stream of ``keys[t]`` (the user id; a user's
-    successive trajectories get successive streams), so its release does not depend
-    on the other trajectories.  With ``per_trajectory`` the budget ``epsilon`` of a
-    trajectory of ``n`` points is split as ``epsilon / n`` per point: trajectories of
-    equal length share one perturber and one call, each keeping its own stream.
-    """
-    from .. import engine
-    from ..random import KeyedStreams, resolve_streams
-
-    lengths = np.diff(offsets)
-    streams = resolve_streams(rng, keys, len(lengths))
-    if not per_trajectory:
-        return (engine.perturb_many(spec.build(ctx, epsilon), coords, offsets, rng=streams, workers=workers),
-                np.full(len(coords), epsilon))
-    out = np.empty_like(coords)
-    eps_point = np.empty(len(coords))
-    point_traj = np.repeat(np.arange(len(lengths)), lengths)
-    for n in np.unique(lengths):
-        chosen = np.flatnonzero(lengths == n)
-        mask = np.isin(point_traj, chosen)
-        sub_offsets = np.arange(0, n * len(chosen) + 1, n, dtype=np.int64)
-        sub = KeyedStreams(streams.kind, streams.key, streams.streams[chosen])
-        out[mask] = engine.perturb_many(spec.build(ctx, epsilon / n), coords[mask], sub_offsets, rng=sub,
-                                        workers=workers)
-        eps_point[mask] = epsilon / n
-    return out, eps_point
-
-
 def run(args) -> int:
-    from ..evaluation import METHODS
+    from ..methods import get
 
-    if not METHODS[args.method].ldp:
+    method = get(args.method)
+    if not method.ldp:
         raise CLIError(f"method {args.method!r} is not ε-LDP (its group sizes depend on the true location) "
                        "and is kept only to reproduce the paper's experiments with 'tracs evaluate'; "
                        "it is never used to release data: use 'lsrr' instead")
@@ -145,7 +117,7 @@ def run(args) -> int:
 
         _startup.resume()
 
-        return run_dask(args, METHODS[args.method])
+        return run_dask(args, method)
     if args.scheduler is not None:
         raise CLIError("--scheduler goes with --engine dask")
     source = Path(args.input)
@@ -155,9 +127,8 @@ def run(args) -> int:
     _output.check_not_input(output, source, args.pois)
     fmt = _output_format(output)
 
-    spec = METHODS[args.method]
-    _public.check_options(args, discrete=spec.discrete)
-    return _fast.run(args, spec, output, fmt)
+    _public.check_options(args, discrete=method.discrete)
+    return _fast.run(args, method, output, fmt)
 
 
 def released_frame(trajs, released, eps_point, eps_traj, *, keep_lines: bool = False):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import metrics
+from .._validation import as_batch
 from ..random import KeyedStreams, resolve_key
 from ._keys import fast_stream_ids
 from ._pool import map_ordered, point_chunks, resolve_workers, trajectory_chunks
@@ -95,11 +96,13 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
         if keys is not None:
             raise TypeError(f"{type(perturber).__name__}.perturb_many takes no keys")
         return perturber.perturb_many(coords, offsets, rng=rng, return_indices=return_indices, **kwargs)
-    batch = _flat_batch(coords, offsets)
-    if batch is None:
+    try:  # the one validation of the batch: its shape here, its values against the region below
+        flat, off, as_list = as_batch(coords, offsets)
+    except (TypeError, ValueError):
+        flat = None
+    if flat is None or len(flat) == 0:  # the serial call raises its own, documented error
         return perturber.perturb_many(coords, offsets, rng=rng, keys=keys,
                                       return_indices=return_indices, **kwargs)
-    flat, off, as_list = batch
     n_traj = len(off) - 1
     if isinstance(rng, KeyedStreams):
         if keys is not None:
@@ -114,10 +117,16 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
         streams = KeyedStreams(random_key.kind, random_key.key, fast_stream_ids(keys, n_traj, workers=n_workers))
     chunks = trajectory_chunks(off, n_workers * 4) if n_workers > 1 else [(0, n_traj)]
 
-    direct = (len(chunks) > 1 and not return_indices and not kwargs and hasattr(perturber, "_run_into")
+    direct = (not return_indices and not kwargs and hasattr(perturber, "_run_into")
               and getattr(perturber, "round_to", None) is None)
-    # a plain perturber writes each chunk's releases straight into the rows of one
-    # output array, on the chunk's worker: no per-chunk arrays, no serial concatenation
+    if direct and getattr(perturber, "region", None) is not None:  # a baseline takes any point
+        try:
+            flat = perturber.region.validate_points(flat, "coords")  # what perturb_many checks
+        except ValueError:  # let perturb_many raise its own message
+            return perturber.perturb_many(coords, offsets, rng=rng, keys=keys)
+    # a plain perturber or baseline writes each chunk's releases straight into the rows of one
+    # output array, on the chunk's worker, from the validated batch: no per-chunk arrays or
+    # checks, no serial concatenation
     out = np.empty_like(flat) if direct else None
 
     def run(chunk):
@@ -127,11 +136,7 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
         local = off[t0:t1 + 1] - a
         if not direct:
             return perturber.perturb_many(flat[a:b], local, rng=sub, return_indices=return_indices, **kwargs)
-        try:
-            points = perturber.region.validate_points(flat[a:b], "coords")  # what perturb_many checks
-        except ValueError:  # let perturb_many raise its own message
-            return perturber.perturb_many(flat[a:b], local, rng=sub)
-        perturber._run_into(points, local, sub, out[a:b])
+        perturber._run_into(flat[a:b], local, sub, out[a:b])
         return None
 
     results = map_ordered(run, chunks, n_workers)

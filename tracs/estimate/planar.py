@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..mechanisms import OptimalClassical
-from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+from ..methods import PERTURBER, method_of, view
+from ..perturbers import TraCSD
 from ..perturbers._base import as_batch
 from ..region import Rectangle
 from . import _em, _holdout
@@ -87,10 +88,24 @@ AUTO_REFINE_EPSILON = 4.0
 AUTO_SMOOTHING_EPSILON = 2.0
 
 
-def _auto_smoothing(smoothing, perturber, eps):
-    """``"auto"`` -> ``"cv"`` for TraCS-C when every report's ε is at least 2, else ``None``."""
+def _family(perturber) -> str:
+    """Which likelihood ``perturber``'s reports have, from its entry in the registry of methods:
+    ``"axes"`` (TraCS-C), ``"directional"`` (TraCS-D, Strawman) or ``"grid"`` (planar Laplace)."""
+    method = method_of(perturber)
+    family = None if method is None else method.estimator
+    if family not in ("axes", "directional", "grid"):
+        choices = ", ".join(m.name for m in view(PERTURBER).values() if m.estimator in ("axes", "directional", "grid"))
+        what = "not a registered method" if method is None else f"the method {method.name!r}"
+        raise TypeError(f"perturber must be a registered perturber with a density estimator ({choices}); "
+                        f"{type(perturber).__name__} is {what} without one")
+    return family
+
+
+def _auto_smoothing(smoothing, family, eps):
+    """``"auto"`` -> ``"cv"`` for per-axis reports (TraCS-C) when every report's ε is at least 2,
+    else ``None``."""
     if isinstance(smoothing, str) and smoothing == "auto":
-        held_out = isinstance(perturber, TraCSC) and float(np.min(eps)) >= AUTO_SMOOTHING_EPSILON
+        held_out = family == "axes" and float(np.min(eps)) >= AUTO_SMOOTHING_EPSILON
         return "cv" if held_out else None
     return smoothing
 
@@ -124,8 +139,11 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     ----------
     reports : array_like, shape (N, 2)
         Released points, in the region's coordinates, in trajectory order.
-    perturber : TraCSC, TraCSD, Strawman or PlanarLaplace
-        The public perturber that released them (region, ε, split, anchor).
+    perturber : a registered perturber with a density estimator
+        The public perturber that released them (region, ε, split, anchor):
+        TraCSC, TraCSD, Strawman, PlanarLaplace, or any perturber whose entry in
+        :mod:`tracs.methods` names the ``"axes"``, ``"directional"`` or ``"grid"``
+        likelihood.
         Perturbers that round to points of interest are refused: their
         references are not public.
     offsets : array_like of int, shape (T+1,), optional
@@ -197,9 +215,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     -------
     Density
     """
-    if not isinstance(perturber, (TraCSC, TraCSD, Strawman, PlanarLaplace)):
-        raise TypeError("perturber must be a TraCSC, TraCSD, Strawman or PlanarLaplace, got "
-                        f"{type(perturber).__name__}")
+    family = _family(perturber)
     if perturber.round_to is not None:
         raise ValueError("reports rounded to points of interest are not supported: their "
                          "references (the continuous releases) are not public")
@@ -207,11 +223,11 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     edge_decay = check_edge_decay(edge_decay)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
         raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
-    if stop == "cv" and not isinstance(perturber, (TraCSD, Strawman)):
+    if stop == "cv" and family != "directional":
         raise ValueError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
     if offsets is None:
         pts = np.asarray(reports, dtype=np.float64) if not isinstance(reports, list) else reports
-        if isinstance(perturber, (TraCSD, Strawman)) and not isinstance(reports, list):
+        if family == "directional" and not isinstance(reports, list):
             raise ValueError("TraCS-D and the Strawman need offsets: each report's reference "
                              "is the previous report of its trajectory")
         if isinstance(pts, list):
@@ -228,16 +244,16 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     workers = _check_workers(workers)
     xmin, ymin, xmax, ymax = region.bounds
     eps = _epsilons(perturber, off, len(pts))
-    smoothing = _auto_smoothing(smoothing, perturber, eps)
-    smoothed = isinstance(perturber, TraCSC) and isinstance(smoothing, str) and smoothing == "cv"
+    smoothing = _auto_smoothing(smoothing, family, eps)
+    smoothed = family == "axes" and isinstance(smoothing, str) and smoothing == "cv"
     r = _check_refine(refine, eps, smoothed)
     gx, gy = gx * r, gy * r
     xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
     coarse = xe[::r], ye[::r]
-    if isinstance(perturber, TraCSC):
+    if family == "axes":
         blocks = _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins)
         support = np.ones((gx, gy), dtype=bool)
-    elif isinstance(perturber, PlanarLaplace):
+    elif family == "grid":
         blocks = _laplace_blocks(pts, perturber, eps, xe, ye, output_bins)
         support = np.ones((gx, gy), dtype=bool)
     else:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..methods import PERTURBER, MethodContext, get
 from ..region import ConvexRegion, Rectangle
 
 __all__ = ["sidecar_path", "write_sidecar", "read_sidecar", "perturber_from_sidecar", "data_derived"]
@@ -51,16 +52,21 @@ def _region_from(data) -> Rectangle | ConvexRegion:
     return ConvexRegion(data["vertices"])
 
 
-def _perturber_fields(perturber) -> dict:
-    """Public parameters of a perturber that shape its releases."""
-    out = {}
-    for name in ("x_share", "direction_share", "sectors"):
-        value = getattr(perturber, name, None)
-        if value is not None:
-            out[name] = value if isinstance(value, str) else float(value) if name != "sectors" else int(value)
-    anchor = getattr(perturber, "anchor_point", None)
-    if anchor is not None:
-        out["anchor"] = [float(anchor[0]), float(anchor[1])]
+def _field(perturber, name):
+    """The JSON value of the public option ``name`` of ``perturber``."""
+    if name == "anchor":
+        anchor = perturber.anchor_point
+        return [float(anchor[0]), float(anchor[1])]
+    value = getattr(perturber, name)
+    if isinstance(value, str):
+        return value
+    return int(value) if name == "sectors" else float(value)
+
+
+def _perturber_fields(perturber, method) -> dict:
+    """Public parameters of a perturber that shape its releases: the registry's sidecar fields
+    of ``method`` and the lattice."""
+    out = {name: _field(perturber, name) for name in method.sidecar}
     lattice = getattr(perturber, "lattice", None)
     if lattice is not None:
         out["lattice"] = json.loads(json.dumps(lattice, default=lambda v: np.asarray(v).tolist()))
@@ -76,7 +82,8 @@ def write_sidecar(release, *, method: str, epsilon: float, per_trajectory: bool,
     release : path-like
         The released file.
     method : str
-        Method name (as in ``tracs perturb --method``).
+        A registered method's name (as in ``tracs perturb --method``); its entry
+        names the fields recorded (:mod:`tracs.methods`).
     epsilon : float
         The budget given (per point, or per trajectory with ``per_trajectory``).
     region : Rectangle or ConvexRegion
@@ -94,6 +101,7 @@ def write_sidecar(release, *, method: str, epsilon: float, per_trajectory: bool,
         or ``"data"`` (parameters not used are left out).
     """
     sources = _check_sources(sources)
+    entry = get(method)
     data = {"format": FORMAT, "version": VERSION, "method": str(method), "epsilon": float(epsilon),
             "per_trajectory": bool(per_trajectory), "region": _region_json(region),
             "crs": None if crs is None else (crs if isinstance(crs, str) else crs.to_string()),
@@ -101,7 +109,7 @@ def write_sidecar(release, *, method: str, epsilon: float, per_trajectory: bool,
     if sources is not None:
         data["sources"] = sources
     if perturber is not None:
-        data.update(_perturber_fields(perturber))
+        data.update(_perturber_fields(perturber, entry))
     path = sidecar_path(release)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return path
@@ -158,22 +166,17 @@ def read_sidecar(path) -> dict:
 
 
 def perturber_from_sidecar(data: dict):
-    """The public perturber described by a sidecar (TraCS-C, TraCS-D, Strawman, planar Laplace)."""
-    from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+    """The public perturber described by a sidecar, rebuilt by its registry entry.
 
-    budget = ({"epsilon_per_trajectory": data["epsilon"]} if data["per_trajectory"]
-              else {"epsilon": data["epsilon"]})
-    region, method = data["region"], data["method"]
-    if method == "tracs-c":
-        return TraCSC(region, x_share=data.get("x_share", 0.5), **budget)
-    if method == "tracs-d":
-        return TraCSD(region, anchor=tuple(data.get("anchor", region.center)),
-                      direction_share=data.get("direction_share", np.pi / (np.pi + 1)), **budget)
-    if method == "strawman":
-        return Strawman(region, anchor=tuple(data.get("anchor", region.center)),
-                        direction_share=data.get("direction_share", np.pi / (np.pi + 1)),
-                        sectors=data.get("sectors", 6), **budget)
-    if method == "planar-laplace":
-        return PlanarLaplace(region, **budget)
-    raise ValueError(f"no density estimator for method {method!r}; use tracs.estimate.frequencies "
-                     "for the discrete baselines")
+    Raises ``ValueError`` for a method that is not a registered perturber (the
+    discrete baselines: use :func:`tracs.estimate.frequencies`).
+    """
+    method = get(data["method"])
+    if method.kind != PERTURBER:
+        raise ValueError(f"no density estimator for method {data['method']!r}; use tracs.estimate.frequencies "
+                         "for the discrete baselines")
+    region = data["region"]
+    context = MethodContext(region=region, anchor=tuple(data.get("anchor", region.center)))
+    options = {name: tuple(data[name]) if name == "anchor" else data[name]
+               for name in method.sidecar if name in data}
+    return method.build(context, data["epsilon"], per_trajectory=data["per_trajectory"], **options)

@@ -2,11 +2,12 @@
 
 The pieces:
 
-* :data:`METHODS` — the registry of perturbation methods by command-line name
-  (``tracs-d``, ``tracs-c``, ``strawman``, ``planar-laplace``, ``em``, ``ngram``,
-  ``lsrr``, ``lsrr-thresholds``, ``atp``, ``tp``), each a factory
-  ``(context, ε) -> perturber``.  ``lsrr-thresholds`` is the L-SRR grouping of the
-  paper's experiments, which is not ε-LDP (see :class:`tracs.baselines.LSRR`).
+* :data:`METHODS` — the perturbers and baselines of the registry of methods
+  (:mod:`tracs.methods`) by command-line name (``tracs-d``, ``tracs-c``, ``strawman``,
+  ``planar-laplace``, ``tracs-d-paper``, ``em``, ``ngram``, ``lsrr``, ``lsrr-thresholds``,
+  ``atp``, ``tp``), each built by ``build(context, ε)``.  ``lsrr-thresholds`` is the
+  L-SRR grouping of the paper's experiments, which is not ε-LDP (see
+  :class:`tracs.baselines.LSRR`).
 * :class:`Dataset` — trajectories (flat ``(N, 2)`` coordinates + offsets), the public
   region, the points of interest when the space is discrete, the data's units and
   the map to the paper's normalised units.  :func:`load_dataset` builds one from a
@@ -31,7 +32,6 @@ from .._lazy import lazy_names
 
 __all__ = [
     "METHODS",
-    "MethodSpec",
     "EXTRA_METRICS",
     "MetricSpec",
     "RANGE_DELTA",
@@ -68,14 +68,14 @@ __all__ = [
 _EXPORTS = {
     **dict.fromkeys(("DATA_FILES", "REGIONS", "Dataset", "checkin_dataset", "continuous_dataset", "data_path",
                      "degree_scale", "load_dataset", "read_checkins"), "experiment_data"),
-    **dict.fromkeys(("METHODS", "MethodContext", "MethodSpec", "parse_epsilons", "parse_methods"), "methods"),
+    **dict.fromkeys(("METHODS", "MethodContext", "parse_epsilons", "parse_methods"), "choices"),
     **dict.fromkeys(("EXTRA_METRICS", "HOTSPOT_SHARE", "RANGE_DELTA", "MetricSpec", "parse_metrics"), "extra_metrics"),
     **dict.fromkeys(("JSON_KEYS", "confidence_interval", "format_number", "markdown_table", "summarise",
                      "summary_records"), "summaries"),
     **dict.fromkeys(("cell_seed", "direction_study", "run_grid", "time_methods"), "runner"),
 }
 
-_SUBMODULES = {"experiment_data", "methods", "extra_metrics", "summaries", "runner", "estimated"}
+_SUBMODULES = {"experiment_data", "choices", "extra_metrics", "summaries", "runner", "estimated"}
 
 
 __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, _SUBMODULES)

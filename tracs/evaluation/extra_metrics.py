@@ -7,7 +7,7 @@ from typing import Callable
 
 
 from . import estimated as _est
-from .methods import _parse_names
+from .choices import _parse_names
 
 
 #: units on a continuous region

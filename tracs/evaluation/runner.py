@@ -12,7 +12,7 @@ import pandas as pd
 
 from .._validation import check_epsilon
 from .experiment_data import Dataset, _check_count
-from .methods import METHODS, MethodContext, parse_epsilons, parse_methods
+from .choices import METHODS, MethodContext, parse_epsilons, parse_methods
 from .extra_metrics import EXTRA_METRICS, in_degrees, parse_metrics
 
 

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import NotRealError, check_epsilon
+from .._validation import as_batch, as_trajectory, check_epsilon
 from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Region
 
-__all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory", "batch_streams", "KeyedSource"]
+__all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory", "batch_streams", "KeyedSource"]  # as_batch and
+# as_trajectory: the batch validators of tracs._validation, shared with the engine
 
 
 
@@ -62,58 +63,6 @@ def _check_lengths(n) -> np.ndarray:
     if np.any(arr < 1):
         raise ValueError(f"n must be >= 1, got {n!r}")
     return arr
-
-
-def as_batch(coords, offsets=None):
-    """Validate a batch of trajectories into ``(coords (N, 2), offsets (T+1,), as_list)``.
-
-    ``coords`` is a flat ``(N, 2)`` array with ``offsets`` (non-decreasing
-    integers from 0 to N; empty trajectories allowed), or, with ``offsets=None``,
-    a list of ``(n_i, 2)`` arrays.
-    """
-    if offsets is None:
-        if isinstance(coords, np.ndarray) or not isinstance(coords, (list, tuple)):
-            raise TypeError("offsets is required unless coords is a list of (n, 2) arrays")
-        parts = [_as_xy(part, f"coords[{i}]") for i, part in enumerate(coords)]
-        if not parts:
-            raise ValueError("coords is an empty list")
-        lengths = np.array([len(p) for p in parts], dtype=np.int64)
-        offsets = np.concatenate([[0], np.cumsum(lengths)])
-        return np.ascontiguousarray(np.concatenate(parts, axis=0)), offsets, True
-    flat = _as_xy(coords, "coords")
-    off = np.asarray(offsets)
-    if off.dtype == bool or not np.issubdtype(off.dtype, np.integer):
-        raise TypeError(f"offsets must be an integer array, got dtype {off.dtype}")
-    if off.ndim != 1 or off.size < 2:
-        raise ValueError("offsets must be a 1-D array of length T+1 >= 2")
-    off = off.astype(np.int64)
-    if off[0] != 0 or off[-1] != len(flat):
-        raise ValueError(f"offsets must run from 0 to N={len(flat)}, got {off[0]} .. {off[-1]}")
-    if np.any(np.diff(off) < 0):
-        raise ValueError("offsets must be non-decreasing")
-    return flat, off, False
-
-
-def as_trajectory(points) -> tuple[np.ndarray, np.ndarray]:
-    """Validate one non-empty trajectory into ``(coords (n, 2), offsets [0, n])``."""
-    pts = _as_xy(points, "points")
-    if len(pts) == 0:
-        raise ValueError("points is empty")
-    return pts, np.array([0, len(pts)])
-
-
-def _as_xy(points, name):
-    if np.iscomplexobj(points):
-        raise NotRealError(f"{name} must be real, got complex values")
-    try:
-        arr = np.asarray(points, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric, got {type(points).__name__}") from exc
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (n, 2), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return np.ascontiguousarray(arr)
 
 
 def batch_streams(rng, keys, n: int) -> KeyedStreams:
@@ -346,10 +295,15 @@ class Perturber(ABC):
     def _point_params(self, offsets: np.ndarray, params_of) -> np.ndarray:
         """Mechanism constants: one row, or one row per trajectory (per-trajectory budget).
 
-        ``params_of(eps)`` maps an array of distinct per-point ε to rows.
+        ``params_of(eps)`` maps an array of distinct per-point ε to rows.  A per-point
+        budget's row is computed (its mechanisms built and checked) once per perturber and
+        reused by every call and chunk; a per-trajectory budget's rows depend on the lengths.
         """
         if self._basis == "per_point":
-            return np.ascontiguousarray(params_of(np.array([self._epsilon])))
+            rows = getattr(self, "_point_rows", None)
+            if rows is None:
+                rows = self._point_rows = np.ascontiguousarray(params_of(np.array([self._epsilon])))
+            return rows
         eps = self.epsilon_per_point(np.diff(offsets))
         values, inverse = np.unique(eps, return_inverse=True)
         return np.ascontiguousarray(params_of(values)[inverse])

@@ -248,7 +248,7 @@ def _draw_parts(start, count, offsets, streams, traj, kind, key, params, n_a, n_
 
 @njit(cache=True, nogil=True)
 def sequential_kernel(coords, offsets, kind, key, streams, params, angle, tables, n_r, h_r,
-                      anchor, nx, ny, hb, rect, bbox, tol, mode, k, out, idx):
+                      anchor, nx, ny, hb, rect, bbox, tol, mode, k, along_true, out, idx):
     """Perturb every point from its reference, in order; fill ``out`` (and ``idx``).
 
     The reference of a trajectory's first point is ``anchor``; of any other point,
@@ -283,6 +283,10 @@ def sequential_kernel(coords, offsets, kind, key, streams, params, angle, tables
         The public anchor and region.
     mode, k : int
         Direction mechanism and sector count.
+    along_true : bool
+        Normalise the distance by the exit distance along the *true* direction
+        (the paper's code) instead of the released one; the released distance is
+        scaled by the released direction's exit distance either way.
     out : (N, 2) float64, idx : (N, 2) or (0, 2) int64
         Released points and their (direction, distance) lattice indices (not written
         when ``idx`` has no rows).
@@ -325,9 +329,16 @@ def sequential_kernel(coords, offsets, kind, key, streams, params, angle, tables
             c, s = unit_vector(ja, tables)
             reach = box_exit(ox, oy, c, s, bbox) if rect else exit_distance(ox, oy, c, s, nx, ny, hb)
             dist = math.sqrt(dx * dx + dy * dy)
+            scale = reach
+            if along_true:
+                if dist > 0.0:
+                    scale = (box_exit(ox, oy, dx / dist, dy / dist, bbox) if rect else
+                             exit_distance(ox, oy, dx / dist, dy / dist, nx, ny, hb))
+                else:
+                    scale = box_exit(ox, oy, 1.0, 0.0, bbox) if rect else exit_distance(ox, oy, 1.0, 0.0, nx, ny, hb)
             u = 0.0
-            if reach > 0.0:
-                u = min(1.0, dist / reach)
+            if scale > 0.0:
+                u = min(1.0, dist / scale)
             m_r = int(params[r, 2])
             kr = snap(u * n_r, n_r, split_word(w2[j])[1])
             jr = band_cell_of(r_part[j], affine_start(kr, 1.0, 0.0, m_r, n_r + 1), m_r)

@@ -167,6 +167,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
 
     _mode: int = _kernels.MODE_CIRCULAR
     _sectors: int = 0
+    _along_true: bool = False
 
     def __init__(self, region, epsilon=None, *, direction_share=DEFAULT_DIRECTION_SHARE,
                  anchor="center", epsilon_per_trajectory=None, round_to=None, resolution=None):
@@ -185,7 +186,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
         self._rect = isinstance(region, Rectangle)
         self._bbox = np.array(region.bounds, dtype=np.float64)
         if self.epsilon is not None:
-            self._params(np.array([self.epsilon]))  # a budget beyond the limits fails here
+            self._point_params(None, self._params)  # a budget beyond the limits fails here, once
 
     @property
     def anchor_point(self) -> tuple[float, float]:
@@ -251,7 +252,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
                                    self._angle_constants(), self._angle_tables(), self._cells, self.lattice.distance.spacing,
                                    self._anchor,
                                    self._nx, self._ny, self._hb, self._rect, self._bbox,
-                                   self.region.tolerance, self._mode, self._sectors, out, idx)
+                                   self.region.tolerance, self._mode, self._sectors, self._along_true, out, idx)
         return out, (idx if indices else None)
 
     def _run_into(self, coords, offsets, streams, out) -> None:

@@ -60,7 +60,7 @@ class TraCSC(LatticeReleases, Perturber):
         self._cells = check_resolution(resolution)
         self.resolution = resolution
         if self.epsilon is not None:
-            self._params(np.array([self.epsilon]))  # a budget beyond the limits fails here
+            self._point_params(None, self._params)  # a budget beyond the limits fails here, once
 
     @property
     def lattice(self) -> tuple[Lattice, Lattice]:

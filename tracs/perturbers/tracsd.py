@@ -52,6 +52,19 @@ class TraCSD(SequentialPerturber):
     resolution : float, optional
         Spacing of the direction lattice (a fraction of 2π) and of the distance
         lattice (a fraction of 1); default ``2^-20``.
+    distance_along : "released" or "true"
+        The ray whose exit distance ``R`` normalises the distance input
+        ``u = |τ − o| / R``.  ``"released"`` (default): along the released
+        direction ``φ'``, so ``ũ·R(o, φ')`` estimates ``|τ − o|`` itself.
+        ``"true"``: along the true direction ``φ`` (the authors' code, registry
+        name ``tracs-d-paper``), a reproduction variant: the release is still
+        ``o + ũ·R(o, φ')·(cos φ', sin φ')``, so ``ũ·R(o, φ')`` estimates
+        ``|τ − o|·R(o, φ')/R(o, φ)``, biased wherever the two rays differ in
+        length.  Both are ε-LDP with the same lattices: ``u`` is an input in
+        ``[0, 1]`` of the distance mechanism, whose guarantee holds for every pair
+        of inputs however they are computed from the point, and the release
+        depends on the point only through the two lattice indices
+        (``docs/privacy.md``).
 
     Notes
     -----
@@ -61,8 +74,9 @@ class TraCSD(SequentialPerturber):
     * ``o`` on an edge or corner: the directions that leave at once have
       ``R(o, φ') = 0``, so the output is ``o`` itself.  That event has
       probability ``P(φ' ∈ outward | φ)``, within ``e^{ε_φ}`` between inputs.
-    * ``u = |τ − o| / R(o, φ')`` with ``φ'`` the *released* direction, clipped to
-      ``[0, 1]``; ``u = 0`` where ``R = 0``.  Released distances are cell centres,
+    * ``u = |τ − o| / R(o, φ')`` with ``φ'`` the *released* direction (``R(o, φ)``,
+      the true one, with ``distance_along="true"``; direction 0 when ``τ == o``),
+      clipped to ``[0, 1]``; ``u = 0`` where ``R = 0``.  Released distances are cell centres,
       never 0 or 1.
     * Outputs are clamped into the region after the release (post-processing of
       lattice values), never re-drawn.
@@ -74,10 +88,15 @@ class TraCSD(SequentialPerturber):
     _mode = _kernels.MODE_CIRCULAR
 
     def __init__(self, region, epsilon=None, *, direction_share=DEFAULT_DIRECTION_SHARE,
-                 anchor="center", epsilon_per_trajectory=None, round_to=None, resolution=None):
+                 anchor="center", epsilon_per_trajectory=None, round_to=None, resolution=None,
+                 distance_along="released"):
+        if not isinstance(distance_along, str) or distance_along not in ("released", "true"):
+            raise ValueError(f"distance_along must be 'released' or 'true', got {distance_along!r}")
         super().__init__(region, epsilon, direction_share=direction_share, anchor=anchor,
                          epsilon_per_trajectory=epsilon_per_trajectory, round_to=round_to,
                          resolution=resolution)
+        self.distance_along = distance_along
+        self._along_true = distance_along == "true"
 
     def shares(self, epsilon):
         eps = np.asarray(epsilon, dtype=np.float64)

@@ -1,0 +1,220 @@
+"""The registry itself: :class:`Method`, the public parameters a factory sees, lookups.
+
+Every command, the evaluation grids, the audit, the release sidecar, the
+estimators and the warm-up read the same entries, so a method is described once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["MECHANISM", "PERTURBER", "BASELINE", "KINDS", "ESTIMATORS", "Method", "MethodContext",
+           "register", "registered", "get", "view", "method_of"]
+
+#: kinds of method: a 1-D mechanism on an interval or a circle, a trajectory perturber on a
+#: continuous region, a baseline choosing among points of interest
+MECHANISM, PERTURBER, BASELINE = "mechanism", "perturber", "baseline"
+KINDS = (MECHANISM, PERTURBER, BASELINE)
+
+#: collector-side estimators: a 1-D mechanism's distribution (tracs.estimate.distribution),
+#: 2-D densities (tracs.estimate.density) from per-axis reports, direction-distance reports or a
+#: planar grid, and POI frequencies (tracs.estimate.frequencies)
+ESTIMATORS = ("distribution", "axes", "directional", "grid", "frequencies")
+
+
+@dataclass
+class MethodContext:
+    """The public parameters a factory may use: the region, the POIs, TraCS-D's anchor.
+
+    Every value is user-given or fixed in advance, never computed from the data
+    being released.  ``poi_space`` (a KD-tree) is built once, on first use.
+    """
+
+    region: object = None
+    pois: np.ndarray | None = None
+    anchor: object = "center"
+    _poi_space: object = field(default=None, repr=False)
+
+    @property
+    def poi_space(self):
+        if self._poi_space is None:
+            if self.pois is None:
+                raise ValueError("this data set has no points of interest (a continuous region); "
+                                 "discrete methods and --round-to-pois need check-in data")
+            from ..poi_space import POISpace
+
+            self._poi_space = POISpace(self.pois, region=self.region)
+        return self._poi_space
+
+
+@dataclass(frozen=True)
+class Method:
+    """One shipped (or registered) method, described once.
+
+    Parameters
+    ----------
+    name : str
+        Command-line name (``tracs perturb --method``, ``tracs evaluate --methods``,
+        ``tracs audit --method``), also written in release sidecars.
+    label : str
+        Its label in tables and summaries.
+    kind : {"mechanism", "perturber", "baseline"}
+        A 1-D mechanism, a trajectory perturber on a continuous region, or a
+        baseline over points of interest.
+    factory : callable
+        Mechanisms: ``factory(epsilon, **options)``.  Perturbers and baselines:
+        ``factory(context, budget, **options)`` with ``context`` a
+        :class:`MethodContext` and ``budget`` either ``{"epsilon": e}`` (per point)
+        or ``{"epsilon_per_trajectory": e}``.
+    help : str
+        One line for the command-line help.
+    ldp : bool
+        False for a method kept only to reproduce a published experiment that is
+        not ε-LDP as run there: it may be evaluated and audited by name, never used
+        to release data.
+    model : str or type, optional
+        The class the factory builds (``"module.Class"`` or the class), for
+        :func:`method_of`.
+    options : dict
+        Fixed keyword options of the factory that tell this entry apart from
+        another one building the same class (e.g. ``distance_along="true"``); an
+        object matches the entry when its attributes of these names equal them.
+    sidecar : tuple of str
+        Public options recorded in a release sidecar (``tracs.estimate.sidecar``)
+        and given back to the factory, as keyword options, to rebuild the method
+        (``"anchor"``: the reference point ``(x, y)`` actually used).
+    estimator : str, optional
+        The collector-side estimator of its reports, one of :data:`ESTIMATORS`.
+    warm : callable, optional
+        ``warm(rng)`` makes the first calls of its compiled kernels on tiny inputs
+        (``tracs warmup``).
+    """
+
+    name: str
+    label: str
+    kind: str
+    factory: Callable
+    help: str = ""
+    ldp: bool = True
+    model: object = None
+    options: dict = field(default_factory=dict)
+    sidecar: tuple = ()
+    estimator: str | None = None
+    warm: Callable | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name or self.name != self.name.strip().lower():
+            raise ValueError(f"a method name is a non-empty lower-case word, got {self.name!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if self.estimator is not None and self.estimator not in ESTIMATORS:
+            raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}, got {self.estimator!r}")
+        if not callable(self.factory):
+            raise TypeError(f"factory of {self.name!r} must be callable")
+
+    @property
+    def discrete(self) -> bool:
+        """Whether it releases points of interest (a baseline)."""
+        return self.kind == BASELINE
+
+    def build(self, context=None, epsilon=None, *, per_trajectory: bool = False, **options):
+        """The method at budget ``epsilon`` (per point, or per trajectory with ``per_trajectory``).
+
+        ``context`` holds the public region, POIs and anchor (unused by a 1-D
+        mechanism); ``options`` override the factory's keyword options.
+        """
+        options = {**self.options, **options}
+        if self.kind == MECHANISM:
+            if per_trajectory:
+                raise ValueError(f"{self.name} is a 1-D mechanism: its budget is per value")
+            return self.factory(epsilon, **options)
+        budget = {"epsilon_per_trajectory": epsilon} if per_trajectory else {"epsilon": epsilon}
+        return self.factory(context, budget, **options)
+
+
+_REGISTRY: dict[str, Method] = {}
+
+
+def register(method: Method) -> Method:
+    """Add ``method`` to the registry (its name must be new); returns it."""
+    if not isinstance(method, Method):
+        raise TypeError(f"register takes a tracs.methods.Method, got {type(method).__name__}")
+    if method.name in _REGISTRY:
+        raise ValueError(f"a method named {method.name!r} is already registered")
+    _REGISTRY[method.name] = method
+    return method
+
+
+@contextmanager
+def registered(method: Method):
+    """Register ``method`` for the duration of a ``with`` block (tests, experiments)."""
+    register(method)
+    try:
+        yield method
+    finally:
+        _REGISTRY.pop(method.name, None)
+
+
+def get(name: str) -> Method:
+    """The registered method called ``name`` (``ValueError`` naming the choices otherwise)."""
+    method = _REGISTRY.get(name) if isinstance(name, str) else None
+    if method is None:
+        raise ValueError(f"unknown method {name!r}; choose from {', '.join(_REGISTRY)}")
+    return method
+
+
+class _View(Mapping):
+    """A live, read-only name -> :class:`Method` mapping of the registered methods of some kinds."""
+
+    def __init__(self, kinds):
+        self._kinds = tuple(kinds)
+
+    def __getitem__(self, name):
+        method = _REGISTRY[name]
+        if method.kind not in self._kinds:
+            raise KeyError(name)
+        return method
+
+    def __iter__(self):
+        return (name for name, method in list(_REGISTRY.items()) if method.kind in self._kinds)
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+    def __repr__(self):
+        return f"<registered {'/'.join(self._kinds)} methods: {', '.join(self)}>"
+
+
+def view(*kinds: str) -> Mapping:
+    """A live mapping of the registered methods of ``kinds`` (all kinds when none is given)."""
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {unknown[0]!r}")
+    return _View(kinds or KINDS)
+
+
+def _path(cls) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def method_of(obj) -> Method | None:
+    """The registered entry that builds objects like ``obj`` (``None`` when none does).
+
+    The most derived registered class of ``obj`` wins; among entries building the
+    same class, the one whose ``options`` all equal ``obj``'s attributes and name
+    the most options.
+    """
+    for cls in type(obj).__mro__:
+        path = _path(cls)
+        candidates = [m for m in _REGISTRY.values()
+                      if m.model is cls or (isinstance(m.model, str) and m.model == path)]
+        candidates = [m for m in candidates
+                      if all(getattr(obj, k, object()) == v for k, v in m.options.items())]
+        if candidates:
+            return max(candidates, key=lambda m: len(m.options))
+    return None
