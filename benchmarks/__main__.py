@@ -1,6 +1,8 @@
 """Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick] [--write-docs]``.
 
-Sections: mechanisms, perturbers, rounding (also named discrete), loaders, estimate, audit, cli
+Sections: mechanisms, perturbers, rounding (also named discrete), loaders, porto (streaming read of a
+generated Porto-shaped taxi file of 10^7 points: points/s and peak memory), estimate, audit,
+audit-power (planted leaks and false alarms over 100 seeds), cli
 (``tracs perturb`` on a generated file against a plain pyarrow read + write), keyed
 (the cost of per-user keyed streams), scaling (1, 2, 4, … workers), reference (the
 published code's per-point structure, DP libraries).
@@ -24,8 +26,10 @@ SECTIONS = {
     "perturbers": "benchmarks.perturbers",
     "rounding": "benchmarks.discrete",
     "loaders": "benchmarks.loaders",
+    "porto": "benchmarks.porto",
     "estimate": "benchmarks.estimate",
     "audit": "benchmarks.audit",
+    "audit-power": "benchmarks.audit_power",
     "scaling": "benchmarks.scaling",
     "reference": "benchmarks.reference_compare",
     "cli": "benchmarks.cli",

@@ -1,4 +1,5 @@
-"""Check-in data for tracs: Foursquare, Gowalla, any table, synthetic cities.
+"""Check-in and trajectory data for tracs: Foursquare, Gowalla, Geolife, T-Drive, Porto taxis,
+any table, synthetic cities.
 
 Every loader returns the same form: a WGS84 :class:`geopandas.GeoDataFrame` with
 ``uid``, ``datetime`` (UTC), ``poi_id`` (where known) and point geometry, sorted
@@ -40,6 +41,7 @@ _EXPORTS = {
                     "datasets"),
     **dict.fromkeys(("load_foursquare", "parse_foursquare_time"), "foursquare"),
     "load_checkins": "generic",
+    **dict.fromkeys(("iter_porto", "load_geolife", "load_porto", "load_tdrive"), "trajectory_sets"),
     **dict.fromkeys(("load_gowalla", "parse_iso_time"), "gowalla"),
     "to_trajectories": "grouping",
     "synthetic_checkins": "synthetic",
@@ -47,7 +49,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "synthetic"}
+_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "synthetic", "trajectory_sets"}
 
 
 __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, _SUBMODULES)

@@ -176,7 +176,7 @@ def check_rows(bad_user: np.ndarray, bad_time: np.ndarray, lat: np.ndarray, lng:
 
 
 def make_report(*, source, fmt, rows, kept, dropped, exact, repeated, duplicates, blank_lines,
-                position, notes, strict, untimed=()) -> LoadReport:
+                position, notes, strict, untimed=(), column_names=None) -> LoadReport:
     """The :class:`LoadReport` of a loader; raises when nothing is left or, with ``strict``, anything dropped.
 
     ``rows`` counts the records parsed (lines skipped by the parser, ``dropped["bad_fields"]``, come on top).
@@ -191,6 +191,7 @@ def make_report(*, source, fmt, rows, kept, dropped, exact, repeated, duplicates
         repeated_times=np.sort(repeated), duplicates=duplicates,
         blank_lines=np.asarray(blank_lines if blank_lines is not None else empty, dtype=np.int64),
         position=position, notes=tuple(notes), untimed=np.sort(np.asarray(untimed, dtype=np.int64)),
+        columns=column_names,
     )
     if report.rows_read == 0:
         raise ValueError(f"{source} has no check-in rows")
@@ -205,12 +206,13 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
                    lines: np.ndarray, source: str, fmt: str, poi: pd.Series | None = None,
                    extra: dict | None = None, bad_lines=None, blank_lines=None, notes=(),
                    duplicates: str = "keep", strict: bool = False,
-                   position: str = "line", untimed=None) -> gpd.GeoDataFrame:
+                   position: str = "line", untimed=None, column_names=None) -> gpd.GeoDataFrame:
     """Validate, order and report; see the module docstring.
 
     ``untimed`` (optional boolean mask over the rows) marks rows with no time of
     their own: ``time`` only orders them, their ``datetime`` is left missing,
     they are never counted as duplicates, and the report lists them.
+    ``column_names`` (role -> the file's column) lets drop messages name the columns.
     """
     duplicates = check_duplicates_policy(duplicates)
     strict = check_strict(strict)
@@ -280,7 +282,7 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
     report = make_report(source=source, fmt=fmt, rows=n, kept=len(frame), dropped=dropped,
                          exact=exact, repeated=repeated, duplicates=duplicates,
                          blank_lines=blank_lines, position=position, notes=notes, strict=strict,
-                         untimed=lines_k[untimed])
+                         untimed=lines_k[untimed], column_names=column_names)
     import geopandas as gpd  # here: the command line's array path reads through this module without it
 
     out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs="EPSG:4326")

@@ -27,6 +27,10 @@ DROP_REASONS = {
     "duplicate": "a repeat of an earlier row, dropped on request (``duplicates=``)",
 }
 
+#: the columns (by role: user, time, lat, lon) each check reads
+REASON_COLUMNS = {"bad_user": ("user",), "bad_time": ("time",), "bad_coords": ("lat", "lon"),
+                  "out_of_range": ("lat", "lon")}
+
 _SHOW_LINES = 5
 
 
@@ -72,6 +76,9 @@ class LoadReport(dict):
         frame (or Parquet file).
     notes : list of str
         Anything else worth knowing (encoding fallback, naive times read as UTC, ...).
+    columns : dict of str to str
+        The file's column read for each role (``user``, ``time``, ``lat``, ``lon``),
+        when the reader knows them: drop messages name them (:meth:`describe_drop`).
     untimed : list of int
         Lines (rows) of points kept without a time of their own (GPX points with
         no ``<time>``): their ``datetime`` is missing and they keep the file's
@@ -82,7 +89,7 @@ class LoadReport(dict):
 
     def __init__(self, *, source: str, format: str, rows_read: int, rows_kept: int,
                  dropped=None, exact_duplicates=(), repeated_times=(), duplicates: str = "keep",
-                 blank_lines=(), position: str = "line", notes=(), untimed=()):
+                 blank_lines=(), position: str = "line", notes=(), untimed=(), columns=None):
         as_list = lambda a: [int(v) for v in np.asarray(a, dtype=np.int64)]  # noqa: E731
         super().__init__(
             source=str(source), format=str(format), rows_read=int(rows_read),
@@ -90,7 +97,8 @@ class LoadReport(dict):
             dropped={str(k): as_list(v) for k, v in (dropped or {}).items()},
             exact_duplicates=as_list(exact_duplicates), repeated_times=as_list(repeated_times),
             duplicates=str(duplicates), blank_lines=as_list(blank_lines), position=str(position),
-            notes=[str(n) for n in notes], untimed=as_list(untimed))
+            notes=[str(n) for n in notes], untimed=as_list(untimed),
+            columns={str(k): str(v) for k, v in (columns or {}).items() if v is not None})
 
     def __deepcopy__(self, memo):  # immutable by contract: pandas copies attrs on every operation
         return self
@@ -110,6 +118,18 @@ class LoadReport(dict):
     position = property(lambda self: self["position"])
     notes = property(lambda self: self["notes"])
     untimed = property(lambda self: self.get("untimed", []))
+    columns = property(lambda self: self.get("columns", {}))
+
+    def describe_drop(self, reason: str) -> str:
+        """The rule behind ``reason`` and the file's columns it read, e.g. ``"latitude outside
+        [-90, 90] or longitude outside [-180, 180] in columns 'lat', 'lng'"`` (columns the
+        reader did not name are left out)."""
+        rule = DROP_REASONS.get(reason, reason.replace("_", " "))
+        names = [self.columns[role] for role in REASON_COLUMNS.get(reason, ()) if role in self.columns]
+        names = list(dict.fromkeys(names))  # a geometry column holds both coordinates
+        if not names:
+            return rule
+        return f"{rule} in column{'s' if len(names) > 1 else ''} {', '.join(repr(n) for n in names)}"
 
     @property
     def n_dropped(self) -> int:
@@ -126,7 +146,8 @@ class LoadReport(dict):
         out = [f"{self.source} ({self.format}): read {self.rows_read:,} rows, "
                f"kept {self.rows_kept:,}, dropped {self.n_dropped:,}"]
         for reason, lines in self.dropped.items():
-            out.append(f"  dropped {len(lines):,} {reason} ({DROP_REASONS[reason]}): {word} {_show(lines)}")
+            out.append(f"  dropped {len(lines):,} {reason} ({self.describe_drop(reason)}): "
+                       f"{word} {_show(lines)}")
         kept = "kept" if self.duplicates == "keep" else "see duplicates policy"
         if self.exact_duplicates:
             out.append(f"  {len(self.exact_duplicates):,} exact duplicate rows ({kept}): "

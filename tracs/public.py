@@ -10,8 +10,11 @@ with one user, releases are confined to that user's own box).
 * :class:`LonLatBox` — a box in WGS84 degrees; :meth:`LonLatBox.metric_crs` is the UTM
   zone of its centre (:func:`tracs.geo.local_metric_crs`) and
   :meth:`LonLatBox.to_region` the rectangle in metres that contains the projected box.
-* :data:`CITY_BOXES` — round boxes for the shipped cities, written down here (see
-  the comments for their source), not computed from the files.
+* :data:`CITY_BOXES` — round boxes for the cities of the public data sets (tky, nyc,
+  chi, beijing, porto, san-francisco, rome), written down here (see the comments for
+  their source), not computed from any file.
+* :func:`parse_box` — a preset, ``MINLON,MINLAT,MAXLON,MAXLAT`` or a polygon file
+  (:func:`read_region_file`: the bounds of its polygons, in WGS84).
 * :func:`read_pois` — a POI file (CSV with latitude/longitude columns) as a
   :class:`tracs.POISpace` in the region's projection.
 """
@@ -19,12 +22,12 @@ with one user, releases are confined to that user's own box).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["LonLatBox", "CITY_BOXES", "city_box", "parse_box", "read_pois"]
+__all__ = ["LonLatBox", "CITY_BOXES", "city_box", "parse_box", "read_region_file", "read_pois"]
 
 
 @dataclass(frozen=True)
@@ -32,8 +35,13 @@ class LonLatBox:
     """A public region as a WGS84 box ``[min_lon, max_lon] × [min_lat, max_lat]`` (degrees).
 
     Raises ``ValueError`` for non-finite values, longitudes outside ``[-180, 180]``,
-    latitudes outside ``[-90, 90]`` or an empty box (boxes across the antimeridian
-    are not supported: split the data instead).
+    latitudes outside ``[-90, 90]`` or an empty box.  Boxes across the antimeridian
+    (``min_lon > max_lon``) are refused with a message saying so: one region has one
+    projection, so split the data at 180°.  Boxes near or at a pole are handled: the
+    projection of a box whose centre lies north of 84° N or south of 80° S is the
+    polar stereographic UPS (:func:`tracs.geo.local_metric_crs`); a box the
+    projection cannot hold (wider than a hemisphere of its zone) is refused by
+    :meth:`to_region`.
     """
 
     min_lon: float
@@ -41,6 +49,8 @@ class LonLatBox:
     max_lon: float
     max_lat: float
     source: str = "given by the user"
+    #: the polygon file the box was read from (:func:`read_region_file`), else None
+    path: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
         values = (self.min_lon, self.min_lat, self.max_lon, self.max_lat)
@@ -54,6 +64,12 @@ class LonLatBox:
         if not (-90.0 <= self.min_lat <= 90.0 and -90.0 <= self.max_lat <= 90.0):
             raise ValueError(f"latitudes must lie in [-90, 90], got {self.min_lat:g} and {self.max_lat:g} "
                              "(order: MINLON,MINLAT,MAXLON,MAXLAT)")
+        if self.min_lon > self.max_lon and self.min_lat < self.max_lat:
+            raise ValueError(
+                f"MINLON {self.min_lon:g} > MAXLON {self.max_lon:g}: a box across the antimeridian "
+                "(180°) is not supported, since one region has one projection; split the data at "
+                "180° and release each side with its own region (or, if the order was swapped, "
+                "give MINLON,MINLAT,MAXLON,MAXLAT)")
         if not (self.min_lon < self.max_lon and self.min_lat < self.max_lat):
             raise ValueError("the box is empty: need MINLON < MAXLON and MINLAT < MAXLAT "
                              f"(order: MINLON,MINLAT,MAXLON,MAXLAT), got {values!r}")
@@ -104,40 +120,76 @@ class LonLatBox:
                               np.full(t.size, self.max_lat),
                               self.max_lat - t * (self.max_lat - self.min_lat)])
         x, y = pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform(lon, lat)
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise ValueError(f"the region {self} cannot be projected to {crs}: it spans "
+                             f"{self.max_lon - self.min_lon:g}° of longitude, too wide for one "
+                             "projection; split the data by area and give each part its own region")
         return Rectangle(float(np.min(x)), float(np.min(y)), float(np.max(x)), float(np.max(y)))
 
     def __str__(self) -> str:
-        return f"{self.min_lon:g},{self.min_lat:g},{self.max_lon:g},{self.max_lat:g}"
+        return ",".join(f"{v:.10g}" for v in self.bounds)  # round boxes as given, file bounds to ~1 cm
 
 
-#: Round boxes for the cities of the shipped samples, fixed in advance (not computed
-#: from the files).  Each contains the city it names with a margin:
+#: Round boxes for the cities of the public data sets, fixed in advance (written down
+#: here from public maps, never computed from any file).  Each holds the area studies of
+#: that data set usually keep, with a margin:
+#:
 #: ``tky`` — Tokyo's 23 wards and the eastern Tama area with Kawasaki and southern
 #: Saitama (the area of the Foursquare TSMC2014 Tokyo data, Yang et al., IEEE TSMC 2015);
 #: ``nyc`` — New York City's five boroughs (official extent about 74.26–73.70 °W,
-#: 40.48–40.92 °N) with a margin into New Jersey and Westchester;
-#: ``chi`` — Chicago and its inner suburbs, 88.0–87.5 °W, 41.6–42.05 °N.
+#: 40.48–40.92 °N) with a margin into New Jersey and Westchester (Foursquare NYC);
+#: ``chi`` — Chicago and its inner suburbs, 88.0–87.5 °W, 41.6–42.05 °N (Gowalla);
+#: ``beijing`` — Beijing inside and around the 6th Ring Road (about 116.0–116.75 °E,
+#: 39.7–40.2 °N) with the Capital Airport, 115.9–116.8 °E, 39.6–40.3 °N: the urban area
+#: where Microsoft Geolife and T-Drive hold most of their points (both also have points
+#: far outside, left to --drop / --clip);
+#: ``porto`` — Porto and its metropolitan ring (Matosinhos, Maia, Gondomar, Vila Nova de
+#: Gaia), 8.75–8.15 °W, 40.95–41.35 °N: the box trajectory studies of the ECML/PKDD 2015
+#: taxi data usually keep, rounded outwards;
+#: ``san-francisco`` — the City and County of San Francisco (about 122.51–122.36 °W,
+#: 37.71–37.83 °N) with San Francisco International Airport, 122.55–122.35 °W,
+#: 37.60–37.85 °N (the cab traces of the Cabspotting data);
+#: ``rome`` — the municipality of Rome (about 12.23–12.86 °E, 41.65–42.05 °N, with Ostia)
+#: and Fiumicino airport, 12.20–12.90 °E, 41.65–42.10 °N (the Roma taxi traces).
 CITY_BOXES = {
     "tky": LonLatBox(139.40, 35.45, 140.00, 35.90, "fixed round box around Tokyo"),
     "nyc": LonLatBox(-74.30, 40.45, -73.65, 41.00, "fixed round box around New York City"),
     "chi": LonLatBox(-88.00, 41.60, -87.50, 42.05, "fixed round box around Chicago"),
+    "beijing": LonLatBox(115.90, 39.60, 116.80, 40.30,
+                         "fixed round box around Beijing's 6th Ring Road (Geolife, T-Drive)"),
+    "porto": LonLatBox(-8.75, 40.95, -8.15, 41.35,
+                       "fixed round box around Porto and its metropolitan ring (ECML/PKDD 2015 taxis)"),
+    "san-francisco": LonLatBox(-122.55, 37.60, -122.35, 37.85,
+                               "fixed round box around San Francisco with its airport (Cabspotting)"),
+    "rome": LonLatBox(12.20, 41.65, 12.90, 42.10,
+                      "fixed round box around the municipality of Rome with Fiumicino (Roma taxis)"),
 }
 
 
 def city_box(name: str) -> LonLatBox:
-    """The fixed box of a shipped city (``tky``, ``nyc``, ``chi``; case-insensitive)."""
-    key = str(name).strip().lower()
+    """The fixed box of a preset (:data:`CITY_BOXES`; case, ``_`` and spaces ignored)."""
+    key = "-".join(str(name).strip().lower().replace("_", " ").split())
     if key not in CITY_BOXES:
         raise ValueError(f"unknown region preset {name!r}; choose from {', '.join(CITY_BOXES)} "
-                         "or give MINLON,MINLAT,MAXLON,MAXLAT")
+                         "(see 'tracs regions'), give MINLON,MINLAT,MAXLON,MAXLAT or a polygon file "
+                         "(.geojson, .gpkg, .shp)")
     return CITY_BOXES[key]
 
 
+#: extensions of the polygon files ``parse_box`` reads (anything else with a path separator
+#: is also read as one when it is a file)
+REGION_FILE_SUFFIXES = (".geojson", ".json", ".gpkg", ".shp", ".fgb")
+
+
 def parse_box(text: str) -> LonLatBox:
-    """A preset name or ``"MINLON,MINLAT,MAXLON,MAXLAT"`` (degrees) as a :class:`LonLatBox`."""
+    """A region given as text: a preset name, ``"MINLON,MINLAT,MAXLON,MAXLAT"`` (degrees) or
+    the path of a polygon file (:func:`read_region_file`), as a :class:`LonLatBox`."""
     if not isinstance(text, str):
         raise TypeError(f"a region is a preset name or 'MINLON,MINLAT,MAXLON,MAXLAT', got {type(text).__name__}")
     if "," not in text:
+        path = Path(text)
+        if text and (path.suffix.lower() in REGION_FILE_SUFFIXES or path.is_file()):
+            return read_region_file(path)
         return city_box(text)
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 4:
@@ -147,6 +199,72 @@ def parse_box(text: str) -> LonLatBox:
     except ValueError:
         raise ValueError(f"a region box needs 4 numbers MINLON,MINLAT,MAXLON,MAXLAT, got {text!r}") from None
     return LonLatBox(*values)
+
+
+def read_region_file(path) -> LonLatBox:
+    """The public region of a polygon file: the WGS84 bounding box of all its polygons.
+
+    Parameters
+    ----------
+    path : str or Path
+        A vector file GDAL reads (GeoJSON, GeoPackage, Shapefile, FlatGeobuf) holding
+        Polygon / MultiPolygon geometries (an area or a box, e.g. a city's boundary),
+        in any CRS with a definition (a GeoJSON without one is WGS84).
+
+    Returns
+    -------
+    LonLatBox
+        The bounds of the union of the polygons, after reprojection to WGS84 of
+        their edges densified (segments of at most 1/64 of the extent): the **bounds, not the convex
+        hull** — every perturber works on a rectangle in metres, so a polygon's
+        shape is not used (its ``source`` says so).
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    ValueError
+        Unreadable file, no geometry, geometries that are not polygons (points or
+        lines are records, and a region must not come from the data), a file
+        without a CRS that is not GeoJSON, bounds outside WGS84's range, polygons
+        across the antimeridian (parts at both -180° and 180°).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such region file: {path}")
+    import geopandas as gpd
+
+    try:
+        frame = gpd.read_file(path)
+    except Exception as exc:  # noqa: BLE001 - the driver's error, on one line, with the file named
+        raise ValueError(f"cannot read the region file {path.name} as a polygon file (GeoJSON, "
+                         f"GeoPackage, Shapefile): {' '.join(str(exc).split())}") from None
+    geoms = frame.geometry[frame.geometry.notna() & ~frame.geometry.is_empty]
+    if len(geoms) == 0:
+        raise ValueError(f"the region file {path.name} holds no geometry")
+    kinds = sorted(set(geoms.geom_type))
+    if any(k not in ("Polygon", "MultiPolygon") for k in kinds):
+        raise ValueError(f"the region file {path.name} holds {', '.join(kinds)} geometries: a region "
+                         "file holds polygons (an area or a box); points and lines are records, and the "
+                         "region must not come from the data")
+    if frame.crs is None:
+        if path.suffix.lower() not in (".geojson", ".json"):
+            raise ValueError(f"the region file {path.name} has no CRS: save it with one (WGS84, EPSG:4326)")
+        geoms = geoms.set_crs(4326)
+    if geoms.crs.to_epsg() != 4326:
+        minx, miny, maxx, maxy = geoms.total_bounds
+        step = max(maxx - minx, maxy - miny) / 64.0
+        geoms = geoms.segmentize(step).to_crs(4326)
+    minx, miny, maxx, maxy = (float(v) for v in geoms.total_bounds)
+    if minx <= -180.0 and maxx >= 180.0 and not (miny <= -90.0 or maxy >= 90.0):
+        raise ValueError(f"the polygons of the region file {path.name} reach both -180° and 180°: they "
+                         "cross the antimeridian, which one region (one projection) cannot hold; split "
+                         "the data at 180° and give each side its own region")
+    n = len(geoms)
+    what = f"{n} polygon{'s' if n != 1 else ''}"
+    return LonLatBox(minx, miny, maxx, maxy,
+                     f"the bounds of the {what} of {path.name} (a box: the polygons' shape is not used)",
+                     str(path))
 
 
 _LAT = ("lat", "latitude", "y")

@@ -112,14 +112,15 @@ def test_bad_indices(name, call, error, fragment):
     (lambda: __import__("tracs.public").public.parse_box("x,2,3,4"), ValueError, "needs 4 numbers"),
     (lambda: __import__("tracs.public").public.parse_box("paris"), ValueError, "unknown region preset"),
     (lambda: __import__("tracs.public").public.parse_box(5), TypeError, "preset name"),
-    (lambda: __import__("tracs.public").public.LonLatBox(2, 0, 1, 1), ValueError, "the box is empty"),
+    (lambda: __import__("tracs.public").public.LonLatBox(1, 0, 1, 1), ValueError, "the box is empty"),
+    (lambda: __import__("tracs.public").public.LonLatBox(2, 0, 1, 1), ValueError, "across the antimeridian"),
     (lambda: __import__("tracs.public").public.LonLatBox(0, 0, 200, 1), ValueError, "longitudes must lie"),
     (lambda: __import__("tracs.public").public.LonLatBox(0, -95, 1, 1), ValueError, "latitudes must lie"),
     (lambda: __import__("tracs.public").public.LonLatBox(0, 0, float("nan"), 1), ValueError, "finite"),
     (lambda: __import__("tracs.public").public.LonLatBox(0, 0, "1", 1), TypeError, "four numbers"),
     (lambda: __import__("tracs.public").public.LonLatBox(True, 0, 1, 1), TypeError, "four numbers"),
     (lambda: __import__("tracs.public").public.city_box("TKYO"), ValueError, "unknown region preset"),
-], ids=["box-3", "box-word", "box-preset", "box-int", "box-empty", "box-lon", "box-lat", "box-nan",
+], ids=["box-3", "box-word", "box-preset", "box-int", "box-empty", "box-antimeridian", "box-lon", "box-lat", "box-nan",
         "box-str", "box-bool", "box-typo"])
 def test_bad_public_parameters(call, error, fragment):
     with pytest.raises(error) as info:

@@ -82,6 +82,20 @@ def _released(folder):
     (folder / "data.html").write_bytes((folder / "data.csv").read_bytes())  # an input named .html
 
 
+GEOJSON_POINTS = ('{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {}, '
+                  '"geometry": {"type": "Point", "coordinates": [139.7, 35.6]}}]}')
+GEOJSON_LINE = ('{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {}, '
+                '"geometry": {"type": "LineString", "coordinates": [[139.7, 35.6], [139.8, 35.7]]}}]}')
+#: a polygon drawn across the antimeridian with longitudes past 180
+GEOJSON_ACROSS = ('{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {}, '
+                  '"geometry": {"type": "Polygon", "coordinates": [[[179, -17], [181, -17], [181, -16], '
+                  '[179, -16], [179, -17]]]}}]}')
+
+#: the same area drawn as two parts that meet at the antimeridian
+GEOJSON_SPLIT = ('{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {}, '
+                 '"geometry": {"type": "MultiPolygon", "coordinates": [[[[179, -17], [180, -17], [180, -16], '
+                 '[179, -16], [179, -17]]], [[[-180, -17], [-179, -17], [-179, -16], [-180, -16], [-180, -17]]]]}}]}')
+
 P = ("perturb", "data.csv", "-o", "out.csv")
 OK = ("-m", "tracs-c", "-e", "2", "--region", "tky")
 TKY_OUTSIDE = "139.75,35.60,139.80,35.65"
@@ -98,7 +112,7 @@ CASES = [
     ("region-five-numbers", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "1,2,3,4,5"), 2, "needs 4 numbers"),
     ("region-words", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "a,b,c,d"), 2, "needs 4 numbers"),
     ("region-empty-field", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "139,,140,36"), 2, "needs 4 numbers"),
-    ("region-reversed-lon", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "140,35,139,36"), 2, "the box is empty"),
+    ("region-reversed-lon", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "140,35,139,36"), 2, "across the antimeridian"),
     ("region-reversed-lat", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "139,36,140,35"), 2, "the box is empty"),
     ("region-flat", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "139,35,139,36"), 2, "the box is empty"),
     ("region-lon-range", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "179,35,181,36"), 2, "longitudes must lie"),
@@ -108,6 +122,27 @@ CASES = [
     ("region-nan", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "nan,35,140,36"), 2, "finite"),
     ("region-inf", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "139,35,inf,36"), 2, "finite"),
     ("region-empty", None, (*P, "-m", "tracs-c", "-e", "2", "--region", ""), 2, "unknown region preset"),
+    ("region-antimeridian-negative", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "170,-20,-170,-10"), 2,
+     "across the antimeridian (180°) is not supported"),
+    ("region-too-wide", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "-100,-10,100,10", "--drop"), 1,
+     "too wide for one projection"),
+    ("region-file-missing", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "zone.geojson"), 2,
+     "no such region file: zone.geojson"),
+    ("region-file-points", _write("zone.geojson", GEOJSON_POINTS), (*P, "-m", "tracs-c", "-e", "2", "--region",
+     "zone.geojson"), 2, "zone.geojson holds Point geometries: a region file holds polygons"),
+    ("region-file-lines", _write("zone.geojson", GEOJSON_LINE), (*P, "-m", "tracs-c", "-e", "2", "--region",
+     "zone.geojson"), 2, "holds LineString geometries"),
+    ("region-file-garbage", _write("zone.geojson", "not json"), (*P, "-m", "tracs-c", "-e", "2", "--region",
+     "zone.geojson"), 2, "cannot read the region file zone.geojson"),
+    ("region-file-empty", _write("zone.geojson", '{"type": "FeatureCollection", "features": []}'),
+     (*P, "-m", "tracs-c", "-e", "2", "--region", "zone.geojson"), 2, "zone.geojson holds no geometry"),
+    ("region-file-antimeridian", _write("zone.geojson", GEOJSON_ACROSS), (*P, "-m", "tracs-c", "-e", "2",
+     "--region", "zone.geojson"), 2, "longitudes must lie in [-180, 180]"),
+    ("region-file-antimeridian-split", _write("fiji.geojson", GEOJSON_SPLIT), (*P, "-m", "tracs-c", "-e", "2",
+     "--region", "fiji.geojson"), 2, "fiji.geojson reach both -180° and 180°: they cross the antimeridian"),
+    ("region-negative-unknown", None, (*P, "-m", "tracs-c", "-e", "2", "--region", "-7"), 2,
+     "unknown region preset '-7'"),
+    ("anchor-negative-outside", None, (*P, *OK, "-m", "tracs-d", "--anchor", "-5,3"), 1, "lies outside the region"),
     ("pad-without-from-data", None, (*P, *OK, "--pad", "100"), 1, "--pad applies to --region-from-data only"),
     ("pad-negative", None, (*P, "-m", "tracs-c", "-e", "2", "--region-from-data", "--pad", "-5"), 2,
      "must be a finite number of metres >= 0"),
@@ -216,7 +251,7 @@ CASES = [
     ("input-parquet-truncated", _truncated_parquet, ("perturb", "cut.parquet", "-o", "out.csv", *OK), 1,
      "cut.parquet is not a readable Parquet file: its footer"),
     ("input-unparseable-strict", _write("broken.csv", ROW + '1,2012-01-01T10:00:00Z,35.7,139.7\n1,2012,"35.7,1\n'),
-     ("perturb", "broken.csv", "-o", "out.csv", *OK, "--strict"), 1, "bad fields: lines 3"),
+     ("perturb", "broken.csv", "-o", "out.csv", *OK, "--strict"), 1, "(the parser skipped it): line 3"),
     ("input-all-rows-bad", _write("allbad.csv", ROW + "1,2012-01-01T10:00:00Z,abc,139.7\n"),
      ("perturb", "allbad.csv", "-o", "out.csv", *OK), 1, "lines 2"),
     ("input-no-columns", _write("cols.csv", "a,b\n1,2\n"), ("perturb", "cols.csv", "-o", "out.csv", *OK), 1,

@@ -79,7 +79,8 @@ def test_drop_report_and_summary_line(folder):
     (folder / "bad.csv").write_text(HEADER + "".join(data))
     result = tracs("perturb", "bad.csv", "-o", "out.csv", *TKY, cwd=folder)
     assert result.returncode == 0, result.stderr
-    assert "dropped 1 row(s) with bad coords: lines 4" in result.stderr
+    assert ("dropped 1 row(s): latitude or longitude is empty, not a number, NaN or infinite in columns "
+            "'lat', 'lng': line 4") in result.stderr
     assert "read 6 rows: dropped 1 for bad values" in result.stderr
     clean = tracs("perturb", "in.csv", "-o", "clean.csv", *TKY, cwd=folder)
     assert clean.returncode == 0 and "read 7 rows: dropped 0 for bad values" in clean.stderr
@@ -90,7 +91,7 @@ def test_strict_refuses_a_drop_and_writes_nothing(folder):
     (folder / "bad.csv").write_text(HEADER + "".join(rows(3)) + "1,yesterday,35.7,139.7\n")
     result = tracs("perturb", "bad.csv", "-o", "out.csv", *TKY, "--strict", cwd=folder)
     assert result.returncode == 1
-    assert "--strict: 1 row(s) dropped for bad values" in result.stderr and "lines 5" in result.stderr
+    assert "--strict: 1 row(s) dropped for bad values" in result.stderr and "line 5" in result.stderr
     assert not (folder / "out.csv").exists()
 
 

@@ -39,8 +39,9 @@ def test_dropped_rows_are_counted_and_listed_with_lines(cli, tmp_path):
     source = write(tmp_path / "in.csv", rows)
     result = cli("perturb", source, "-o", tmp_path / "out.csv", "-m", "tracs-c", "-e", "2", "--region", "tky")
     assert result.returncode == 0, result.stderr
-    assert "dropped 1 row(s) with bad coords: lines 4" in result.stderr
-    assert "dropped 1 row(s) with bad time: lines 7" in result.stderr
+    assert ("dropped 1 row(s): latitude or longitude is empty, not a number, NaN or infinite in columns "
+            "'lat', 'lng': line 4") in result.stderr
+    assert "dropped 1 row(s): the time is empty or cannot be parsed in column 'datetime': line 7" in result.stderr
     assert "read 8 rows: dropped 2 for bad values" in result.stderr
     assert len(pd.read_csv(tmp_path / "out.csv")) == 6
 

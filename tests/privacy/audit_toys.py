@@ -73,3 +73,110 @@ def scalar_only(sampler):
             raise TypeError("scalar input only")
         return float(sampler.sample(np.array([x]), rng=rng)[0])
     return call
+
+
+# -- planted leaks that a sampler on a public lattice can still have -------------------------
+
+def low_bit(x) -> np.ndarray:
+    """The lowest mantissa bit of each double (0 or 1)."""
+    return (np.ascontiguousarray(np.asarray(x, dtype=np.float64)).view(np.uint64) & np.uint64(1)).astype(np.int64)
+
+
+class _OnLattice:
+    """A leaky wrapper that releases only values of ``base``'s lattice (the lattice check passes)."""
+
+    def __init__(self, base):
+        self.base = base
+        self.lattice = base.lattice
+        self.input_domain = base.input_domain
+        self.input_lattice = base.input_lattice
+
+
+class ParityLeak(_OnLattice):
+    """The released index's parity is the input's lowest mantissa bit (a low-bit channel)."""
+
+    def sample(self, x, *, rng=None):
+        x = np.asarray(x, dtype=np.float64)
+        k = self.base.sample_index(x, rng=rng)
+        k = (k & ~1) | low_bit(x)
+        k = np.where(k >= self.lattice.count, k - 2, k)
+        return self.lattice.points(k)
+
+
+class TailLeak(_OnLattice):
+    """Inputs in the last 5 % of the domain (its end excluded) are released at ``factor``·ε."""
+
+    def __init__(self, base, factor=4.0):
+        super().__init__(base)
+        self.hot = type(base)(epsilon=factor * base.epsilon)
+
+    def sample(self, x, *, rng=None):
+        x = np.asarray(x, dtype=np.float64)
+        low, high = self.input_domain.low, self.input_domain.high
+        tail = (x >= low + 0.95 * (high - low)) & (x < high)
+        return np.where(tail, self.hot.sample(x, rng=rng), self.base.sample(x, rng=rng))
+
+
+class OddBitAtom(_OnLattice):
+    """An input whose lowest mantissa bit is 1 is released at its nearest lattice point half the
+    time: evenly spaced inputs (0, 0.25, …, 1) all have that bit 0 and never show it."""
+
+    def sample(self, x, *, rng=None):
+        rng = np.random.default_rng(rng)
+        x = np.asarray(x, dtype=np.float64)
+        y = self.base.sample(x, rng=rng)
+        near = self.lattice.points(self.lattice.index(x))
+        return np.where((low_bit(x) == 1) & (rng.random(x.shape) < 0.5), near, y)
+
+
+def second_point_leak(region, epsilon):
+    """TraCS-D whose *second* point is released at its reference (distance index 0) 90 % of the
+    time when the true point lies in the left half of the region: P(E | x1) = 0.90 against
+    P(E | x2) = 0.00 for E = "the second release equals the first"; first points are exact."""
+    from tracs import TraCSD
+
+    class SecondPointLeak(TraCSD):
+        def _release(self, coords, offsets, rng, indices=True, out=None):
+            out, idx = super()._release(coords, offsets, rng, indices=True, out=out)
+            starts = np.asarray(offsets[:-1], dtype=np.int64) - offsets[0]
+            lengths = np.diff(offsets)
+            second = starts[lengths >= 2] + 1
+            xmid = 0.5 * (self.region.bounds[0] + self.region.bounds[2])
+            hit = second[(coords[second, 0] < xmid) & (idx[second, 0] % 10 != 0)]
+            out[hit] = out[hit - 1]
+            idx[hit, 1] = 0
+            return out, (idx if indices else None)
+
+        _run_into = None  # one worker: the leak is applied to whole batches
+
+    return SecondPointLeak(region, epsilon)
+
+
+def _region():
+    from tracs import Rectangle
+
+    return Rectangle(0.0, 0.0, 2000.0, 1000.0)
+
+
+def planted_leaks(samples_1d: int, samples_2d: int) -> list:
+    """``(name, run)`` of every planted leak the audit must flag at 99 %; ``run()`` -> AuditReport.
+
+    Each is claimed ε = 1 and audited with its default candidate inputs and seed 0.
+    """
+    import tracs
+    import tracs.mechanisms as m
+
+    oc = m.OptimalClassical(epsilon=1.0)
+    return [
+        ("input's low bit in the index parity", lambda: tracs.audit(ParityLeak(oc), 1.0, samples=samples_1d)),
+        ("4ε on the last 5 % of the domain (its end excluded)",
+         lambda: tracs.audit(TailLeak(oc), 1.0, samples=samples_1d)),
+        ("odd low bit released at its lattice point half the time",
+         lambda: tracs.audit(OddBitAtom(oc), 1.0, samples=samples_1d)),
+        ("TraCS-D leaking at the second point only",
+         lambda: tracs.audit_perturber(second_point_leak(_region(), 1.0), samples=samples_2d)),
+        ("returns its input 2 % of the time", lambda: tracs.audit(ReturnsInput(oc, 0.02), 1.0,
+                                                                    samples=samples_1d)),
+        ("optimal classical at 1.5ε", lambda: tracs.audit(m.OptimalClassical(epsilon=1.5), 1.0,
+                                                            samples=samples_1d)),
+    ]

@@ -105,3 +105,16 @@ def test_secure_seed_is_reproducible_and_has_the_right_law(name):
         return
     p_value = stats.chi2_contingency(table)[1]
     assert p_value > 1e-3, f"{name}: laws differ (chi-square p = {p_value:.2e})"
+
+
+@pytest.mark.parametrize("rng, words, bits", [
+    (None, 2, 32), (0, 2, 32), (2 ** 200, 2, 32), (np.random.default_rng(1), 2, 32),
+    ("secure", 8, 32), (Secure(5), 8, 32),
+])
+def test_key_sizes_are_the_documented_ones(rng, words, bits):
+    # docs/audit.md: Philox keys are 64 bits (two 32-bit words) whatever the seed's size,
+    # ChaCha20 keys 256 bits (eight 32-bit words)
+    from tracs.random import resolve_key
+
+    key = resolve_key(rng).key
+    assert len(key) == words and all(int(w) < 2 ** bits for w in key)

@@ -17,7 +17,7 @@ from ._common import CLIError, Parser, fail
 __all__ = ["main", "build_parser", "CLIError"]
 
 #: subcommand name -> module of this package (each offers add_parser(subparsers) and run(args))
-_COMMANDS = ("perturb", "evaluate", "demo", "estimate", "audit", "warmup")
+_COMMANDS = ("perturb", "evaluate", "demo", "estimate", "audit", "warmup", "regions")
 
 
 def build_parser() -> Parser:

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 
 FLAGS = {"user": "--user-col", "time": "--time-col", "lat": "--lat-col", "lon": "--lon-col",
-         "traj": "--traj-col", "time_format": "--time-format", "dayfirst": "--dayfirst"}
+         "traj": "--traj-col", "time_format": "--time-format", "dayfirst": "--dayfirst", "tz": "--timezone"}
+#: what ``--input-format`` accepts (``tracs.io.read.INPUT_FORMATS``)
+INPUT_FORMAT_HELP = ("how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / GeoParquet), "
+                     "foursquare, gowalla, geolife (a folder of Data/<user>/Trajectory/*.plt or one .plt file), "
+                     "tdrive (headerless taxi_id,datetime,lon,lat files, or their folder), porto (the ECML/PKDD "
+                     "2015 taxi CSV with POLYLINE), or auto (default: detected from the layout)")
 
 
 def _metres(text: str) -> float:
@@ -35,19 +39,30 @@ def add_input_arguments(parser, *, pad: bool = False, quiet: bool = False) -> No
         "time: datetime, time, timestamp; latitude: lat, latitude, y; longitude: lng, lon, long, "
         "longitude, x; trajectory (optional): trajectory, traj, trip, track.  Name others here.")
     g.add_argument("--user-col", metavar="NAME", help="column of user ids")
-    g.add_argument("--time-col", metavar="NAME", help="column of times")
+    g.add_argument("--time-col", metavar="NAME",
+                   help="column of times, or DATE,TIME: a date column and a time-of-day column joined "
+                        "(without a time column, points keep the file's order and no time)")
     g.add_argument("--lat-col", metavar="NAME", help="column of latitudes (degrees, WGS84)")
     g.add_argument("--lon-col", metavar="NAME", help="column of longitudes (degrees, WGS84)")
     g.add_argument("--traj-col", metavar="NAME",
                    help="column of trajectory ids: a new trajectory starts where it changes within a user")
     g.add_argument("--time-format", metavar="FMT",
-                   help="strftime layout of the times, e.g. '%%d/%%m/%%Y %%H:%%M' (default: ISO 8601 or "
-                        "the Foursquare layout; other common layouts are recognised and reported)")
+                   help="strftime layout of the times, e.g. '%%d/%%m/%%Y %%H:%%M', or epoch-s, epoch-ms, "
+                        "epoch-us, epoch-ns (%%s: epoch-s) for Unix epoch numbers (default: ISO 8601 or the "
+                        "Foursquare layout; epoch numbers by their magnitude and other common layouts are "
+                        "recognised and reported)")
     g.add_argument("--dayfirst", action="store_true",
                    help="read ambiguous dates such as 01/02/2024 day first (default: month first)")
     g.add_argument("--id-type", choices=("text", "infer"), default="text",
                    help="user ids of text files: text (default: exactly as written, so 007 and 7 are two "
                         "users) or infer (numbers when every id is an integer: 007 becomes 7)")
+    g.add_argument("--timezone", metavar="ZONE", default=None,
+                   help="zone of times written without one: a name such as Europe/Lisbon or a constant "
+                        "offset such as +01:00 (default: UTC)")
+    if not any("--input-format" in a.option_strings for a in parser._actions):
+        from ..io.read import INPUT_FORMATS
+
+        g.add_argument("--input-format", default="auto", choices=INPUT_FORMATS, help=INPUT_FORMAT_HELP)
     if pad:
         parser.add_argument("--pad", type=_metres, default=0.0, metavar="METRES",
                             help="margin added on every side of the data's bounding region (default: 0)")
@@ -63,6 +78,7 @@ def read_options(args) -> dict:
                 traj=getattr(args, "traj_col", None), time_format=getattr(args, "time_format", None),
                 dayfirst=bool(getattr(args, "dayfirst", False)), flags=FLAGS,
                 id_type=getattr(args, "id_type", None) or "text",
+                tz=getattr(args, "timezone", None) or "UTC",
                 input_format=_input_format(getattr(args, "input_format", "auto")))
 
 
@@ -70,24 +86,26 @@ def _input_format(value) -> str:
     return "auto" if value in (None, "auto") else value
 
 
+def check_input(source, args) -> None:
+    """Refuse an INPUT that is neither a file nor a folder of a public trajectory data set."""
+    from ._common import CLIError
+
+    if source.is_file():
+        return
+    if not source.exists():
+        raise CLIError(f"no such file: {source}")
+    from ..io.read import track_format
+
+    if source.is_dir() and track_format(source, _input_format(getattr(args, "input_format", "auto"))) is None:
+        raise CLIError(f"{source} is not a file: a folder, but not one of a known data set (Geolife: "
+                       "Data/<user>/Trajectory/*.plt; T-Drive: <taxi id>.txt files)")
+
+
 def read_input(args, path):
     """Read ``path`` as check-ins (the loaders' GeoDataFrame) with the options of ``args``."""
     from ..io import read_checkins
 
     return read_checkins(path, **read_options(args))
-
-
-def report_notes(command: str, report, *, quiet: bool = False) -> None:
-    """Print a loader report's drops and (unless ``quiet``) notes on standard error, one line each."""
-    if report is None:
-        return
-    if report.n_dropped:
-        for reason, lines in report.dropped.items():
-            word = "lines" if report.position == "line" else "rows"
-            shown = ", ".join(str(v) for v in lines[:5]) + (", ..." if len(lines) > 5 else "")
-            print(f"tracs {command}: dropped {len(lines):,} rows ({reason}): {word} {shown}", file=sys.stderr)
-    for note in () if quiet else report.notes:
-        print(f"tracs {command}: note: {note}", file=sys.stderr)
 
 
 def progress_bar(total: int, *, quiet: bool, desc: str):

@@ -5,8 +5,14 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 from pathlib import Path
+
+#: options whose value may begin with a minus sign: coordinates west of Greenwich or south of
+#: the equator (``--region -74.3,40.45,-73.65,41``, ``--anchor -500,20``) or a file so named
+NEGATIVE_VALUE_OPTIONS = ("--region", "--pois", "--anchor")
+_NEGATIVE_VALUE = re.compile(r"-[0-9.]")
 
 
 class CLIError(Exception):
@@ -21,6 +27,11 @@ class Parser(argparse.ArgumentParser):
     that module on every run.
     """
 
+    def parse_known_args(self, args=None, namespace=None):  # noqa: D102 - argparse hook
+        if args is None:
+            args = sys.argv[1:]
+        return super().parse_known_args(join_negative_values(list(args)), namespace)
+
     def error(self, message):  # noqa: D102 - argparse hook
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
@@ -28,6 +39,33 @@ class Parser(argparse.ArgumentParser):
         if callable(self.epilog):
             self.epilog = self.epilog()
         return super().format_help()
+
+
+def join_negative_values(argv: list) -> list:
+    """``--region -74.3,40.45,...`` as ``--region=-74.3,40.45,...``, for argparse.
+
+    argparse takes a word starting with ``-`` for an option unless it is a single
+    number, so a box or a point west of Greenwich or south of the equator given as a
+    separate word would be refused ("expected one argument").  After each option of
+    :data:`NEGATIVE_VALUE_OPTIONS`, a next word that starts with a minus sign and a
+    digit or a point is joined to it.  Nothing after ``--`` is touched.
+    """
+    out = []
+    words = iter(argv)
+    for word in words:
+        out.append(word)
+        if word == "--":
+            out.extend(words)
+            break
+        if word in NEGATIVE_VALUE_OPTIONS:
+            value = next(words, None)
+            if value is None:
+                break
+            if isinstance(value, str) and _NEGATIVE_VALUE.match(value):
+                out[-1] = f"{word}={value}"
+            else:
+                out.append(value)
+    return out
 
 
 def fail(command: str, exc: BaseException, *, unexpected: bool = False) -> int:

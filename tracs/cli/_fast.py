@@ -109,8 +109,13 @@ def run(args, method, output: Path, fmt: str) -> int:
     warm = warm_up(method) if not args.per_trajectory else None
     points = read_points(source, split_gap=args.split_gap, **_columns.read_options(args))
     # the public parameters (tracs.cli._public): rows outside the region, the region's projection
-    points, handled = _public.points_in_region(points, args)
-    _output.report_drops("perturb", points.report, strict=args.strict, quiet=getattr(args, "quiet", False),
+    quiet = getattr(args, "quiet", False)
+    try:
+        points, handled = _public.points_in_region(points, args)
+    except CLIError:  # rows outside the region: first what was dropped before, so the counts add up
+        _output.report_drops("perturb", points.report, strict=False, quiet=quiet)
+        raise
+    _output.report_drops("perturb", points.report, strict=args.strict, quiet=quiet,
                          extra=[("clipped" if args.clip else "dropped", handled)])
     crs = _public.metric_crs(args, points.metric_crs)
     threads = resolve_workers(args.workers)
@@ -134,8 +139,8 @@ def run(args, method, output: Path, fmt: str) -> int:
     released = np.empty_like(coords)
     lengths = np.diff(offsets)
     eps_point = np.repeat(model.epsilon_per_point(lengths), lengths)
-    bar = _columns.progress_bar(2 * len(coords), quiet=getattr(args, "quiet", False), desc="perturb")
-    with bar:
+    # two bars of the points' count: perturbing, then writing (one bar of twice the points misled)
+    with _columns.progress_bar(len(coords), quiet=quiet, desc="perturb") as bar:
         # keyed streams make a user's draws independent of the batch, so users go in chunks; a
         # sequential generator's draws depend on the batch (lattice samplers draw on demand): one batch
         user_start = np.r_[True, ~points.same_user_as_previous_trajectory()]
@@ -149,10 +154,11 @@ def run(args, method, output: Path, fmt: str) -> int:
                 out = round_points(ctx.poi_space, out, workers=args.workers)[0]
             released[a:b] = out
             bar.update(b - a)
-        ae = average_error(coords, released, offsets, workers=args.workers)
-        eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
-        lonlat = to_wgs84(released, crs, workers=threads)
-        del released
+    ae = average_error(coords, released, offsets, workers=args.workers)
+    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
+    lonlat = to_wgs84(released, crs, workers=threads)
+    del released
+    with _columns.progress_bar(len(coords), quiet=quiet, desc=f"write {output.name}") as bar:
         # a temporary file in the output's folder, renamed into place: never half a file
         _output.write_atomically(output, lambda path: write_released(
             points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update, **released_columns(args)))

@@ -135,16 +135,17 @@ def report_drops(command: str, report, *, strict: bool, quiet: bool = False, ext
     lines = []
     dropped = 0
     if report is not None:
-        word = "lines" if report.get("position", "line") == "line" else "rows"
+        word = "line" if report.get("position", "line") == "line" else "row"
         for reason, where in report.dropped.items():
             dropped += len(where)
             shown = ", ".join(str(int(v)) for v in where[:_SHOW]) + (", ..." if len(where) > _SHOW else "")
-            lines.append(f"dropped {len(where):,} row(s) with {reason.replace('_', ' ')}: {word} {shown}")
+            lines.append(f"dropped {len(where):,} row(s): {report.describe_drop(reason)}: "
+                         f"{word}{'s' if len(where) > 1 else ''} {shown}")
         untimed = report.get("untimed", [])
         if len(untimed):
             shown = ", ".join(str(int(v)) for v in untimed[:_SHOW]) + (", ..." if len(untimed) > _SHOW else "")
             lines.append(f"kept {counted(len(untimed), 'point')} without a time in the file's order "
-                         f"(written without a time): {word} {shown}")
+                         f"(written without a time): {word}{'s' if len(untimed) > 1 else ''} {shown}")
         lines.extend(f"note: {note}" for note in (() if quiet else report.notes))
         if not quiet and str(report.format).startswith("gowalla") and not any("timezone" in n for n in report.notes):
             lines.append("note: Gowalla times carry no timezone: they were read as UTC (the format's convention)")
@@ -158,8 +159,9 @@ def report_drops(command: str, report, *, strict: bool, quiet: bool = False, ext
     for line in lines:
         print(f"tracs {command}: {line}", file=sys.stderr)
     if report is not None:
+        left = report.rows_kept - sum(len(labels) for what, labels in extra if what == "dropped")
         print(f"tracs {command}: read {report.rows_read:,} rows: dropped {dropped:,} for bad "
-              f"values{outside}", file=sys.stderr)
+              f"values{outside}; {left:,} kept", file=sys.stderr)
     if strict and (dropped or changed):
         raise CLIError(f"--strict: {dropped:,} row(s) dropped for bad values and {changed:,} outside "
                        "the region (listed above); nothing was written")

@@ -34,23 +34,33 @@ _SHOW = 5
 
 
 def region_arg(text: str):
-    """argparse type: a preset name or MINLON,MINLAT,MAXLON,MAXLAT."""
+    """argparse type: a preset name, MINLON,MINLAT,MAXLON,MAXLAT or a polygon file."""
     from ..public import parse_box
 
     try:
         return parse_box(text)
-    except (TypeError, ValueError) as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except (TypeError, ValueError, OSError) as exc:
+        raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
+
+
+#: the help of --region, shared by every command that takes one
+REGION_HELP = ("public region: MINLON,MINLAT,MAXLON,MAXLAT in degrees (negative west of Greenwich "
+               "and south of the equator: --region -74.3,40.45,-73.65,41), a preset ({presets}; "
+               "'tracs regions' lists their boxes) or a polygon file (.geojson, .gpkg, .shp: the "
+               "bounds of its polygons are used).  Boxes across the antimeridian are refused")
+
+
+def region_help() -> str:
+    """:data:`REGION_HELP` with the preset names."""
+    from ..public import CITY_BOXES
+
+    return REGION_HELP.format(presets=", ".join(CITY_BOXES))
 
 
 def add_arguments(p) -> None:
     """The options of the public parameters (region, POIs, rows outside the region)."""
-    from ..public import CITY_BOXES
-
-    presets = ", ".join(f"{k} ({v})" for k, v in CITY_BOXES.items())
     p.add_argument("--region", type=region_arg, default=None, metavar="BOX",
-                   help="public region: MINLON,MINLAT,MAXLON,MAXLAT in degrees, or a preset: "
-                        f"{presets}.  Required (see --region-from-data)")
+                   help=region_help() + ".  Required (see --region-from-data)")
     p.add_argument("--region-from-data", action="store_true",
                    help="take the region, the projection and (for discrete methods) the POIs from "
                         "the input file, as older versions did: NOT private, prints a warning")
@@ -60,11 +70,16 @@ def add_arguments(p) -> None:
     p.add_argument("--pois", default=None, metavar="FILE",
                    help="public points of interest (CSV with lat and lng columns) for the discrete "
                         "methods and --round-to-pois")
+    add_outside_arguments(p)
+
+
+def add_outside_arguments(p, when: str = "") -> None:
+    """``--clip`` / ``--drop``: what to do with rows outside the region (``when`` prefixes the help)."""
     outside = p.add_mutually_exclusive_group()
     outside.add_argument("--clip", action="store_true",
-                         help="move rows outside the region to its nearest edge (reported)")
+                         help=f"{when}move rows outside the region to its nearest edge (reported)")
     outside.add_argument("--drop", action="store_true",
-                         help="leave rows outside the region out of the output (reported)")
+                         help=f"{when}leave rows outside the region out of the output (reported)")
 
 
 @dataclass
@@ -86,6 +101,8 @@ def check_options(args, *, discrete: bool) -> None:
         raise CLIError(NO_REGION.format(presets=", ".join(CITY_BOXES), example="tky"))
     if args.region is not None and args.region_from_data:
         raise CLIError("give either --region or --region-from-data, not both")
+    check_region_file(args, "perturb")
+    check_projection(args.region)
     if args.pad:
         if not args.region_from_data:
             raise CLIError("--pad applies to --region-from-data only (a --region box is used as given)")
@@ -106,6 +123,26 @@ def check_options(args, *, discrete: bool) -> None:
     _check_split_gap(args.split_gap)
 
 
+def check_projection(box) -> None:
+    """Refuse, before any data is read, a region its projection cannot hold (too wide)."""
+    if box is not None:
+        try:
+            box.to_region()
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
+
+
+def check_region_file(args, command: str) -> None:
+    """Say how a region given as a polygon file was read (the bounds of its polygons).
+
+    :func:`tracs.public.read_region_file` refuses files of points or lines (records,
+    not a public area), so a region file is never the data itself.
+    """
+    box = getattr(args, "region", None)
+    if box is not None and getattr(box, "path", None) is not None:
+        print(f"tracs {command}: note: --region {box} is {box.source}", file=sys.stderr)
+
+
 def _check_split_gap(text) -> None:
     """The time gap that splits a user's rows into trajectories: a positive time span."""
     if text is None:
@@ -120,7 +157,7 @@ def _check_split_gap(text) -> None:
         raise CLIError(f"--split-gap must be a positive time span such as 3h, got {text!r}")
 
 
-def outside_rows(lon, lat, args, labels):
+def outside_rows(lon, lat, args, labels, *, command: str = "perturb", before: str = ""):
     """Apply the region to WGS84 points given as arrays: what to keep, and where.
 
     Parameters
@@ -131,6 +168,9 @@ def outside_rows(lon, lat, args, labels):
         The parsed options (``region``, ``clip``, ``drop``).
     labels : callable
         ``labels(rows) -> list of str``: how to name rows (``"line 7"``) in messages.
+    before : str
+        What happened to the file's other rows (``"4 of the file's 8 dropped for bad
+        values, listed above"``), so that the counts of the messages add up.
 
     Returns
     -------
@@ -145,7 +185,7 @@ def outside_rows(lon, lat, args, labels):
     Without --clip or --drop any row outside is an error that names the rows.
     """
     box = args.region
-    _warn_wide(lon, lat, box)
+    _warn_wide(lon, lat, box, command)
     if box is None:  # --region-from-data: nothing can lie outside
         return None, lon, lat, []
     outside = ~box.contains(lon, lat)
@@ -154,13 +194,14 @@ def outside_rows(lon, lat, args, labels):
     handled = labels(np.flatnonzero(outside))
     count = int(outside.sum())
     listed = ", ".join(handled[:_SHOW]) + (", ..." if count > _SHOW else "")
+    rows = f"{len(lon):,} rows" if not before else f"the {len(lon):,} rows left ({before})"
     if not (args.clip or args.drop):
-        raise CLIError(f"{count:,} of {len(lon):,} rows lie outside the region {box} ({listed}); "
+        raise CLIError(f"{count:,} of {rows} lie outside the region {box} ({listed}); "
                        "pass --clip to move them to the region's edge or --drop to leave them out, "
                        "or give a region that holds them")
     if args.drop:
         if count == len(lon):
-            raise CLIError(f"all {count:,} rows lie outside the region {box}: nothing left to perturb")
+            raise CLIError(f"all {rows} lie outside the region {box}: nothing left to perturb")
         return ~outside, lon, lat, handled
     new_lon, new_lat = box.clip(lon, lat)
     return None, new_lon, new_lat, handled
@@ -176,7 +217,8 @@ def points_in_region(points, args):
 
     word = "line" if points.position == "line" else "row"
     keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args,
-                                           lambda rows: [f"{word} {int(v)}" for v in points.source[rows]])
+                                           lambda rows: [f"{word} {int(v)}" for v in points.source[rows]],
+                                           before=dropped_before(points.report))
     if not handled:
         return points, handled
     if keep is None:
@@ -185,12 +227,50 @@ def points_in_region(points, args):
     kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
     offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
     traj = None if points.traj is None else points.traj.take(rows).reset_index(drop=True)
+    emptied = len(points.offsets) - len(offsets)
+    if emptied:
+        from .._text import counted
+
+        print(f"tracs perturb: note: {counted(emptied, 'trajectory')} had every row outside the region: "
+              "not released", file=sys.stderr)
     return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
                    lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets, traj=traj), handled
 
 
-def _warn_wide(lon, lat, box=None) -> None:
-    """Warn when the rows span more than :data:`WIDE_DEGREES` (two continents, say).
+def frame_in_region(frame, args, *, command: str):
+    """:func:`outside_rows` on a loader's GeoDataFrame (WGS84): ``(frame, handled)``, the rows
+    outside the region refused, dropped or clipped as ``args`` asks, and their labels."""
+    from data_loaders import SOURCE_COLUMNS
+
+    position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
+    word = "line" if position == "source_line" else "row"
+
+    def labels(rows):
+        where = frame[position].to_numpy()[rows] if position is not None else rows
+        return [f"{word} {int(v)}" for v in where]
+
+    lon, lat = frame.geometry.x.to_numpy(), frame.geometry.y.to_numpy()
+    keep, new_lon, new_lat, handled = outside_rows(lon, lat, args, labels, command=command,
+                                                   before=dropped_before(frame.attrs.get("report")))
+    if not handled:
+        return frame, handled
+    if keep is not None:
+        return frame[keep].reset_index(drop=True), handled
+    import geopandas as gpd
+
+    return frame.set_geometry(gpd.points_from_xy(new_lon, new_lat, crs=frame.crs)), handled
+
+
+def dropped_before(report) -> str:
+    """How many of the file's rows the loader dropped (for the message about rows outside)."""
+    if report is None or not report.n_dropped:
+        return ""
+    return f"{report.n_dropped:,} of the file's {report.rows_read:,} dropped for bad values, listed above"
+
+
+def _warn_wide(lon, lat, box=None, command: str = "perturb") -> None:
+    """Warn when the rows span more than :data:`WIDE_DEGREES` (two continents, say); a span of
+    longitude counts at the widest parallel of the rows (near a pole, 300° may be a few km).
 
     With ``--region`` the rows outside the box are still reported one by one
     (:func:`outside_rows`); this line says why there are so many.
@@ -199,12 +279,15 @@ def _warn_wide(lon, lat, box=None) -> None:
     if not finite.any():
         return
     lon, lat = lon[finite], lat[finite]
-    if np.ptp(lon) <= WIDE_DEGREES and np.ptp(lat) <= WIDE_DEGREES:
+    # degrees of longitude shrink towards the poles: measure them at the widest parallel of the rows
+    one_side = np.all(lat >= 0) or np.all(lat <= 0)
+    widest = np.cos(np.radians(np.min(np.abs(lat)))) if one_side else 1.0
+    if np.ptp(lon) * widest <= WIDE_DEGREES and np.ptp(lat) <= WIDE_DEGREES:
         return
     which = (f"the one region given with --region ({box}) and its projection are used for all rows, "
              "so the rows of the other area lie outside it (listed below)" if box is not None else
              "one region and one projection are used for all rows")
-    print(f"tracs perturb: warning: the file spans {np.ptp(lon):.0f}° of longitude and "
+    print(f"tracs {command}: warning: the file spans {np.ptp(lon):.0f}° of longitude and "
           f"{np.ptp(lat):.0f}° of latitude: it seems to span two continents; {which}; split the file "
           "by area and give each part its own region for useful releases", file=sys.stderr)
 

@@ -146,6 +146,7 @@ def run_dask(args, method) -> int:
     if getattr(args, "region", None) is None:
         raise CLIError("--engine dask needs a public --region (partitions cannot share a region "
                        "computed from the data)")
+    _public.check_region_file(args, "perturb")
     if args.seed is None:
         raise CLIError("--engine dask needs --seed (every worker must derive the same key); keep it secret")
     source, output = Path(args.input), Path(args.output)

@@ -15,7 +15,8 @@ released by 'tracs perturb' (CSV with uid, trajectory, datetime and lat/lng colu
 and the JSON sidecar written next to it (method, ε, region, CRS, split, anchor).
 Only public information is read.  The output follows the extension: .csv (one row
 per cell: bounds in WGS84 and probability), .geojson (cell polygons) or .html (a
-map).  With --queries (a CSV of boxes min_lng,min_lat,max_lng,max_lat) the
+map with Leaflet embedded, so it opens without a network; when the background
+tiles cannot load it says so and draws the cells on a plain background).  With --queries (a CSV of boxes min_lng,min_lat,max_lng,max_lat) the
 estimated share of points in every box is written next to the output as
 <output>.queries.csv.
 """
@@ -28,6 +29,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (.csv)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .geojson or .html")
     p.add_argument("--grid", type=int, default=32, metavar="G", help="G × G cells (default 32)")
+    p.add_argument("--tiles", default="OpenStreetMap", metavar="NAME",
+                   help="with .html: background tiles, a folium tile name that needs no API key "
+                        "(default: OpenStreetMap) or none")
     p.add_argument("--queries", default=None, metavar="BOXES",
                    help="CSV of boxes (min_lng, min_lat, max_lng, max_lat) to answer")
     p.add_argument("--smoothing", choices=("auto", "none", "ems", "cv"), default="auto",
@@ -147,6 +151,11 @@ def run(args) -> int:
     kind = output.suffix.lower()
     if kind not in (".csv", ".geojson", ".json", ".html"):
         raise CLIError(f"cannot tell the output format of {output.name}: use .csv, .geojson or .html")
+    if kind == ".html":
+        from ..maps import check_tiles
+
+        if args.tiles.lower() != "none":
+            check_tiles(args.tiles)
     est, data, n = estimate_release(release, args.grid, None if args.smoothing == "none" else args.smoothing,
                                     args.edge_decay)
     cells = est.to_geodataframe(crs=data["crs"]).to_crs(4326)
@@ -156,9 +165,12 @@ def run(args) -> int:
                                                       max_lat=b.maxy)
         table.to_csv(output, index=False)
     elif kind == ".html":
+        from ..maps import save_map
         from ..maps.density import density_map
 
-        density_map(est, data["crs"], name=f"{data['method']}, ε = {data['epsilon']:g}").save(output)
+        tiles = None if args.tiles.lower() == "none" else args.tiles
+        save_map(density_map(est, data["crs"], tiles=tiles, name=f"{data['method']}, ε = {data['epsilon']:g}"),
+                 output)
     else:
         if output.exists():
             output.unlink()

@@ -18,7 +18,9 @@ figure of AE against ε into the output folder.
 Data sets: unit-square and 2x10 (the paper's continuous regions [0,1)² and
 [0,2)×[0,10), with --trajectories random trajectories of --points uniform points
 per repetition), synthetic (a synthetic city), tky / nyc / chi (the check-in
-samples in the folder named by TRACS_DATA_DIR) or the path of a check-in file.
+samples in the folder named by TRACS_DATA_DIR, over their preset boxes) or the
+path of a check-in file: over --region when given, else over the file's own
+bounding box (a warning says so: an experiment, not a private setting).
 On check-in data AE is in metres, outputs of continuous methods are rounded to the
 nearest point of interest unless --no-round-to-pois, and the "normalised" AE is
 measured after min-max scaling the region to the unit square (the paper's units).
@@ -65,7 +67,8 @@ def add_parser(subparsers) -> None:
                               epilog=EPILOG + "\nmethods: " + method_help() + "\n\n" + METRICS_HELP,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dataset", default="unit-square", metavar="D",
-                   help="unit-square, 2x10, synthetic, tky, nyc, chi or a file path (default: unit-square)")
+                   help="unit-square, 2x10, synthetic, tky, nyc, chi, a file path or a Geolife / T-Drive "
+                        "folder (default: unit-square)")
     p.add_argument("--methods", default="tracs-d,tracs-c", metavar="M1,M2",
                    help="comma-separated methods (default: tracs-d,tracs-c)")
     p.add_argument("--epsilons", default="2,4,6,8,10", metavar="E1,E2",
@@ -81,6 +84,15 @@ def add_parser(subparsers) -> None:
     p.add_argument("--split-gap", default=None, metavar="GAP",
                    help="on check-in data, split a user's check-ins at gaps longer than GAP (e.g. 3h)")
     _columns.add_input_arguments(p)
+    from ._public import add_outside_arguments, region_arg, region_help
+
+    p.add_argument("--region", type=region_arg, default=None, metavar="BOX",
+                   help=region_help() + ".  For check-in data: default, the preset of tky / nyc / chi, "
+                        "and for a file the file's own bounding box (a warning says so: not private)")
+    p.add_argument("--pois", default=None, metavar="FILE",
+                   help="with --region: public points of interest (CSV with lat and lng columns) for "
+                        "the discrete methods and rounding, instead of the data's venues")
+    add_outside_arguments(p, "with --region: ")
     p.add_argument("--anchor", type=anchor_arg, default="center",
                    help="TraCS-D's first reference: center (default) or corner (the paper's code)")
     p.add_argument("--round-to-pois", action=argparse.BooleanOptionalAction, default=None,
@@ -127,6 +139,7 @@ def format_table(summary) -> str:
 
 def run(args) -> int:
     from .. import evaluation
+    from ..evaluation.experiment_data import DATA_FILES
 
     methods = evaluation.parse_methods(args.methods)
     epsilons = evaluation.parse_epsilons(args.epsilons)
@@ -140,9 +153,14 @@ def run(args) -> int:
         output_dir = "tracs-results"
     out_dir = writable_dir(output_dir) if output_dir is not None else None
     json_file = writable_file(args.output) if args.output is not None else None
+    _check_public(args)
     dataset = evaluation.load_dataset(args.dataset, trajectories=args.trajectories, points=args.points,
                                       seed=args.seed, max_trajectories=args.max_trajectories,
-                                      split_gap=args.split_gap, read_options=_file_options(args))
+                                      split_gap=args.split_gap, read_options=_file_options(args),
+                                      fmt=_columns.read_options(args)["input_format"],
+                                      box=args.region, pois=args.pois, on_read=_on_read(args))
+    if args.region is None and dataset.units == "m" and args.dataset not in (*DATA_FILES, "synthetic"):
+        print("tracs evaluate: " + FILE_BOUNDS_WARNING.format(name=args.dataset), file=sys.stderr)
     results = evaluation.run_grid(dataset, methods, epsilons, repetitions=args.repetitions, seed=args.seed,
                                   anchor=args.anchor, round_to_pois=args.round_to_pois, metrics=metrics,
                                   progress=not args.no_progress, on_estimate=_say_estimate, units=args.units)
@@ -172,6 +190,64 @@ def run(args) -> int:
     if written:
         print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
     return 0
+
+
+#: printed when a data set given by path is evaluated without --region
+FILE_BOUNDS_WARNING = (
+    "warning: --dataset {name} without --region: the region is the file's own bounding box, the "
+    "points of interest its distinct venues and the projection the UTM zone of its data, all computed "
+    "from the file: fine for experiments on a data set whose extent is published, NOT the setting of a "
+    "private release; give --region (a preset, a box or a polygon file) and --pois to evaluate over "
+    "public parameters, as 'tracs perturb' requires")
+#: printed when --region is given without --pois for check-in data
+DATA_POIS_NOTE = (
+    "note: the points of interest (discrete methods, rounding) are the data's distinct venues, as in "
+    "the paper; --pois FILE gives public ones")
+
+
+def _check_public(args) -> None:
+    """Refuse options that do not fit the data set; warn when a file's own bounds are the region."""
+    from ..evaluation.experiment_data import REGIONS
+    from . import _public
+    from ._common import CLIError
+
+    name = args.dataset
+    if args.region is None:
+        for flag, given in (("--pois", args.pois), ("--clip", args.clip), ("--drop", args.drop)):
+            if given:
+                raise CLIError(f"{flag} goes with --region (the public region it applies to)")
+        return
+    if name in REGIONS:
+        raise CLIError(f"--region applies to check-in data; {name} is a continuous region of the paper, "
+                       "fixed in advance")
+    _public.check_region_file(args, "evaluate")
+    _public.check_projection(args.region)
+    if args.pois is None:
+        print("tracs evaluate: " + DATA_POIS_NOTE, file=sys.stderr)
+
+
+def _on_read(args):
+    """Report what the loader dropped from a file, then refuse, drop or clip the rows
+    outside --region (as 'tracs perturb' does), so the counts of the messages add up."""
+    from . import _output
+    from ._common import CLIError
+    from ._public import frame_in_region
+
+    def checked(frame, box):
+        report = frame.attrs.get("report")
+        if box is None:
+            _output.report_drops("evaluate", report, strict=False, quiet=args.quiet)
+            return frame
+        try:
+            frame, handled = frame_in_region(frame, args, command="evaluate")
+        except CLIError:
+            _output.report_drops("evaluate", report, strict=False, quiet=args.quiet)
+            raise
+        _output.report_drops("evaluate", report, strict=False, quiet=args.quiet,
+                             extra=[("clipped" if args.clip else "dropped", handled)])
+        return frame
+
+    return checked
 
 
 #: a run expected to take longer than this says so before it starts

@@ -205,10 +205,11 @@ def run(args) -> int:
 
 def _run(args) -> int:
     source = Path(args.input)
-    if not source.is_file():
-        raise CLIError(f"no such file: {source}")
+    from . import _columns
+
+    _columns.check_input(source, args)
     output = writable_file(args.output)
-    from ._output import check_html_output, check_not_input
+    from ._output import check_html_output, check_not_input, report_drops
 
     check_html_output(output)
     check_not_input(output, source, args.perturbed)
@@ -217,6 +218,9 @@ def _run(args) -> int:
     from ..maps import DEFAULT_MAX_POINTS, DEFAULT_MAX_USERS, DEFAULT_TILES, save_map, trajectory_map
 
     checkins = _read_checkins(source, args)
+    report = checkins.attrs.get("report")
+    if report is not None and report.n_dropped:  # the rows the map cannot draw, and why
+        report_drops("map", report, strict=False, quiet=True)
     if len(checkins) == 0:
         raise CLIError(f"{source} holds no usable check-ins")
     trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap,

@@ -47,10 +47,11 @@ def add_parser(subparsers) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="INPUT",
                    help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
-                        "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates")
-    p.add_argument("--input-format", default="auto", choices=("auto", "checkins", "foursquare", "gowalla"),
-                   help="how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / "
-                        "GeoParquet), foursquare, gowalla, or auto (default: the first that reads it)")
+                        "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates; or a public "
+                        "trajectory data set: a Geolife or T-Drive folder, a Porto taxi CSV")
+    from ..io.read import INPUT_FORMATS
+
+    p.add_argument("--input-format", default="auto", choices=INPUT_FORMATS, help=_columns.INPUT_FORMAT_HELP)
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
                    help="file to write (.csv, .tsv, .geojson, .parquet or .gpx)")
     p.add_argument("-m", "--method", required=True, choices=list(METHODS), metavar="METHOD",
@@ -79,7 +80,8 @@ def add_parser(subparsers) -> None:
                    help="with --engine dask: the Dask scheduler, e.g. tcp://host:8786 (default: a local "
                         "cluster of --workers processes)")
     p.add_argument("--seed", type=seed_int, default=None,
-                   help="seed for a reproducible run (default: fresh OS entropy, for deployment)")
+                   help="seed for a reproducible run (default: fresh OS entropy hashed to a 64-bit Philox key; "
+                        "for deployment add --secure-rng)")
     p.add_argument("--secure-rng", action="store_true",
                    help="draw from ChaCha20, a cryptographically secure generator (keyed from the OS, or "
                         "from --seed, which must then stay secret): for releases an attacker may observe "
@@ -121,8 +123,7 @@ def run(args) -> int:
     if args.scheduler is not None:
         raise CLIError("--scheduler goes with --engine dask")
     source = Path(args.input)
-    if not source.is_file():
-        raise CLIError(f"no such file: {source}" if not source.exists() else f"{source} is not a file")
+    _columns.check_input(source, args)
     output = writable_file(args.output)
     _output.check_not_input(output, source, args.pois)
     fmt = _output_format(output)

@@ -126,7 +126,7 @@ def continuous_dataset(name: str = "unit-square", *, trajectories: int = 100, po
 
 
 def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: int | None = None,
-                    region=None) -> Dataset:
+                    region=None, pois=None) -> Dataset:
     """A :class:`Dataset` from a :class:`tracs.Trajectories` (projected to metres).
 
     The region is ``region`` when given — a public region fixed in advance, such as
@@ -137,13 +137,14 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
     location space is the data's distinct points of interest (the paper's setting,
     again a measurement convention, not a private release).  ``max_trajectories``
     perturbs the first trajectories only (for quick runs); the region and the POIs
-    stay those of the whole data set.
+    stay those of the whole data set.  ``pois`` (an ``(m, 2)`` array in the
+    trajectories' CRS, e.g. a public POI file) replaces the data's venues.
     """
     # the location space and the region are those of the whole data set, even when only
     # the first trajectories are perturbed
     if len(trajectories.coords) == 0:
         raise ValueError(f"{name}: no points left to perturb")
-    pois = np.asarray(trajectories.pois().coords, dtype=np.float64)
+    pois = np.asarray(trajectories.pois().coords if pois is None else pois, dtype=np.float64)
     region = trajectories.region() if region is None else region
     scale = None if trajectories.crs is None else degree_scale(trajectories)
     if max_trajectories is not None:
@@ -212,7 +213,8 @@ def read_checkins(source, *, name: str | None = None, fmt: str = "auto", **optio
 
 def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed: int = 0,
                  max_trajectories: int | None = None, split_gap=None, min_points: int = 1,
-                 synthetic_users: int = 50, fmt: str = "auto", read_options=None) -> Dataset:
+                 synthetic_users: int = 50, fmt: str = "auto", read_options=None, box=None,
+                 pois=None, on_read=None) -> Dataset:
     """Build a :class:`Dataset` from a name or a path.
 
     Parameters
@@ -236,9 +238,25 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     read_options : dict, optional
         Column names and time options for a file given by path (see
         :func:`tracs.io.read_checkins`); a trajectory column splits trajectories.
+    box : tracs.public.LonLatBox, optional
+        The public region of check-in data (default: the preset of a named data
+        set, else the data's own bounding box, which is not private).
+    pois : str or Path, optional
+        A public POI file (:func:`tracs.public.read_pois`, inside ``box``) instead of
+        the data's venues; needs ``box``.
+    on_read : callable, optional
+        ``on_read(checkins, box) -> checkins``, called on the check-ins read from a
+        path or given a ``box`` (``box``: the region, ``None`` for the data's own bounds): the command
+        line reports what the loader dropped there, and drops, clips or refuses the
+        rows outside ``box``; default: keep every row read.
     """
     if name in REGIONS:
+        if box is not None or pois is not None:
+            raise ValueError(f"{name} is a continuous region of the paper, fixed in advance: "
+                             "a region box or a POI file applies to check-in data only")
         return continuous_dataset(name, trajectories=trajectories, points=points)
+    if pois is not None and box is None:
+        raise ValueError("a POI file needs a public region box to lie in")
     import data_loaders
 
     if name == "synthetic":
@@ -252,13 +270,22 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     # (published extent of a research data set: a measurement convention, not a private release)
     from ..public import CITY_BOXES
 
-    box = CITY_BOXES.get(name) if name in DATA_FILES else None
+    given = box is not None
+    if box is None:
+        box = CITY_BOXES.get(name) if name in DATA_FILES else None
+    if on_read is not None and (given or (name not in DATA_FILES and name != "synthetic")):
+        checkins = on_read(checkins, box)
     crs = "utm" if box is None else box.metric_crs()
     trajs = data_loaders.to_trajectories(checkins, split_gap=split_gap, min_points=min_points, crs=crs,
                                          by=checkins.attrs.get("trajectory_column"))
     label = name if (name in DATA_FILES or name == "synthetic") else Path(name).stem
+    poi_coords = None
+    if pois is not None:
+        from ..public import read_pois
+
+        poi_coords = read_pois(pois, box, trajs.crs).points
     return checkin_dataset(trajs, name=label, max_trajectories=max_trajectories,
-                           region=None if box is None else box.to_region(trajs.crs))
+                           region=None if box is None else box.to_region(trajs.crs), pois=poi_coords)
 
 
 # ----------------------------------------------------------------------------- seeds

@@ -96,7 +96,9 @@ def resolve_columns(columns, *, user=None, time=None, lat=None, lon=None, traj=N
         is optional.
     need_time, need_coords : bool
         Whether a time column and latitude/longitude columns are required
-        (coordinates are not when the table has point geometry).
+        (coordinates are not when the table has point geometry; without
+        ``need_time`` a time column is still looked for, and ``time`` is None
+        when there is none).
     flags : dict, optional
         Role -> option name for messages (:data:`CLI_FLAGS` or :data:`API_FLAGS`,
         the default).
@@ -126,12 +128,18 @@ def resolve_columns(columns, *, user=None, time=None, lat=None, lon=None, traj=N
             if hit is None:
                 problems.append((role, f"{ROLE_NAMES[role]}: no column {name!r} ({flags[role]} {name})"))
             found[role] = hit
-        elif role in required or role == "traj" or (role in ("lat", "lon") and not need_coords):
+        elif role in required or role in ("traj", "time") or (role in ("lat", "lon") and not need_coords):
             found[role] = _find(role, by_key, aliases)
             if found[role] is None and role in required:
                 looked = ", ".join(aliases[role])
                 problems.append((role, f"{ROLE_NAMES[role]}: none of {looked} (name it with "
                                        f"{flags[role]} NAME)"))
+    if problems and not need_time and found.get("time") is None and time is None:
+        # another column is missing too: the file is likely not what it seems, so name the time as well
+        problems.append(("time", f"{ROLE_NAMES['time']}: none of {', '.join(aliases['time'])} (name it with "
+                                 f"{flags['time']} NAME)"))
+        order = list(ROLE_NAMES)
+        problems.sort(key=lambda p: order.index(p[0]))
     if problems:
         raise MissingColumnsError(
             f"{source}: missing column(s) for " + "; ".join(text for _, text in problems)

@@ -52,6 +52,8 @@ def read_gpx_table(path):
     lat, lon, ele, times, traj = [], [], [], [], []
     segments = [seg.points for trk in gpx.tracks for seg in trk.segments] or \
         [route.points for route in gpx.routes]
+    where = [f"track {t + 1} segment {s + 1}" for t, trk in enumerate(gpx.tracks)
+             for s in range(len(trk.segments))] or [f"route {r + 1}" for r in range(len(gpx.routes))]
     for k, points in enumerate(segments):
         for p in points:
             lat.append(p.latitude)
@@ -62,7 +64,7 @@ def read_gpx_table(path):
     if not lat:
         raise ValueError(f"{path.name} holds no track or route points")
     time = pd.to_datetime(pd.Series(times, dtype=object), utc=True)
-    notes = [f"GPX: {len(segments)} track segment(s) read as trajectories"]
+    notes = [_segments_note(segments, where, "track segment" if gpx.tracks else "route")]
     missing = time.isna().to_numpy()
     if missing.any():  # an ordering time only: the loaders set these points' time back to missing
         by_traj = time.groupby(np.asarray(traj))
@@ -74,6 +76,16 @@ def read_gpx_table(path):
                           "elevation": np.asarray(ele, float)})
     return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", "gpx", notes=notes,
                       untimed=missing if missing.any() else None)
+
+
+def _segments_note(segments, where, kind: str) -> str:
+    """How many segments (routes) became trajectories, and which were empty (left out)."""
+    empty = [w for w, points in zip(where, segments) if not points]
+    note = f"GPX: {len(segments) - len(empty):,} {kind}(s) read as trajectories"
+    if empty:
+        shown = ", ".join(empty[:5]) + (", ..." if len(empty) > 5 else "")
+        note += f"; {len(empty):,} empty {kind}(s) without points left out ({shown})"
+    return note
 
 
 def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None) -> None:

@@ -24,10 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .columns import API_FLAGS, resolve_columns
+from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
 from .containers import (TextParseError, _float_column, _read_parquet, _read_text, _read_text_pandas,
                          _read_vector)
 from .formats import binary_at, container_of, unsupported
+from .layouts import TRACK_FORMATS  # the public trajectory data sets, read by their own readers
 
 __all__ = ["INPUT_FORMATS", "PROFILES", "read_checkins", "read_columns"]
 
@@ -41,9 +42,23 @@ PROFILES = {
 }
 _HEADERLESS = {"foursquare": ("user", "venue", "category_id", "category", "lat", "lng", "offset", "time"),
                "gowalla": ("user", "time", "lat", "lng", "location")}
-INPUT_FORMATS = ("auto", "checkins", "foursquare", "gowalla")
+INPUT_FORMATS = ("auto", "checkins", "foursquare", "gowalla", *TRACK_FORMATS)
 #: how text user ids are read: exactly as written, or as integers when all of them are
 ID_TYPES = ("text", "infer")
+
+
+def _track_reader(module: str, name: str):
+    def read(path):
+        from importlib import import_module
+
+        return getattr(import_module(f"tracs.io.{module}"), name)(path)
+    return read
+
+
+#: the reader of each public trajectory data set (imported on first use)
+_TRACK_READERS = {"geolife": _track_reader("geolife", "read_geolife"),
+                  "tdrive": _track_reader("tdrive", "read_tdrive"),
+                  "porto": _track_reader("porto", "read_porto")}
 
 
 def _names(table) -> list:
@@ -138,13 +153,15 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     from data_loaders._checkins import _RESERVED
     from data_loaders._io import check_path, sniff
 
-    path = check_path(path)
-    if id_type not in ID_TYPES:
-        raise ValueError(f"id_type must be one of {', '.join(ID_TYPES)}, got {id_type!r}")
     if input_format not in INPUT_FORMATS:
         raise ValueError(f"unknown input format {input_format!r}; choose from {', '.join(INPUT_FORMATS)}")
+    if id_type not in ID_TYPES:
+        raise ValueError(f"id_type must be one of {', '.join(ID_TYPES)}, got {id_type!r}")
+    track = track_format(path, input_format)
+    path = Path(path) if track is not None else check_path(path)
     flags = API_FLAGS if flags is None else flags
-    kind = container_of(path)
+    kind = "track" if track is not None else container_of(path)
+    time, clock = _split_time(time, flags)
     given = {"user": user, "time": time, "lat": lat, "lon": lon, "traj": traj}
     profile = None if input_format == "auto" else input_format
 
@@ -156,12 +173,13 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     def needed(names, need_coords=True):
         nonlocal profile, planned
         profile = profile or _profile_of(path, kind, names)
-        planned = resolve_columns(names, **given, need_coords=need_coords, flags=flags, source=path.name,
-                                  aliases=PROFILES[profile])
+        planned = resolve_columns(names, **given, need_time=False, need_coords=need_coords, flags=flags,
+                                  source=path.name, aliases=PROFILES[profile])
         poi = _find_poi(names, profile) if with_poi else None
         if keep_columns:
             return list(names)
-        return [*planned.used(), *([poi] if poi and poi not in planned.used() else [])]
+        clock_col = [_clock_column(names, clock, flags, path.name)] if clock else []
+        return [*planned.used(), *clock_col, *([poi] if poi and poi not in planned.used() else [])]
 
     def converters():
         import pyarrow as pa
@@ -169,14 +187,23 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         def utc(column):
             return pa.array(times(column)).cast(pa.timestamp("ns", tz="UTC"))
 
-        out = {planned.time: utc}
+        out = {planned.time: utc} if planned.time is not None and clock is None else {}
         if planned.lat is not None and planned.lon is not None:
             out[planned.lat] = out[planned.lon] = _float_column
         return out
 
     planned = None
 
-    if kind == "text":
+    if kind == "track":  # a public trajectory data set: its reader knows the columns
+        raw = _TRACK_READERS[track](path)
+        unused = [flags.get(r, r) for r, v in given.items() if v is not None] + \
+            ([flags.get("time_format", "time_format=")] if time_format is not None else [])
+        if unused:
+            raw.notes.append(f"not used: {', '.join(unused)} (the {track} layout is fixed)")
+        if tz not in (None, "UTC") and raw.table.column("datetime").type.tz is not None:
+            raw.notes.append(f"the timezone {tz} is not used: {track} times are UTC")
+        given, clock, profile = dict(raw.roles), None, "checkins"
+    elif kind == "text":
         try:
             head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
         except ValueError as exc:
@@ -217,8 +244,8 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     names = _names(raw.table)
     has_geometry = raw.lonlat is not None
     profile = profile or _profile_of(path, kind, names)
-    cmap = resolve_columns(names, **given, need_coords=not has_geometry, flags=flags, source=path.name,
-                           aliases=PROFILES[profile])
+    cmap = resolve_columns(names, **given, need_time=False, need_coords=not has_geometry, flags=flags,
+                           source=path.name, aliases=PROFILES[profile])
     notes = list(raw.notes)
     if cmap.lat is not None and cmap.lon is not None:
         lat_s, lon_s = _numbers(_column(raw.table, cmap.lat)), _numbers(_column(raw.table, cmap.lon))
@@ -235,7 +262,21 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         notes.append("columns used: " + ", ".join(f"{c!r} as {r}" for r, c in renamed.items()))
     import pandas as pd
 
-    time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
+    untimed = raw.untimed
+    if cmap.time is None:  # no time at all: the file's order, as GPX points without <time>
+        time_s = pd.Series(np.arange(len(raw.lines), dtype=np.int64).view("datetime64[ns]")).dt.tz_localize("UTC")
+        untimed = np.ones(len(raw.lines), dtype=bool)
+        looked = ", ".join(PROFILES[profile].get("time", ALIASES["time"]))
+        notes.append(f"no time column (none of {looked}): points kept in the file's order and written without "
+                     f"a time, as GPX points without <time>; name one with {flags.get('time', 'time=')} NAME")
+    elif clock is not None:
+        clock_name = _clock_column(names, clock, flags, path.name)
+        joined = (_column(raw.table, cmap.time).astype("string").str.strip() + " "
+                  + _column(raw.table, clock_name).astype("string").str.strip())
+        time_s = pd.Series(times(joined), copy=False).dt.tz_localize("UTC")
+        notes.append(f"times from the columns {cmap.time!r} (date) and {clock_name!r} (time of day) joined")
+    else:
+        time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
     notes.extend(time_notes)
     poi_name = _find_poi(names, profile) if with_poi else None
     if poi_name is not None and poi_name not in names:
@@ -256,7 +297,9 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
         bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
-        untimed=raw.untimed, traj=cmap.traj)
+        untimed=untimed, traj=cmap.traj,
+        column_names={"user": cmap.user, "time": cmap.time, "lat": cmap.lat or "geometry",
+                      "lon": cmap.lon or "geometry"})
 
 
 def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
@@ -267,16 +310,21 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     Parameters
     ----------
     path : str or os.PathLike
-        CSV / TSV (delimiter detected), Parquet, GeoParquet, GeoJSON or GPX.
+        CSV / TSV (delimiter detected), Parquet, GeoParquet, GeoJSON or GPX, or a
+        public trajectory data set (a Geolife or T-Drive folder, a Porto CSV).
     user, time, lat, lon, traj : str, optional
         Column names; omitted ones are found through the aliases of
         :mod:`tracs.io.columns` (and of the input format).  ``traj`` (optional)
         names a trajectory id column, kept under its name for
         ``to_trajectories(by=...)``.
-    input_format : {"auto", "checkins", "foursquare", "gowalla"}
+    input_format : {"auto", "checkins", "foursquare", "gowalla", "geolife", "tdrive", "porto"}
         Which column names and time layout to expect.  ``"auto"`` recognises the
-        Foursquare and Gowalla headers (and their headerless text forms).  The
-        container (CSV, Parquet, ...) does not matter.
+        Foursquare and Gowalla headers (and their headerless text forms) and the
+        layouts of the public trajectory data sets: a folder holding
+        ``Data/*/Trajectory/*.plt`` or a ``.plt`` file (Geolife), a headerless
+        ``taxi_id,datetime,lon,lat`` file or folder of them (T-Drive), a CSV with a
+        ``POLYLINE`` column (Porto), read by ``data_loaders``' readers of those
+        sets.  The container (CSV, Parquet, ...) does not matter.
     time_format, dayfirst, tz
         See :func:`tracs.io.times.parse_times`.
     keep_columns : bool, default False
@@ -317,6 +365,44 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     if traj is not None:
         frame.attrs["trajectory_column"] = traj
     return frame
+
+
+def _split_time(time, flags):
+    """``"date,time"`` -> ``("date", "time")``: a date column and a time-of-day column joined."""
+    if time is None or "," not in str(time):
+        return time, None
+    parts = [p.strip() for p in str(time).split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise ValueError(f"{flags.get('time', 'time=')} {time}: two names separated by a comma are a date column "
+                         "and a time-of-day column (e.g. date,time); one name is a column of whole times")
+    return parts[0], parts[1]
+
+
+def _clock_column(names, clock, flags, source) -> str:
+    """The time-of-day column named ``clock`` (exactly, or up to case and punctuation)."""
+    if clock in names:
+        return clock
+    by_key = {normalise(n): n for n in names}
+    if normalise(clock) in by_key:
+        return by_key[normalise(clock)]
+    raise MissingColumnsError(f"{source}: missing column(s) for time of day: no column {clock!r} "
+                              f"({flags.get('time', 'time=')} DATE,{clock}). Columns found: {', '.join(names)}",
+                              ["time"], names)
+
+
+def track_format(path, input_format: str = "auto") -> str | None:
+    """The public trajectory data set ``path`` holds (``"geolife"``, ``"tdrive"``, ``"porto"``):
+    the one forced by ``input_format``, else the one detected from its layout
+    (``data_loaders._tracks.detect_track_format``), else None."""
+    if input_format in TRACK_FORMATS:
+        if not Path(path).exists():
+            raise FileNotFoundError(f"no such file or folder: {path}")
+        return input_format
+    if input_format != "auto":
+        return None
+    from .layouts import detect_track_format
+
+    return detect_track_format(path)
 
 
 def _utc_times(table, name, times) -> np.ndarray:

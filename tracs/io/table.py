@@ -149,7 +149,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     traj_key = pd.factorize(traj, sort=True)[0] if traj is not None else None
     untimed = cols.get("untimed")
     untimed = np.zeros(len(lines), bool) if untimed is None else np.asarray(untimed, dtype=bool)
-    meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes")}
+    meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes", "column_names")}
     dropped = {}
     if len(cols["bad_lines"]):
         dropped["bad_fields"] = np.asarray(cols["bad_lines"], dtype=np.int64)
@@ -218,7 +218,7 @@ def _row_order(tkey: np.ndarray, traj_key, ukey: np.ndarray) -> np.ndarray:
 
 def _report_meta(meta: dict) -> dict:
     return dict(source=meta["source"], fmt=meta["fmt"], blank_lines=meta["blank_lines"],
-                position=meta["position"], notes=meta["notes"])
+                position=meta["position"], notes=meta["notes"], column_names=meta["column_names"])
 
 
 def _release_memory() -> None:

@@ -5,9 +5,18 @@
 ``bad_time`` and list its line):
 
 * timestamps (Arrow / pandas / numpy) are kept; without a timezone they are local
-  to ``tz`` (default UTC);
-* numbers are Unix epoch seconds;
-* text is read with ``time_format`` (a ``strftime`` pattern) when given;
+  to ``tz`` (default UTC; a zone name such as ``Europe/Lisbon`` or a constant
+  offset such as ``+01:00``, :func:`check_timezone`);
+* numbers, and text made only of digits, are Unix epoch times: seconds,
+  milliseconds, microseconds or nanoseconds told by the magnitude of the median
+  value (below 10^11: seconds; below 10^14: milliseconds; below 10^17:
+  microseconds; above: nanoseconds), the notes naming the reading and an example;
+  a value of another magnitude than the rest is unreadable (``NaT``).
+  ``time_format="epoch-s"`` (``"%s"``), ``"epoch-ms"``, ``"epoch-us"`` or
+  ``"epoch-ns"`` forces the unit.  Text of exactly 8 or 14 digits that reads as
+  ``%Y%m%d`` / ``%Y%m%d%H%M%S`` is read so (the note says how to force epoch
+  seconds instead);
+* other text is read with ``time_format`` (a ``strftime`` pattern) when given;
   otherwise the Foursquare layout (``Sat Dec 08 05:56:34 +0000 2012``) when the
   first value has it, else ISO 8601.  When no value reads as ISO 8601, common
   layouts with slashes, dots or dashes (``01/02/2024 08:00``) are tried: one that
@@ -23,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TimeFormatError", "TimeReader", "parse_times", "CANDIDATE_FORMATS"]
+__all__ = ["EPOCH_FORMATS", "TimeFormatError", "TimeReader", "check_timezone", "parse_times", "CANDIDATE_FORMATS"]
 
 #: layouts tried when the text is not ISO 8601: (month-first, day-first) pairs or single ones
 _DATES = (("%m/%d/%Y", "%d/%m/%Y"), ("%m-%d-%Y", "%d-%m-%Y"), ("%m.%d.%Y", "%d.%m.%Y"),
@@ -31,10 +40,83 @@ _DATES = (("%m/%d/%Y", "%d/%m/%Y"), ("%m-%d-%Y", "%d-%m-%Y"), ("%m.%d.%Y", "%d.%
 _CLOCKS = (" %H:%M:%S", " %H:%M", " %I:%M:%S %p", " %I:%M %p", "T%H:%M:%S", "")
 CANDIDATE_FORMATS = tuple((m + c, None if d is None else d + c) for m, d in _DATES for c in _CLOCKS)
 _SAMPLE = 200
+#: ``time_format`` values naming Unix epoch units -> nanoseconds per unit
+EPOCH_FORMATS = {"epoch-s": 10**9, "epoch-ms": 10**6, "epoch-us": 10**3, "epoch-ns": 1}
+_EPOCH_ALIASES = {"%s": "epoch-s"}
+_EPOCH_NAMES = {"epoch-s": "seconds", "epoch-ms": "milliseconds", "epoch-us": "microseconds",
+                "epoch-ns": "nanoseconds"}
+#: upper bounds of the median magnitude of each unit, in order
+_EPOCH_BANDS = ((1e11, "epoch-s"), (1e14, "epoch-ms"), (1e17, "epoch-us"), (np.inf, "epoch-ns"))
+_NAT = np.iinfo(np.int64).min
 
 
 class TimeFormatError(ValueError):
     """The times could not be read; the message names what was tried and what to give."""
+
+
+def check_timezone(tz, flag: str = "tz="):
+    """A zone pandas can localise to: ``"UTC"``, an IANA name (``"Europe/Lisbon"``) or a
+    constant offset (``"+01:00"``, ``"-0330"``, ``"UTC+2"``; returned as a
+    :class:`datetime.timezone`).  Anything else is a ``ValueError`` naming ``flag``."""
+    import datetime as dt
+    import re
+
+    if tz is None or tz == "UTC" or isinstance(tz, dt.tzinfo):
+        return "UTC" if tz is None else tz
+    text = str(tz).strip()
+    match = re.fullmatch(r"(?:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d{2}))?", text)
+    if match:
+        sign, hours, minutes = match.group(1), int(match.group(2)), int(match.group(3) or 0)
+        if hours > 18 or minutes >= 60:
+            raise ValueError(f"{flag} {tz}: an offset must be within ±18:00")
+        delta = dt.timedelta(hours=hours, minutes=minutes)
+        return dt.timezone(-delta if sign == "-" else delta)
+    import zoneinfo
+
+    try:
+        zoneinfo.ZoneInfo(text)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"{flag} {tz}: not a timezone; give a name such as Europe/Lisbon or Asia/Shanghai, "
+                         "or a constant offset such as +01:00") from None
+    return text
+
+
+def epoch_unit(magnitude: float) -> str:
+    """The epoch unit (``"epoch-s"`` …) whose range holds ``magnitude`` (see the module docstring)."""
+    return next(unit for bound, unit in _EPOCH_BANDS if magnitude < bound)
+
+
+def epoch_to_ns(values, unit: str, *, check_band: bool = False) -> np.ndarray:
+    """Epoch numbers (int64 or float64) in ``unit`` -> int64 nanoseconds (the NaT integer where
+    not finite, out of range, or with ``check_band`` of another magnitude than ``unit``)."""
+    factor = EPOCH_FORMATS[unit]
+    values = np.asarray(values)
+    out = np.full(len(values), _NAT, dtype=np.int64)
+    limit = np.iinfo(np.int64).max // factor
+    if values.dtype.kind in "iu":
+        ok = np.abs(values) <= limit
+        magnitude = np.abs(values).astype(np.float64)
+        if check_band:
+            ok &= _in_band(magnitude, unit)
+        out[ok] = values[ok].astype(np.int64) * factor
+        return out
+    values = values.astype(np.float64)
+    ok = np.isfinite(values) & (np.abs(values) < limit)
+    if check_band:
+        ok &= _in_band(np.abs(np.where(ok, values, 0.0)), unit)
+    whole = ok & (values == np.round(values)) & (np.abs(values) < 2.0**53)
+    out[whole] = values[whole].astype(np.int64) * factor
+    part = ok & ~whole
+    seconds = np.floor(values[part])  # whole units exactly, the fraction rounded to the nanosecond
+    out[part] = seconds.astype(np.int64) * factor + np.round((values[part] - seconds) * factor).astype(np.int64)
+    return out
+
+
+def _in_band(magnitude: np.ndarray, unit: str) -> np.ndarray:
+    bounds = [0.0] + [b for b, _ in _EPOCH_BANDS]
+    k = [u for _, u in _EPOCH_BANDS].index(unit)
+    low = bounds[k] if k else -1.0
+    return (magnitude >= low) & (magnitude < bounds[k + 1])
 
 
 def _text_series(values):
@@ -45,6 +127,31 @@ def _text_series(values):
 
 
 _RELATIVE = ("now", "today", "yesterday", "tomorrow")
+_NUMBER = r"[+-]?\d+(?:\.\d*)?"
+_COMPACT = {8: "%Y%m%d", 14: "%Y%m%d%H%M%S"}
+
+
+def _compact_layout(sample):
+    """``"%Y%m%d"`` / ``"%Y%m%d%H%M%S"`` when every value has exactly 8 / 14 digits and reads so."""
+    lengths = sample.str.len().unique()
+    if len(lengths) != 1 or int(lengths[0]) not in _COMPACT:
+        return None
+    fmt = _COMPACT[int(lengths[0])]
+    return fmt if _try_format(sample, fmt).notna().all() else None
+
+
+def _epoch_numbers(text) -> np.ndarray:
+    """Text -> int64 when every value is an integer (exact, through Arrow), else float64 (NaN where
+    not a number)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if isinstance(text.dtype, pd.StringDtype) and text.dtype.storage == "pyarrow" and not text.isna().any():
+        try:
+            return pa.chunked_array(text.array._pa_array).cast(pa.int64()).to_numpy()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    return pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
 
 
 def _try_format(text, fmt, notes=None):
@@ -70,9 +177,14 @@ class TimeReader:
     """
 
     def __init__(self, *, time_format=None, dayfirst=False, tz="UTC", notes=None, flags=None):
-        self.time_format, self.dayfirst, self.tz = time_format, bool(dayfirst), tz
-        self.notes = [] if notes is None else notes
         self.flags = flags or {}
+        time_format = _EPOCH_ALIASES.get(time_format, time_format)
+        if isinstance(time_format, str) and time_format.startswith("epoch") and time_format not in EPOCH_FORMATS:
+            raise ValueError(f"{self.flags.get('time_format', 'time_format=')} {time_format}: the epoch units are "
+                             f"{', '.join(EPOCH_FORMATS)}")
+        self.time_format, self.dayfirst = time_format, bool(dayfirst)
+        self.tz = check_timezone(tz, self.flags.get("tz", "tz="))
+        self.notes = [] if notes is None else notes
         self._how = None
         self._said = set()
 
@@ -93,6 +205,8 @@ class TimeReader:
             if series.notna().any():
                 self._note("times without a timezone were read as UTC")
         else:
+            if series.notna().any():
+                self._note(f"times without a timezone were read in {self.tz} and converted to UTC")
             series = series.dt.tz_localize(self.tz, ambiguous="NaT", nonexistent="NaT") \
                 .dt.tz_convert("UTC").dt.tz_localize(None)
         return series.to_numpy(dtype="datetime64[ns]")
@@ -120,11 +234,46 @@ class TimeReader:
         if pd.api.types.is_bool_dtype(s.dtype):
             raise TypeError("the time column holds booleans, not times")
         if pd.api.types.is_numeric_dtype(s.dtype):
-            self._note("numeric times were read as Unix epoch seconds (UTC)")
-            seconds = s.astype("float64")
-            seconds[~np.isfinite(seconds)] = np.nan
-            return self._utc(pd.to_datetime(seconds, unit="s", utc=True, errors="coerce"))
+            values = s.to_numpy(dtype=np.int64) if pd.api.types.is_integer_dtype(s.dtype) and not s.isna().any() \
+                else s.to_numpy(dtype=np.float64, na_value=np.nan)
+            if self._how is None:
+                present = values[np.isfinite(values)] if values.dtype.kind == "f" else values
+                if len(present) == 0:
+                    return np.full(len(values), np.datetime64("NaT"), dtype="datetime64[ns]")
+                self._how = self._choose_epoch(present, str(s.iloc[0]))
+            if self._how[0] != "epoch":
+                return self._text(_text_series(s))
+            return self._epoch(values)
         return self._text(_text_series(s))
+
+    def _choose_epoch(self, present: np.ndarray, first: str):
+        """How to read epoch numbers: the unit given, else the one of the median magnitude."""
+        if self.time_format in EPOCH_FORMATS:
+            self._note(f"times read as Unix epoch {_EPOCH_NAMES[self.time_format]} (UTC), as given with "
+                       f"{self.flags.get('time_format', 'time_format=')} {self.time_format}")
+            return ("epoch", self.time_format, False)
+        if self.time_format is not None:
+            raise TimeFormatError(f"the times are numbers (e.g. {first}), not text in the layout "
+                                  f"{self.time_format!r}: give {self.flags.get('time_format', 'time_format=')} "
+                                  f"{' or '.join(EPOCH_FORMATS)} (Unix epoch), or none to detect the unit")
+        unit = epoch_unit(float(np.median(np.abs(present.astype(np.float64)))))
+        example = epoch_to_ns(present[:1], unit)[0]
+        shown = str(np.datetime64(int(example), "ns").astype("datetime64[s]")) if example != _NAT else "?"
+        self._note(f"times read as Unix epoch {_EPOCH_NAMES[unit]} (UTC), told by their magnitude ({first} = "
+                   f"{shown}); {self.flags.get('time_format', 'time_format=')} "
+                   f"{'|'.join(EPOCH_FORMATS)} forces a unit")
+        return ("epoch", unit, True)
+
+    def _epoch(self, values: np.ndarray) -> np.ndarray:
+        _, unit, check = self._how
+        ns = epoch_to_ns(values, unit, check_band=check)
+        if check:
+            finite = np.isfinite(values) if values.dtype.kind == "f" else np.ones(len(values), bool)
+            odd = int((finite & (ns == _NAT)).sum())
+            if odd:
+                self._note(f"{odd:,} time(s) of another magnitude than Unix epoch {_EPOCH_NAMES[unit]} "
+                           "were not read (dropped as bad_time)")
+        return ns.view("datetime64[ns]")
 
     def _text(self, text):
         """Stripped text (a pandas string Series) -> datetime64[ns] UTC."""
@@ -133,7 +282,9 @@ class TimeReader:
             if not present.any():
                 return np.full(len(text), np.datetime64("NaT"), dtype="datetime64[ns]")
             self._how = self._choose(text[present])
-        kind, fmt = self._how
+        kind, fmt = self._how[:2]
+        if kind == "epoch":
+            return self._epoch(_epoch_numbers(text))
         if kind == "foursquare":
             from data_loaders.foursquare import parse_foursquare_time
 
@@ -149,6 +300,17 @@ class TimeReader:
         fmt_flag = self.flags.get("time_format", "time_format=")
         day_flag = self.flags.get("dayfirst", "dayfirst=True")
         first = present.iloc[0]
+        sample = present.iloc[:_SAMPLE]
+        if self.time_format in EPOCH_FORMATS or (self.time_format is None and sample.str.fullmatch(_NUMBER).all()):
+            if self.time_format is None:
+                compact = _compact_layout(sample)
+                if compact is not None:
+                    self._note(f"times like {first!r} read with {compact!r} (give {fmt_flag} epoch-s to read "
+                               "them as Unix epoch seconds)")
+                    return ("format", compact)
+            numbers = _epoch_numbers(present)
+            return self._choose_epoch(numbers[np.isfinite(numbers)] if numbers.dtype.kind == "f" else numbers,
+                                      first)
         if self.time_format is not None:
             if _try_format(present, self.time_format).isna().all():
                 raise TimeFormatError(f"no time matches the format {self.time_format!r} given with "
@@ -160,7 +322,6 @@ class TimeReader:
         if FOURSQUARE.match(first):
             self._note("times read in the Foursquare layout ('Sat Dec 08 05:56:34 +0000 2012')")
             return ("foursquare", None)
-        sample = present.iloc[:_SAMPLE]
         if _try_format(sample, "ISO8601").notna().any():
             return ("format", "ISO8601")
         for month_first, day_first in CANDIDATE_FORMATS:
@@ -179,7 +340,7 @@ class TimeReader:
         raise TimeFormatError(
             f"cannot read times like {first!r}: tried ISO 8601 and {len(CANDIDATE_FORMATS)} common layouts "
             f"(such as '%m/%d/%Y %H:%M' and '%d/%m/%Y %H:%M'); give the layout with {fmt_flag} "
-            "(strftime codes, e.g. '%d.%m.%Y %H:%M')")
+            f"(strftime codes, e.g. '%d.%m.%Y %H:%M', or {'|'.join(EPOCH_FORMATS)} for Unix epoch numbers)")
 
 
 def parse_times(values, *, time_format: str | None = None, dayfirst: bool = False, tz: str = "UTC",

@@ -1,4 +1,11 @@
-"""Pages: two maps side by side, and writing a map (optionally self-contained) to HTML."""
+"""Pages: the one builder of every map tracs draws, two maps side by side, writing a page.
+
+Every HTML page tracs writes goes through this module: :func:`base_map` makes the
+empty map (Leaflet only — no jQuery, Bootstrap or icon fonts —, tiles that need no
+API key, a note when they fail to load, a scale bar), the drawing functions add
+their layers, and :func:`save_map` writes the page with its scripts and styles
+inlined (:mod:`tracs.maps._assets`), so it opens without a network.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +17,72 @@ import folium
 from branca.element import Element, Figure
 
 from ._assets import embed_assets
-from ._elements import FitView, ViewSync, to_js
+from ._elements import TILE_FAILURE_NOTE, FitView, HeaderStyle, TileFailureNote, ViewSync, to_js
 
-__all__ = ["compare_maps", "save_map", "map_html"]
+__all__ = ["base_map", "check_tiles", "compare_maps", "save_map", "map_html", "DEFAULT_TILES"]
+
+#: background tiles of every map unless told otherwise: OpenStreetMap's own, no key needed
+DEFAULT_TILES = "OpenStreetMap"
+#: Leaflet's default maximum zoom (also needed by marker clustering when there are no tiles)
+MAX_ZOOM = 19
+#: the background of a map without tiles
+NO_TILES_STYLE = "div.folium-map.leaflet-container { background: #f3f2ee; }"
+
+
+def check_tiles(tiles):
+    """``tiles`` if a page can show them without an account: ``None``, a URL template or a
+    tile provider name that needs no API key (``OpenStreetMap``, ``CartoDB positron``
+    needs one now and is refused, as is any provider :mod:`xyzservices` marks so)."""
+    if tiles is None or not isinstance(tiles, str) or "{" in tiles or tiles.lower() == "openstreetmap":
+        return tiles
+    import xyzservices.providers as providers
+
+    try:
+        provider = providers.query_name(tiles)
+    except ValueError:
+        return tiles  # a name folium may know; it reports unknown ones itself
+    if provider.requires_token():
+        raise ValueError(f"the tiles {tiles!r} need an API key, so the page would show no background: "
+                         f"use {DEFAULT_TILES} (the default) or none")
+    return tiles
+
+
+def base_map(bounds, *, tiles=DEFAULT_TILES, prefer_canvas: bool = False, zoom_start: int = 12,
+             tile_note: str = TILE_FAILURE_NOTE) -> folium.Map:
+    """The empty map every tracs page starts from.
+
+    Parameters
+    ----------
+    bounds : ((south, west), (north, east))
+        Degrees (WGS84): the map opens centred on them.
+    tiles : str or None
+        Background tiles (:func:`check_tiles`; default OpenStreetMap); ``None`` draws a
+        plain background.
+    prefer_canvas : bool
+        Draw vector layers on a canvas (large maps) instead of SVG.
+    zoom_start : int
+        The zoom before the page fits its data.
+    tile_note : str
+        The note shown when the tiles fail to load (default: the trajectories' one).
+
+    Returns
+    -------
+    folium.Map
+        Leaflet only (no jQuery, Bootstrap or icon fonts, which no tracs layer uses),
+        with a scale bar and, when there are tiles, a visible note if they fail to load.
+    """
+    (south, west), (north, east) = bounds
+    fmap = folium.Map(location=[(south + north) / 2, (west + east) / 2], zoom_start=zoom_start,
+                      tiles=check_tiles(tiles), prefer_canvas=bool(prefer_canvas), control_scale=True,
+                      max_zoom=MAX_ZOOM)
+    fmap.options["max_zoom"] = MAX_ZOOM
+    fmap.default_js = [pair for pair in fmap.default_js if pair[0] == "leaflet"]
+    fmap.default_css = [pair for pair in fmap.default_css if pair[0] == "leaflet_css"]
+    if tiles is None:
+        HeaderStyle(NO_TILES_STYLE, "tracs_no_tiles").add_to(fmap)
+    else:
+        TileFailureNote(tile_note).add_to(fmap)
+    return fmap
 
 _TITLE_STYLE = (
     "<style>.tracs-pane-title { position: absolute; z-index: 1000; top: 8px; padding: 3px 10px;"

@@ -11,8 +11,9 @@ from folium.plugins import FastMarkerCluster, HeatMap
 
 from .._progress import progress_bar
 from .._validation import check_epsilon
-from ._elements import FitView, HeaderStyle, Legend, TileFailureNote, TrackLayer
+from ._elements import FitView, Legend, TrackLayer
 from ._inputs import Rows, as_rows, same_length, unwrap_longitudes
+from ._page import DEFAULT_TILES, base_map
 from ._selection import select_users
 
 __all__ = ["trajectory_map", "DEFAULT_MAX_POINTS", "DEFAULT_MAX_USERS", "DEFAULT_TILES"]
@@ -21,12 +22,10 @@ __all__ = ["trajectory_map", "DEFAULT_MAX_POINTS", "DEFAULT_MAX_USERS", "DEFAULT
 DEFAULT_MAX_POINTS = 50_000
 #: Most users one map draws (see ``max_users``).
 DEFAULT_MAX_USERS = 200
-DEFAULT_TILES = "OpenStreetMap"
 #: Above this many drawn points the map renders on a canvas instead of SVG.
 CANVAS_THRESHOLD = 2_000
 #: Above this many drawn points each layer draws its points as one polyline of dots.
 MARKER_THRESHOLD = 5_000
-MAX_ZOOM = 19  # also needed by marker clustering when there are no tiles
 DECIMALS = 6  # ~0.1 m: far below any perturbation, and compact in the page
 EARTH_RADIUS_M = 6_371_008.8
 
@@ -35,7 +34,6 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
 LINK_COLOR = "#555555"
 POI_COLOR = "#6b6b6b"
 POI_PANE = "tracsPois"  # below the trajectories (overlay pane: 400), above tiles (200)
-NO_TILES_STYLE = "div.folium-map.leaflet-container { background: #f3f2ee; }"
 
 
 def _haversine_m(a: Rows, b: Rows, rows: np.ndarray) -> np.ndarray:
@@ -266,17 +264,7 @@ def trajectory_map(
     if point_markers is None:
         point_markers = len(lat) <= MARKER_THRESHOLD
 
-    fmap = folium.Map(location=[(south + north) / 2, (west + east) / 2], zoom_start=12,
-                      tiles=tiles, prefer_canvas=bool(prefer_canvas), control_scale=True,
-                      max_zoom=MAX_ZOOM)
-    fmap.options["max_zoom"] = MAX_ZOOM
-    # The layers here need Leaflet only: leave out jQuery, Bootstrap and the icon fonts.
-    fmap.default_js = [pair for pair in fmap.default_js if pair[0] == "leaflet"]
-    fmap.default_css = [pair for pair in fmap.default_css if pair[0] == "leaflet_css"]
-    if tiles is None:
-        HeaderStyle(NO_TILES_STYLE, "tracs_no_tiles").add_to(fmap)
-    else:
-        TileFailureNote().add_to(fmap)
+    fmap = base_map(((south, west), (north, east)), tiles=tiles, prefer_canvas=bool(prefer_canvas))
 
     if poi_rows is not None:
         _add_pois(fmap, poi_rows, poi_ids, cluster_pois)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import folium
 import numpy as np
 
+from ._page import DEFAULT_TILES, base_map
+
 __all__ = ["density_layer", "density_map"]
+
+#: the note shown on a density map when its background tiles cannot be loaded
+TILE_NOTE = ("Background map tiles could not be loaded (no network?). The estimated density is drawn "
+             "on a plain background; the scale bar still holds.")
 
 
 def density_layer(estimate, crs, *, name: str = "estimated density", min_share: float = 0.0,
@@ -37,11 +43,16 @@ def density_layer(estimate, crs, *, name: str = "estimated density", min_share: 
     return group
 
 
-def density_map(estimate, crs, *, tiles: str = "CartoDB positron", name: str = "estimated density"):
-    """A folium map centred on the estimate's grid holding :func:`density_layer` and a layer control."""
+def density_map(estimate, crs, *, tiles=DEFAULT_TILES, name: str = "estimated density"):
+    """A map of :func:`density_layer` with a layer control, fitted to the estimate's grid.
+
+    Built by :func:`tracs.maps.base_map` like every tracs map (Leaflet only, tiles that
+    need no key, a note when they fail to load); write it with
+    :func:`tracs.maps.save_map`, which inlines the scripts so the page opens offline.
+    """
     cells = estimate.to_geodataframe(crs=crs).to_crs(4326)
     minx, miny, maxx, maxy = cells.total_bounds
-    fmap = folium.Map(tiles=tiles)
+    fmap = base_map(((miny, minx), (maxy, maxx)), tiles=tiles, tile_note=TILE_NOTE)
     fmap.fit_bounds([[miny, minx], [maxy, maxx]])
     density_layer(estimate, crs, name=name).add_to(fmap)
     folium.LayerControl().add_to(fmap)

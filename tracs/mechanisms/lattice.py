@@ -46,13 +46,16 @@ from ..random import resolve_streams
 from . import _lattice_kernels as lk
 
 __all__ = ["Lattice", "lattice_point", "fit_spacing", "DEFAULT_RESOLUTION", "check_resolution", "LatticeMixin",
-           "row_from_thresholds", "snap_indices"]
+           "row_from_thresholds", "snap_indices", "TABLE_LIMIT", "check_table_bytes"]
 
 #: default spacing as a fraction of the input domain's width (the circle: of its
 #: period): 2^-20, about 1 mm on a 1 km side; utility is unchanged to 3
 #: significant digits (``docs/privacy.md``)
 DEFAULT_RESOLUTION = 2.0 ** -20
 _MAX_CELLS = 2 ** 40
+#: the most memory, in bytes, the tables of one mechanism or perturber may take (1 GiB):
+#: a resolution, grid or budget needing more is refused up front (:func:`check_table_bytes`)
+TABLE_LIMIT = 2 ** 30
 
 
 class Lattice(NamedTuple):
@@ -131,10 +134,29 @@ def snap_weights(t: float, n: int) -> tuple[int, float]:
     return int(i), min(1.0, math.ceil(max(t - i, 0.0) * lk.SNAP_SCALE) / lk.SNAP_SCALE)
 
 
+def _size(nbytes: int) -> str:
+    for unit, scale in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.3g} {unit}"
+    return f"{nbytes} bytes"
+
+
+def check_table_bytes(nbytes: int, what: str) -> None:
+    """Refuse tables of more than :data:`TABLE_LIMIT` bytes, naming the limit and the size needed.
+
+    Raises
+    ------
+    ValueError
+        ``"<what> needs <size> of tables, more than the limit of 1 GiB ..."``.
+    """
+    if nbytes > TABLE_LIMIT:
+        raise ValueError(f"{what} needs {_size(int(nbytes))} of tables, more than the limit of "
+                         f"{_size(TABLE_LIMIT)} (tracs.mechanisms.lattice.TABLE_LIMIT); use a coarser resolution")
+
+
 def _check_enumerable(count: int) -> None:
-    if count > 2 ** 26:
-        raise ValueError(f"the lattice has {count} values, too many to enumerate; use a coarser "
-                         "resolution (e.g. resolution=1/63) for lattice_pmf")
+    # two float64 values per lattice point (the cumulative masses and the row)
+    check_table_bytes(16 * count, f"enumerating the lattice's {count} values (lattice_pmf, lattice_row)")
 
 
 class _Draws:

@@ -23,6 +23,11 @@ SPLIT = 1024
 _SHIFT = 10
 
 
+def table_bytes(n: int) -> int:
+    """Bytes of :func:`angle_tables` for ``n`` angles."""
+    return 4 * 8 * max(-(-int(n) // SPLIT), SPLIT)
+
+
 def angle_tables(n: int, h: float) -> np.ndarray:
     """``(4, L)`` rows: cos and sin of the coarse angles ``q·S·h``, then of the fine angles ``r·h``."""
     coarse = -(-int(n) // SPLIT)

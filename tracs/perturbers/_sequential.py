@@ -27,11 +27,11 @@ import math
 import numpy as np
 
 from ..mechanisms import OptimalCircular, OptimalClassical
-from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
+from ..mechanisms.lattice import Lattice, check_resolution, check_table_bytes, fit_spacing
 from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Rectangle
 from . import _kernels
-from ._angles import angle_tables, unit_vectors
+from ._angles import angle_tables, table_bytes, unit_vectors
 from ._base import KeyedSource, Perturber, as_batch, check_share, resolve_anchor
 
 TWO_PI = 2.0 * math.pi
@@ -178,6 +178,8 @@ class SequentialPerturber(LatticeReleases, Perturber):
         self.resolution = resolution
         self._anchor = resolve_anchor(region, anchor)
         self._tables = None  # the angle lattice's unit-vector tables, built on first use
+        check_table_bytes(table_bytes(self._angle_cells()),
+                          f"the angle lattice of {self._angle_cells()} directions (resolution={resolution!r})")
         self.anchor = anchor if isinstance(anchor, str) else tuple(self._anchor)
         normals, offsets = region.halfplanes
         self._nx = np.ascontiguousarray(normals[:, 0])

@@ -14,8 +14,11 @@ from the start:
    tails ``2r^m/(1 + r)``, ``r = e^{−b h}``, and a sign bit), thinned by the exact
    acceptance ``u < exp(−a‖v‖ + b‖v‖₁)`` (at most 1), repeated until accepted;
 3. the release is the grid point ``clamp(k + d)`` (clamped releases land on the
-   region's edges); for a convex polygon it is then moved to the nearest point of
-   the region.
+   region's edges); for a convex polygon, a grid point outside the polygon is
+   moved to a grid point inside it (:meth:`PlanarLaplace.into_region`: the grid
+   point nearest to its projection onto the polygon, walked towards the public
+   centre in steps doubling from half a cell until one is inside), so every
+   release is a point of the declared grid, bit for bit.
 
 The sampler and its word layout are in :mod:`tracs.perturbers._planar_kernel`.
 
@@ -26,7 +29,8 @@ inputs ``k, k'`` and any grid point ``j``,
 ``P(k + d = j) / P(k' + d = j) = exp(a(‖j − k'‖ − ‖j − k‖)) <= exp(a·‖k − k'‖) <= e^ε``
 (distances in metres; snapped points are at most ``diameter + 2‖h‖`` apart).
 Snapping mixes the rows of two grid points, which keeps the bound.  Clamping to
-the grid and to the region is post-processing: it costs no privacy, but it is
+the grid and moving into the polygon are post-processing (fixed functions of
+the released grid index and public parameters): it costs no privacy, but it is
 not free of information either — a release on the boundary says the unclamped
 point fell outside, an event whose probability differs between inputs by at
 most ``e^ε`` like any other.  The realised law is this one for the computed
@@ -83,6 +87,8 @@ class PlanarLaplace(LatticeReleases, Perturber):
                                fit_spacing(ymin, ymax, self._cells)])
         if self.epsilon is not None:
             self._scales(np.array([self.epsilon]))
+        if not isinstance(region, Rectangle):
+            self._check_polygon_grid()
 
     @property
     def lattice(self) -> tuple[Lattice, Lattice]:
@@ -114,10 +120,47 @@ class PlanarLaplace(LatticeReleases, Perturber):
         return max(1e-12, grid)
 
     def _run(self, coords, offsets, rng):
-        out = self._release(coords, offsets, rng)[0]
-        if not isinstance(self.region, Rectangle):
-            self.region._clip(out)
-        return out
+        return self._release(coords, offsets, rng)[0]
+
+    def _check_polygon_grid(self) -> None:
+        centre = self._round_to_grid(np.asarray(self.region.center, dtype=np.float64)[None, :])[1]
+        if not self.region._contains(centre)[0]:
+            raise ValueError("the polygon is too thin for the grid: the grid point nearest to its centre "
+                             "lies outside it; use a finer resolution")
+
+    def _round_to_grid(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(indices, grid points)`` of the grid points nearest to ``points`` (indices clamped)."""
+        xmin, ymin, hx, hy = self._grid
+        idx = np.column_stack([np.rint((points[:, 0] - xmin) / hx), np.rint((points[:, 1] - ymin) / hy)])
+        idx = np.clip(idx, 0, self._cells).astype(np.int64)
+        return idx, np.column_stack([xmin + idx[:, 0] * hx, ymin + idx[:, 1] * hy])
+
+    def into_region(self, idx: np.ndarray, out: np.ndarray) -> None:
+        """Move released grid points outside a convex polygon to grid points inside it, in place.
+
+        A point ``q`` outside goes to its projection ``p`` onto the polygon, then to
+        the grid point nearest to ``p + t·(c − p)`` (``c`` the polygon's public
+        centre) for ``t = 0`` and then steps ``t·|c − p|`` of ½, 1, 2, 4 … cells
+        (up to ``t = 1``), the first one inside the polygon.  It ends at ``c``'s grid
+        point at the latest, which lies inside (checked at construction).  A fixed
+        function of the released index and public parameters (post-processing).
+        """
+        region = self.region
+        todo = np.flatnonzero(~region._contains(out))
+        if len(todo) == 0:
+            return
+        p = region._clip(out[todo].copy())
+        c = np.asarray(region.center, dtype=np.float64)
+        span = np.hypot(c[0] - p[:, 0], c[1] - p[:, 1])
+        cell = float(min(self._grid[2], self._grid[3]))
+        step = 0.0
+        while len(todo):
+            t = np.minimum(1.0, step / np.maximum(span, cell))
+            k, q = self._round_to_grid(p + t[:, None] * (c - p))
+            ok = region._contains(q) | (t >= 1.0)
+            idx[todo[ok]], out[todo[ok]] = k[ok], q[ok]
+            todo, p, span = todo[~ok], p[~ok], span[~ok]
+            step = 0.5 * cell if step == 0.0 else 2.0 * step
 
     def _release(self, coords, offsets, rng, indices=True):
         scale = self._point_params(offsets, lambda e: self._scales(e))
@@ -127,4 +170,6 @@ class PlanarLaplace(LatticeReleases, Perturber):
         params = _planar_kernel.planar_constants(scale, self._grid[2], self._grid[3])
         _planar_kernel.planar_kernel(coords, offsets, kind, key, stream_of, index_of, params,
                                      self._grid, self._cells, out, idx)
+        if not isinstance(self.region, Rectangle):
+            self.into_region(idx, out)
         return out, idx

@@ -4,6 +4,9 @@
 * :func:`audit_perturber` — perturbers releasing points of the plane;
 * :class:`AuditReport` — the verdict, the ε lower bound with its confidence,
   the worst input pair and output event, and the lattice check;
+* :mod:`.candidates` — the candidate inputs (adjacent doubles, low-bit ladders,
+  half-cell pairs, domain ends) and the perturbers' trajectory scenarios;
+* :mod:`.events` — the output partitions (values, indices, index low bits);
 * :mod:`.catalog` — every shipped mechanism and perturber, ready to audit.
 
 An audit can show that a sampler is *not* ε-LDP, with the stated confidence

@@ -16,7 +16,8 @@ import numbers
 
 import numpy as np
 
-from ._engine import check_audit_arguments, run_audit
+from ._engine import check_audit_arguments, input_generator, run_audit, seed_sequence
+from .candidates import circle_inputs, interval_inputs
 from .lattice_check import declared_lattice
 
 __all__ = ["audit", "sampler_call"]
@@ -51,7 +52,19 @@ def draw_vectorised(call, batch, n, gen, shape, one):
     return out.reshape(shape), False
 
 
-def _domain_inputs(sampler, domain):
+def _spacing(sampler, lattice):
+    """The input lattice's spacing (half a cell apart is a candidate pair), else the declared one's."""
+    inp = getattr(sampler, "input_lattice", None)
+    if inp is not None and hasattr(inp, "spacing"):
+        return float(inp.spacing)
+    if lattice is not None and hasattr(lattice, "spacing"):
+        return float(lattice.spacing)
+    if isinstance(lattice, tuple) and len(lattice) == 3 and np.ndim(lattice[1]) == 0:
+        return float(lattice[1])
+    return None
+
+
+def _domain_inputs(sampler, domain, spacing, gen):
     if domain is not None:
         try:
             lo, hi = (float(v) for v in domain)
@@ -59,15 +72,15 @@ def _domain_inputs(sampler, domain):
             raise TypeError(f"domain must be a pair (lo, hi) of numbers, got {domain!r}") from exc
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
             raise ValueError(f"domain must be finite with lo < hi, got {domain!r}")
-        return list(np.linspace(lo, hi, 5))
+        return interval_inputs(lo, hi, spacing, gen)
     dom = getattr(sampler, "input_domain", None)
     if dom is None:
         raise TypeError("domain=(lo, hi) is required for a sampler without an input_domain")
     if hasattr(dom, "k"):  # categories 0..k-1: all pairs alike up to relabelling
         return [float(c) for c in range(min(int(dom.k), 4))]
     if hasattr(dom, "period"):  # circle [0, period): antipodes included
-        return list(np.linspace(0.0, float(dom.period), 5)[:-1])
-    return list(np.linspace(float(dom.low), float(dom.high), 5))
+        return circle_inputs(float(dom.period), spacing, gen)
+    return interval_inputs(float(dom.low), float(dom.high), spacing, gen)
 
 
 def _check_inputs(inputs):
@@ -93,9 +106,12 @@ def audit(sampler, epsilon, *, domain=None, inputs=None, samples: int = 200_000,
     epsilon : float
         The claimed budget.
     domain : (lo, hi), optional
-        Input domain; five evenly spaced inputs, both ends included, are tried.
-        Inferred from ``sampler.input_domain`` for tracs mechanisms (interval:
-        five points; circle: four, antipodes included; categories: up to four).
+        Input domain.  Inferred from ``sampler.input_domain`` for tracs mechanisms.
+        On an interval or a circle the candidates are evenly spaced points (both
+        ends included; the circle: four, antipodes included), adjacent doubles at
+        both ends and at random points, a low-bit ladder, points half an input
+        cell apart and points close to both ends (:mod:`.candidates`); categories:
+        up to four.
     inputs : sequence of float, optional
         Candidate inputs to use instead.
     samples : int
@@ -106,7 +122,8 @@ def audit(sampler, epsilon, *, domain=None, inputs=None, samples: int = 200_000,
         Declared output lattice; default ``sampler.lattice``.  Without one the
         report has ``unverifiable_low_bits=True`` and never passes.
     bins : int
-        Histogram bins for the non-atomic outputs.
+        Histogram bins for the non-atomic outputs.  Events also include the
+        released lattice indices' low bits and parity (:mod:`.events`).
     rng : int, SeedSequence or None
         Seed of the audit's own draws (default 0: reproducible).
 
@@ -127,11 +144,13 @@ def audit(sampler, epsilon, *, domain=None, inputs=None, samples: int = 200_000,
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 1:
         raise ValueError(f"bins must be an int >= 1, got {bins!r}")
     call = sampler_call(sampler, "sample")
-    candidates = _check_inputs(inputs) if inputs is not None else _domain_inputs(sampler, domain)
     lattice = declared_lattice(sampler, lattice)
+    ss = seed_sequence(rng)
+    candidates = (_check_inputs(inputs) if inputs is not None
+                  else _domain_inputs(sampler, domain, _spacing(sampler, lattice), input_generator(ss)))
 
     def draw(x, n, gen):
-        return draw_vectorised(call, np.full(n, x), n, gen, (n,), lambda g: call(x, g))
+        return (*draw_vectorised(call, np.full(n, x), n, gen, (n,), lambda g: call(x, g)), None)
 
     return run_audit(draw, candidates, epsilon, samples=samples, confidence=confidence,
-                     lattice=lattice, rng=rng, bins=int(bins), label=float)
+                     lattice=lattice, rng=ss, bins=int(bins), label=float)

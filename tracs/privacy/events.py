@@ -17,6 +17,13 @@ An audit *event* is a set of cells; the candidates are every single cell and,
 for each ordered input pair, the unions of the cells ranked by their estimated
 likelihood ratio (the threshold events of the Neyman–Pearson lemma, as in
 DP-Sniper).
+
+Besides the values, the audit partitions the released *indices* (the lattice
+index of a value, the direction and distance indices of TraCS-D; the bits of the
+double for a sampler without lattice): by their low bits (``k mod 2^b`` per
+axis, ``b = 1 … 8``, and jointly in 2-D) and, for indexed releases, by the index
+values themselves.  A leak into the parity or the low bits of a fine lattice index
+moves no histogram bin; it shows in these cells (:func:`partitions`).
 """
 
 from __future__ import annotations
@@ -25,7 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Cells", "build_cells", "ranked_unions"]
+__all__ = ["Cells", "build_cells", "partitions", "ValueCells", "IndexCells", "BitCells",
+           "BIT_DEPTHS"]
+
+#: low-bit partitions: ``k mod 2^b`` for these ``b``
+BIT_DEPTHS = (1, 2, 3, 4, 6, 8)
 
 
 def _as_keys(values: np.ndarray) -> np.ndarray:
@@ -135,13 +146,79 @@ def build_cells(pooled, *, bins: int = 48, max_atoms: int = 256, atom_min_count:
     return Cells(atoms=atoms, edges=tuple(edges))
 
 
-def ranked_unions(c1: np.ndarray, c2: np.ndarray):
-    """Candidate events for the pair ``(x1, x2)`` from selection counts per cell.
+class ValueCells:
+    """The released values' cells (:class:`Cells`)."""
 
-    Returns ``(order, cum1, cum2)``: cells sorted by the smoothed ratio
-    ``(c1 + ½)/(c2 + ½)`` (largest first) and the cumulative counts of the
-    unions of the first ``j + 1`` cells.
+    #: events are single cells and likelihood-ratio-ranked unions of them
+    unions = True
+
+    def __init__(self, cells: Cells):
+        self.cells = cells
+        self.size = cells.size
+
+    def assign(self, values, indices) -> np.ndarray:
+        return self.cells.assign(values)
+
+    def describe(self, cells) -> str:
+        return self.cells.describe(cells)
+
+
+class IndexCells(ValueCells):
+    """Cells of the released indices taken as values (atoms and quantile bins)."""
+
+    def assign(self, values, indices) -> np.ndarray:
+        idx = indices.astype(np.float64)
+        return self.cells.assign(idx[:, 0] if idx.shape[1] == 1 else idx)
+
+    def describe(self, cells) -> str:
+        return "index " + self.cells.describe(cells).replace("Y", "K")
+
+
+class BitCells:
+    """Cells by the low ``bits`` bits of the released indices on ``axes`` (jointly).
+
+    Events are single cells only: a low-bit channel puts its mass on one residue,
+    and unions of many small residues would only fit the selection half's noise.
     """
-    ratio = (c1 + 0.5) / (c2 + 0.5)
-    order = np.argsort(-ratio, kind="stable")
-    return order, np.cumsum(c1[order]), np.cumsum(c2[order])
+
+    unions = False
+
+    def __init__(self, axes, bits: int, names):
+        self.axes, self.bits, self.names = tuple(axes), int(bits), names
+        self.size = (1 << self.bits) ** len(self.axes)
+
+    def assign(self, values, indices) -> np.ndarray:
+        mask = (1 << self.bits) - 1
+        cell = np.zeros(len(indices), dtype=np.int64)
+        for axis in self.axes:
+            cell = (cell << self.bits) | (indices[:, axis] & mask)
+        return cell
+
+    def describe(self, cells) -> str:
+        cells = np.sort(np.asarray(cells, dtype=np.int64))
+        mask = (1 << self.bits) - 1
+        combos = []
+        for c in cells[:4]:
+            parts = [(c >> (self.bits * (len(self.axes) - 1 - n))) & mask for n in range(len(self.axes))]
+            combos.append("(" + ", ".join(str(int(v)) for v in parts) + ")" if len(parts) > 1 else str(int(parts[0])))
+        keys = ", ".join(f"{self.names[a]} mod {1 << self.bits}" for a in self.axes)
+        more = ", …" if len(cells) > 4 else ""
+        return f"index low bits: ({keys}) ∈ {{{', '.join(combos)}{more}}} ({len(cells)} of {self.size})"
+
+
+def partitions(values, indices, *, bins: int, index_cells: bool, names) -> list:
+    """Every partition the audit scores, built from the pooled selection draws only.
+
+    ``values`` ``(n,)`` or ``(n, 2)``; ``indices`` ``(n, d)`` int64 (lattice indices,
+    or the bits of the values); ``names`` the index axes' names.
+    """
+    parts = [ValueCells(build_cells(values, bins=bins))]
+    d = indices.shape[1]
+    if index_cells:
+        idx = indices.astype(np.float64)
+        parts.append(IndexCells(build_cells(idx[:, 0] if d == 1 else idx, bins=bins)))
+    for bits in BIT_DEPTHS:
+        parts.extend(BitCells((axis,), bits, names) for axis in range(d))
+    if d == 2:
+        parts.extend(BitCells((0, 1), bits, names) for bits in (1, 2, 3))
+    return parts

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["declared_lattice", "off_lattice", "PointSet", "IndexedRelease", "is_indexed"]
+__all__ = ["declared_lattice", "off_lattice", "release_indices", "PointSet", "IndexedRelease", "is_indexed"]
 
 
 def is_indexed(lattice) -> bool:
@@ -33,30 +33,32 @@ def is_indexed(lattice) -> bool:
 class IndexedRelease:
     """Bit-exact check of releases that are a public function of lattice indices.
 
-    For draws that share one public reference (the audit releases first points
-    about the anchor), call :meth:`record` with the released indices ``(n, k)``
-    and then :meth:`contains` with the released points of the same draws.  A
-    release passes when each index lies in its lattice and its point is, bit
-    for bit, the point first seen with the same indices (across every batch so
-    far): then the points carry no information beyond the indices.
+    Call :meth:`record` with the released indices ``(n, k)`` (and, for points
+    released about a previous release, that reference point as ``context``), then
+    :meth:`contains` with the released points of the same draws.  A release passes
+    when each index lies in its lattice and its point is, bit for bit, the point
+    first seen with the same indices and context (across every batch so far):
+    then the points carry no information beyond them.  Keys are a 64-bit mix of
+    the context's and indices' bits, so two different keys share one with
+    probability about ``n²/2^65`` (a false alarm, never a miss).
     """
 
     def __init__(self, lattices):
         self.counts = np.array([_triple(lat)[2] for lat in lattices], dtype=np.int64)
-        self._keys = np.empty(0, dtype=np.int64)
+        self._keys = np.empty(0, dtype=np.uint64)
         self._points = np.empty((0, 2))
         self._pending = None
 
-    def record(self, indices) -> None:
-        self._pending = np.asarray(indices, dtype=np.int64).reshape(-1, len(self.counts))
+    def record(self, indices, context=None) -> None:
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1, len(self.counts))
+        ctx = np.zeros((len(idx), 2)) if context is None else np.asarray(context, dtype=np.float64)
+        self._pending = (idx, np.ascontiguousarray(ctx.reshape(len(idx), -1) + 0.0))
 
     def contains(self, values) -> np.ndarray:
-        idx, self._pending = self._pending, None
+        (idx, ctx), self._pending = self._pending, None
         values = np.asarray(values, dtype=np.float64).reshape(len(idx), -1)
         ok = np.all((idx >= 0) & (idx < self.counts), axis=1)
-        key = np.zeros(len(idx), dtype=np.int64)
-        for j, count in enumerate(self.counts):
-            key = key * count + np.clip(idx[:, j], 0, count - 1)
+        key = _mix([*ctx.view(np.uint64).T, *np.clip(idx, 0, self.counts - 1).astype(np.uint64).T])
         keys = np.concatenate([self._keys, key])
         points = np.concatenate([self._points, values])
         order = np.argsort(keys, kind="stable")  # earlier draws first within a key
@@ -67,6 +69,17 @@ class IndexedRelease:
         same[order] = np.all(points[head] == points[order], axis=1)
         self._keys, self._points = keys[order[first]], points[order[first]]
         return ok & same[len(keys) - len(idx):]
+
+
+def _mix(columns) -> np.ndarray:
+    """A 64-bit hash of rows of uint64 words (splitmix64 finaliser per word)."""
+    h = np.full(len(columns[0]), 0x9E3779B97F4A7C15, dtype=np.uint64)
+    for col in columns:
+        h = (h ^ col) * np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(31)
+        h = h * np.uint64(0x94D049BB133111EB)
+        h ^= h >> np.uint64(29)
+    return h
 
 
 class PointSet:
@@ -149,3 +162,20 @@ def off_lattice(values, lattice) -> tuple[int, object]:
         return 0, None
     first = values[bad[0]]
     return int(len(bad)), (tuple(float(v) for v in first) if values.ndim == 2 else float(first))
+
+
+def release_indices(values, lattice) -> np.ndarray:
+    """``(n, d)`` int64 indices of the released values on ``lattice`` (per axis), for the
+    audit's low-bit events; without a per-axis lattice, the bits of the doubles themselves."""
+    values = np.asarray(values, dtype=np.float64)
+    cols = values[:, None] if values.ndim == 1 else values
+    if lattice is not None and not hasattr(lattice, "contains") and not is_indexed(lattice):
+        lats = lattice if values.ndim == 2 and _is_pair(lattice) else [lattice] * cols.shape[1]
+        out = np.empty(cols.shape, dtype=np.int64)
+        for axis, lat in enumerate(lats):
+            origin, spacing, _ = _triple(lat)
+            with np.errstate(invalid="ignore", over="ignore"):
+                k = np.rint((cols[:, axis] - origin) / spacing)
+            out[:, axis] = np.clip(np.nan_to_num(k), -2.0 ** 62, 2.0 ** 62).astype(np.int64)
+        return out
+    return np.ascontiguousarray(cols + 0.0).view(np.int64).reshape(cols.shape)

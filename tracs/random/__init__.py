@@ -12,20 +12,29 @@ counter-based generators for exactly this use.)
 ``rng`` values accepted everywhere in tracs:
 
 ``None``
-    A fresh 128-bit seed from the operating system (the right choice for a
-    deployment that does not need to reproduce its releases).
+    Philox4x32-10 with a fresh key: ``numpy.random.SeedSequence()`` takes 128 bits
+    of operating-system entropy and hashes them to the **64-bit** Philox key (two
+    32-bit words), so there are 2^64 keys, not 2^128.
 ``int`` (>= 0) or ``numpy.random.SeedSequence``
-    A reproducible Philox4x32-10 key.
+    A reproducible 64-bit Philox4x32-10 key: the seed (an int of any size) is
+    hashed by ``SeedSequence`` to the two 32-bit key words.
 ``numpy.random.Generator``
-    A seed is drawn from it (so successive calls differ).
+    Four 63-bit integers are drawn from it and hashed the same way to a 64-bit
+    Philox key (so successive calls differ).
 ``"secure"``
-    ChaCha20, keyed by 256 bits from ``os.urandom``: a cryptographically secure
-    generator.  Use it when an attacker may observe many releases or the seed may
-    leak; Philox is statistically excellent but its key can be recovered from
-    enough outputs.
+    ChaCha20, keyed by **256** bits from ``os.urandom``: a cryptographically secure
+    generator, **the one to use for deployment** (``tracs perturb --secure-rng``).
+    Philox is statistically excellent but not cryptographic, and its 64-bit key
+    could be recovered from enough outputs, which would reveal the noise of every
+    release made with it.
 ``Secure(seed)``
-    ChaCha20 keyed by SHA-256 of ``seed``: reproducible, secure while the seed
-    stays secret.
+    ChaCha20 keyed by SHA-256 of ``seed`` (256 bits): reproducible, secure while
+    the seed stays secret.
+
+Other sizes: a trajectory's stream is a 64-bit BLAKE2b hash of the user key;
+Philox's 128-bit counter is ``(draw >> 1, index, stream_lo, stream_hi)`` (32 bits
+each); ChaCha20's 96-bit nonce is ``(stream_lo, stream_hi, index)`` and its 32-bit
+block counter ``draw >> 3`` (:mod:`tracs.random.kernels`).
 """
 
 from __future__ import annotations

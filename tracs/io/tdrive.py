@@ -1,0 +1,102 @@
+"""Microsoft Research Asia's T-Drive taxi trajectories (one headerless text file per taxi).
+
+Layout of the data set: a folder of files ``<taxi id>.txt``, one taxi each, one
+GPS point per line, no header::
+
+    taxi_id,datetime,longitude,latitude
+    1,2008-02-02 15:36:08,116.51172,39.92123
+
+(longitude first).  Read here (:func:`read_tdrive`, the reader of the common
+reading path; the public loader is ``data_loaders.load_tdrive``): the user id is
+the ``taxi_id`` field exactly as written, the time is the clock time written,
+without a zone (the reading path reads it in ``tz``, default UTC; give
+``tz="Asia/Shanghai"`` / ``--timezone Asia/Shanghai`` for Beijing time), one
+trajectory per taxi unless split by time gaps (``split_gap``).
+
+The data set repeats many rows.  Exact duplicates (same taxi, time and position
+as an earlier row) and repeated (taxi, time) pairs at another position are
+listed in the report's notes with their files and lines, and kept unless
+``duplicates=`` says otherwise: never merged silently.  Empty files (taxis with
+no point) are counted in a note, and a file whose taxi ids differ from its name
+is named in a note.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tracs._text import counted
+
+from .tracks import TrackColumns, check_memory, concat, finish, numbers, parse_datetime, read_files, to_raw
+
+__all__ = ["TDRIVE_FIELDS", "read_tdrive", "read_tdrive_columns"]
+
+#: the fields of a T-Drive line, in order
+TDRIVE_FIELDS = ("taxi_id", "datetime", "lon", "lat")
+#: bytes of text per point of a T-Drive file (``1,2008-02-02 15:36:08,116.51172,39.92123``)
+TEXT_BYTES_PER_POINT = 40
+
+
+def _files(path: Path) -> list:
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise FileNotFoundError(f"no such file or folder: {path}")
+    files = sorted(path.glob("*.txt"), key=lambda p: (len(p.stem), p.stem))
+    if not files:
+        raise ValueError(f"{path} holds no T-Drive file (<taxi id>.txt)")
+    return files
+
+
+def read_tdrive_columns(path_or_dir) -> TrackColumns:
+    """The points of a T-Drive file or folder as :class:`~data_loaders._tracks.TrackColumns`.
+
+    Parsed by Arrow, many files per call; see the module docstring.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    path = Path(path_or_dir)
+    files = _files(path)
+    check_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, path.name,
+                 "read fewer taxis at a time (a folder of some of the files)")
+    names = [p.name for p in files]
+    parts, mismatched = [], []
+    own = pa.array([p.stem for p in files], type=pa.large_string())
+    for table, lines, file, bad_lines, bad_files, blank in read_files(files, skip=0, names=TDRIVE_FIELDS):
+        uid = pc.utf8_trim_whitespace(table.column("taxi_id").combine_chunks()).cast(pa.large_string())
+        if len(files) > 1:
+            differs = pc.not_equal(uid, own.take(pa.array(file))).fill_null(True)
+            file_differs = file[differs.to_numpy(zero_copy_only=False)]
+        else:
+            file_differs = file[:0]
+        mismatched.extend(np.unique(file_differs).tolist())
+        parts.append(TrackColumns(
+            uid=uid, time=parse_datetime(table.column("datetime").combine_chunks()), time_zone=None,
+            lat=numbers(table.column("lat").combine_chunks()), lon=numbers(table.column("lon").combine_chunks()),
+            lines=lines, fmt="tdrive-txt", source=path.name, file=file, files=names, bad_lines=bad_lines,
+            bad_files=bad_files, blank_lines=blank))
+    if not parts:
+        raise ValueError(f"{path.name}: no point in {counted(len(files), 'T-Drive file')} (all empty)")
+    cols = concat(parts)
+    read = len(np.unique(cols.file))
+    if len(files) == 1:
+        cols.file, cols.files = None, []
+    cols.notes.append(f"T-Drive: {counted(read, 'taxi file')}, fields taxi_id, datetime, longitude, latitude; "
+                      "the times carry no zone (tz='Asia/Shanghai' / --timezone Asia/Shanghai reads them as "
+                      "Beijing time)")
+    if read < len(files):
+        cols.notes.append(f"{counted(len(files) - read, 'empty file')} (taxis without a point)")
+    if mismatched:
+        shown = ", ".join(names[k] for k in mismatched[:5]) + (", ..." if len(mismatched) > 5 else "")
+        cols.notes.append(f"{counted(len(mismatched), 'file')} {'holds' if len(mismatched) == 1 else 'hold'} taxi ids other than their name "
+                          f"(the ids written in the rows are used): {shown}")
+    return finish(cols, duplicates_note=True)
+
+
+def read_tdrive(path, request=None):
+    """The reader of the common reading path (:mod:`tracs.io.read`): a T-Drive file or folder as a
+    :class:`~tracs.io.containers.RawColumns` (times without a zone, read in the path's ``tz``)."""
+    return to_raw(read_tdrive_columns(path))
