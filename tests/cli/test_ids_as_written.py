@@ -64,7 +64,9 @@ def test_id_shapes_are_kept_exactly(shape, tmp_path, cli):
         rows = list(csv.DictReader(fh))
     assert [r["uid"] for r in rows] == released  # written exactly, in the input's order
     if dropped:  # named, with their lines
-        assert f"dropped {len(dropped)} row(s) with bad user: lines {', '.join(map(str, dropped))}" in done.stderr
+        assert (f"dropped {len(dropped)} row(s): the user id is empty (or, for Foursquare and Gowalla, not an "
+                f"integer) in column 'uid': {'line' if len(dropped) == 1 else 'lines'} {', '.join(map(str, dropped))}") \
+            in done.stderr
     else:
         assert "dropped 0 for bad values" in done.stderr
 
