@@ -4,7 +4,8 @@ Sections: mechanisms, perturbers, rounding (also named discrete), loaders, porto
 generated Porto-shaped taxi file of 10^7 points: points/s and peak memory), estimate, audit,
 audit-power (planted leaks and false alarms over 100 seeds), cli
 (``tracs perturb`` on a generated file against a plain pyarrow read + write), keyed
-(the cost of per-user keyed streams), scaling (1, 2, 4, … workers), reference (the
+(the cost of per-user keyed streams), setup (install, first and warm call per
+method, test suite), scaling (1, 2, 4, … workers), reference (the
 published code's per-point structure, DP libraries).
 Each prints items per second, memory and ratios measured in the same run (against
 a naive or reference per-item loop, and against the previous documented run,
@@ -34,6 +35,7 @@ SECTIONS = {
     "reference": "benchmarks.reference_compare",
     "cli": "benchmarks.cli",
     "keyed": "benchmarks.keyed",
+    "setup": "benchmarks.setup",
 }
 #: other names of sections
 ALIASES = {"discrete": "rounding"}
@@ -56,6 +58,12 @@ def main(argv=None) -> None:
         parser.error("--write-docs needs full-size figures: drop --quick")
     print(f"python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} logical cores; best of 3 runs per figure")
+    from benchmarks import _record
+
+    before = _record.previous_cpu()
+    if before and not _record.comparable():
+        print(f"vs prev: not compared — the previous run was on {before}, this one on {_record.cpu_model()} "
+              "(the exact samplers' speed differs by CPU model)")
     for name in args.sections or list(SECTIONS):
         try:
             module = importlib.import_module(SECTIONS[name])

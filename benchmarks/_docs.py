@@ -3,7 +3,7 @@
 Writes ``docs/performance.md`` (machine, date, cores, the scaling table and plot,
 the reference ratios, every recorded figure with its ratio to the previous run)
 and the block between ``<!-- speed:begin -->`` and ``<!-- speed:end -->`` in
-``README.md``, then stores the figures in ``benchmarks/previous.json``.  Figures
+``README.md`` (the page's hand-written notes, from ``<!-- notes:begin``, are kept), then stores the figures in ``benchmarks/previous.json``.  Figures
 of sections that did not run are left out (never copied from an older run).
 """
 
@@ -21,6 +21,8 @@ README = ROOT / "README.md"
 PLOT = ROOT / "docs" / "images" / "scaling.png"
 DASK_RUN = Path(__file__).with_name("dask_run.json")
 BEGIN, END = "<!-- speed:begin -->", "<!-- speed:end -->"
+#: where the hand-written part of docs/performance.md starts (kept by :func:`write_docs`)
+NOTES = "<!-- notes:begin"
 
 
 def _m(value: float) -> str:
@@ -140,7 +142,7 @@ def _dask_section(lines: list[str]) -> None:
 
 
 def _all_figures(lines: list[str]) -> None:
-    before = _record.previous()
+    before = _record.previous() if _record.comparable() else {}  # ratios on the same CPU model only
     lines += ["", "| figure | this run | previous run | ratio |", "| --- | --- | --- | --- |"]
     for key in sorted(_record.RESULTS):
         entry = _record.RESULTS[key]
@@ -225,7 +227,12 @@ def readme_block(info: dict) -> str:
 def write_docs() -> list[Path]:
     """Regenerate the docs' speed figures from this run; return the paths written."""
     info = _record.machine()
-    PERFORMANCE.write_text(performance_page(info), encoding="utf-8")
+    kept = ""
+    if PERFORMANCE.is_file():  # the hand-written notes at the end of the page stay
+        old = PERFORMANCE.read_text(encoding="utf-8")
+        if NOTES in old:
+            kept = "\n" + old[old.index(NOTES):]
+    PERFORMANCE.write_text(performance_page(info) + kept, encoding="utf-8")
     written = [PERFORMANCE]
     if PLOT.is_file():
         written.append(PLOT)

@@ -19,6 +19,7 @@ import tracemalloc
 import numpy as np
 
 from tracs import mechanisms as m
+from tracs._text import significant
 from tracs.privacy import audit, audit_perturber, format_table
 from tracs.privacy.catalog import CATALOG, audit_target
 
@@ -95,7 +96,7 @@ def _power_table(n1: int, n2: int) -> None:
             method = target.build(1.5 * eps)
             report = (audit(method, eps, samples=n1) if target.kind == "1d"
                       else audit_perturber(method, eps, samples=n2))
-            cells.append(f"{report.epsilon_lower_bound:.3f}" + (" VIOLATION" if report.violation else ""))
+            cells.append(significant(report.epsilon_lower_bound) + (" VIOLATION" if report.violation else ""))
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 

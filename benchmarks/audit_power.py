@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from tracs._text import significant, whole
 import tracs.mechanisms as m
 from tracs.privacy import audit
 from tracs.privacy.catalog import CATALOG, audit_target
@@ -36,7 +37,7 @@ def _planted(budgets) -> None:
     for budget in budgets:
         for name, run in planted_leaks(budget, budget):
             report = run()
-            rows.setdefault(name, []).append(f"{report.epsilon_lower_bound:.3g} {report.verdict}")
+            rows.setdefault(name, []).append(f"{significant(report.epsilon_lower_bound)} {report.verdict}")
     for name, cells in rows.items():
         print(f"| {name} | " + " | ".join(cells) + " |")
 
@@ -52,11 +53,11 @@ def _false_alarms(seeds: int) -> None:
         reports = [audit_target(name, 1.0, samples=2_000, rng=seed) for seed in range(seeds)]
         flags = sum(r.violation for r in reports)
         total, runs = total + flags, runs + seeds
-        print(f"| {name} | {flags} | {seeds} | {max(r.epsilon_lower_bound for r in reports):.3g} | "
-              f"{time.perf_counter() - start:.3g} |")
+        print(f"| {name} | {flags} | {whole(seeds)} | {significant(max(r.epsilon_lower_bound for r in reports))} | "
+              f"{significant(time.perf_counter() - start)} |")
     krr = m.KRR(epsilon=1.0, k=2)
     tight = [audit(krr, 1.0, samples=400, rng=seed).violation for seed in range(10 * seeds)]
-    print(f"| krr k=2 (exactly tight), 400 draws/input | {sum(tight)} | {10 * seeds} | | |")
+    print(f"| krr k=2 (exactly tight), 400 draws/input | {sum(tight)} | {whole(10 * seeds)} | | |")
     print(f"shipped methods: {total} violation(s) in {runs} audits ({100 * total / runs:.2g} %); "
           f"tight k-RR: {sum(tight)} in {10 * seeds} ({100 * sum(tight) / (10 * seeds):.2g} %)")
 

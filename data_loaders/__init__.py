@@ -32,11 +32,12 @@ only the first row of each (user, time) pair.
 
 from tracs._lazy import lazy_names
 
-# public name -> module of this package that defines it, imported on first use: the command
-# line's array path uses a few checks of ``data_loaders._checkins`` and needs no geopandas
+# public name -> module that defines it (of this package, or of tracs.io, which this package
+# builds on through public names only), imported on first use
 _EXPORTS = {
-    "SOURCE_COLUMNS": "_checkins",
-    **dict.fromkeys(("DROP_REASONS", "DroppedRowsError", "GroupingReport", "LoadReport"), "_report"),
+    "SOURCE_COLUMNS": "tracs.io.checkins",
+    **dict.fromkeys(("DROP_REASONS", "DroppedRowsError", "LoadReport"), "tracs.io.report"),
+    "GroupingReport": "grouping_report",
     **dict.fromkeys(("DATASETS", "data_dirs", "dataset_path", "detect_format", "load_any", "load_dataset"),
                     "datasets"),
     **dict.fromkeys(("load_foursquare", "parse_foursquare_time"), "foursquare"),
@@ -49,7 +50,8 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "synthetic", "trajectory_sets"}
+_SUBMODULES = {"datasets", "foursquare", "generic", "gowalla", "grouping", "grouping_report", "synthetic",
+               "trajectory_sets"}
 
 
 __getattr__, __dir__ = lazy_names(__name__, _EXPORTS, _SUBMODULES)

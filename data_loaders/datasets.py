@@ -20,11 +20,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._io import check_path, sniff
-from .foursquare import _TIME as _FOURSQUARE_TIME
+from tracs.io.foursquare_time import FOURSQUARE_TIME as _FOURSQUARE_TIME
+from tracs.io.text import check_path, sniff
+from tracs.io.times import ISO_TIME as _GOWALLA_TIME
+
 from .foursquare import load_foursquare
 from .generic import load_checkins
-from .gowalla import _ISO as _GOWALLA_TIME
 from .gowalla import load_gowalla
 from .synthetic import synthetic_checkins
 

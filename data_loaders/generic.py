@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from ._checkins import _RESERVED, build_checkins, check_duplicates_policy, check_strict
-from ._io import check_path, read_table, sniff
+from tracs.io.checkins import RESERVED, build_checkins, check_duplicates_policy, check_strict
+from tracs.io.text import check_path, read_table, sniff
 
 __all__ = ["load_checkins"]
 
@@ -187,8 +187,8 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     used |= {user, time} | ({poi_name} if poi_name else set())
     if isinstance(frame, gpd.GeoDataFrame) and frame._geometry_column_name in frame.columns:
         used.add(frame._geometry_column_name)
-    extra = {c: frame[c] for c in frame.columns if c not in used and c not in _RESERVED}
-    clash = [c for c in frame.columns if c not in used and c in _RESERVED]
+    extra = {c: frame[c] for c in frame.columns if c not in used and c not in RESERVED}
+    clash = [c for c in frame.columns if c not in used and c in RESERVED]
     if clash:
         notes.append(f"column(s) {clash} not kept: the output uses those names for the "
                      "columns chosen by user=, time=, poi=")

@@ -16,11 +16,12 @@ Location-Based Social Networks", KDD 2011.
 
 from __future__ import annotations
 
-import re
-
 import pandas as pd
 
-from ._checkins import integer_ids, load_known_format
+from tracs.io.checkins import integer_ids
+from tracs.io.times import ISO_TIME as _ISO
+
+from ._fixed import load_known_format
 
 __all__ = ["load_gowalla", "parse_iso_time"]
 
@@ -34,7 +35,6 @@ _ALIASES = {
     "locationid": "location", "location": "location", "spotid": "location",
     "venueid": "location", "poiid": "location",
 }
-_ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?$")
 
 
 def parse_iso_time(values) -> pd.Series:

@@ -15,11 +15,12 @@ import numpy as np
 import pandas as pd
 
 from tracs.geo import to_metric
+from tracs.io.checkins import SOURCE_COLUMN, user_order_keys
+from tracs.io.report import LoadReport
 from tracs.trajectories import Trajectories
 
-from ._checkins import SOURCE_COLUMN, user_order_keys
-from ._report import GroupingReport, LoadReport
 from .generic import load_checkins
+from .grouping_report import GroupingReport
 
 __all__ = ["to_trajectories"]
 

@@ -29,7 +29,7 @@ import pandas as pd
 
 from tracs._validation import as_generator, check_finite, check_positive_int
 
-from ._checkins import build_checkins
+from tracs.io.checkins import build_checkins
 
 __all__ = ["synthetic_checkins"]
 

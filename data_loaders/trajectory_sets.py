@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ._checkins import build_checkins, check_duplicates_policy, check_strict
+from tracs.io.checkins import build_checkins, check_duplicates_policy, check_strict
 
 __all__ = ["iter_porto", "load_geolife", "load_porto", "load_tdrive"]
 

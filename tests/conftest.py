@@ -30,6 +30,10 @@ def _missing(message: str):
     pytest.skip(message)
 
 
+# no "compiling the ... kernels once" line on stderr: which test compiles a family first depends on
+# the order and the worker (pytest -n auto), and tests compare standard error (one test checks the line)
+os.environ.setdefault("TRACS_COMPILE_NOTICE", "0")
+
 SIBLING_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 if not os.environ.get("TRACS_DATA_DIR") and SIBLING_DATA_DIR.is_dir():
     # let every test (and the subprocesses it starts) find the sibling data folder

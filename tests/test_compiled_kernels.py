@@ -50,18 +50,112 @@ def _has_kernel(dispatcher) -> bool:
 
 
 @pytest.mark.slow
-def test_warmup_reaches_every_cached_kernel(capsys):
+def test_warmup_all_reaches_every_cached_kernel(capsys):
     from tracs.cli import main
+    from tracs.warmup import FAMILIES
 
-    assert main(["warmup"]) == 0  # compiles on an empty cache (minutes), else loads (seconds)
+    assert main(["warmup", "--all"]) == 0  # compiles what is not cached yet (minutes), else loads (seconds)
     printed = capsys.readouterr().out
     assert "kernels ready in" in printed
-    assert [line.split()[0] for line in printed.splitlines()[:-1]] == ["perturbers", "mechanisms", "baselines",
-                                                                        "estimators", "streams"]
+    assert sorted(line.split()[1] for line in printed.splitlines()[:-1]) == sorted(FAMILIES)
     dispatchers = cached_dispatchers()
     assert len(dispatchers) >= 30 and RARE_PATH_KERNELS <= set(dispatchers)
     missing = sorted(name for name, d in dispatchers.items() if name not in RARE_PATH_KERNELS and not _has_kernel(d))
     assert missing == []
+
+
+def test_every_kernel_belongs_to_a_family():
+    """The compile line can name the family of every cached kernel."""
+    unnamed = sorted(name for name in cached_dispatchers() if cache.family_of(name) is None)
+    assert unnamed == []
+    from tracs.warmup import FAMILIES, INSTALLED
+
+    assert list(cache.KERNEL_FAMILIES) == list(FAMILIES) and set(INSTALLED) < set(FAMILIES)
+    from tracs.methods import view
+
+    registered = {**view("perturber"), **view("mechanism"), **view("baseline")}
+    listed = [name for task in FAMILIES.values() for name in getattr(task, "methods", ())]
+    assert sorted(set(listed) - set(registered)) == [] and len(listed) == len(set(listed))
+
+
+#: the default path after install: what `tracs demo` and the README's first examples call
+_DEFAULT_PATH = """
+import sys, numpy as np
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Listener())
+import tracs
+from tracs.warmup import FAMILIES, INSTALLED
+region = tracs.Rectangle(0, 0, 5000, 3000)
+xy = np.array([[1200.0, 800], [1350, 950], [1600, 1400], [2100, 1500]])
+ro = xy.copy(); ro.flags.writeable = False  # pandas' copy-on-write columns are read-only
+for cls in (tracs.TraCSD, tracs.TraCSC, tracs.PlanarLaplace, tracs.Strawman):
+    for points in (xy, ro):
+        cls(region, epsilon=2.0).perturb_many(points, [0, 2, 4], rng=1, keys=["ann", "bob"])
+        cls(region, epsilon=2.0).perturb(points, rng=3)
+for mech in (tracs.mechanisms.OptimalClassical(epsilon=1.0), tracs.mechanisms.OptimalUnbiased(epsilon=1.0)):
+    mech.sample(np.array([0.2, 0.7]), rng=1)
+tracs.mechanisms.OptimalCircular(epsilon=1.0).sample(np.array([0.2, 3.0]), rng=1)
+for name in INSTALLED:
+    FAMILIES[name](0)
+print("COMPILED", sorted(set(compiled)))
+"""
+
+
+@pytest.mark.slow
+def test_default_path_after_install_compiles_nothing(tmp_path):
+    """After the install step (or `tracs warmup`), the default path loads every kernel: no new cache file.
+
+    numba writes a cache file only after compiling, and reports every compilation
+    (a cache miss) as an event: no event in the process means no file written by it
+    (comparing the folder's files instead would see other test processes' writes).
+    Runs in a new interpreter (a test process may hold compiled kernels already);
+    needs the install-time kernels: `pip install -e .` or `tracs warmup` in this tree.
+    """
+    import subprocess
+    import sys
+
+    root = Path(tracs.__path__[0]).parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    env.pop(cache.ENV, None)
+    done = subprocess.run([sys.executable, "-c", _DEFAULT_PATH], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=900, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "COMPILED []", (
+        "the default path compiled kernels after install (run `tracs warmup` if this tree was never installed): "
+        + done.stdout[-2000:])
+    assert "compiling the" not in done.stderr
+
+
+@pytest.mark.slow
+def test_first_use_compile_prints_one_line_per_family(tmp_path):
+    """A kernel compiled on its first use says so once on stderr, naming its family and seconds."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\n"
+            "from tracs.mechanisms import KRR\n"
+            "KRR(epsilon=1.0, k=5).sample(np.array([0, 3]), rng=1)\n"
+            "KRR(epsilon=2.0, k=7).sample(np.array([1, 2]), rng=2)\n")
+    root = Path(tracs.__path__[0]).parent
+    env = {**os.environ, "PYTHONPATH": str(root), cache.ENV: str(tmp_path / "empty-cache")}
+    env.pop(cache.NOTICE_ENV, None)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    label, seconds, _ = cache.KERNEL_FAMILIES["classical"]
+    lines = [line for line in done.stderr.splitlines() if line.startswith("tracs: compiling")]
+    assert lines == [f"tracs: compiling the {label} kernels once, about {seconds:.0f} s (later runs load them; "
+                     "`tracs warmup --all` compiles every kernel ahead)"]
+    env[cache.NOTICE_ENV] = "0"  # silenced; and a second process loads the kernels without a word
+    again = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600,
+                           check=False)
+    assert again.returncode == 0 and "compiling" not in again.stderr
 
 
 def test_numba_subfolder_follows_numba(tmp_path):

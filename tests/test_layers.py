@@ -34,15 +34,14 @@ LAYERS = {
     "tracs.estimate": 5,
     "tracs.privacy": 5,
     "tracs.public": 5,
-    "data_loaders": 6,
     "tracs.io": 6,
+    "data_loaders": 7,
     "tracs.maps": 7,
     "tracs.plots": 7,
     "tracs.query_metrics": 7,
     "tracs.evaluation": 8,
     "tracs.dask": 8,
     "tracs.cli": 9,
-    "tracs._warmup": 9,
     "tracs.warmup": 9,
 }
 #: package roots: lazy loaders of every layer's public names, in no layer themselves
@@ -120,6 +119,48 @@ def test_import_tracs_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"import tracs pulled in: {out.stdout.strip()}"
+
+
+def _imported_names(path: Path, module: str):
+    """``(module, name)`` of every ``from module import name`` of a file (absolute targets)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - (node.level - 1)] + ([node.module] if node.module else []))
+            for alias in node.names:
+                yield base, alias.name
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, None
+
+
+@pytest.mark.parametrize("path", [p for p in SOURCES if module_name(p).startswith("data_loaders")],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_data_loaders_build_on_tracs_io_through_public_names(path):
+    """One direction between the readers and the named data sets: ``tracs.io`` never imports
+    ``data_loaders`` (the layers above), and ``data_loaders`` uses only public modules and
+    names of ``tracs.io`` (no ``tracs.io._x`` module, no ``_name``)."""
+    for target, name in _imported_names(path, module_name(path)):
+        if not (target == "tracs.io" or target.startswith("tracs.io.")):
+            continue
+        private = [part for part in target.split(".") if part.startswith("_")]
+        assert not private, f"{module_name(path)} imports the private module {target}"
+        assert name is None or not name.startswith("_"), f"{module_name(path)} imports {target}.{name}"
+
+
+def test_lazy_exports_of_data_loaders_are_public():
+    """The names ``data_loaders`` re-exports from ``tracs.io`` come from its public modules."""
+    import data_loaders
+
+    for name, module in data_loaders._EXPORTS.items():
+        if "." in module:
+            assert module.startswith("tracs.io.") and not any(p.startswith("_") for p in module.split(".")), \
+                (name, module)
+            assert not name.startswith("_")
 
 
 def _import_graph(prefix: str) -> dict[str, set[str]]:

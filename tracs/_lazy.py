@@ -1,6 +1,7 @@
 """Lazy names of a package: ``module.__getattr__`` and ``__dir__`` importing on first use.
 
-A package lists its public names as ``{name: submodule}``; the submodule is
+A package lists its public names as ``{name: submodule}`` (a dotted name is a module
+of another package, for names a package re-exports); the submodule is
 imported the first time the name is read and the value is then kept in the
 package's namespace (later reads cost nothing).  Importing the package stays
 cheap: commands that need only part of it never import the rest.
@@ -25,7 +26,7 @@ def lazy_names(package: str, exports: dict, submodules=()):
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(import_module(f"{package}.{module}"), name)
+        value = getattr(import_module(module if "." in module else f"{package}.{module}"), name)
         vars(sys.modules[package])[name] = value
         return value
 

@@ -138,3 +138,89 @@ def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
         return bool(stale)
     except OSError:
         return False
+
+
+# -- the line announcing a compilation ---------------------------------------------------------
+#: family of kernels (``tracs.warmup.FAMILIES``) -> (its name in the compile line, CPU seconds it takes
+#: to compile, the kernels it holds as prefixes of ``module.function``; the longest matching prefix
+#: wins).  Seconds measured on a shared 2-core Intel Xeon at a load average of about 15 (``tracs warmup
+#: --family NAME``, or the per-kernel times of ``--timings`` summed); an idle machine is faster.
+KERNEL_FAMILIES = {
+    "tracs-d": ("TraCS-D", 25.0, ("tracs.perturbers._kernels.sequential_kernel",
+                                  "tracs.perturbers._kernels._draw_parts", "tracs.perturbers._angles")),
+    "tracs-c": ("TraCS-C", 27.0, ("tracs.perturbers._kernels",)),
+    "planar-laplace": ("planar Laplace", 20.0, ("tracs.perturbers._planar_kernel",)),
+    "optimal": ("optimal mechanism", 12.0, ("tracs.mechanisms._band",)),
+    "streams": ("keyed stream", 4.0, ("tracs.random", "tracs.engine", "tracs.mechanisms._lattice_kernels")),
+    "time-parser": ("time parser", 1.0, ("tracs.io._time_kernel",)),
+    "classical": ("classical mechanism", 19.0, ("tracs.mechanisms",)),
+    "staircase": ("staircase", 16.0, ("tracs.mechanisms._staircase",)),
+    "bounded": ("bounded Laplace and II-PTT", 27.0, ("tracs.mechanisms._cdf_kernels",)),
+    "baselines": ("discrete baseline", 11.0, ("tracs.baselines", "tracs.poi_space", "tracs.perturbers._keyed")),
+    "estimators": ("estimator", 4.0, ("tracs.estimate",)),
+    "polylines": ("Porto polyline parser", 3.0, ("tracs.io._polyline_kernel",)),
+    "other": ("other", 3.0, ()),
+}
+NOTICE_ENV = "TRACS_COMPILE_NOTICE"
+_announced: set = set()
+_state = {"registered": False, "depth": 0, "on": True}
+
+
+def family_of(kernel: str) -> str | None:
+    """The family (a key of :data:`KERNEL_FAMILIES`) of the kernel ``module.function``, or None."""
+    best, found = "", None
+    for family, (_, _, prefixes) in KERNEL_FAMILIES.items():
+        for prefix in prefixes:
+            if (kernel == prefix or kernel.startswith(prefix + ".")) and len(prefix) > len(best):
+                best, found = prefix, family
+    return found
+
+
+def announce_compiles() -> None:
+    """From now on, the first compilation of each family in this process prints one line on stderr.
+
+    ``tracs: compiling the staircase kernels once, about 12 s (later runs load them)``:
+    numba reports a compilation only when no cached copy exists, so the line
+    appears once per install (kernels of the default path are compiled at install
+    time and never announce themselves).  ``TRACS_COMPILE_NOTICE=0`` silences it.
+    Called by the modules that define kernels; registering twice does nothing.
+    """
+    if _state["registered"]:
+        return
+    _state["registered"] = True
+    from numba.core import event
+
+    class _Notice(event.Listener):
+        def on_start(self, ev) -> None:
+            _state["depth"] += 1
+            if _state["depth"] > 1 or not _state["on"]:
+                return
+            if os.environ.get(NOTICE_ENV, "1").strip().lower() in ("0", "false", "no", "off"):
+                return
+            func = ev.data["dispatcher"].py_func
+            family = family_of(f"{func.__module__}.{func.__qualname__}")
+            if family is None or family in _announced:
+                return
+            _announced.add(family)
+            label, seconds, _ = KERNEL_FAMILIES[family]
+            print(f"tracs: compiling the {label} kernels once, about {seconds:.0f} s (later runs load them; "
+                  "`tracs warmup --all` compiles every kernel ahead)", file=sys.stderr, flush=True)
+
+        def on_end(self, ev) -> None:
+            _state["depth"] -= 1
+
+    event.register("numba:compile", _Notice())
+
+
+class compile_notices:
+    """``with compile_notices(False):`` no compile line inside (the warm-up prints its own)."""
+
+    def __init__(self, on: bool):
+        self.on, self.before = on, None
+
+    def __enter__(self):
+        self.before, _state["on"] = _state["on"], self.on
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _state["on"] = self.before

@@ -33,6 +33,19 @@ class NotRealError(TypeError, ValueError):
     """
 
 
+def read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a`` (no copy).
+
+    The compiled kernels take their input arrays read-only: numba compiles one
+    version of a kernel per writability of its arguments, so giving every call the
+    same kind keeps one compiled kernel for arrays the caller owns and for read-only
+    ones (pandas' copy-on-write frames, memory-mapped files).
+    """
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def _reject_complex(value, name: str) -> None:
     if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
         raise NotRealError(f"{name} must be a real number, got the complex number {value!r}")

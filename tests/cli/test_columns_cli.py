@@ -100,7 +100,8 @@ def test_unsupported_formats(cli, tmp_path, name, content):
     path.write_bytes(content)
     result = perturb(cli, path, tmp_path / "out.csv")
     assert result.returncode == 1
-    assert "supported formats: CSV, TSV, GeoJSON, GeoParquet, Parquet, GPX" in result.stderr
+    assert "supported formats: CSV, TSV, GeoJSON, GeoParquet, Parquet, GeoPackage, Shapefile, FlatGeobuf, GPX" \
+        in result.stderr
     assert "delimiter" not in result.stderr.split("supported formats")[1]
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from data_loaders.foursquare import _parse_numpy, parse_foursquare_time
+from tracs.io.foursquare_time import _parse_numpy, parse_foursquare_time
 
 EDGES = ["Sat Dec 08 05:56:34 +0000 2012", "Tue Feb 29 23:59:59 -0130 2000", "Mon Feb 29 10:00:00 +0000 1900",
          "Mon Feb 29 10:00:00 +0000 2004", "Sun Jan 01 00:00:00 +0000 1678", "Sun Dec 31 23:59:59 +0000 2261",

@@ -99,17 +99,17 @@ def test_to_skmob_without_scikit_mobility_is_a_plain_frame(monkeypatch):
 
 
 def test_to_skmob_builds_a_trajdataframe_when_scikit_mobility_imports():
-    skmob = pytest.importorskip("skmob", reason="scikit-mobility does not install beside tracs (README)")
+    skmob = pytest.importorskip("skmob", reason="scikit-mobility does not install beside tracs (docs/guide.md)")
     back = to_skmob(from_skmob(_points().rename(columns={"t": "datetime", "user": "uid"})))
     assert isinstance(back, skmob.TrajDataFrame)
 
 
 def test_no_skmob_extra_is_offered():
-    """The README explains why: every release pins pandas < 2 or fails to import with shapely 2."""
+    """The guide explains why: every release pins pandas < 2 or fails to import with shapely 2."""
     import tomllib
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
     extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert "skmob" not in extras and "scikit-mobility" not in str(extras)
-    assert "cascaded_union" in (root / "README.md").read_text(encoding="utf-8")
+    assert "cascaded_union" in (root / "docs" / "guide.md").read_text(encoding="utf-8")

@@ -5,7 +5,8 @@ import pyproj
 import pytest
 
 from tracs.geo import transform_xy
-from tracs.io.table import _bounds, _row_order
+from tracs.io.table import _row_order
+from tracs.io.write import bounds as _bounds
 
 
 @pytest.mark.parametrize("users, sorted_times, with_traj", [

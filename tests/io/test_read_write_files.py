@@ -12,7 +12,8 @@ import pytest
 import tracs.io.containers as io_read
 from tracs.io import SUPPORTED, UnsupportedFormatError, read_checkins
 from tracs.io.columns import MissingColumnsError
-from tracs.io.table import read_points, wkb_points
+from tracs.io.table import read_points
+from tracs.io.write import wkb_points
 from tracs.io.write import _times_as_text
 
 ROWS = pd.DataFrame({

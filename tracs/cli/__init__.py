@@ -16,8 +16,9 @@ from ._common import CLIError, Parser, fail
 
 __all__ = ["main", "build_parser", "CLIError"]
 
-#: subcommand name -> module of this package (each offers add_parser(subparsers) and run(args))
-_COMMANDS = ("perturb", "evaluate", "demo", "estimate", "audit", "warmup", "regions")
+#: subcommand name -> its module, relative to this package (each offers add_parser(subparsers) and run(args))
+_COMMANDS = {"perturb": ".perturb", "evaluate": ".evaluate", "demo": ".demo", "estimate": ".estimate",
+             "audit": ".audit", "warmup": "tracs.warmup", "regions": ".regions"}
 
 
 def build_parser() -> Parser:
@@ -36,8 +37,8 @@ def build_parser() -> Parser:
     )
     parser.add_argument("--version", action="version", version=f"tracs {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name in _COMMANDS:
-        import_module(f"{__name__}.{name}").add_parser(subparsers)
+    for module in _COMMANDS.values():
+        import_module(module, __name__).add_parser(subparsers)
     if find_spec(f"{__name__}.map_command") is not None:  # the map command lives in its own module
         import_module(f"{__name__}.map_command").add_parser(subparsers)
     for sub in subparsers.choices.values():  # every command can be told to show no progress bar
@@ -58,7 +59,7 @@ def _dispatch(args) -> int:
         from . import map_command
 
         return int(map_command.run(args) or 0)
-    return int(import_module(f"{__name__}.{args.command}").run(args) or 0)
+    return int(import_module(_COMMANDS[args.command], __name__).run(args) or 0)
 
 
 def main(argv=None) -> int:

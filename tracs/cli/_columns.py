@@ -14,7 +14,7 @@ import math
 
 FLAGS = {"user": "--user-col", "time": "--time-col", "lat": "--lat-col", "lon": "--lon-col",
          "traj": "--traj-col", "time_format": "--time-format", "dayfirst": "--dayfirst", "tz": "--timezone"}
-#: what ``--input-format`` accepts (``tracs.io.read.INPUT_FORMATS``)
+#: what ``--input-format`` accepts (``tracs.io.formats.input_formats()``)
 INPUT_FORMAT_HELP = ("how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / GeoParquet), "
                      "foursquare, gowalla, geolife (a folder of Data/<user>/Trajectory/*.plt or one .plt file), "
                      "tdrive (headerless taxi_id,datetime,lon,lat files, or their folder), porto (the ECML/PKDD "
@@ -60,9 +60,9 @@ def add_input_arguments(parser, *, pad: bool = False, quiet: bool = False) -> No
                    help="zone of times written without one: a name such as Europe/Lisbon or a constant "
                         "offset such as +01:00 (default: UTC)")
     if not any("--input-format" in a.option_strings for a in parser._actions):
-        from ..io.read import INPUT_FORMATS
+        from ..io.formats import input_formats
 
-        g.add_argument("--input-format", default="auto", choices=INPUT_FORMATS, help=INPUT_FORMAT_HELP)
+        g.add_argument("--input-format", default="auto", choices=input_formats(), help=INPUT_FORMAT_HELP)
     if pad:
         parser.add_argument("--pad", type=_metres, default=0.0, metavar="METRES",
                             help="margin added on every side of the data's bounding region (default: 0)")
@@ -94,11 +94,13 @@ def check_input(source, args) -> None:
         return
     if not source.exists():
         raise CLIError(f"no such file: {source}")
-    from ..io.read import track_format
+    from ..io.formats import UnsupportedFormatError, format_of
 
-    if source.is_dir() and track_format(source, _input_format(getattr(args, "input_format", "auto"))) is None:
+    try:
+        format_of(source, _input_format(getattr(args, "input_format", "auto")))
+    except UnsupportedFormatError:
         raise CLIError(f"{source} is not a file: a folder, but not one of a known data set (Geolife: "
-                       "Data/<user>/Trajectory/*.plt; T-Drive: <taxi id>.txt files)")
+                       "Data/<user>/Trajectory/*.plt; T-Drive: <taxi id>.txt files)") from None
 
 
 def read_input(args, path):

@@ -89,7 +89,7 @@ def random_argument(args):
     return args.seed
 
 
-def run(args, method, output: Path, fmt: str) -> int:
+def run(args, method, output: Path, fmt) -> int:
     """Perturb ``args.input`` with the registered ``method`` and write ``output``; print the summary line.
 
     The release path: the registry builds the method once from the public
@@ -113,10 +113,10 @@ def run(args, method, output: Path, fmt: str) -> int:
     try:
         points, handled = _public.points_in_region(points, args)
     except CLIError:  # rows outside the region: first what was dropped before, so the counts add up
-        _output.report_drops("perturb", points.report, strict=False, quiet=quiet)
+        _output.report_drops("perturb", points.report, strict=False, quiet=quiet, others=points.others)
         raise
     _output.report_drops("perturb", points.report, strict=args.strict, quiet=quiet,
-                         extra=[("clipped" if args.clip else "dropped", handled)])
+                         extra=[("clipped" if args.clip else "dropped", handled)], others=points.others)
     crs = _public.metric_crs(args, points.metric_crs)
     threads = resolve_workers(args.workers)
     coords = points.to_metric(crs, workers=threads)
@@ -161,7 +161,8 @@ def run(args, method, output: Path, fmt: str) -> int:
     with _columns.progress_bar(len(coords), quiet=quiet, desc=f"write {output.name}") as bar:
         # a temporary file in the output's folder, renamed into place: never half a file
         _output.write_atomically(output, lambda path: write_released(
-            points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update, **released_columns(args)))
+            points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update,
+            geometry=getattr(args, "geometry", "points"), **released_columns(args)))
     from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
 
     write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
@@ -172,5 +173,5 @@ def run(args, method, output: Path, fmt: str) -> int:
               f"ε = {given(args.epsilon)} per point ({given(eps_traj.min())}–{given(eps_traj.max())} per trajectory)")
     rounded = ", rounded to POIs" if args.round_to_pois and not method.discrete else ""
     print(f"{method.label}{rounded}: {whole(len(coords))} points in {whole(len(lengths))} trajectories, {budget}, "
-          f"AE = {significant(ae)} m -> {output} ({fmt})")
+          f"AE = {significant(ae)} m -> {output} ({fmt.name})")
     return 0

@@ -125,11 +125,12 @@ def write_atomically(path: Path, write) -> None:
         raise
 
 
-def report_drops(command: str, report, *, strict: bool, quiet: bool = False, extra=()) -> None:
+def report_drops(command: str, report, *, strict: bool, quiet: bool = False, extra=(), others=()) -> None:
     """Print what the loader dropped (count and first lines per reason) and its notes.
 
     Always prints a summary line; ``extra`` lists more ``(what, labels)`` pairs (rows
-    clipped or dropped for the region).  With ``strict`` any drop is an error; ``quiet``
+    clipped or dropped for the region); ``others`` names the input's columns and
+    elements that are not written (``not released: speed, <ele>``), even when ``quiet``.  With ``strict`` any drop is an error; ``quiet``
     leaves out the notes (never the drops or the summary).
     """
     lines = []
@@ -156,6 +157,8 @@ def report_drops(command: str, report, *, strict: bool, quiet: bool = False, ext
             shown = ", ".join(labels[:_SHOW]) + (", ..." if len(labels) > _SHOW else "")
             lines.append(f"{what} {len(labels):,} row(s) outside the region: {shown}")
             outside += f", {what} {len(labels):,} outside the region"
+    if others:
+        lines.append("not released: " + ", ".join(str(o) for o in others))
     for line in lines:
         print(f"tracs {command}: {line}", file=sys.stderr)
     if report is not None:

@@ -11,7 +11,7 @@ from ._common import CLIError, writable_file
 
 DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
-released by 'tracs perturb' (CSV with uid, trajectory, datetime and lat/lng columns)
+released by 'tracs perturb' (any format it writes: uid, trajectory, datetime and lat/lng)
 and the JSON sidecar written next to it (method, ε, region, CRS, split, anchor).
 Only public information is read.  The output follows the extension: .csv (one row
 per cell: bounds in WGS84 and probability), .geojson (cell polygons) or .html (a
@@ -26,7 +26,7 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("estimate", help="estimate the density of the true points from a release",
                               description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (.csv)")
+    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (any format it writes)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .geojson or .html")
     p.add_argument("--grid", type=int, default=32, metavar="G", help="G × G cells (default 32)")
     p.add_argument("--tiles", default="OpenStreetMap", metavar="NAME",
@@ -89,17 +89,20 @@ def _release_points(path: Path, crs):
 
     from data_loaders._checkins import user_order_keys
 
-    frame = pd.read_csv(path, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
-                        na_values={c: [""] for c in ("lat", "lng", "datetime")})
-    missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
-    if missing:
-        raise CLIError(f"{path.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
+    from ..io.release import NotAReleaseError, read_release
+
+    try:
+        frame = read_release(path, need=("lat", "lng", "trajectory"))
+    except NotAReleaseError as exc:
+        raise CLIError(str(exc)) from None
     if len(frame) == 0:
         raise CLIError(f"{path.name} holds no released points")
-    sort = [user_order_keys(frame["uid"])] if "uid" in frame.columns else []
-    sort.append(user_order_keys(frame["trajectory"]))
+    sort = [user_order_keys(_text(frame["uid"]))] if "uid" in frame.columns else []
+    sort.append(user_order_keys(_text(frame["trajectory"])))
     if "datetime" in frame.columns:
-        sort.append(pd.factorize(frame["datetime"].fillna("\uffff"), sort=True)[0])  # no time: last
+        ns = frame["datetime"].array.asi8 if hasattr(frame["datetime"].array, "asi8") else \
+            pd.factorize(frame["datetime"].astype(str), sort=True)[0]
+        sort.append(np.where(frame["datetime"].isna().to_numpy(), np.iinfo(np.int64).max, ns))  # no time: last
     order = np.lexsort(sort[::-1])  # the order the points were perturbed in (ties: file order)
     frame = frame.iloc[order]
     to_metric = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
@@ -111,6 +114,14 @@ def _release_points(path: Path, crs):
     starts = np.flatnonzero(np.r_[True, new])
     offsets = np.r_[starts, len(frame)].astype(np.int64)
     return np.column_stack([x, y]), offsets
+
+
+def _text(values):
+    """Ids for ordering: integers as they are, anything else as its text."""
+    import pandas as pd
+
+    values = values.reset_index(drop=True)
+    return values if pd.api.types.is_integer_dtype(values.dtype) else values.astype(str)
 
 
 def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None, *, command="estimate"):

@@ -38,7 +38,7 @@ def add_parser(subparsers) -> None:
                    help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
                         "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates")
     p.add_argument("perturbed", metavar="PERTURBED", nargs="?", default=None,
-                   help="released file from 'tracs perturb' (.csv, .geojson or .parquet)")
+                   help="released file from 'tracs perturb' (any format it writes)")
     p.add_argument("-o", "--output", required=True, metavar="MAP.html", help="HTML file to write")
     who = p.add_mutually_exclusive_group()
     who.add_argument("--users", nargs="+", metavar="UID", help="user ids to draw (default: all)")
@@ -89,26 +89,32 @@ def _lat_lng_columns(columns) -> tuple[str, str]:
 
 
 def read_points(path) -> geopandas.GeoDataFrame:
-    """Rows of a point file, in file order: CSV with lat/lng, GeoJSON/GPKG or (Geo)Parquet."""
+    """Rows of a point file, in file order, in any format of the table (:mod:`tracs.io.formats`):
+    lat/lng columns (or latitude/longitude, ...) or point geometry."""
     import geopandas as gpd
     import pandas as pd
+
+    from ..io.release import read_rows
 
     path = Path(path)
     if not path.is_file():
         raise CLIError(f"no such file: {path}")
-    suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv", ".txt"):  # ids exactly as written (007 and 7 are two users)
-        frame = pd.read_csv(path, sep=None, engine="python", dtype={"uid": str, "trajectory": str},
-                            keep_default_na=False, na_values={"lat": [""], "lng": [""]})
-    elif suffix in (".parquet", ".geoparquet"):
-        try:
-            return gpd.read_parquet(path)
-        except ValueError:  # a plain Parquet table without geometry
-            frame = pd.read_parquet(path)
-    else:
-        return gpd.read_file(path)
+    frame = read_rows(path)
     lat, lng = _lat_lng_columns(frame.columns)
-    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame[lng], frame[lat]), crs=4326)
+    lat_v, lng_v = pd.to_numeric(frame[lat], errors="coerce"), pd.to_numeric(frame[lng], errors="coerce")
+    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs=4326)
+
+
+def _read_release(path: Path):
+    """The rows of a file 'tracs perturb' wrote, any format (:func:`tracs.io.release.read_release`)."""
+    import geopandas as gpd
+
+    from ..io.release import read_release
+
+    if not path.is_file():
+        raise CLIError(f"no such file: {path}")
+    frame = read_release(path)
+    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame["lng"], frame["lat"]), crs=4326)
 
 
 def _perturb(trajs, method: str, epsilon: float, seed):
@@ -147,7 +153,11 @@ def _align(released, original, name):
     from data_loaders import SOURCE_COLUMNS
 
     position = next((c for c in SOURCE_COLUMNS if c in released.columns and c in original.columns), None)
-    if position is None:
+    if position is None and str(name).lower().endswith(".gpx"):
+        # one track per trajectory: the order the points were perturbed in
+        keys = [c for c in ("uid", "trajectory", "datetime") if c in released.columns]
+        return released.sort_values(keys, kind="stable").reset_index(drop=True) if keys else released
+    if position is None:  # rows in the input's order: the i-th is the input's i-th row
         own = next((c for c in SOURCE_COLUMNS if c in original.columns), None)
         if own is None:
             return released
@@ -230,7 +240,7 @@ def _run(args) -> int:
     if args.perturbed is not None:
         if args.estimate_grid is None:  # (with --estimate-grid the estimate says it)
             _warn_from_sidecar(Path(args.perturbed))
-        perturbed = read_points(args.perturbed)
+        perturbed = _read_release(Path(args.perturbed))
         if len(perturbed) != len(original):
             raise CLIError(f"{args.perturbed} has {len(perturbed):,} rows but {source} has "
                            f"{len(original):,}: give the file 'tracs perturb' wrote for this input")

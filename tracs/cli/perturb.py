@@ -10,10 +10,6 @@ import numpy as np
 from . import _columns, _fast, _output, _public
 from ._common import CLIError, anchor_arg, positive_float, seed_int, workers_arg, writable_file
 
-#: output formats by file extension
-FORMATS = {".csv": "CSV", ".tsv": "TSV", ".geojson": "GeoJSON", ".json": "GeoJSON", ".parquet": "GeoParquet",
-           ".geoparquet": "GeoParquet", ".gpx": "GPX"}
-
 DESCRIPTION = """\
 Perturb every point of a check-in file on the user's side and write the released
 points.  Each point is ε-LDP over the public region given with --region (or, with
@@ -31,9 +27,11 @@ budget per point a trajectory of n points spends n times it, with a budget per
 trajectory each point 1/n of it, so these columns reveal each trajectory's
 length; --no-budget-columns leaves them out).  --keep-lines adds source_line
 (source_row), each row's position in the input file, which reveals how many rows
-of other users precede it.  The true coordinates and venue ids are never written.
-The format follows the extension: .csv, .tsv, .geojson/.json, .parquet/.geoparquet
-or .gpx.
+of other users precede it.  The true coordinates and venue ids are never written, and the
+input's other columns and GPX elements are named on stderr ("not released: ...").
+The format follows the extension: .csv, .tsv, .geojson/.json, .parquet/.geoparquet,
+.gpkg or .gpx; with --geometry lines, one LineString per released trajectory
+(.geojson, .parquet or .gpkg).  Every command reads every one of these files back.
 """
 
 
@@ -42,18 +40,21 @@ def add_parser(subparsers) -> None:
 
     METHODS = release_methods()
 
-    p = subparsers.add_parser("perturb", help="perturb a check-in file (CSV, GeoJSON, GeoParquet)",
+    p = subparsers.add_parser("perturb", help="perturb a check-in or track file (any format of tracs.io)",
                               description=DESCRIPTION, epilog="methods: " + method_help(),
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="INPUT",
                    help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
                         "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates; or a public "
                         "trajectory data set: a Geolife or T-Drive folder, a Porto taxi CSV")
-    from ..io.read import INPUT_FORMATS
+    from ..io.formats import input_formats
 
-    p.add_argument("--input-format", default="auto", choices=INPUT_FORMATS, help=_columns.INPUT_FORMAT_HELP)
+    p.add_argument("--input-format", default="auto", choices=input_formats(), help=_columns.INPUT_FORMAT_HELP)
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
-                   help="file to write (.csv, .tsv, .geojson, .parquet or .gpx)")
+                   help="file to write (.csv, .tsv, .geojson, .parquet, .gpkg or .gpx)")
+    p.add_argument("--geometry", choices=("points", "lines"), default="points",
+                   help="points (default): one released row per input row; lines: one LineString per "
+                        "released trajectory, with the time of every vertex (.geojson, .parquet or .gpkg)")
     p.add_argument("-m", "--method", required=True, choices=list(METHODS), metavar="METHOD",
                    help=f"one of {', '.join(METHODS)} (methods that are not ε-LDP, "
                         f"{', '.join(m for m in METHODS if not METHODS[m].ldp)}, are refused here)")
@@ -97,11 +98,14 @@ def add_parser(subparsers) -> None:
     _output.add_arguments(p)
 
 
-def _output_format(path: Path) -> str:
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise CLIError(f"cannot tell the output format of {path.name}: use .csv, .tsv, .geojson, .parquet or .gpx")
-    return fmt
+def _output_format(path: Path, geometry: str = "points"):
+    """The writer of the format table (:mod:`tracs.io.formats`) that the output's extension names."""
+    from ..io.formats import UnsupportedFormatError, output_format
+
+    try:
+        return output_format(path, geometry=geometry)
+    except UnsupportedFormatError as exc:
+        raise CLIError(str(exc)) from None
 
 
 def run(args) -> int:
@@ -126,7 +130,7 @@ def run(args) -> int:
     _columns.check_input(source, args)
     output = writable_file(args.output)
     _output.check_not_input(output, source, args.pois)
-    fmt = _output_format(output)
+    fmt = _output_format(output, args.geometry)
 
     _public.check_options(args, discrete=method.discrete)
     return _fast.run(args, method, output, fmt)

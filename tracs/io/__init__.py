@@ -1,12 +1,15 @@
 """Reading and writing check-in and track files: CSV/TSV with any column names, Parquet,
-GeoParquet, GeoJSON, GPX.
+GeoParquet, GeoJSON, GeoPackage, Shapefile, GPX, lines as trajectories.
 
+* :data:`FORMATS` — the one table of readers and writers (:mod:`tracs.io.formats`);
+  :func:`register_format` adds a :class:`Format` (its module plus one entry).
 * :func:`read_checkins` — any supported file, any column names (aliases and
   explicit names, :mod:`tracs.io.columns`), times with an explicit format or
   detected (:mod:`tracs.io.times`), through Arrow; validated and reported by
-  ``data_loaders`` (one implementation of drops and line numbers).
-* :func:`write_points` — released rows to CSV / TSV / Parquet / GeoParquet
-  (Arrow), GeoJSON or GPX.
+  :mod:`tracs.io.checkins` and :mod:`tracs.io.report` (one implementation of drops
+  and line numbers, which ``data_loaders`` builds on).
+* :func:`write_points` — released rows in any format of the table;
+  :func:`read_release` — a released file back, in any format.
 * :class:`ColumnMap`, :func:`resolve_columns`, :data:`ALIASES`.
 * :func:`parse_times`.
 
@@ -22,9 +25,13 @@ _EXPORTS = {
     "ALIASES": "columns", "CLI_FLAGS": "columns", "API_FLAGS": "columns", "ColumnMap": "columns",
     "MissingColumnsError": "columns", "resolve_columns": "columns",
     "SUPPORTED": "formats", "UnsupportedFormatError": "formats", "container_of": "formats",
-    "output_format": "formats",
+    "output_format": "formats", "FORMATS": "formats", "Format": "formats", "register_format": "formats",
+    "format_of": "formats", "input_formats": "formats",
+    "read_release": "release", "NotAReleaseError": "release",
+    "LoadReport": "report", "DroppedRowsError": "report", "DROP_REASONS": "report",
+    "build_checkins": "checkins", "SOURCE_COLUMNS": "checkins",
     "TimeFormatError": "times", "parse_times": "times",
-    "read_checkins": "read", "PROFILES": "read", "INPUT_FORMATS": "read",
+    "read_checkins": "read", "PROFILES": "profiles",
     "write_points": "write",
     "read_gpx_table": "gpx", "write_gpx": "gpx",
 }

@@ -21,6 +21,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._numba_cache import announce_compiles
+
+announce_compiles()  # a kernel compiled on its first use says so on stderr
+
 __all__ = ["BAD", "EMPTY", "OK", "SLOW", "parse_polylines"]
 
 OK, EMPTY, BAD, SLOW = 0, 1, 2, 3

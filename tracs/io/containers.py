@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .._progress import progress_bar
-from .formats import unsupported
+from .formats import binary_at, unsupported
 
 class TextParseError(ValueError):
     """A text file whose records cannot be told apart (the message names the file and line)."""
@@ -35,6 +35,25 @@ class RawColumns:
     lonlat: np.ndarray | None = None   # (n, 2) WGS84 from point geometry, when the table has it
     geometry: str | None = None        # the geometry column's name (not a data column)
     untimed: np.ndarray | None = None  # rows with no time of their own (GPX): kept, time left missing
+    roles: dict = field(default_factory=dict)  # column names the layout implies: role -> column
+    profile: str | None = None         # the column profile the layout implies (tracs.io.profiles)
+    unread: list = field(default_factory=list)  # parts of the file not read as columns (GPX waypoints, ...)
+
+
+@dataclass
+class ReadRequest:
+    """What a reader of :data:`tracs.io.formats.FORMATS` is asked for.
+
+    ``plan(names, *, roles=None, profile_hint=None, need_coords=True)`` takes the
+    file's column names (and the roles / profile its layout implies) and returns
+    ``(columns to read, {column: converter of an Arrow array})``; readers that read
+    batch by batch call it once they know the names, others may ignore it.
+    """
+
+    plan: object
+    input_format: str = "auto"
+    sep: str | None = None
+    encoding: str | None = None
 
 
 #: bytes of text per streamed block (bounds the memory of a read)
@@ -167,7 +186,7 @@ def _float_column(column):
 
 def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) -> RawColumns:
     """The pandas reader of ``data_loaders`` (files that are not valid UTF-8)."""
-    from data_loaders._io import read_table_pandas
+    from .text import read_table_pandas
 
     t = read_table_pandas(path, sep=sep, header=header, names=None if header else list(names),
                    encoding=encoding)
@@ -178,29 +197,38 @@ def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) ->
                       t.blank_lines, list(t.notes))
 
 
-def _lonlat_from_wkb(values, crs, notes) -> np.ndarray:
+def _lonlat_from_wkb(values, crs, notes, source: str = "the file", first_row: int = 0) -> np.ndarray:
     import shapely
 
     geoms = shapely.from_wkb(np.asarray(values, dtype=object))
-    return _lonlat_from_geoms(geoms, crs, notes)
+    return _lonlat_from_geoms(geoms, crs, notes, source, first_row)
 
 
-def _lonlat_from_geoms(geoms, crs, notes) -> np.ndarray:
+def _lonlat_from_geoms(geoms, crs, notes, source: str = "the file", first_row: int = 0) -> np.ndarray:
+    """WGS84 longitude/latitude of point geometries (a line among them raises: lines are read by
+    :func:`_read_features`)."""
     import shapely
 
+    from .lines import geometry_kind
+
     geoms = np.asarray(geoms, dtype=object)
-    kinds = shapely.get_type_id(geoms)
-    if not np.all((kinds == 0) | (kinds == -1)):
-        raise ValueError("the geometry column must hold points (one per check-in)")
+    if geometry_kind(geoms, source, first_row) != "points":
+        raise ValueError(f"{source}: lines among the points of row group starting at row {first_row}: "
+                         "a file holds points or lines")
     xy = np.full((len(geoms), 2), np.nan)
     present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
     xy[present] = shapely.get_coordinates(geoms[present])
+    return _to_wgs84(xy, crs, notes)
+
+
+def _to_wgs84(xy: np.ndarray, crs, notes) -> np.ndarray:
     if crs is not None:
         from pyproj import CRS, Transformer
 
         crs = CRS.from_user_input(crs)
         if not crs.equals(CRS.from_epsg(4326)):
             t = Transformer.from_crs(crs, 4326, always_xy=True)
+            xy = np.array(xy, dtype=float)
             xy[:, 0], xy[:, 1] = t.transform(xy[:, 0], xy[:, 1])
             notes.append(f"coordinates converted from {crs.to_string()} to EPSG:4326")
     return xy
@@ -232,7 +260,8 @@ def _read_parquet(path: Path, plan) -> RawColumns:
                 chunks[name].append(convert[name](column) if name in convert else column)
             if geometry:
                 lonlat.append(_lonlat_from_wkb(batch.column(geometry).to_numpy(zero_copy_only=False), crs,
-                                               notes if not lonlat else []))
+                                               notes if not lonlat else [], path.name,
+                                               sum(map(len, lonlat))))
             bar.update(batch.num_rows)
     table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else
                                              schema.field(name).type) for name, parts in chunks.items()})
@@ -285,14 +314,104 @@ def _read_vector(path: Path, kind: str) -> RawColumns:
         frame = gpd.read_file(path)
     except Exception as exc:
         raise unsupported(path, f"not a readable {kind} file: {str(exc).splitlines()[0][:120]}") from exc
+    return _read_features(path, frame, kind)
+
+
+def _read_features(path: Path, frame, kind: str) -> RawColumns:
+    """A frame of features: one check-in per point, or one trajectory per line part
+    (:mod:`tracs.io.lines`)."""
+    import geopandas as gpd
+    import pandas as pd
+
+    from .lines import explode, geometry_kind, line_table
+
     notes = []
-    lonlat = None
-    if isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns:
-        if frame.crs is None:
-            raise ValueError(f"{path.name} has no CRS: its coordinates cannot be read as longitude/latitude")
-        lonlat = _lonlat_from_geoms(frame.geometry.array, frame.crs, notes)
-        frame = frame.drop(columns=frame.geometry.name)
-    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind, notes=notes,
-                      lonlat=lonlat, geometry="geometry")
+    if not (isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns):
+        return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind)
+    if frame.crs is None:
+        raise ValueError(f"{path.name} has no CRS: its coordinates cannot be read as longitude/latitude")
+    geoms = np.asarray(frame.geometry.array, dtype=object)
+    crs = frame.crs
+    frame = pd.DataFrame(frame.drop(columns=frame.geometry.name))
+    if geometry_kind(geoms, path.name) == "points":
+        lonlat = _lonlat_from_geoms(geoms, crs, notes, path.name)
+        return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind, notes=notes,
+                          lonlat=lonlat, geometry="geometry")
+    lines = explode(geoms)
+    lonlat = _to_wgs84(lines.xy, crs, notes)
+    table, untimed, roles = line_table(frame, lines, path.name, stem=path.stem, notes=notes)
+    notes.append("rows are the lines' vertices, numbered in file order from 0")
+    return RawColumns(table, np.arange(len(table), dtype=np.int64), "row", kind, notes=notes, lonlat=lonlat,
+                      geometry="geometry", untimed=untimed, roles=roles)
 
 
+# ----------------------------------------------------------------------------- the readers of the table
+
+
+def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
+    """CSV / TSV / any delimited text (delimiter detected; the headerless Foursquare and
+    Gowalla files recognised), through :func:`_read_text`; not valid UTF-8: pandas."""
+    from .profiles import HEADERLESS, headerless_profile
+    from .text import sniff
+
+    try:
+        head = sniff(path, what="check-in table", delimiters=request.sep or "\t,;|", encoding=request.encoding)
+    except ValueError as exc:
+        raise unsupported(path, str(exc).split(": ", 1)[-1][:100]) from None
+    names, header, roles = head.fields, True, {}
+    profile = headerless_profile(head, request.input_format)
+    if profile:
+        names, header = list(HEADERLESS[profile]), False
+        roles = {"user": "user", "time": "time", "lat": "lat", "lon": "lng"}
+    include, convert = request.plan(names, roles=roles, profile_hint=profile)
+    try:
+        raw = _read_text(path, sep=head.sep, names=names, header=header, include=include,
+                         encoding=request.encoding, convert=convert)
+    except TextParseError:
+        raise
+    except Exception as exc:  # not valid UTF-8 (or not decodable as given): the pandas reader
+        if "UTF8" not in str(exc) and "decode" not in str(exc).lower():
+            where = binary_at(path, utf8=False)
+            if where is not None:
+                raise unsupported(path, f"binary data from byte offset {where[0]}, line {where[1]}") from None
+            raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
+        raw = _read_text_pandas(path, sep=head.sep, names=names, header=header, encoding=request.encoding)
+        raw.table = raw.table[include]
+    raw.roles, raw.profile = roles, profile
+    return raw
+
+
+def read_parquet(path: Path, request: ReadRequest) -> RawColumns:
+    """Parquet / GeoParquet in batches (:func:`_read_parquet`); GeoParquet needs no coordinate
+    columns.  GeoParquet of lines is read whole, through geopandas (:mod:`tracs.io.lines`)."""
+    handle = open_parquet(path)
+    is_geo = b"geo" in (handle.schema_arrow.metadata or {})
+    if is_geo and _has_lines(handle):
+        import geopandas as gpd
+
+        return _read_features(path, gpd.read_parquet(path), "geoparquet")
+    return _read_parquet(path, lambda names: request.plan(names, need_coords=not is_geo))
+
+
+def _has_lines(handle) -> bool:
+    """Whether a GeoParquet file holds lines: its declared geometry types, or its first rows."""
+    import json
+
+    import shapely
+
+    geo = json.loads(handle.schema_arrow.metadata[b"geo"])
+    name = geo.get("primary_column", "geometry")
+    declared = geo.get("columns", {}).get(name, {}).get("geometry_types") or []
+    if declared:
+        return any("LineString" in t for t in declared)
+    for batch in handle.iter_batches(batch_size=4096, columns=[name]):
+        kinds = shapely.get_type_id(shapely.from_wkb(batch.column(0).to_numpy(zero_copy_only=False)))
+        return bool(np.isin(kinds, (1, 5)).any())
+    return False
+
+
+def read_vector(path: Path, request: ReadRequest) -> RawColumns:
+    """GeoJSON, GeoPackage, Shapefile, FlatGeobuf (through geopandas)."""
+    from .formats import container_of
+
+    return _read_vector(path, "geojson" if container_of(path) == "geojson" else "vector")

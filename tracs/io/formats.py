@@ -1,25 +1,144 @@
-"""File formats: which reader a path needs, and the one message for anything else.
+"""The one table of file formats: which reader a path needs, which writer an output name.
 
-Supported: CSV and TSV (any delimiter among comma, tab, semicolon, pipe),
-GeoJSON, GeoParquet and Parquet, GPX.  The container is told by the extension
-and, when that says nothing, by the first bytes (``PAR1``, ``<gpx``, ``{``).
+Every command reads and writes through this table (:data:`FORMATS`): ``tracs
+perturb``, ``map``, ``estimate`` and ``evaluate`` read any entry with a reader;
+``tracs perturb`` writes any entry with a writer, chosen by the output's extension.
+
+Adding a format is its module plus one entry
+-------------------------------------------
+A reader is ``read(path, request) -> RawColumns`` (:mod:`tracs.io.containers`):
+``request.plan(names, roles=..., profile=..., need_coords=...)`` says which of the
+file's columns to read and how to convert them batch by batch; the reader returns
+the columns, the line or row of each record and, in ``roles``, the column names
+its layout implies (``{"user": "uid", "time": "time", "traj": "trajectory"}`` for
+GPX), so the generic column finder and the loaders' checks do the rest.  A writer
+is ``write(tables, path, *, bbox, progress)``: ``tables`` yields Arrow tables of
+released rows (``uid``, ``trajectory``, ``datetime``, the source position,
+``lat``, ``lng``, ``epsilon_point``, ``epsilon_trajectory``), in batches of
+``batch_rows`` rows (all at once when ``None``), times as text when
+``text_times``; ``bbox`` is the WGS84 bounds of all rows.
+
+Then one entry::
+
+    register_format(Format(
+        "Geolife PLT", key="geolife", suffixes=(".plt",),
+        read="tracs.io.geolife:read_geolife", detect="tracs.io.geolife:is_geolife",
+        selectable=True))
+
+``read``, ``write`` and ``detect`` are callables or ``"module:function"`` names
+(imported on first use, so the table costs nothing to import).  ``detect(path)
+-> bool`` recognises a layout the extension does not tell (a folder of Geolife
+``Data/<user>/Trajectory/*.plt`` files, headerless T-Drive text, a Porto CSV with a
+``POLYLINE`` column); detected layouts are tried first, in the table's order, and
+``directories=True`` lets a format read a folder.  ``selectable=True`` offers
+the key to ``--input-format`` (:func:`input_formats`).
+
+Otherwise the container is told by the extension and, when that says nothing,
+by the first bytes (``PAR1``, ``<gpx``, ``{``); anything else is one
+:class:`UnsupportedFormatError` naming the file and :data:`SUPPORTED`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
+from typing import Callable
 
-__all__ = ["SUPPORTED", "UnsupportedFormatError", "binary_at", "container_of", "output_format"]
+__all__ = ["FORMATS", "Format", "SUPPORTED", "UnsupportedFormatError", "binary_at", "container_of",
+           "format_of", "input_formats", "output_format", "register_format", "supported"]
 
-SUPPORTED = "CSV, TSV, GeoJSON, GeoParquet, Parquet, GPX"
 
-_BY_SUFFIX = {".csv": "text", ".tsv": "text", ".txt": "text", ".dat": "text", ".tab": "text",
-              ".parquet": "parquet", ".pq": "parquet", ".geoparquet": "parquet",
-              ".geojson": "geojson", ".json": "geojson", ".gpx": "gpx",
-              ".gpkg": "vector", ".fgb": "vector", ".shp": "vector"}
-#: output extension -> format name
-OUTPUTS = {".csv": "CSV", ".tsv": "TSV", ".geojson": "GeoJSON", ".json": "GeoJSON",
-           ".parquet": "GeoParquet", ".geoparquet": "GeoParquet", ".gpx": "GPX"}
+@dataclass(frozen=True)
+class Format:
+    """One entry of the table (see the module docstring)."""
+
+    name: str
+    key: str
+    suffixes: tuple = ()
+    read: Callable | str | None = None
+    write: Callable | str | None = None
+    detect: Callable | str | None = None
+    label: str | None = None            # how :data:`SUPPORTED` names it (default: ``name``)
+    text_times: bool = False            # the writer takes times as text
+    batch_rows: int | None = None       # the writer takes batches of this many rows (None: one table)
+    selectable: bool = False            # offered by --input-format
+    directories: bool = False           # reads a folder
+    geometry: tuple = field(default=("points",))  # what the writer can write: points, lines
+
+    def reader(self) -> Callable:
+        return _resolve(self.read)
+
+    def writer(self) -> Callable:
+        return _resolve(self.write)
+
+    def detects(self, path: Path) -> bool:
+        return self.detect is not None and bool(_resolve(self.detect)(path))
+
+
+def _resolve(ref):
+    if ref is None or callable(ref):
+        return ref
+    module, _, name = ref.partition(":")
+    return getattr(import_module(module), name)
+
+
+#: every format, in detection order: key -> :class:`Format`
+FORMATS: dict[str, Format] = {}
+
+
+def register_format(fmt: Format) -> Format:
+    """Add ``fmt`` to :data:`FORMATS` (or replace the entry of its key); return it."""
+    if not isinstance(fmt, Format):
+        raise TypeError(f"register_format takes a Format, got {type(fmt).__name__}")
+    taken = {s: f.key for f in FORMATS.values() for s in f.suffixes if f.key != fmt.key}
+    clash = [s for s in fmt.suffixes if s in taken]
+    if clash:
+        raise ValueError(f"the extension {clash[0]} is already the format {taken[clash[0]]!r}")
+    FORMATS[fmt.key] = fmt
+    return fmt
+
+
+for _entry in (
+    Format("CSV", "csv", (".csv", ".txt", ".dat"), read="tracs.io.containers:read_delimited",
+           write="tracs.io.write:write_csv_file", text_times=True, batch_rows=1 << 17),
+    Format("TSV", "tsv", (".tsv", ".tab"), read="tracs.io.containers:read_delimited",
+           write="tracs.io.write:write_tsv_file", text_times=True, batch_rows=1 << 17),
+    Format("GeoJSON", "geojson", (".geojson", ".json"), read="tracs.io.containers:read_vector",
+           write="tracs.io.write:write_geojson", geometry=("points", "lines")),
+    Format("GeoParquet", "parquet", (".parquet", ".geoparquet", ".pq"), read="tracs.io.containers:read_parquet",
+           write="tracs.io.write:write_geoparquet", batch_rows=1 << 16, label="GeoParquet, Parquet",
+           geometry=("points", "lines")),
+    Format("GeoPackage", "gpkg", (".gpkg",), read="tracs.io.containers:read_vector",
+           write="tracs.io.write:write_geopackage", geometry=("points", "lines")),
+    Format("Shapefile", "shp", (".shp",), read="tracs.io.containers:read_vector"),
+    Format("FlatGeobuf", "fgb", (".fgb",), read="tracs.io.containers:read_vector"),
+    Format("GPX", "gpx", (".gpx",), read="tracs.io.gpx:read_gpx", write="tracs.io.write:write_gpx_file"),
+    # the public trajectory data sets, recognised by their layout (tracs.io.layouts)
+    Format("Geolife PLT", "geolife", (".plt",), read="tracs.io.geolife:read_geolife",
+           detect="tracs.io.layouts:is_geolife", selectable=True, directories=True),
+    Format("T-Drive", "tdrive", read="tracs.io.tdrive:read_tdrive", detect="tracs.io.layouts:is_tdrive",
+           selectable=True, directories=True),
+    Format("Porto taxi CSV", "porto", read="tracs.io.porto:read_porto", detect="tracs.io.layouts:is_porto",
+           selectable=True),
+):
+    register_format(_entry)
+del _entry
+
+
+def supported() -> str:
+    """The formats that can be read, for messages (``"CSV, TSV, GeoJSON, ..."``)."""
+    return ", ".join(f.label or f.name for f in FORMATS.values() if f.read is not None)
+
+
+SUPPORTED = supported()
+
+
+def input_formats() -> tuple:
+    """The choices of ``--input-format``: ``auto``, the column profiles and the selectable layouts."""
+    from .profiles import PROFILES
+
+    return ("auto", *PROFILES, *(f.key for f in FORMATS.values() if f.selectable and f.key not in PROFILES))
 
 
 #: first bytes of common binary files that are no check-in table
@@ -33,11 +152,39 @@ class UnsupportedFormatError(ValueError):
 
 def unsupported(path, why: str = "") -> UnsupportedFormatError:
     why = f" ({why})" if why else ""
-    return UnsupportedFormatError(f"cannot read {Path(path).name}{why}: supported formats: {SUPPORTED}")
+    return UnsupportedFormatError(f"cannot read {Path(path).name}{why}: supported formats: {supported()}")
+
+
+def _by_suffix(path: Path) -> Format | None:
+    suffix = path.suffix.lower()
+    return next((f for f in FORMATS.values() if suffix in f.suffixes and f.read is not None), None)
+
+
+def format_of(path, input_format: str = "auto") -> Format:
+    """The format to read ``path`` with: the layout named by ``input_format`` when it names one,
+    else the first layout whose ``detect`` recognises the file, else the container
+    (:func:`container_of`).
+
+    Raises
+    ------
+    FileNotFoundError, UnsupportedFormatError
+    """
+    path = Path(path)
+    named = FORMATS.get(input_format)
+    if named is not None and named.selectable:
+        return named
+    for fmt in FORMATS.values():
+        if fmt.detect is not None and (path.is_file() or fmt.directories) and fmt.detects(path):
+            return fmt
+    if path.is_dir():
+        raise unsupported(path, "a folder in none of the layouts read as a whole")
+    return FORMATS[container_of(path)]
 
 
 def container_of(path) -> str:
-    """``"text"``, ``"parquet"``, ``"geojson"``, ``"gpx"`` or ``"vector"`` (GeoPackage, ...).
+    """The key of the container of a file: ``"csv"`` or ``"tsv"`` (delimited text; the delimiter
+    is sniffed when read), ``"parquet"``,
+    ``"geojson"``, ``"gpx"``, ``"gpkg"``, ... (:data:`FORMATS`).
 
     Raises
     ------
@@ -45,21 +192,22 @@ def container_of(path) -> str:
         Anything else (a spreadsheet, an image, an archive, an empty file).
     """
     path = Path(path)
-    kind = _BY_SUFFIX.get(path.suffix.lower())
+    fmt = _by_suffix(path)
     with open(path, "rb") as fh:
         head = fh.read(4096)
     if not head.strip():
         raise unsupported(path, "the file is empty")
     if head.startswith(b"PAR1"):
         return "parquet"
-    if kind is not None and kind != "text":
-        return kind
+    text_reader = FORMATS["csv"].read
+    if fmt is not None and fmt.read != text_reader:
+        return fmt.key
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text.startswith(b"<?xml") or text.startswith(b"<gpx"):
         if b"<gpx" in head:
             return "gpx"
         raise unsupported(path, "an XML file that is not GPX")
-    if text.startswith(b"{") and kind is None:
+    if text.startswith(b"{") and fmt is None:
         return "geojson"
     if head[:4] in _MAGIC:
         raise unsupported(path, f"a binary file: {_MAGIC[head[:4]]} from byte offset 0, line 1")
@@ -70,7 +218,7 @@ def container_of(path) -> str:
     first = text.split(b"\n", 1)[0]
     if not any(d in first for d in (b",", b"\t", b";", b"|")):
         raise unsupported(path, "no column delimiter in its first line")
-    return "text"
+    return fmt.key if fmt is not None else "csv"  # delimited text: the entry its extension names
 
 
 def binary_at(path, *, utf8: bool = True):
@@ -95,10 +243,19 @@ def binary_at(path, *, utf8: bool = True):
     return None
 
 
-def output_format(path) -> str:
-    """The output format named by an extension (``"CSV"``, ``"GeoJSON"``, ...)."""
-    fmt = OUTPUTS.get(Path(path).suffix.lower())
+def output_format(path, *, geometry: str = "points") -> Format:
+    """The format an output name asks for (by its extension), able to write ``geometry``."""
+    suffix = Path(path).suffix.lower()
+    fmt = next((f for f in FORMATS.values() if suffix in f.suffixes and f.write is not None), None)
     if fmt is None:
-        raise UnsupportedFormatError(f"cannot tell the output format of {Path(path).name}: "
-                                     "use .csv, .tsv, .geojson, .parquet or .gpx")
+        raise UnsupportedFormatError(f"cannot tell the output format of {Path(path).name}: use "
+                                     f"{_written(geometry)}")
+    if geometry not in fmt.geometry:
+        raise UnsupportedFormatError(f"{fmt.name} cannot hold {geometry}: for {geometry} use {_written(geometry)}")
     return fmt
+
+
+def _written(geometry: str) -> str:
+    """``".csv, .tsv, ... or .gpx"``: the extensions of the writers of ``geometry``."""
+    names = [f.suffixes[0] for f in FORMATS.values() if f.write is not None and geometry in f.geometry]
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]

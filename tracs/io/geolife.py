@@ -63,7 +63,7 @@ def _files(root: Path):
 
 
 def read_geolife_columns(root) -> TrackColumns:
-    """The points of a Geolife folder (or one ``.plt`` file) as :class:`~data_loaders._tracks.TrackColumns`.
+    """The points of a Geolife folder (or one ``.plt`` file) as :class:`~tracs.io.tracks.TrackColumns`.
 
     Parsed by Arrow, many files per call; see the module docstring for what is read.
     """

@@ -21,7 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["read_gpx_table", "write_gpx"]
+__all__ = ["read_gpx", "read_gpx_table", "track_names", "write_gpx"]
+
+#: what a point may hold besides its position and time, as gpxpy names it -> the GPX element
+_POINT_PARTS = {"elevation": "ele", "speed": "speed", "course": "course", "magnetic_variation": "magvar",
+                "geoid_height": "geoidheight", "name": "name", "comment": "cmt", "description": "desc",
+                "source": "src", "symbol": "sym", "type": "type", "type_of_gpx_fix": "fix",
+                "satellites": "sat", "horizontal_dilution": "hdop", "vertical_dilution": "vdop",
+                "position_dilution": "pdop", "age_of_dgps_data": "ageofdgpsdata", "dgps_id": "dgpsid",
+                "link": "link", "extensions": "extensions"}
 
 
 def _parse(path: Path):
@@ -38,7 +46,8 @@ def _parse(path: Path):
 
 
 def read_gpx_table(path):
-    """The points of a GPX file as a :class:`~tracs.io.containers.RawColumns` (uid, trajectory, time, lat, lon, ele).
+    """The points of a GPX file as a :class:`~tracs.io.containers.RawColumns` (uid, trajectory, time, lat, lon,
+    and elevation when the file has ``<ele>``).
 
     ``time`` is the ordering time (see the module docstring); ``untimed`` marks the
     points that have no ``<time>``, whose time the loaders leave missing.
@@ -63,6 +72,7 @@ def read_gpx_table(path):
             traj.append(k)
     if not lat:
         raise ValueError(f"{path.name} holds no track or route points")
+    unread = _unread(gpx, segments)
     time = pd.to_datetime(pd.Series(times, dtype=object), utc=True)
     notes = [_segments_note(segments, where, "track segment" if gpx.tracks else "route")]
     missing = time.isna().to_numpy()
@@ -72,10 +82,41 @@ def read_gpx_table(path):
         filled = filled.fillna(filled.groupby(np.asarray(traj)).bfill())
         time = filled.ffill().bfill().fillna(pd.Timestamp(0, tz="UTC"))  # segments with no time at all
     frame = pd.DataFrame({"uid": path.stem, "trajectory": np.asarray(traj, dtype=np.int64), "time": time,
-                          "lat": np.asarray(lat, float), "lon": np.asarray(lon, float),
-                          "elevation": np.asarray(ele, float)})
+                          "lat": np.asarray(lat, float), "lon": np.asarray(lon, float)})
+    ele = np.asarray(ele, float)
+    if not np.isnan(ele).all():  # a column only when the file has heights
+        frame["elevation"] = ele
     return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", "gpx", notes=notes,
-                      untimed=missing if missing.any() else None)
+                      untimed=missing if missing.any() else None, unread=unread)
+
+
+def read_gpx(path, request=None):
+    """The reader of the format table (:mod:`tracs.io.formats`): :func:`read_gpx_table`, whose
+    ``uid``, ``time`` and ``trajectory`` columns are the user, time and trajectory."""
+    raw = read_gpx_table(path)
+    raw.roles, raw.profile = {"user": "uid", "time": "time", "traj": "trajectory"}, "checkins"
+    return raw
+
+
+def _unread(gpx, segments) -> list:
+    """The parts of a GPX file that are not read (``"<ele>"``, ``"3 waypoints"``, ...), for the
+    "not released" message: every point element besides position and time, waypoints, and
+    routes or tracks left aside."""
+    out = []
+    points = [p for points in segments for p in points]
+    for attribute, element in _POINT_PARTS.items():
+        if attribute == "elevation":
+            continue  # a column of the table (``elevation``), listed with the columns
+        if attribute == "extensions":
+            tags = {e.tag.rsplit("}", 1)[-1] for p in points for e in (p.extensions or ())}
+            out.extend(f"<extensions>/{tag}" for tag in sorted(tags))
+        elif any(getattr(p, attribute, None) not in (None, [], "") for p in points):
+            out.append(f"<{element}>")
+    if gpx.waypoints:
+        out.append(f"{len(gpx.waypoints):,} waypoint(s)")
+    if gpx.tracks and gpx.routes:
+        out.append(f"{len(gpx.routes):,} route(s)")
+    return out
 
 
 def _segments_note(segments, where, kind: str) -> str:
@@ -124,3 +165,9 @@ def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None) -> N
         track.segments.append(segment)
         gpx.tracks.append(track)
     Path(path).write_text(gpx.to_xml(), encoding="utf-8")
+
+
+def track_names(path) -> list:
+    """The name of the track of every segment (the trajectories of :func:`read_gpx_table`), in order."""
+    gpx = _parse(Path(path))
+    return [trk.name for trk in gpx.tracks for _ in trk.segments] or [route.name for route in gpx.routes]

@@ -212,7 +212,7 @@ def porto_notes(cols: TrackColumns) -> TrackColumns:
 
 
 def iter_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES):
-    """The points of a Porto file as :class:`~data_loaders._tracks.TrackColumns`, one block of
+    """The points of a Porto file as :class:`~tracs.io.tracks.TrackColumns`, one block of
     about ``chunk_bytes`` of text (whole trips) at a time, in file order."""
     path = Path(path)
     if not path.is_file():

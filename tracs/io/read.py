@@ -20,45 +20,20 @@ order (``source_row``).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 
 from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
-from .containers import (TextParseError, _float_column, _read_parquet, _read_text, _read_text_pandas,
-                         _read_vector)
-from .formats import binary_at, container_of, unsupported
-from .layouts import TRACK_FORMATS  # the public trajectory data sets, read by their own readers
+from .containers import _float_column
+from .layouts import TRACK_FORMATS
+from .profiles import PROFILES, find_poi, profile_of
 
-__all__ = ["INPUT_FORMATS", "PROFILES", "read_checkins", "read_columns"]
-
-#: input formats: role -> aliases replacing the generic ones, and the headerless column names
-PROFILES = {
-    "checkins": {},
-    "foursquare": {"user": ("userid", "user", "uid"), "time": ("utctime", "utctimestamp", "time", "timestamp"),
-                   "poi": ("venueid", "venue")},
-    "gowalla": {"user": ("userid", "user", "uid"), "time": ("timestamp", "checkintime", "time", "utctime"),
-                "poi": ("locationid", "location", "spotid")},
-}
-_HEADERLESS = {"foursquare": ("user", "venue", "category_id", "category", "lat", "lng", "offset", "time"),
-               "gowalla": ("user", "time", "lat", "lng", "location")}
-INPUT_FORMATS = ("auto", "checkins", "foursquare", "gowalla", *TRACK_FORMATS)
 #: how text user ids are read: exactly as written, or as integers when all of them are
 ID_TYPES = ("text", "infer")
 
-
-def _track_reader(module: str, name: str):
-    def read(path):
-        from importlib import import_module
-
-        return getattr(import_module(f"tracs.io.{module}"), name)(path)
-    return read
-
-
-#: the reader of each public trajectory data set (imported on first use)
-_TRACK_READERS = {"geolife": _track_reader("geolife", "read_geolife"),
-                  "tdrive": _track_reader("tdrive", "read_tdrive"),
-                  "porto": _track_reader("porto", "read_porto")}
+__all__ = ["PROFILES", "read_checkins", "read_columns"]
 
 
 def _names(table) -> list:
@@ -66,17 +41,6 @@ def _names(table) -> list:
 
 
 # ----------------------------------------------------------------------------- columns -> check-ins
-
-
-def _profile_of(path: Path, kind: str, names) -> str:
-    from .columns import normalise
-
-    keys = {normalise(n) for n in names}
-    if {"venueid", "utctime"} <= keys:
-        return "foursquare"
-    if {"userid", "locationid"} <= keys:
-        return "gowalla"
-    return "checkins"
 
 
 def _column(table, name):
@@ -146,40 +110,50 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     and with ``keep_columns`` every other column), plus ``lines``, ``bad_lines``,
     ``blank_lines``, ``notes``, ``source``, ``fmt``, ``position``, ``untimed``
     (a mask of the rows with no time of their own, whose ``time`` only orders
-    them, or None) and ``traj`` (the trajectory column's name or None).
+    them, or None), ``traj`` (the trajectory column's name or None) and
+    ``others`` (the file's columns and elements used for none of these: for the
+    "not released" message of the command line).
     ``with_poi=False`` leaves the venue column unread (``poi`` is then None): the
     command line never writes it.
     """
-    from data_loaders._checkins import _RESERVED
-    from data_loaders._io import check_path, sniff
+    from .checkins import RESERVED
+    from .containers import ReadRequest
+    from .formats import format_of, input_formats
+    from .text import check_path
 
-    if input_format not in INPUT_FORMATS:
-        raise ValueError(f"unknown input format {input_format!r}; choose from {', '.join(INPUT_FORMATS)}")
+    choices = input_formats()
+    if input_format not in choices:
+        raise ValueError(f"unknown input format {input_format!r}; choose from {', '.join(choices)}")
     if id_type not in ID_TYPES:
         raise ValueError(f"id_type must be one of {', '.join(ID_TYPES)}, got {id_type!r}")
-    track = track_format(path, input_format)
-    path = Path(path) if track is not None else check_path(path)
+    if isinstance(path, (str, os.PathLike)) and Path(path).is_dir():
+        path = Path(path)  # a folder: read only by a layout of folders (format_of says which)
+    else:
+        path = check_path(path)
+    fmt = format_of(path, input_format)
     flags = API_FLAGS if flags is None else flags
-    kind = "track" if track is not None else container_of(path)
     time, clock = _split_time(time, flags)
     given = {"user": user, "time": time, "lat": lat, "lon": lon, "traj": traj}
-    profile = None if input_format == "auto" else input_format
+    profile = input_format if input_format in PROFILES else None
 
     from .times import TimeReader
 
     time_notes = []
     times = TimeReader(time_format=time_format, dayfirst=dayfirst, tz=tz, notes=time_notes, flags=flags)
+    header_names = []
 
-    def needed(names, need_coords=True):
+    def plan(names, *, roles=None, profile_hint=None, need_coords=True):
+        """The columns to read of a file whose columns are ``names``, and their converters."""
         nonlocal profile, planned
-        profile = profile or _profile_of(path, kind, names)
-        planned = resolve_columns(names, **given, need_time=False, need_coords=need_coords, flags=flags,
-                                  source=path.name, aliases=PROFILES[profile])
-        poi = _find_poi(names, profile) if with_poi else None
-        if keep_columns:
-            return list(names)
+        header_names[:] = list(names)
+        profile = profile_hint or profile or profile_of(names)
+        planned = resolve_columns(names, **_with_roles(given, roles), need_time=False, need_coords=need_coords,
+                                  flags=flags, source=path.name, aliases=PROFILES[profile])
+        poi = find_poi(names, profile) if with_poi else None
         clock_col = [_clock_column(names, clock, flags, path.name)] if clock else []
-        return [*planned.used(), *clock_col, *([poi] if poi and poi not in planned.used() else [])]
+        include = list(names) if keep_columns else \
+            [*planned.used(), *clock_col, *([poi] if poi and poi not in planned.used() else [])]
+        return include, converters()
 
     def converters():
         import pyarrow as pa
@@ -193,57 +167,22 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         return out
 
     planned = None
-
-    if kind == "track":  # a public trajectory data set: its reader knows the columns
-        raw = _TRACK_READERS[track](path)
+    raw = fmt.reader()(path, ReadRequest(plan=plan, input_format=input_format, sep=sep, encoding=encoding))
+    if fmt.key in TRACK_FORMATS:  # a public trajectory data set: its reader knows the columns
         unused = [flags.get(r, r) for r, v in given.items() if v is not None] + \
             ([flags.get("time_format", "time_format=")] if time_format is not None else [])
         if unused:
-            raw.notes.append(f"not used: {', '.join(unused)} (the {track} layout is fixed)")
+            raw.notes.append(f"not used: {', '.join(unused)} (the {fmt.key} layout is fixed)")
         if tz not in (None, "UTC") and raw.table.column("datetime").type.tz is not None:
-            raw.notes.append(f"the timezone {tz} is not used: {track} times are UTC")
-        given, clock, profile = dict(raw.roles), None, "checkins"
-    elif kind == "text":
-        try:
-            head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
-        except ValueError as exc:
-            raise unsupported(path, str(exc).split(": ", 1)[-1][:100]) from None
-        names, header = head.fields, True
-        detected = _headerless(head, input_format)
-        if detected:
-            profile, names, header = detected, list(_HEADERLESS[detected]), False
-            given = {**{"user": "user", "time": "time", "lat": "lat", "lon": "lng"},
-                     **{k: v for k, v in given.items() if v is not None}}
-        include = needed(names)
-        try:
-            raw = _read_text(path, sep=head.sep, names=names, header=header, include=include,
-                             encoding=encoding, convert=converters())
-        except TextParseError:
-            raise
-        except Exception as exc:  # not valid UTF-8 (or not decodable as given): the pandas reader
-            if "UTF8" not in str(exc) and "decode" not in str(exc).lower():
-                where = binary_at(path, utf8=False)
-                if where is not None:
-                    raise unsupported(path, f"binary data from byte offset {where[0]}, line {where[1]}") from None
-                raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
-            raw = _read_text_pandas(path, sep=head.sep, names=names, header=header, encoding=encoding)
-            raw.table = raw.table[include]
-    elif kind == "parquet":
-        is_geo = _is_geoparquet(path)
-        raw = _read_parquet(path, lambda names: (needed(names, need_coords=not is_geo), converters()))
-    elif kind == "gpx":
-        from .gpx import read_gpx_table
-
-        raw = read_gpx_table(path)
-        given = {**{"user": "uid", "time": "time", "traj": "trajectory"},
-                 **{k: v for k, v in given.items() if v is not None}}
-        profile = "checkins"
-    else:
-        raw = _read_vector(path, kind)
+            raw.notes.append(f"the timezone {tz} is not used: {fmt.key} times are UTC")
+        given, clock = dict(raw.roles), None
+    given = _with_roles(given, raw.roles)
+    if raw.profile is not None:
+        profile = raw.profile
 
     names = _names(raw.table)
     has_geometry = raw.lonlat is not None
-    profile = profile or _profile_of(path, kind, names)
+    profile = profile or profile_of(names)
     cmap = resolve_columns(names, **given, need_time=False, need_coords=not has_geometry, flags=flags,
                            source=path.name, aliases=PROFILES[profile])
     notes = list(raw.notes)
@@ -278,7 +217,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     else:
         time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
     notes.extend(time_notes)
-    poi_name = _find_poi(names, profile) if with_poi else None
+    poi_name = find_poi(names, profile) if with_poi else None
     if poi_name is not None and poi_name not in names:
         poi_name = None
     used = set(cmap.used()) | ({poi_name} if poi_name else set())
@@ -287,10 +226,10 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         extra[cmap.traj] = _column(raw.table, cmap.traj)
     if keep_columns:
         for c in names:
-            if c not in used and c not in _RESERVED:
+            if c not in used and c not in RESERVED:
                 extra[c] = _column(raw.table, c)
     for c in list(extra):
-        if c in _RESERVED:
+        if c in RESERVED:
             raise ValueError(f"the trajectory column may not be named {c!r}")
     return dict(
         uid=_user_ids(_column(raw.table, cmap.user), id_type), time=time_s, lat=lat_s, lng=lon_s,
@@ -299,7 +238,9 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
         untimed=untimed, traj=cmap.traj,
         column_names={"user": cmap.user, "time": cmap.time, "lat": cmap.lat or "geometry",
-                      "lon": cmap.lon or "geometry"})
+                      "lon": cmap.lon or "geometry"},
+        others=[c for c in (header_names or names) if c not in used and c != raw.geometry
+                and c not in raw.roles.values()] + list(raw.unread))
 
 
 def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
@@ -310,21 +251,16 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     Parameters
     ----------
     path : str or os.PathLike
-        CSV / TSV (delimiter detected), Parquet, GeoParquet, GeoJSON or GPX, or a
-        public trajectory data set (a Geolife or T-Drive folder, a Porto CSV).
+        CSV / TSV (delimiter detected), Parquet, GeoParquet, GeoJSON or GPX.
     user, time, lat, lon, traj : str, optional
         Column names; omitted ones are found through the aliases of
         :mod:`tracs.io.columns` (and of the input format).  ``traj`` (optional)
         names a trajectory id column, kept under its name for
         ``to_trajectories(by=...)``.
-    input_format : {"auto", "checkins", "foursquare", "gowalla", "geolife", "tdrive", "porto"}
+    input_format : {"auto", "checkins", "foursquare", "gowalla"}
         Which column names and time layout to expect.  ``"auto"`` recognises the
-        Foursquare and Gowalla headers (and their headerless text forms) and the
-        layouts of the public trajectory data sets: a folder holding
-        ``Data/*/Trajectory/*.plt`` or a ``.plt`` file (Geolife), a headerless
-        ``taxi_id,datetime,lon,lat`` file or folder of them (T-Drive), a CSV with a
-        ``POLYLINE`` column (Porto), read by ``data_loaders``' readers of those
-        sets.  The container (CSV, Parquet, ...) does not matter.
+        Foursquare and Gowalla headers (and their headerless text forms).  The
+        container (CSV, Parquet, ...) does not matter.
     time_format, dayfirst, tz
         See :func:`tracs.io.times.parse_times`.
     keep_columns : bool, default False
@@ -354,13 +290,14 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     ------
     FileNotFoundError, UnsupportedFormatError, MissingColumnsError, TimeFormatError, ValueError
     """
-    from data_loaders._checkins import build_checkins
+    from .checkins import build_checkins
 
     columns = read_columns(path, user=user, time=time, lat=lat, lon=lon, traj=traj,
                            input_format=input_format, time_format=time_format, dayfirst=dayfirst,
                            tz=tz, keep_columns=keep_columns, encoding=encoding, sep=sep, flags=flags,
                            id_type=id_type)
     traj = columns.pop("traj")
+    columns.pop("others")
     frame = build_checkins(**columns, duplicates=duplicates, strict=strict)
     if traj is not None:
         frame.attrs["trajectory_column"] = traj
@@ -390,21 +327,6 @@ def _clock_column(names, clock, flags, source) -> str:
                               ["time"], names)
 
 
-def track_format(path, input_format: str = "auto") -> str | None:
-    """The public trajectory data set ``path`` holds (``"geolife"``, ``"tdrive"``, ``"porto"``):
-    the one forced by ``input_format``, else the one detected from its layout
-    (``data_loaders._tracks.detect_track_format``), else None."""
-    if input_format in TRACK_FORMATS:
-        if not Path(path).exists():
-            raise FileNotFoundError(f"no such file or folder: {path}")
-        return input_format
-    if input_format != "auto":
-        return None
-    from .layouts import detect_track_format
-
-    return detect_track_format(path)
-
-
 def _utc_times(table, name, times) -> np.ndarray:
     """The time column as datetime64[ns] UTC: directly when the batches were already read
     into UTC timestamps, else through ``times`` (a :class:`~tracs.io.times.TimeReader`)."""
@@ -419,30 +341,10 @@ def _utc_times(table, name, times) -> np.ndarray:
     return times(_column(table, name))
 
 
-def _is_geoparquet(path) -> bool:
-    from .containers import open_parquet
-
-    return b"geo" in (open_parquet(path).schema_arrow.metadata or {})
-
-
-def _find_poi(names, profile) -> str | None:
-    from .columns import normalise
-
-    by_key = {normalise(n): n for n in names}
-    for alias in PROFILES.get(profile, {}).get("poi", ()) + ("poiid",):
-        if alias in by_key:
-            return by_key[alias]
-    return None
-
-
-def _headerless(head, input_format) -> str | None:
-    """``"foursquare"`` / ``"gowalla"`` for the original headerless files, else None."""
-    from data_loaders.foursquare import _TIME as FOURSQUARE
-    from data_loaders.gowalla import _ISO as GOWALLA
-
-    fields = head.fields
-    if input_format in ("auto", "foursquare") and len(fields) == 8 and FOURSQUARE.match(fields[7]):
-        return "foursquare"
-    if input_format in ("auto", "gowalla") and len(fields) == 5 and GOWALLA.match(fields[1]):
-        return "gowalla"
-    return None
+def _with_roles(given: dict, roles) -> dict:
+    """The column names given, completed by the roles a file's layout implies."""
+    out = dict(given)
+    for role, name in (roles or {}).items():
+        if out.get(role) is None:
+            out[role] = name
+    return out

@@ -1,14 +1,14 @@
 """Check-ins as plain arrays, grouped into trajectories: the light path of the command line.
 
 :func:`read_points` reads a file with :func:`tracs.io.read.read_columns`, drops
-and reports rows with the loaders' own checks (``data_loaders._checkins``:
+and reports rows with the loaders' own checks (:mod:`tracs.io.checkins`:
 ``check_rows`` and ``make_report``), orders the rows by (user, trajectory
 column, time) with a stable sort (ties keep their file order) and splits them
 into trajectories — the steps of ``data_loaders.load_checkins`` and
 ``to_trajectories`` — but keeps every column as a NumPy or Arrow array: no
 GeoDataFrame, no Python object per row.  A million check-ins take tens of
-megabytes.  :func:`released_table` and :func:`write_table` write the released
-rows back in the input's order through Arrow.
+megabytes.  :func:`released_table` and :func:`write_released` write the released
+rows back in the input's order through the writers of :mod:`tracs.io.formats`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Points", "read_points", "released_table", "write_released", "write_table", "wkb_points"]
+__all__ = ["Points", "read_points", "released_table", "write_released"]
 
 
 @dataclass
@@ -38,7 +38,10 @@ class Points:
     position : str
     offsets : numpy.ndarray of int64, shape (T + 1,)
         Trajectory ``t`` is rows ``offsets[t]:offsets[t + 1]``.
-    report : data_loaders.LoadReport
+    report : tracs.io.report.LoadReport
+    others : tuple of str
+        The file's columns and elements not read as user, time, coordinates or
+        trajectory (not released; :func:`tracs.io.read.read_columns`).
     traj : pandas.Series or None
         The input's own trajectory id of each row, exactly as read, when the
         trajectories are exactly the input's (a trajectory column and no time gap);
@@ -52,6 +55,7 @@ class Points:
     position: str
     offsets: np.ndarray
     report: object
+    others: tuple = ()
     traj: object = None
 
     @property
@@ -73,7 +77,7 @@ class Points:
 
     def same_user_as_previous_trajectory(self) -> np.ndarray:
         """``out[t - 1]``: trajectory ``t`` has the same user as trajectory ``t - 1`` (length T - 1)."""
-        from data_loaders._checkins import user_order_keys
+        from .checkins import user_order_keys
 
         first = user_order_keys(self.uid.iloc[self.offsets[:-1]].reset_index(drop=True))
         return first[1:] == first[:-1]
@@ -135,7 +139,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     """
     import pandas as pd
 
-    from data_loaders._checkins import _user_ids, check_rows, make_report, to_number, user_order_keys
+    from .checkins import _user_ids, check_rows, make_report, to_number, user_order_keys
 
     from .read import read_columns
 
@@ -150,6 +154,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     untimed = cols.get("untimed")
     untimed = np.zeros(len(lines), bool) if untimed is None else np.asarray(untimed, dtype=bool)
     meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes", "column_names")}
+    others = tuple(cols["others"])
     dropped = {}
     if len(cols["bad_lines"]):
         dropped["bad_fields"] = np.asarray(cols["bad_lines"], dtype=np.int64)
@@ -196,7 +201,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         time = time.copy()
         time[untimed] = np.datetime64("NaT")
     return Points(uid=uid, time=time, lonlat=np.column_stack([lng, lat]), source=lines,
-                  position=meta["position"], offsets=offsets, report=report,
+                  position=meta["position"], offsets=offsets, report=report, others=others,
                   traj=traj if gap is None else None)
 
 
@@ -236,21 +241,8 @@ def _release_memory() -> None:
             pass
 
 
-def wkb_points(lonlat: np.ndarray):
-    """Little-endian WKB points as an Arrow binary array, built without a geometry object."""
-    import pyarrow as pa
-
-    n = len(lonlat)
-    record = np.dtype([("order", "u1"), ("kind", "<u4"), ("x", "<f8"), ("y", "<f8")])
-    data = np.empty(n, dtype=record)
-    data["order"], data["kind"] = 1, 1
-    data["x"], data["y"] = lonlat[:, 0], lonlat[:, 1]
-    offsets = np.arange(0, 21 * (n + 1), 21, dtype=np.int32)
-    return pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data.tobytes())])
-
-
 def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text_times: bool, rows=None,
-                   keep_lines: bool = False, budget: bool = True):
+                   input_order_rows: bool = True, keep_lines: bool = False, budget: bool = True):
     """The rows to publish, in the input file's order (the columns of ``tracs perturb``).
 
     Every column of a user's rows depends only on that user's rows, the public
@@ -265,13 +257,15 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
     which depends on the rows of every user above it.  True coordinates and venue
     ids are never included.
 
-    ``rows`` (positions in the input's order, default all) builds one batch of them.
+    ``rows`` (positions in the input's order, default all) builds one batch of them;
+    ``input_order_rows=False`` keeps the order the points were perturbed in (user,
+    trajectory, time), as lines are written.
     """
     import pyarrow as pa
 
     from .write import _times_as_text
 
-    order = input_order(points)
+    order = input_order(points) if input_order_rows else np.arange(len(points.source))
     if rows is not None:
         order = order[rows]
     traj = np.searchsorted(points.offsets, order, side="right") - 1
@@ -310,51 +304,34 @@ def input_order(points: Points) -> np.ndarray:
     return order
 
 
-def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, fmt: str, *,
-                   progress=None, batch: int = 1 << 17, keep_lines: bool = False, budget: bool = True) -> None:
-    """Write the released rows (:func:`released_table`, with its ``keep_lines`` and ``budget``)
-    in the input's order.
+def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, fmt=None, *,
+                   progress=None, geometry: str = "points", keep_lines: bool = False, budget: bool = True) -> None:
+    """Write the released rows (:func:`released_table`) in the input's order, in the format of
+    ``fmt`` (a :class:`~tracs.io.formats.Format`; default: the one ``path``'s extension names).
 
-    CSV, TSV and GeoParquet are written in batches of ``batch`` rows, each built
-    when it is written, so the output never exists whole in memory; GeoJSON and
-    GPX are built at once.
+    Formats whose writer takes batches (``batch_rows``: CSV, TSV, GeoParquet) get them
+    built one at a time, while the previous one is written, so the output never exists
+    whole in memory; the others get one table.  ``geometry="lines"`` writes one line
+    per trajectory (formats whose ``geometry`` allows it), from one table in the order
+    the points were perturbed in.  ``keep_lines`` and ``budget``: the optional columns
+    of :func:`released_table`.
     """
     columns = dict(keep_lines=keep_lines, budget=budget)
+    from .formats import output_format
+    from .write import bounds
+
+    fmt = output_format(path, geometry=geometry) if fmt is None else fmt
+    if geometry == "lines":
+        table = released_table(points, released_lonlat, eps_point, eps_traj, text_times=False,
+                               input_order_rows=False, **columns)
+        fmt.writer()([table], path, bbox=bounds(released_lonlat), progress=progress, geometry="lines")
+        return
     n = len(points.source)
-    if fmt not in ("CSV", "TSV", "GeoParquet"):
-        write_table(released_table(points, released_lonlat, eps_point, eps_traj, text_times=False, **columns),
-                    path, fmt, progress=progress)
-        return
-    text = fmt != "GeoParquet"
-    batch = batch if text else batch // 2  # Parquet row groups: the writer holds one while encoding it
-    batches = _ahead(released_table(points, released_lonlat, eps_point, eps_traj, text_times=text,
-                                    rows=slice(start, start + batch), **columns) for start in range(0, n, batch))
-    if text:
-        from .write import write_csv_batches
-
-        write_csv_batches(batches, path, "," if fmt == "CSV" else "\t", progress=progress)
-        return
-    import pyarrow.parquet as pq
-
-    lo, hi = _bounds(released_lonlat)
-    writer = None
-    try:
-        for table in batches:
-            table = _with_geometry(table, (*lo, *hi))
-            if writer is None:
-                writer = pq.ParquetWriter(path, table.schema, **parquet_options(table.schema))
-            writer.write_table(table)
-            if progress is not None:
-                progress(table.num_rows)
-    finally:
-        if writer is not None:
-            writer.close()
-
-
-def _bounds(lonlat: np.ndarray) -> tuple[list, list]:
-    """``(min, max)`` of each column of an ``(N, 2)`` array (a reduction along axis 0 of a
-    two-column array runs one element at a time: 25 times slower)."""
-    return ([lonlat[:, 0].min(), lonlat[:, 1].min()], [lonlat[:, 0].max(), lonlat[:, 1].max()])
+    size = fmt.batch_rows or max(n, 1)
+    tables = (released_table(points, released_lonlat, eps_point, eps_traj, text_times=fmt.text_times,
+                             rows=slice(start, start + size), **columns) for start in range(0, n, size))
+    fmt.writer()(_ahead(tables) if fmt.batch_rows else tables, path, bbox=bounds(released_lonlat),
+                 progress=progress)
 
 
 class _Failed:
@@ -387,66 +364,3 @@ def _ahead(items, depth: int = 2):
         if isinstance(item, _Failed):
             raise item.error
         yield item
-
-
-def _with_geometry(table, bbox):
-    """The table with a WKB ``geometry`` column from ``lng``/``lat`` and GeoParquet metadata."""
-    import json
-
-    from pyproj import CRS
-
-    lonlat = np.column_stack([table.column("lng").to_numpy(), table.column("lat").to_numpy()])
-    geo = {"version": "1.0.0", "primary_column": "geometry",
-           "columns": {"geometry": {"encoding": "WKB", "geometry_types": ["Point"],
-                                    "crs": CRS.from_epsg(4326).to_json_dict(),
-                                    "bbox": [float(v) for v in bbox]}}}
-    out = table.append_column("geometry", wkb_points(lonlat))
-    return out.replace_schema_metadata({b"geo": json.dumps(geo).encode()})
-
-
-def parquet_options(schema) -> dict:
-    """Writer options of the released rows: dictionary pages only for the columns that repeat
-    (user, trajectory, ε; coordinates, times and points rarely do), no statistics for the
-    geometry (WKB bytes).  Smaller and about twice as fast to write as the defaults."""
-    names = list(schema.names)
-    repeating = [c for c in ("uid", "trajectory", "epsilon_point", "epsilon_trajectory") if c in names]
-    return {"use_dictionary": repeating, "write_statistics": [c for c in names if c != "geometry"]}
-
-
-def write_table(table, path, fmt: str, *, progress=None, batch: int = 1 << 17) -> None:
-    """Write an Arrow table of released rows as CSV, TSV, GeoParquet, GeoJSON or GPX."""
-    if fmt in ("CSV", "TSV"):
-        from .write import write_csv
-
-        write_csv(table, path, "," if fmt == "CSV" else "\t", progress=progress, batch=batch)
-        return
-    lonlat = np.column_stack([table.column("lng").to_numpy(), table.column("lat").to_numpy()])
-    if fmt == "GeoParquet":
-        import pyarrow.parquet as pq
-
-        lo, hi = _bounds(lonlat)
-        table = _with_geometry(table, (*lo, *hi))
-        pq.write_table(table, path, **parquet_options(table.schema))
-        if progress is not None:
-            progress(table.num_rows)
-        return
-    frame = table.to_pandas()
-    if fmt == "GeoJSON":
-        import geopandas as gpd
-
-        from pathlib import Path
-
-        if Path(path).exists():
-            Path(path).unlink()  # the GeoJSON driver refuses to overwrite
-        gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lonlat[:, 0], lonlat[:, 1]), crs=4326) \
-            .to_file(path, driver="GeoJSON")
-    elif fmt == "GPX":
-        from .gpx import write_gpx
-
-        write_gpx(path, lat=lonlat[:, 1], lon=lonlat[:, 0], times=frame["datetime"],
-                  trajectory=frame["trajectory"].to_numpy(), names=frame["uid"].astype(str).to_numpy(),
-                  users=frame["uid"].to_numpy())
-    else:
-        raise ValueError(f"unknown output format {fmt!r}")
-    if progress is not None:
-        progress(table.num_rows)

@@ -51,7 +51,7 @@ def _files(path: Path) -> list:
 
 
 def read_tdrive_columns(path_or_dir) -> TrackColumns:
-    """The points of a T-Drive file or folder as :class:`~data_loaders._tracks.TrackColumns`.
+    """The points of a T-Drive file or folder as :class:`~tracs.io.tracks.TrackColumns`.
 
     Parsed by Arrow, many files per call; see the module docstring.
     """

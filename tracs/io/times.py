@@ -30,9 +30,15 @@ Nothing here silently turns a whole column into missing values.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-__all__ = ["EPOCH_FORMATS", "TimeFormatError", "TimeReader", "check_timezone", "parse_times", "CANDIDATE_FORMATS"]
+__all__ = ["CANDIDATE_FORMATS", "EPOCH_FORMATS", "ISO_TIME", "TimeFormatError", "TimeReader", "check_timezone",
+           "parse_times"]
+
+#: an ISO 8601 date and time (``2010-10-19T23:55:27Z``, ``2010-09-01 17:25:27``): the Gowalla layout
+ISO_TIME = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:?\d\d)?$")
 
 #: layouts tried when the text is not ISO 8601: (month-first, day-first) pairs or single ones
 _DATES = (("%m/%d/%Y", "%d/%m/%Y"), ("%m-%d-%Y", "%d-%m-%Y"), ("%m.%d.%Y", "%d.%m.%Y"),
@@ -286,7 +292,7 @@ class TimeReader:
         if kind == "epoch":
             return self._epoch(_epoch_numbers(text))
         if kind == "foursquare":
-            from data_loaders.foursquare import parse_foursquare_time
+            from .foursquare_time import parse_foursquare_time
 
             return self._utc(parse_foursquare_time(text))
         mixed = []
@@ -317,7 +323,7 @@ class TimeReader:
                                       f"{fmt_flag} (e.g. {first!r}); check the pattern (strftime codes)")
             self._note(f"times read with the format {self.time_format!r}")
             return ("format", self.time_format)
-        from data_loaders.foursquare import _TIME as FOURSQUARE
+        from .foursquare_time import FOURSQUARE_TIME as FOURSQUARE
 
         if FOURSQUARE.match(first):
             self._note("times read in the Foursquare layout ('Sat Dec 08 05:56:34 +0000 2012')")

@@ -356,6 +356,6 @@ def to_raw(cols: TrackColumns):
 
 def _row_checks():
     """The loaders' row checks (``check_rows``: bad user, bad time, bad coordinates, out of range)."""
-    from data_loaders._checkins import check_rows
+    from .checkins import check_rows
 
     return check_rows

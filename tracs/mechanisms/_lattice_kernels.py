@@ -75,7 +75,9 @@ def below(first, c, kind, key, stream, index, ext, flip):  # pragma: no cover
     r = compare(first, c)
     if r == 2:
         t = c * TWO53
-        return _below_tail(kind, key, stream, index, ext, t - math.floor(t), flip)
+        # fixed argument types (no literal word numbers): one compiled tail for every caller
+        return _below_tail(kind, key, np.uint64(stream), np.uint64(index), np.int64(ext), t - math.floor(t),
+                           bool(flip))
     return r == 1
 
 
@@ -106,9 +108,15 @@ def rejection_limit(m):  # pragma: no cover
     return np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % mm + np.uint64(1)) % mm
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def uniform_index(m, kind, key, stream, index, draw):  # pragma: no cover
     """An exactly uniform integer in ``0..m-1`` from words ``draw, draw + 1, …`` (rejection)."""
+    # fixed argument types (no literal word numbers): one compiled loop for every caller
+    return _uniform_index(np.int64(m), kind, key, np.uint64(stream), np.uint64(index), np.int64(draw))
+
+
+@njit(cache=True, nogil=True)
+def _uniform_index(m, kind, key, stream, index, draw):  # pragma: no cover
     limit = rejection_limit(m)
     while True:
         w = draw_u64(kind, key, stream, index, draw)
@@ -140,4 +148,5 @@ def first_words(kind, key, stream, n, draw, out_first, out_bits):  # pragma: no 
 def resolve_ties(kind, key, stream, idx, rest, flip, ext, out):  # pragma: no cover
     """``out[t] = (bits of u after the first 53) < rest[t]`` for the tied elements ``idx``."""
     for t in range(idx.shape[0]):
-        out[t] = _below_tail(kind, key, stream, idx[t], ext, rest[t], flip[t])
+        out[t] = _below_tail(kind, key, np.uint64(stream), np.uint64(idx[t]), np.int64(ext), rest[t],
+                             bool(flip[t]))

@@ -303,7 +303,7 @@ def sequential_kernel(coords, offsets, kind, key, streams, params, angle, tables
     w2 = np.empty(BLOCK, dtype=np.uint64)
     d_part = np.empty(BLOCK, dtype=np.int64)
     r_part = np.empty(BLOCK, dtype=np.int64)
-    traj = 0
+    traj = np.int64(0)  # not a literal: one compiled _draw_parts
     for start in range(0, size, BLOCK):
         count = min(BLOCK, size - start)
         traj = _draw_parts(start, count, offsets, streams, traj, kind, key, params, n_a, n_r, mode, k, m,

@@ -176,7 +176,7 @@ def planar_reference(coords, offsets, kind, key, stream_of, index_of, params, gr
         _, by = split_word(w1)
         kx = snap((coords[i, 0] - grid[0]) / grid[2], n, bx)
         ky = snap((coords[i, 1] - grid[1]) / grid[3], n, by)
-        dx, dy = exact_offset(0, p[0], p[1], p[2], p[3], p[4], p[5], grid[2], grid[3],
+        dx, dy = exact_offset(np.int64(0), p[0], p[1], p[2], p[3], p[4], p[5], grid[2], grid[3],
                               kind, key, stream_of[i], index_of[i])
         idx[i, 0] = min(max(kx + dx, 0), n)
         idx[i, 1] = min(max(ky + dy, 0), n)
@@ -321,9 +321,10 @@ def planar_kernel(coords, offsets, kind, key, stream_of, index_of, params, grid,
     who = np.empty(size, dtype=np.int64)
     streams = np.empty(size, dtype=stream_of.dtype)
     indices = np.empty(size, dtype=index_of.dtype)
-    count = _fast_pass(0, size, who, stream_of, index_of, who, streams, indices, coords, kind, key, params,
-                       row_of, grid, n, idx, out, words, dxs, dys, state)
-    t = 1
+    # the attempt number as a plain int64 (a literal would compile a copy of the pass per constant)
+    count = _fast_pass(np.int64(0), size, who, stream_of, index_of, who, streams, indices, coords, kind, key,
+                       params, row_of, grid, n, idx, out, words, dxs, dys, state)
+    t = np.int64(1)
     while count > 0:
         count = _fast_pass(t, count, who, streams, indices, who, streams, indices, coords, kind, key, params,
                            row_of, grid, n, idx, out, words, dxs, dys, state)

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from .._validation import read_only
 from ..mechanisms import OptimalCircular, OptimalClassical
 from ..mechanisms.lattice import Lattice, check_resolution, check_table_bytes, fit_spacing
 from ..random import KeyedStreams, point_streams, resolve_streams
@@ -249,7 +250,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
         kind, key, streams = keyed_trajectories(rng, offsets)
         out = np.empty_like(coords) if out is None else out
         idx = np.empty(coords.shape if indices else (0, 2), dtype=np.int64)
-        _kernels.sequential_kernel(coords, np.asarray(offsets, dtype=np.int64), kind, key,
+        _kernels.sequential_kernel(read_only(coords), read_only(np.asarray(offsets, dtype=np.int64)), kind, key,
                                    np.ascontiguousarray(streams, dtype=np.uint64), params,
                                    self._angle_constants(), self._angle_tables(), self._cells, self.lattice.distance.spacing,
                                    self._anchor,

@@ -50,6 +50,7 @@ import math
 
 import numpy as np
 
+from .._validation import read_only
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ..region import Rectangle
 from . import _planar_kernel
@@ -168,7 +169,8 @@ class PlanarLaplace(LatticeReleases, Perturber):
         out = np.empty_like(coords)
         idx = np.empty(coords.shape, dtype=np.int64)
         params = _planar_kernel.planar_constants(scale, self._grid[2], self._grid[3])
-        _planar_kernel.planar_kernel(coords, offsets, kind, key, stream_of, index_of, params,
+        _planar_kernel.planar_kernel(read_only(coords), read_only(np.asarray(offsets, dtype=np.int64)), kind, key,
+                                     stream_of, index_of, params,
                                      self._grid, self._cells, out, idx)
         if not isinstance(self.region, Rectangle):
             self.into_region(idx, out)

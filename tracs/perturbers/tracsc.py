@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import read_only
 from ..region import Rectangle
 from . import _kernels
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
@@ -99,7 +100,7 @@ class TraCSC(LatticeReleases, Perturber):
         out = np.empty_like(coords) if out is None else out
         idx = np.empty(coords.shape if indices else (0, 2), dtype=np.int64)
         lx, ly = self.lattice
-        _kernels.coordinate_kernel(coords, np.asarray(offsets, dtype=np.int64), kind, key,
+        _kernels.coordinate_kernel(read_only(coords), read_only(np.asarray(offsets, dtype=np.int64)), kind, key,
                                    np.ascontiguousarray(streams, dtype=np.uint64), params,
                                    self._bbox, self._cells, lx.spacing, ly.spacing, out, idx)
         return out, (idx if indices else None)

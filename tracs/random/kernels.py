@@ -31,6 +31,10 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from .._numba_cache import announce_compiles
+
+announce_compiles()  # a kernel compiled on its first use says so on stderr, once per family
+
 KIND_PHILOX = 0
 KIND_CHACHA20 = 1
 

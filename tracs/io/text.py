@@ -150,7 +150,7 @@ def read_table(path: Path, *, sep: str, header: bool, names=None, text=(),
     """
     import pyarrow as pa
 
-    from tracs.io.containers import ShortLineError, _read_text
+    from .containers import ShortLineError, _read_text
 
     if header:  # the header's names exactly as pandas reads them (not stripped)
         line = sniff(path, what="table", delimiters=sep, encoding=encoding).line
@@ -279,32 +279,3 @@ def read_table_pandas(path: Path, *, sep: str, header: bool, names=None, text=()
     else:
         blank_lines = np.empty(0, np.int64)
     return Table(frame=frame, lines=lines, bad_lines=bad_lines, blank_lines=blank_lines, notes=notes)
-
-
-def read_known_format(path: Path, *, what: str, columns, aliases: dict, time_field: int,
-                      time_pattern, describe: str, hints: dict, text=(),
-                      encoding: str | None = None) -> tuple[pd.DataFrame, Table, str]:
-    """Sniff, recognise and read a file of a fixed-column check-in format.
-
-    The file is headerless when field ``time_field`` of its first line matches
-    ``time_pattern`` (columns then in the order of ``columns``), else its header is
-    matched by name through ``aliases``.  A first line with another number of
-    fields raises ValueError, with ``hints[n]`` appended when given.
-
-    Returns the raw frame with canonical column names, the :class:`Table` and the
-    delimiter.
-    """
-    head = sniff(path, what=what, encoding=encoding)
-    if len(head.fields) != len(columns):
-        sep = "tab" if head.sep == "\t" else repr(head.sep)
-        raise ValueError(f"{path} is not a {what} file: its first line has {len(head.fields)} "
-                         f"{sep}-separated fields, expected {len(columns)} ({describe})"
-                         f"{hints.get(len(head.fields), '')}")
-    if time_pattern.match(head.fields[time_field]):
-        table = read_table(path, sep=head.sep, header=False, names=list(columns), text=text,
-                           encoding=encoding)
-        return table.frame, table, head.sep
-    rename = map_header(head.fields, aliases, columns, path=path, what=what)
-    table = read_table(path, sep=head.sep, header=True, encoding=encoding,
-                       text=[orig for orig, canon in rename.items() if canon in text])
-    return table.frame.rename(columns=rename), table, head.sep

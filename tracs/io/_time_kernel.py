@@ -1,7 +1,7 @@
 """Compiled parser of the Foursquare UTC time layout, on the bytes of an Arrow string array.
 
 One pass per row, the same checks and arithmetic as the NumPy parser of
-:func:`data_loaders.foursquare.parse_foursquare_time` (so the same timestamps and
+:func:`tracs.io.foursquare_time.parse_foursquare_time` (so the same timestamps and
 the same rows rejected): exactly 30 ASCII characters ``"Www Mmm dd hh:mm:ss +hhmm yyyy"``,
 a three-letter weekday (not checked against the date), an English month
 abbreviation, a real date of the years 1678–2261, hour < 24, minute, second and
@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+
+from .._numba_cache import announce_compiles
+
+announce_compiles()  # a kernel compiled on its first use says so on stderr
 
 __all__ = ["parse_fixed", "NAT"]
 
@@ -104,7 +108,16 @@ def parse_fixed(arr) -> np.ndarray:
         return out
     buffers = arr.buffers()
     offsets = np.frombuffer(buffers[1], np.int64)[arr.offset:arr.offset + n + 1]
-    data = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None else np.zeros(1, np.uint8)
-    valid = arr.is_valid().to_numpy(zero_copy_only=False)
+    return parse_fixed_buffers(offsets, buffers[2], arr.is_valid().to_numpy(zero_copy_only=False), out)
+
+
+def parse_fixed_buffers(offsets, data, valid, out=None) -> np.ndarray:
+    """:func:`parse_fixed` of Arrow's buffers: ``offsets`` (int64, one more than the
+    strings), ``data`` (their bytes, or None when all are empty) and ``valid``."""
+    offsets = np.frombuffer(offsets, np.int64)
+    data = np.frombuffer(data if data is not None else b"\0", np.uint8)
+    offsets.flags.writeable = data.flags.writeable = False  # always read-only: one compiled parser
+    valid = np.ascontiguousarray(valid, dtype=np.bool_)
+    out = np.empty(len(offsets) - 1, dtype=np.int64) if out is None else out
     _parse(offsets, data, valid, _MONTHS, _DAYS, _DIGITS, _FIXED, out)
     return out

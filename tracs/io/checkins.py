@@ -11,7 +11,7 @@ source line of each row, and returns a WGS84 GeoDataFrame:
   order;
 * rows ordered by (uid, datetime) with a stable sort: rows with the same user and
   time keep their file order;
-* ``attrs["report"]``: a :class:`~data_loaders._report.LoadReport`.
+* ``attrs["report"]``: a :class:`~tracs.io.report.LoadReport`.
 
 Checks, in order (a row gets the first reason that applies): bad user, bad
 time, bad coordinates (empty, non-numeric, NaN, inf), coordinates out of range.
@@ -31,19 +31,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ._io import check_path, read_known_format
+from .report import DroppedRowsError, LoadReport
 
 #: the column that records where each row came from, by kind of position
 SOURCE_COLUMN = {"line": "source_line", "row": "source_row"}
 #: every such column name, for code that reads a loader's output back
 SOURCE_COLUMNS = tuple(SOURCE_COLUMN.values())
-from ._report import DroppedRowsError, LoadReport
 
 if TYPE_CHECKING:  # geopandas is imported only where a frame is built
     import geopandas as gpd
 
 DUPLICATE_POLICIES = ("keep", "drop_exact", "drop_user_time")
-_RESERVED = ("uid", "datetime", "poi_id", "geometry")
+RESERVED = ("uid", "datetime", "poi_id", "geometry")
 
 
 def check_duplicates_policy(duplicates) -> str:
@@ -218,7 +217,7 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
     strict = check_strict(strict)
     extra = dict(extra or {})
     for name in extra:
-        if name in _RESERVED:
+        if name in RESERVED:
             raise ValueError(f"an extra column is named {name!r}, which the output uses for "
                              "another meaning: rename it first")
     n = len(uid)
@@ -288,28 +287,3 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
     out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lng_v, lat_v), crs="EPSG:4326")
     out.attrs["report"] = report
     return out
-
-
-def load_known_format(path, *, name: str, parse, duplicates: str, strict, encoding,
-                      **file_format) -> gpd.GeoDataFrame:
-    """The body shared by the loaders of fixed-column check-in files.
-
-    Checks the arguments (path, ``duplicates``, ``strict``) before reading, reads
-    the file with :func:`~data_loaders._io.read_known_format` (``file_format`` are
-    its format arguments), turns the raw columns into those of
-    :func:`build_checkins` with ``parse(raw, notes)`` (which returns a dict with
-    ``uid``, ``time``, ``lat``, ``lng`` and optionally ``poi`` and ``extra``, and
-    may append to ``notes``, a copy of the reader's notes) and builds the result
-    with the source lines, the file name and the format ``"<name>-csv"`` or
-    ``"<name>-tsv"``.
-    """
-    path = check_path(path)
-    check_duplicates_policy(duplicates)
-    strict = check_strict(strict)
-    raw, table, sep = read_known_format(path, encoding=encoding, **file_format)
-    notes = list(table.notes)
-    columns = parse(raw, notes)
-    return build_checkins(
-        **columns, lines=table.lines, bad_lines=table.bad_lines, blank_lines=table.blank_lines,
-        notes=notes, source=path.name, fmt=f"{name}-" + ("csv" if sep == "," else "tsv"),
-        duplicates=duplicates, strict=strict)

@@ -1,0 +1,116 @@
+"""Read back a file ``tracs perturb`` wrote, in any format of the table (:mod:`tracs.io.formats`).
+
+:func:`read_release` gives the released rows in the file's order as a pandas
+frame: ``lat``, ``lng`` (WGS84) and, when the file has them, ``uid``,
+``trajectory``, ``datetime``, ``source_line`` / ``source_row``, ``epsilon_point``,
+``epsilon_trajectory``.  The reader is the format's own (the one every command
+reads inputs with), asked for every column; point geometry gives ``lat`` /
+``lng`` when the file has no such columns.  A GPX release has one track per
+trajectory, named ``"<uid> <trajectory>"``: ``uid`` and ``trajectory`` come from
+the name (the track's position in the file when the name is not of that form).  ``tracs map``, ``tracs estimate``
+and ``tracs evaluate --dataset`` read releases through it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["NotAReleaseError", "read_release", "read_rows"]
+
+#: released columns and their types (integer columns whose values are not all integers keep
+#: the file's text: trajectory ids such as ``trip-7``)
+_NUMBERS = {"lat": float, "lng": float, "epsilon_point": float, "epsilon_trajectory": float,
+            "trajectory": np.int64, "source_line": np.int64, "source_row": np.int64}
+
+
+class NotAReleaseError(ValueError):
+    """A file without the columns of a release (it names the file and what it lacks)."""
+
+
+def read_release(path, *, need=("lat", "lng")):
+    """The rows of a released file, in file order (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Any format :func:`tracs.io.formats.format_of` reads.
+    need : tuple of str
+        Columns the caller needs; a file without one raises :class:`NotAReleaseError`.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    import pandas as pd
+
+    frame, fmt, raw = _read(path)
+    path = Path(path)
+    if fmt.key == "gpx":
+        frame = _gpx_release(path, frame)
+    elif raw.roles.get("time") in frame.columns:  # a file of lines (tracs.io.lines): vertices and their times
+        if raw.untimed is not None:
+            frame.loc[raw.untimed, raw.roles["time"]] = None
+        frame = frame.rename(columns={raw.roles["time"]: "datetime"}) if "datetime" not in frame.columns else frame
+        frame = frame.drop(columns=[c for c in raw.roles.values() if c in frame.columns and c != "datetime"])
+    _with_lonlat(frame, raw)
+    for name, kind in _NUMBERS.items():
+        if name in frame.columns:
+            values = pd.to_numeric(frame[name], errors="coerce")
+            if kind is float:
+                frame[name] = values.astype(float)
+            elif values.notna().all() and (values == values.round()).all():
+                frame[name] = values.astype(kind)  # else ids stay exactly as written (text)
+    if "datetime" in frame.columns and not isinstance(frame["datetime"].dtype, pd.DatetimeTZDtype):
+        frame["datetime"] = pd.to_datetime(frame["datetime"], utc=True, errors="coerce", format="ISO8601")
+    missing = [c for c in need if c not in frame.columns]
+    if missing:
+        raise NotAReleaseError(f"{path.name} ({fmt.name}) lacks the column(s) {', '.join(missing)}: "
+                               "not a file written by 'tracs perturb'")
+    return frame
+
+
+def read_rows(path):
+    """Every row and column of a file in any format of the table, in file order, as text or as
+    stored (a pandas frame); point geometry adds ``lat`` / ``lng`` when the file has no such
+    columns.  For files that are no check-ins, such as points of interest."""
+    frame, _, raw = _read(path)
+    return _with_lonlat(frame, raw)
+
+
+def _read(path):
+    import pandas as pd
+
+    from .containers import ReadRequest
+    from .formats import format_of
+    from .text import check_path
+
+    path = check_path(path)
+    fmt = format_of(path)
+    raw = fmt.reader()(path, ReadRequest(plan=lambda names, **_: (list(names), {})))
+    table = raw.table
+    frame = table.to_pandas() if hasattr(table, "column_names") else pd.DataFrame(table).reset_index(drop=True)
+    return frame, fmt, raw
+
+
+def _with_lonlat(frame, raw):
+    if raw.lonlat is not None and not {"lat", "lng"} <= set(frame.columns):
+        frame["lat"], frame["lng"] = raw.lonlat[:, 1], raw.lonlat[:, 0]
+    return frame
+
+
+def _gpx_release(path: Path, frame):
+    """A GPX release's columns under the released names: its tracks are the trajectories."""
+    from .gpx import track_names
+
+    names = [name or "" for name in track_names(path)]
+    out = frame.rename(columns={"lon": "lng", "time": "datetime"})
+    parts = [name.rsplit(" ", 1) for name in names]
+    users = np.array([p[0] if len(p) == 2 else name for p, name in zip(parts, names)], dtype=object)
+    ids = np.array([int(p[1]) if len(p) == 2 and p[1].isdigit() else -1 for p in parts], dtype=np.int64)
+    track = out["trajectory"].to_numpy()
+    out["uid"] = users[track]
+    if (ids >= 0).all() and len(np.unique(ids)) == len(ids):  # "<uid> <trajectory>": the released ids
+        out["trajectory"] = ids[track]
+    return out[[c for c in ("uid", "trajectory", "datetime", "lat", "lng") if c in out.columns]]
