@@ -87,7 +87,7 @@ def _release_points(path: Path, crs):
     import pandas as pd
     import pyproj
 
-    from data_loaders._checkins import user_order_keys
+    from ..io.checkins import user_order_keys
 
     from ..io.release import NotAReleaseError, read_release
 

@@ -144,7 +144,7 @@ def released_frame(trajs, released, eps_point, eps_traj, *, keep_lines: bool = F
     """
     import geopandas as gpd
     from data_loaders import SOURCE_COLUMNS
-    from data_loaders._checkins import user_order_keys
+    from ..io.checkins import user_order_keys
 
     wgs = trajs.with_coords(released).to_wgs84()
     source = wgs.frame
