@@ -4,9 +4,10 @@ One user (``007``, whose id another user ``7`` would swallow if ids were numbers
 is released from a base file and from files where the *other* users' rows are
 changed, added (a user who sorts first, rows at the top of the file, a time with
 a fraction of a second, an id holding the delimiter and a quote), removed and
-reordered.  For every method and every output format, the fixed user's released
-rows must be byte-identical: the same CSV / TSV lines, the same Parquet values
-and types, the same GeoJSON features, the same GPX tracks.
+reordered.  For every method and every output format of the format table, the
+fixed user's released rows must be byte-identical: the same CSV / TSV lines, the
+same Parquet and GeoPackage values and types, the same GeoJSON features (points,
+and lines with --geometry lines), the same GPX tracks.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tracs.io.formats import FORMATS as FORMAT_TABLE
 from tracs.methods import BASELINE, PERTURBER, view
 
 METHODS = view(PERTURBER, BASELINE)  # every method 'tracs perturb' offers (the registry's)
 FIXED = "007"
 METHOD_NAMES = [name for name, spec in METHODS.items() if spec.ldp]
-FORMATS = ("csv", "tsv", "parquet", "geojson", "gpx")
+# every format 'tracs perturb' writes (the format table's writers), by its first extension
+FORMATS = tuple(fmt.suffixes[0].lstrip(".") for fmt in FORMAT_TABLE.values() if fmt.write is not None)
 
 
 def _rows(uid, n, seed, start="2012-04-03 18:00:00", step=5400):
@@ -99,6 +102,14 @@ def _fixed_rows(path, fmt):
     if fmt == "geojson":
         data = json.loads(path.read_text(encoding="utf-8"))
         return None, [json.dumps(f, sort_keys=True) for f in data["features"] if f["properties"]["uid"] == FIXED]
+    if fmt == "gpkg":
+        import pyogrio
+
+        frame = pyogrio.read_dataframe(path)
+        fixed = frame[frame["uid"] == FIXED]
+        return [str(t) for t in frame.dtypes], [tuple(map(repr, row)) for row in
+                                                fixed.drop(columns="geometry").itertuples(index=False)] + \
+            [g.wkb_hex for g in fixed.geometry]
     tracks = re.findall(r"<trk>.*?</trk>", path.read_text(encoding="utf-8"), flags=re.S)
     return None, [t for t in tracks if f"<name>{FIXED} " in t]
 
@@ -119,11 +130,12 @@ def test_fixed_users_rows_do_not_depend_on_other_users(method, inputs, cli, tmp_
         assert base, f"{method} {fmt}: the fixed user has no released rows"
         for name, (other_header, rows) in seen.items():
             assert rows == base, f"{method} {fmt}: the fixed user's rows changed with '{name}'"
-            if fmt in ("csv", "tsv", "parquet"):
+            if fmt in ("csv", "tsv", "parquet", "gpkg"):
                 assert other_header == header, f"{method} {fmt}: the columns changed with '{name}'"
 
 
 @pytest.mark.parametrize("options", [
+    ["-m", "tracs-d", "--geometry", "lines"],  # one line per trajectory (GeoJSON features)
     ["-m", "tracs-d", "--per-trajectory"],
     ["-m", "tracs-c", "--split-gap", "1h"],  # every row its own trajectory: ids 0, 1, ... per user
     ["-m", "strawman", "--split-gap", "1h", "--per-trajectory"],
@@ -133,14 +145,15 @@ def test_fixed_users_rows_do_not_depend_on_other_users(method, inputs, cli, tmp_
 def test_fixed_users_rows_with_options(options, inputs, cli, tmp_path):
     root, paths = inputs
     options = [o.replace("{pois}", str(root / "pois.csv")) for o in options]
+    fmt = "geojson" if "lines" in options else "csv"
     seen = {}
     for name, source in paths.items():
-        out = tmp_path / f"{name.replace(' ', '_').replace(',', '')}.csv"
+        out = tmp_path / f"{name.replace(' ', '_').replace(',', '')}.{fmt}"
         done = cli("perturb", source, "-o", out, "-e", "4", "--seed", "5", "--region", "tky", *options)
         assert done.returncode == 0, done.stderr
-        seen[name] = _fixed_rows(out, "csv")
+        seen[name] = _fixed_rows(out, fmt)
     base = seen["base"]
-    assert len(base[1]) == 6
+    assert len(base[1]) == (1 if fmt == "geojson" else 6)
     if "--split-gap" in options:
         assert [line.split(",")[1] for line in base[1]] == ["0", "1", "2", "3", "4", "5"]
     for name, rows in seen.items():
