@@ -385,7 +385,7 @@ def test_perturb_keeps_the_input_order_and_map_reads_it_back(cli, checkins_csv, 
     assert with_lines["source_line"].tolist() == list(range(2, len(shuffled) + 2))  # line 1: header
     assert with_lines.drop(columns="source_line").equals(released)
     # the map puts the rows in (user, time) order with or without the file's lines
-    from tracs.cli.map_command import _align, read_points
+    from tracs.cli.map_command import _align, _read_release as read_points
     from tracs.io import read_checkins
 
     original = read_checkins(source)

@@ -114,7 +114,9 @@ def _read_release(path: Path):
     if not path.is_file():
         raise CLIError(f"no such file: {path}")
     frame = read_release(path)
-    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame["lng"], frame["lat"]), crs=4326)
+    out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame["lng"], frame["lat"]), crs=4326)
+    out.attrs["order"] = frame.attrs.get("order", "input")
+    return out
 
 
 def _perturb(trajs, method: str, epsilon: float, seed):
@@ -153,8 +155,10 @@ def _align(released, original, name):
     from data_loaders import SOURCE_COLUMNS
 
     position = next((c for c in SOURCE_COLUMNS if c in released.columns and c in original.columns), None)
-    if position is None and str(name).lower().endswith(".gpx"):
-        # one track per trajectory: the order the points were perturbed in
+    order = released.attrs.get("order", "input")
+    if position is None and order == "perturbation":  # lines: already in (user, trajectory, time) order
+        return released.reset_index(drop=True)
+    if position is None and order == "tracks":  # GPX: one track per trajectory, points in time order
         keys = [c for c in ("uid", "trajectory", "datetime") if c in released.columns]
         return released.sort_values(keys, kind="stable").reset_index(drop=True) if keys else released
     if position is None:  # rows in the input's order: the i-th is the input's i-th row

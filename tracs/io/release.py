@@ -49,7 +49,9 @@ def read_release(path, *, need=("lat", "lng")):
     path = Path(path)
     if fmt.key == "gpx":
         frame = _gpx_release(path, frame)
+        frame.attrs["order"] = "tracks"
     elif raw.roles.get("time") in frame.columns:  # a file of lines (tracs.io.lines): vertices and their times
+        frame.attrs["order"] = "perturbation"  # rows in the order the points were perturbed in
         if raw.untimed is not None:
             frame.loc[raw.untimed, raw.roles["time"]] = None
         frame = frame.rename(columns={raw.roles["time"]: "datetime"}) if "datetime" not in frame.columns else frame
@@ -121,6 +123,7 @@ def _gpx_release(path: Path, frame):
     ids = np.array([int(p[1]) if len(p) == 2 and p[1].isdigit() else -1 for p in parts], dtype=np.int64)
     track = out["trajectory"].to_numpy()
     out["uid"] = users[track]
-    if (ids >= 0).all() and len(np.unique(ids)) == len(ids):  # "<uid> <trajectory>": the released ids
+    if (ids >= 0).all() and len(set(zip(users.tolist(), ids.tolist()))) == len(ids):
+        # "<uid> <trajectory>": the released ids (numbered within each user)
         out["trajectory"] = ids[track]
     return out[[c for c in ("uid", "trajectory", "datetime", "lat", "lng") if c in out.columns]]
