@@ -197,7 +197,9 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
 
     from ..dask import estimate
 
-    frame = dd.read_parquet(release) if release.is_dir() else dd.read_csv(release)
+    frame = dd.read_parquet(release) if release.is_dir() else \
+        dd.read_csv(release, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
+                    na_values={c: [""] for c in ("lat", "lng", "datetime")})
     missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
     if missing:
         raise CLIError(f"{release.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
@@ -208,6 +210,9 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
         x, y = transform.transform(part["lng"].to_numpy(float), part["lat"].to_numpy(float))
         xy = region.clip(np.column_stack([x, y]))
         out = part.assign(__x=xy[:, 0], __y=xy[:, 1])
+        # a trajectory is one (uid, trajectory) pair: trajectory ids are numbered within each user
+        key = part["trajectory"].astype(str)
+        out["__trajectory"] = part["uid"].astype(str) + "\x1f" + key if "uid" in part.columns else key
         return out
 
     frame = frame.map_partitions(to_metric, meta=to_metric(frame._meta))
@@ -217,7 +222,7 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
                                                           threads_per_worker=1, dashboard_address=None)))
     try:
         n = int(frame.map_partitions(len).compute().sum())
-        est = estimate(frame, perturber, user="trajectory", time=time, x="__x", y="__y", **options)
+        est = estimate(frame, perturber, user="__trajectory", time=time, x="__x", y="__y", **options)
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()
