@@ -118,3 +118,15 @@ def test_layer_table_is_the_enforced_one():
     assert wrong == [], "documented layer differs from LAYERS (name, documented, enforced)"
     missing = sorted(set(LAYERS) - {name for _, name in documented})
     assert missing == [], f"rooms of LAYERS the architecture page omits: {missing}"
+
+
+def test_quoted_format_lists_are_the_table():
+    """A page quoting the refusal's list of formats quotes the format table's (tracs.io.formats)."""
+    from tracs.io.formats import supported
+
+    quoted = []
+    for page in PAGES:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        quoted += [(page.name, m) for m in re.findall(r'"supported formats: ([^"]+)"', text)]
+    assert quoted, "README.md quotes the list of supported formats"
+    assert [(name, m) for name, m in quoted if m != supported()] == []
