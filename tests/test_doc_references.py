@@ -109,7 +109,7 @@ def _layer_rows():
 
 
 def test_layer_table_is_the_enforced_one():
-    """The rooms of docs/architecture.md are tests/test_layers.py's LAYERS, with the same numbers."""
+    """The layer table of docs/architecture.md is tests/test_layers.py's LAYERS, with the same numbers."""
     from test_layers import LAYERS
 
     documented = _layer_rows()
@@ -117,7 +117,7 @@ def test_layer_table_is_the_enforced_one():
     wrong = [(name, layer, LAYERS.get(name)) for layer, name in documented if LAYERS.get(name) != layer]
     assert wrong == [], "documented layer differs from LAYERS (name, documented, enforced)"
     missing = sorted(set(LAYERS) - {name for _, name in documented})
-    assert missing == [], f"rooms of LAYERS the architecture page omits: {missing}"
+    assert missing == [], f"modules of LAYERS the architecture page omits: {missing}"
 
 
 def test_quoted_format_lists_are_the_table():
