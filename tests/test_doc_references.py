@@ -130,3 +130,48 @@ def test_quoted_format_lists_are_the_table():
         quoted += [(page.name, m) for m in re.findall(r'"supported formats: ([^"]+)"', text)]
     assert quoted, "README.md quotes the list of supported formats"
     assert [(name, m) for name, m in quoted if m != supported()] == []
+
+
+def _code_text(page: Path) -> list[tuple[int, str]]:
+    """``(line number, code)`` of the page's fenced blocks and inline code spans."""
+    code, fenced = [], False
+    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            code.append((number, line))
+        else:
+            code += [(number, span) for span in re.findall(r"`([^`]+)`", line)]
+    return code
+
+
+def _commands():
+    """``(command, where)`` of every ``tracs SUBCOMMAND`` and ``python -m benchmarks SECTION`` in code."""
+    found = set()
+    for page in PAGES:
+        for number, code in _code_text(page):
+            where = f"{page.relative_to(ROOT)}:{number}"
+            for sub in re.findall(r"(?:^|[;&|(/])\s*(?:\$\s*)?tracs ([a-z][a-z-]*)", code):
+                found.add((f"tracs {sub}", where))
+            for section in re.findall(r"python -m benchmarks ([a-z][a-z-]*)", code):
+                found.add((f"benchmarks {section}", where))
+    return sorted(found)
+
+
+def test_commands_named_in_code_exist():
+    """Every ``tracs SUBCOMMAND`` and ``python -m benchmarks SECTION`` a page shows in code exists."""
+    import argparse
+
+    from benchmarks.__main__ import ALIASES, SECTIONS
+    from tracs.cli import build_parser
+
+    parser = build_parser()
+    subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    commands = _commands()
+    assert any(name == "tracs perturb" for name, _ in commands) and any(
+        name.startswith("benchmarks ") for name, _ in commands)
+    unknown = [(name, where) for name, where in commands
+               if (name.startswith("tracs ") and name[6:] not in subcommands)
+               or (name.startswith("benchmarks ") and name[11:] not in {*SECTIONS, *ALIASES})]
+    assert unknown == [], "commands the pages show that do not exist"
