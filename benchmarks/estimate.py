@@ -1,29 +1,56 @@
-"""Density estimation from reports: seconds and peak memory against the targets.
+"""Density estimation from reports: seconds, CPU seconds and peak memory, one process per row.
 
-Targets (one core): 10^6 TraCS-C reports on 64×64 in ≤ 5 s; 10^6 TraCS-D reports
-on 32×32 in ≤ 60 s and ≤ 8 GB.  Reports come from uniform-mixture points in the
-unit square (trajectories of 100 points).  Peak memory is the process's maximum
-resident set size after each run (``resource.getrusage``; it never decreases, so
-the TraCS-D figure, run last, is the peak of the whole section).  The reports of
-the same run also give the EM passes and the ratio TraCS-D / TraCS-C.  ``CPU s`` is the
-process's CPU time for the fit (``time.process_time``): on a shared machine it is
-the better measure of the work done (one thread: it can only exceed the wall time
-through library threads).
+Reports come from a generated city (:func:`city`): a 20 km × 10 km box with eight
+hotspots, trajectories of 100 points walking from a hotspot in steps of about 150 m,
+ε = 2 per point.  Every row runs in a fresh process (``python -m benchmarks.estimate
+--row …``), so ``peak GB`` is that fit's own maximum resident set size (it includes
+generating and perturbing the points); the numba kernels are compiled (and cached)
+before the timing.  ``CPU s`` (``time.process_time``) is the better measure on a
+shared machine; the ratios to TraCS-C on 64×64 are ratios of CPU seconds of the same
+run.
+
+Targets (one core, 10^6 reports): TraCS-D, the Strawman and planar Laplace on 64×64
+within 30× TraCS-C's time on 64×64 and ≤ 2 GB; on 32×32 within 10×; 10^7 reports
+within 4 GB.  ``workers=2``: the same fit on two threads, its result equal to one
+worker's (largest difference printed) and its wall-clock speed-up.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import resource
+import subprocess
 import sys
 import time
 
 import numpy as np
 
-from tracs import Rectangle
-from tracs.estimate import density
-from tracs.perturbers import TraCSC, TraCSD
+BOX = (0.0, 0.0, 20_000.0, 10_000.0)
+HOTSPOTS = 8
+TRAJECTORY = 100
 
-TARGETS = {"tracs-c": 5.0, "tracs-d": 60.0}
+
+def city(n: int, seed: int = 0):
+    """``n`` points of a generated city (``n // 100`` walks of 100 points) and their offsets."""
+    rng = np.random.default_rng(seed)
+    walks = n // TRAJECTORY
+    centres = rng.uniform(BOX[:2], BOX[2:], (HOTSPOTS, 2))
+    start = centres[rng.integers(0, HOTSPOTS, walks)] + rng.normal(0, 600, (walks, 2))
+    steps = rng.normal(0, 150, (walks, TRAJECTORY, 2))
+    steps[:, 0] = 0.0
+    pts = (start[:, None, :] + np.cumsum(steps, axis=1)).reshape(-1, 2)
+    pts = np.clip(pts, BOX[:2], BOX[2:])
+    return pts, np.arange(0, walks * TRAJECTORY + 1, TRAJECTORY)
+
+
+def _perturber(method: str):
+    from tracs import Rectangle
+    from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+
+    region = Rectangle(*BOX)
+    return {"tracs-c": TraCSC, "tracs-d": TraCSD, "strawman": Strawman,
+            "planar-laplace": PlanarLaplace}[method](region, 2.0)
 
 
 def _peak_gb() -> float:
@@ -31,26 +58,110 @@ def _peak_gb() -> float:
     return kb / (1 << 30) if sys.platform == "darwin" else kb / (1 << 20)
 
 
-def _points(n, rng):
-    c = np.where(rng.random(n)[:, None] < 0.5, [0.3, 0.3], [0.7, 0.6])
-    return np.clip(c + rng.normal(0, 0.1, (n, 2)), 0.0, 1.0)
+def measure(method: str, grid: int, n: int, workers: int = 1, memory=None, compare: bool = False) -> dict:
+    """One fit, in this process: seconds, CPU seconds, EM passes, peak GB (and the
+    largest difference to a one-worker fit when ``compare``)."""
+    from tracs.estimate import density
+
+    pert = _perturber(method)
+    pts, off = city(n)
+    rep = pert.perturb_many(pts, off, rng=1)
+    del pts
+    density(rep[:2000], pert, offsets=off[off <= 2000], grid=grid)  # compile outside the timing
+    start, cpu = time.perf_counter(), time.process_time()
+    est = density(rep, pert, offsets=off, grid=grid, workers=workers, memory=memory)
+    row = {"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,
+           "passes": est.iterations, "peak_gb": _peak_gb()}
+    if compare:
+        start = time.perf_counter()
+        one = density(rep, pert, offsets=off, grid=grid, workers=1, memory=memory)
+        row["one_worker_seconds"] = time.perf_counter() - start
+        row["max_difference"] = float(np.max(np.abs(one.probabilities - est.probabilities)))
+    return row
+
+
+def _child(method, grid, n, workers=1, memory=None, compare=False) -> dict:
+    args = [sys.executable, "-m", "benchmarks.estimate", "--row",
+            json.dumps([method, grid, n, workers, memory, compare])]
+    out = subprocess.run(args, capture_output=True, text=True, env={**os.environ, "TRACS_PROGRESS": "never"})
+    if out.returncode != 0:
+        return {"error": (out.stderr.strip().splitlines() or ["killed"])[-1], "returncode": out.returncode}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _print(name, grid, n, row, reference=None, target=""):
+    if "error" in row:
+        print(f"{name:<15}{grid:>5}²{n:>12,}  failed ({row['returncode']}): {row['error']}")
+        return
+    ratio = f"{row['cpu'] / reference:.1f}×" if reference else "–"
+    print(f"{name:<15}{grid:>5}²{n:>12,}{row['seconds']:>10.1f}{row['cpu']:>9.1f}{row['passes']:>8}"
+          f"{row['peak_gb']:>9.2f}{ratio:>9}{target:>12}", flush=True)
 
 
 def run(quick: bool = False) -> None:
     n = 20_000 if quick else 1_000_000
-    region = Rectangle(0.0, 0.0, 1.0, 1.0)
-    rng = np.random.default_rng(0)
-    pts = _points(n, rng)
-    off = np.arange(0, n + 1, 100)
-    print(f"\n## estimate ({n:,} reports, ε = 2 per point)")
-    print(f"{'method':<10}{'grid':>8}{'seconds':>10}{'CPU s':>8}{'reports/s':>14}{'EM passes':>11}"
-          f"{'peak GB':>9}{'target s':>10}")
-    for name, pert, grid in (("tracs-c", TraCSC(region, 2.0), 64), ("tracs-d", TraCSD(region, 2.0), 32)):
-        rep = pert.perturb_many(pts, off, rng=1)
-        if name == "tracs-d":  # compile outside the timing
-            density(rep[:200], pert, offsets=np.array([0, 200]), grid=grid)
-        start, cpu = time.perf_counter(), time.process_time()
-        est = density(rep, pert, offsets=off, grid=grid)
-        sec, cpu = time.perf_counter() - start, time.process_time() - cpu
-        print(f"{name:<10}{grid:>5}²{'':>2}{sec:>10.2f}{cpu:>8.2f}{n / sec:>14,.0f}{est.iterations:>11}"
-              f"{_peak_gb():>9.2f}{TARGETS[name]:>10.0f}")
+    print(f"\n## estimate (generated city 20 km × 10 km, ε = 2 per point, one process per row; "
+          f"load average {os.getloadavg()[0]:.1f})")
+    print(f"{'method':<15}{'grid':>6}{'reports':>12}{'seconds':>10}{'CPU s':>9}{'passes':>8}{'peak GB':>9}"
+          f"{'/ TraCS-C':>9}{'target':>12}")
+    base = _child("tracs-c", 64, n)
+    _print("tracs-c", 64, n, base)
+    reference = base.get("cpu")
+    for method in ("tracs-d", "strawman", "planar-laplace"):
+        for grid, target in ((64, "≤ 30×, 2 GB"), (32, "≤ 10×")):
+            _print(method, grid, n, _child(method, grid, n), reference, target)
+    two = _child("tracs-d", 32, n, workers=2, compare=True)
+    if "error" not in two:
+        print(f"tracs-d 32² with workers=2: {two['seconds']:.1f} s against {two['one_worker_seconds']:.1f} s "
+              f"with one worker ({two['one_worker_seconds'] / two['seconds']:.2f}× speed-up), largest "
+              f"difference {two['max_difference']:.1e}")
+    print("\ngrowth with the number of reports (32×32 cells):")
+    sizes = (10_000, 20_000) if quick else (100_000, 1_000_000, 10_000_000)
+    for size in sizes:
+        for method in ("tracs-c", "tracs-d"):
+            memory = "3GB" if size >= 10_000_000 and method == "tracs-d" else None
+            _print(method, 32, size, _child(method, 32, size, memory=memory), target="≤ 4 GB"
+                   if size >= 10_000_000 else "")
+
+
+def growth_rows(text: str) -> list[tuple[str, int, float, float]]:
+    """``(method, reports, CPU s, peak GB)`` of the growth rows in this section's printed output."""
+    rows, growing = [], False
+    for line in text.splitlines():
+        growing = growing or line.startswith("growth with")
+        parts = line.split()
+        if growing and len(parts) >= 8 and parts[0] in ("tracs-c", "tracs-d") and parts[1] == "32²":
+            rows.append((parts[0], int(parts[2].replace(",", "")), float(parts[4]), float(parts[6])))
+    return rows
+
+
+def plot_growth(rows, path) -> None:
+    """CPU seconds and peak memory against reports (log-log), one line per method."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for method, label in (("tracs-c", "TraCS-C"), ("tracs-d", "TraCS-D")):
+        mine = sorted((n, cpu, gb) for m, n, cpu, gb in rows if m == method)
+        if not mine:
+            continue
+        n, cpu, gb = map(np.array, zip(*mine))
+        axes[0].plot(n, cpu, "o-", label=label)
+        axes[1].plot(n, gb, "o-", label=label)
+    axes[0].set(xscale="log", yscale="log", xlabel="reports", ylabel="CPU seconds", title="time (32×32)")
+    axes[1].set(xscale="log", yscale="log", xlabel="reports", ylabel="peak GB", title="memory (32×32)")
+    axes[1].axhline(4.0, color="grey", lw=0.8, ls="--")
+    for ax in axes:
+        ax.legend()
+        ax.grid(alpha=0.3, which="both")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--row":
+        print(json.dumps(measure(*json.loads(sys.argv[2]))))
+    else:
+        run(quick="--quick" in sys.argv)

@@ -65,7 +65,7 @@ def _unclaimed(rng) -> None:
 
 def _streams(rng) -> None:
     from .engine._keys import fast_stream_ids
-    from .mechanisms._lattice_kernels import resolve_ties
+    from .mechanisms._lattice_kernels import first_words, resolve_ties
     from .random import keyed_uniforms, resolve_streams
 
     _, offsets = _trajectories()
@@ -78,6 +78,8 @@ def _streams(rng) -> None:
     ks = resolve_streams(rng, None, 1)
     resolve_ties(ks.kind, ks.key, np.uint64(ks.streams[0]), np.zeros(1, dtype=np.uint64), np.array([0.5]),
                  np.zeros(1, dtype=np.bool_), 1, np.empty(1, dtype=np.bool_))
+    # the first words of a 1-D sample drawn by generic inversion (mechanisms without a kernel of their own)
+    first_words(ks.kind, ks.key, np.uint64(ks.streams[0]), 1, 0, np.empty(1, dtype=np.uint64), np.empty(1))
 
 
 def _time_parser(rng) -> None:

@@ -79,7 +79,7 @@ def test_deterministic_and_public_only():
     # the estimator's inputs are the reports, offsets and the public perturber only
     params = set(inspect.signature(density).parameters)
     assert params == {"reports", "perturber", "offsets", "grid", "iterations", "smoothing", "tol",
-                      "subpoints", "output_bins", "refine", "accelerate", "stop", "workers",
+                      "subpoints", "output_bins", "refine", "accelerate", "stop", "workers", "memory",
                       "edge_decay"}
 
 
@@ -102,7 +102,7 @@ def test_workers_bit_identical(make, monkeypatch):
 def test_cv_smoothing_is_a_fixed_choice_among_the_candidates():
     # TraCS-C at ε = 2 (seeded): "cv" picks one weight of CV_WEIGHTS from held-out reports and
     # equals the fit with that weight; the choice is a function of the reports alone
-    from tracs.estimate import _em
+    from tracs.estimate import _expectation_maximisation as fitting
 
     pts, off = _clustered(4000, 15)
     pert = TraCSC(REGION, 2.0)
@@ -111,7 +111,7 @@ def test_cv_smoothing_is_a_fixed_choice_among_the_candidates():
     again = density(rep.copy(), TraCSC(REGION, 2.0), offsets=off, grid=GRID, smoothing="cv", refine=1)
     np.testing.assert_array_equal(est.probabilities, again.probabilities)
     weight = 0.0 if est.method == "em" else float(est.method.split("=")[1])
-    assert weight in _em.CV_WEIGHTS
+    assert weight in fitting.CV_WEIGHTS
     plain = density(rep, pert, offsets=off, grid=GRID, smoothing=weight or None, refine=1)
     np.testing.assert_array_equal(est.probabilities, plain.probabilities)
 

@@ -7,7 +7,7 @@ import pytest
 
 from tracs import Rectangle
 from tracs.estimate import density
-from tracs.estimate import _em
+from tracs.estimate import _expectation_maximisation as fitting
 from tracs.estimate._edge_zones import place_edge_mass, zone_labels, zone_weights
 from tracs.estimate.planar import _tracsc_blocks, _epsilons
 from tracs.estimate.transition import snap_edges, transition_matrix
@@ -87,7 +87,7 @@ def test_density_places_only_the_zones():
     pts = np.column_stack([rng.normal(1.0, 0.3, 4000).clip(0, 2), rng.normal(0.5, 0.2, 4000).clip(0, 1)])
     rep = pert.perturb_many(pts, np.array([0, 4000]), rng=4)
     flat = density(rep, pert, grid=16, edge_decay=0.0)
-    fit = _em.run_em(_tracsc_blocks(rep, pert, _epsilons(pert, None, len(rep)),
+    fit = fitting.run_em(_tracsc_blocks(rep, pert, _epsilons(pert, None, len(rep)),
                                     *flat.grid, None), np.ones((16, 16), bool))
     np.testing.assert_array_equal(flat.probabilities, fit.theta)
     placed = density(rep, pert, grid=16)

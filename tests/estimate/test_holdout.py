@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from tracs import Rectangle
-from tracs.estimate import Density, _em, _holdout, density
+from tracs.estimate import Density, _holdout, density
+from tracs.estimate import _expectation_maximisation as fitting
 from tracs.estimate._directional import directional_blocks
-from tracs.estimate.planar import _subpoints
+from tracs.estimate.planar import _axis_points, _subpoints
 from tracs.perturbers import Strawman, TraCSD
 
 REGION = Rectangle(0.0, 0.0, 2.0, 1.0)
@@ -43,16 +44,17 @@ def test_observe_sees_every_examined_iterate():
     rep = pert.perturb_many(pts, off, rng=3)
     xe, ye = np.linspace(0, 2, 9), np.linspace(0, 1, 9)
     points = _subpoints(xe, ye, 1)
-    blocks = directional_blocks(rep, off, pert, np.full(len(rep), 1.0), points, 1)
+    blocks = directional_blocks(rep, off, pert, np.full(len(rep), 1.0), _axis_points(xe, 1),
+                                _axis_points(ye, 1), 1, points)
     support = np.ones(GRID, dtype=bool)
     seen = []
-    fit = _em.run_em(blocks, support, observe=lambda th, m: seen.append((m, th.copy())))
+    fit = fitting.run_em(blocks, support, observe=lambda th, m: seen.append((m, th.copy())))
     passes = [m for m, _ in seen]
     assert passes == sorted(passes) and passes[-1] == fit.iterations
     np.testing.assert_array_equal(seen[-1][1], fit.theta)
     # a budget stops the same path at the first examined iterate with at least that many passes
     budget = passes[len(passes) // 2]
-    capped = _em.run_em(blocks, support, max_iterations=budget)
+    capped = fitting.run_em(blocks, support, max_iterations=budget)
     np.testing.assert_array_equal(capped.theta, dict(seen)[budget])
 
 
@@ -105,5 +107,6 @@ def test_single_fold_has_no_training_reports(folds):
     pert = TraCSD(REGION, 1.0)
     rep = pert.perturb_many(pts, off, rng=1)
     xe, ye = np.linspace(0, 2, 9), np.linspace(0, 1, 9)
-    blocks = directional_blocks(rep, off, pert, np.full(10, 1.0), _subpoints(xe, ye, 1), 1)
+    blocks = directional_blocks(rep, off, pert, np.full(10, 1.0), _axis_points(xe, 1), _axis_points(ye, 1),
+                                1, _subpoints(xe, ye, 1))
     assert _holdout.choose_passes(blocks, np.ones(GRID, dtype=bool), folds) is None

@@ -77,6 +77,11 @@ def test_perturb_then_estimate(tmp_path, tky_path, capsys):
     (["estimate", "{release}", "--edge-decay", "-1", "-o", "x.csv"], "--edge-decay must be a finite number >= 0, got -1"),
     (["estimate", "{release}", "--edge-decay", "nan", "-o", "x.csv"], "--edge-decay must be a finite number >= 0, got nan"),
     (["estimate", "{release}", "--edge-decay", "x", "-o", "x.csv"], "invalid float value: 'x'"),
+    (["estimate", "{release}", "--memory", "lots", "-o", "x.csv"],
+     "--memory: memory must be a number of bytes or a size such as '2GB', got 'lots'"),
+    (["estimate", "{release}", "--memory", "0", "-o", "x.csv"], "--memory: memory must be a positive size"),
+    (["estimate", "{release}", "--workers", "0", "-o", "x.csv"], "expected a whole number of workers >= 1"),
+    (["estimate", "{release}", "--scheduler", "tcp://h:1", "-o", "x.csv"], "--scheduler goes with --engine dask"),
 ])
 def test_estimate_bad_arguments(tmp_path, args, fragment, capsys):
     release = tmp_path / "rel.csv"
@@ -85,6 +90,36 @@ def test_estimate_bad_arguments(tmp_path, args, fragment, capsys):
     args = [str(tmp_path / a) if a.startswith("x.") else a for a in args]
     assert main(args) != 0
     assert fragment in capsys.readouterr().err
+
+
+def test_memory_budget_reaches_the_estimator(tmp_path, tky_path, capsys):
+    release = tmp_path / "rel.csv"
+    assert main(["perturb", str(tky_path), "-m", "tracs-d", "-e", "2", "--seed", "1", "--region", "tky",
+                 "-o", str(release)]) == 0
+    out = tmp_path / "est.csv"
+    assert main(["estimate", str(release), "--grid", "64", "--memory", "10kB", "-o", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert "above the budget memory=1e-05 GB" in err and not out.exists()
+    from tracs.cli.estimate import estimate_release
+
+    kept = estimate_release(release, 8)[0].probabilities
+    streamed = estimate_release(release, 8, memory="3.6MB", workers=2)[0].probabilities
+    # runs recomputed per smaller chunk: another summation order, 1e-10 after the EM passes
+    np.testing.assert_allclose(streamed, kept, rtol=0, atol=1e-9)
+
+
+@pytest.mark.slow
+def test_dask_engine_equals_local(tmp_path, tky_path):
+    pytest.importorskip("distributed", reason="tracs[dask] is not installed")
+    release = tmp_path / "rel.csv"
+    assert main(["perturb", str(tky_path), "-m", "tracs-d", "-e", "2", "--seed", "1", "--region", "tky",
+                 "-o", str(release)]) == 0
+    local, dask_out = tmp_path / "local.csv", tmp_path / "dask.csv"
+    assert main(["estimate", str(release), "--grid", "8", "-o", str(local)]) == 0
+    assert main(["estimate", str(release), "--grid", "8", "--engine", "dask", "--workers", "2",
+                 "-o", str(dask_out)]) == 0
+    np.testing.assert_allclose(pd.read_csv(dask_out).probability, pd.read_csv(local).probability,
+                               rtol=0, atol=1e-9)
 
 
 def test_density_map_layer():

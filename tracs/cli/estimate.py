@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import CLIError, writable_file
+from ._common import CLIError, workers_arg, writable_file
 
 DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
@@ -42,6 +42,20 @@ def add_parser(subparsers) -> None:
                    help="TraCS-C: how the mass of each edge zone (cells the reports cannot tell "
                         "apart, next to the region's edge) is split: a density falling as "
                         "exp(-K·u) across the zone; 0 splits it evenly (default 4, the estimator's)")
+    p.add_argument("--memory", default=None, metavar="SIZE",
+                   help="budget of the estimator's working memory, e.g. 2GB or 500MB (TraCS-D and "
+                        "the Strawman keep their per-row runs when they fit, else recompute them on "
+                        "every EM pass; a grid that cannot fit is refused before any work). With "
+                        "--engine dask: per partition. Default: no budget")
+    p.add_argument("--workers", type=workers_arg, default=1, metavar="N",
+                   help="threads over chunks of reports (same result for every N; default 1); with "
+                        "--engine dask and no --scheduler: local worker processes")
+    p.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local (default) or dask: the reports stay in their partitions and every EM "
+                        "pass maps the E-step over them (docs/cluster.md)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="with --engine dask: the Dask scheduler, e.g. tcp://host:8786 (default: a local "
+                        "cluster of --workers processes)")
 
 
 def write_perturb_sidecar(output, args, perturber, region, crs) -> Path:
@@ -76,15 +90,19 @@ def _release_points(path: Path, crs):
     return np.column_stack([x, y]), offsets
 
 
-def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None):
+def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None, *, memory=None,
+                     workers: int = 1, engine: str = "local", scheduler=None):
     """``(density, sidecar, reports)`` of a file written by 'tracs perturb' and its sidecar."""
+    from ..estimate._memory import check_memory
     from ..estimate.planar import density
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
 
-    if not release.is_file():
+    if not release.exists():
         raise CLIError(f"no such file: {release}")
     if grid < 2:
         raise CLIError(f"--grid must be >= 2, got {grid}")
+    if scheduler is not None and engine != "dask":
+        raise CLIError("--scheduler goes with --engine dask")
     if edge_decay is not None:
         from ..estimate._edge_zones import check_edge_decay
 
@@ -92,22 +110,76 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
             check_edge_decay(edge_decay)
         except ValueError:
             raise CLIError(f"--edge-decay must be a finite number >= 0, got {edge_decay:g}") from None
+    try:
+        memory = check_memory(memory)
+    except ValueError as exc:
+        raise CLIError(f"--memory: {exc}") from None
     data = read_sidecar(release)
     if data.get("round_to_pois"):
         raise CLIError("the release was rounded to points of interest: its references are not public")
     if data.get("crs") is None:
         raise CLIError("the sidecar names no CRS for its region")
     perturber = perturber_from_sidecar(data)
-    points, offsets = _release_points(release, data["crs"])
-    points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
     options = {} if edge_decay is None else {"edge_decay": edge_decay}
-    est = density(points, perturber, offsets=offsets, grid=(grid, grid), smoothing=smoothing, **options)
+    options.update(grid=(grid, grid), smoothing=smoothing, memory=memory)
+    try:
+        if engine == "dask":
+            return _estimate_dask(release, data, perturber, options, workers, scheduler)
+        if not release.is_file():
+            raise CLIError(f"{release} is not a file")
+        points, offsets = _release_points(release, data["crs"])
+        points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
+        est = density(points, perturber, offsets=offsets, workers=workers, **options)
+    except MemoryError as exc:
+        raise CLIError(f"--memory: {exc}") from None
     return est, data, len(points)
+
+
+def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
+    """The estimate on Dask: a release CSV (or a directory of Parquet files) read in partitions."""
+    import os
+
+    try:
+        import dask.dataframe as dd
+        import distributed
+    except ImportError:
+        raise CLIError("--engine dask needs the dask extra: pip install 'tracs[dask]'") from None
+    import pyproj
+
+    from ..dask import estimate
+
+    frame = dd.read_parquet(release) if release.is_dir() else dd.read_csv(release)
+    missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
+    if missing:
+        raise CLIError(f"{release.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
+    crs, region = data["crs"], perturber.region
+
+    def to_metric(part):
+        transform = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
+        x, y = transform.transform(part["lng"].to_numpy(float), part["lat"].to_numpy(float))
+        xy = region.clip(np.column_stack([x, y]))
+        out = part.assign(__x=xy[:, 0], __y=xy[:, 1])
+        return out
+
+    frame = frame.map_partitions(to_metric, meta=to_metric(frame._meta))
+    time = "datetime" if "datetime" in frame.columns else None
+    client = (distributed.Client(scheduler) if scheduler else
+              distributed.Client(distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1,
+                                                          threads_per_worker=1, dashboard_address=None)))
+    try:
+        n = int(frame.map_partitions(len).compute().sum())
+        est = estimate(frame, perturber, user="trajectory", time=time, x="__x", y="__y", **options)
+    finally:
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None and not scheduler:
+            cluster.close()
+    return est, data, n
 
 
 def run(args) -> int:
     release = Path(args.release)
-    if not release.is_file():
+    if not release.exists():
         raise CLIError(f"no such file: {release}")
     output = writable_file(args.output)
     kind = output.suffix.lower()
@@ -119,7 +191,8 @@ def run(args) -> int:
         if args.tiles.lower() != "none":
             check_tiles(args.tiles)
     est, data, n = estimate_release(release, args.grid, None if args.smoothing == "none" else args.smoothing,
-                                    args.edge_decay)
+                                    args.edge_decay, memory=args.memory, workers=args.workers,
+                                    engine=args.engine, scheduler=args.scheduler)
     cells = est.to_geodataframe(crs=data["crs"]).to_crs(4326)
     if kind == ".csv":
         b = cells.geometry.bounds

@@ -1,4 +1,4 @@
-"""Compiled per-report likelihoods of TraCS-D and the Strawman, stored as small codes.
+"""The point test of TraCS-D and Strawman likelihoods, cell by cell (the reference of :mod:`._runs`).
 
 For a report ``y`` with public reference ``o`` (the previous report of its
 trajectory, or the anchor), write ``(φ', u')`` for its direction and normalised
@@ -17,7 +17,10 @@ the plane is this times the polar-to-plane Jacobian ``1/(R(o, φ')·|y − o|)``
 which depends on the report only and cancels in EM.  Each cell is represented
 by ``S`` public sub-points; the code of (report, cell) counts how many
 sub-points have ``W``, ``R`` and both: ``nW + (S+1)·nR + (S+1)²·nWR``, one byte.
-The EM pass reads the codes through a per-report table of weights.
+:func:`coded_em_pass` runs an E-step over such codes through a per-report table of
+weights.  The estimator itself uses :mod:`tracs.estimate._runs`, whose runs hold
+exactly the points this test accepts; the codes (one per report and cell) are its
+reference in the tests.
 """
 
 from __future__ import annotations
@@ -27,9 +30,7 @@ import math
 import numba
 import numpy as np
 
-from ._threads import run_chunks
-
-__all__ = ["code_reports", "coded_em_pass", "code_table", "run_chunks", "CodedBlock"]
+__all__ = ["code_reports", "coded_em_pass", "code_table"]
 
 MODE_ARC = 0
 MODE_SECTORS = 1
@@ -50,6 +51,23 @@ def _normalised_distance(ox, oy, dx, dy, nx, ny, hb):
             else:
                 return 0.0
     return min(u, 1.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def report_frame(reports, refs, r, nx, ny, hb):
+    """Report ``r`` seen from its reference ``o``: ``(ox, oy, dx, dy, ex, ey, u', R(o, φ'))``.
+
+    ``e`` is the unit released direction (``(1, 0)`` when the report is ``o``), ``u'``
+    the released normalised distance and ``R(o, φ')`` the reach along the released
+    direction (0 when ``u' = 0``): the distance input of a point ``τ`` is ``|τ − o| / R``.
+    """
+    ox, oy = refs[r, 0], refs[r, 1]
+    dx, dy = reports[r, 0] - ox, reports[r, 1] - oy
+    norm = math.sqrt(dx * dx + dy * dy)
+    ex, ey = (dx / norm, dy / norm) if norm > 0.0 else (1.0, 0.0)
+    u2 = _normalised_distance(ox, oy, dx, dy, nx, ny, hb)
+    reach = norm / u2 if u2 > 0.0 else 0.0
+    return ox, oy, dx, dy, ex, ey, u2, reach
 
 
 @numba.njit(cache=True, nogil=True)
@@ -87,12 +105,7 @@ def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half,
     cell_x = np.ascontiguousarray(points[:, 0, 0])
     cell_y = np.ascontiguousarray(points[:, 0, 1])
     for r in range(start, stop):
-        ox, oy = refs[r, 0], refs[r, 1]
-        dx, dy = reports[r, 0] - ox, reports[r, 1] - oy
-        norm = math.sqrt(dx * dx + dy * dy)
-        ex, ey = (dx / norm, dy / norm) if norm > 0.0 else (1.0, 0.0)
-        u2 = _normalised_distance(ox, oy, dx, dy, nx, ny, hb)
-        reach = norm / u2 if u2 > 0.0 else 0.0  # R(o, φ'): the distance input is |τ − o| / R(o, φ')
+        ox, oy, dx, dy, ex, ey, u2, reach = report_frame(reports, refs, r, nx, ny, hb)
         c = half_r[r]
         ch2 = cos_half[r] * cos_half[r]
         sec2 = _sector(dx, dy, sectors) if mode == MODE_SECTORS else 0
@@ -189,79 +202,3 @@ def coded_em_pass(codes, table_index, tables, theta, back):
         for k in range(K):
             back[k] += row[codes[r, k]] * inv
     return ll
-
-
-@numba.njit(cache=True, nogil=True, fastmath=True)
-def coded_em_pass_single(codes, table_index, tables, theta, back):
-    """:func:`coded_em_pass` for one sub-point per cell (codes ``W + 2R + 4WR``),
-    decoded arithmetically so that the loops vectorise."""
-    n, K = codes.shape
-    ll = 0.0
-    th = theta.astype(np.float32)
-    acc = np.zeros(K, dtype=np.float32)
-    for r in range(n):
-        t = table_index[r]
-        t0 = tables[t, 0]
-        a = np.float32(tables[t, 1] - t0)
-        b = np.float32(tables[t, 2] - t0)
-        g = np.float32(tables[t, 7] - tables[t, 1] - tables[t, 2] + t0)
-        base = np.float32(t0)
-        d = np.float32(0.0)
-        for k in range(K):
-            ck = codes[r, k]
-            d += (base + a * np.float32(ck & 1) + b * np.float32((ck >> 1) & 1)
-                  + g * np.float32(ck >> 2)) * th[k]
-        if d <= 0.0:
-            continue
-        ll += math.log(d)
-        inv = np.float32(1.0) / d
-        ba, bb, bg, bbase = a * inv, b * inv, g * inv, base * inv
-        for k in range(K):
-            ck = codes[r, k]
-            acc[k] += bbase + ba * np.float32(ck & 1) + bb * np.float32((ck >> 1) & 1) + bg * np.float32(ck >> 2)
-    for k in range(K):
-        back[k] += acc[k]
-    return ll
-
-
-class CodedBlock:
-    """Reports stored as code chunks; the EM pass runs compiled over each chunk.
-
-    Each chunk returns its own partial sums, added in chunk order: the result does
-    not depend on ``workers``.
-    """
-
-    def __init__(self, chunks, table_index, tables, workers: int = 1):
-        self.chunks = chunks  # list of (start, codes uint8 (n_chunk, K))
-        self.table_index = table_index
-        self.tables = np.ascontiguousarray(tables, dtype=np.float64)
-        self.weight = float(len(table_index))
-        self.workers = int(workers)
-
-    def subset(self, keep):
-        """The block of the reports where ``keep`` (bool, one per report) is true (codes copied)."""
-        keep = np.asarray(keep, dtype=bool)
-        chunks, start = [], 0
-        for first, codes in self.chunks:
-            part = codes[keep[first:first + len(codes)]]
-            if len(part):
-                chunks.append((start, part))
-                start += len(part)
-        return CodedBlock(chunks, self.table_index[keep], self.tables, self.workers)
-
-    def predict_and_back(self, theta):
-        flat = np.ascontiguousarray(theta.ravel(), dtype=np.float64)
-        run = coded_em_pass_single if self.tables.shape[1] == 8 else coded_em_pass
-
-        def chunk(i):
-            start, codes = self.chunks[i]
-            part = np.zeros_like(flat)
-            ll = run(codes, self.table_index[start:start + len(codes)], self.tables, flat, part)
-            return ll, part
-
-        back = np.zeros_like(flat)
-        ll = 0.0
-        for part_ll, part in run_chunks(chunk, len(self.chunks), self.workers):
-            ll += part_ll
-            back += part
-        return ll, back.reshape(theta.shape)

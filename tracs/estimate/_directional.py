@@ -1,4 +1,4 @@
-"""Likelihood blocks of TraCS-D and the Strawman (see :mod:`tracs.estimate._coded`).
+"""Likelihood blocks of TraCS-D and the Strawman (see :mod:`tracs.estimate._runs`).
 
 Each report's reference is public post-processing of earlier reports: the
 previous report of its trajectory, or the perturber's public anchor for the first.
@@ -6,13 +6,17 @@ previous report of its trajectory, or the perturber's public anchor for the firs
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..mechanisms import OptimalCircular, OptimalClassical
 from ..perturbers import Strawman
-from . import _coded, _em
+from . import _coded, _runs
+from ._memory import refuse_above
+from . import _expectation_maximisation as fitting
 
-#: reports per chunk of codes: CHUNK × cells bytes each
+#: reports per chunk of runs
 CHUNK = 1 << 14
 #: directions used to integrate over the outward arc of a boundary reference
 _ARC_NODES = 3600
@@ -34,10 +38,15 @@ def _split(perturber, eps):
     return eps_dir, values - eps_dir, inverse
 
 
-def directional_blocks(reports, offsets, perturber, eps, points, sub, workers: int = 1):
-    """EM blocks for TraCS-D / Strawman reports: a coded block and, where needed, a dense one.
+def directional_blocks(reports, offsets, perturber, eps, xs, ys, per_cell, support_points, *,
+                       workers: int = 1, memory=None):
+    """EM blocks for TraCS-D / Strawman reports: a :class:`~tracs.estimate._runs.RunBlock` and,
+    where needed, a dense block of the reports equal to their reference.
 
-    Every block's ``rows`` holds the indices of its reports (for held-out splits).
+    ``xs``, ``ys`` are the columns and rows of the cells' public points (``per_cell``
+    per axis), ``support_points`` those points as (K, S, 2) for the dense block.
+    ``memory`` (bytes or ``None``) decides whether the runs are kept
+    (:func:`plan_memory`).  Every block's ``rows`` holds the indices of its reports.
     """
     region = perturber.region
     refs = references(reports, offsets, perturber.anchor_point)
@@ -47,39 +56,85 @@ def directional_blocks(reports, offsets, perturber, eps, points, sub, workers: i
     sectors = perturber.sectors if isinstance(perturber, Strawman) else 1
     mode = _coded.MODE_SECTORS if isinstance(perturber, Strawman) else _coded.MODE_ARC
     if mode == _coded.MODE_ARC:
-        cos_half = np.cos([OptimalCircular(epsilon=float(e)).half_width for e in eps_dir])[inverse]
+        half_dir = np.array([OptimalCircular(epsilon=float(e)).half_width for e in eps_dir])[inverse]
     else:
-        cos_half = np.zeros(len(eps_dir))[inverse]
+        half_dir = np.zeros(len(eps_dir))[inverse]
+    cos_half = np.cos(half_dir) if mode == _coded.MODE_ARC else half_dir
     normals, hb = region.halfplanes
-    nx, ny, hb = (np.ascontiguousarray(normals[:, 0]), np.ascontiguousarray(normals[:, 1]),
+    halfplanes = (np.ascontiguousarray(normals[:, 0], dtype=np.float64),
+                  np.ascontiguousarray(normals[:, 1], dtype=np.float64),
                   np.ascontiguousarray(hb, dtype=np.float64))
     same = np.all(reports == refs, axis=1)
     regular = np.flatnonzero(~same)
     special = np.flatnonzero(same)
+    plan = plan_memory(len(reports), len(special), len(xs), len(ys), support_points.shape[0],
+                       workers, memory)
     blocks = []
     if len(regular):
-        rep, ref = np.ascontiguousarray(reports[regular]), np.ascontiguousarray(refs[regular])
-        cos_r, half_rr = np.ascontiguousarray(cos_half[regular]), np.ascontiguousarray(half_r[regular])
-        starts = list(range(0, len(regular), CHUNK))
-
-        def code(i):
-            start = starts[i]
-            stop = min(len(regular), start + CHUNK)
-            out = np.empty((stop - start, len(points)), dtype=_coded.code_dtype(points.shape[1]))
-            _coded.code_reports(rep, ref, start, stop, points, nx, ny, hb, mode, cos_r, sectors,
-                                half_rr, out)
-            return start, out
-
-        chunks = _coded.run_chunks(code, len(starts), workers)
-        tables = _coded.code_table(eps_dir, eps_dist, points.shape[1])
-        blocks.append(_coded.CodedBlock(chunks, inverse[regular].astype(np.int64), tables, workers))
+        if len(special):
+            take = lambda a: np.ascontiguousarray(a[regular])  # noqa: E731
+        else:
+            take = np.ascontiguousarray
+        geometry = {"reports": take(reports), "refs": take(refs), "cos_half": take(cos_half),
+                    "half_dir": take(half_dir), "half_r": take(half_r), "mode": mode,
+                    "sectors": sectors, "halfplanes": halfplanes,
+                    "xs": np.ascontiguousarray(xs), "ys": np.ascontiguousarray(ys)}
+        del refs
+        blocks.append(_runs.RunBlock(geometry, per_cell, inverse[regular].astype(np.int64),
+                                     _runs.coefficients(eps_dir, eps_dist), chunk=plan.chunk,
+                                     keep=plan.keep, workers=workers))
         blocks[-1].rows = regular
     if len(special):
+        refs = references(reports, offsets, perturber.anchor_point)
         lik = _special_likelihood(refs[special], perturber, eps_dir[inverse[special]],
-                                  eps_dist[inverse[special]], points, region)
-        blocks.append(_em.DenseBlock(lik))
+                                  eps_dist[inverse[special]], support_points, region)
+        blocks.append(fitting.DenseBlock(lik))
         blocks[-1].rows = special
     return blocks
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    """How a TraCS-D / Strawman fit uses memory: ``keep`` the runs or recompute them, per ``chunk``."""
+
+    keep: bool
+    chunk: int
+    need: int
+
+
+#: working bytes per report besides the runs: reference, report, three half-widths,
+#: pair index, weight, row index, the references' and masks' temporaries
+PER_REPORT = 2 * 16 + 3 * 8 + 3 * 8 + 16 + 16
+#: runs kept when they fit the budget; without a budget, when they take at most this
+DEFAULT_KEEP = 2 << 30
+
+
+def plan_memory(reports: int, special: int, columns: int, rows: int, cells: int, workers: int,
+                memory) -> MemoryPlan:
+    """Keep the runs when they fit ``memory`` (bytes; ``None``: :data:`DEFAULT_KEEP`), else
+    recompute them per chunk; ``MemoryError`` naming the budget when even that cannot fit.
+
+    Peak bytes: ``PER_REPORT`` per report, ``rows × 6 × itemsize`` per report when the
+    runs are kept (else per report of a chunk, per worker), one ``rows × (columns + 1)``
+    difference array of float64 per worker and a few θ-sized arrays, and one float64 per
+    (cell, report equal to its reference).
+    """
+    item = np.dtype(_runs.run_dtype(columns)).itemsize
+    per_run = rows * 6 * item
+    cell_arrays = 8 * rows * (columns + 1) * (workers + 4) + 8 * cells * 8
+    base = PER_REPORT * reports + cell_arrays + 8 * cells * special
+    kept = base + per_run * reports
+    if memory is None:
+        return MemoryPlan(per_run * reports <= DEFAULT_KEEP, CHUNK, kept)
+    if kept <= memory:
+        return MemoryPlan(True, CHUNK, kept)
+    chunk = CHUNK
+    while chunk > 256 and base + workers * chunk * per_run > memory:
+        chunk //= 2
+    need = base + workers * chunk * per_run
+    refuse_above(need, memory, f"estimating {reports:,} reports on {cells:,} cells ({rows} rows of "
+                               f"{columns} points)")
+    return MemoryPlan(False, chunk, need)
 
 
 def _special_likelihood(refs, perturber, eps_dir, eps_dist, points, region) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 At small ε the likelihood of TraCS-D reports is flat over many densities: EM's
 path from the uniform start first picks up the broad shape of the data and then,
-long before the stopping rule of :mod:`tracs.estimate._em` fires, fits the
+long before the stopping rule of :mod:`tracs.estimate._expectation_maximisation` fires, fits the
 reports' noise.  The number of passes is therefore a smoothing parameter, and it
 is chosen here the way ``smoothing="cv"`` chooses the EMS weight: by how well the
 fits predict reports they have not seen.
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _em
+from . import _expectation_maximisation as fitting
 
 __all__ = ["FOLDS", "FOLD_SEED", "trajectory_folds", "choose_passes"]
 
@@ -63,7 +63,7 @@ def _part(blocks, keep):
     return out
 
 
-def choose_passes(blocks, support, fold, *, smoothing=None, tol=_em.DEFAULT_TOL, max_iterations=None,
+def choose_passes(blocks, support, fold, *, smoothing=None, tol=fitting.DEFAULT_TOL, max_iterations=None,
                   accelerate: bool = True) -> int | None:
     """The EM pass budget that best predicts held-out trajectories, or ``None`` (the rule decides).
 
@@ -72,11 +72,11 @@ def choose_passes(blocks, support, fold, *, smoothing=None, tol=_em.DEFAULT_TOL,
     blocks : sequence of blocks
         Blocks with ``rows`` (their reports' indices) and ``subset(keep)``.
     support : numpy.ndarray of bool
-        As in :func:`tracs.estimate._em.run_em`.
+        As in :func:`tracs.estimate._expectation_maximisation.run_em`.
     fold : numpy.ndarray of int
         Fold of every report (:func:`trajectory_folds`).
     smoothing, tol, max_iterations, accelerate
-        As in :func:`tracs.estimate._em.run_em` (the training fits use the same).
+        As in :func:`tracs.estimate._expectation_maximisation.run_em` (the training fits use the same).
 
     Returns
     -------
@@ -94,7 +94,7 @@ def choose_passes(blocks, support, fold, *, smoothing=None, tol=_em.DEFAULT_TOL,
             passes.append(maps)
             scores.append(sum(b.predict_and_back(theta)[0] for b in held))
 
-        _em.run_em(train, support, smoothing=smoothing, tol=tol, max_iterations=max_iterations,
+        fitting.run_em(train, support, smoothing=smoothing, tol=tol, max_iterations=max_iterations,
                    accelerate=accelerate, observe=observe)
         del train, held
         if not passes:

@@ -1,7 +1,7 @@
 """Two-dimensional density estimation from the reports of a trajectory perturber.
 
 :func:`density` fits the cell probabilities of the true points on a grid over the
-public region by EM (:mod:`tracs.estimate._em`), with the exact likelihood of
+public region by EM (:mod:`tracs.estimate._expectation_maximisation`), with the exact likelihood of
 each perturber's reports:
 
 * **TraCS-C**: product kernel.  Reports are binned on a fine output grid and the
@@ -12,13 +12,13 @@ each perturber's reports:
 * **TraCS-D / Strawman**: per-report likelihood through the report's reference
   point (the previous report of the trajectory, or the public anchor): the
   closed-form direction and distance densities (the Jacobian depends on the
-  report only and cancels), compiled, stored as one byte per (report, cell)
-  (:mod:`tracs.estimate._coded`), streamed in chunks.  A report equal to its
-  reference on the boundary (the ray left at once) gets the probability of the
-  outward directions instead.
-* **Planar Laplace** (clipped): reports binned; interior bins use the Laplace
-  density, reports clipped onto an edge the density integrated along the
-  outward normal line, corners over the outward quadrant (Gauss–Legendre).
+  report only and cancels).  Their high-density sets are a cone and a ring around
+  the reference, which meet every row of cells in runs of columns: a report is
+  six column indices per row (:mod:`tracs.estimate._runs`), kept or recomputed per
+  chunk within the ``memory`` budget, never one value per cell.  A report equal
+  to its reference on the boundary (the ray left at once) gets the probability of
+  the outward directions instead.
+* **Planar Laplace** (clipped): reports binned (:mod:`tracs.estimate._laplace`).
 
 The estimator reads only the reports, their trajectory offsets and the public
 perturber (region, ε, split, anchor): never the true points.
@@ -26,17 +26,21 @@ perturber (region, ε, split, anchor): never the true points.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..mechanisms import OptimalClassical
 from ..methods import PERTURBER, method_of, view
 from ..perturbers import TraCSD
 from ..perturbers._base import as_batch
-from ..region import Rectangle
-from . import _em, _holdout
+from . import _expectation_maximisation as fitting
+from . import _holdout
+from ._memory import check_memory, refuse_above
 from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, edge_axes, place_edge_mass
 from .result import Density
-from .transition import snap_edges, transition_matrix
+from ._laplace import laplace_blocks, laplace_counts, merge_counts
+from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["density"]
 
@@ -64,6 +68,12 @@ def _epsilons(perturber, offsets, n) -> np.ndarray:
         raise ValueError("with a per-trajectory budget the estimator needs offsets")
     lengths = np.diff(offsets)
     return np.repeat(perturber.epsilon_per_point(lengths), lengths)
+
+
+def _axis_points(edges, per_axis: int) -> np.ndarray:
+    """``per_axis`` evenly spread public coordinates of every cell along one axis, in order."""
+    t = (np.arange(per_axis) + 0.5) / per_axis
+    return (edges[:-1, None] + np.diff(edges)[:, None] * t).ravel()
 
 
 def _subpoints(xe, ye, per_axis: int) -> np.ndarray:
@@ -130,9 +140,9 @@ def _check_refine(refine, eps, smoothed: bool = False) -> int:
 
 
 def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None, smoothing="auto",
-            tol: float = _em.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine="auto",
+            tol: float = fitting.DEFAULT_TOL, subpoints: int = 1, output_bins=None, refine="auto",
             accelerate: bool = True, stop="auto", workers: int = 1,
-            edge_decay: float = DEFAULT_EDGE_DECAY) -> Density:
+            edge_decay: float = DEFAULT_EDGE_DECAY, memory=None) -> Density:
     """Estimate the density of the true points from a perturber's reports.
 
     Parameters
@@ -158,9 +168,9 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     smoothing : "auto", None, "ems", "cv" or float in (0, 1]
         EMS smoothing (Li et al., SIGMOD 2020) after every M-step; a number ``λ``
         blends it in, ``θ <- (1 − λ)θ + λ·smooth(θ)``; ``"cv"`` (TraCS-C and
-        planar Laplace) picks ``λ`` among :data:`tracs.estimate._em.CV_WEIGHTS`
+        planar Laplace) picks ``λ`` among :data:`tracs.estimate._expectation_maximisation.CV_WEIGHTS`
         (0 included) by the log-likelihood of held-out reports
-        (:func:`tracs.estimate._em.choose_smoothing`, 15 more fits).  ``"auto"``:
+        (:func:`tracs.estimate._expectation_maximisation.choose_smoothing`, 15 more fits).  ``"auto"``:
         ``"cv"`` for TraCS-C when every report's ε is at least
         :data:`AUTO_SMOOTHING_EPSILON` (2), else ``None`` (plain EM).  There the
         finer grid of ``refine="auto"`` follows: unsmoothed, a grid twice as fine
@@ -169,7 +179,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         more closely; below ε = 2 the held-out likelihood is too flat to choose
         well (``docs/estimation.md``).
     tol : float
-        Stopping tolerance (see :mod:`tracs.estimate._em`).
+        Stopping tolerance (see :mod:`tracs.estimate._expectation_maximisation`).
     subpoints : int
         TraCS-D / Strawman: each cell is represented by ``subpoints²`` public
         points (1: its centre).
@@ -196,9 +206,17 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         else ``"rule"`` — at small ε the likelihood is flat and EM's late passes
         fit the reports' noise (``docs/estimation.md``).
     workers : int
-        Threads over chunks of reports (TraCS-D / Strawman coding and EM passes);
+        Threads over chunks of reports (TraCS-D / Strawman runs and EM passes);
         the result is bit-identical for every value (partial sums are combined
         in chunk order).
+    memory : int, str or None
+        Budget of the estimator's own working memory, in bytes or as ``"2GB"``
+        (:func:`tracs.estimate._memory.check_memory`).  TraCS-D / Strawman keep every
+        report's runs (``6 × rows`` bytes; :mod:`tracs.estimate._runs`) when they fit,
+        else recompute them per chunk on every pass (slower, memory
+        ``O(reports + rows × chunk)``); a grid that cannot fit even then is refused
+        up front with a ``MemoryError`` naming the budget.  ``None``: no budget
+        (runs kept up to 2 GB).  Peak memory never grows with reports × cells.
     edge_decay : float
         TraCS-C: how the mass of an *edge zone* is split among its cells.  Near
         each end of an axis the optimal classical mechanism clamps its band, so
@@ -215,16 +233,10 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     -------
     Density
     """
-    family = _family(perturber)
-    if perturber.round_to is not None:
-        raise ValueError("reports rounded to points of interest are not supported: their "
-                         "references (the continuous releases) are not public")
-    gx, gy = _check_grid(grid)
-    edge_decay = check_edge_decay(edge_decay)
+    family = check_perturber(perturber)
+    _check_grid(grid)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
         raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
-    if stop == "cv" and family != "directional":
-        raise ValueError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
     if offsets is None:
         pts = np.asarray(reports, dtype=np.float64) if not isinstance(reports, list) else reports
         if family == "directional" and not isinstance(reports, list):
@@ -239,58 +251,149 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         pts, off, _ = as_batch(reports, offsets)
     if len(pts) == 0:
         raise ValueError("reports is empty")
-    region = perturber.region
-    region.validate_points(pts, "reports")
-    workers = _check_workers(workers)
-    xmin, ymin, xmax, ymax = region.bounds
+    perturber.region.validate_points(pts, "reports")
     eps = _epsilons(perturber, off, len(pts))
+    plan = plan_density(perturber, len(pts), float(np.min(eps)), float(np.max(eps)), grid=grid,
+                        iterations=iterations, smoothing=smoothing, tol=tol, subpoints=subpoints,
+                        output_bins=output_bins, refine=refine, accelerate=accelerate, stop=stop,
+                        workers=workers, edge_decay=edge_decay, memory=memory)
+    if off is None and plan.family == "directional":
+        off = np.array([0, len(pts)])
+    blocks = plan.blocks(pts, off, eps)
+    return plan.fit(blocks, lambda: _holdout.trajectory_folds(off))
+
+
+@dataclass
+class DensityPlan:
+    """Every choice of a :func:`density` fit that precedes the reports' blocks.
+
+    :meth:`blocks` turns reports into likelihood blocks (one estimator per
+    perturber); :meth:`fit` runs EM over blocks from anywhere (in process, or
+    held by the partitions of a Dask frame: :func:`tracs.dask.estimate`).
+    """
+
+    perturber: object
+    family: str
+    xe: np.ndarray
+    ye: np.ndarray
+    refine: int
+    smoothing: object
+    stop: str
+    tol: float
+    iterations: int | None
+    accelerate: bool
+    edge_decay: float
+    subpoints: int
+    output_bins: int | None
+    workers: int
+    memory: int | None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.xe) - 1, len(self.ye) - 1
+
+    def blocks(self, pts, off, eps) -> list:
+        """Likelihood blocks of reports ``pts`` (trajectory ``off``, per-report ``eps``)."""
+        pert, (gx, gy) = self.perturber, self.shape
+        if self.family in ("axes", "grid"):
+            bins = (2 * gx if self.output_bins is None else int(self.output_bins)) * \
+                   (2 * gy if self.output_bins is None else int(self.output_bins))
+            dense = 8 * gx * gy * min(len(pts), 9 * bins) if self.family == "grid" else 0
+            refuse_above(40 * len(pts) + 64 * bins + dense, self.memory,
+                         f"estimating {len(pts):,} reports on {gx * gy:,} cells")
+            if self.family == "axes":
+                return _tracsc_blocks(pts, pert, eps, self.xe, self.ye, self.output_bins)
+            return self.blocks_from_counts([self.counts(pts, eps)])
+        from ._directional import directional_blocks
+
+        sub = self.subpoints
+        return directional_blocks(pts, off, pert, eps, _axis_points(self.xe, sub),
+                                  _axis_points(self.ye, sub), sub, _subpoints(self.xe, self.ye, sub),
+                                  workers=self.workers, memory=self.memory)
+
+    def counts(self, pts, eps):
+        """Planar Laplace: the reports' sufficient statistics (counts of distinct keys)."""
+        return laplace_counts(pts, self.perturber, eps, self.xe, self.ye, self.output_bins)
+
+    def blocks_from_counts(self, parts) -> list:
+        """Planar Laplace: the blocks of the reports whose :meth:`counts` are ``parts``."""
+        return laplace_blocks(merge_counts(parts), self.perturber, self.xe, self.ye, self.output_bins)
+
+    def support(self) -> np.ndarray:
+        """Cells that may hold mass: those with a public point inside the region."""
+        gx, gy = self.shape
+        if self.family in ("axes", "grid"):
+            return np.ones((gx, gy), dtype=bool)
+        points = _subpoints(self.xe, self.ye, self.subpoints).reshape(-1, 2)
+        return self.perturber.region.contains(points).reshape(gx * gy, -1).any(axis=1).reshape(gx, gy)
+
+    def fit(self, blocks, folds) -> Density:
+        """EM over ``blocks``; ``folds()`` gives every report's trajectory fold when ``stop`` is ``"cv"``."""
+        support, smoothing, iterations = self.support(), self.smoothing, self.iterations
+        options = {"tol": self.tol, "accelerate": self.accelerate}
+        if isinstance(smoothing, str) and smoothing == "cv":
+            weight = fitting.choose_smoothing(blocks, support, max_iterations=iterations, **options)
+            smoothing = weight or None
+        if self.stop == "cv":
+            fold = folds()
+            if fold is not None:
+                budget = _holdout.choose_passes(blocks, support, fold, smoothing=smoothing,
+                                                max_iterations=iterations, **options)
+                if budget is not None:
+                    iterations = budget if iterations is None else min(iterations, budget)
+        fit = fitting.run_em(blocks, support, smoothing=smoothing, max_iterations=iterations, **options)
+        theta = fit.theta
+        if self.edge_decay and all(isinstance(b, fitting.ProductBlock) for b in blocks):
+            axes = edge_axes([[b.first for b in blocks], [b.second for b in blocks]], self.edge_decay)
+            theta = place_edge_mass(theta, axes)
+        method = "em" if smoothing is None else ("ems" if smoothing == "ems" else f"ems λ={smoothing:g}")
+        fine = Density(theta, (self.xe, self.ye), fit.iterations, fit.converged, method)
+        r = self.refine
+        if r == 1:
+            return fine
+        gx, gy = self.shape
+        coarse_p = theta.reshape(gx // r, r, gy // r, r).sum(axis=(1, 3))
+        return Density(coarse_p, (self.xe[::r], self.ye[::r]), fit.iterations, fit.converged, method,
+                       detail=fine)
+
+
+def check_perturber(perturber) -> str:
+    """The likelihood family of a perturber :func:`density` can estimate from (its registry
+    entry's estimator: ``"axes"``, ``"directional"`` or ``"grid"``); ``TypeError`` /
+    ``ValueError`` otherwise."""
+    family = _family(perturber)
+    if perturber.round_to is not None:
+        raise ValueError("reports rounded to points of interest are not supported: their "
+                         "references (the continuous releases) are not public")
+    return family
+
+
+def plan_density(perturber, n_reports: int, eps_low: float, eps_high: float, *, grid=(32, 32),
+                 iterations=None, smoothing="auto", tol=fitting.DEFAULT_TOL, subpoints=1,
+                 output_bins=None, refine="auto", accelerate=True, stop="auto", workers=1,
+                 edge_decay=DEFAULT_EDGE_DECAY, memory=None) -> DensityPlan:
+    """The choices of :func:`density` (same arguments) from the reports' count and ε range."""
+    family = check_perturber(perturber)
+    gx, gy = _check_grid(grid)
+    edge_decay = check_edge_decay(edge_decay)
+    if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
+        raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
+    if stop == "cv" and family != "directional":
+        raise ValueError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
+    workers = _check_workers(workers)
+    memory = check_memory(memory)
+    eps = np.array([eps_low, eps_high])
     smoothing = _auto_smoothing(smoothing, family, eps)
     smoothed = family == "axes" and isinstance(smoothing, str) and smoothing == "cv"
     r = _check_refine(refine, eps, smoothed)
     gx, gy = gx * r, gy * r
+    xmin, ymin, xmax, ymax = perturber.region.bounds
     xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
-    coarse = xe[::r], ye[::r]
-    if family == "axes":
-        blocks = _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins)
-        support = np.ones((gx, gy), dtype=bool)
-    elif family == "grid":
-        blocks = _laplace_blocks(pts, perturber, eps, xe, ye, output_bins)
-        support = np.ones((gx, gy), dtype=bool)
-    else:
-        if off is None:
-            off = np.array([0, len(pts)])
-        from ._directional import directional_blocks
-
-        sub = _check_subpoints(subpoints)
-        points = _subpoints(xe, ye, sub)
-        blocks = directional_blocks(pts, off, perturber, eps, points, sub, workers=workers)
-        support = region.contains(points.reshape(-1, 2)).reshape(gx * gy, -1).any(axis=1)
-        support = support.reshape(gx, gy)
-    if isinstance(smoothing, str) and smoothing == "cv":
-        weight = _em.choose_smoothing(blocks, support, tol=tol, max_iterations=iterations,
-                                      accelerate=accelerate)
-        smoothing = weight or None
     if stop == "auto":
-        stop = "cv" if isinstance(perturber, TraCSD) and float(np.max(eps)) < AUTO_CV_EPSILON else "rule"
-    if stop == "cv":
-        fold = _holdout.trajectory_folds(off)
-        if fold is not None:
-            budget = _holdout.choose_passes(blocks, support, fold, smoothing=smoothing, tol=tol,
-                                            max_iterations=iterations, accelerate=accelerate)
-            if budget is not None:
-                iterations = budget if iterations is None else min(iterations, budget)
-    fit = _em.run_em(blocks, support, smoothing=smoothing, tol=tol, max_iterations=iterations,
-                     accelerate=accelerate)
-    theta = fit.theta
-    if edge_decay and all(isinstance(b, _em.ProductBlock) for b in blocks):
-        axes = edge_axes([[b.first for b in blocks], [b.second for b in blocks]], edge_decay)
-        theta = place_edge_mass(theta, axes)
-    method = "em" if smoothing is None else ("ems" if smoothing == "ems" else f"ems λ={smoothing:g}")
-    fine = Density(theta, (xe, ye), fit.iterations, fit.converged, method)
-    if r == 1:
-        return fine
-    coarse_p = theta.reshape(gx // r, r, gy // r, r).sum(axis=(1, 3))
-    return Density(coarse_p, coarse, fit.iterations, fit.converged, method, detail=fine)
+        stop = "cv" if isinstance(perturber, TraCSD) and eps_high < AUTO_CV_EPSILON else "rule"
+    sub = _check_subpoints(subpoints) if family == "directional" else 1
+    return DensityPlan(perturber, family, xe, ye, r, smoothing, stop, tol, iterations, accelerate, edge_decay,
+                       sub, output_bins, workers, memory)
 
 
 def _check_workers(workers) -> int:
@@ -307,17 +410,6 @@ def _check_subpoints(subpoints) -> int:
     if not 1 <= subpoints <= 4:
         raise ValueError(f"subpoints must lie in 1..4, got {subpoints}")
     return int(subpoints)
-
-
-def _bins(edges_cells: np.ndarray, output_bins) -> np.ndarray:
-    n = 2 * (len(edges_cells) - 1) if output_bins is None else int(output_bins)
-    if n < 2:
-        raise ValueError(f"output_bins must be >= 2, got {output_bins}")
-    return np.linspace(edges_cells[0], edges_cells[-1], n + 1)
-
-
-def _bin_index(values, edges) -> np.ndarray:
-    return np.clip(np.searchsorted(edges, values, side="left") - 1, 0, len(edges) - 2)
 
 
 def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
@@ -337,7 +429,7 @@ def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
         share = float(perturber.shares(np.array([e]))[0])
         mx = OptimalClassical(epsilon=share * e, low=xmin, high=xmax, resolution=res)
         my = OptimalClassical(epsilon=e - share * e, low=ymin, high=ymax, resolution=res)
-        ox, oy = _bins(xe, output_bins), _bins(ye, output_bins)
+        ox, oy = output_grid(xe, output_bins), output_grid(ye, output_bins)
         ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
         ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
         ax = transition_matrix(mx, xe, ox)
@@ -345,87 +437,8 @@ def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
         sel = inverse == g
         p = pts if len(values) == 1 else pts[sel]
         nx, ny = len(ox) - 1, len(oy) - 1
-        key = _bin_index(p[:, 0], ox) * ny + _bin_index(p[:, 1], oy)
+        key = bin_index(p[:, 0], ox) * ny + bin_index(p[:, 1], oy)
         counts = np.bincount(key, minlength=nx * ny).reshape(nx, ny).astype(np.float64)
-        blocks.append(_em.ProductBlock(counts, ax, ay))
+        blocks.append(fitting.ProductBlock(counts, ax, ay))
+        blocks[-1].eps = float(e)
     return blocks
-
-
-# -- planar Laplace ----------------------------------------------------------------------
-_NODES_LINE = 64
-_NODES_CORNER = 40
-_REACH = 40.0  # integrate the outward part up to REACH / ε' (e^-40 of the mass left)
-
-
-def _laplace_blocks(pts, perturber, eps, xe, ye, output_bins):
-    region = perturber.region
-    if not isinstance(region, Rectangle):
-        raise TypeError("planar Laplace estimation needs a Rectangle region (clipping onto a "
-                        "polygon has no closed-form preimage here)")
-    xmin, ymin, xmax, ymax = region.bounds
-    bx, by = _bins(xe, output_bins), _bins(ye, output_bins)
-    centres = np.stack(np.meshgrid(0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:]),
-                                   indexing="ij"), axis=-1).reshape(-1, 2)
-    blocks = []
-    for e in np.unique(eps):
-        sel = eps == e
-        p = pts[sel]
-        rate = e * perturber.rate if hasattr(perturber, "rate") else e / region.diameter
-        on_x, on_y = _clamped_sides(p, perturber, region)
-        kind = (on_x + 1) * 3 + (on_y + 1)  # 4 = interior
-        ix, iy = _bin_index(p[:, 0], bx), _bin_index(p[:, 1], by)
-        key = (kind * (len(bx) - 1) + ix) * (len(by) - 1) + iy
-        uniq, counts = np.unique(key, return_counts=True)
-        kind_u = uniq // ((len(bx) - 1) * (len(by) - 1))
-        rem = uniq % ((len(bx) - 1) * (len(by) - 1))
-        yx = 0.5 * (bx[rem // (len(by) - 1)] + bx[rem // (len(by) - 1) + 1])
-        yy = 0.5 * (by[rem % (len(by) - 1)] + by[rem % (len(by) - 1) + 1])
-        sx, sy = kind_u // 3 - 1, kind_u % 3 - 1
-        yx = np.where(sx < 0, xmin, np.where(sx > 0, xmax, yx))
-        yy = np.where(sy < 0, ymin, np.where(sy > 0, ymax, yy))
-        lik = _laplace_likelihood(np.column_stack([yx, yy]), sx, sy, centres, rate)
-        blocks.append(_em.DenseBlock(lik, counts.astype(np.float64)))
-    return blocks
-
-
-def _clamped_sides(p, perturber, region):
-    """-1 / 0 / +1 per axis: the report was clamped onto the low side, is inside, or the high side.
-
-    On a public release grid (``perturber.lattice``) the clamped releases are the
-    outermost grid points; otherwise the region's edges.
-    """
-    lattice = getattr(perturber, "lattice", None)
-    sides = []
-    for axis in (0, 1):
-        if lattice is not None:
-            k = lattice[axis].index(p[:, axis])
-            low, high = k <= 0, k >= lattice[axis].count - 1
-        else:
-            low, high = p[:, axis] <= region.bounds[axis], p[:, axis] >= region.bounds[axis + 2]
-        sides.append(np.where(low, -1, np.where(high, 1, 0)))
-    return sides
-
-
-def _laplace_likelihood(y, sx, sy, centres, rate) -> np.ndarray:
-    """Likelihood rows (reports × cells), each up to a factor of its own."""
-    lik = np.empty((len(y), len(centres)))
-    t, w = np.polynomial.legendre.leggauss(_NODES_LINE)
-    t, w = 0.5 * (t + 1) * _REACH / rate, 0.5 * w * _REACH / rate
-    tc, wc = np.polynomial.legendre.leggauss(_NODES_CORNER)
-    tc, wc = 0.5 * (tc + 1) * _REACH / rate, 0.5 * wc * _REACH / rate
-    for r in range(len(y)):
-        dx = y[r, 0] - centres[:, 0]
-        dy = y[r, 1] - centres[:, 1]
-        if sx[r] == 0 and sy[r] == 0:
-            lik[r] = np.exp(-rate * np.hypot(dx, dy))
-        elif sx[r] == 0 or sy[r] == 0:
-            # outward normal line through y: integrate the density along it
-            ax_dx = dx[:, None] + (sx[r] * t)[None, :] if sx[r] else np.broadcast_to(dx[:, None], (len(dx), len(t)))
-            ax_dy = dy[:, None] + (sy[r] * t)[None, :] if sy[r] else np.broadcast_to(dy[:, None], (len(dy), len(t)))
-            lik[r] = np.exp(-rate * np.hypot(ax_dx, ax_dy)) @ w
-        else:
-            qx = dx[:, None, None] + sx[r] * tc[None, :, None]
-            qy = dy[:, None, None] + sy[r] * tc[None, None, :]
-            lik[r] = np.einsum("kab,a,b->k", np.exp(-rate * np.hypot(qx, qy)), wc, wc)
-    return lik
-

@@ -5,7 +5,7 @@ report has the same channel ``P(y | x)`` (the baselines' exact
 ``probabilities``), so the counts per POI go through EM with the full ``m × m``
 matrix.  N-gram's candidate set depends on the previous *released* POI (public),
 so each report gets its own likelihood row ``P(y_r | x, previous_r)`` for all
-``x``.  The stopping rule is that of :mod:`tracs.estimate._em`.
+``x``.  The stopping rule is that of :mod:`tracs.estimate._expectation_maximisation`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..baselines import LSRR, ExponentialMechanism, NGram
 from ..perturbers._base import as_batch
-from . import _em
+from . import _expectation_maximisation as fitting
 
 __all__ = ["Frequencies", "frequencies"]
 
@@ -48,7 +48,7 @@ def _indices(reports, baseline, offsets):
     return arr.astype(np.intp), off
 
 
-def frequencies(reports, baseline, *, offsets=None, tol: float = _em.DEFAULT_TOL,
+def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT_TOL,
                 iterations=None) -> Frequencies:
     """Estimate POI frequencies of the true points from a discrete baseline's reports.
 
@@ -80,13 +80,13 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = _em.DEFAULT_TOL
     if isinstance(baseline, NGram):
         if offsets is None:
             raise ValueError("N-gram needs offsets: each report's candidates follow the previous report")
-        block = _em.DenseBlock(_ngram_rows(idx, off, baseline))
+        block = fitting.DenseBlock(_ngram_rows(idx, off, baseline))
     else:
         matrix = np.array([baseline.probabilities(i) for i in range(m)]).T  # [y, x]
         counts = np.bincount(idx, minlength=m).astype(np.float64)
         keep = counts > 0
-        block = _em.DenseBlock(matrix[keep], counts[keep])
-    fit = _em.run_em([block], support, tol=tol, max_iterations=iterations)
+        block = fitting.DenseBlock(matrix[keep], counts[keep])
+    fit = fitting.run_em([block], support, tol=tol, max_iterations=iterations)
     return Frequencies(fit.theta, fit.iterations, fit.converged)
 
 

@@ -30,7 +30,7 @@ import numpy as np
 from ..mechanisms import KRR, Circle, Duchi, RealLine
 
 __all__ = ["input_edges", "output_edges", "snap_edges", "transition_matrix", "bin_reports",
-           "binned_rows", "input_nodes"]
+           "binned_rows", "input_nodes", "output_grid", "bin_index"]
 
 #: sub-points per input cell when averaging the cdf over the cell
 NODES = 16
@@ -223,3 +223,15 @@ def check_bins(bins, name: str = "bins") -> int:
         raise ValueError(f"{name} must be >= 2, got {bins}")
     return int(bins)
 
+
+def output_grid(edges_cells: np.ndarray, output_bins) -> np.ndarray:
+    """Edges of ``output_bins`` equal bins over the cells' span (default 2 per cell)."""
+    n = 2 * (len(edges_cells) - 1) if output_bins is None else int(output_bins)
+    if n < 2:
+        raise ValueError(f"output_bins must be >= 2, got {output_bins}")
+    return np.linspace(edges_cells[0], edges_cells[-1], n + 1)
+
+
+def bin_index(values, edges) -> np.ndarray:
+    """Bin of every value: ``(e_j, e_{j+1}]``, the outer bins taking everything beyond."""
+    return np.clip(np.searchsorted(edges, values, side="left") - 1, 0, len(edges) - 2)

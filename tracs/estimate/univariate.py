@@ -19,7 +19,7 @@ import numpy as np
 from .._validation import as_float_array
 from ..mechanisms import KRR, Circle, RealLine
 from ._edge_zones import check_edge_decay, edge_axes, place_edge_mass
-from ._em import DEFAULT_TOL, run_em
+from ._expectation_maximisation import DEFAULT_TOL, run_em
 from .transition import (bin_reports, check_bins, default_output_bins, input_edges, krr_matrix,
                          output_edges, transition_matrix)
 
@@ -151,7 +151,7 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
     output_bins : int, optional
         Bins of the reports (default four per cell, at least 64).
     tol, max_iterations
-        Stopping rule of :func:`tracs.estimate._em.run_em`.
+        Stopping rule of :func:`tracs.estimate._expectation_maximisation.run_em`.
     bootstrap : int
         Parametric bootstrap replicates for the standard errors (0: none).
     seed : int
