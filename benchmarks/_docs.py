@@ -73,14 +73,22 @@ def _scaling_section(lines: list[str]) -> None:
         estimate = f"{significant(entry['estimate'][top])}×" if top > 1 else "-"
         lines.append(f"| {name} | {cells} | {extra} | {estimate} | {significant(entry['peak_mb'][1])} |")
     serial = scaling.TABLE["_serial"]
-    lines += ["", f"Serial step measured directly: resolving every user's stream from its key took "
-              f"{serial['stream_seconds']:.3f} s of CPU, {serial['share_of_tracsc']:.1%} of TraCS-C's 1-worker CPU time "
-              f"(Amdahl bound {scaling.amdahl(serial['share_of_tracsc'], 8):.1f}× at 8 cores, "
-              f"{scaling.amdahl(serial['share_of_tracsc'], 16):.1f}× at 16).  Load average when the "
-              f"section started: {serial['load']:.2f} (other jobs on the machine lower the measured "
-              "speed-up; the serial fraction above is then an upper bound).  The free-core estimate is "
-              "`cpu(1) / (s + (cpu(p) − s)/p)` from the CPU times of the same run (`s`: the serial step): "
-              "what the same work would reach with `p` free cores — an estimate, not a measurement."]
+    lines += ["", "Serial share of each workload's 1-worker CPU time, measured directly (every step the "
+              "engine runs on one thread, timed on its own; `glue`: the Python between the steps):", "",
+              "| workload | serial share | Amdahl at 16 cores | largest serial steps |", "| --- | --- | --- | --- |"]
+    for name, entry in table.items():
+        steps = sorted(entry["serial_steps"].items(), key=lambda kv: -kv[1])[:3]
+        lines.append(f"| {name} | {entry['serial_share']:.2%} | "
+                     f"{significant(scaling.amdahl(entry['serial_share'], 16))}× | "
+                     + ", ".join(f"{step} {share:.2%}" for step, share in steps) + " |")
+    flagged = serial["flagged"]
+    lines += ["", ("Serial steps above 2 %: " + "; ".join(f"{n}: {s} {v:.2%}" for n, s, v in flagged) + ".")
+              if flagged else "No serial step takes more than 2 % of its workload's 1-worker CPU time."]
+    lines += ["", f"Load average when the section started: {serial['load']:.2f} (other jobs on the machine "
+              "lower the measured speed-up; the Karp–Flatt serial fraction is then an upper bound).  The "
+              "free-core estimate is `cpu(1) / (s + (cpu(p) − s)/p)` from the CPU times of the same run "
+              "(`s`: the measured serial CPU time): what the same work would reach with `p` free cores — "
+              "an estimate, not a measurement."]
     _plot(table, counts)
     lines += ["", f"![Throughput against workers](images/{PLOT.name})"]
 

@@ -60,7 +60,7 @@ def _columns(raw: pd.DataFrame, notes: list) -> dict:
         notes.append(f"{int(offset.isna().sum())} rows have no valid timezone offset: "
                      "their local_time and utc_offset are missing")
     local = (time + pd.to_timedelta(offset.astype("float64"), unit="min")).dt.tz_localize(None)
-    return dict(uid=integer_ids(raw["user"]), time=time, lat=raw["lat"], lng=raw["lng"],
+    return dict(uid=integer_ids(raw["user"], notes), time=time, lat=raw["lat"], lng=raw["lng"],
                 poi=raw["venue"], extra={"category": raw["category"],
                                          "category_id": raw["category_id"],
                                          "local_time": local, "utc_offset": offset})
@@ -85,7 +85,8 @@ def load_foursquare(path, *, strict: bool = False, duplicates: str = "keep",
     Returns
     -------
     geopandas.GeoDataFrame
-        WGS84 points with columns ``uid`` (int), ``datetime`` (UTC), ``poi_id``
+        WGS84 points with columns ``uid`` (int; the text of every id, as written, when
+        some id is written otherwise than as a plain integer, e.g. ``007``), ``datetime`` (UTC), ``poi_id``
         (venue id, str), ``category``, ``category_id``, ``local_time`` (naive local
         wall-clock time: UTC plus the offset), ``utc_offset`` (minutes),
         ``geometry``; sorted by (uid, datetime), ties in file order;
@@ -102,7 +103,7 @@ def load_foursquare(path, *, strict: bool = False, duplicates: str = "keep",
     return load_known_format(
         path, name="foursquare", parse=_columns, duplicates=duplicates, strict=strict,
         encoding=encoding, what="Foursquare TSMC2014", columns=_COLUMNS, aliases=_ALIASES,
-        time_field=7, time_pattern=FOURSQUARE_TIME, text=("venue", "category_id", "category", "time"),
+        time_field=7, time_pattern=FOURSQUARE_TIME, text=("user", "venue", "category_id", "category", "time"),
         describe="user, venue, category id, category, latitude, longitude, timezone offset, "
                  "UTC time",
         hints={5: " (it looks like Gowalla: use load_gowalla)"})

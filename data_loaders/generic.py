@@ -42,8 +42,12 @@ def _parse_time(values: pd.Series, *, time_format, tz, notes) -> pd.Series:
     return pd.Series(parse_times(values, time_format=time_format, tz=tz, notes=notes)).dt.tz_localize("UTC")
 
 
-def _read_path(path: Path, *, sep, encoding):
-    """Read a file into a frame; returns (frame, lines, bad_lines, blank_lines, notes, fmt, position)."""
+def _read_path(path: Path, *, sep, encoding, text=()):
+    """Read a file into a frame; returns (frame, lines, bad_lines, blank_lines, notes, fmt, position).
+
+    Columns named in ``text`` (ids) and, with them, any trajectory id column of a text
+    file keep the file's text.
+    """
     suffix = path.suffix.lower()
     if suffix in _PARQUET:
         try:
@@ -62,7 +66,11 @@ def _read_path(path: Path, *, sep, encoding):
             raise ValueError(f"{path} is not a readable vector file: {exc}") from exc
         return frame, None, None, None, [], suffix.lstrip("."), "row"
     head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
-    table = read_table(path, sep=head.sep, header=True, encoding=encoding)
+    if text:  # trajectory ids are ids too: "01" and "1" are two trajectories
+        from tracs.io.columns import ALIASES, normalise
+
+        text = (*text, *(f for f in head.fields if normalise(f) in ALIASES["traj"]))
+    table = read_table(path, sep=head.sep, header=True, encoding=encoding, text=text)
     fmt = {"\t": "tsv", ",": "csv"}.get(head.sep, "delimited text")
     return table.frame, table.lines, table.bad_lines, table.blank_lines, table.notes, fmt, "line"
 
@@ -95,7 +103,7 @@ def _coordinates(frame, lat, lng, *, notes):
 def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
                   lat: str = "lat", lng: str = "lng", poi=_AUTO, strict: bool = False,
                   duplicates: str = "keep", time_format: str | None = None, tz: str = "UTC",
-                  sep: str | None = None, encoding: str | None = None):
+                  sep: str | None = None, encoding: str | None = None, id_type: str = "text"):
     """Load check-ins from any table, given the names of its columns.
 
     Parameters
@@ -122,6 +130,11 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     sep, encoding : str, optional
         Delimiter and encoding of a text file (default: detected; UTF-8 with a
         latin-1 fallback).
+    id_type : {"text", "infer"}, default "text"
+        User ids of a text file are kept exactly as written (``007``, ``7`` and
+        `` 7`` are three users; an empty or blank id is missing); ``"infer"`` reads
+        them as numbers when every id is one (``007`` becomes ``7``).  Frames and
+        Parquet files keep their ids' type.
 
     Returns
     -------
@@ -143,6 +156,8 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     """
     check_duplicates_policy(duplicates)
     strict = check_strict(strict)
+    if id_type not in ("text", "infer"):
+        raise ValueError(f"id_type must be one of text, infer, got {id_type!r}")
     for name, value in (("user", user), ("time", time), ("lat", lat), ("lng", lng)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a column name (str), got {type(value).__name__}")
@@ -152,7 +167,8 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
         notes, fmt, position = [], "dataframe", "row"
     elif isinstance(path_or_frame, (str, os.PathLike)):
         path = check_path(path_or_frame)
-        frame, lines, bad, blank, notes, fmt, position = _read_path(path, sep=sep, encoding=encoding)
+        frame, lines, bad, blank, notes, fmt, position = _read_path(
+            path, sep=sep, encoding=encoding, text=(user,) if id_type == "text" else ())
         source = path.name
     else:
         raise TypeError("path_or_frame must be a path or a pandas/geopandas DataFrame, "
@@ -180,8 +196,8 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
         lines = np.arange(len(frame), dtype=np.int64)
     uid = frame[user].reset_index(drop=True)
     if pd.api.types.is_string_dtype(uid.dtype) or uid.dtype == object:
-        uid = uid.astype("string").str.strip()
-        uid = uid.where(uid != "")
+        uid = uid.astype("string")  # exactly as written; an empty or blank id is missing
+        uid = uid.where(uid.str.strip() != "")
     return build_checkins(
         uid=uid, time=_parse_time(frame[time], time_format=time_format, tz=tz, notes=notes),
         lat=lat_s, lng=lng_s, poi=frame[poi_name] if poi_name else None, extra=extra,

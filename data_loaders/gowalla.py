@@ -55,9 +55,9 @@ def _columns(raw: pd.DataFrame, notes: list) -> dict:
     location = raw["location"]
     if not pd.api.types.is_integer_dtype(location.dtype):
         numeric = integer_ids(location)
-        if numeric.notna().sum() == location.notna().sum() and (numeric.dropna() % 1 == 0).all():
+        if isinstance(numeric.dtype, pd.Int64Dtype) and numeric.notna().sum() == location.notna().sum():
             location = numeric.astype("Int64") if numeric.isna().any() else numeric.astype("int64")
-    return dict(uid=integer_ids(raw["user"]), time=parse_iso_time(raw["time"]), lat=raw["lat"],
+    return dict(uid=integer_ids(raw["user"], notes), time=parse_iso_time(raw["time"]), lat=raw["lat"],
                 lng=raw["lng"], poi=location)
 
 
@@ -79,7 +79,8 @@ def load_gowalla(path, *, strict: bool = False, duplicates: str = "keep",
     Returns
     -------
     geopandas.GeoDataFrame
-        WGS84 points with columns ``uid`` (int), ``datetime`` (UTC), ``poi_id``
+        WGS84 points with columns ``uid`` (int; the text of every id, as written, when
+        some id is written otherwise than as a plain integer, e.g. ``007``), ``datetime`` (UTC), ``poi_id``
         (location id), ``geometry``; sorted by (uid, datetime), ties in file order;
         ``attrs["report"]`` a :class:`~data_loaders.LoadReport`.
 
@@ -94,5 +95,6 @@ def load_gowalla(path, *, strict: bool = False, duplicates: str = "keep",
     return load_known_format(
         path, name="gowalla", parse=_columns, duplicates=duplicates, strict=strict,
         encoding=encoding, what="Gowalla check-in", columns=_COLUMNS, aliases=_ALIASES,
-        time_field=1, time_pattern=_ISO, describe="user, time, latitude, longitude, location id",
+        time_field=1, time_pattern=_ISO, text=("user", "location"),
+        describe="user, time, latitude, longitude, location id",
         hints={8: " (it looks like Foursquare: use load_foursquare)"})

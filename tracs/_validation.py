@@ -147,23 +147,24 @@ def as_float_array(x, name: str = "x") -> np.ndarray:
     return arr
 
 
-def as_batch(coords, offsets=None):
+def as_batch(coords, offsets=None, *, finite: bool = True):
     """Validate a batch of trajectories into ``(coords (N, 2), offsets (T+1,), as_list)``.
 
     ``coords`` is a flat ``(N, 2)`` array with ``offsets`` (non-decreasing
     integers from 0 to N; empty trajectories allowed), or, with ``offsets=None``,
-    a list of ``(n_i, 2)`` arrays.
+    a list of ``(n_i, 2)`` arrays.  ``finite=False`` leaves the check that every
+    coordinate is finite to the caller (who checks it chunk by chunk).
     """
     if offsets is None:
         if isinstance(coords, np.ndarray) or not isinstance(coords, (list, tuple)):
             raise TypeError("offsets is required unless coords is a list of (n, 2) arrays")
-        parts = [_as_xy(part, f"coords[{i}]") for i, part in enumerate(coords)]
+        parts = [_as_xy(part, f"coords[{i}]", finite) for i, part in enumerate(coords)]
         if not parts:
             raise ValueError("coords is an empty list")
         lengths = np.array([len(p) for p in parts], dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum(lengths)])
         return np.ascontiguousarray(np.concatenate(parts, axis=0)), offsets, True
-    flat = _as_xy(coords, "coords")
+    flat = _as_xy(coords, "coords", finite)
     off = np.asarray(offsets)
     if off.dtype == bool or not np.issubdtype(off.dtype, np.integer):
         raise TypeError(f"offsets must be an integer array, got dtype {off.dtype}")
@@ -195,10 +196,10 @@ def _real_array(x, name: str) -> np.ndarray:
         raise TypeError(f"{name} must be numeric, got {type(x).__name__}") from exc
 
 
-def _as_xy(points, name):
+def _as_xy(points, name, finite: bool = True):
     arr = _real_array(points, name)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"{name} must have shape (n, 2), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
+    if finite and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return np.ascontiguousarray(arr)

@@ -355,7 +355,8 @@ def test_perturb_tokyo_file(cli, tky_path, tmp_path):
     import data_loaders
 
     out = tmp_path / "tky.parquet"
-    result = cli("perturb", *REGION, tky_path, "-o", out, "-m", "tracs-c", "-e", "4", "--seed", "0")
+    result = cli("perturb", *REGION, tky_path, "-o", out, "-m", "tracs-c", "-e", "4", "--seed", "0",
+                 "--keep-lines")
     assert result.returncode == 0, result.stderr
     assert "in 101 trajectories" in result.stdout
     released = gpd.read_parquet(out)
@@ -363,7 +364,8 @@ def test_perturb_tokyo_file(cli, tky_path, tmp_path):
     loaded = data_loaders.load_foursquare(tky_path).sort_values("source_line", kind="stable")
     assert len(released) == len(loaded)
     np.testing.assert_array_equal(released["source_line"].to_numpy(), loaded["source_line"].to_numpy())
-    np.testing.assert_array_equal(released["uid"].to_numpy(), loaded["uid"].to_numpy())
+    # ids as written: the command keeps their text, the Foursquare loader reads plain integers as numbers
+    np.testing.assert_array_equal(released["uid"].to_numpy(), loaded["uid"].astype(str).to_numpy())
     assert (released["datetime"].to_numpy() == loaded["datetime"].to_numpy()).all()
 
 
@@ -372,12 +374,25 @@ def test_perturb_keeps_the_input_order_and_map_reads_it_back(cli, checkins_csv, 
     shuffled = pd.read_csv(checkins_csv).sample(frac=1.0, random_state=3)
     source = tmp_path / "shuffled.csv"
     shuffled.to_csv(source, index=False)
-    out = tmp_path / "released.csv"
+    out, lines = tmp_path / "released.csv", tmp_path / "lines.csv"
     result = cli("perturb", *REGION, source, "-o", out, "-m", "tracs-d", "-e", "4", "--seed", "1")
     assert result.returncode == 0, result.stderr
-    released = pd.read_csv(out)
+    assert cli("perturb", *REGION, source, "-o", lines, "-m", "tracs-d", "-e", "4", "--seed", "1",
+               "--keep-lines").returncode == 0
+    released, with_lines = pd.read_csv(out), pd.read_csv(lines)
     assert len(released) == len(shuffled)
-    assert released["source_line"].tolist() == list(range(2, len(shuffled) + 2))  # line 1: header
+    assert "source_line" not in released.columns  # the file position is written only when asked
+    assert with_lines["source_line"].tolist() == list(range(2, len(shuffled) + 2))  # line 1: header
+    assert with_lines.drop(columns="source_line").equals(released)
+    # the map puts the rows in (user, time) order with or without the file's lines
+    from tracs.cli.map_command import _align, _read_release as read_points
+    from tracs.io import read_checkins
+
+    original = read_checkins(source)
+    by_order = _align(read_points(out), original, "out")
+    by_line = _align(read_points(lines), original, "lines")
+    assert np.array_equal(by_order["lat"].to_numpy(), by_line["lat"].to_numpy())
+    assert by_order["uid"].tolist() == original["uid"].tolist()
     assert released["uid"].tolist() == shuffled["uid"].tolist()
     assert (pd.to_datetime(released["datetime"], utc=True).to_numpy()
             == pd.to_datetime(shuffled["datetime"], utc=True).to_numpy()).all()

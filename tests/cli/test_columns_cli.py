@@ -172,7 +172,8 @@ def test_gpx_points_without_time_keep_order_and_stay_untimed(tracs_cmd, tmp_path
         "2024-05-01T08:00:00+00:00", None, "2024-05-01T08:01:00+00:00", None, None, "2024-05-01T07:00:00+00:00"]
     assert "<time>" not in out.read_text().split("<trkpt")[2]  # no empty element either
     csv_out = tmp_path / "released.csv"
-    assert tracs_cmd("perturb", source, "-o", csv_out, "-m", "tracs-c", "-e", "4", "-q", *MUNICH).returncode == 0
+    assert tracs_cmd("perturb", source, "-o", csv_out, "-m", "tracs-c", "-e", "4", "-q", "--keep-lines",
+                     *MUNICH).returncode == 0
     rows = pd.read_csv(csv_out)
     assert rows["source_row"].tolist() == [0, 1, 2, 3, 4, 5]
     assert rows["datetime"].isna().tolist() == [False, True, False, True, True, False]

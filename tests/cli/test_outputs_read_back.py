@@ -63,7 +63,7 @@ def releases(tmp_path_factory):
 
 
 def _in_perturbation_order(frame):
-    keys = ["trajectory"] + (["datetime"] if "datetime" in frame.columns else [])
+    keys = [c for c in ("uid", "trajectory", "datetime") if c in frame.columns]  # ids within each user
     return frame.sort_values(keys, kind="stable").reset_index(drop=True)
 
 

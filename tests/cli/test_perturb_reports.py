@@ -75,7 +75,8 @@ def test_drop_leaves_rows_out_and_lists_them(cli, tmp_path):
     rows = tokyo_rows(5) + ["1,2012-01-01T20:00:00Z,40.7,-74.0\n"]
     source = write(tmp_path / "in.csv", rows)
     out = tmp_path / "out.csv"
-    result = cli("perturb", source, "-o", out, "-m", "tracs-c", "-e", "2", "--region", "tky", "--drop")
+    result = cli("perturb", source, "-o", out, "-m", "tracs-c", "-e", "2", "--region", "tky", "--drop",
+                 "--keep-lines")
     assert result.returncode == 0, result.stderr
     assert "dropped 1 row(s) outside the region: line 7" in result.stderr
     released = pd.read_csv(out)

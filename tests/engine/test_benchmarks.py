@@ -63,6 +63,11 @@ def test_sections_run_and_write_docs(tmp_path, monkeypatch, capsys):
     reference_compare.run(quick=True)
     out = capsys.readouterr().out
     assert "serial fraction" in out and "same as 1 worker" in out and " NO" not in out
+    for name, entry in scaling.TABLE.items():  # every workload's serial share, measured and printed
+        if not name.startswith("_"):
+            assert 0.0 < entry["serial_share"] < 1.0 and "glue" in entry["serial_steps"]
+    assert out.count("serial share of the 1-worker CPU time") == len(scaling.TABLE) - 1
+    assert "SERIAL STEP ABOVE 2%" in out or "no serial step above 2%" in out
     assert "TraCS-D, 1 worker" in out
     readme = tmp_path / "README.md"
     readme.write_text(f"# x\n\n{_docs.BEGIN}\nold\n{_docs.END}\nrest\n")
@@ -72,7 +77,7 @@ def test_sections_run_and_write_docs(tmp_path, monkeypatch, capsys):
     written = _docs.write_docs()
     assert (tmp_path / "scaling.png").stat().st_size > 1000 and len(written) == 4
     page = (tmp_path / "performance.md").read_text()
-    assert "| TraCS-C |" in page and "Karp" in page and "reference" in page
+    assert "| TraCS-C |" in page and "Karp" in page and "reference" in page and "| serial share |" in page
     text = readme.read_text()
     assert "old" not in text and "rest" in text and "against a per-point re-implementation" in text
     saved = json.loads((tmp_path / "previous.json").read_text())
@@ -99,3 +104,23 @@ def test_earlier_sequential_samplers_are_timed_against_the_same_workload():
     rows = perturbers._earlier_rows(Rectangle(0, 0, 2, 10), [Row(n, 3000, 0.01) for n in names], 3000, 1)
     assert [r.name.split(",")[0].strip() for r in rows] == ["TraCS-C", "TraCS-D", "Strawman", "PlanarLaplace"]
     assert all("lattice rate / continuous rate" in r.extra for r in rows)
+
+
+def test_serial_accounting_covers_every_workload():
+    from tracs.engine._account import account
+
+    workloads, _ = scaling._workloads(20_000, 2_000)
+    expected = {"TraCS-C": {"keys: canonical bytes", "perturb: batch shape"},
+                "TraCS-D": {"keys: canonical bytes", "perturb: batch shape"},
+                "rounding (10^4 POIs)": set(),
+                "average error": {"error: shapes", "error: mean over trajectories"},
+                "pipeline (TraCS-D + rounding + error)": {"keys: canonical bytes", "error: mean over trajectories"}}
+    assert set(workloads) == set(expected)
+    for name, (_, _, call) in workloads.items():
+        call(1)
+        total, steps = scaling.serial_steps(call)
+        assert expected[name] | {"glue"} <= set(steps), name
+        assert 0.0 < sum(steps.values()) < total, name  # the parallel tasks took the rest
+    with account(), pytest.raises(RuntimeError, match="already running"):
+        with account():
+            pass

@@ -1,4 +1,4 @@
-"""tracs perturb --engine dask writes the in-process command's rows bit for bit.
+"""tracs perturb --engine dask writes the in-process command's rows bit for bit (ids 007 and 7, text trajectory ids).
 
 Marked slow (a two-process cluster, about 20 s); the API's Dask tests cover every method.
 """
@@ -28,8 +28,10 @@ def data(tmp_path_factory):
     root = tmp_path_factory.mktemp("dask-cli")
     rng = np.random.default_rng(0)
     n = 900
+    ids = np.array([f"{k:03d}" for k in range(15)] + [str(k) for k in range(15)])  # 007 and 7: two users
     frame = pd.DataFrame({
-        "uid": rng.integers(0, 30, n),
+        "uid": ids[rng.integers(0, 30, n)],
+        "trip": rng.choice(["01", "1"], n),  # the input's own trajectory ids, kept as written
         "datetime": pd.Timestamp("2012-04-03", tz="UTC") + pd.to_timedelta(rng.integers(0, 10**6, n), unit="s"),
         "lat": rng.uniform(35.5, 35.8, n), "lng": rng.uniform(139.5, 139.9, n)})
     frame.to_parquet(root / "all.parquet", index=False)
@@ -52,7 +54,7 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_dask_engine_equals_in_process(name, data, scheduler, tmp_path, capsys):
     options = [a.replace("{pois}", str(data / "pois.csv")) for a in CASES[name]]
-    common = ["--region", "tky", "--seed", "5", *options]
+    common = ["--region", "tky", "--seed", "5", "--keep-lines", *options]
     if "--epsilon" not in common:
         common += ["--epsilon", "2"]
     assert main(["perturb", str(data / "all.parquet"), "-o", str(tmp_path / "one.parquet"), *common]) == 0
@@ -66,7 +68,7 @@ def test_dask_engine_equals_in_process(name, data, scheduler, tmp_path, capsys):
     many = gpd.read_parquet(tmp_path / "many").sort_values("source_row")
     assert len(one) == len(many) == 900
     assert many["source_row"].tolist() == one["source_row"].tolist()
-    for column in ("lat", "lng", "epsilon_point", "epsilon_trajectory"):
+    for column in ("uid", "trajectory", "lat", "lng", "epsilon_point", "epsilon_trajectory"):
         assert np.array_equal(one[column].to_numpy(), many[column].to_numpy()), column
     assert many.crs == one.crs
 
@@ -99,7 +101,7 @@ def test_worker_count_does_not_change_the_release(data, tmp_path, monkeypatch):
                      "--round-to-pois", "--pois", str(data / "pois.csv")]) == 0
         outputs.append(gpd.read_parquet(out))
     for other in outputs[1:]:
-        for column in ("lat", "lng", "epsilon_point", "epsilon_trajectory"):
+        for column in ("uid", "trajectory", "lat", "lng", "epsilon_point", "epsilon_trajectory"):
             assert np.array_equal(outputs[0][column].to_numpy(), other[column].to_numpy()), column
 
 

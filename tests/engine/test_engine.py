@@ -197,3 +197,78 @@ def test_perturb_many_takes_workers(name):
     parallel = model.perturb_many(pts, offsets, rng=3, keys=keys, return_indices=indices, workers=2)
     for a, b in zip(serial if indices else [serial], parallel if indices else [parallel]):
         assert np.array_equal(a, b)
+
+
+@pytest.fixture
+def small_error_chunks(monkeypatch):
+    from tracs.engine import batch
+
+    monkeypatch.setattr(batch, "ERROR_CHUNK_POINTS", 16)  # several chunks even on one worker
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("normalize_by", [None, REGION])
+def test_errors_in_chunks_match_serial(workers, normalize_by, small_error_chunks):
+    rng = np.random.default_rng(7)
+    pts, offsets = _batch(REGION, n_traj=80)
+    released = rng.uniform((0, 0), (2000, 1000), pts.shape)
+    kw = {"normalize_by": normalize_by}
+    assert np.array_equal(engine.trajectory_errors(pts, released, offsets, workers=workers, **kw),
+                          metrics.trajectory_errors(pts, released, offsets, **kw))
+    assert engine.average_error(pts, released, offsets, workers=workers, **kw) == \
+        metrics.average_error(pts, released, offsets, **kw)
+    assert np.array_equal(engine.point_errors(pts, released, workers=workers, **kw),
+                          metrics.point_errors(pts, released, **kw))
+    ints = np.round(pts).astype(np.int64)  # integer input is converted chunk by chunk, as serially
+    assert engine.average_error(ints, released, offsets, workers=workers) == metrics.average_error(ints, released,
+                                                                                                    offsets)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_rounding_matches_serial_on_one_and_two_workers(workers):
+    released = np.random.default_rng(8).uniform((0, 0), (2000, 1000), (500, 2))
+    coords, idx = engine.round_points(POIS, released, workers=workers)
+    ref_coords, ref_idx = POIS.round(released)
+    assert np.array_equal(coords, ref_coords) and np.array_equal(idx, ref_idx) and idx.dtype == ref_idx.dtype
+
+
+@pytest.mark.parametrize("name", ["tracs-c", "tracs-d", "strawman", "tracs-c-rounded"])
+def test_perturb_many_checks_points_chunk_by_chunk_on_one_and_two_workers(name):
+    pts, offsets = _batch(REGION, n_traj=60)
+    keys = np.arange(60) + 500
+    ref = METHODS[name].perturb_many(pts, offsets, rng=9, keys=keys)
+    for workers in (1, 2):
+        assert np.array_equal(engine.perturb_many(METHODS[name], pts, offsets, rng=9, keys=keys, workers=workers),
+                              ref)
+
+
+def _with(pts, row, value):
+    out = pts.copy()
+    out[row] = value
+    return out
+
+
+BATCH, OFFSETS = _batch(REGION, n_traj=60)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("call, error, fragment", [
+    (lambda w: engine.perturb_many(METHODS["tracs-c"], _with(BATCH, -3, np.nan), OFFSETS, rng=1, workers=w),
+     ValueError, "coords contains NaN or infinite values"),
+    (lambda w: engine.perturb_many(METHODS["tracs-c"], _with(BATCH, -3, (5000.0, 10.0)), OFFSETS, rng=1,
+                                   workers=w), ValueError, "1 point\\(s\\) of coords lie outside the region"),
+    (lambda w: engine.perturb_many(METHODS["tracs-c-rounded"], _with(BATCH, 2, np.inf), OFFSETS, rng=1,
+                                   workers=w), ValueError, "coords contains NaN or infinite values"),
+    (lambda w: engine.average_error(BATCH, _with(_with(BATCH, 1, np.nan), -1, np.nan), OFFSETS, workers=w),
+     ValueError, "perturbed contains 4 NaN or infinite value\\(s\\)"),
+    (lambda w: engine.trajectory_errors(BATCH, BATCH, np.r_[OFFSETS[:3], OFFSETS[2:]], workers=w),
+     ValueError, "1 trajectory\\(ies\\) are empty"),
+    (lambda w: engine.point_errors(_with(BATCH, 0, np.nan), BATCH, workers=w),
+     ValueError, "true contains 2 NaN or infinite value\\(s\\)"),
+    (lambda w: engine.round_points(POIS, _with(BATCH, -1, np.nan), workers=w),
+     ValueError, "NaN"),
+])
+def test_bad_values_get_the_serial_error_counting_the_whole_batch(workers, call, error, fragment,
+                                                                  small_error_chunks):
+    with pytest.raises(error, match=fragment):
+        call(workers)

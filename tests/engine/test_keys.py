@@ -48,3 +48,21 @@ def test_bad_keys_get_the_reference_errors(keys, n, error, fragment):
 def test_hashing_on_threads_gives_the_same_streams():
     keys = np.arange(50_000) * 7 - 3
     assert np.array_equal(fast_stream_ids(keys, len(keys), workers=3), stream_ids(keys, len(keys)))
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_repeated_keys_are_numbered_alike_in_any_number_of_buckets(workers):
+    # 40,000 keys: up to 4 buckets of the hash; every key repeats, some many times, interleaved
+    rng = np.random.default_rng(5)
+    ints = rng.integers(0, 15_000, 40_000)
+    text = [f"u{k}" for k in ints[:20_000]]
+    assert np.array_equal(fast_stream_ids(ints, len(ints), workers=workers), stream_ids(ints, len(ints)))
+    assert np.array_equal(fast_stream_ids(text, len(text), workers=workers), stream_ids(text, len(text)))
+
+
+def test_a_hash_shared_by_two_keys_takes_the_reference_path(monkeypatch):
+    from tracs.engine import _keys
+
+    keys = np.arange(20_000)
+    monkeypatch.setattr(_keys, "_hash_all", lambda data, starts, *a: np.zeros(len(starts) - 1, dtype=np.uint64))
+    assert np.array_equal(_keys.fast_stream_ids(keys, len(keys), workers=2), stream_ids(keys, len(keys)))

@@ -53,6 +53,9 @@ def add_input_arguments(parser, *, pad: bool = False, quiet: bool = False) -> No
                         "recognised and reported)")
     g.add_argument("--dayfirst", action="store_true",
                    help="read ambiguous dates such as 01/02/2024 day first (default: month first)")
+    g.add_argument("--id-type", choices=("text", "infer"), default="text",
+                   help="user ids of text files: text (default: exactly as written, so 007 and 7 are two "
+                        "users) or infer (numbers when every id is an integer: 007 becomes 7)")
     g.add_argument("--timezone", metavar="ZONE", default=None,
                    help="zone of times written without one: a name such as Europe/Lisbon or a constant "
                         "offset such as +01:00 (default: UTC)")
@@ -74,6 +77,7 @@ def read_options(args) -> dict:
                 lat=getattr(args, "lat_col", None), lon=getattr(args, "lon_col", None),
                 traj=getattr(args, "traj_col", None), time_format=getattr(args, "time_format", None),
                 dayfirst=bool(getattr(args, "dayfirst", False)), flags=FLAGS,
+                id_type=getattr(args, "id_type", None) or "text",
                 tz=getattr(args, "timezone", None) or "UTC",
                 input_format=_input_format(getattr(args, "input_format", "auto")))
 

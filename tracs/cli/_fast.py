@@ -65,13 +65,19 @@ def keyed(model) -> bool:
 
 
 def user_keys(users):
-    """The stream keys of user ids: integer ids as they are (an integer and its decimal text
-    name one stream in :func:`tracs.random.stream_ids`, so this is the stream of ``str(id)``
-    without building a string per trajectory), any other id as its text."""
+    """The stream keys of user ids, from their exact value: numbers as they are (an integer, an
+    integral float and its decimal text name one stream in :func:`tracs.random.stream_ids`, so
+    no string is built per trajectory), text as it is (``"007"`` and ``"7"`` are two streams)."""
     users = np.asarray(users)
-    if users.dtype.kind in "iu":
+    if users.dtype.kind in "iuf":
         return users
-    return [str(k) for k in users]
+    return [k if isinstance(k, str) else str(k) for k in users]
+
+
+def released_columns(args) -> dict:
+    """The optional released columns asked for: ``--keep-lines``, ``--no-budget-columns``."""
+    return dict(keep_lines=bool(getattr(args, "keep_lines", False)),
+                budget=not getattr(args, "no_budget_columns", False))
 
 
 def random_argument(args):
@@ -156,10 +162,11 @@ def run(args, method, output: Path, fmt) -> int:
         # a temporary file in the output's folder, renamed into place: never half a file
         _output.write_atomically(output, lambda path: write_released(
             points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update,
-            geometry=getattr(args, "geometry", "points")))
+            geometry=getattr(args, "geometry", "points"), **released_columns(args)))
     from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
 
-    write_perturb_sidecar(output, args, model, ctx.region, crs)
+    write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
+                          pois_used=public.pois is not None)
 
     budget = (f"ε = {given(args.epsilon)} per trajectory ({significant(eps_point.min())}–"
               f"{significant(eps_point.max())} per point)" if args.per_trajectory else

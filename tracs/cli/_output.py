@@ -38,6 +38,54 @@ def check_not_input(output: Path, *inputs) -> None:
                            "the input; choose another output name")
 
 
+def check_pois_not_input(pois, source) -> None:
+    """Refuse a ``--pois`` file that is the input (any spelling or link) or has the same content.
+
+    The points of interest shape every release, so they must be public, fixed in
+    advance: the check-ins themselves would make every visited place public.
+    ``source`` may be a folder (``--engine dask``): its Parquet files are compared.
+    """
+    if pois is None:
+        return
+    pois, source = Path(pois), Path(source)
+    if not pois.is_file():
+        return  # reported where the file is read
+    inputs = sorted(source.glob("*.parquet")) if source.is_dir() else [source]
+    for candidate in inputs:
+        how = None
+        if os.path.realpath(candidate) == os.path.realpath(pois) or _same_file(candidate, pois):
+            how = "the same file as"
+        elif _same_content(candidate, pois):
+            how = "a copy of"
+        if how is not None:
+            raise CLIError(f"--pois {pois} is {how} the input {candidate}: the points of interest must be "
+                           "public and fixed in advance, not taken from the check-ins (every place a user "
+                           "visited would become public); give a public POI file")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _same_content(a: Path, b: Path, block: int = 1 << 20) -> bool:
+    """Whether two files hold the same bytes (sizes first, then block by block)."""
+    try:
+        if a.stat().st_size != b.stat().st_size:
+            return False
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            while True:
+                x, y = fa.read(block), fb.read(block)
+                if x != y:
+                    return False
+                if not x:
+                    return True
+    except OSError:
+        return False
+
+
 def quiet_warnings(command: str, func, *args, **kwargs):
     """Call ``func``; print its warnings as one ``tracs COMMAND: warning: ...`` line each."""
     import warnings

@@ -226,6 +226,7 @@ def points_in_region(points, args):
     rows = np.flatnonzero(keep)
     kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
     offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
+    traj = None if points.traj is None else points.traj.take(rows).reset_index(drop=True)
     emptied = len(points.offsets) - len(offsets)
     if emptied:
         from .._text import counted
@@ -233,7 +234,7 @@ def points_in_region(points, args):
         print(f"tracs perturb: note: {counted(emptied, 'trajectory')} had every row outside the region: "
               "not released", file=sys.stderr)
     return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
-                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets), handled
+                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets, traj=traj), handled
 
 
 def frame_in_region(frame, args, *, command: str):

@@ -8,11 +8,11 @@ region and its projection, rows outside the region, trajectories split at
 ``--split-gap``, one keyed stream per user id, the ε columns.  Every released row
 therefore equals the in-process output for the same input, options and seed.
 
-Differences from the in-process command: the output has no ``trajectory`` column
-(in-process ids number the trajectories of the whole file), ``source_row`` is the
-row's position in the whole input (files in name order), rows left out by the
+Differences from the in-process command: ``source_row`` (with ``--keep-lines``) is
+the row's position in the whole input (files in name order), rows left out by the
 checks or by ``--drop`` are counted but not listed line by line, and no average
-error is printed (the true points stay on the workers).
+error is printed (the true points stay on the workers).  Trajectory ids are
+numbered within each user (or are the input's own), as in process.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 from ._common import CLIError
 
 #: the released columns written, in order
-COLUMNS = ("uid", "datetime", "source_row", "lat", "lng", "epsilon_point", "epsilon_trajectory")
+COLUMNS = ("uid", "trajectory", "datetime", "source_row", "lat", "lng", "epsilon_point", "epsilon_trajectory")
 
 
 def _read(source: Path):
@@ -68,6 +68,7 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     from ..io.table import read_points, released_table, to_wgs84
     from ..methods import MethodContext, get
     from . import _columns, _public
+    from ._fast import released_columns, user_keys
 
     method = get(method)
     with tempfile.TemporaryDirectory(prefix="tracs-partition-") as folder:
@@ -79,7 +80,7 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     offsets = points.offsets
     ctx = MethodContext(region=public.region, anchor=options.anchor, _poi_space=public.pois,
                         pois=None if public.pois is None else public.pois.points)
-    keys = [str(k) for k in points.trajectory_users()]
+    keys = user_keys(points.trajectory_users())  # as in process: from the ids' exact values
     model = method.build(ctx, options.epsilon, per_trajectory=options.per_trajectory)
     released = perturb_many(model, coords, offsets, rng=options.seed, keys=keys, workers=1)
     if options.round_to_pois and not method.discrete:
@@ -87,28 +88,50 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     lengths = np.diff(offsets)
     eps_point = np.repeat(model.epsilon_per_point(lengths), lengths)
     eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
+    columns = released_columns(options)
     table = released_table(points, to_wgs84(np.asarray(released, dtype=np.float64), crs), eps_point, eps_traj,
-                           text_times=False).to_pandas()
+                           text_times=False, keep_lines=True, budget=columns["budget"]).to_pandas()
     rows = part.index.to_numpy()[table.pop("source_row").to_numpy()]
-    table.insert(2, "source_row", rows)
+    if columns["keep_lines"]:
+        table.insert(3, "source_row", rows)
     out = table[[c for c in COLUMNS if c in table.columns]]
     out.index = pd.Index(rows, name=part.index.name)
     return out
 
 
-def _meta(uid_dtype, index_name):
-    """The empty output frame: the released columns and their types."""
+def _meta(uid_dtype, traj_dtype, index_name, columns):
+    """The empty output frame: the released columns asked for (``columns``) and their types."""
     import pandas as pd
 
     frame = pd.DataFrame({
         "uid": pd.Series([], dtype=uid_dtype),
+        "trajectory": pd.Series([], dtype=traj_dtype),
         "datetime": pd.Series([], dtype="datetime64[ns, UTC]"),
-        "source_row": pd.Series([], dtype="int64"),
+        **({"source_row": pd.Series([], dtype="int64")} if columns["keep_lines"] else {}),
         **{name: pd.Series([], dtype="float64")
-           for name in ("lat", "lng", "epsilon_point", "epsilon_trajectory")},
+           for name in ("lat", "lng", *(("epsilon_point", "epsilon_trajectory") if columns["budget"] else ()))},
     })
     frame.index.name = index_name
     return frame
+
+
+def _trajectory_dtype(frame, args):
+    """The type of the released ``trajectory`` column: the input's trajectory column's (found
+    as the reader finds it) when trajectories are the input's own, else int64 (numbered)."""
+    from ..io.columns import resolve_columns
+    from . import _columns
+
+    if args.split_gap is None:
+        options = _columns.read_options(args)
+        try:
+            found = resolve_columns(list(frame.columns), **{k: options[k] for k in ("user", "time", "lat", "lon",
+                                                                                   "traj")},
+                                    need_coords=False, flags=options["flags"])
+        except ValueError:
+            found = None
+        if found is not None and found.traj is not None:
+            return frame._meta[found.traj].dtype
+    return "int64"
 
 
 def run_dask(args, method) -> int:
@@ -154,7 +177,10 @@ def run_dask(args, method) -> int:
         if user not in frame.columns:
             raise CLIError(f"{source}: no {user!r} column (columns: {', '.join(map(str, frame.columns))}); "
                            "name it with --user-col")
-        meta = _meta(frame._meta[user].dtype, frame._meta.index.name)
+        from ._fast import released_columns
+
+        meta = _meta(frame._meta[user].dtype, _trajectory_dtype(frame, args), frame._meta.index.name,
+                     released_columns(args))
         released = map_users(frame, release_partition, user=user, meta=meta,
                              args=(args.method, options, public, crs))
 
@@ -166,7 +192,7 @@ def run_dask(args, method) -> int:
         with dask.config.set({"dataframe.convert-string": False}):
             dask_geopandas.from_dask_dataframe(released.map_partitions(to_geo, meta=to_geo(meta))).to_parquet(
                 output, write_index=False)
-        n_in, n_out = len(frame), len(dd.read_parquet(output, columns=["source_row"]))
+        n_in, n_out = len(frame), len(dd.read_parquet(output, columns=["lat"]))
     finally:
         client.close()
     from .._text import given, significant

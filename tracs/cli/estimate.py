@@ -11,7 +11,7 @@ from ._common import CLIError, workers_arg, writable_file
 
 DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
-released by 'tracs perturb' (any format it writes: lat/lng, trajectory and datetime)
+released by 'tracs perturb' (any format it writes: uid, trajectory, datetime and lat/lng)
 and the JSON sidecar written next to it (method, ε, region, CRS, split, anchor).
 Only public information is read.  The output follows the extension: .csv (one row
 per cell: bounds in WGS84 and probability), .geojson (cell polygons) or .html (a
@@ -58,19 +58,50 @@ def add_parser(subparsers) -> None:
                         "cluster of --workers processes)")
 
 
-def write_perturb_sidecar(output, args, perturber, region, crs) -> Path:
-    """Called by 'tracs perturb': the public parameters of the release it wrote."""
+def write_perturb_sidecar(output, args, perturber, region, crs, *, from_data: bool = False,
+                          pois_used: bool = False) -> Path:
+    """Called by 'tracs perturb': the public parameters of the release it wrote, and where the
+    region, the POIs and the anchor came from (``from_data``: ``--region-from-data``)."""
     from ..estimate.sidecar import write_sidecar
 
+    region_source = "data" if from_data else "public"
+    sources = {"region": region_source}
+    if pois_used:
+        sources["pois"] = region_source  # --pois with --region; the data's venues otherwise
+    if getattr(perturber, "anchor_point", None) is not None:
+        # an anchor given as X,Y is public; "center" / "corner" are those of the region
+        sources["anchor"] = "public" if isinstance(getattr(args, "anchor", None), tuple) else region_source
     return write_sidecar(output, method=args.method, epsilon=args.epsilon,
                          per_trajectory=args.per_trajectory, region=region, crs=crs,
                          perturber=perturber, split_gap=args.split_gap,
-                         round_to_pois=bool(getattr(args, "round_to_pois", False)))
+                         round_to_pois=bool(getattr(args, "round_to_pois", False)), sources=sources)
+
+
+def warn_data_derived(command: str, data: dict) -> None:
+    """Say on standard error when a release was shaped by parameters computed from the data."""
+    import sys
+
+    from ..estimate.sidecar import data_derived
+
+    derived = data_derived(data)
+    if derived:
+        print(f"tracs {command}: warning: the release used parameters computed from the data "
+              f"({', '.join(derived)}; 'tracs perturb --region-from-data'): it is NOT private, and these "
+              "parameters reveal the true points (e.g. the region's edges are users' true coordinates)",
+              file=sys.stderr)
 
 
 def _release_points(path: Path, crs):
-    """Released points in the sidecar's CRS, in trajectory order, with offsets."""
+    """Released points in the sidecar's CRS, in trajectory order, with offsets.
+
+    A trajectory is the rows of one ``(uid, trajectory)`` pair (trajectory ids are
+    numbered within each user), ids read exactly as written; users and trajectories
+    are ordered like the loaders order them, the points of each by time.
+    """
+    import pandas as pd
     import pyproj
+
+    from ..io.checkins import user_order_keys
 
     from ..io.release import NotAReleaseError, read_release
 
@@ -80,18 +111,35 @@ def _release_points(path: Path, crs):
         raise CLIError(str(exc)) from None
     if len(frame) == 0:
         raise CLIError(f"{path.name} holds no released points")
-    keys = ["trajectory"] + (["datetime"] if "datetime" in frame.columns else [])
-    frame = frame.sort_values(keys, kind="stable")  # the order the points were perturbed in
+    sort = [user_order_keys(_text(frame["uid"]))] if "uid" in frame.columns else []
+    sort.append(user_order_keys(_text(frame["trajectory"])))
+    if "datetime" in frame.columns:
+        ns = frame["datetime"].array.asi8 if hasattr(frame["datetime"].array, "asi8") else \
+            pd.factorize(frame["datetime"].astype(str), sort=True)[0]
+        sort.append(np.where(frame["datetime"].isna().to_numpy(), np.iinfo(np.int64).max, ns))  # no time: last
+    order = np.lexsort(sort[::-1])  # the order the points were perturbed in (ties: file order)
+    frame = frame.iloc[order]
     to_metric = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
     x, y = to_metric.transform(frame["lng"].to_numpy(float), frame["lat"].to_numpy(float))
-    traj = frame["trajectory"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, traj[1:] != traj[:-1]])
+    ukey, tkey = sort[0][order], sort[-2 if "datetime" in frame.columns else -1][order]
+    new = tkey[1:] != tkey[:-1]
+    if "uid" in frame.columns:
+        new |= ukey[1:] != ukey[:-1]
+    starts = np.flatnonzero(np.r_[True, new])
     offsets = np.r_[starts, len(frame)].astype(np.int64)
     return np.column_stack([x, y]), offsets
 
 
+def _text(values):
+    """Ids for ordering: integers as they are, anything else as its text."""
+    import pandas as pd
+
+    values = values.reset_index(drop=True)
+    return values if pd.api.types.is_integer_dtype(values.dtype) else values.astype(str)
+
+
 def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None, *, memory=None,
-                     workers: int = 1, engine: str = "local", scheduler=None):
+                     workers: int = 1, engine: str = "local", scheduler=None, command="estimate"):
     """``(density, sidecar, reports)`` of a file written by 'tracs perturb' and its sidecar."""
     from ..estimate._memory import check_memory
     from ..estimate.planar import density
@@ -115,6 +163,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     except ValueError as exc:
         raise CLIError(f"--memory: {exc}") from None
     data = read_sidecar(release)
+    warn_data_derived(command, data)
     if data.get("round_to_pois"):
         raise CLIError("the release was rounded to points of interest: its references are not public")
     if data.get("crs") is None:
@@ -148,7 +197,9 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
 
     from ..dask import estimate
 
-    frame = dd.read_parquet(release) if release.is_dir() else dd.read_csv(release)
+    frame = dd.read_parquet(release) if release.is_dir() else \
+        dd.read_csv(release, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
+                    na_values={c: [""] for c in ("lat", "lng", "datetime")})
     missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
     if missing:
         raise CLIError(f"{release.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
@@ -159,6 +210,9 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
         x, y = transform.transform(part["lng"].to_numpy(float), part["lat"].to_numpy(float))
         xy = region.clip(np.column_stack([x, y]))
         out = part.assign(__x=xy[:, 0], __y=xy[:, 1])
+        # a trajectory is one (uid, trajectory) pair: trajectory ids are numbered within each user
+        key = part["trajectory"].astype(str)
+        out["__trajectory"] = part["uid"].astype(str) + "\x1f" + key if "uid" in part.columns else key
         return out
 
     frame = frame.map_partitions(to_metric, meta=to_metric(frame._meta))
@@ -168,7 +222,7 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
                                                           threads_per_worker=1, dashboard_address=None)))
     try:
         n = int(frame.map_partitions(len).compute().sum())
-        est = estimate(frame, perturber, user="trajectory", time=time, x="__x", y="__y", **options)
+        est = estimate(frame, perturber, user="__trajectory", time=time, x="__x", y="__y", **options)
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()

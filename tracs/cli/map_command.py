@@ -114,7 +114,9 @@ def _read_release(path: Path):
     if not path.is_file():
         raise CLIError(f"no such file: {path}")
     frame = read_release(path)
-    return gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame["lng"], frame["lat"]), crs=4326)
+    out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame["lng"], frame["lat"]), crs=4326)
+    out.attrs["order"] = frame.attrs.get("order", "input")
+    return out
 
 
 def _perturb(trajs, method: str, epsilon: float, seed):
@@ -141,24 +143,47 @@ def _perturb(trajs, method: str, epsilon: float, seed):
 
 
 def _align(released, original, name):
-    """Put the released rows in the order of ``original`` through their source line or row.
+    """Put the released rows in the order of ``original`` (the loaders' (user, time) order).
 
-    'tracs perturb' publishes rows in the input file's order and keeps the loaders'
-    ``source_line`` / ``source_row`` column; the map draws them in (user, time) order.
-    Files without that column are taken to be in the order of ``original`` already.
+    'tracs perturb' publishes rows in the input file's order; with ``--keep-lines`` it
+    also writes the loaders' ``source_line`` / ``source_row``, which then matches the
+    rows one by one.  Without it, the i-th released row is the i-th row of the input,
+    which ``original``'s own source column orders.
     """
     import pandas as pd
 
     from data_loaders import SOURCE_COLUMNS
 
     position = next((c for c in SOURCE_COLUMNS if c in released.columns and c in original.columns), None)
-    if position is None:  # (GPX) one track per trajectory: the order the points were perturbed in
-        keys = [c for c in ("trajectory", "datetime") if c in released.columns]
+    order = released.attrs.get("order", "input")
+    if position is None and order == "perturbation":  # lines: already in (user, trajectory, time) order
+        return released.reset_index(drop=True)
+    if position is None and order == "tracks":  # GPX: one track per trajectory, points in time order
+        keys = [c for c in ("uid", "trajectory", "datetime") if c in released.columns]
         return released.sort_values(keys, kind="stable").reset_index(drop=True) if keys else released
+    if position is None:  # rows in the input's order: the i-th is the input's i-th row
+        own = next((c for c in SOURCE_COLUMNS if c in original.columns), None)
+        if own is None:
+            return released
+        where = np.empty(len(original), dtype=np.int64)
+        where[np.argsort(original[own].to_numpy(), kind="stable")] = np.arange(len(original))
+        return released.iloc[where].reset_index(drop=True)
     where = pd.Index(released[position].to_numpy()).get_indexer(original[position].to_numpy())
     if (where < 0).any() or len(np.unique(where)) != len(where):
         raise CLIError(f"{name}: its {position} column does not match the rows of the input file")
     return released.iloc[where].reset_index(drop=True)
+
+
+def _warn_from_sidecar(release: Path) -> None:
+    """Warn when the release's sidecar says it used parameters computed from the data."""
+    from ..estimate.sidecar import read_sidecar
+    from .estimate import warn_data_derived
+
+    try:
+        data = read_sidecar(release)
+    except (FileNotFoundError, ValueError):
+        return  # a file without a sidecar (or not a tracs release): nothing is known of its parameters
+    warn_data_derived("map", data)
 
 
 def _epsilon_of(released) -> float | None:
@@ -175,7 +200,7 @@ def _add_density(fmap, args) -> None:
     from ..maps.density import density_layer
     from .estimate import estimate_release
 
-    est, data, _ = estimate_release(Path(args.perturbed), args.estimate_grid)
+    est, data, _ = estimate_release(Path(args.perturbed), args.estimate_grid, command="map")
     density_layer(est, data["crs"], name=f"estimated density ({data['method']}, ε = {data['epsilon']:g})",
                   min_share=0.0).add_to(fmap)
 
@@ -217,6 +242,8 @@ def _run(args) -> int:
     original = trajs.frame
     perturbed, epsilon, method = None, args.epsilon, args.method
     if args.perturbed is not None:
+        if args.estimate_grid is None:  # (with --estimate-grid the estimate says it)
+            _warn_from_sidecar(Path(args.perturbed))
         perturbed = _read_release(Path(args.perturbed))
         if len(perturbed) != len(original):
             raise CLIError(f"{args.perturbed} has {len(perturbed):,} rows but {source} has "

@@ -19,9 +19,15 @@ written in WGS84.  A user's released rows depend only on that user's rows, the
 public parameters (region, POI file, method, ε) and the seed: each user draws from
 a random stream keyed by the user id.
 
-The output keeps the user id, the trajectory id and the time of every row, in the
-input's order, with the released latitude/longitude and the ε spent per point and
-per trajectory.  The true coordinates and venue ids are never written, and the
+The output keeps the user id (exactly as written: 007 and 7 are two users), the
+trajectory id (the input's own, or 0, 1, ... within each user) and the time of
+every row, in the input's order, with the released latitude/longitude and the ε
+spent per point and per trajectory (epsilon_point, epsilon_trajectory: with a
+budget per point a trajectory of n points spends n times it, with a budget per
+trajectory each point 1/n of it, so these columns reveal each trajectory's
+length; --no-budget-columns leaves them out).  --keep-lines adds source_line
+(source_row), each row's position in the input file, which reveals how many rows
+of other users precede it.  The true coordinates and venue ids are never written, and the
 input's other columns and GPX elements are named on stderr ("not released: ...").
 The format follows the extension: .csv, .tsv, .geojson/.json, .parquet/.geoparquet,
 .gpkg or .gpx; with --geometry lines, one LineString per released trajectory
@@ -81,6 +87,12 @@ def add_parser(subparsers) -> None:
                    help="draw from ChaCha20, a cryptographically secure generator (keyed from the OS, or "
                         "from --seed, which must then stay secret): for releases an attacker may observe "
                         "many times or seeds that may leak; same lattice, same law, about 3-4x slower")
+    p.add_argument("--keep-lines", action="store_true",
+                   help="also write source_line (source_row): each row's line in INPUT.  It reveals the "
+                        "file position, which depends on the rows of the users above it")
+    p.add_argument("--no-budget-columns", action="store_true",
+                   help="leave out epsilon_point and epsilon_trajectory (the ε spent; they reveal each "
+                        "trajectory's length)")
     _columns.add_input_arguments(p, pad=True, quiet=True)
     _public.add_arguments(p)
     _output.add_arguments(p)
@@ -104,6 +116,7 @@ def run(args) -> int:
         raise CLIError(f"method {args.method!r} is not ε-LDP (its group sizes depend on the true location) "
                        "and is kept only to reproduce the paper's experiments with 'tracs evaluate'; "
                        "it is never used to release data: use 'lsrr' instead")
+    _output.check_pois_not_input(args.pois, args.input)
     if args.engine == "dask":
         from . import _startup
         from .dask_perturb import run_dask
@@ -123,16 +136,26 @@ def run(args) -> int:
     return _fast.run(args, method, output, fmt)
 
 
-def released_frame(trajs, released, eps_point, eps_traj):
-    """The rows to publish: ids and times of the input, released WGS84 points, ε spent."""
+def released_frame(trajs, released, eps_point, eps_traj, *, keep_lines: bool = False):
+    """The rows to publish: ids and times of the input, released WGS84 points, ε spent.
+
+    As ``tracs perturb`` writes them: trajectory ids numbered within each user, rows in
+    the input's order, the source line or row only with ``keep_lines``.
+    """
     import geopandas as gpd
     from data_loaders import SOURCE_COLUMNS
+    from ..io.checkins import user_order_keys
 
     wgs = trajs.with_coords(released).to_wgs84()
     source = wgs.frame
     keep = [c for c in ("uid", "trajectory", "datetime", *SOURCE_COLUMNS) if c in source.columns]
     frame = gpd.GeoDataFrame(source[keep].reset_index(drop=True),
                              geometry=gpd.GeoSeries(source.geometry.to_numpy(), crs=source.crs))
+    if "trajectory" in frame.columns and "uid" in frame.columns:  # 0, 1, ... within each user
+        from ..io.table import within_runs
+
+        users = user_order_keys(frame["uid"].iloc[np.asarray(trajs.offsets[:-1])].reset_index(drop=True))
+        frame["trajectory"] = np.repeat(within_runs(np.r_[True, users[1:] != users[:-1]]), np.diff(trajs.offsets))
     frame.insert(len(keep), "lat", frame.geometry.y.to_numpy())
     frame.insert(len(keep) + 1, "lng", frame.geometry.x.to_numpy())
     frame["epsilon_point"] = eps_point
@@ -142,6 +165,8 @@ def released_frame(trajs, released, eps_point, eps_traj):
     position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
     if position is not None:
         frame = frame.iloc[np.argsort(frame[position].to_numpy(), kind="stable")].reset_index(drop=True)
+        if not keep_lines:
+            frame = frame.drop(columns=position)
     return frame
 
 

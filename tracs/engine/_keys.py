@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from ..random import _splitmix64, stream_ids
+from ._account import serial_step
 from ._pool import map_ordered, point_chunks
 
 __all__ = ["fast_stream_ids"]
@@ -181,12 +182,51 @@ def _canonical_buffer(keys, n):
 
 
 def _hash_on_threads(data, starts, workers: int) -> np.ndarray:
-    """:func:`_hash_all` over contiguous runs of keys on ``workers`` threads (the kernel releases the GIL)."""
+    """:func:`_hash_all` over contiguous runs of keys on ``workers`` threads (the kernel releases the GIL).
+
+    Each run writes its hashes into its rows of one output array, on its own thread.
+    """
     n = len(starts) - 1
-    runs = point_chunks(n, workers, min_points=1 << 13)
-    parts = map_ordered(lambda r: _hash_all(data, starts[r[0]:r[1] + 1], _H0, _SIGMA, _IV, _LANES), runs,
-                        workers)
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+    hashes = np.empty(n, dtype=np.uint64)
+
+    def run(r):
+        hashes[r[0]:r[1]] = _hash_all(data, starts[r[0]:r[1] + 1], _H0, _SIGMA, _IV, _LANES)
+
+    map_ordered(run, point_chunks(n, workers, min_points=1 << 13), workers)
+    return hashes
+
+
+def _number_repeats(hashes, data, starts, workers: int):
+    """Stream ids from key hashes: a key's ``k``-th repeat (``k`` ≥ 1, in input order) is re-mixed with ``k``.
+
+    Keys are split into ``workers`` buckets by their hash modulo the bucket count, so
+    equal keys share a bucket; each bucket is sorted and numbered on its own thread.
+    Within a bucket keys keep their input order, so the numbering is the same for any
+    number of buckets.  Returns ``None`` if two different keys share a hash.
+    """
+    n = len(hashes)
+    n_buckets = max(1, min(workers, n >> 13))
+    streams = hashes.copy()
+
+    def bucket(b):
+        members = None if n_buckets == 1 else np.flatnonzero(hashes % np.uint64(n_buckets) == np.uint64(b))
+        own = hashes if members is None else hashes[members]
+        order = np.argsort(own, kind="stable")
+        sorted_hashes = own[order]
+        same = sorted_hashes[1:] == sorted_hashes[:-1]
+        if not same.any():
+            return True
+        index = order if members is None else members[order]  # keys by hash, ties in input order
+        if not _same_bytes_where_hashes_match(index, hashes, data, starts):
+            return False
+        first = np.flatnonzero(np.r_[True, ~same])
+        occurrence = (np.arange(len(index)) - np.repeat(first, np.diff(np.r_[first, len(index)])))
+        later = occurrence > 0
+        repeat = index[later]
+        streams[repeat] = _splitmix64(hashes[repeat] ^ _splitmix64(occurrence[later].astype(np.uint64)))
+        return True
+
+    return streams if all(map_ordered(bucket, range(n_buckets), workers)) else None
 
 
 def fast_stream_ids(keys=None, n: int | None = None, *, workers: int = 1) -> np.ndarray:
@@ -194,7 +234,8 @@ def fast_stream_ids(keys=None, n: int | None = None, *, workers: int = 1) -> np.
 
     Integer arrays, lists of ``str`` and ``keys=None`` (positions) take the fast
     path; anything else, and any 64-bit hash shared by two different keys, the
-    reference function.  ``workers`` threads share the hashing.
+    reference function.  ``workers`` threads share the hashing and the numbering of
+    repeated keys; only writing the keys' canonical bytes runs on one thread.
     """
     if keys is not None and (isinstance(keys, (str, bytes)) or not hasattr(keys, "__len__")):
         return stream_ids(keys, n)
@@ -203,21 +244,10 @@ def fast_stream_ids(keys=None, n: int | None = None, *, workers: int = 1) -> np.
         return stream_ids(keys, n)
     if isinstance(keys, np.ndarray) and keys.ndim != 1:
         return stream_ids(keys, n)
-    buffer = _canonical_buffer(keys, count)
+    with serial_step("keys: canonical bytes"):
+        buffer = _canonical_buffer(keys, count)
     if buffer is None:
         return stream_ids(keys, n)
     data, starts = buffer
-    hashes = _hash_on_threads(data, starts, workers)
-    order = np.argsort(hashes, kind="stable")
-    if not _same_bytes_where_hashes_match(order, hashes, data, starts):
-        return stream_ids(keys, n)
-    sorted_hashes = hashes[order]
-    first = np.flatnonzero(np.r_[True, sorted_hashes[1:] != sorted_hashes[:-1]])
-    run = np.repeat(first, np.diff(np.r_[first, len(order)]))
-    occurrence = np.empty(len(order), dtype=np.uint64)
-    occurrence[order] = (np.arange(len(order)) - run).astype(np.uint64)
-    streams = hashes.copy()
-    later = occurrence > 0
-    if later.any():
-        streams[later] = _splitmix64(streams[later] ^ _splitmix64(occurrence[later]))
-    return streams
+    streams = _number_repeats(_hash_on_threads(data, starts, workers), data, starts, workers)
+    return stream_ids(keys, n) if streams is None else streams

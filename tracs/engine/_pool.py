@@ -17,6 +17,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ._account import timed_task
+
 __all__ = ["resolve_workers", "trajectory_chunks", "point_chunks", "map_ordered", "CHUNKS_PER_WORKER",
            "MIN_CHUNK_POINTS"]
 
@@ -80,7 +82,9 @@ def map_ordered(fn: Callable, items: Sequence, workers: int) -> list:
     """``[fn(item) for item in items]``, run on ``workers`` threads, results in order.
 
     The first exception raised by any call is re-raised (the others are discarded).
+    Each call is a parallel task for :mod:`tracs.engine._account`.
     """
+    fn = timed_task(fn)
     if workers <= 1 or len(items) <= 1:
         return [fn(item) for item in items]
     with ThreadPoolExecutor(max_workers=min(workers, len(items)),

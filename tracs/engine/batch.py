@@ -3,7 +3,10 @@
 Each function cuts its input into contiguous chunks (whole trajectories for
 perturbation and per-trajectory errors, plain ranges of points for rounding and
 point errors), runs the library's own serial function on every chunk in a thread
-pool (:mod:`tracs.engine._pool`) and concatenates the results in order.
+pool (:mod:`tracs.engine._pool`), each chunk checking its own points and writing
+its rows of one output.  The few steps left on one thread (shape checks, the
+keys' canonical bytes, the mean over trajectories) are named for
+:mod:`tracs.engine._account`.
 
 Guarantee (bit-identity): the output equals the serial call's output bit for
 bit, for any ``workers``.  For perturbation this rests on keyed randomness
@@ -19,38 +22,11 @@ import numpy as np
 from .. import metrics
 from .._validation import as_batch
 from ..random import KeyedStreams, resolve_key
+from ._account import serial_step
 from ._keys import fast_stream_ids
 from ._pool import map_ordered, point_chunks, resolve_workers, trajectory_chunks
 
 __all__ = ["perturb_many", "round_points", "point_errors", "trajectory_errors", "average_error"]
-
-
-def _flat_batch(coords, offsets):
-    """``(flat, offsets, as_list)`` when the batch can be cut into chunks, else ``None``.
-
-    Anything unusual (bad shapes, bad offsets, empty input) returns ``None`` so that
-    the serial call raises its own, documented error.
-    """
-    try:
-        if offsets is None:
-            if not isinstance(coords, (list, tuple)) or not coords:
-                return None
-            parts = [np.asarray(part, dtype=np.float64) for part in coords]
-            if any(p.ndim != 2 or p.shape[1] != 2 for p in parts):
-                return None
-            lengths = np.array([len(p) for p in parts], dtype=np.int64)
-            return np.concatenate(parts), np.concatenate([[0], np.cumsum(lengths)]), True
-        flat = np.asarray(coords, dtype=np.float64)
-        off = np.asarray(offsets)
-    except (TypeError, ValueError):
-        return None
-    if (flat.ndim != 2 or flat.shape[1] != 2 or off.ndim != 1 or off.size < 2
-            or off.dtype == bool or not np.issubdtype(off.dtype, np.integer)):
-        return None
-    off = off.astype(np.int64)
-    if off[0] != 0 or off[-1] != len(flat) or len(flat) == 0 or np.any(np.diff(off) < 0):
-        return None
-    return flat, off, False
 
 
 def _keyed(perturber) -> bool:
@@ -96,8 +72,9 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
         if keys is not None:
             raise TypeError(f"{type(perturber).__name__}.perturb_many takes no keys")
         return perturber.perturb_many(coords, offsets, rng=rng, return_indices=return_indices, **kwargs)
-    try:  # the one validation of the batch: its shape here, its values against the region below
-        flat, off, as_list = as_batch(coords, offsets)
+    try:  # the batch's shape here; its values (finite, inside the region) chunk by chunk below
+        with serial_step("perturb: batch shape"):
+            flat, off, as_list = as_batch(coords, offsets, finite=False)
     except (TypeError, ValueError):
         flat = None
     if flat is None or len(flat) == 0:  # the serial call raises its own, documented error
@@ -119,19 +96,17 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
 
     direct = (not return_indices and not kwargs and hasattr(perturber, "_run_into")
               and getattr(perturber, "round_to", None) is None)
-    if direct and getattr(perturber, "region", None) is not None:  # a baseline takes any point
-        try:
-            flat = perturber.region.validate_points(flat, "coords")  # what perturb_many checks
-        except ValueError:  # let perturb_many raise its own message
-            return perturber.perturb_many(coords, offsets, rng=rng, keys=keys)
+    region = getattr(perturber, "region", None)  # a baseline without one takes any finite point
     # a plain perturber or baseline writes each chunk's releases straight into the rows of one
-    # output array, on the chunk's worker, from the validated batch: no per-chunk arrays or
-    # checks, no serial concatenation
+    # output array, on the chunk's worker, from the batch checked there: no per-chunk arrays,
+    # no serial pass over the points, no serial concatenation
     out = np.empty_like(flat) if direct else None
 
     def run(chunk):
         t0, t1 = chunk
         a, b = off[t0], off[t1]
+        if not _valid_points(flat[a:b], region):
+            return _INVALID
         sub = KeyedStreams(streams.kind, streams.key, streams.streams[t0:t1])
         local = off[t0:t1 + 1] - a
         if not direct:
@@ -140,70 +115,162 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
         return None
 
     results = map_ordered(run, chunks, n_workers)
-    indices = None
-    if return_indices:
-        out = np.concatenate([r[0] for r in results])
-        indices = np.concatenate([np.asarray(r[1]) for r in results])
-    elif not direct:
-        out = np.concatenate(results)
-    if as_list:
-        out = np.split(out, off[1:-1])
-        if indices is not None:
-            indices = np.split(indices, off[1:-1])
+    if any(r is _INVALID for r in results):  # the serial call raises its own message, counting the whole batch
+        return perturber.perturb_many(coords, offsets, rng=rng, keys=keys, return_indices=return_indices,
+                                      **kwargs)
+    with serial_step("perturb: concatenate"):
+        indices = None
+        if return_indices:
+            out = np.concatenate([r[0] for r in results])
+            indices = np.concatenate([np.asarray(r[1]) for r in results])
+        elif not direct:
+            out = np.concatenate(results)
+        if as_list:
+            out = np.split(out, off[1:-1])
+            if indices is not None:
+                indices = np.split(indices, off[1:-1])
     return (out, indices) if return_indices else out
+
+
+#: a chunk holding a point that is not finite or lies outside the region
+_INVALID = object()
+
+
+def _valid_points(points, region) -> bool:
+    """Whether every point is finite (and inside ``region`` when it is not ``None``)."""
+    if region is None:
+        return bool(np.isfinite(points).all())
+    try:
+        region.validate_points(points, "coords")  # what the perturber's perturb_many checks
+    except ValueError:
+        return False
+    return True
 
 
 def round_points(space, points, *, workers=1):
     """``space.round(points)`` (nearest POI) on ``workers`` threads: ``(coords, indices)``.
 
-    The KD-tree query releases the GIL; chunks of points are rounded in parallel and
-    concatenated in order, giving exactly the serial result (rounding is
-    deterministic, and post-processing of the released points).
+    The KD-tree query releases the GIL; chunks of points are rounded in parallel,
+    each writing its rows of the two outputs on its own thread, giving exactly the
+    serial result (rounding is deterministic, and post-processing of the released
+    points).
     """
     n_workers = resolve_workers(workers)
-    arr = np.asarray(points) if n_workers > 1 else None
-    if arr is None or arr.ndim != 2 or len(arr) == 0:
-        return space.round(points)
-    parts = map_ordered(lambda c: space.round(arr[c[0]:c[1]]), point_chunks(len(arr), n_workers * 2),
-                        n_workers)
-    return (np.concatenate([p[0] for p in parts]),
-            np.concatenate([np.asarray(p[1]) for p in parts]))
+    try:
+        arr = np.asarray(points)
+    except (TypeError, ValueError):  # space.round raises its own message
+        arr = None
+    chunks = point_chunks(len(arr), n_workers * 2) if arr is not None and arr.ndim == 2 and len(arr) else []
+    if len(chunks) <= 1:  # one task: the KD-tree query itself
+        return map_ordered(lambda _: space.round(points), [None], 1)[0]
+    coords, indices = np.empty((len(arr), 2)), np.empty(len(arr), dtype=np.intp)
+
+    def run(chunk):
+        a, b = chunk
+        coords[a:b], indices[a:b] = space.round(arr[a:b])
+
+    if not _all_ran(run, chunks, n_workers):
+        return space.round(points)  # raises its own message, counting the whole input
+    return coords, indices
 
 
 def point_errors(true, perturbed, *, workers=1, normalize_by=None) -> np.ndarray:
     """:func:`tracs.metrics.point_errors` on ``workers`` threads (bit-identical)."""
     n_workers = resolve_workers(workers)
-    if n_workers == 1 or not isinstance(true, np.ndarray) or true.ndim != 2:
+    pair = _pair_shapes(true, perturbed) if n_workers > 1 else None
+    if pair is None:
         return metrics.point_errors(true, perturbed, normalize_by=normalize_by)
-    a, b = metrics.point_pairs(true, perturbed)
-    parts = map_ordered(lambda c: metrics.point_errors(a[c[0]:c[1]], b[c[0]:c[1]], normalize_by=normalize_by),
-                        point_chunks(len(a), n_workers * 2), n_workers)
-    return np.concatenate(parts)
+    a, b = pair
+    out = np.empty(len(a))
+
+    def run(chunk):
+        lo, hi = chunk
+        out[lo:hi] = metrics.point_errors(a[lo:hi], b[lo:hi], normalize_by=normalize_by)
+
+    if not _all_ran(run, point_chunks(len(a), n_workers * 2), n_workers):
+        return metrics.point_errors(true, perturbed, normalize_by=normalize_by)
+    return out
 
 
 def trajectory_errors(true, perturbed, offsets=None, *, workers=1, normalize_by=None) -> np.ndarray:
     """:func:`tracs.metrics.trajectory_errors` on ``workers`` threads (bit-identical).
 
-    Each trajectory's mean is computed by the serial function on its own chunk.
+    Each trajectory's mean is computed by the serial function on its own chunk of
+    whole trajectories (each chunk checks its own points), written into the
+    trajectory's row of the output on the chunk's thread.  Chunks hold about
+    :data:`ERROR_CHUNK_POINTS` points, so that the intermediate arrays stay in cache,
+    even on one worker.
     """
     n_workers = resolve_workers(workers)
-    batch = _flat_batch(true, offsets) if n_workers > 1 and offsets is not None else None
-    if batch is None:
+    with serial_step("error: shapes"):
+        pair = _pair_shapes(true, perturbed) if offsets is not None else None
+        off = _offsets(offsets, len(pair[0])) if pair is not None else None
+    if off is None:
         return metrics.trajectory_errors(true, perturbed, offsets, normalize_by=normalize_by)
-    a, b = metrics.point_pairs(true, perturbed)
-    off = batch[1]
+    a, b = pair
+    out = np.empty(len(off) - 1)
 
     def run(chunk):
         t0, t1 = chunk
         lo, hi = off[t0], off[t1]
-        return metrics.trajectory_errors(a[lo:hi], b[lo:hi], off[t0:t1 + 1] - lo, normalize_by=normalize_by)
+        out[t0:t1] = metrics.trajectory_errors(a[lo:hi], b[lo:hi], off[t0:t1 + 1] - lo, normalize_by=normalize_by)
 
-    return np.concatenate(map_ordered(run, trajectory_chunks(off, n_workers * 2), n_workers))
+    chunks = trajectory_chunks(off, max(n_workers * 2, len(a) // ERROR_CHUNK_POINTS), min_points=1)
+    if not _all_ran(run, chunks, n_workers):  # the serial call raises its own message
+        return metrics.trajectory_errors(true, perturbed, offsets, normalize_by=normalize_by)
+    return out
 
 
 def average_error(true, perturbed, offsets=None, *, workers=1, normalize_by=None) -> float:
-    """:func:`tracs.metrics.average_error` on ``workers`` threads (bit-identical)."""
-    if resolve_workers(workers) == 1:
-        return metrics.average_error(true, perturbed, offsets, normalize_by=normalize_by)
-    return float(np.mean(trajectory_errors(true, perturbed, offsets, workers=workers,
-                                           normalize_by=normalize_by)))
+    """:func:`tracs.metrics.average_error` on ``workers`` threads (bit-identical).
+
+    The per-trajectory errors are computed in parallel (:func:`trajectory_errors`);
+    their mean is taken in one call over all of them, in trajectory order, exactly
+    as the serial function does: a serial step of one addition per trajectory.
+    """
+    errors = trajectory_errors(true, perturbed, offsets, workers=workers, normalize_by=normalize_by)
+    with serial_step("error: mean over trajectories"):
+        return float(np.mean(errors))
+
+
+#: points per chunk of the error functions: their temporaries (a few arrays of this many doubles) stay in cache
+ERROR_CHUNK_POINTS = 1 << 16
+
+
+def _pair_shapes(true, perturbed):
+    """``(true, perturbed)`` as two real arrays of one ``(N, 2)`` shape, ``N`` ≥ 1, or ``None``.
+
+    Only shapes and kinds are checked here (no pass over the values): the chunks
+    check their own values, and anything unusual goes to the serial function.
+    """
+    if not isinstance(true, np.ndarray) or not isinstance(perturbed, np.ndarray):
+        return None
+    if (true.ndim != 2 or true.shape[1] != 2 or true.shape != perturbed.shape or len(true) == 0
+            or true.dtype.kind not in "iuf" or perturbed.dtype.kind not in "iuf"):
+        return None
+    return true, perturbed
+
+
+def _offsets(offsets, n: int):
+    """Valid trajectory offsets (integers from 0 to ``n``, no empty trajectory) as int64, or ``None``."""
+    try:
+        off = np.asarray(offsets)
+    except (TypeError, ValueError):
+        return None
+    if (off.ndim != 1 or off.size < 2 or off.dtype == bool or not np.issubdtype(off.dtype, np.integer)
+            or off[0] != 0 or off[-1] != n):
+        return None
+    off = off.astype(np.int64)
+    return off if np.all(np.diff(off) > 0) else None
+
+
+def _all_ran(run, chunks, workers: int) -> bool:
+    """``run`` on every chunk; ``False`` if any chunk raised ``TypeError`` or ``ValueError``."""
+    def guarded(chunk):
+        try:
+            run(chunk)
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    return all(map_ordered(guarded, chunks, workers))

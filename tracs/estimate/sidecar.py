@@ -3,7 +3,10 @@
 A collector needs exactly what shaped the release, and nothing secret: the method,
 ε (per point or per trajectory), the public region and the CRS it lives in, the
 budget split, TraCS-D's anchor, the lattice where releases are lattice points,
-and how rows form trajectories.  The seed is never written.  :func:`perturber_from_sidecar`
+and how rows form trajectories.  ``sources`` says where the region, the points of
+interest and the anchor came from: ``"public"`` (given by the user, fixed in
+advance) or ``"data"`` (computed from the check-ins, ``--region-from-data``: such a
+release is not private, and every reader of it is told).  The seed is never written.  :func:`perturber_from_sidecar`
 rebuilds the public perturber for :func:`tracs.estimate.density`.
 """
 
@@ -17,7 +20,11 @@ import numpy as np
 from ..methods import PERTURBER, MethodContext, get
 from ..region import ConvexRegion, Rectangle
 
-__all__ = ["sidecar_path", "write_sidecar", "read_sidecar", "perturber_from_sidecar"]
+__all__ = ["sidecar_path", "write_sidecar", "read_sidecar", "perturber_from_sidecar", "data_derived"]
+
+#: the parameters whose source a sidecar records, and the sources
+SOURCE_FIELDS = ("region", "pois", "anchor")
+SOURCES = ("public", "data")
 
 FORMAT = "tracs-release"
 VERSION = 1
@@ -67,7 +74,7 @@ def _perturber_fields(perturber, method) -> dict:
 
 
 def write_sidecar(release, *, method: str, epsilon: float, per_trajectory: bool, region, crs=None,
-                  perturber=None, split_gap=None, round_to_pois: bool = False) -> Path:
+                  perturber=None, split_gap=None, round_to_pois: bool = False, sources=None) -> Path:
     """Write the public parameters of ``release`` to :func:`sidecar_path` and return that path.
 
     Parameters
@@ -89,17 +96,43 @@ def write_sidecar(release, *, method: str, epsilon: float, per_trajectory: bool,
         How rows were grouped into trajectories (``None``: one per user).
     round_to_pois : bool
         Whether releases were rounded to points of interest.
+    sources : dict, optional
+        Where each of ``"region"``, ``"pois"``, ``"anchor"`` came from: ``"public"``
+        or ``"data"`` (parameters not used are left out).
     """
+    sources = _check_sources(sources)
     entry = get(method)
     data = {"format": FORMAT, "version": VERSION, "method": str(method), "epsilon": float(epsilon),
             "per_trajectory": bool(per_trajectory), "region": _region_json(region),
             "crs": None if crs is None else (crs if isinstance(crs, str) else crs.to_string()),
             "split_gap": split_gap, "round_to_pois": bool(round_to_pois)}
+    if sources is not None:
+        data["sources"] = sources
     if perturber is not None:
         data.update(_perturber_fields(perturber, entry))
     path = sidecar_path(release)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return path
+
+
+def _check_sources(sources):
+    if sources is None:
+        return None
+    if not isinstance(sources, dict):
+        raise TypeError(f"sources must be a dict, got {type(sources).__name__}")
+    for name, source in sources.items():
+        if name not in SOURCE_FIELDS:
+            raise ValueError(f"sources: unknown parameter {name!r}; one of {', '.join(SOURCE_FIELDS)}")
+        if source not in SOURCES:
+            raise ValueError(f"sources[{name!r}] must be 'public' or 'data', got {source!r}")
+    return {name: sources[name] for name in SOURCE_FIELDS if name in sources}
+
+
+def data_derived(data: dict) -> list:
+    """The parameters of a release (read with :func:`read_sidecar`) that were computed from
+    the data (``sources`` says ``"data"``): a release shaped by them is not private."""
+    sources = data.get("sources") or {}
+    return [name for name in SOURCE_FIELDS if sources.get(name) == "data"]
 
 
 def read_sidecar(path) -> dict:
@@ -124,6 +157,11 @@ def read_sidecar(path) -> dict:
         if key not in data:
             raise ValueError(f"{path.name} lacks the field {key!r}")
     data["region"] = _region_from(data["region"])
+    if "sources" in data:
+        try:
+            data["sources"] = _check_sources(data["sources"])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path.name}: {exc}") from None
     return data
 
 

@@ -67,27 +67,86 @@ def to_number(values: pd.Series) -> np.ndarray:
     return np.where(np.isfinite(out), out, np.nan)
 
 
-def integer_ids(values: pd.Series) -> pd.Series:
-    """Ids that must be integers (Foursquare, Gowalla): anything else becomes missing."""
+def integer_ids(values: pd.Series, notes: list | None = None) -> pd.Series:
+    """Ids that must be integers (Foursquare, Gowalla): anything else becomes missing.
+
+    Integers written in their usual form come back as numbers (nullable ``Int64``);
+    when some are written otherwise (``007``, ``+7``) every id is kept as its text
+    (surrounding spaces removed), so that ``007`` and ``7`` stay two users (``notes``
+    says so).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if pd.api.types.is_integer_dtype(values.dtype):
         return values
-    return pd.to_numeric(values.astype("string").str.strip(), errors="coerce").astype("float64")
+    arr = _arrow_text(values)
+    text = pc.utf8_trim_whitespace(arr)
+    valid = pc.fill_null(pc.match_substring_regex(text, r"^[+-]?[0-9]+$"), False)
+    canonical = pc.fill_null(pc.match_substring_regex(text, _CANONICAL_INT), False)
+    if pc.all(pc.equal(valid, canonical)).as_py():
+        numbers = pc.if_else(canonical, text, pa.scalar(None, pa.string())).cast(pa.int64())
+        return pd.Series(numbers.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get), index=values.index)
+    if notes is not None:
+        odd = pc.unique(pc.filter(text, pc.and_(valid, pc.invert(canonical)))).to_pylist()[:3]
+        notes.append(f"user ids kept as text, exactly as written: some integers have another form "
+                     f"({', '.join(map(repr, odd))}), so that they stay distinct users")
+    kept = pc.if_else(valid, text, pa.scalar(None, pa.string()))
+    return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([kept]).cast(pa.large_string())
+                                                if not isinstance(kept, pa.ChunkedArray) else
+                                                kept.cast(pa.large_string())), index=values.index)
+
+
+def _arrow_text(values: pd.Series):
+    """A Series of text (object, pandas or Arrow strings) as an Arrow string array, without a
+    Python string per row when it already holds text."""
+    import pyarrow as pa
+
+    if getattr(values.dtype, "storage", None) == "pyarrow":
+        return pa.chunked_array(values.array._pa_array)
+    try:
+        arr = pa.array(values.to_numpy(dtype=object), from_pandas=True)
+        if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
+            return arr
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        pass
+    return pa.array(values.astype("string").to_numpy(dtype=object, na_value=None), type=pa.string())
 
 
 def user_order_keys(uid: pd.Series) -> np.ndarray:
-    """Integer keys ordering users like a sort of their ids (numbers or strings)."""
+    """Integer keys ordering users like a sort of their ids: numbers (and text ids that are
+    all integers in their usual form, such as ``7`` and ``12``) by value, other text in
+    code-point order (``007`` < ``12`` < ``7``).  Equal keys mean equal ids."""
     if isinstance(uid.dtype, np.dtype) and np.issubdtype(uid.dtype, np.signedinteger):
         return uid.to_numpy(dtype=np.int64)
+    numbers = _canonical_integers(uid)
+    if numbers is not None:
+        return numbers
     codes, _ = pd.factorize(uid, sort=True)
     return codes
 
 
+_CANONICAL_INT = r"^(0|-?[1-9][0-9]{0,17})$"
+
+
+def _canonical_integers(uid: pd.Series) -> np.ndarray | None:
+    """The int64 values of text ids when every one is an integer in its usual form, else None."""
+    if not (pd.api.types.is_string_dtype(uid.dtype) or uid.dtype == object) or uid.isna().any():
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = _arrow_text(uid)
+    if len(arr) == 0 or not pc.all(pc.match_substring_regex(arr, _CANONICAL_INT)).as_py():
+        return None
+    return arr.cast(pa.int64()).to_numpy()
+
+
 def _user_ids(uid: pd.Series) -> pd.Series:
-    """Integral float ids (from a column with gaps) back to int64; others unchanged."""
-    if pd.api.types.is_float_dtype(uid.dtype):
-        values = uid.to_numpy(dtype=np.float64)
-        if len(values) and np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53):
-            return pd.Series(values.astype(np.int64), name=uid.name)
+    """Nullable integer ids (from a column with gaps, now dropped) to int64; others unchanged
+    (text stays text, floats stay floats: ids keep the type they were written with)."""
+    if isinstance(uid.dtype, pd.Int64Dtype) and not uid.isna().any():
+        return pd.Series(uid.to_numpy(dtype=np.int64), name=uid.name)
     return uid
 
 

@@ -129,8 +129,10 @@ def _segments_note(segments, where, kind: str) -> str:
     return note
 
 
-def write_gpx(path, *, lat, lon, times, trajectory, names=None) -> None:
-    """Write points as GPX tracks: one ``<trk>`` per distinct ``trajectory`` value, in first-seen order.
+def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None) -> None:
+    """Write points as GPX tracks: one ``<trk>`` per distinct ``trajectory`` value (per distinct
+    ``(users, trajectory)`` pair when ``users`` is given: trajectory ids numbered within each
+    user), in first-seen order.
 
     ``times`` are UTC ``datetime64`` values (``NaT``: no ``<time>``); ``names``
     optionally labels each trajectory (the user id).
@@ -139,7 +141,11 @@ def write_gpx(path, *, lat, lon, times, trajectory, names=None) -> None:
     import pandas as pd
 
     traj = np.asarray(trajectory)
-    codes, uniques = pd.factorize(traj)
+    if users is None:
+        codes, uniques = pd.factorize(traj)
+    else:
+        codes, pairs = pd.factorize(pd.MultiIndex.from_arrays([np.asarray(users), traj]))
+        uniques = pairs.get_level_values(1)
     stamps = pd.DatetimeIndex(pd.Series(times)).tz_localize(None) if not isinstance(
         pd.Series(times).dtype, pd.DatetimeTZDtype) else pd.DatetimeIndex(pd.Series(times)).tz_convert(None)
     gpx = gpxpy.gpx.GPX()

@@ -182,7 +182,11 @@ def line_features(table):
 
     frame = table.to_pandas()
     traj = frame["trajectory"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, traj[1:] != traj[:-1]])
+    new = traj[1:] != traj[:-1]
+    if "uid" in frame.columns:  # trajectory ids are numbered within each user
+        users = frame["uid"].to_numpy()
+        new = new | (users[1:] != users[:-1])
+    starts = np.flatnonzero(np.r_[True, new])
     lengths = np.diff(np.r_[starts, len(frame)])
     codes = np.repeat(np.arange(len(starts)), lengths)
     xy = frame[["lng", "lat"]].to_numpy(dtype=float)

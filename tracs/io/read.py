@@ -30,7 +30,11 @@ from .containers import _float_column
 from .layouts import TRACK_FORMATS
 from .profiles import PROFILES, find_poi, profile_of
 
+#: how text user ids are read: exactly as written, or as integers when all of them are
+ID_TYPES = ("text", "infer")
+
 __all__ = ["PROFILES", "read_checkins", "read_columns"]
+
 
 def _names(table) -> list:
     return list(table.column_names) if hasattr(table, "column_names") else [str(c) for c in table.columns]
@@ -66,34 +70,38 @@ def _numbers(series):
     return series
 
 
-def _user_ids(series):
-    """Text ids that are all integers written as integers are written (no leading zero or sign:
-    ``7``, not ``007``) become int64, as pandas' inference would; others stay stripped text, so
-    ``"000"`` stays ``"000"``."""
+def _user_ids(series, id_type: str = "text"):
+    """User ids exactly as written: text stays text (``007`` and ``7`` are two users, `` 7`` a
+    third), typed columns (Parquet, GeoJSON) keep their type; an empty or blank id is missing.
+
+    ``id_type="infer"`` reads text ids that are all integers as int64 (``007`` becomes ``7``),
+    as pandas' inference would: only when the user asks for it.
+    """
     import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
-        arr = pc.utf8_trim_whitespace(pa.chunked_array(series.array._pa_array))
-        if arr.null_count == 0:
-            try:
-                ints = arr.cast(pa.int64())
-                if pc.all(pc.equal(ints.cast(pa.string()), arr.cast(pa.string()))).as_py() is not False:
-                    return pd.Series(ints.to_numpy(), copy=False)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                pass
-        arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, arr.type), arr)
+        arr = pa.chunked_array(series.array._pa_array)
+        if id_type == "infer":
+            trimmed = pc.utf8_trim_whitespace(arr)
+            if trimmed.null_count == 0:
+                try:
+                    return pd.Series(trimmed.cast(pa.int64()).to_numpy(), copy=False)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    pass
+        blank = pc.equal(pc.utf8_trim_whitespace(arr), "")
+        arr = pc.if_else(blank, pa.scalar(None, arr.type), arr)
         return pd.Series(pd.arrays.ArrowStringArray(arr), copy=False)
     if pd.api.types.is_string_dtype(series.dtype) or series.dtype == object:
-        series = series.astype("string").str.strip()
-        return series.where(series != "")
+        text = series.astype("string")
+        return text.where(text.str.strip() != "")
     return series
 
 
 def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
                  time_format=None, dayfirst=False, tz="UTC", keep_columns=False, encoding=None, sep=None,
-                 flags=None, with_poi=True) -> dict:
+                 flags=None, with_poi=True, id_type="text") -> dict:
     """Read the columns of a check-in file: the keyword arguments of ``data_loaders``' ``build_checkins``.
 
     See :func:`read_checkins` for the parameters.  ``uid``, ``time`` (UTC),
@@ -116,6 +124,8 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     choices = input_formats()
     if input_format not in choices:
         raise ValueError(f"unknown input format {input_format!r}; choose from {', '.join(choices)}")
+    if id_type not in ID_TYPES:
+        raise ValueError(f"id_type must be one of {', '.join(ID_TYPES)}, got {id_type!r}")
     if isinstance(path, (str, os.PathLike)) and Path(path).is_dir():
         path = Path(path)  # a folder: read only by a layout of folders (format_of says which)
     else:
@@ -222,7 +232,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         if c in RESERVED:
             raise ValueError(f"the trajectory column may not be named {c!r}")
     return dict(
-        uid=_user_ids(_column(raw.table, cmap.user)), time=time_s, lat=lat_s, lng=lon_s,
+        uid=_user_ids(_column(raw.table, cmap.user), id_type), time=time_s, lat=lat_s, lng=lon_s,
         poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
         bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
@@ -235,7 +245,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
 
 def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
                   time_format=None, dayfirst=False, tz="UTC", keep_columns=False, strict=False,
-                  duplicates="keep", encoding=None, sep=None, flags=None):
+                  duplicates="keep", encoding=None, sep=None, flags=None, id_type="text"):
     """Read a check-in file of any supported format with any column names.
 
     Parameters
@@ -261,6 +271,11 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     flags : dict, optional
         Option names used in messages (:data:`tracs.io.columns.CLI_FLAGS` on the
         command line).
+    id_type : {"text", "infer"}, default "text"
+        User ids of text files are kept exactly as written (``007``, ``7`` and
+        `` 7`` are three users; an empty or blank id is missing); ``"infer"``
+        reads them as int64 when every id is an integer (``007`` becomes ``7``).
+        Parquet and GeoJSON ids keep their type.  Trajectory ids keep their text.
 
     Returns
     -------
@@ -279,7 +294,8 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
 
     columns = read_columns(path, user=user, time=time, lat=lat, lon=lon, traj=traj,
                            input_format=input_format, time_format=time_format, dayfirst=dayfirst,
-                           tz=tz, keep_columns=keep_columns, encoding=encoding, sep=sep, flags=flags)
+                           tz=tz, keep_columns=keep_columns, encoding=encoding, sep=sep, flags=flags,
+                           id_type=id_type)
     traj = columns.pop("traj")
     columns.pop("others")
     frame = build_checkins(**columns, duplicates=duplicates, strict=strict)

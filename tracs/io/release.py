@@ -19,8 +19,8 @@ import numpy as np
 
 __all__ = ["NotAReleaseError", "read_release", "read_rows"]
 
-#: released columns and their types (integer columns whose values are not all integers keep
-#: the file's text: trajectory ids such as ``trip-7``)
+#: released columns and their types (integer columns whose values are not all integers written
+#: plainly keep the file's text: trajectory ids such as ``trip-7`` or ``01``)
 _NUMBERS = {"lat": float, "lng": float, "epsilon_point": float, "epsilon_trajectory": float,
             "trajectory": np.int64, "source_line": np.int64, "source_row": np.int64}
 
@@ -49,7 +49,9 @@ def read_release(path, *, need=("lat", "lng")):
     path = Path(path)
     if fmt.key == "gpx":
         frame = _gpx_release(path, frame)
+        frame.attrs["order"] = "tracks"
     elif raw.roles.get("time") in frame.columns:  # a file of lines (tracs.io.lines): vertices and their times
+        frame.attrs["order"] = "perturbation"  # rows in the order the points were perturbed in
         if raw.untimed is not None:
             frame.loc[raw.untimed, raw.roles["time"]] = None
         frame = frame.rename(columns={raw.roles["time"]: "datetime"}) if "datetime" not in frame.columns else frame
@@ -60,8 +62,8 @@ def read_release(path, *, need=("lat", "lng")):
             values = pd.to_numeric(frame[name], errors="coerce")
             if kind is float:
                 frame[name] = values.astype(float)
-            elif values.notna().all() and (values == values.round()).all():
-                frame[name] = values.astype(kind)  # else ids stay exactly as written (text)
+            elif values.notna().all() and (values == values.round()).all() and _plain_integers(frame[name]):
+                frame[name] = values.astype(kind)  # else ids stay exactly as written (text: 01 is not 1)
     if "datetime" in frame.columns and not isinstance(frame["datetime"].dtype, pd.DatetimeTZDtype):
         frame["datetime"] = pd.to_datetime(frame["datetime"], utc=True, errors="coerce", format="ISO8601")
     missing = [c for c in need if c not in frame.columns]
@@ -69,6 +71,16 @@ def read_release(path, *, need=("lat", "lng")):
         raise NotAReleaseError(f"{path.name} ({fmt.name}) lacks the column(s) {', '.join(missing)}: "
                                "not a file written by 'tracs perturb'")
     return frame
+
+
+def _plain_integers(values) -> bool:
+    """Whether a column holds numbers, or text that is integers written plainly (``7``, not ``07``)."""
+    import pandas as pd
+
+    if not (pd.api.types.is_string_dtype(values.dtype) or values.dtype == object):
+        return True
+    text = values.astype(str)
+    return bool(text.str.fullmatch(r"0|-?[1-9][0-9]*").all())
 
 
 def read_rows(path):
@@ -111,6 +123,7 @@ def _gpx_release(path: Path, frame):
     ids = np.array([int(p[1]) if len(p) == 2 and p[1].isdigit() else -1 for p in parts], dtype=np.int64)
     track = out["trajectory"].to_numpy()
     out["uid"] = users[track]
-    if (ids >= 0).all() and len(np.unique(ids)) == len(ids):  # "<uid> <trajectory>": the released ids
+    if (ids >= 0).all() and len(set(zip(users.tolist(), ids.tolist()))) == len(ids):
+        # "<uid> <trajectory>": the released ids (numbered within each user)
         out["trajectory"] = ids[track]
     return out[[c for c in ("uid", "trajectory", "datetime", "lat", "lng") if c in out.columns]]

@@ -42,6 +42,10 @@ class Points:
     others : tuple of str
         The file's columns and elements not read as user, time, coordinates or
         trajectory (not released; :func:`tracs.io.read.read_columns`).
+    traj : pandas.Series or None
+        The input's own trajectory id of each row, exactly as read, when the
+        trajectories are exactly the input's (a trajectory column and no time gap);
+        else None (trajectories are numbered within each user).
     """
 
     uid: object
@@ -52,6 +56,7 @@ class Points:
     offsets: np.ndarray
     report: object
     others: tuple = ()
+    traj: object = None
 
     @property
     def lengths(self) -> np.ndarray:
@@ -60,6 +65,15 @@ class Points:
     def trajectory_users(self):
         """The user id of each trajectory (for keyed randomness)."""
         return self.uid.iloc[self.offsets[:-1]].to_numpy()
+
+    def trajectory_ids(self):
+        """The released trajectory id of each trajectory: the input's own id (:attr:`traj`),
+        or its number among its user's trajectories (``0, 1, …`` in (trajectory, time)
+        order), which depends on that user's rows only."""
+        if self.traj is not None:
+            return self.traj.take(self.offsets[:-1]).reset_index(drop=True)
+        return within_runs(np.r_[True, ~self.same_user_as_previous_trajectory()] if len(self.offsets) > 1
+                           else np.zeros(0, bool))
 
     def same_user_as_previous_trajectory(self) -> np.ndarray:
         """``out[t - 1]``: trajectory ``t`` has the same user as trajectory ``t - 1`` (length T - 1)."""
@@ -80,6 +94,18 @@ class Points:
 
         x, y = transform_xy(self.lonlat[:, 0], self.lonlat[:, 1], 4326, crs, workers=workers)
         return np.column_stack([x, y])
+
+
+def within_runs(first: np.ndarray) -> np.ndarray:
+    """``out[t]``: the position of item ``t`` within its run, where ``first[t]`` starts a run.
+
+    With ``first[t]`` true at each user's first trajectory (trajectories grouped by
+    user), this numbers every user's trajectories ``0, 1, …``: a number that depends
+    on that user's trajectories only, never on other users.
+    """
+    first = np.asarray(first, dtype=bool)
+    t = np.arange(len(first), dtype=np.int64)
+    return t - np.maximum.accumulate(np.where(first, t, 0)) if len(first) else t
 
 
 def to_wgs84(xy: np.ndarray, crs, *, workers: int = 1) -> np.ndarray:
@@ -123,7 +149,8 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     lat, lng = to_number(cols["lat"]), to_number(cols["lng"])
     time = cols["time"].dt.as_unit("ns").array.asi8.view("datetime64[ns]")  # UTC; NaT stays NaT
     uid = cols["uid"]
-    traj_key = pd.factorize(cols["extra"][cols["traj"]], sort=True)[0] if cols["traj"] is not None else None
+    traj = cols["extra"][cols["traj"]].reset_index(drop=True) if cols["traj"] is not None else None
+    traj_key = pd.factorize(traj, sort=True)[0] if traj is not None else None
     untimed = cols.get("untimed")
     untimed = np.zeros(len(lines), bool) if untimed is None else np.asarray(untimed, dtype=bool)
     meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes", "column_names")}
@@ -145,6 +172,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         uid = uid.take(keep).reset_index(drop=True)
         time, lat, lng, lines = time[keep], lat[keep], lng[keep], lines[keep]
         traj_key = None if traj_key is None else traj_key[keep]
+        traj = None if traj is None else traj.take(keep).reset_index(drop=True)
         untimed = untimed[keep]
     uid = _user_ids(uid)
     ukey = user_order_keys(uid)
@@ -154,6 +182,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         uid = uid.take(order).reset_index(drop=True)
         ukey, tkey, lat, lng, lines, time = ukey[order], tkey[order], lat[order], lng[order], lines[order], time[order]
         traj_key = None if traj_key is None else traj_key[order]
+        traj = None if traj is None else traj.take(order).reset_index(drop=True)
         untimed = untimed[order]
     same_user = np.r_[False, ukey[1:] == ukey[:-1]]
     same = same_user & np.r_[False, tkey[1:] == tkey[:-1]]
@@ -172,7 +201,8 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         time = time.copy()
         time[untimed] = np.datetime64("NaT")
     return Points(uid=uid, time=time, lonlat=np.column_stack([lng, lat]), source=lines,
-                  position=meta["position"], offsets=offsets, report=report, others=others)
+                  position=meta["position"], offsets=offsets, report=report, others=others,
+                  traj=traj if gap is None else None)
 
 
 def _row_order(tkey: np.ndarray, traj_key, ukey: np.ndarray) -> np.ndarray:
@@ -212,10 +242,20 @@ def _release_memory() -> None:
 
 
 def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text_times: bool, rows=None,
-                   input_order_rows: bool = True):
-    """The rows to publish, in the input file's order: user id, trajectory id, time, source
-    line/row, released latitude/longitude, ε spent per point and per trajectory (the columns of
-    ``tracs perturb``); true coordinates and venue ids are never included.
+                   input_order_rows: bool = True, keep_lines: bool = False, budget: bool = True):
+    """The rows to publish, in the input file's order (the columns of ``tracs perturb``).
+
+    Every column of a user's rows depends only on that user's rows, the public
+    parameters and the seed: ``uid`` (exactly as read), ``trajectory``
+    (:meth:`Points.trajectory_ids`: the input's own id, or the number of the
+    trajectory among its user's), ``datetime``, the released ``lat`` / ``lng`` and,
+    with ``budget``, ``epsilon_point`` / ``epsilon_trajectory`` (the ε spent: with a
+    budget per point, ``epsilon_trajectory`` is ``n`` times it for a trajectory of
+    ``n`` points, and with a budget per trajectory ``epsilon_point`` is ``1 / n`` of
+    it, so both reveal each trajectory's length, as its rows do).  ``keep_lines``
+    adds ``source_line`` / ``source_row``, the row's position in the input file,
+    which depends on the rows of every user above it.  True coordinates and venue
+    ids are never included.
 
     ``rows`` (positions in the input's order, default all) builds one batch of them;
     ``input_order_rows=False`` keeps the order the points were perturbed in (user,
@@ -230,19 +270,29 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
         order = order[rows]
     traj = np.searchsorted(points.offsets, order, side="right") - 1
     uid = points.uid.take(order)
-    uid_arr = pa.array(uid.array) if not isinstance(uid.dtype, np.dtype) else pa.array(uid.to_numpy())
+    ids = getattr(points, "_trajectory_ids", None)
+    if ids is None:
+        ids = points._trajectory_ids = points.trajectory_ids()
+    ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj)
     times = pa.array(points.time[order]).cast(pa.timestamp("ns", tz="UTC"))
-    position = "source_line" if points.position == "line" else "source_row"
-    return pa.table({
-        "uid": uid_arr,
-        "trajectory": traj.astype(np.int64),
-        "datetime": _times_as_text(times) if text_times else times,
-        position: points.source[order],
-        "lat": released_lonlat[order, 1],
-        "lng": released_lonlat[order, 0],
-        "epsilon_point": np.asarray(eps_point, dtype=np.float64)[order],
-        "epsilon_trajectory": np.asarray(eps_traj, dtype=np.float64)[order],
-    })
+    columns = {"uid": _arrow(uid), "trajectory": _arrow(ids),
+               "datetime": _times_as_text(times) if text_times else times}
+    if keep_lines:
+        columns["source_line" if points.position == "line" else "source_row"] = points.source[order]
+    columns["lat"], columns["lng"] = released_lonlat[order, 1], released_lonlat[order, 0]
+    if budget:
+        columns["epsilon_point"] = np.asarray(eps_point, dtype=np.float64)[order]
+        columns["epsilon_trajectory"] = np.asarray(eps_traj, dtype=np.float64)[order]
+    return pa.table(columns)
+
+
+def _arrow(values):
+    """A pandas Series or NumPy array as an Arrow array, keeping its type (text stays text)."""
+    import pyarrow as pa
+
+    if isinstance(values, np.ndarray):
+        return pa.array(values)
+    return pa.array(values.array) if not isinstance(values.dtype, np.dtype) else pa.array(values.to_numpy())
 
 
 def input_order(points: Points) -> np.ndarray:
@@ -255,7 +305,7 @@ def input_order(points: Points) -> np.ndarray:
 
 
 def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, fmt=None, *,
-                   progress=None, geometry: str = "points") -> None:
+                   progress=None, geometry: str = "points", keep_lines: bool = False, budget: bool = True) -> None:
     """Write the released rows (:func:`released_table`) in the input's order, in the format of
     ``fmt`` (a :class:`~tracs.io.formats.Format`; default: the one ``path``'s extension names).
 
@@ -263,21 +313,23 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
     built one at a time, while the previous one is written, so the output never exists
     whole in memory; the others get one table.  ``geometry="lines"`` writes one line
     per trajectory (formats whose ``geometry`` allows it), from one table in the order
-    the points were perturbed in.
+    the points were perturbed in.  ``keep_lines`` and ``budget``: the optional columns
+    of :func:`released_table`.
     """
+    columns = dict(keep_lines=keep_lines, budget=budget)
     from .formats import output_format
     from .write import bounds
 
     fmt = output_format(path, geometry=geometry) if fmt is None else fmt
     if geometry == "lines":
         table = released_table(points, released_lonlat, eps_point, eps_traj, text_times=False,
-                               input_order_rows=False)
+                               input_order_rows=False, **columns)
         fmt.writer()([table], path, bbox=bounds(released_lonlat), progress=progress, geometry="lines")
         return
     n = len(points.source)
     size = fmt.batch_rows or max(n, 1)
     tables = (released_table(points, released_lonlat, eps_point, eps_traj, text_times=fmt.text_times,
-                             rows=slice(start, start + size)) for start in range(0, n, size))
+                             rows=slice(start, start + size), **columns) for start in range(0, n, size))
     fmt.writer()(_ahead(tables) if fmt.batch_rows else tables, path, bbox=bounds(released_lonlat),
                  progress=progress)
 

@@ -43,7 +43,11 @@ def _iso_seconds(ns: np.ndarray):
 
 
 def _times_as_text(column):
-    """A UTC timestamp column -> text like pandas' ``2012-04-03 18:00:09+00:00`` (missing: null)."""
+    """A UTC timestamp column -> text like pandas' ``2012-04-03 18:00:09+00:00`` (missing: null).
+
+    Each time is written from its own value: whole seconds without a fraction, other
+    times with nine digits of it (so a row's text never depends on the other rows).
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -51,11 +55,15 @@ def _times_as_text(column):
     if isinstance(ns, pa.ChunkedArray):
         ns = ns.combine_chunks()
     values = ns.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
-    if len(values) and np.all(values % 1_000_000_000 == 0):  # years 1677-2262
+    whole = values % 1_000_000_000 == 0
+    if len(values) and np.all(whole):  # years 1677-2262
         text = _iso_seconds(values)
         return text if ns.null_count == 0 else pc.if_else(ns.is_null(), pa.scalar(None, pa.string()), text)
-    text = pc.strftime(ns, format="%Y-%m-%d %H:%M:%S")
-    return pc.binary_join_element_wise(text, pa.scalar("+00:00"), "")
+    text = pc.binary_join_element_wise(pc.strftime(ns, format="%Y-%m-%d %H:%M:%S"), pa.scalar("+00:00"), "")
+    if not whole.any():
+        return text
+    text = pc.if_else(pa.array(whole), _iso_seconds(values - values % 1_000_000_000), text)
+    return text if ns.null_count == 0 else pc.if_else(ns.is_null(), pa.scalar(None, pa.string()), text)
 
 
 def arrow_table(frame, *, text_times: bool):
@@ -86,8 +94,9 @@ def write_csv(table, path, delimiter: str = ",", *, progress=None, batch: int = 
 def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, schema=None) -> None:
     """Write Arrow tables of one schema, one after the other, as delimited text.
 
-    Values are quoted only where needed: a batch whose text holds the delimiter, a
-    quote or a line break is written with its text quoted; the header likewise.
+    Values are quoted only where needed: a value that holds the delimiter, a quote (not
+    in tab-separated text, which tracs reads without quoting) or a line break is quoted
+    (:func:`_quoted_text`), no other; the header likewise.
     """
     import csv
     import io
@@ -96,7 +105,10 @@ def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, sche
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    pattern = "[" + delimiter + '"\\r\\n]'
+    structural = "[" + delimiter + '"\\r\\n]'  # Arrow's writer refuses these unquoted
+    # tab-separated text has no quoting (tracs reads a quote in it as a character): there only a tab
+    # or a line break needs quotes
+    pattern = structural if delimiter != "\t" else "[\t\\r\\n]"
     with open(path, "wb") as fh:
         for table in tables:
             if schema is None or fh.tell() == 0:
@@ -104,18 +116,41 @@ def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, sche
                 header = io.StringIO()
                 csv.writer(header, delimiter=delimiter, lineterminator="\n").writerow(schema.names)
                 fh.write(header.getvalue().encode("utf-8"))
-            needs = any(pc.any(pc.match_substring_regex(table.column(c), pattern)).as_py()
+            needs = any(pc.any(pc.match_substring_regex(table.column(c), structural)).as_py()
                         for c in table.column_names if pa.types.is_string(table.schema.field(c).type)
                         or pa.types.is_large_string(table.schema.field(c).type))
-            options = pcsv.WriteOptions(delimiter=delimiter, quoting_style="needed" if needs else "none",
-                                        include_header=False)
-            pcsv.write_csv(table, fh, write_options=options)
+            if needs:
+                fh.write(_quoted_text(table, delimiter, pattern))
+            else:
+                options = pcsv.WriteOptions(delimiter=delimiter, quoting_style="none", include_header=False)
+                pcsv.write_csv(table, fh, write_options=options)
             if progress is not None:
                 progress(table.num_rows)
         if fh.tell() == 0 and schema is not None:
             header = io.StringIO()
             csv.writer(header, delimiter=delimiter, lineterminator="\n").writerow(schema.names)
             fh.write(header.getvalue().encode("utf-8"))
+
+
+def _quoted_text(table, delimiter: str, pattern: str) -> bytes:
+    """The rows of ``table`` as delimited text, quoting only the values that hold the delimiter,
+    a quote or a line break (a quote doubled), as Python's ``csv`` module does; every other
+    value is Arrow's text of it, as its CSV writer gives, so a row's text depends on that row only."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    fields = []
+    for name in table.column_names:
+        column = table.column(name)
+        text = column.cast(pa.string())
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            quoted = pc.binary_join_element_wise('"', pc.replace_substring(text, '"', '""'), '"', "")
+            text = pc.if_else(pc.fill_null(pc.match_substring_regex(text, pattern), False), quoted, text)
+        fields.append(pc.fill_null(text, ""))
+    lines = pc.binary_join_element_wise(pc.binary_join_element_wise(*fields, delimiter), "", "\n")
+    lines = lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset:lines.offset + len(lines) + 1]
+    return lines.buffers()[2].to_pybytes()[offsets[0]:offsets[-1]] if len(lines) else b""
 
 
 def wkb_points(lonlat: np.ndarray):
@@ -248,7 +283,8 @@ def write_gpx_file(tables, path, *, bbox=None, progress=None) -> None:
 
     table, frame, lonlat = _one_frame(tables)
     write_gpx(path, lat=lonlat[:, 1], lon=lonlat[:, 0], times=frame["datetime"],
-              trajectory=frame["trajectory"].to_numpy(), names=frame["uid"].astype(str).to_numpy())
+              trajectory=frame["trajectory"].to_numpy(), names=frame["uid"].astype(str).to_numpy(),
+              users=frame["uid"].to_numpy())
     if progress is not None:
         progress(table.num_rows)
 
