@@ -15,6 +15,11 @@ from pathlib import Path
 from benchmarks import _record
 from tracs._text import given, significant
 
+
+def _percent(share: float) -> str:
+    """A share as the docs write it: three significant digits, then `` %``."""
+    return f"{significant(100 * share)} %"
+
 ROOT = Path(__file__).resolve().parents[1]
 PERFORMANCE = ROOT / "docs" / "performance.md"
 README = ROOT / "README.md"
@@ -78,11 +83,11 @@ def _scaling_section(lines: list[str]) -> None:
               "| workload | serial share | Amdahl at 16 cores | largest serial steps |", "| --- | --- | --- | --- |"]
     for name, entry in table.items():
         steps = sorted(entry["serial_steps"].items(), key=lambda kv: -kv[1])[:3]
-        lines.append(f"| {name} | {entry['serial_share']:.2%} | "
+        lines.append(f"| {name} | {_percent(entry['serial_share'])} | "
                      f"{significant(scaling.amdahl(entry['serial_share'], 16))}× | "
-                     + ", ".join(f"{step} {share:.2%}" for step, share in steps) + " |")
+                     + ", ".join(f"{step} {_percent(share)}" for step, share in steps) + " |")
     flagged = serial["flagged"]
-    lines += ["", ("Serial steps above 2 %: " + "; ".join(f"{n}: {s} {v:.2%}" for n, s, v in flagged) + ".")
+    lines += ["", ("Serial steps above 2 %: " + "; ".join(f"{n}: {s} {_percent(v)}" for n, s, v in flagged) + ".")
               if flagged else "No serial step takes more than 2 % of its workload's 1-worker CPU time."]
     lines += ["", f"Load average when the section started: {serial['load']:.2f} (other jobs on the machine "
               "lower the measured speed-up; the Karp–Flatt serial fraction is then an upper bound).  The "
