@@ -179,7 +179,7 @@ def family_of(kernel: str) -> str | None:
 def announce_compiles() -> None:
     """From now on, the first compilation of each family in this process prints one line on stderr.
 
-    ``tracs: compiling the staircase kernels once, about 12 s (later runs load them)``:
+    ``tracs: compiling the staircase kernels once, about 16 s (later runs load them)``:
     numba reports a compilation only when no cached copy exists, so the line
     appears once per install (kernels of the default path are compiled at install
     time and never announce themselves).  ``TRACS_COMPILE_NOTICE=0`` silences it.

@@ -22,7 +22,7 @@ Then one entry::
 
     register_format(Format(
         "Geolife PLT", key="geolife", suffixes=(".plt",),
-        read="tracs.io.geolife:read_geolife", detect="tracs.io.geolife:is_geolife",
+        read="tracs.io.geolife:read_geolife", detect="tracs.io.layouts:is_geolife",
         selectable=True))
 
 ``read``, ``write`` and ``detect`` are callables or ``"module:function"`` names
