@@ -45,12 +45,11 @@ def city(n: int, seed: int = 0):
 
 
 def _perturber(method: str):
+    """The registered perturber ``method`` (:mod:`tracs.methods`) on the city's box, ε = 2 per point."""
     from tracs import Rectangle
-    from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+    from tracs.methods import MethodContext, get
 
-    region = Rectangle(*BOX)
-    return {"tracs-c": TraCSC, "tracs-d": TraCSD, "strawman": Strawman,
-            "planar-laplace": PlanarLaplace}[method](region, 2.0)
+    return get(method).build(MethodContext(region=Rectangle(*BOX)), 2.0)
 
 
 def _peak_gb() -> float:
