@@ -124,20 +124,20 @@ GPX = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def test_gpx_in_and_out(tracs_cmd, tmp_path):
+def test_gpx_in_and_out(cli, tmp_path):
     import gpxpy
 
     source = tmp_path / "ride.gpx"
     source.write_text(GPX)
     out = tmp_path / "released.gpx"
-    result = tracs_cmd("perturb", source, "-o", out, "-m", "tracs-d", "-e", "4", "--seed", "1", *MUNICH)
+    result = cli("perturb", source, "-o", out, "-m", "tracs-d", "-e", "4", "--seed", "1", *MUNICH)
     assert result.returncode == 0, result.stderr
     assert "kept 2 points without a time in the file's order (written without a time): rows 3, 4" in result.stderr
     gpx = gpxpy.parse(out.read_text())
     assert [len(t.segments[0].points) for t in gpx.tracks] == [3, 2]
     assert gpx.tracks[0].segments[0].points[2].time.isoformat() == "2024-05-01T08:02:00+00:00"
     csv_out = tmp_path / "released.csv"
-    assert tracs_cmd("perturb", source, "-o", csv_out, "-m", "tracs-c", "-e", "4", "-q", *MUNICH).returncode == 0
+    assert cli("perturb", source, "-o", csv_out, "-m", "tracs-c", "-e", "4", "-q", *MUNICH).returncode == 0
     assert pd.read_csv(csv_out)["trajectory"].tolist() == [0, 0, 0, 1, 1]
 
 
@@ -156,14 +156,14 @@ MIXED_GPX = """<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def test_gpx_points_without_time_keep_order_and_stay_untimed(tracs_cmd, tmp_path):
+def test_gpx_points_without_time_keep_order_and_stay_untimed(cli, tmp_path):
     """Points without <time> between timed ones: same order, no invented time in any output."""
     import gpxpy
 
     source = tmp_path / "mixed.gpx"
     source.write_text(MIXED_GPX)
     out = tmp_path / "released.gpx"
-    result = tracs_cmd("perturb", source, "-o", out, "-m", "tracs-c", "-e", "4", "--seed", "1", "-q", *MUNICH)
+    result = cli("perturb", source, "-o", out, "-m", "tracs-c", "-e", "4", "--seed", "1", "-q", *MUNICH)
     assert result.returncode == 0, result.stderr
     assert "kept 3 points without a time in the file's order (written without a time): rows 1, 3, 4" \
         in result.stderr
@@ -172,8 +172,8 @@ def test_gpx_points_without_time_keep_order_and_stay_untimed(tracs_cmd, tmp_path
         "2024-05-01T08:00:00+00:00", None, "2024-05-01T08:01:00+00:00", None, None, "2024-05-01T07:00:00+00:00"]
     assert "<time>" not in out.read_text().split("<trkpt")[2]  # no empty element either
     csv_out = tmp_path / "released.csv"
-    assert tracs_cmd("perturb", source, "-o", csv_out, "-m", "tracs-c", "-e", "4", "-q", "--keep-lines",
-                     *MUNICH).returncode == 0
+    assert cli("perturb", source, "-o", csv_out, "-m", "tracs-c", "-e", "4", "-q", "--keep-lines",
+               *MUNICH).returncode == 0
     rows = pd.read_csv(csv_out)
     assert rows["source_row"].tolist() == [0, 1, 2, 3, 4, 5]
     assert rows["datetime"].isna().tolist() == [False, True, False, True, True, False]
@@ -220,8 +220,8 @@ def test_pad_widens_the_region(cli, custom_csv, tmp_path):
     assert cli("perturb", custom_csv, "-o", wide, "-m", "tracs-c", "-e", "2", "--pad", "-1").returncode == 2
 
 
-def test_no_progress_bar_without_terminal(tracs_cmd, checkins_csv, tmp_path):
-    result = tracs_cmd("perturb", checkins_csv, "-o", tmp_path / "o.csv", "-m", "tracs-c", "-e", "2", *REGION)
+def test_no_progress_bar_without_terminal(cli, checkins_csv, tmp_path):
+    result = cli("perturb", checkins_csv, "-o", tmp_path / "o.csv", "-m", "tracs-c", "-e", "2", *REGION)
     assert result.returncode == 0 and "pt/s" not in result.stderr and "\r" not in result.stderr
 
 

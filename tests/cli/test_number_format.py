@@ -1,5 +1,8 @@
 """The tables of the tracs command follow the one number rule of tracs._text: counts whole
-with thousands separators, measured values to 3 significant digits, ε as given."""
+with thousands separators, measured values to 3 significant digits, ε as given.
+
+The commands run in this process (the ``cli`` fixture): what is checked is the text of
+their standard output, the same as a shell's; tests/cli/test_cli.py runs them in a shell."""
 
 import re
 
@@ -41,10 +44,10 @@ def test_the_checker(cell, kind, ok):
     assert follows(cell, kind) is ok
 
 
-def test_evaluate_table(tracs_cmd, tmp_path):
-    result = tracs_cmd("evaluate", "--dataset", "unit-square", "--methods", "tracs-d,tracs-c", "--epsilons", "0.5,4",
-                       "--repetitions", "2", "--points", "5", "--trajectories", "20", "--no-figure",
-                       "--output-dir", tmp_path)
+def test_evaluate_table(cli, tmp_path):
+    result = cli("evaluate", "--dataset", "unit-square", "--methods", "tracs-d,tracs-c", "--epsilons", "0.5,4",
+                 "--repetitions", "2", "--points", "5", "--trajectories", "20", "--no-figure",
+                 "--output-dir", tmp_path)
     assert result.returncode == 0, result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("TraCS")]
     assert len(rows) == 4
@@ -57,8 +60,8 @@ def test_evaluate_table(tracs_cmd, tmp_path):
         assert follows(ci, "interval"), line
 
 
-def test_audit_table(tracs_cmd):
-    result = tracs_cmd("audit", "-m", "tracs-d", "-e", "1", "--samples", "1000")
+def test_audit_table(cli):
+    result = cli("audit", "-m", "tracs-d", "-e", "1", "--samples", "1000")
     assert result.returncode in (0, 3), result.stderr
     header, _, *rows = [line for line in result.stdout.splitlines() if line.startswith("|")]
     assert rows
@@ -72,9 +75,9 @@ def test_audit_table(tracs_cmd):
     assert "| 1,000 |" in rows[0]
 
 
-def test_perturb_summary(tracs_cmd, checkins_csv, tmp_path):
-    result = tracs_cmd("perturb", checkins_csv, "-o", tmp_path / "out.csv", "-m", "tracs-c", "-e", "0.5",
-                       "--region", "139.5,35.5,140.0,35.9", "--seed", "3")
+def test_perturb_summary(cli, checkins_csv, tmp_path):
+    result = cli("perturb", checkins_csv, "-o", tmp_path / "out.csv", "-m", "tracs-c", "-e", "0.5",
+                 "--region", "139.5,35.5,140.0,35.9", "--seed", "3")
     assert result.returncode == 0, result.stderr
     m = re.search(r": (\S+) points in (\S+) trajectories, ε = (\S+) per point \((\S+)–(\S+) per trajectory\), "
                   r"AE = (\S+) m", result.stdout)
