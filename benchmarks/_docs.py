@@ -255,6 +255,9 @@ def write_docs() -> list[Path]:
         _, tail = rest.split(END, 1)
         README.write_text(f"{head}{BEGIN}\n{readme_block(info)}\n{END}{tail}", encoding="utf-8")
         written.append(README)
+    from benchmarks import estimate
+
+    written += estimate.write_docs()  # docs/estimation.md's Speed block, when that section ran
     _record.save()
     written.append(_record.PREVIOUS_PATH)
     return written
