@@ -1,6 +1,10 @@
 """Progress bars of the tracs command: none when standard error is not a terminal (or with
 --quiet), one per long step when forced with TRACS_PROGRESS=always, none for a short step on
-a real terminal."""
+a real terminal.
+
+The real-file runs and the terminal run are new processes (a pipe and a pseudo-terminal
+as a shell gives them); the map, evaluate and audit cases run the command in this process,
+whose captured standard error is not a terminal either."""
 
 import os
 import select
@@ -44,32 +48,41 @@ def test_forced_bars_show_each_long_step_and_quiet_silences_them(tracs_cmd, tky_
     assert quiet.stdout == forced.stdout  # bars never reach standard output
 
 
-def test_map_bars(tracs_cmd, checkins_csv, tmp_path):
-    plain = tracs_cmd("map", checkins_csv, "-o", tmp_path / "a.html", "-e", "4", "--seed", "1",
-                      env={ENVIRONMENT: ""})
+def with_progress(cli, monkeypatch, value):
+    """The command in this process (the ``cli`` fixture: standard error captured, not a terminal)
+    with ``TRACS_PROGRESS`` set to ``value``, read when a bar starts."""
+
+    def run(*args):
+        monkeypatch.setenv(ENVIRONMENT, value)
+        return cli(*args)
+
+    return run
+
+
+def test_map_bars(cli, monkeypatch, checkins_csv, tmp_path):
+    plain = with_progress(cli, monkeypatch, "")("map", checkins_csv, "-o", tmp_path / "a.html", "-e", "4",
+                                                "--seed", "1")
     assert plain.returncode == 0, plain.stderr
     _no_bar(plain)
-    forced = tracs_cmd("map", checkins_csv, "-o", tmp_path / "b.html", "-e", "4", "--seed", "1",
-                       env={ENVIRONMENT: "always"})
+    always = with_progress(cli, monkeypatch, "always")
+    forced = always("map", checkins_csv, "-o", tmp_path / "b.html", "-e", "4", "--seed", "1")
     assert forced.returncode == 0, forced.stderr
     assert "draw users:" in forced.stderr and "write map:" in forced.stderr
-    quiet = tracs_cmd("map", checkins_csv, "-o", tmp_path / "c.html", "-e", "4", "--seed", "1", "-q",
-                      env={ENVIRONMENT: "always"})
+    quiet = always("map", checkins_csv, "-o", tmp_path / "c.html", "-e", "4", "--seed", "1", "-q")
     _no_bar(quiet)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("command", [
     ("evaluate", "--dataset", "unit-square", "--methods", "tracs-d", "--epsilons", "1", "--repetitions", "1",
      "--points", "5", "--trajectories", "5", "--no-figure"),
     ("audit", "-m", "tracs-d", "-e", "1", "--samples", "100"),
 ])
-def test_other_commands_print_no_bar_to_a_pipe(tracs_cmd, tmp_path, command):
+def test_other_commands_print_no_bar_to_a_pipe(cli, monkeypatch, tmp_path, command):
     extra = ("--output-dir", tmp_path) if command[0] == "evaluate" else ()
-    result = tracs_cmd(*command, *extra, env={ENVIRONMENT: ""})
+    result = with_progress(cli, monkeypatch, "")(*command, *extra)
     assert result.returncode in (0, 3), result.stderr
     _no_bar(result)
-    forced = tracs_cmd(*command, *extra, env={ENVIRONMENT: "always"})
+    forced = with_progress(cli, monkeypatch, "always")(*command, *extra)
     assert BAR in forced.stderr
 
 
