@@ -96,6 +96,7 @@ def client():
         yield c
 
 
+@pytest.mark.slow  # a two-process cluster
 def test_every_method_on_a_cluster_equals_in_process(client):
     import dask
 
@@ -116,6 +117,7 @@ def test_every_method_on_a_cluster_equals_in_process(client):
         assert out["note"].tolist() == frame["note"].tolist(), name  # dask stores text as Arrow strings
 
 
+@pytest.mark.slow  # a two-process cluster
 def test_partitioning_by_user_needs_no_shuffle_and_geometry_works(client):
     import dask
 

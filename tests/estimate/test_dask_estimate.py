@@ -38,6 +38,7 @@ def _released(perturber, n=1500, users=40, seed=0):
     return frame.sample(frac=1.0, random_state=1), rep, offsets
 
 
+@pytest.mark.slow  # E-steps over three partitionings
 @pytest.mark.parametrize("make, options, atol", [
     (lambda: TraCSD(REGION, 1.0), {}, 1e-9),  # ε < 2: the held-out pass budget over partitions
     # 248 passes on a 16×16 grid: the partitions' other summation order, amplified along

@@ -160,6 +160,7 @@ def test_fresh_entropy_still_gives_each_user_one_stream(rng):
     assert np.array_equal(p.perturb_many([base[2]], rng=sub)[0], whole[2])
 
 
+@pytest.mark.slow  # an optimal share for each of 30 lengths
 @pytest.mark.parametrize("cls, option, region", [
     (TraCSD, "direction_share", Rectangle(0.0, 0.0, 2000.0, 10000.0)),
     (TraCSC, "x_share", Rectangle(0.0, 0.0, 2000.0, 2600.0)),

@@ -119,6 +119,7 @@ def test_optimal_direction_share_minimises_and_helps():
     assert ae["optimal"] < 0.95 * ae[math.pi / (math.pi + 1)]
 
 
+@pytest.mark.slow  # an optimal share per distinct length
 def test_optimal_shares_with_per_trajectory_budget():
     """Many distinct per-point ε (one per length): interpolated shares stay close to exact ones."""
     region = REGIONS["tall"]
