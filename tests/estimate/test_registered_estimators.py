@@ -84,3 +84,18 @@ def test_atp_tp_and_the_thresholds_variant_have_no_estimator():
     # thresholds grouping of L-SRR is not ε-LDP
     assert [n for n, m in view(BASELINE).items() if m.estimator is None] == ["lsrr-thresholds", "atp", "tp"]
     assert all(m.estimator == "distribution" for m in view(MECHANISM).values())
+
+
+@pytest.mark.parametrize("name, message", [
+    ("em", "no density estimator for method 'em'; use tracs.estimate.frequencies for its POI reports"),
+    ("lsrr", "no density estimator for method 'lsrr'; use tracs.estimate.frequencies for its POI reports"),
+    ("atp", "no density estimator for method 'atp'; it has no estimator"),
+    ("tp", "no density estimator for method 'tp'; it has no estimator"),
+    ("lsrr-thresholds", "no density estimator for method 'lsrr-thresholds'; it has no estimator"),
+])
+def test_a_baseline_sidecar_names_its_estimator_or_none(name, message):
+    from tracs.estimate.sidecar import perturber_from_sidecar
+
+    with pytest.raises(ValueError) as info:
+        perturber_from_sidecar({"method": name})
+    assert str(info.value) == message

@@ -32,8 +32,7 @@ import numpy as np
 
 from . import _band
 from ._base import Mechanism, PiecewiseConstantMechanism
-from ._closed_forms import bands, circular_bands, circular_half_widths, classical_central_widths, \
-    classical_half_widths
+from ._closed_forms import arc_band, circular_half_width, classical_central_width, classical_half_width
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
 from ._numeric import logistic, rare_probability
@@ -106,7 +105,7 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
         """``C`` on the unit interval: ``1/(2(s + 1))`` (square loss: half the optimal width)."""
         if self.loss == "square":
             return 0.5 * square_shape(self.epsilon).width
-        return float(classical_half_widths(self.epsilon))
+        return classical_half_width(self.epsilon)
 
     def _support(self):
         return self.low, self.high
@@ -122,7 +121,7 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
     def _central_width(self):
         if self.loss == "square":
             return 2.0 * self.half_width * (self.high - self.low)
-        return float(classical_central_widths(self.epsilon, self.high - self.low))
+        return classical_central_width(self.epsilon, self.high - self.low)
 
     def _central_mass(self):
         if self.loss == "square":
@@ -189,7 +188,7 @@ class OptimalCircular(CircleDomain, Mechanism):
         """``C = period/(2(s + 1))``: half the length of the high-density arc."""
         if self.loss == "square":
             return 0.5 * self.period * square_shape(self.epsilon).width
-        return float(circular_half_widths(self.epsilon, self.period))
+        return circular_half_width(self.epsilon, self.period)
 
     def _densities(self):
         if self.loss == "square":
@@ -202,11 +201,7 @@ class OptimalCircular(CircleDomain, Mechanism):
     def band(self) -> tuple[int, float]:
         """``(m, c)``: band width in cells (odd) and probability of the cells outside the band."""
         n = self._cells()
-        if self.loss == "square":
-            m, c = bands(self.epsilon, 2.0 * self.half_width, self.period / n, n)[0]
-        else:
-            m, c = circular_bands(self.epsilon, self.period, n)[0]
-        return int(m), float(c)
+        return arc_band(self.epsilon, self.half_width, self.period, n)
 
     def _row(self, k):
         n = self._cells()
