@@ -200,7 +200,10 @@ def docs_block(info: dict) -> str:
         lines += ["", f"`workers=2` (TraCS-D, 32×32, 10^6 reports, same run): {significant(two['seconds'])} s "
                       f"of wall time against {significant(two['one_worker_seconds'])} s with one worker, "
                       f"{significant(two['one_worker_seconds'] / two['seconds'])}× faster; largest "
-                      f"difference between the two estimates {two['max_difference']:.1e}."]
+                      f"difference between the two estimates {two['max_difference']:.1e}."
+                      + (" The load average was above the core count, so the two workers shared the "
+                         "cores with other jobs: this speed-up is a lower bound." if info["load"] is not None
+                         and info["load"] > info["cores"] else "")]
     growth = growth_rows()
     if growth:
         lines += ["", "Growth with the number of reports (32×32 cells, the same run):", "",

@@ -111,6 +111,7 @@ def test_serial_accounting_covers_every_workload():
 
     workloads, _ = scaling._workloads(20_000, 2_000)
     expected = {"TraCS-C": {"keys: canonical bytes", "perturb: batch shape"},
+                "TraCS-C, text user ids": {"keys: canonical bytes", "perturb: batch shape"},
                 "TraCS-D": {"keys: canonical bytes", "perturb: batch shape"},
                 "rounding (10^4 POIs)": set(),
                 "average error": {"error: shapes", "error: mean over trajectories"},
