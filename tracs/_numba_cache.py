@@ -112,7 +112,8 @@ def seed_user_cache(package_dir, folder) -> int:
 def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
     """Delete cached numba kernels ``prefix.*.nbi|nbc`` in ``cache_dir`` if a dependency changed.
 
-    A digest of the dependencies' (paths) contents is recorded in
+    A digest of the dependencies' (paths) contents, and of :mod:`tracs._jit` (how
+    the helpers they inline are compiled), is recorded in
     ``cache_dir/prefix.deps``; when it differs from the recorded one the cached
     kernels are deleted (numba then compiles afresh) and the record is renewed.
     Contents, not modification times: installing copies the files with new times,
@@ -124,7 +125,7 @@ def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
         if isinstance(dependencies, (str, Path)):
             dependencies = [dependencies]
         digest = hashlib.sha256()
-        for dependency in dependencies:
+        for dependency in [*dependencies, Path(__file__).with_name("_jit.py")]:
             digest.update(Path(dependency).read_bytes())
         stamp = digest.hexdigest()
         record = cache_dir / f"{prefix}.deps"
