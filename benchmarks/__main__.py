@@ -12,7 +12,9 @@ a naive or reference per-item loop, and against the previous documented run,
 ``benchmarks/previous.json``).  ``--quick`` uses smaller inputs (a smoke run).
 ``--write-docs`` regenerates every speed figure of ``README.md`` and
 ``docs/performance.md`` (with the scaling plot) from this run, with the machine,
-date and core count, and stores the figures as the new previous run.
+date and core count, and stores the figures as the new previous run; the estimate
+section writes the Speed block of ``docs/estimation.md`` (``python -m benchmarks
+estimate --write-docs`` writes that block alone).
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def main(argv=None) -> None:
     if args.write_docs:
         from benchmarks import _docs
 
-        for path in _docs.write_docs():
+        for path in _docs.write_docs(args.sections or list(SECTIONS)):
             print(f"wrote {path}")
 
 

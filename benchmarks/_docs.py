@@ -237,8 +237,17 @@ def readme_block(info: dict) -> str:
     return "\n".join(parts)
 
 
-def write_docs() -> list[Path]:
-    """Regenerate the docs' speed figures from this run; return the paths written."""
+def write_docs(sections=None) -> list[Path]:
+    """Regenerate the docs' speed figures from this run; return the paths written.
+
+    When the estimate section alone ran, only its block of ``docs/estimation.md``
+    is written: ``docs/performance.md`` and the README keep the figures of the
+    other sections.
+    """
+    from benchmarks import estimate
+
+    if sections is not None and set(sections) == {"estimate"}:
+        return estimate.write_docs()
     info = _record.machine()
     kept = ""
     if PERFORMANCE.is_file():  # the hand-written notes at the end of the page stay
@@ -255,6 +264,7 @@ def write_docs() -> list[Path]:
         _, tail = rest.split(END, 1)
         README.write_text(f"{head}{BEGIN}\n{readme_block(info)}\n{END}{tail}", encoding="utf-8")
         written.append(README)
+    written += estimate.write_docs()  # docs/estimation.md's Speed block, when that section ran
     _record.save()
     written.append(_record.PREVIOUS_PATH)
     return written

@@ -23,6 +23,7 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -88,17 +89,27 @@ def _child(method, grid, n, workers=1, memory=None, compare=False) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+#: rows of this run, in print order: ``(method, grid, reports, row, ratio, target)``
+ROWS: list[tuple] = []
+#: the two-worker comparison of this run (``None`` until it ran)
+TWO_WORKERS: dict = {}
+
+
 def _print(name, grid, n, row, reference=None, target=""):
+    ratio = row["cpu"] / reference if reference and "error" not in row else None
+    ROWS.append((name, grid, n, row, ratio, target))
     if "error" in row:
         print(f"{name:<15}{grid:>5}²{n:>12,}  failed ({row['returncode']}): {row['error']}")
         return
-    ratio = f"{row['cpu'] / reference:.1f}×" if reference else "–"
+    shown = f"{ratio:.1f}×" if ratio else "–"
     print(f"{name:<15}{grid:>5}²{n:>12,}{row['seconds']:>10.1f}{row['cpu']:>9.1f}{row['passes']:>8}"
-          f"{row['peak_gb']:>9.2f}{ratio:>9}{target:>12}", flush=True)
+          f"{row['peak_gb']:>9.2f}{shown:>9}{target:>12}", flush=True)
 
 
 def run(quick: bool = False) -> None:
     n = 20_000 if quick else 1_000_000
+    ROWS.clear()
+    TWO_WORKERS.clear()
     print(f"\n## estimate (generated city 20 km × 10 km, ε = 2 per point, one process per row; "
           f"load average {os.getloadavg()[0]:.1f})")
     print(f"{'method':<15}{'grid':>6}{'reports':>12}{'seconds':>10}{'CPU s':>9}{'passes':>8}{'peak GB':>9}"
@@ -111,6 +122,7 @@ def run(quick: bool = False) -> None:
             _print(method, grid, n, _child(method, grid, n), reference, target)
     two = _child("tracs-d", 32, n, workers=2, compare=True)
     if "error" not in two:
+        TWO_WORKERS.update(two, reports=n)
         print(f"tracs-d 32² with workers=2: {two['seconds']:.1f} s against {two['one_worker_seconds']:.1f} s "
               f"with one worker ({two['one_worker_seconds'] / two['seconds']:.2f}× speed-up), largest "
               f"difference {two['max_difference']:.1e}")
@@ -118,20 +130,15 @@ def run(quick: bool = False) -> None:
     sizes = (10_000, 20_000) if quick else (100_000, 1_000_000, 10_000_000)
     for size in sizes:
         for method in ("tracs-c", "tracs-d"):
-            memory = "3GB" if size >= 10_000_000 and method == "tracs-d" else None
-            _print(method, 32, size, _child(method, 32, size, memory=memory), target="≤ 4 GB"
+            _print(method, 32, size, _child(method, 32, size), target="≤ 4 GB"
                    if size >= 10_000_000 else "")
 
 
-def growth_rows(text: str) -> list[tuple[str, int, float, float]]:
-    """``(method, reports, CPU s, peak GB)`` of the growth rows in this section's printed output."""
-    rows, growing = [], False
-    for line in text.splitlines():
-        growing = growing or line.startswith("growth with")
-        parts = line.split()
-        if growing and len(parts) >= 8 and parts[0] in ("tracs-c", "tracs-d") and parts[1] == "32²":
-            rows.append((parts[0], int(parts[2].replace(",", "")), float(parts[4]), float(parts[6])))
-    return rows
+def growth_rows() -> list[tuple[str, int, float, float]]:
+    """``(method, reports, CPU s, peak GB)`` of this run's growth rows (32×32, TraCS-C and TraCS-D)."""
+    rows = [(name, n, row["cpu"], row["peak_gb"]) for name, grid, n, row, _, _ in ROWS
+            if grid == 32 and name in ("tracs-c", "tracs-d") and "error" not in row]
+    return sorted(set(rows), key=lambda r: (r[0], r[1]))
 
 
 def plot_growth(rows, path) -> None:
@@ -157,6 +164,79 @@ def plot_growth(rows, path) -> None:
         ax.grid(alpha=0.3, which="both")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+
+
+LABELS = {"tracs-c": "TraCS-C", "tracs-d": "TraCS-D", "strawman": "Strawman",
+          "planar-laplace": "planar Laplace"}
+DOC = Path(__file__).resolve().parents[1] / "docs" / "estimation.md"
+DOC_PLOT = DOC.parent / "figures" / "estimate_growth.png"
+BEGIN, END = "<!-- estimate-speed:begin -->", "<!-- estimate-speed:end -->"
+
+
+def _cell(row, key, fmt):
+    return "failed" if "error" in row else fmt(row[key])
+
+
+def docs_block(info: dict) -> str:
+    """The Speed block of ``docs/estimation.md`` from this run's rows."""
+    from tracs._text import significant
+
+    main = [r for r in ROWS if r[2] == 1_000_000 and (r[0], r[1]) != ("tracs-c", 32)][:7]
+    lines = [f"`python -m benchmarks estimate --write-docs` ({info['date']}, {info['cpu']}, "
+             f"{info['cores']} logical cores, Python {info['python']}, load average "
+             f"{info['load']:.1f} at the end): each row is a fresh process fitting 10^6 reports of a "
+             "generated city (20 km × 10 km, eight hotspots, walks of 100 points in steps of about "
+             "150 m), ε = 2 per point, on one core.  CPU seconds are the figures to compare on a "
+             "shared machine; the ratios divide CPU seconds of the same run.", "",
+             "| method | grid | CPU seconds | EM passes | peak memory | CPU / TraCS-C 64×64 | target |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    for name, grid, n, row, ratio, target in main:
+        shown = f"{significant(ratio)}×" if ratio else "1×"
+        lines.append(f"| {LABELS[name]} | {grid}×{grid} | {_cell(row, 'cpu', significant)} | "
+                     f"{_cell(row, 'passes', str)} | {_cell(row, 'peak_gb', lambda v: significant(v) + ' GB')} | "
+                     f"{shown if 'error' not in row else ''} | {target.replace('2 GB', '≤ 2 GB')} |")
+    if TWO_WORKERS:
+        two = TWO_WORKERS
+        lines += ["", f"`workers=2` (TraCS-D, 32×32, 10^6 reports, same run): {significant(two['seconds'])} s "
+                      f"of wall time against {significant(two['one_worker_seconds'])} s with one worker, "
+                      f"{significant(two['one_worker_seconds'] / two['seconds'])}× faster; largest "
+                      f"difference between the two estimates {two['max_difference']:.1e}."
+                      + (" The load average was above the core count, so the two workers shared the "
+                         "cores with other jobs: this speed-up is a lower bound." if info["load"] is not None
+                         and info["load"] > info["cores"] else "")]
+    growth = growth_rows()
+    if growth:
+        lines += ["", "Growth with the number of reports (32×32 cells, the same run):", "",
+                  "| reports | TraCS-C CPU s | TraCS-C peak | TraCS-D CPU s | TraCS-D peak |",
+                  "| ---: | ---: | ---: | ---: | ---: |"]
+        by = {(m, n): (cpu, gb) for m, n, cpu, gb in growth}
+        for n in sorted({n for _, n, _, _ in growth}):
+            cells = []
+            for m in ("tracs-c", "tracs-d"):
+                cpu, gb = by.get((m, n), (None, None))
+                cells += ["–", "–"] if cpu is None else [significant(cpu), f"{significant(gb)} GB"]
+            lines.append(f"| 10^{len(str(n)) - 1} | " + " | ".join(cells) + " |")
+        lines += ["", "![CPU time and peak memory against reports](figures/estimate_growth.png)"]
+    return "\n".join(lines)
+
+
+def write_docs() -> list[Path]:
+    """Replace the Speed block of ``docs/estimation.md`` (and its plot) with this run's figures."""
+    from benchmarks import _record
+
+    if not ROWS:
+        return []
+    text = DOC.read_text(encoding="utf-8")
+    if BEGIN not in text or END not in text:
+        raise RuntimeError(f"{DOC} has no {BEGIN} … {END} block")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    DOC.write_text(f"{head}{BEGIN}\n{docs_block(_record.machine())}\n{END}{tail}", encoding="utf-8")
+    written = [DOC]
+    if growth_rows():
+        plot_growth(growth_rows(), DOC_PLOT)
+        written.append(DOC_PLOT)
+    return written
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 ``--quick``; uniform points in a 20 km × 10 km box, ε = 4 per point, 10^5 users
 with one trajectory of 100 points each, keyed by user id):
 
-* TraCS-C and TraCS-D: :func:`tracs.engine.perturb_many`;
+* TraCS-C and TraCS-D: :func:`tracs.engine.perturb_many`; TraCS-C once more with text
+  user ids (``"u0000000"``, …) instead of integers;
 * rounding: :func:`tracs.engine.round_points`, 10^6 points (10^5) to 10^4 POIs;
 * error: :func:`tracs.engine.average_error` of 10^7 released points;
 * pipeline: TraCS-D, then rounding to 10^4 POIs, then the average error.
@@ -83,6 +84,7 @@ def _workloads(n: int, n_round: int):
     pts = rng.uniform((0, 0), (20_000, 10_000), (n, 2))
     offsets = np.arange(0, n + 1, 100, dtype=np.int64)
     users = np.arange(len(offsets) - 1) + 1_000_000  # user ids
+    names = [f"u{k:07d}" for k in range(len(offsets) - 1)]  # text ids, as a CSV column gives them
     pois = POISpace(rng.uniform((0, 0), (20_000, 10_000), (10_000, 2)), region=REGION)
     queries = pts[:n_round]
     tracsc, tracsd = TraCSC(REGION, EPSILON), TraCSD(REGION, EPSILON)
@@ -96,6 +98,8 @@ def _workloads(n: int, n_round: int):
     return {
         "TraCS-C": (n, "points", lambda w: engine.perturb_many(tracsc, pts, offsets, rng=1, keys=users,
                                                                workers=w)),
+        "TraCS-C, text user ids": (n, "points", lambda w: engine.perturb_many(tracsc, pts, offsets, rng=1,
+                                                                             keys=names, workers=w)),
         "TraCS-D": (n, "points", lambda w: engine.perturb_many(tracsd, pts, offsets, rng=1, keys=users,
                                                                workers=w)),
         "rounding (10^4 POIs)": (len(queries), "points", lambda w: engine.round_points(pois, queries,

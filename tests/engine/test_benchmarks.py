@@ -111,6 +111,7 @@ def test_serial_accounting_covers_every_workload():
 
     workloads, _ = scaling._workloads(20_000, 2_000)
     expected = {"TraCS-C": {"keys: canonical bytes", "perturb: batch shape"},
+                "TraCS-C, text user ids": {"keys: canonical bytes", "perturb: batch shape"},
                 "TraCS-D": {"keys: canonical bytes", "perturb: batch shape"},
                 "rounding (10^4 POIs)": set(),
                 "average error": {"error: shapes", "error: mean over trajectories"},
@@ -124,3 +125,29 @@ def test_serial_accounting_covers_every_workload():
     with account(), pytest.raises(RuntimeError, match="already running"):
         with account():
             pass
+
+
+def test_estimate_section_writes_its_block_of_the_estimation_page(tmp_path, monkeypatch):
+    from benchmarks import estimate
+
+    rows = [("tracs-c", 64, 10**6, {"seconds": 4.0, "cpu": 3.5, "passes": 99, "peak_gb": 0.23}, None, ""),
+            ("tracs-d", 64, 10**6, {"seconds": 80.0, "cpu": 70.0, "passes": 123, "peak_gb": 0.61}, 20.0,
+             "≤ 30×, 2 GB"),
+            ("strawman", 64, 10**6, {"error": "killed", "returncode": -9}, None, "≤ 30×, 2 GB")]
+    rows += [(m, 32, n, {"seconds": 1.0, "cpu": c, "passes": 90, "peak_gb": g}, None, "")
+             for m, n, c, g in (("tracs-c", 10**5, 1.2, 0.17), ("tracs-d", 10**5, 3.1, 0.19),
+                                ("tracs-c", 10**7, 3.4, 0.8), ("tracs-d", 10**7, 290.0, 3.3))]
+    monkeypatch.setattr(estimate, "ROWS", rows)
+    monkeypatch.setattr(estimate, "TWO_WORKERS", {"seconds": 10.0, "one_worker_seconds": 19.0,
+                                                  "max_difference": 0.0, "reports": 10**6})
+    page = tmp_path / "estimation.md"
+    page.write_text(f"# E\n\n## Speed\n\n{estimate.BEGIN}\nold\n{estimate.END}\n\nkept\n", encoding="utf-8")
+    monkeypatch.setattr(estimate, "DOC", page)
+    monkeypatch.setattr(estimate, "DOC_PLOT", tmp_path / "growth.png")
+    assert _docs.write_docs(["estimate"]) == [page, tmp_path / "growth.png"]
+    text = page.read_text(encoding="utf-8")
+    assert "old" not in text and text.endswith("kept\n")
+    assert "| TraCS-D | 64×64 | 70 | 123 | 0.61 GB | 20× | ≤ 30×, ≤ 2 GB |" in text
+    assert "| Strawman | 64×64 | failed | failed | failed |  | ≤ 30×, ≤ 2 GB |" in text
+    assert "| 10^7 | 3.4 | 0.8 GB | 290 | 3.3 GB |" in text
+    assert "1.9× faster" in text and (tmp_path / "growth.png").stat().st_size > 1000

@@ -17,6 +17,10 @@ CASES = {
     "repeated text": ([f"user{i % 37}" for i in range(300)], None),
     "multi-block and unicode text": (["é漢字" * 50, "a" * 127, "b" * 128, "c" * 129, "", "x" * 300, "a" * 127], None),
     "text in an object array": (np.array([str(i) for i in range(50)] * 2, dtype=object), None),
+    "text in a fixed-width str array": (np.array(["007", "7", "ü", "7"]), None),
+    "leading zeros, empty and four-byte text": (["007", "7", "07", "", "😀", "a😀b", "", "7"], None),
+    "text with NUL characters (reference path)": (["a\x00", "a", "\x00", "a\x00"], None),
+    "a single text key": (["only"], None),
     "uint64 beyond int64": (np.array([2**63 + 5, 3], dtype=np.uint64), None),
     "mixed ints and text (reference path)": ([5, "5", 7, b"x"], None),
     "floats (reference path)": (np.array([1.0, 2.5, 1.0]), None),
@@ -39,6 +43,7 @@ def test_text_and_integer_keys_name_the_same_user():
     ("abc", 3, TypeError, "single string"),
     ([1, 2], 3, ValueError, "2 entries for 3"),
     ([1, None], 2, ValueError, "missing"),
+    (["ok", "\ud800"], 2, UnicodeEncodeError, "surrogate"),
 ])
 def test_bad_keys_get_the_reference_errors(keys, n, error, fragment):
     with pytest.raises(error, match=fragment):

@@ -174,12 +174,30 @@ def _canonical_buffer(keys, n):
             return None
         return _decimal_bytes(arr.astype(np.int64))
     items = keys.tolist() if arr is not None else list(keys)
-    if not all(type(k) is str for k in items):
+    return _text_bytes(items)
+
+
+def _text_bytes(items):
+    """``b"s" + key.encode("utf-8")`` of every key, as one buffer and start offsets, when
+    every key is a ``str`` without NUL characters (else ``None``: the reference path).
+
+    The keys are joined by NUL and encoded once, in C: each separator becomes the
+    next key's ``"s"``.  A key holding a lone surrogate raises ``UnicodeEncodeError``,
+    as Python's encoder does key by key.
+    """
+    try:
+        joined = "\x00".join(items)
+    except TypeError:  # a key that is not a str
         return None
-    encoded = [k.encode("utf-8") for k in items]
-    lengths = np.fromiter((len(e) + 1 for e in encoded), dtype=np.int64, count=len(encoded))
-    data = np.frombuffer(b"".join(b"s" + e for e in encoded), dtype=np.uint8)
-    return data, np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    if joined.count("\x00") != len(items) - 1:
+        return None
+    data = np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
+    separators = np.flatnonzero(data == 0)
+    out = np.empty(len(data) + 1, dtype=np.uint8)
+    out[0] = 115  # "s"
+    out[1:] = data
+    out[separators + 1] = 115
+    return out, np.r_[0, separators + 1, len(out)].astype(np.int64)
 
 
 def _hash_on_threads(data, starts, workers: int) -> np.ndarray:

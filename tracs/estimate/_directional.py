@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..mechanisms import OptimalCircular, OptimalClassical
+from ..mechanisms._closed_forms import circular_half_widths, classical_half_widths
 from ..perturbers import Strawman
 from . import _coded, _runs
 from ._memory import refuse_above
@@ -51,12 +51,11 @@ def directional_blocks(reports, offsets, perturber, eps, xs, ys, per_cell, suppo
     region = perturber.region
     refs = references(reports, offsets, perturber.anchor_point)
     eps_dir, eps_dist, inverse = _split(perturber, eps)
-    half_r = np.array([OptimalClassical(epsilon=float(e), low=0.0, high=1.0).half_width
-                       for e in eps_dist])[inverse]
+    half_r = classical_half_widths(eps_dist)[inverse]
     sectors = perturber.sectors if isinstance(perturber, Strawman) else 1
     mode = _coded.MODE_SECTORS if isinstance(perturber, Strawman) else _coded.MODE_ARC
     if mode == _coded.MODE_ARC:
-        half_dir = np.array([OptimalCircular(epsilon=float(e)).half_width for e in eps_dir])[inverse]
+        half_dir = circular_half_widths(eps_dir, 2 * np.pi)[inverse]
     else:
         half_dir = np.zeros(len(eps_dir))[inverse]
     cos_half = np.cos(half_dir) if mode == _coded.MODE_ARC else half_dir
@@ -87,7 +86,8 @@ def directional_blocks(reports, offsets, perturber, eps, xs, ys, per_cell, suppo
     if len(special):
         refs = references(reports, offsets, perturber.anchor_point)
         lik = _special_likelihood(refs[special], perturber, eps_dir[inverse[special]],
-                                  eps_dist[inverse[special]], support_points, region)
+                                  eps_dist[inverse[special]], half_dir[special], half_r[special],
+                                  support_points, region)
         blocks.append(fitting.DenseBlock(lik))
         blocks[-1].rows = special
     return blocks
@@ -137,8 +137,9 @@ def plan_memory(reports: int, special: int, columns: int, rows: int, cells: int,
     return MemoryPlan(False, chunk, need)
 
 
-def _special_likelihood(refs, perturber, eps_dir, eps_dist, points, region) -> np.ndarray:
-    """Reports equal to their reference (up to a factor per report).
+def _special_likelihood(refs, perturber, eps_dir, eps_dist, half_dir, half_r, points, region) -> np.ndarray:
+    """Reports equal to their reference (up to a factor per report); ``half_dir`` and ``half_r``
+    are the half-widths of each report's direction and distance mechanisms.
 
     On the boundary the ray may leave at once (``R(o, φ') = 0``): the report is
     ``o`` with probability ``P(φ' outward | φ)`` (plus the zero-probability event
@@ -150,7 +151,7 @@ def _special_likelihood(refs, perturber, eps_dir, eps_dist, points, region) -> n
     lik = np.empty((len(refs), K))
     for r, o in enumerate(refs):
         phi, u = region._direction_distance(np.broadcast_to(o, flat.shape), flat)
-        half = OptimalClassical(epsilon=float(eps_dist[r]), low=0.0, high=1.0).half_width
+        half = half_r[r]
         left = np.clip(u - half, 0.0, 1.0 - 2 * half)
         g0 = np.where(left <= 0.0, 1.0, np.exp(-eps_dist[r]))
         exit_ = region._exit_distance(np.broadcast_to(o, grid.shape + (2,)), np.cos(grid), np.sin(grid))
@@ -164,7 +165,7 @@ def _special_likelihood(refs, perturber, eps_dir, eps_dist, points, region) -> n
             high = (np.minimum((phi / (2 * np.pi / k)).astype(np.int64), k - 1)[:, None]
                     == np.minimum((grid / (2 * np.pi / k)).astype(np.int64), k - 1)[None, :])
         else:
-            c = OptimalCircular(epsilon=float(eps_dir[r])).half_width
+            c = half_dir[r]
             d = np.abs(phi[:, None] - grid[None, :]) % (2 * np.pi)
             high = np.minimum(d, 2 * np.pi - d) < c
         dens = np.where(high, 1.0, low)

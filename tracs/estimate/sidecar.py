@@ -169,12 +169,14 @@ def perturber_from_sidecar(data: dict):
     """The public perturber described by a sidecar, rebuilt by its registry entry.
 
     Raises ``ValueError`` for a method that is not a registered perturber (the
-    discrete baselines: use :func:`tracs.estimate.frequencies`).
+    discrete baselines: :func:`tracs.estimate.frequencies` for those whose registry
+    entry names that estimator).
     """
     method = get(data["method"])
     if method.kind != PERTURBER:
-        raise ValueError(f"no density estimator for method {data['method']!r}; use tracs.estimate.frequencies "
-                         "for the discrete baselines")
+        hint = ("use tracs.estimate.frequencies for its POI reports" if method.estimator == "frequencies"
+                else "it has no estimator")
+        raise ValueError(f"no density estimator for method {data['method']!r}; {hint}")
     region = data["region"]
     context = MethodContext(region=region, anchor=tuple(data.get("anchor", region.center)))
     options = {name: tuple(data[name]) if name == "anchor" else data[name]

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._validation import as_float_array, check_epsilon
 from . import _band
+from ._closed_forms import band
 from ._domain import Circle, Interval
 from ..random import resolve_streams
 from .lattice import LatticeMixin, _check_enumerable
@@ -253,8 +254,7 @@ class PiecewiseConstantMechanism(Mechanism):
     def band(self) -> tuple[int, float]:
         """``(m, c)``: band width in cells and probability of the cells outside the band."""
         _, _, _, h, count = self._grid()
-        m = _band.band_width(self._central_width(), h, count)
-        return m, _band.rare_mass(self.epsilon, m, count)
+        return band(self.epsilon, self._central_width(), h, count)
 
     def _band_line(self) -> tuple[float, float]:
         """``(α, β)``: the central piece's centre at input lattice point ``k`` is output cell

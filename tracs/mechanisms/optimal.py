@@ -32,6 +32,7 @@ import numpy as np
 
 from . import _band
 from ._base import Mechanism, PiecewiseConstantMechanism
+from ._closed_forms import arc_band, circular_half_width, classical_central_width, classical_half_width
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
 from ._numeric import logistic, rare_probability
@@ -104,7 +105,7 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
         """``C`` on the unit interval: ``1/(2(s + 1))`` (square loss: half the optimal width)."""
         if self.loss == "square":
             return 0.5 * square_shape(self.epsilon).width
-        return 0.5 / (math.exp(self.epsilon / 2.0) + 1.0)
+        return classical_half_width(self.epsilon)
 
     def _support(self):
         return self.low, self.high
@@ -118,7 +119,9 @@ class OptimalClassical(IntervalInput, PiecewiseConstantMechanism):
         return math.exp(half) / width, math.exp(-half) / width
 
     def _central_width(self):
-        return 2.0 * self.half_width * (self.high - self.low)
+        if self.loss == "square":
+            return 2.0 * self.half_width * (self.high - self.low)
+        return classical_central_width(self.epsilon, self.high - self.low)
 
     def _central_mass(self):
         if self.loss == "square":
@@ -185,7 +188,7 @@ class OptimalCircular(CircleDomain, Mechanism):
         """``C = period/(2(s + 1))``: half the length of the high-density arc."""
         if self.loss == "square":
             return 0.5 * self.period * square_shape(self.epsilon).width
-        return self.period / (2.0 * (math.exp(self.epsilon / 2.0) + 1.0))
+        return circular_half_width(self.epsilon, self.period)
 
     def _densities(self):
         if self.loss == "square":
@@ -198,8 +201,7 @@ class OptimalCircular(CircleDomain, Mechanism):
     def band(self) -> tuple[int, float]:
         """``(m, c)``: band width in cells (odd) and probability of the cells outside the band."""
         n = self._cells()
-        m = _band.band_width(2.0 * self.half_width, self.period / n, n)
-        return m, _band.rare_mass(self.epsilon, m, n)
+        return arc_band(self.epsilon, self.half_width, self.period, n)
 
     def _row(self, k):
         n = self._cells()

@@ -26,6 +26,7 @@ from . import _band
 from ._band import threshold_compiled, uniform_below
 from ._duchi_kernel import plus_minus_many, snapped_duchi
 from ._base import check_error_power
+from ._closed_forms import lie_probability
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Categories, Interval
 from ._numeric import check_integer, logistic, rare_probability
@@ -148,7 +149,7 @@ class KRR:
     @property
     def lie_probability(self) -> float:
         """``(k − 1)/(e^ε + k − 1)``: probability of reporting a wrong value."""
-        return (self.k - 1) * self.other_probability
+        return lie_probability(self.epsilon, self.k)
 
     @property
     def lie_threshold(self) -> float:

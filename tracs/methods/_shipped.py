@@ -213,14 +213,18 @@ def _baseline(class_name):
     return build
 
 
-def _poi_baseline(name, label, class_name, module, help, *, ldp=True, warm_epsilon=2.0, sidecar=(), **options):
+def _poi_baseline(name, label, class_name, module, help, *, ldp=True, warm_epsilon=2.0, sidecar=(),
+                  estimator="frequencies", **options):
     factory = _baseline(class_name)
     return Method(name, label, BASELINE, factory, help, ldp=ldp, model=f"tracs.baselines.{module}.{class_name}",
-                  options=options, sidecar=sidecar, estimator="frequencies",
+                  options=options, sidecar=sidecar, estimator=estimator,
                   warm=None if warm_epsilon is None else
                   warm_trajectories(lambda ctx, budget: factory(ctx, budget, **options), warm_epsilon))
 
 
+# estimator "frequencies": tracs.estimate.frequencies fits the exact channel of EM, N-gram and L-SRR
+# (fixed groups); it has no likelihood for ATP and TP (sector reports), nor for the thresholds variant of
+# L-SRR, which is not ε-LDP
 BASELINES = [
     _poi_baseline("em", "EM", "ExponentialMechanism", "exponential", "exponential mechanism over the POIs"),
     _poi_baseline("ngram", "NGram", "NGram", "ngram", "NGram, per-location form"),
@@ -228,11 +232,11 @@ BASELINES = [
     _poi_baseline("lsrr-thresholds", "L-SRR (paper's thresholds, not LDP)", "LSRR", "lsrr",
                   "L-SRR with the paper's distance-threshold groups (0.3, 0.6 of the unit-square "
                   "normalised box); NOT ε-LDP, for reproducing the paper only", ldp=False,
-                  warm_epsilon=None, grouping="thresholds"),
+                  warm_epsilon=None, estimator=None, grouping="thresholds"),
     _poi_baseline("atp", "ATP", "ATP", "tp", "ATP (anchor + direction perturbation)", warm_epsilon=4.0,
-                  sidecar=("sectors",)),
+                  sidecar=("sectors",), estimator=None),
     _poi_baseline("tp", "TP", "TP", "tp", "TP (direction perturbation, no anchor)", warm_epsilon=4.0,
-                  sidecar=("sectors",)),
+                  sidecar=("sectors",), estimator=None),
 ]
 
 for _method in (*MECHANISMS, *PERTURBERS, *BASELINES):

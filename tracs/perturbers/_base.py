@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import as_batch, as_trajectory, check_epsilon
+from .._validation import MAX_EPSILON, MIN_EPSILON, as_batch, as_trajectory, check_epsilon
 from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Region
 
@@ -165,6 +165,23 @@ def check_share(share, name: str):
     if not 0.0 < share < 1.0:
         raise ValueError(f"{name} must lie strictly between 0 and 1, got {share}")
     return share
+
+
+def check_parts(*parts: np.ndarray) -> None:
+    """The per-point budget's parts (arrays of ε spent by each lattice mechanism of a point) lie in
+    ``[MIN_EPSILON, MAX_EPSILON]``, the budgets the mechanisms sample exactly.
+
+    The one check of the derived budgets: a per-point budget's parts are checked when the
+    perturber is built, a per-trajectory budget's when its lengths are known (each call); the
+    constants computed from them (:mod:`tracs.mechanisms._closed_forms`) are not checked again.
+    Raises the ``ValueError`` of :func:`tracs._validation.check_epsilon` naming the limit, for
+    the first value out of range (parts in the order given, each in its order).
+    """
+    for part in parts:
+        part = np.asarray(part, dtype=np.float64)
+        bad = ~((part >= MIN_EPSILON) & (part <= MAX_EPSILON))
+        if bad.any():
+            check_epsilon(float(part[bad].ravel()[0]), "epsilon", maximum=MAX_EPSILON)
 
 
 class Perturber(ABC):

@@ -27,13 +27,13 @@ import math
 import numpy as np
 
 from .._validation import read_only
-from ..mechanisms import OptimalCircular, OptimalClassical
+from ..mechanisms._closed_forms import classical_bands
 from ..mechanisms.lattice import Lattice, check_resolution, check_table_bytes, fit_spacing
 from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Rectangle
 from . import _kernels
 from ._angles import angle_tables, table_bytes, unit_vectors
-from ._base import KeyedSource, Perturber, as_batch, check_share, resolve_anchor
+from ._base import KeyedSource, Perturber, as_batch, check_parts, check_share, resolve_anchor
 
 TWO_PI = 2.0 * math.pi
 DEFAULT_DIRECTION_SHARE = math.pi / (math.pi + 1.0)
@@ -65,22 +65,6 @@ def keyed_points(rng, offsets: np.ndarray):
     kind, key, streams = keyed_trajectories(rng, offsets)
     stream_of, index_of = point_streams(KeyedStreams(kind, key, streams), offsets)
     return kind, key, stream_of, index_of
-
-
-def classical_constants(epsilon: np.ndarray, resolution=None) -> np.ndarray:
-    """Rows ``(m, c)`` (band width in cells, mass outside the band) of :class:`OptimalClassical`
-    on ``[0, 1]`` for each ε: the kernel's constants (:mod:`tracs.mechanisms._band`).
-
-    A budget beyond the mechanisms' limit raises the mechanism's ``ValueError``.
-    """
-    return axis_constants(epsilon, 0.0, 1.0, resolution)
-
-
-def axis_constants(epsilon: np.ndarray, low: float, high: float, resolution=None) -> np.ndarray:
-    """Rows ``(m, c)`` of :class:`OptimalClassical` on ``[low, high]`` for each ε."""
-    rows = [OptimalClassical(epsilon=float(e), low=low, high=high, resolution=resolution).band()
-            for e in np.asarray(epsilon, dtype=np.float64).ravel()]
-    return np.array(rows, dtype=np.float64).reshape(-1, 2)
 
 
 class DirectionDistanceLattice:
@@ -216,7 +200,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
 
     def _angle_constants(self) -> np.ndarray:
         """``(n, h)`` of the angle lattice: ``n`` angles ``a·h``."""
-        lat = OptimalCircular(epsilon=1.0, resolution=self.resolution).lattice
+        lat = self.lattice.direction
         return np.array([lat.count, lat.spacing], dtype=np.float64)
 
     # -- budget split --------------------------------------------------------------
@@ -236,13 +220,19 @@ class SequentialPerturber(LatticeReleases, Perturber):
         return eps_dir, eps - eps_dir
 
     def _direction_params(self, eps_dir: np.ndarray) -> np.ndarray:
-        """Per-ε constants of the direction mechanism (kernel columns 0–1)."""
+        """Per-ε constants of the direction mechanism (kernel columns 0–1), for checked ``eps_dir``."""
         raise NotImplementedError
 
     def _params(self, eps: np.ndarray) -> np.ndarray:
+        """Kernel rows of the distinct per-point budgets ``eps``: the direction mechanism's
+        constants, then the rows ``(m, c)`` of the optimal classical mechanism on the distance
+        lattice (:mod:`tracs.mechanisms._closed_forms`), after :func:`check_parts` of the split."""
         eps_dir = self.shares(eps) * eps
+        eps_dist = eps - eps_dir
+        check_parts(eps_dir, eps_dist)
+        distance = self.lattice.distance
         return np.column_stack([self._direction_params(eps_dir),
-                                classical_constants(eps - eps_dir, self.resolution)])
+                                classical_bands(eps_dist, 1.0, distance.spacing, distance.count)])
 
     # -- engine ----------------------------------------------------------------------
     def _release(self, coords, offsets, rng, indices=True, out=None):

@@ -33,7 +33,8 @@ import math
 
 import numpy as np
 
-from ..mechanisms import OptimalCircular, OptimalClassical
+from ..mechanisms import OptimalClassical
+from ..mechanisms._closed_forms import circular_half_width, classical_half_width
 from ..region import Rectangle, Region
 
 __all__ = ["optimal_direction_share", "optimal_x_share", "tracsc_mse", "tracsd_mse"]
@@ -167,8 +168,7 @@ def _geometry(region: Region) -> _Geometry:
 
 def _classical_moments(u: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
     """``E[u']`` and ``E[u'²]`` of the optimal classical mechanism on ``[0, 1]`` given ``u``."""
-    mech = OptimalClassical(epsilon=epsilon)
-    c = mech.half_width
+    c = classical_half_width(epsilon)
     p, q = math.exp(epsilon / 2.0), math.exp(-epsilon / 2.0)
     left = np.clip(u - c, 0.0, 1.0 - 2.0 * c)
     right = left + 2.0 * c
@@ -184,8 +184,7 @@ def tracsd_mse(region: Region, epsilon: float, direction_share: float) -> float:
     # exact mass of each cell: q·(cell) + (p − q)·(overlap of the cell with the
     # high-density arc [φ − C, φ + C]); two arcs of half-widths C and h with centres
     # δ apart overlap by clip(C + h − δ, 0, 2·min(C, h)) when C + h <= π
-    mech = OptimalCircular(epsilon=eps_dir)
-    c, h = mech.half_width, np.pi / _CELLS
+    c, h = circular_half_width(eps_dir, 2 * math.pi), np.pi / _CELLS
     p, q = math.exp(eps_dir / 2.0) / (2 * np.pi), math.exp(-eps_dir / 2.0) / (2 * np.pi)
     mass = q * (2.0 * h) + (p - q) * np.clip(c + h - geo.delta, 0.0, 2.0 * min(c, h))
     m1, m2 = _classical_moments(geo.u_cell, epsilon - eps_dir)

@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-from ..mechanisms import KRR
+from ..mechanisms._closed_forms import lie_probabilities
 from . import _kernels
 from ._sequential import DEFAULT_DIRECTION_SHARE, SequentialPerturber
 
@@ -68,7 +68,7 @@ class Strawman(SequentialPerturber):
 
     def _direction_params(self, eps_dir):
         # the lie probability (k − 1)/(e^ε + k − 1), compared exactly
-        lie = np.array([KRR(epsilon=float(e), k=self.sectors).lie_probability for e in eps_dir])
+        lie = lie_probabilities(np.ravel(eps_dir), self.sectors)
         return np.column_stack([lie, np.zeros_like(lie)])
 
     def __repr__(self):

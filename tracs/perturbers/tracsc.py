@@ -15,9 +15,10 @@ import numpy as np
 from .._validation import read_only
 from ..region import Rectangle
 from . import _kernels
+from ..mechanisms._closed_forms import classical_bands
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
-from ._base import KeyedSource, Perturber, check_share
-from ._sequential import LatticeReleases, axis_constants, keyed_trajectories
+from ._base import KeyedSource, Perturber, check_parts, check_share
+from ._sequential import LatticeReleases, keyed_trajectories
 
 __all__ = ["TraCSC"]
 
@@ -89,10 +90,15 @@ class TraCSC(LatticeReleases, Perturber):
         return eps_x, eps - eps_x
 
     def _params(self, eps):
+        """Kernel rows of the distinct per-point budgets ``eps``: the optimal classical mechanism's
+        ``(m, c)`` on the x lattice, then on the y lattice, after :func:`check_parts` of the split."""
         eps_x = self.shares(eps) * eps
-        xmin, ymin, xmax, ymax = self._bbox
-        return np.column_stack([axis_constants(eps_x, xmin, xmax, self.resolution),
-                                axis_constants(eps - eps_x, ymin, ymax, self.resolution)])
+        eps_y = eps - eps_x
+        check_parts(eps_x, eps_y)
+        xmin, ymin, xmax, ymax = (float(v) for v in self._bbox)
+        lx, ly = self.lattice
+        return np.column_stack([classical_bands(eps_x, xmax - xmin, lx.spacing, lx.count),
+                                classical_bands(eps_y, ymax - ymin, ly.spacing, ly.count)])
 
     def _release(self, coords, offsets, rng, indices=True, out=None):
         params = self._point_params(offsets, self._params)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..mechanisms import OptimalCircular
+from ..mechanisms._closed_forms import circular_bands
 from . import _kernels
-from ._sequential import DEFAULT_DIRECTION_SHARE, SequentialPerturber
+from ._sequential import DEFAULT_DIRECTION_SHARE, TWO_PI, SequentialPerturber
 
 __all__ = ["TraCSD"]
 
@@ -108,6 +108,5 @@ class TraCSD(SequentialPerturber):
         return np.full(eps.shape, self.direction_share)
 
     def _direction_params(self, eps_dir):
-        rows = [OptimalCircular(epsilon=float(e), resolution=self.resolution).band()
-                for e in np.asarray(eps_dir, dtype=np.float64).ravel()]
-        return np.array(rows, dtype=np.float64).reshape(-1, 2)
+        # the optimal circular mechanism's rows (m, c) on the angle lattice
+        return circular_bands(eps_dir, TWO_PI, self._angle_cells())
