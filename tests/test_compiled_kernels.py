@@ -80,6 +80,30 @@ def test_every_kernel_belongs_to_a_family():
     assert sorted(set(listed) - set(registered)) == [] and len(listed) == len(set(listed))
 
 
+def test_helpers_compile_once_for_every_constant():
+    """A helper called with different constants gets one compiled copy (plain types), not one per value."""
+    import numpy as np
+    from numba import njit, types
+
+    from tracs.mechanisms._lattice_kernels import below, uniform_index
+    from tracs.random import resolve_streams
+
+    @njit
+    def calls(kind, key, stream):
+        # the constants of the perturbers' kernels (tie extension words 4 and 40, integer words 64 and 128)
+        return (below(np.uint64(1) << np.uint64(40), 0.5, kind, key, stream, 3, 4, False),
+                below(np.uint64(1) << np.uint64(40), 0.5, kind, key, stream, 3, 40, True),
+                uniform_index(7, kind, key, stream, 3, 64), uniform_index(7, kind, key, stream, 3, 128))
+
+    ks = resolve_streams(0, None, 1)
+    calls(ks.kind, ks.key, np.uint64(ks.streams[0]))
+    for helper in (below, uniform_index):
+        literal = [sig for sig in helper.signatures if any(isinstance(t, types.Literal) for t in sig)]
+        assert literal == [], f"{helper.py_func.__name__} was compiled for constant values: {literal}"
+        assert len(helper.signatures) == len({tuple(types.unliteral(t) for t in sig)
+                                              for sig in helper.signatures})
+
+
 #: the default path after install: what `tracs demo` and the README's first examples call
 _DEFAULT_PATH = """
 import sys, numpy as np

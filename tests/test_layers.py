@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
     "tracs._validation": 0,
     "tracs._numba_cache": 0,
+    "tracs._jit": 0,
     "tracs.random": 0,
     "tracs._text": 0,
     "tracs._progress": 0,

@@ -112,7 +112,8 @@ def seed_user_cache(package_dir, folder) -> int:
 def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
     """Delete cached numba kernels ``prefix.*.nbi|nbc`` in ``cache_dir`` if a dependency changed.
 
-    A digest of the dependencies' (paths) contents is recorded in
+    A digest of the dependencies' (paths) contents, and of :mod:`tracs._jit` (how
+    the helpers they inline are compiled), is recorded in
     ``cache_dir/prefix.deps``; when it differs from the recorded one the cached
     kernels are deleted (numba then compiles afresh) and the record is renewed.
     Contents, not modification times: installing copies the files with new times,
@@ -124,7 +125,7 @@ def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
         if isinstance(dependencies, (str, Path)):
             dependencies = [dependencies]
         digest = hashlib.sha256()
-        for dependency in dependencies:
+        for dependency in [*dependencies, Path(__file__).with_name("_jit.py")]:
             digest.update(Path(dependency).read_bytes())
         stamp = digest.hexdigest()
         record = cache_dir / f"{prefix}.deps"
@@ -143,22 +144,23 @@ def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
 # -- the line announcing a compilation ---------------------------------------------------------
 #: family of kernels (``tracs.warmup.FAMILIES``) -> (its name in the compile line, CPU seconds it takes
 #: to compile, the kernels it holds as prefixes of ``module.function``; the longest matching prefix
-#: wins).  Seconds measured on a shared 2-core Intel Xeon at a load average of about 15 (``tracs warmup
-#: --family NAME``, or the per-kernel times of ``--timings`` summed); an idle machine is faster.
+#: wins).  Seconds: CPU time of ``tracs warmup --family NAME`` alone in a new process with an empty cache,
+#: on a shared 2-core Intel Xeon at a load average of about 5 (estimators and other: estimates with the
+#: default path's kernels cached, which they reuse); an idle machine is faster.
 KERNEL_FAMILIES = {
-    "tracs-d": ("TraCS-D", 25.0, ("tracs.perturbers._kernels.sequential_kernel",
+    "tracs-d": ("TraCS-D", 13.0, ("tracs.perturbers._kernels.sequential_kernel",
                                   "tracs.perturbers._kernels._draw_parts", "tracs.perturbers._angles")),
-    "tracs-c": ("TraCS-C", 27.0, ("tracs.perturbers._kernels",)),
-    "planar-laplace": ("planar Laplace", 20.0, ("tracs.perturbers._planar_kernel",)),
-    "optimal": ("optimal mechanism", 12.0, ("tracs.mechanisms._band",)),
-    "streams": ("keyed stream", 4.0, ("tracs.random", "tracs.engine", "tracs.mechanisms._lattice_kernels")),
-    "time-parser": ("time parser", 1.0, ("tracs.io._time_kernel",)),
-    "classical": ("classical mechanism", 19.0, ("tracs.mechanisms",)),
-    "staircase": ("staircase", 16.0, ("tracs.mechanisms._staircase",)),
-    "bounded": ("bounded Laplace and II-PTT", 27.0, ("tracs.mechanisms._cdf_kernels",)),
-    "baselines": ("discrete baseline", 11.0, ("tracs.baselines", "tracs.poi_space", "tracs.perturbers._keyed")),
+    "tracs-c": ("TraCS-C", 11.0, ("tracs.perturbers._kernels",)),
+    "planar-laplace": ("planar Laplace", 12.0, ("tracs.perturbers._planar_kernel",)),
+    "optimal": ("optimal mechanism", 5.0, ("tracs.mechanisms._band",)),
+    "streams": ("keyed stream", 10.0, ("tracs.random", "tracs.engine", "tracs.mechanisms._lattice_kernels")),
+    "time-parser": ("time parser", 2.0, ("tracs.io._time_kernel",)),
+    "classical": ("classical mechanism", 11.0, ("tracs.mechanisms",)),
+    "staircase": ("staircase", 7.0, ("tracs.mechanisms._staircase",)),
+    "bounded": ("bounded Laplace and II-PTT", 15.0, ("tracs.mechanisms._cdf_kernels",)),
+    "baselines": ("discrete baseline", 7.0, ("tracs.baselines", "tracs.poi_space", "tracs.perturbers._keyed")),
     "estimators": ("estimator", 4.0, ("tracs.estimate",)),
-    "polylines": ("Porto polyline parser", 3.0, ("tracs.io._polyline_kernel",)),
+    "polylines": ("Porto polyline parser", 2.0, ("tracs.io._polyline_kernel",)),
     "other": ("other", 3.0, ()),
 }
 NOTICE_ENV = "TRACS_COMPILE_NOTICE"
@@ -179,7 +181,7 @@ def family_of(kernel: str) -> str | None:
 def announce_compiles() -> None:
     """From now on, the first compilation of each family in this process prints one line on stderr.
 
-    ``tracs: compiling the staircase kernels once, about 16 s (later runs load them)``:
+    ``tracs: compiling the staircase kernels once, about 7 s (later runs load them)``:
     numba reports a compilation only when no cached copy exists, so the line
     appears once per install (kernels of the default path are compiled at install
     time and never announce themselves).  ``TRACS_COMPILE_NOTICE=0`` silences it.

@@ -20,6 +20,7 @@ import math
 import numba
 import numpy as np
 
+from .._jit import helper
 from ..random.kernels import draw_u64, draw_u64_pair
 
 __all__ = ["rejection_rows", "candidate_mask"]
@@ -29,7 +30,7 @@ _TWO_PI = 2.0 * math.pi
 _TWO_M53 = 2.0 ** -53
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@helper
 def _in_sectors(qx, qy, reports, k):  # pragma: no cover - compiled
     """Whether ``(qx, qy)`` lies in every reported sector (rows: has, origin x, origin y, sector)."""
     factor = k / _TWO_PI

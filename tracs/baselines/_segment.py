@@ -11,6 +11,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._jit import helper
+
 __all__ = ["on_segment", "pick_uniform", "pick_on_segments"]
 
 
@@ -43,7 +45,7 @@ def pick_uniform(cand, owner, ok, rows, draws):
     return cand[first + draws.integers(np.arange(rows.size), 0, count)]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@helper
 def _inside(px, py, ax, ay, sx, sy, length2, slack):  # pragma: no cover - compiled
     rx = px - ax
     ry = py - ay

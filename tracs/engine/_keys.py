@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._jit import helper
 from ..random import _splitmix64, stream_ids
 from ._account import serial_step
 from ._pool import map_ordered, point_chunks
@@ -50,7 +51,7 @@ def _initial_state() -> np.ndarray:
 _H0 = _initial_state()
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _rotr(x, n):
     return (x >> np.uint64(n)) | (x << np.uint64(64 - n))
 

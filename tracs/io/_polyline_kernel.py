@@ -21,6 +21,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._jit import helper
 from .._numba_cache import announce_compiles
 
 announce_compiles()  # a kernel compiled on its first use says so on stderr
@@ -31,14 +32,14 @@ OK, EMPTY, BAD, SLOW = 0, 1, 2, 3
 _POW10 = np.array([10.0 ** k for k in range(16)])
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@helper
 def _skip(data, i, end):  # pragma: no cover - compiled
     while i < end and data[i] == 32:
         i += 1
     return i
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@helper
 def _number(data, i, end, pow10):  # pragma: no cover - compiled
     """``(value, next index, status)`` of the number at ``i``."""
     sign = 1.0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._jit import helper
 from .._numba_cache import announce_compiles
 
 announce_compiles()  # a kernel compiled on its first use says so on stderr
@@ -27,7 +28,7 @@ _DIGITS = np.array([8, 9, 11, 12, 14, 15, 17, 18, 21, 22, 23, 24, 26, 27, 28, 29
 _FIXED = np.array([[3, 32], [7, 32], [10, 32], [13, 58], [16, 58], [19, 32], [25, 32]], dtype=np.int64)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@helper
 def _days_from_civil(y, m, d):  # pragma: no cover - compiled
     """Days since 1970-01-01 of the proleptic Gregorian date ``y-m-d``."""
     if m <= 2:
@@ -40,7 +41,7 @@ def _days_from_civil(y, m, d):  # pragma: no cover - compiled
     return era * 146097 + doe - 719468
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@helper
 def _two(data, start, a, b):  # pragma: no cover - compiled
     return np.int64(data[start + a] - 48) * 10 + np.int64(data[start + b] - 48)
 

@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from .._jit import helper
 from .._numba_cache import drop_stale_cache
 from ..random import kernels as _random_kernels
 from ..random.kernels import draw_u64, draw_u64_pair
@@ -107,7 +108,7 @@ def band_cumulative(b: np.ndarray, starts: np.ndarray, m: int, count: int, c: fl
     return np.clip(inside * high + (b - inside) * low, 0.0, 1.0)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def uniform_below(m, word, kind, key, stream, index, draw):  # pragma: no cover
     """An exactly uniform integer in ``0 … m − 1`` from the low 32 bits of ``word``.
 
@@ -129,7 +130,7 @@ def uniform_below(m, word, kind, key, stream, index, draw):  # pragma: no cover
     return int(prod >> _U32)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def band_part(first, word, m, count, c, kind, key, stream, index, ext, draw):  # pragma: no cover
     """The input-free half of a banded draw: ``r`` (the ``r``-th cell of the band) or
     ``−(r + 1)`` (the ``r``-th cell outside it, with probability ``c``).
@@ -142,7 +143,7 @@ def band_part(first, word, m, count, c, kind, key, stream, index, ext, draw):  #
     return uniform_below(m, word, kind, key, stream, index, draw)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def fast_band_part(first, word, m, count, top, fraction):  # pragma: no cover
     """:func:`band_part` without branches, and whether it is unsure (it would read further
     words: then call :func:`band_part` with the same words)."""
@@ -154,7 +155,7 @@ def fast_band_part(first, word, m, count, top, fraction):  # pragma: no cover
     return (-1 - r if rare else r), unsure
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def band_cell_of(part, start, m):  # pragma: no cover
     """The cell of :func:`band_part`'s ``part`` in the row whose band is ``start … start + m − 1``."""
     if part >= 0:
@@ -163,7 +164,7 @@ def band_cell_of(part, start, m):  # pragma: no cover
     return r if r < start else r + m
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def circular_offset_of(part, m):  # pragma: no cover
     """The offset from the snapped input of :func:`band_part`'s ``part`` on a circle
     (band ``−half … m − 1 − half``, ``half = (m − 1) // 2``, rare cells after it)."""
@@ -171,20 +172,20 @@ def circular_offset_of(part, m):  # pragma: no cover
     return part - half if part >= 0 else half - part
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def wrap_cell(j, n):  # pragma: no cover
     """``j mod n`` for ``j`` in ``−n … 2n − 1``, without a division."""
     j = j + n if j < 0 else j
     return j - n if j >= n else j
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def band_cell(first, word, start, m, count, c, kind, key, stream, index, ext, draw):  # pragma: no cover
     """A cell of the banded row whose band is ``start … start + m − 1`` (module notes)."""
     return band_cell_of(band_part(first, word, m, count, c, kind, key, stream, index, ext, draw), start, m)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def affine_start(k, alpha, beta, m, count):  # pragma: no cover
     """First band cell at input lattice point ``k``: the band of ``m`` cells centred on cell
     ``round(alpha·k + beta)`` (the central piece's centre), slid inside ``0 … count − 1``."""
@@ -201,7 +202,7 @@ def affine_starts(k, alpha, beta, m, count):  # pragma: no cover
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def affine_band_index(t, n, alpha, beta, m, count, c, first, bits, word, kind, key, stream, index, ext,
                       draw):  # pragma: no cover
     """Lattice index of a piecewise-constant mechanism: ``n`` input cells (``t`` the input in
@@ -211,7 +212,7 @@ def affine_band_index(t, n, alpha, beta, m, count, c, first, bits, word, kind, k
                      kind, key, stream, index, ext, draw)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def classical_band_index(t, n, m, c, first, bits, word, kind, key, stream, index, ext, draw):  # pragma: no cover
     """Lattice index of the optimal classical mechanism: ``n`` input cells and ``n + 1``
     released points (the same lattice); the band is centred on the snapped input and
@@ -220,7 +221,7 @@ def classical_band_index(t, n, m, c, first, bits, word, kind, key, stream, index
                              draw)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def circular_band_index(t, n, m, c, first, bits, word, kind, key, stream, index, ext, draw):  # pragma: no cover
     """Lattice index of the optimal circular mechanism on ``n`` cells: the band is the ``m``
     cells centred on the snapped input, the rest of the circle the rare part."""
@@ -229,7 +230,7 @@ def circular_band_index(t, n, m, c, first, bits, word, kind, key, stream, index,
     return (k + circular_offset_of(part, m)) % n
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _fast_cell(first, word, start, m, count, top, fraction):  # pragma: no cover
     """:func:`band_cell` without branches, or ``-1`` when it would read further words
     (a tie of ``u < c`` or a possibly rejected integer: about ``2^-12`` of draws).
@@ -245,7 +246,7 @@ def _fast_cell(first, word, start, m, count, top, fraction):  # pragma: no cover
     return -1 if unsure else j
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def fast_affine_index(t, n, alpha, beta, m, count, top, fraction, w0, w1):  # pragma: no cover
     """:func:`affine_band_index` on the words ``w0``, ``w1`` without branches, or ``-1`` when the
     draw needs further words (then call :func:`affine_band_index` with the same words)."""
@@ -302,7 +303,7 @@ def snapped_circular_band(t, n, m, c, kind, key, stream):  # pragma: no cover
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def threshold_compiled(c):  # pragma: no cover
     """``(floor(c·2^53) as uint64, whether c·2^53 has a fraction)``: ``u < c`` read on 53 bits.
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from .._jit import helper
 from .._numba_cache import drop_stale_cache
 from ..random import kernels as _random_kernels
 from ..random.kernels import draw_u64
@@ -39,7 +40,7 @@ drop_stale_cache(Path(__file__).parent / "__pycache__",
 EXT_WORD = 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def plus_minus(k, low, high, spacing, hi, lo):  # pragma: no cover
     """``(P+, P−)`` at input lattice point ``k``: ``x_k = min(low + k·spacing, high)``,
     ``w = (x_k − low)/(high − low)``, ``(w·hi + (1 − w)·lo, w·lo + (1 − w)·hi)``."""
@@ -57,7 +58,7 @@ def plus_minus_many(k, low, high, spacing, hi, lo):  # pragma: no cover
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _decide(first, plus, minus):  # pragma: no cover
     """``(high output?, tie?)``: the rarer output's ``u < min(P+, P−)`` read on 53 bits."""
     rare_high = plus <= minus

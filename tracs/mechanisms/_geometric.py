@@ -36,6 +36,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .._jit import helper
 from ..random.kernels import draw_u64_pair
 from ._lattice_kernels import TWO53, below, snap, split_word
 
@@ -59,7 +60,7 @@ def laplace_constants(epsilon: float, n: int) -> tuple[float, float]:
     return log_r, math.log(2.0) - math.log1p(math.exp(log_r))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def tail(m, log_r, log_c):  # pragma: no cover
     """``T_m = P(M >= m)``: 1 for ``m <= 0``, else ``exp(m·ln r + ln c)``."""
     if m <= 0:
@@ -77,7 +78,7 @@ def tails(m, log_r, log_c):  # pragma: no cover
     return out.reshape(m.shape)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def threshold(m, log_r, log_c, shift, top):  # pragma: no cover
     """``S_m = P(M >= m)`` of a magnitude truncated at ``top``: 1 for ``m <= 0``, 0 above ``top``,
     else ``exp(m·ln r + ln c) − shift`` (``shift = 0``, ``top`` huge: the untruncated :func:`tail`)."""
@@ -98,7 +99,7 @@ def thresholds(m, log_r, log_c, shift, top):  # pragma: no cover
     return out.reshape(m.shape)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def magnitude_from_log(f, lu, lu_error, log_r, log_c):  # pragma: no cover
     """``(m, z)``: the answer of :func:`magnitude` decided from ``lu ≈ ln((f + ½)·2^-53)``,
     or ``m = -1``.
@@ -121,7 +122,7 @@ def magnitude_from_log(f, lu, lu_error, log_r, log_c):  # pragma: no cover
     return (int(min(base, 9.0e15)) if sure else -1), z
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def magnitude(first, log_r, log_c, shift, top, kind, key, stream, index, ext, fast=True):  # pragma: no cover
     """The largest ``m`` in ``0 … top`` with ``u < S_m`` (:func:`threshold`).
 

@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .._jit import helper
 from ..random.kernels import draw_u64
 
 __all__ = ["below", "compare", "snap", "split_word", "uniform_index", "first_words", "TWO53"]
@@ -52,7 +53,7 @@ def _below_tail(kind, key, stream, index, ext, c, flip):  # pragma: no cover - t
     return False
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def compare(first, c):  # pragma: no cover
     """``u < c`` decided on the first 53 bits: 1 (yes), 0 (no) or 2 (a tie: read further words)."""
     if c >= 1.0:
@@ -69,7 +70,7 @@ def compare(first, c):  # pragma: no cover
     return 2
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def below(first, c, kind, key, stream, index, ext, flip):  # pragma: no cover
     """``u < c`` for the uniform whose first 53 bits are ``first`` (exact for every double ``c``)."""
     r = compare(first, c)
@@ -81,13 +82,13 @@ def below(first, c, kind, key, stream, index, ext, flip):  # pragma: no cover
     return r == 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def split_word(w):  # pragma: no cover
     """``(first 53 bits of u, snapping bits)`` of a main word."""
     return w >> _U11, float(np.int64(w & _SNAP_MASK))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def snap(t, n, bits):  # pragma: no cover
     """Randomised rounding of ``t`` in ``[0, n]`` to ``floor(t)`` or ``floor(t) + 1``.
 
@@ -100,7 +101,7 @@ def snap(t, n, bits):  # pragma: no cover
     return int(i) + int(bits < (t - i) * SNAP_SCALE)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def rejection_limit(m):  # pragma: no cover
     """The largest word :func:`uniform_index` accepts for ``m`` values (the accepted words
     ``0 … limit`` are a whole number of runs of ``m``)."""
@@ -108,7 +109,7 @@ def rejection_limit(m):  # pragma: no cover
     return np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % mm + np.uint64(1)) % mm
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def uniform_index(m, kind, key, stream, index, draw):  # pragma: no cover
     """An exactly uniform integer in ``0..m-1`` from words ``draw, draw + 1, …`` (rejection)."""
     # fixed argument types (no literal word numbers): one compiled loop for every caller
@@ -125,7 +126,7 @@ def _uniform_index(m, kind, key, stream, index, draw):  # pragma: no cover
         draw += 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def uniform_index_from(w, m, limit, kind, key, stream, index, draw):  # pragma: no cover
     """:func:`uniform_index` whose first word ``draw`` is ``w``, already drawn (``limit``:
     :func:`rejection_limit` of ``m``); the same integer."""

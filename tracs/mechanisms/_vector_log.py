@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from .._jit import helper
 
 __all__ = ["vector_log", "LOG_ERROR"]
 
@@ -37,7 +37,7 @@ LN2 = math.log(2.0)
 SQRT2 = math.sqrt(2.0)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def vector_log(x):  # pragma: no cover
     """``ln x`` for a double ``x`` in ``[2^-63, 2)``, within :data:`LOG_ERROR` (no branches)."""
     k = 0.0

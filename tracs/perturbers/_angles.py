@@ -16,7 +16,8 @@ sums in the same order, no fused multiply–add).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._jit import helper
 
 #: fine angles per coarse step (a power of two: ``a >> 10`` and ``a & 1023``)
 SPLIT = 1024
@@ -37,7 +38,7 @@ def angle_tables(n: int, h: float) -> np.ndarray:
     return np.ascontiguousarray(np.stack([np.cos(q), np.sin(q), np.cos(r), np.sin(r)]))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def unit_vector(a, tables):  # pragma: no cover - compiled; compared with unit_vectors in tests
     """``(cos, sin)`` of lattice angle index ``a`` (see the module notes)."""
     q = a >> _SHIFT

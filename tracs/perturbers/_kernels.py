@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from .._jit import helper
 from ..mechanisms import _band
 from ..mechanisms import _lattice_kernels as _lk
 from ..mechanisms._band import (affine_start, band_cell_of, band_part, circular_offset_of, classical_band_index,
@@ -80,7 +81,7 @@ EXT_FIRST, EXT_SECOND, DRAW_OTHER, DRAW_CELL, INT_FIRST, INT_SECOND = 4, 40, 64,
 BLOCK = 2048
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def wrap_angle(y):
     """``y mod 2π`` in ``[0, 2π)`` for ``y`` in ``[−2π, 4π)`` (selects, no branches)."""
     y = y + TWO_PI if y < 0.0 else y
@@ -88,7 +89,7 @@ def wrap_angle(y):
     return 0.0 if y >= TWO_PI else y
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def sector_position(phi, w):
     """``phi / w`` snapped to the nearest integer when within 4 ulp of it.
 
@@ -103,7 +104,7 @@ def sector_position(phi, w):
     return t
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def exit_distance(ox, oy, c, s, nx, ny, hb):
     """Ray exit distance from ``(ox, oy)`` along the unit vector ``(c, s)``.
 
@@ -123,7 +124,7 @@ def exit_distance(ox, oy, c, s, nx, ny, hb):
     return r if r < np.inf else 0.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _axis_exit(o, c, low, high):
     """Exit distance from ``o`` along direction cosine ``c`` through ``[low, high]`` (∞ if ``c = 0``)."""
     num = max(high - o, 0.0) if c > 0.0 else max(o - low, 0.0)
@@ -133,7 +134,7 @@ def _axis_exit(o, c, low, high):
     return t if leaves else np.inf
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def box_exit(ox, oy, c, s, bbox):
     """:func:`exit_distance` for the axis-aligned rectangle ``bbox``: the same double from
     one quotient per axis (its half-planes are ``±x``, ``±y``, so ``n·d`` is ``±c``,
@@ -142,7 +143,7 @@ def box_exit(ox, oy, c, s, bbox):
     return r if r < np.inf else 0.0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def pull_back(ox, oy, px, py, nx, ny, hb, tol):
     """Bring ``p`` back onto the segment ``[o, p]`` ∩ region if it lies beyond ``tol``."""
     outside = False
@@ -158,7 +159,7 @@ def pull_back(ox, oy, px, py, nx, ny, hb, tol):
     return ox + tmax * dx, oy + tmax * dy
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def sector_shift(first, lie, k, kind, key, stream, index):
     """The input-free half of the k-RR over ``k`` sectors: ``0`` (truth, probability
     ``1 − lie``) or ``1 + o`` with ``o`` uniform in ``0 … k − 2`` (the reported
@@ -168,7 +169,7 @@ def sector_shift(first, lie, k, kind, key, stream, index):
     return 0
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def sector_cell(phi, k, m, shift, cell):
     """Angle cell ``cell`` of the sector ``shift`` after the one of ``phi`` (``k`` sectors of ``m`` cells)."""
     w = TWO_PI / k
@@ -178,7 +179,7 @@ def sector_cell(phi, k, m, shift, cell):
     return wrap_cell(j + shift, k) * m + cell
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def block_streams(start, count, offsets, streams, traj, per_traj, stream, index, row):
     """Stream, index and parameter row (the trajectory, or 0) of points ``start … start + count − 1``,
     ``traj`` being the trajectory of an earlier point; returns the trajectory of the last one."""
@@ -357,7 +358,7 @@ def sequential_kernel(coords, offsets, kind, key, streams, params, angle, tables
                 idx[i, 1] = jr
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _coordinate_point(i, coords, kind, key, stream, index, params, row, bbox, n, sx, sy):
     """The ``(x, y)`` lattice indices of point ``i`` (exact scalar path)."""
     w0, w1 = draw_u64_pair(kind, key, stream, index, 0)

@@ -61,6 +61,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from .._jit import helper
 from .._numba_cache import drop_stale_cache
 from ..mechanisms import _geometric, _lattice_kernels
 from ..mechanisms import _vector_log
@@ -107,7 +108,7 @@ def planar_constants(a, hx: float, hy: float) -> np.ndarray:
     return np.ascontiguousarray(np.column_stack(rows))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def log_acceptance(mx, my, a, b, hx, hy):  # pragma: no cover
     """``g = b‖v‖₁ − a‖v‖`` for the magnitudes ``mx, my`` (``v = (mx·hx, my·hy)``)."""
     vx = mx * hx
@@ -115,7 +116,7 @@ def log_acceptance(mx, my, a, b, hx, hy):  # pragma: no cover
     return b * (vx + vy) - a * math.sqrt(vx * vx + vy * vy)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def accept_from_log(f, lu, lu_error, g):  # pragma: no cover
     """``u < exp(g)`` decided from ``lu ≈ ln((f + ½)·2^-53)``: 1 (yes), 0 (no) or −1 (compare exactly).
 
@@ -134,7 +135,7 @@ def accept_from_log(f, lu, lu_error, g):  # pragma: no cover
     return 1 if yes else (0 if no else -1)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _ext(q):  # pragma: no cover
     return EXT_BASE + EXT_SPAN * q
 
@@ -182,7 +183,7 @@ def planar_reference(coords, offsets, kind, key, stream_of, index_of, params, gr
         idx[i, 1] = min(max(ky + dy, 0), n)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _place(i, jx, jy, grid, n, idx, out):  # pragma: no cover
     """Release point ``i`` at the grid index ``clamp((jx, jy))``."""
     jx = min(max(jx, 0), n)
@@ -193,7 +194,7 @@ def _place(i, jx, jy, grid, n, idx, out):  # pragma: no cover
     out[i, 1] = grid[1] + jy * grid[3]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _decide(j, a, b, lrx, lcx, lry, lcy, hx, hy, words, dxs, dys, state):  # pragma: no cover
     """One attempt from the words in column ``j`` of the buffer: the offset
     and its state, 0 (accepted), 1 (rejected) or 2 (undecided: compare exactly)."""

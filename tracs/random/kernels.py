@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from .._jit import helper
 from .._numba_cache import announce_compiles
 
 announce_compiles()  # a kernel compiled on its first use says so on stderr, once per family
@@ -55,7 +56,7 @@ _THREE = np.uint64(3)
 _TWO_M53 = 2.0 ** -53
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def philox4x32(c0, c1, c2, c3, k0, k1):
     """Philox4x32-10 block: four 32-bit counter words and two key words -> four words."""
     c0 = np.uint64(c0) & _MASK32
@@ -78,12 +79,12 @@ def philox4x32(c0, c1, c2, c3, k0, k1):
     return c0, c1, c2, c3
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _rotl32(v, n):
     return ((v << n) | (v >> (_S32 - n))) & _MASK32
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _quarter(a, b, c, d):
     a = (a + b) & _MASK32
     d = _rotl32(d ^ a, _U16)
@@ -153,7 +154,7 @@ def _chacha20_u64(key, counter, n0, n1, n2, pair):
     return words[2 * pair] | (words[2 * pair + 1] << _S32)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def draw_u64(kind, key, stream, index, draw):
     """The 64-bit random word number ``draw`` of point ``index`` of trajectory ``stream``.
 
@@ -174,7 +175,7 @@ def draw_u64(kind, key, stream, index, draw):
     return w[0] | (w[1] << _S32)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def _to_uniform(word):
     # the top 53 bits as an exact multiple of 2^-53 (a signed conversion is one instruction)
     return float(np.int64(word >> _U11)) * _TWO_M53
@@ -186,7 +187,7 @@ def draw_uniform(kind, key, stream, index, draw):
     return _to_uniform(draw_u64(kind, key, stream, index, draw))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@helper
 def draw_u64_pair(kind, key, stream, index, pair):
     """Words ``2*pair`` and ``2*pair + 1`` of a point, equal to two :func:`draw_u64` calls.
 
