@@ -19,6 +19,7 @@ import tracs._numba_cache as cache
 RARE_PATH_KERNELS = {
     "tracs.baselines._exponential_kernels._mask_kernel",
     "tracs.baselines._segment._segment_scan",
+    "tracs.baselines._segment._inside",  # the helper of _segment_scan alone
     "tracs.perturbers._keyed._scalar_words",
     "tracs.perturbers._keyed._proposals",
     # the exact scalar path of planar Laplace alone: the oracle the tests compare planar_kernel with

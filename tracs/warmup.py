@@ -71,7 +71,8 @@ def _streams(rng) -> None:
     _, offsets = _trajectories()
     for width in (1, 3):
         keyed_uniforms(resolve_streams(rng, n=2), offsets, width)
-    for keys in (["a", "b"], np.array([7, 9])):  # string and integer user keys
+    # string and integer user keys; a repeated key takes the numbering of repeats
+    for keys in (["a", "b"], np.array([7, 9]), ["a", "a"]):
         resolve_streams(rng, keys, 2)
         fast_stream_ids(keys, 2)
     # a draw exactly on a threshold (rare in real data) is settled by extra words
