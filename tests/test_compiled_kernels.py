@@ -15,7 +15,7 @@ import tracs
 import tracs._numba_cache as cache
 
 #: cached kernels the warm-up does not reach: they run only on rare data paths
-#: (rejection sampling fallbacks of the discrete baselines) and compile on demand
+#: (rejection sampling fallbacks of the discrete baselines) or are the tests' oracles, and compile on demand
 RARE_PATH_KERNELS = {
     "tracs.baselines._exponential_kernels._mask_kernel",
     "tracs.baselines._segment._segment_scan",
@@ -24,6 +24,10 @@ RARE_PATH_KERNELS = {
     "tracs.perturbers._keyed._proposals",
     # the exact scalar path of planar Laplace alone: the oracle the tests compare planar_kernel with
     "tracs.perturbers._planar_kernel.planar_reference",
+    # the per-cell codes of TraCS-D / Strawman reports: the oracle the tests compare the runs with
+    "tracs.estimate._coded._arc_row",
+    "tracs.estimate._coded.code_reports",
+    "tracs.estimate._coded.coded_em_pass",
 }
 #: modules that only draw or export and hold no kernels (skipped: heavy optional imports)
 _SKIP = ("tracs.maps", "tracs.plots", "tracs.dask", "tracs.cli", "tracs.adapters", "tracs.gdf", "tracs.io",
