@@ -89,15 +89,17 @@ def _child(method, grid, n, workers=1, memory=None, compare=False) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-#: rows of this run, in print order: ``(method, grid, reports, row, ratio, target)``
+#: rows of this run's main table (10^6 reports), in print order: ``(method, grid, reports, row, ratio, target)``
 ROWS: list[tuple] = []
+#: rows of this run's growth table (32×32 cells, TraCS-C and TraCS-D), the same fields
+GROWTH: list[tuple] = []
 #: the two-worker comparison of this run (``None`` until it ran)
 TWO_WORKERS: dict = {}
 
 
-def _print(name, grid, n, row, reference=None, target=""):
+def _print(name, grid, n, row, reference=None, target="", growth=False):
     ratio = row["cpu"] / reference if reference and "error" not in row else None
-    ROWS.append((name, grid, n, row, ratio, target))
+    (GROWTH if growth else ROWS).append((name, grid, n, row, ratio, target))
     if "error" in row:
         print(f"{name:<15}{grid:>5}²{n:>12,}  failed ({row['returncode']}): {row['error']}")
         return
@@ -109,6 +111,7 @@ def _print(name, grid, n, row, reference=None, target=""):
 def run(quick: bool = False) -> None:
     n = 20_000 if quick else 1_000_000
     ROWS.clear()
+    GROWTH.clear()
     TWO_WORKERS.clear()
     print(f"\n## estimate (generated city 20 km × 10 km, ε = 2 per point, one process per row; "
           f"load average {os.getloadavg()[0]:.1f})")
@@ -131,14 +134,13 @@ def run(quick: bool = False) -> None:
     for size in sizes:
         for method in ("tracs-c", "tracs-d"):
             _print(method, 32, size, _child(method, 32, size), target="≤ 4 GB"
-                   if size >= 10_000_000 else "")
+                   if size >= 10_000_000 else "", growth=True)
 
 
 def growth_rows() -> list[tuple[str, int, float, float]]:
     """``(method, reports, CPU s, peak GB)`` of this run's growth rows (32×32, TraCS-C and TraCS-D)."""
-    rows = [(name, n, row["cpu"], row["peak_gb"]) for name, grid, n, row, _, _ in ROWS
-            if grid == 32 and name in ("tracs-c", "tracs-d") and "error" not in row]
-    return sorted(set(rows), key=lambda r: (r[0], r[1]))
+    return sorted(((name, n, row["cpu"], row["peak_gb"]) for name, _, n, row, _, _ in GROWTH
+                   if "error" not in row), key=lambda r: (r[0], r[1]))
 
 
 def plot_growth(rows, path) -> None:
@@ -173,6 +175,12 @@ DOC_PLOT = DOC.parent / "figures" / "estimate_growth.png"
 BEGIN, END = "<!-- estimate-speed:begin -->", "<!-- estimate-speed:end -->"
 
 
+def _count(n: int) -> str:
+    """A number of reports as the page writes it: ``10^6`` for a power of ten, else ``20,000``."""
+    k = len(str(n)) - 1
+    return f"10^{k}" if n == 10 ** k else f"{n:,}"
+
+
 def _cell(row, key, fmt):
     return "failed" if "error" in row else fmt(row[key])
 
@@ -181,7 +189,6 @@ def docs_block(info: dict) -> str:
     """The Speed block of ``docs/estimation.md`` from this run's rows."""
     from tracs._text import significant
 
-    main = [r for r in ROWS if r[2] == 1_000_000 and (r[0], r[1]) != ("tracs-c", 32)][:7]
     lines = [f"`python -m benchmarks estimate --write-docs` ({info['date']}, {info['cpu']}, "
              f"{info['cores']} logical cores, Python {info['python']}, load average "
              f"{info['load']:.1f} at the end): each row is a fresh process fitting 10^6 reports of a "
@@ -190,14 +197,14 @@ def docs_block(info: dict) -> str:
              "shared machine; the ratios divide CPU seconds of the same run.", "",
              "| method | grid | CPU seconds | EM passes | peak memory | CPU / TraCS-C 64×64 | target |",
              "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
-    for name, grid, n, row, ratio, target in main:
+    for name, grid, n, row, ratio, target in ROWS:
         shown = f"{significant(ratio)}×" if ratio else "1×"
         lines.append(f"| {LABELS[name]} | {grid}×{grid} | {_cell(row, 'cpu', significant)} | "
                      f"{_cell(row, 'passes', str)} | {_cell(row, 'peak_gb', lambda v: significant(v) + ' GB')} | "
                      f"{shown if 'error' not in row else ''} | {target.replace('2 GB', '≤ 2 GB')} |")
     if TWO_WORKERS:
         two = TWO_WORKERS
-        lines += ["", f"`workers=2` (TraCS-D, 32×32, 10^6 reports, same run): {significant(two['seconds'])} s "
+        lines += ["", f"`workers=2` (TraCS-D, 32×32, {_count(two['reports'])} reports, same run): {significant(two['seconds'])} s "
                       f"of wall time against {significant(two['one_worker_seconds'])} s with one worker, "
                       f"{significant(two['one_worker_seconds'] / two['seconds'])}× faster; largest "
                       f"difference between the two estimates {two['max_difference']:.1e}."
@@ -215,7 +222,7 @@ def docs_block(info: dict) -> str:
             for m in ("tracs-c", "tracs-d"):
                 cpu, gb = by.get((m, n), (None, None))
                 cells += ["–", "–"] if cpu is None else [significant(cpu), f"{significant(gb)} GB"]
-            lines.append(f"| 10^{len(str(n)) - 1} | " + " | ".join(cells) + " |")
+            lines.append(f"| {_count(n)} | " + " | ".join(cells) + " |")
         lines += ["", "![CPU time and peak memory against reports](figures/estimate_growth.png)"]
     return "\n".join(lines)
 

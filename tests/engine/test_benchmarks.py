@@ -134,10 +134,12 @@ def test_estimate_section_writes_its_block_of_the_estimation_page(tmp_path, monk
             ("tracs-d", 64, 10**6, {"seconds": 80.0, "cpu": 70.0, "passes": 123, "peak_gb": 0.61}, 20.0,
              "≤ 30×, 2 GB"),
             ("strawman", 64, 10**6, {"error": "killed", "returncode": -9}, None, "≤ 30×, 2 GB")]
-    rows += [(m, 32, n, {"seconds": 1.0, "cpu": c, "passes": 90, "peak_gb": g}, None, "")
-             for m, n, c, g in (("tracs-c", 10**5, 1.2, 0.17), ("tracs-d", 10**5, 3.1, 0.19),
-                                ("tracs-c", 10**7, 3.4, 0.8), ("tracs-d", 10**7, 290.0, 3.3))]
+    growth = [(m, 32, n, {"seconds": 1.0, "cpu": c, "passes": 90, "peak_gb": g}, None, "")
+              for m, n, c, g in (("tracs-c", 10**5, 1.2, 0.17), ("tracs-d", 10**5, 3.1, 0.19),
+                                 ("tracs-c", 10**7, 3.4, 0.8), ("tracs-d", 10**7, 290.0, 3.3),
+                                 ("tracs-c", 20_000, 0.9, 0.16))]
     monkeypatch.setattr(estimate, "ROWS", rows)
+    monkeypatch.setattr(estimate, "GROWTH", growth)
     monkeypatch.setattr(estimate, "TWO_WORKERS", {"seconds": 10.0, "one_worker_seconds": 19.0,
                                                   "max_difference": 0.0, "reports": 10**6})
     page = tmp_path / "estimation.md"
@@ -150,4 +152,6 @@ def test_estimate_section_writes_its_block_of_the_estimation_page(tmp_path, monk
     assert "| TraCS-D | 64×64 | 70 | 123 | 0.61 GB | 20× | ≤ 30×, ≤ 2 GB |" in text
     assert "| Strawman | 64×64 | failed | failed | failed |  | ≤ 30×, ≤ 2 GB |" in text
     assert "| 10^7 | 3.4 | 0.8 GB | 290 | 3.3 GB |" in text
+    assert "| 10^5 | 1.2 | 0.17 GB | 3.1 | 0.19 GB |" in text and "10^6 |" not in text  # growth rows only
+    assert "| 20,000 | 0.9 | 0.16 GB | – | – |" in text and "32×32, 10^6 reports, same run" in text
     assert "1.9× faster" in text and (tmp_path / "growth.png").stat().st_size > 1000
