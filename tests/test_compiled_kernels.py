@@ -1,6 +1,5 @@
 """Kernels compiled ahead of the first call: the warm-up reaches every cached kernel, the
-install-time kernels are found in a per-user folder when the package is read-only, and
-the stale-kernel record follows file contents, not modification times."""
+install-time kernels are found in a per-user folder when the package is read-only."""
 
 from __future__ import annotations
 
@@ -239,18 +238,3 @@ def test_unwritable_user_folder_is_harmless(tmp_path):
     blocker.write_text("")
     assert cache.seed_user_cache(package, blocker / "below-a-file") == 0
     assert cache.seed_user_cache(tmp_path / "absent", tmp_path / "user") == 0
-
-
-def test_stale_record_follows_contents_not_times(tmp_path):
-    folder = tmp_path / "__pycache__"
-    folder.mkdir()
-    dependency = tmp_path / "dep.py"
-    dependency.write_text("a = 1\n")
-    assert cache.drop_stale_cache(folder, dependency, "_kernels") is False  # first record, nothing cached
-    kernel = folder / "_kernels.f-1.py311.nbi"
-    kernel.write_bytes(b"x")
-    stat = dependency.stat()
-    os.utime(dependency, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**10))  # a copy made at install
-    assert cache.drop_stale_cache(folder, dependency, "_kernels") is False and kernel.exists()
-    dependency.write_text("a = 2\n")  # same size, new contents
-    assert cache.drop_stale_cache(folder, dependency, "_kernels") is True and not kernel.exists()

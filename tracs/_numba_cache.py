@@ -15,6 +15,11 @@ package's ``__pycache__`` folders.  When the package folder is read-only,
 numba looks for them there (numba never writes into the package folder then);
 kernels compiled later are added to the per-user folder.
 
+numba checks a cached kernel against its own source file only; :func:`key_on_sources`
+(called at the end of every module with cached kernels) adds the contents of every
+tracs module the kernel's module imports from, directly or not, so editing a helper
+in one module makes every kernel that inlines it compile afresh.
+
 It runs when ``tracs`` is imported (it imports nothing heavy: numba reads the
 variable when it is first imported; if numba is already loaded its setting is
 updated too).
@@ -24,9 +29,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
+from types import ModuleType
 
 ENV = "NUMBA_CACHE_DIR"
 
@@ -109,36 +116,129 @@ def seed_user_cache(package_dir, folder) -> int:
         return 0
 
 
-def drop_stale_cache(cache_dir: Path, dependencies, prefix: str) -> bool:
-    """Delete cached numba kernels ``prefix.*.nbi|nbc`` in ``cache_dir`` if a dependency changed.
+# -- cached kernels keyed on every source they compile in ---------------------------------------
+#: a top-level ``from X import a, (b, c)`` or ``import X, Y`` (column 0: imports inside functions
+#: run after the kernels' globals are frozen and cannot reach compiled code)
+_IMPORT = re.compile(r"(?:from[ \t]+([.\w]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)|import[ \t]+([^\n]*))")
 
-    A digest of the dependencies' (paths) contents, and of :mod:`tracs._jit` (how
-    the helpers they inline are compiled), is recorded in
-    ``cache_dir/prefix.deps``; when it differs from the recorded one the cached
-    kernels are deleted (numba then compiles afresh) and the record is renewed.
-    Contents, not modification times: installing copies the files with new times,
-    and the kernels compiled at install time must survive that.
-    Returns whether anything was deleted.  File-system errors are ignored: at
-    worst numba keeps its own caching behaviour.
+
+def _import_statements(text: str):
+    """``(source, names, plain)`` of every import statement starting a line of ``text``."""
+    text = "\n" + text
+    for head in ("\nfrom ", "\nimport "):  # str.find is ten times faster than a multi-line regex scan
+        at = text.find(head)
+        while at >= 0:
+            found = _IMPORT.match(text, at + 1)
+            if found:
+                yield found.groups()
+            at = text.find(head, at + 1)
+
+
+_TAG = "tracs-sources"
+_state_sources: dict = {"files": {}, "imports": {}, "closures": {}}
+
+
+def _imports(module: str) -> set:
+    """The tracs modules that ``module``'s source imports from at its top level (it is imported already).
+
+    ``from package import name`` depends on the submodule ``package.name`` when the
+    name is bound to that module, else on ``package``.
     """
-    try:
-        if isinstance(dependencies, (str, Path)):
-            dependencies = [dependencies]
-        digest = hashlib.sha256()
-        for dependency in [*dependencies, Path(__file__).with_name("_jit.py")]:
-            digest.update(Path(dependency).read_bytes())
-        stamp = digest.hexdigest()
-        record = cache_dir / f"{prefix}.deps"
-        if record.is_file() and record.read_text() == stamp:
-            return False
-        stale = [*cache_dir.glob(f"{prefix}.*.nbi"), *cache_dir.glob(f"{prefix}.*.nbc")]
-        for path in stale:
-            path.unlink(missing_ok=True)
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        record.write_text(stamp)
-        return bool(stale)
-    except OSError:
-        return False
+    found = _state_sources["imports"].get(module)
+    if found is not None:
+        return found
+    found, loaded = set(), sys.modules.get(module)
+    path = getattr(loaded, "__file__", None)
+    if path is None:
+        return found
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    namespace = vars(loaded)
+    package = module if os.path.basename(path) == "__init__.py" else module.rpartition(".")[0]
+    for source, names, plain in _import_statements(text):
+        if not source:  # import X, Y as Z
+            found.update(word for item in plain.split("#")[0].split(",")
+                         for word in item.split()[:1] if word == "tracs" or word.startswith("tracs."))
+            continue
+        dots = len(source) - len(source.lstrip("."))
+        if dots:
+            parts = package.split(".")
+            source = ".".join(parts[:len(parts) - dots + 1] + ([source[dots:]] if source[dots:] else []))
+        if source != "tracs" and not source.startswith("tracs."):
+            continue
+        for item in re.sub(r"#[^\n]*", "", names).strip("()").split(","):
+            words = item.split()
+            value = namespace.get(words[-1]) if words else None
+            found.add(value.__name__ if isinstance(value, ModuleType) else source)
+    _state_sources["imports"][module] = found
+    return found
+
+
+def sources_of(module: str) -> list:
+    """``module`` and every tracs module it imports from, directly or through another: sorted names.
+
+    A compiled kernel can hold code and constants of any of them (helpers inlined by
+    LLVM, numba functions it calls, values frozen when it was compiled).
+    """
+    closure = _state_sources["closures"].get(module)
+    if closure is None:
+        closure, todo = {module}, [module]
+        while todo:
+            for dependency in _imports(todo.pop()):
+                if dependency not in closure:
+                    closure.add(dependency)
+                    todo.append(dependency)
+        closure = _state_sources["closures"][module] = sorted(closure)
+    return closure
+
+
+def sources_digest(module: str) -> str:
+    """SHA-256 of the contents of :func:`sources_of` ``module`` (a file's digest is read once per process)."""
+    digest = hashlib.sha256()
+    for name in sources_of(module):
+        file_digest = _state_sources["files"].get(name)
+        if file_digest is None:
+            path = getattr(sys.modules.get(name), "__file__", None)
+            if path is not None:
+                with open(path, "rb") as f:
+                    file_digest = hashlib.sha256(f.read()).hexdigest()
+            _state_sources["files"][name] = file_digest = file_digest or "-"
+        digest.update(f"{name} {file_digest}\n".encode())
+    return digest.hexdigest()
+
+
+def key_on_sources(namespace: dict) -> int:
+    """Key the cached kernels of a module on the contents of every tracs source they compile in.
+
+    numba checks a cached kernel against its own source file only (a hash of
+    its contents), but a kernel also holds the compiled code of the helpers and kernels
+    it calls in other modules, and their constants: editing one of those would
+    leave the cached kernel stale.  Called at the end of each module with
+    ``cache=True`` kernels, as ``key_on_sources(globals())``, this adds the
+    digest of :func:`sources_of` the module (contents, not times) to the source
+    stamp numba checks for each of the module's kernels: when any of those files
+    changes, numba finds the cached kernels obsolete, compiles them afresh and
+    overwrites them.  Contents, not times: installing gives the files new times
+    and the kernels compiled at install must survive it.  Editing this module
+    (imported by every one of them) compiles every kernel afresh.
+
+    Returns the number of kernels keyed.
+    """
+    module, keyed = namespace["__name__"], 0
+    stamp = None
+    for value in list(namespace.values()):
+        attributes = getattr(value, "__dict__", None) or {}  # a numba dispatcher's: py_func, _cache, ...
+        if "_cache" not in attributes or getattr(attributes.get("py_func"), "__module__", None) != module:
+            continue
+        cache_file = getattr(attributes["_cache"], "_cache_file", None)
+        if cache_file is None:  # no cache=True
+            continue
+        if stamp is None:
+            stamp = (_TAG, sources_digest(module))
+        if not (isinstance(cache_file._source_stamp, tuple) and cache_file._source_stamp[-1:] == (stamp,)):
+            cache_file._source_stamp = (cache_file._source_stamp, stamp)
+        keyed += 1
+    return keyed
 
 
 # -- the line announcing a compilation ---------------------------------------------------------

@@ -20,6 +20,7 @@ import math
 import numba
 import numpy as np
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
 from ..random.kernels import draw_u64, draw_u64_pair
 
@@ -164,3 +165,6 @@ def rejection_rows(points, x, scale, draws, rows, budget: int, out, done, disc=N
                       int(budget), _REDRAW, np.ascontiguousarray(points[:, 0]),
                       np.ascontiguousarray(points[:, 1]), np.ascontiguousarray(x, dtype=np.float64),
                       np.ascontiguousarray(scale, dtype=np.float64), disc, sectors, sector_k, out, done)
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

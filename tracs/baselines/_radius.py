@@ -15,6 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._numba_cache import key_on_sources
 from ..mechanisms._band import EXT_WORD, INT_WORD, affine_band_index
 from ..mechanisms._lattice_kernels import split_word
 from ..mechanisms.lattice import lattice_point
@@ -65,3 +66,6 @@ def square_wave_per_key(mech, values, kind: int, keys: np.ndarray) -> np.ndarray
                    stream)
     lat = mech.lattice
     return lattice_point(lat.origin, lat.spacing, cells)
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
 
 __all__ = ["on_segment", "pick_uniform", "pick_on_segments"]
@@ -89,3 +90,6 @@ def pick_on_segments(points, a, b, tol, draws) -> np.ndarray:
     out = np.empty(len(a), dtype=np.int64)
     _segment_scan(px, py, a, b, float(tol), choice, out)
     return out
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -10,6 +10,7 @@ import numbers
 import numba
 import numpy as np
 
+from .._numba_cache import key_on_sources
 from ..mechanisms import KRR, SquareWave
 from ..mechanisms import _lattice_kernels as lk
 from ..mechanisms.piecewise import square_wave_b
@@ -393,3 +394,6 @@ class ATP(TP):
             radius[chosen] = square_wave_per_key(mech, far[chosen], rows.source.kind, keys[chosen])
         radius = np.maximum(radius, 0.0)
         return centre, radius * radius
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

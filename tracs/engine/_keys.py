@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
 from ..random import _splitmix64, stream_ids
 from ._account import serial_step
@@ -270,3 +271,6 @@ def fast_stream_ids(keys=None, n: int | None = None, *, workers: int = 1) -> np.
     data, starts = buffer
     streams = _number_repeats(_hash_on_threads(data, starts, workers), data, starts, workers)
     return stream_ids(keys, n) if streams is None else streams
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -30,6 +30,8 @@ import math
 import numba
 import numpy as np
 
+from .._numba_cache import key_on_sources
+
 __all__ = ["code_reports", "coded_em_pass", "code_table"]
 
 MODE_ARC = 0
@@ -202,3 +204,6 @@ def coded_em_pass(codes, table_index, tables, theta, back):
         for k in range(K):
             back[k] += row[codes[r, k]] * inv
     return ll
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -38,6 +38,7 @@ import math
 import numba
 import numpy as np
 
+from .._numba_cache import key_on_sources
 from ._coded import MODE_ARC, _sector, report_frame
 from ._threads import run_chunks
 
@@ -386,3 +387,6 @@ class RunBlock:
         if m > 1:  # d of a cell is the mean over its points: log d = log Σ − log S
             ll -= self.weight * math.log(m * m)
         return ll, np.ascontiguousarray(back)
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -22,7 +22,7 @@ import numba
 import numpy as np
 
 from .._jit import helper
-from .._numba_cache import announce_compiles
+from .._numba_cache import announce_compiles, key_on_sources
 
 announce_compiles()  # a kernel compiled on its first use says so on stderr
 
@@ -158,3 +158,6 @@ def parse_polylines(arr):
     out = np.empty(((int(np.count_nonzero(span == 44)) + n) // 2 + 1, 2))
     rows = _scan(offsets, data, valid, out, pairs, status, _POW10)
     return out[:rows], pairs, status
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from .._jit import helper
-from .._numba_cache import announce_compiles
+from .._numba_cache import announce_compiles, key_on_sources
 
 announce_compiles()  # a kernel compiled on its first use says so on stderr
 
@@ -122,3 +122,6 @@ def parse_fixed_buffers(offsets, data, valid, out=None) -> np.ndarray:
     out = np.empty(len(offsets) - 1, dtype=np.int64) if out is None else out
     _parse(offsets, data, valid, _MONTHS, _DAYS, _DIGITS, _FIXED, out)
     return out
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -39,16 +39,13 @@ rejected integers words ``draw, draw + 1, …``.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
-from .._numba_cache import drop_stale_cache
-from ..random import kernels as _random_kernels
 from ..random.kernels import draw_u64, draw_u64_pair
-from . import _lattice_kernels
 from ._lattice_kernels import TWO53, below, snap, split_word, uniform_index
 
 __all__ = ["band_width", "rare_mass", "band_row", "band_cumulative", "uniform_below", "band_cell", "affine_start",
@@ -58,9 +55,6 @@ __all__ = ["band_width", "rare_mass", "band_row", "band_cumulative", "uniform_be
 _MASK32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
 _U32 = np.uint64(32)
-# the kernels below inline functions of these modules, which numba's cache does not track
-drop_stale_cache(Path(__file__).parent / "__pycache__",
-                 [Path(_lattice_kernels.__file__), Path(_random_kernels.__file__)], "_band")
 
 #: first word of the tie extension and of the integer redraws of a 1-D sample
 EXT_WORD, INT_WORD = 2, 64
@@ -314,3 +308,6 @@ def threshold_compiled(c):  # pragma: no cover
     scaled = c * TWO53
     top = math.floor(scaled)
     return np.uint64(top), scaled > top
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -39,22 +39,16 @@ that are monotone in the edge, and adjacent edges differ by a relative
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from .._numba_cache import drop_stale_cache
-from ..random import kernels as _random_kernels
+from .._numba_cache import key_on_sources
 from ..random.kernels import draw_u64
-from . import _lattice_kernels
 from ._lattice_kernels import HALF53, MASK53, TWO53, below, compare, snap, split_word
 
 __all__ = ["BOUNDED_LAPLACE", "TENT", "prepare", "cdf", "sf", "masses", "mirror_parameters", "mirror_state",
            "snapped_inversion"]
-
-drop_stale_cache(Path(__file__).parent / "__pycache__",
-                 [Path(_lattice_kernels.__file__), Path(_random_kernels.__file__)], "_cdf_kernels")
 
 #: mechanism codes; parameters ``(low, high, b)`` and ``(mid, half, k, a, B, q0)``
 BOUNDED_LAPLACE, TENT = 0, 1
@@ -308,3 +302,6 @@ def snapped_inversion(xs, law, p, n, origin, spacing, top, G, h, count, kind, ke
             x = points[i]
             out[i] = _cell(law, firsts[i], x, prepare(law, x, p), p, G, h, count, kind, key, stream, i)
     return out
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

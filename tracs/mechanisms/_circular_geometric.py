@@ -31,22 +31,15 @@ realised to a relative ``2^-52·(S_m + shift)/P(M = m)``, about ``n/ε·2^-52``.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from .._numba_cache import drop_stale_cache
-from ..random import kernels as _random_kernels
-from . import _geometric, _lattice_kernels
+from .._numba_cache import key_on_sources
 from ._geometric import BLOCK, fast_magnitude, first_uniforms, laplace_constants, magnitude, thresholds
 from ._lattice_kernels import snap
 
 __all__ = ["circle_constants", "circle_offsets", "circle_row", "circle_cumulative", "snapped_circle"]
-
-drop_stale_cache(Path(__file__).parent / "__pycache__",
-                 [Path(_lattice_kernels.__file__), Path(_random_kernels.__file__), Path(_geometric.__file__)],
-                 "_circular_geometric")
 
 EXT_WORD = 2
 _U63 = np.uint64(63)
@@ -137,3 +130,6 @@ def _wrap(j, n):  # pragma: no cover
     """``j mod n`` for ``j`` in ``−n … 2n − 1``, without a division."""
     j = j + n if j < 0 else j
     return j - n if j >= n else j
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -18,23 +18,17 @@ threshold on those 53 bits reads words 1, 2, … (about ``2^-53`` of draws).
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
-from .._numba_cache import drop_stale_cache
-from ..random import kernels as _random_kernels
 from ..random.kernels import draw_u64
-from . import _lattice_kernels
 from ._lattice_kernels import TWO53, below, snap, split_word
 
 __all__ = ["plus_minus", "plus_minus_many", "snapped_duchi"]
 
-# the kernels below inline functions of these modules, which numba's cache does not track
-drop_stale_cache(Path(__file__).parent / "__pycache__",
-                 [Path(_lattice_kernels.__file__), Path(_random_kernels.__file__)], "_duchi_kernel")
 
 #: first word of the tie extension of a sample
 EXT_WORD = 1
@@ -95,3 +89,6 @@ def snapped_duchi(x, n, low, high, spacing, hi, lo, kind, key, stream):  # pragm
             pick = below(first, plus if rare_high else minus, kind, key, stream, i, EXT_WORD, False)
             out[i] = int(pick == rare_high)
     return out
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

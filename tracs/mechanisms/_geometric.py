@@ -36,6 +36,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
 from ..random.kernels import draw_u64_pair
 from ._lattice_kernels import TWO53, below, snap, split_word
@@ -261,3 +262,6 @@ def laplace_row(k: int, margin: int, count: int, log_r: float, log_c: float) -> 
     top = count - 1 - k - margin
     row[-1] = 0.5 * t[top] if top > 0 else 1.0 - 0.5 * t[1]
     return row
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
 from ..random.kernels import draw_u64
 
@@ -151,3 +152,6 @@ def resolve_ties(kind, key, stream, idx, rest, flip, ext, out):  # pragma: no co
     for t in range(idx.shape[0]):
         out[t] = _below_tail(kind, key, np.uint64(stream), np.uint64(idx[t]), np.int64(ext), rest[t],
                              bool(flip[t]))
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

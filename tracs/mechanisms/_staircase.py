@@ -39,24 +39,18 @@ snapping bits; ``w1`` the uniform cell (low 32 bits), the side (bit 63) and ``b`
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from .._numba_cache import drop_stale_cache
-from ..random import kernels as _random_kernels
-from . import _band, _geometric, _lattice_kernels
+from .._numba_cache import key_on_sources
+from . import _geometric
 from ._band import uniform_below
 from ._geometric import BLOCK, NO_TOP, first_uniforms, magnitude, threshold
 from ._lattice_kernels import TWO53, below, snap
 
 __all__ = ["staircase_constants", "part_masses", "magnitude_tail", "staircase_row", "staircase_cumulative",
            "snapped_staircase"]
-
-drop_stale_cache(Path(__file__).parent / "__pycache__",
-                 [Path(_lattice_kernels.__file__), Path(_random_kernels.__file__), Path(_geometric.__file__),
-                  Path(_band.__file__)], "_staircase")
 
 EXT_WORD, INT_WORD = 2, 64
 _U63, _U62, _U32, _ONE = np.uint64(63), np.uint64(62), np.uint64(32), np.uint64(1)
@@ -228,3 +222,6 @@ def snapped_staircase(x, origin, spacing, n, margin, count, inner, log_r, log_t,
                                      i, fast)
                 out[i] = min(max(k + margin + d, 0), count - 1)
     return out
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

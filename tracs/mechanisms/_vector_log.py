@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
 
 __all__ = ["vector_log", "LOG_ERROR"]
@@ -71,3 +72,6 @@ def vector_log(x):  # pragma: no cover
     p = p * z + 2.0 / 5.0
     p = p * z + 2.0 / 3.0
     return (2.0 * s + s * z * p) - k * LN2
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

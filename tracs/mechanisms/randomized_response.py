@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from numba import njit
 
+from .._numba_cache import key_on_sources
 from .._validation import MAX_EPSILON, as_float_array, check_epsilon
 from ..random import resolve_streams
 from . import _lattice_kernels as lk
-from .._numba_cache import drop_stale_cache
-from ..random import kernels as _random_kernels
 from ..random.kernels import draw_u64_pair
-from . import _band
 from ._band import threshold_compiled, uniform_below
 from ._duchi_kernel import plus_minus_many, snapped_duchi
 from ._base import check_error_power
@@ -34,9 +31,6 @@ from ._params import check_interval
 from .lattice import Lattice, check_resolution, lattice_point, snap_weights
 
 
-# the k-RR kernel inlines functions of these modules, which numba's cache does not track
-drop_stale_cache(Path(__file__).parent / "__pycache__",
-                 [Path(lk.__file__), Path(_band.__file__), Path(_random_kernels.__file__)], "discrete")
 
 #: k-RR's words: 0 and 1 (one block) decide the lie and the other value; ties of the
 #: lie extend from word 2, rejected integers are redrawn from word 64
@@ -339,3 +333,6 @@ class Duchi:
         """Attained at the centre of the interval: ``(half·C)^p``."""
         p = check_error_power(p)
         return float(self.expected_error(np.array([(self.low + self.high) / 2.0]), p)[0])
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
 
 #: fine angles per coarse step (a power of two: ``a >> 10`` and ``a & 1023``)
@@ -56,3 +57,6 @@ def unit_vectors(a, tables: np.ndarray) -> np.ndarray:
     q, r = a >> _SHIFT, a & (SPLIT - 1)
     cq, sq, cr, sr = tables[0, q], tables[1, q], tables[2, r], tables[3, r]
     return np.column_stack([cq * cr - sq * sr, sq * cr + cq * sr])
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

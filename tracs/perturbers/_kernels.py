@@ -21,12 +21,10 @@ rows (``lattice_row``) and the tests compare them.  Only after the indices are
 drawn is anything mapped to the plane, from the indices, the previous release
 and public parameters.
 
-numba's on-disk cache keys a kernel on its own source file only, not on the
-functions it inlines from ``tracs.mechanisms._band`` and ``_lattice_kernels``;
-:func:`drop_stale_cache` runs at import and deletes this module's cached
-kernels whenever one of those files has changed since they were compiled (for the
-default cache folder, ``__pycache__`` beside this file; a cache moved
-elsewhere with ``NUMBA_CACHE_DIR`` is not checked).
+numba's on-disk cache checks a kernel against its own source file only, not against
+the helpers it inlines from ``tracs.mechanisms._band``, ``_lattice_kernels`` and
+``tracs.random.kernels``; :func:`~tracs._numba_cache.key_on_sources` keys this
+module's cached kernels on the contents of every tracs source they compile in.
 
 A region enters as half-planes ``nx·x + ny·y <= hb`` plus a flag saying whether
 it is an axis-aligned rectangle (clamped coordinate-wise, exactly) or a general
@@ -41,28 +39,19 @@ uniform lattice angle inside the reported sector (Strawman).
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
-from ..mechanisms import _band
-from ..mechanisms import _lattice_kernels as _lk
 from ..mechanisms._band import (affine_start, band_cell_of, band_part, circular_offset_of, classical_band_index,
                                fast_affine_index, fast_band_part, threshold_compiled, wrap_cell)
 from ..mechanisms._lattice_kernels import (below, rejection_limit, snap, split_word, uniform_index,
                                            uniform_index_from)
-from .._numba_cache import drop_stale_cache
-from . import _angles
 from ._angles import unit_vector
-from ..random import kernels as _random_kernels
 from ..random.kernels import draw_u64, draw_u64_pair
 
-
-drop_stale_cache(Path(__file__).parent / "__pycache__",
-                 [Path(_lk.__file__), Path(_band.__file__), Path(_random_kernels.__file__), Path(_angles.__file__)],
-                 "_kernels")
 
 TWO_PI = 2.0 * math.pi
 
@@ -428,3 +417,6 @@ def coordinate_kernel(coords, offsets, kind, key, streams, params, bbox, n, hx, 
             for j in range(count):
                 idx[start + j, 0] = jx[j]
                 idx[start + j, 1] = jy[j]
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._numba_cache import key_on_sources
 from ..random.kernels import draw_u64, draw_u64_pair, philox4x32
 
 __all__ = ["uniform_at", "words_at", "proposals"]
@@ -100,3 +101,6 @@ def proposals(kind, key, stream, index, rows, first_pair: int, m: int, n: int, r
     if cand.size:
         _proposals(kind, key, stream, index, rows, int(first_pair), int(m), int(n), int(redraw), cand, u)
     return cand, u
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

@@ -48,36 +48,27 @@ uniform ``q`` (the number of its word) extends it from words
 for which ``T_m`` would not vanish (underflow to 0) before ``m = 2^61``
 (:data:`MIN_LOG_RATE`), so every magnitude and ``k + d`` fits.
 
-numba's on-disk cache keys a kernel on its own source file only;
-:func:`~tracs._numba_cache.drop_stale_cache` runs at import and deletes this
-module's cached kernels when one of the files it inlines from has changed.
+numba's on-disk cache checks a kernel against its own source file only;
+:func:`~tracs._numba_cache.key_on_sources` keys this module's cached kernels on
+the contents of every tracs source they compile in (the modules it inlines from).
 """
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from .._numba_cache import key_on_sources
 from .._jit import helper
-from .._numba_cache import drop_stale_cache
-from ..mechanisms import _geometric, _lattice_kernels
-from ..mechanisms import _vector_log
 from ..mechanisms._geometric import NO_TOP, magnitude, magnitude_from_log
 from ..mechanisms._vector_log import LOG_ERROR, vector_log
 from ..mechanisms._lattice_kernels import TWO53, below, snap, split_word
-from ..random import kernels as _random_kernels
 from ..random.kernels import draw_u64_pair
 
 __all__ = ["planar_constants", "planar_kernel", "planar_reference", "exact_offset", "accept_from_log",
            "log_acceptance", "MIN_LOG_RATE"]
-
-drop_stale_cache(Path(__file__).parent / "__pycache__",
-                 [Path(_geometric.__file__), Path(_lattice_kernels.__file__), Path(_vector_log.__file__),
-                  Path(_random_kernels.__file__)],
-                 "_planar_kernel")
 
 #: extension words of uniform ``q``: ``EXT_BASE + EXT_SPAN·q`` on (module notes)
 EXT_BASE = 1 << 24
@@ -330,3 +321,6 @@ def planar_kernel(coords, offsets, kind, key, stream_of, index_of, params, grid,
         count = _fast_pass(t, count, who, streams, indices, who, streams, indices, coords, kind, key, params,
                            row_of, grid, n, idx, out, words, dxs, dys, state)
         t += 1
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in

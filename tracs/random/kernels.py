@@ -32,7 +32,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from .._jit import helper
-from .._numba_cache import announce_compiles
+from .._numba_cache import announce_compiles, key_on_sources
 
 announce_compiles()  # a kernel compiled on its first use says so on stderr, once per family
 
@@ -236,3 +236,6 @@ def fill_point_streams(streams, offsets, stream_of_point, index_of_point):
         for i in range(offsets[t], offsets[t + 1]):
             stream_of_point[i - offsets[0]] = streams[t]
             index_of_point[i - offsets[0]] = i - offsets[t]
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in
