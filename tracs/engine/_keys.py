@@ -17,6 +17,7 @@ from numba import njit
 
 from .._numba_cache import key_on_sources
 from .._jit import helper
+from .._validation import read_only
 from ..random import _splitmix64, stream_ids
 from ._account import serial_step
 from ._pool import map_ordered, point_chunks
@@ -100,14 +101,19 @@ def _hash_all(data, starts, h0, sigma, iv, lanes):  # pragma: no cover - compile
     m = np.empty(16, dtype=np.uint64)
     block = np.zeros(128, dtype=np.uint8)
     h = np.empty(8, dtype=np.uint64)
+    # element loops, not slice copies (``h[:] = h0``): numba compiles an array-to-array copy with
+    # its shape-mismatch error message, seconds of compiling for nothing here
     for k in range(n):
-        h[:] = h0
+        for i in range(8):
+            h[i] = h0[i]
         pos, hi = starts[k], starts[k + 1]
         done = 0
         while True:
             take = min(128, hi - pos)
-            block[:] = 0
-            block[:take] = data[pos:pos + take]
+            for b in range(take):
+                block[b] = data[pos + b]
+            for b in range(take, 128):
+                block[b] = 0
             pos += take
             done += take
             last = pos >= hi
@@ -268,7 +274,7 @@ def fast_stream_ids(keys=None, n: int | None = None, *, workers: int = 1) -> np.
         buffer = _canonical_buffer(keys, count)
     if buffer is None:
         return stream_ids(keys, n)
-    data, starts = buffer
+    data, starts = read_only(buffer[0]), read_only(buffer[1])  # one compiled layout whatever built them
     streams = _number_repeats(_hash_on_threads(data, starts, workers), data, starts, workers)
     return stream_ids(keys, n) if streams is None else streams
 

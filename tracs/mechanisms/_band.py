@@ -102,7 +102,7 @@ def band_cumulative(b: np.ndarray, starts: np.ndarray, m: int, count: int, c: fl
     return np.clip(inside * high + (b - inside) * low, 0.0, 1.0)
 
 
-@helper
+@helper(uint64=("stream", "index"))
 def uniform_below(m, word, kind, key, stream, index, draw):  # pragma: no cover
     """An exactly uniform integer in ``0 … m − 1`` from the low 32 bits of ``word``.
 
@@ -124,7 +124,7 @@ def uniform_below(m, word, kind, key, stream, index, draw):  # pragma: no cover
     return int(prod >> _U32)
 
 
-@helper
+@helper(uint64=("stream", "index"))
 def band_part(first, word, m, count, c, kind, key, stream, index, ext, draw):  # pragma: no cover
     """The input-free half of a banded draw: ``r`` (the ``r``-th cell of the band) or
     ``−(r + 1)`` (the ``r``-th cell outside it, with probability ``c``).
@@ -173,7 +173,7 @@ def wrap_cell(j, n):  # pragma: no cover
     return j - n if j >= n else j
 
 
-@helper
+@helper(uint64=("stream", "index"))
 def band_cell(first, word, start, m, count, c, kind, key, stream, index, ext, draw):  # pragma: no cover
     """A cell of the banded row whose band is ``start … start + m − 1`` (module notes)."""
     return band_cell_of(band_part(first, word, m, count, c, kind, key, stream, index, ext, draw), start, m)
@@ -196,7 +196,7 @@ def affine_starts(k, alpha, beta, m, count):  # pragma: no cover
     return out
 
 
-@helper
+@helper(uint64=("stream", "index"))
 def affine_band_index(t, n, alpha, beta, m, count, c, first, bits, word, kind, key, stream, index, ext,
                       draw):  # pragma: no cover
     """Lattice index of a piecewise-constant mechanism: ``n`` input cells (``t`` the input in
@@ -206,7 +206,7 @@ def affine_band_index(t, n, alpha, beta, m, count, c, first, bits, word, kind, k
                      kind, key, stream, index, ext, draw)
 
 
-@helper
+@helper(uint64=("stream", "index"))
 def classical_band_index(t, n, m, c, first, bits, word, kind, key, stream, index, ext, draw):  # pragma: no cover
     """Lattice index of the optimal classical mechanism: ``n`` input cells and ``n + 1``
     released points (the same lattice); the band is centred on the snapped input and
@@ -215,7 +215,7 @@ def classical_band_index(t, n, m, c, first, bits, word, kind, key, stream, index
                              draw)
 
 
-@helper
+@helper(uint64=("stream", "index"))
 def circular_band_index(t, n, m, c, first, bits, word, kind, key, stream, index, ext, draw):  # pragma: no cover
     """Lattice index of the optimal circular mechanism on ``n`` cells: the band is the ``m``
     cells centred on the snapped input, the rest of the circle the rare part."""

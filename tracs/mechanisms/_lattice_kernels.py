@@ -71,7 +71,7 @@ def compare(first, c):  # pragma: no cover
     return 2
 
 
-@helper
+@helper(uint64=("stream", "index"))
 def below(first, c, kind, key, stream, index, ext, flip):  # pragma: no cover
     """``u < c`` for the uniform whose first 53 bits are ``first`` (exact for every double ``c``)."""
     r = compare(first, c)
@@ -110,7 +110,7 @@ def rejection_limit(m):  # pragma: no cover
     return np.uint64(0xFFFFFFFFFFFFFFFF) - (np.uint64(0xFFFFFFFFFFFFFFFF) % mm + np.uint64(1)) % mm
 
 
-@helper
+@helper(uint64=("stream", "index"))
 def uniform_index(m, kind, key, stream, index, draw):  # pragma: no cover
     """An exactly uniform integer in ``0..m-1`` from words ``draw, draw + 1, …`` (rejection)."""
     # fixed argument types (no literal word numbers): one compiled loop for every caller
@@ -127,7 +127,7 @@ def _uniform_index(m, kind, key, stream, index, draw):  # pragma: no cover
         draw += 1
 
 
-@helper
+@helper(uint64=("stream", "index"))
 def uniform_index_from(w, m, limit, kind, key, stream, index, draw):  # pragma: no cover
     """:func:`uniform_index` whose first word ``draw`` is ``w``, already drawn (``limit``:
     :func:`rejection_limit` of ``m``); the same integer."""

@@ -154,13 +154,27 @@ def _chacha20_u64(key, counter, n0, n1, n2, pair):
     return words[2 * pair] | (words[2 * pair + 1] << _S32)
 
 
-@helper
+def _chacha_word(key, counter, n0, n1, n2, pair):
+    """:func:`_chacha20_u64` where ``key`` is a ChaCha20 key (compiled versions only)."""
+    raise NotImplementedError("compiled only")
+
+
+@overload(_chacha_word, inline="always")
+def _chacha_word_compiled(key, counter, n0, n1, n2, pair):
+    # the ChaCha20 branch of a kernel typed on a Philox key is never taken (is_chacha_key is
+    # a constant there): it gets a stub, so the Philox kernels type and compile no ChaCha20 code
+    if key.dtype == types.uint32:
+        return lambda key, counter, n0, n1, n2, pair: _chacha20_u64(key, counter, n0, n1, n2, pair)
+    return lambda key, counter, n0, n1, n2, pair: _MASK32
+
+
+@helper(uint64=("stream", "index", "draw"))
 def draw_u64(kind, key, stream, index, draw):
     """The 64-bit random word number ``draw`` of point ``index`` of trajectory ``stream``.
 
     The generator is the one of ``key``: uint64[2] is a Philox key, uint32[8] a
     ChaCha20 key (``kind`` names the same choice and is not consulted; numba
-    compiles one specialisation per key type).
+    compiles one specialisation per key type, and a Philox one holds no ChaCha20 code).
     """
     stream = np.uint64(stream)
     index = np.uint64(index)
@@ -168,7 +182,7 @@ def draw_u64(kind, key, stream, index, draw):
     lo = stream & _MASK32
     hi = stream >> _S32
     if is_chacha_key(key):
-        return _chacha20_u64(key, draw >> _THREE, lo, hi, index, int(draw & _U7))
+        return _chacha_word(key, draw >> _THREE, lo, hi, index, int(draw & _U7))
     w = philox4x32(draw >> _ONE, index, lo, hi, key[0], key[1])
     if draw & _ONE:
         return w[2] | (w[3] << _S32)
@@ -187,7 +201,7 @@ def draw_uniform(kind, key, stream, index, draw):
     return _to_uniform(draw_u64(kind, key, stream, index, draw))
 
 
-@helper
+@helper(uint64=("stream", "index"))
 def draw_u64_pair(kind, key, stream, index, pair):
     """Words ``2*pair`` and ``2*pair + 1`` of a point, equal to two :func:`draw_u64` calls.
 
