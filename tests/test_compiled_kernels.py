@@ -108,6 +108,59 @@ def test_helpers_compile_once_for_every_constant():
                                               for sig in helper.signatures})
 
 
+def test_random_word_helpers_compile_once_for_int64_and_uint64_positions():
+    """A point's stream and index reach the random-word helpers as uint64 whatever the caller holds
+    (one compiled copy), with the same words."""
+    import numpy as np
+    from numba import njit
+
+    from tracs.random import resolve_streams
+    from tracs.random.kernels import draw_u64, draw_u64_pair
+
+    @njit
+    def words(kind, key, stream, index):
+        return (draw_u64(kind, key, stream, index, 3), draw_u64(kind, key, np.int64(stream), np.uint64(index), 3),
+                draw_u64_pair(kind, key, stream, np.uint64(index), 1), draw_u64_pair(kind, key, np.int64(stream), index, 1))
+
+    ks = resolve_streams(0, None, 1)
+    first, second, pair_a, pair_b = words(ks.kind, ks.key, np.uint64(ks.streams[0]), 5)
+    assert first == second and pair_a == pair_b and first in pair_b
+    for helper in (draw_u64, draw_u64_pair):
+        philox = [sig for sig in helper.signatures if sig[1].dtype == ks.key.dtype]
+        assert len(philox) == 1 and str(philox[0][2]) == str(philox[0][3]) == "uint64", philox
+
+
+_PHILOX_ONLY = """
+import json, numpy as np
+from numba.core import event
+from tracs.random import Secure, keyed_uniforms, resolve_streams
+with event.install_recorder("numba:compile") as recorder:
+    keyed_uniforms(resolve_streams(3, None, 2), np.array([0, 2, 5]), 3)
+philox = sorted({ev.data["dispatcher"].py_func.__qualname__ for _, ev in recorder.buffer if ev.is_start})
+with event.install_recorder("numba:compile") as recorder:
+    secure = keyed_uniforms(resolve_streams(Secure(3), None, 2), np.array([0, 2, 5]), 3)
+chacha = sorted({ev.data["dispatcher"].py_func.__qualname__ for _, ev in recorder.buffer if ev.is_start})
+print(json.dumps({"philox": philox, "chacha": chacha}))
+"""
+
+
+def test_philox_kernels_compile_no_chacha20_code(tmp_path):
+    """The generator is chosen when a kernel is typed: a Philox kernel types and compiles no ChaCha20 function."""
+    import json
+    import subprocess
+    import sys
+
+    root = Path(tracs.__path__[0]).parent
+    env = {**os.environ, "PYTHONPATH": str(root), cache.ENV: str(tmp_path / "empty-cache"), cache.NOTICE_ENV: "0"}
+    done = subprocess.run([sys.executable, "-c", _PHILOX_ONLY], capture_output=True, text=True, env=env,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    compiled = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "fill_uniforms" in compiled["philox"] and "philox4x32" in compiled["philox"]
+    assert [name for name in compiled["philox"] if "chacha" in name.lower()] == []
+    assert "chacha20_block" in compiled["chacha"]  # the secure generator's kernels do compile it
+
+
 #: the default path after install: what `tracs demo` and the README's first examples call
 _DEFAULT_PATH = """
 import sys, numpy as np
