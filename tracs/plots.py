@@ -2,6 +2,7 @@
 
 Figures are built on :class:`matplotlib.figure.Figure` directly, without
 ``pyplot``, so they render on machines without a display and never open windows.
+matplotlib is an optional dependency: ``pip install "tracs[plots]"``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,17 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["error_vs_epsilon", "save_figure", "MARKERS"]
+
+PLOTS_EXTRA = 'tracs.plots needs matplotlib, an optional dependency: pip install "tracs[plots]"'
+
+
+def _figure_class():
+    """:class:`matplotlib.figure.Figure`, or an ImportError naming the extra that installs it."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(PLOTS_EXTRA) from error
+    return Figure
 
 #: one marker per method label, stable across figures
 MARKERS = {"TraCS-D": "o", "TraCS-C": "s", "Strawman": "^", "planar Laplace": "v", "EM": "D",
@@ -41,8 +53,7 @@ def error_vs_epsilon(summary, *, value: str = "ae_mean", low: str | None = "ae_c
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.figure import Figure
-
+    Figure = _figure_class()
     if ax is None:
         fig = Figure(figsize=(5.5, 3.8), layout="constrained")
         ax = fig.add_subplot()
