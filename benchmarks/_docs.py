@@ -99,10 +99,9 @@ def _scaling_section(lines: list[str]) -> None:
 
 
 def _plot(table: dict, counts: list[int]) -> None:
-    import matplotlib
+    from tracs.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     for name, entry in table.items():

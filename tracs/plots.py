@@ -11,9 +11,27 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["error_vs_epsilon", "save_figure", "MARKERS"]
+__all__ = ["error_vs_epsilon", "save_figure", "pyplot", "MARKERS"]
 
 PLOTS_EXTRA = 'tracs.plots needs matplotlib, an optional dependency: pip install "tracs[plots]"'
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the non-interactive Agg backend (files only, no display needed).
+
+    Raises
+    ------
+    ImportError
+        Without matplotlib, naming the extra that installs it.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(PLOTS_EXTRA) from error
+    return plt
 
 
 def _figure_class():

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from tracs.plots import error_vs_epsilon
+from tracs.plots import error_vs_epsilon, pyplot
 
 
 @pytest.mark.parametrize("title", [
@@ -39,3 +39,5 @@ def test_missing_matplotlib_names_the_extra(monkeypatch):
     summary = pd.DataFrame({"label": ["TraCS-D"], "epsilon": [1.0], "ae_mean": [1.0]})
     with pytest.raises(ImportError, match=r'tracs\.plots needs matplotlib.*pip install "tracs\[plots\]"'):
         error_vs_epsilon(summary, low=None, high=None)
+    with pytest.raises(ImportError, match=r'tracs\.plots needs matplotlib.*pip install "tracs\[plots\]"'):
+        pyplot()
