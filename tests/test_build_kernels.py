@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,8 @@ def test_background_compile_is_joined_with_its_lines(backend, tmp_path):
     # the hooks of one build start it once
     assert backend.start_background(source, ("-c", "print('again')")) is None
     ok, lines = _wait(backend, folder)
-    assert ok is True and lines == ["first", "second"]
+    assert ok is True and lines[:2] == ["first", "second"] and len(lines) == 3
+    assert re.fullmatch(r"tracs: the background compile took \d+\.\d s \(\d+\.\d s CPU\)", lines[2])
     assert not folder.exists()
 
 
@@ -48,7 +50,7 @@ def test_background_compile_is_joined_with_its_lines(backend, tmp_path):
 def test_failed_background_compile_reports_failure(backend, tmp_path):
     folder = backend.start_background(tmp_path, ("-c", "import sys; print('broken'); sys.exit(3)"))
     ok, lines = _wait(backend, folder)
-    assert ok is False and lines == ["broken"]
+    assert ok is False and lines[0] == "broken" and lines[1].startswith("tracs: the background compile took")
 
 
 def test_vanished_background_compile_is_not_taken_for_done(backend, tmp_path):
@@ -127,3 +129,14 @@ def test_hooks_are_setuptools_own(backend):
     for name in ("get_requires_for_build_wheel", "get_requires_for_build_editable",
                  "prepare_metadata_for_build_wheel", "prepare_metadata_for_build_editable"):
         assert getattr(backend, name).__name__ == name
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the background compile is POSIX-only")
+def test_background_compile_reports_its_cpu_when_asked(backend, tmp_path, monkeypatch):
+    report = tmp_path / "cpu"
+    monkeypatch.setenv(backend.REPORT, str(report))
+    folder = backend.start_background(tmp_path, ("-c", "sum(range(3_000_000))"))
+    ok, _ = _wait(backend, folder)
+    assert ok is True
+    [cpu] = report.read_text().split()
+    assert 0.0 < float(cpu) < 60.0
