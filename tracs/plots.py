@@ -52,18 +52,13 @@ def error_vs_epsilon(summary, *, value: str = "ae_mean", low: str | None = "ae_c
                      ylabel: str | None = None, logy: bool = False, ax=None):
     """Plot an error (default: mean AE) against ε, one line per method, with its interval.
 
+    The chart of :func:`tracs.charts.error_vs_epsilon_svg`, as a matplotlib figure
+    to edit or combine.
+
     Parameters
     ----------
-    summary : pandas.DataFrame
-        Output of :func:`tracs.evaluation.summarise` (or any frame with ``epsilon``,
-        ``value`` and, optionally, the ``low``/``high`` interval columns).
-    value, low, high : str
-        Column names of the plotted value and its interval (``None``: no interval).
-    label : str
-        Column naming the lines.
-    title, ylabel : str, optional
-    logy : bool
-        Logarithmic error axis.
+    summary, value, low, high, label, title, ylabel, logy
+        As in :func:`tracs.charts.error_vs_epsilon_svg`.
     ax : matplotlib Axes, optional
         Draw into it; by default a new figure is made.
 
