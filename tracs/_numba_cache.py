@@ -245,15 +245,16 @@ def key_on_sources(namespace: dict) -> int:
 #: family of kernels (``tracs.warmup.FAMILIES``) -> (its name in the compile line, CPU seconds it takes
 #: to compile, the kernels it holds as prefixes of ``module.function``; the longest matching prefix
 #: wins).  Seconds: CPU time of ``tracs warmup --family NAME`` alone in a new process with an empty cache,
-#: on a shared 2-core Intel Xeon at a load average of about 5 (estimators and other: estimates with the
-#: default path's kernels cached, which they reuse); an idle machine is faster.
+#: on a shared 2-core Intel Xeon at a load average of about 5 (the default path's families: 2 to 3;
+#: estimators and other: estimates with the default path's kernels cached, which they reuse); an idle
+#: machine is faster.
 KERNEL_FAMILIES = {
-    "tracs-d": ("TraCS-D", 13.0, ("tracs.perturbers._kernels.sequential_kernel",
+    "tracs-d": ("TraCS-D", 9.0, ("tracs.perturbers._kernels.sequential_kernel",
                                   "tracs.perturbers._kernels._draw_parts", "tracs.perturbers._angles")),
-    "tracs-c": ("TraCS-C", 11.0, ("tracs.perturbers._kernels",)),
-    "planar-laplace": ("planar Laplace", 12.0, ("tracs.perturbers._planar_kernel",)),
+    "tracs-c": ("TraCS-C", 8.0, ("tracs.perturbers._kernels",)),
+    "planar-laplace": ("planar Laplace", 9.0, ("tracs.perturbers._planar_kernel",)),
     "optimal": ("optimal mechanism", 5.0, ("tracs.mechanisms._band",)),
-    "streams": ("keyed stream", 10.0, ("tracs.random", "tracs.engine", "tracs.mechanisms._lattice_kernels")),
+    "streams": ("keyed stream", 4.0, ("tracs.random", "tracs.engine", "tracs.mechanisms._lattice_kernels")),
     "time-parser": ("time parser", 2.0, ("tracs.io._time_kernel",)),
     "classical": ("classical mechanism", 11.0, ("tracs.mechanisms",)),
     "staircase": ("staircase", 7.0, ("tracs.mechanisms._staircase",)),
