@@ -101,8 +101,8 @@ def _hash_all(data, starts, h0, sigma, iv, lanes):  # pragma: no cover - compile
     m = np.empty(16, dtype=np.uint64)
     block = np.zeros(128, dtype=np.uint8)
     h = np.empty(8, dtype=np.uint64)
-    # element loops, not slice copies (``h[:] = h0``): numba compiles an array-to-array copy with
-    # its shape-mismatch error message, seconds of compiling for nothing here
+    # element loops, not array-to-array slice copies (``h[:] = h0``): numba compiles those with their
+    # shape-mismatch error message, seconds of compiling for nothing here (a scalar fill has none)
     for k in range(n):
         for i in range(8):
             h[i] = h0[i]
@@ -110,10 +110,9 @@ def _hash_all(data, starts, h0, sigma, iv, lanes):  # pragma: no cover - compile
         done = 0
         while True:
             take = min(128, hi - pos)
+            block[:] = 0
             for b in range(take):
                 block[b] = data[pos + b]
-            for b in range(take, 128):
-                block[b] = 0
             pos += take
             done += take
             last = pos >= hi
