@@ -10,11 +10,11 @@ published code's per-point structure, DP libraries).
 Each prints items per second, memory and ratios measured in the same run (against
 a naive or reference per-item loop, and against the previous documented run,
 ``benchmarks/previous.json``).  ``--quick`` uses smaller inputs (a smoke run).
-``--write-docs`` regenerates every speed figure of ``README.md`` and
-``docs/performance.md`` (with the scaling plot) from this run, with the machine,
-date and core count, and stores the figures as the new previous run; the estimate
-section writes the Speed block of ``docs/estimation.md`` (``python -m benchmarks
-estimate --write-docs`` writes that block alone).
+``--write-docs`` stores the figures as the previous run on this CPU model; after
+a run of every section it also regenerates every speed figure of ``README.md`` and
+``docs/performance.md`` (with the scaling plot), with the machine, date and core
+count.  The estimate section writes the Speed block of ``docs/estimation.md``
+(``python -m benchmarks estimate --write-docs`` writes that block alone).
 """
 
 from __future__ import annotations
@@ -49,8 +49,9 @@ def main(argv=None) -> None:
                         help=f"one of {', '.join(SECTIONS)} (default: all)")
     parser.add_argument("--quick", action="store_true", help="small inputs, for a smoke run")
     parser.add_argument("--write-docs", action="store_true",
-                        help="regenerate the speed figures of README.md and docs/performance.md from "
-                             "this run (runs every section unless some are named)")
+                        help="store the figures as the previous run on this CPU model; with every section "
+                             "(none named) also regenerate the speed figures of README.md and "
+                             "docs/performance.md from this run")
     args = parser.parse_args(argv)
     args.sections = [ALIASES.get(name, name) for name in args.sections]
     unknown = [name for name in args.sections if name not in SECTIONS]
@@ -62,9 +63,9 @@ def main(argv=None) -> None:
           f"{os.cpu_count()} logical cores; best of 3 runs per figure")
     from benchmarks import _record
 
-    before = _record.previous_cpu()
-    if before and not _record.comparable():
-        print(f"vs prev: not compared — the previous run was on {before}, this one on {_record.cpu_model()} "
+    others = _record.other_cpus()
+    if others and not _record.comparable():
+        print(f"vs prev: not compared — no documented run on {_record.cpu_model()}, only on {', '.join(others)} "
               "(the exact samplers' speed differs by CPU model)")
     for name in args.sections or list(SECTIONS):
         try:
@@ -76,7 +77,7 @@ def main(argv=None) -> None:
     if args.write_docs:
         from benchmarks import _docs
 
-        for path in _docs.write_docs(args.sections or list(SECTIONS)):
+        for path in _docs.write_docs(args.sections or None):
             print(f"wrote {path}")
 
 

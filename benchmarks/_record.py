@@ -2,10 +2,10 @@
 
 Every table row printed by :func:`benchmarks._timing.print_table` (and every
 figure a section records itself) lands in :data:`RESULTS` under a stable key
-``"<section> / <row>"``.  ``previous.json`` beside this file holds the figures of
-the last run written to the docs (``python -m benchmarks --write-docs``); each
-printed figure is followed by its ratio to that previous figure, so a slowdown
-shows in the same run.
+``"<section> / <row>"``.  ``previous.json`` beside this file holds, per CPU model,
+the figures of the last run written with ``--write-docs``; each printed figure is
+followed by its ratio to the previous figure on the same CPU model, so a slowdown
+shows in the same run (figures are not compared across CPU models).
 """
 
 from __future__ import annotations
@@ -23,31 +23,41 @@ PREVIOUS_PATH = Path(__file__).with_name("previous.json")
 RESULTS: dict[str, dict] = {}
 
 
-def _previous_run() -> dict:
+def _runs() -> dict:
+    """CPU model -> ``{"machine": ..., "figures": ...}`` of the last documented run on that model.
+
+    An older file held one run (``{"machine", "figures"}``); it is read as the run of its CPU model.
+    """
     try:
-        return json.loads(PREVIOUS_PATH.read_text(encoding="utf-8"))
+        stored = json.loads(PREVIOUS_PATH.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    if "runs" in stored:
+        return stored["runs"]
+    if "figures" in stored:
+        return {stored.get("machine", {}).get("cpu", "unknown"): stored}
+    return {}
 
 
 def previous() -> dict:
-    """The figures of the last documented run (``{}`` when there are none)."""
-    return _previous_run().get("figures", {})
+    """The figures of the last documented run on this CPU model (``{}`` when there are none)."""
+    return _runs().get(cpu_model(), {}).get("figures", {})
 
 
-def previous_cpu() -> str | None:
-    """The CPU model of the last documented run (None when unknown)."""
-    return _previous_run().get("machine", {}).get("cpu")
+def other_cpus() -> list[str]:
+    """The CPU models of documented runs other than this one."""
+    return [cpu for cpu in _runs() if cpu != cpu_model()]
 
 
 def comparable() -> bool:
-    """Whether this run's figures can be divided by the previous run's: the same CPU model.
+    """Whether this run's figures can be divided by previous ones: a documented run on the same CPU model.
 
     The exact lattice samplers run about 40 % slower on an Intel Xeon than on an AMD
     EPYC while numpy's samplers run alike, so a ratio across CPU models would read
-    as a regression (or a gain) that is none.
+    as a regression (or a gain) that is none.  ``previous.json`` keeps the last run
+    of each model.
     """
-    return previous_cpu() == cpu_model()
+    return cpu_model() in _runs()
 
 
 def record(key: str, value: float, unit: str) -> str:
@@ -57,11 +67,11 @@ def record(key: str, value: float, unit: str) -> str:
     on another CPU model (:func:`comparable`).
     """
     RESULTS[key] = {"value": float(value), "unit": unit}
+    if not comparable():
+        return "other CPU" if _runs() else "-"
     before = previous().get(key)
     if not before or not before.get("value"):
         return "-"
-    if not comparable():
-        return "other CPU"
     return f"{value / before['value']:.2f}x"
 
 
@@ -91,10 +101,14 @@ def machine() -> dict:
     }
 
 
-def save(path: Path | None = None, extra: dict | None = None) -> None:
-    """Write this run's figures (they become the 'previous' figures of the next run)."""
+def save(path: Path | None = None) -> None:
+    """Store this run's figures as the previous run on this CPU model (the next run on it compares with them).
+
+    Figures of sections that did not run keep their previous values; the runs of
+    other CPU models are kept as they are.
+    """
     path = PREVIOUS_PATH if path is None else path
-    merged = previous()
-    merged.update(RESULTS)
-    payload = {"machine": machine(), "figures": merged, **(extra or {})}
-    path.write_text(json.dumps(payload, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    runs = _runs()
+    figures = {**previous(), **RESULTS}
+    runs[cpu_model()] = {"machine": machine(), "figures": figures}
+    path.write_text(json.dumps({"runs": runs}, indent=1, sort_keys=True) + "\n", encoding="utf-8")

@@ -145,10 +145,9 @@ def growth_rows() -> list[tuple[str, int, float, float]]:
 
 def plot_growth(rows, path) -> None:
     """CPU seconds and peak memory against reports (log-log), one line per method."""
-    import matplotlib
+    from tracs.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     for method, label in (("tracs-c", "TraCS-C"), ("tracs-d", "TraCS-D")):

@@ -1,9 +1,10 @@
 """Set-up costs: installing, the first call of each method in a new process, the test suite.
 
-* ``pip install -e .`` of a fresh ``git clone`` of this checkout into a new virtual
-  environment (the pip cache warm, as a second install on a machine is): wall and
-  CPU seconds, the build step's child processes included (``/usr/bin/time`` when
-  present, else the resource usage of the children).
+* ``pip install -e .`` and ``pip install .`` of a fresh ``git clone`` of this
+  checkout into a new virtual environment (the pip cache warm, as a second install
+  on a machine is): wall and CPU seconds, pip's child processes and the build
+  step's background compile included (it runs detached from pip and reports its
+  CPU seconds through ``TRACS_BUILD_CPU_REPORT``).
 * Per method, a new interpreter times its first call on 1,000 points (loading the
   cached kernels, or compiling them when the cache is empty) and a second, warm call;
   it also counts the kernels it had to compile (0 after an install: the default path
@@ -91,14 +92,22 @@ def timed(command: list, cwd=None, env=None) -> tuple[float, float, str]:
     return wall, cpu, done.stdout + done.stderr
 
 
-def install_seconds() -> tuple[float, float]:
-    """Wall and CPU seconds of ``pip install -e .`` of a fresh clone into a new venv."""
+def install_seconds(editable: bool = True) -> tuple[float, float]:
+    """Wall and CPU seconds of ``pip install -e .`` (``pip install .``) of a fresh clone into a new venv.
+
+    The CPU includes the build step's background compile, which runs detached from
+    pip (so pip's children do not include it) and reports its CPU seconds to a file.
+    """
     with tempfile.TemporaryDirectory(prefix="tracs-install-") as tmp:
-        clone, venv = Path(tmp) / "tracs", Path(tmp) / "venv"
+        clone, venv, report = Path(tmp) / "tracs", Path(tmp) / "venv", Path(tmp) / "compile-cpu"
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR")}
-        wall, cpu, _ = timed([str(venv / "bin" / "pip"), "install", "-q", "-e", "."], cwd=clone, env=env)
+        env["TRACS_BUILD_CPU_REPORT"] = str(report)
+        target = ["-e", "."] if editable else ["."]
+        wall, cpu, _ = timed([str(venv / "bin" / "pip"), "install", "-q", *target], cwd=clone, env=env)
+        if report.is_file():
+            cpu += sum(float(line) for line in report.read_text().split())
     return wall, cpu
 
 
@@ -124,11 +133,12 @@ def run(quick: bool = False) -> None:
     if shutil.which("git") is None:
         print("install: not measured (git not found)")
     else:
-        wall, cpu = install_seconds()
-        prev = record("set-up / pip install -e . (wall)", wall, "s")
-        record("set-up / pip install -e . (CPU)", cpu, "s")
-        print(f"pip install -e . (fresh clone, new venv): {wall:.0f} s wall, {cpu:.0f} s CPU "
-              f"(children included), load average {_load()}; vs prev {prev}")
+        for command, editable in (("pip install -e .", True), ("pip install .", False)):
+            wall, cpu = install_seconds(editable)
+            prev = record(f"set-up / {command} (wall)", wall, "s")
+            record(f"set-up / {command} (CPU)", cpu, "s")
+            print(f"{command} (fresh clone, new venv): {wall:.0f} s wall, {cpu:.0f} s CPU "
+                  f"(children and the background compile included), load average {_load()}; vs prev {prev}")
     wall, cpu, summary = suite_seconds()
     prev = record("set-up / test suite (wall)", wall, "s")
     record("set-up / test suite (CPU)", cpu, "s")

@@ -221,10 +221,9 @@ def summary(figs: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 def plot(fig_id: str, df: pd.DataFrame, path) -> None:
     """One panel per data set: error vs ε, solid = raw reports, dashed = tracs.estimate."""
-    import matplotlib
+    from tracs.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     sets = list(dict.fromkeys(df["dataset"]))
     cols = math.ceil(len(sets) / 2)

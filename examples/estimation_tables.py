@@ -202,10 +202,9 @@ def markdown(table: pd.DataFrame) -> str:
 
 
 def draw(figure, path: Path, grid: int):
-    import matplotlib
+    from tracs.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(12, 4.2), constrained_layout=True)
     top = max(d.probabilities.max() for d in figure)

@@ -385,10 +385,9 @@ def claims(figs: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
 
 def plot(fig_id: str, df: pd.DataFrame, path: Path) -> None:
-    import matplotlib
+    from tracs.plots import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     panels = list(dict.fromkeys(df["panel"]))
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)

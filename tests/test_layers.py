@@ -39,6 +39,7 @@ LAYERS = {
     "data_loaders": 7,
     "tracs.maps": 7,
     "tracs.plots": 7,
+    "tracs.charts": 7,
     "tracs.query_metrics": 7,
     "tracs.evaluation": 8,
     "tracs.dask": 8,

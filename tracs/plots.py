@@ -2,6 +2,7 @@
 
 Figures are built on :class:`matplotlib.figure.Figure` directly, without
 ``pyplot``, so they render on machines without a display and never open windows.
+matplotlib is an optional dependency: ``pip install "tracs[plots]"``.
 """
 
 from __future__ import annotations
@@ -10,7 +11,36 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["error_vs_epsilon", "save_figure", "MARKERS"]
+__all__ = ["error_vs_epsilon", "save_figure", "pyplot", "MARKERS"]
+
+PLOTS_EXTRA = 'tracs.plots needs matplotlib, an optional dependency: pip install "tracs[plots]"'
+
+
+def pyplot():
+    """``matplotlib.pyplot`` on the non-interactive Agg backend (files only, no display needed).
+
+    Raises
+    ------
+    ImportError
+        Without matplotlib, naming the extra that installs it.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as error:
+        raise ImportError(PLOTS_EXTRA) from error
+    return plt
+
+
+def _figure_class():
+    """:class:`matplotlib.figure.Figure`, or an ImportError naming the extra that installs it."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as error:
+        raise ImportError(PLOTS_EXTRA) from error
+    return Figure
 
 #: one marker per method label, stable across figures
 MARKERS = {"TraCS-D": "o", "TraCS-C": "s", "Strawman": "^", "planar Laplace": "v", "EM": "D",
@@ -22,18 +52,13 @@ def error_vs_epsilon(summary, *, value: str = "ae_mean", low: str | None = "ae_c
                      ylabel: str | None = None, logy: bool = False, ax=None):
     """Plot an error (default: mean AE) against ε, one line per method, with its interval.
 
+    The chart of :func:`tracs.charts.error_vs_epsilon_svg`, as a matplotlib figure
+    to edit or combine.
+
     Parameters
     ----------
-    summary : pandas.DataFrame
-        Output of :func:`tracs.evaluation.summarise` (or any frame with ``epsilon``,
-        ``value`` and, optionally, the ``low``/``high`` interval columns).
-    value, low, high : str
-        Column names of the plotted value and its interval (``None``: no interval).
-    label : str
-        Column naming the lines.
-    title, ylabel : str, optional
-    logy : bool
-        Logarithmic error axis.
+    summary, value, low, high, label, title, ylabel, logy
+        As in :func:`tracs.charts.error_vs_epsilon_svg`.
     ax : matplotlib Axes, optional
         Draw into it; by default a new figure is made.
 
@@ -41,8 +66,7 @@ def error_vs_epsilon(summary, *, value: str = "ae_mean", low: str | None = "ae_c
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.figure import Figure
-
+    Figure = _figure_class()
     if ax is None:
         fig = Figure(figsize=(5.5, 3.8), layout="constrained")
         ax = fig.add_subplot()

@@ -80,9 +80,34 @@ def test_sections_run_and_write_docs(tmp_path, monkeypatch, capsys):
     assert "| TraCS-C |" in page and "Karp" in page and "reference" in page and "| serial share |" in page
     text = readme.read_text()
     assert "old" not in text and "rest" in text and "against a per-point re-implementation" in text
-    saved = json.loads((tmp_path / "previous.json").read_text())
+    saved = json.loads((tmp_path / "previous.json").read_text())["runs"][_record.cpu_model()]
     assert saved["figures"]["scaling / TraCS-C / 1 workers"]["value"] > 1.0
     assert saved["machine"]["cores"] >= 1
+
+
+def test_previous_runs_are_kept_per_cpu_model(tmp_path, monkeypatch):
+    """A run compares with the last documented run on its own CPU model; storing keeps the others."""
+    monkeypatch.setattr(_record, "PREVIOUS_PATH", tmp_path / "previous.json")
+    monkeypatch.setattr(_record, "RESULTS", {})
+    monkeypatch.setattr(_record, "cpu_model", lambda: "Intel Xeon")
+    # an older file: one run, on another model
+    (tmp_path / "previous.json").write_text(json.dumps(
+        {"machine": {"cpu": "AMD EPYC"}, "figures": {"a": {"value": 4.0, "unit": "s"}}}))
+    assert _record.other_cpus() == ["AMD EPYC"] and not _record.comparable()
+    assert _record.record("a", 2.0, "s") == "other CPU"
+    written = _docs.write_docs(["setup"])
+    assert written == [_record.PREVIOUS_PATH]
+    runs = json.loads((tmp_path / "previous.json").read_text())["runs"]
+    assert runs["AMD EPYC"]["figures"] == {"a": {"value": 4.0, "unit": "s"}}
+    assert runs["Intel Xeon"]["figures"] == {"a": {"value": 2.0, "unit": "s"}}
+    # the next run on the same model compares with it, and keeps the figures it did not measure
+    _record.RESULTS.clear()
+    assert _record.comparable() and _record.record("a", 3.0, "s") == "1.50x"
+    assert _record.record("b", 1.0, "s") == "-"
+    _record.save()
+    runs = json.loads((tmp_path / "previous.json").read_text())["runs"]
+    assert runs["Intel Xeon"]["figures"]["a"]["value"] == 3.0 and runs["Intel Xeon"]["figures"]["b"]["value"] == 1.0
+    assert runs["AMD EPYC"]["figures"]["a"]["value"] == 4.0
 
 
 def test_best_of_alternating_keeps_the_fastest_run_of_each(monkeypatch):

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from tracs.plots import error_vs_epsilon
+from tracs.plots import error_vs_epsilon, pyplot
 
 
 @pytest.mark.parametrize("title", [
@@ -27,3 +27,17 @@ def test_title_and_labels_are_not_clipped(title):
         box = text.get_window_extent(renderer)
         assert box.x0 >= frame.x0 - 1 and box.x1 <= frame.x1 + 1, (text.get_text(), box, frame)
         assert box.y0 >= frame.y0 - 1 and box.y1 <= frame.y1 + 1, (text.get_text(), box, frame)
+
+
+def test_missing_matplotlib_names_the_extra(monkeypatch):
+    """Without matplotlib (it is the optional `plots` extra) the error says what to install."""
+    import sys
+
+    for name in [n for n in sys.modules if n == "matplotlib" or n.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    summary = pd.DataFrame({"label": ["TraCS-D"], "epsilon": [1.0], "ae_mean": [1.0]})
+    with pytest.raises(ImportError, match=r'tracs\.plots needs matplotlib.*pip install "tracs\[plots\]"'):
+        error_vs_epsilon(summary, low=None, high=None)
+    with pytest.raises(ImportError, match=r'tracs\.plots needs matplotlib.*pip install "tracs\[plots\]"'):
+        pyplot()

@@ -54,7 +54,7 @@ def _choose_dataset(name: str) -> str:
 
 def run(args) -> int:
     from .. import evaluation
-    from ..plots import error_vs_epsilon, save_figure
+    from ..charts import error_vs_epsilon_svg, write_svg
     from .evaluate import format_table
     from .perturb import released_frame, write_frame
 
@@ -75,8 +75,8 @@ def run(args) -> int:
 
     written = [out_dir / "results.csv"]
     title = dataset.name.upper() if dataset.name in evaluation.DATA_FILES else dataset.name
-    fig = error_vs_epsilon(summary, title=f"{title}: TraCS-D and TraCS-C, rounded to the nearest venue")
-    written.append(save_figure(fig, out_dir / "ae_vs_epsilon.png"))
+    chart = error_vs_epsilon_svg(summary, title=f"{title}: TraCS-D and TraCS-C, rounded to the nearest venue")
+    written.append(write_svg(chart, out_dir / "ae_vs_epsilon.svg"))
 
     # one released data set to look at: TraCS-D at the middle ε
     eps = epsilons[len(epsilons) // 2]

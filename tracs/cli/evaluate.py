@@ -105,7 +105,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=seed_int, default=0, help="root seed (default: 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
     p.add_argument("--output-dir", default=None, metavar="DIR",
-                   help="folder for results.csv, summary.csv and ae_vs_epsilon.png (default: ./tracs-results "
+                   help="folder for results.csv, summary.csv and ae_vs_epsilon.svg (default: ./tracs-results "
                         "with --format table; none with --format json unless given)")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="table (default): a text table on stdout; json: only a JSON array, on stdout or -o")
@@ -171,11 +171,11 @@ def run(args) -> int:
         summary.to_csv(out_dir / "summary.csv", index=False)
         written += [out_dir / "results.csv", out_dir / "summary.csv"]
     if out_dir is not None and not args.no_figure:
-        from ..plots import error_vs_epsilon, save_figure
+        from ..charts import error_vs_epsilon_svg, write_svg
 
         title = (f"{dataset.name}: {counted(dataset.n_trajectories, 'trajectory')}, {counted(dataset.n_points, 'point')}, "
                  f"{args.repetitions} rep.")
-        written.append(save_figure(error_vs_epsilon(summary, title=title), out_dir / "ae_vs_epsilon.png"))
+        written.append(write_svg(error_vs_epsilon_svg(summary, title=title), out_dir / "ae_vs_epsilon.svg"))
     if args.format == "json":
         text = json.dumps(evaluation.summary_records(summary), indent=2) + "\n"
         if json_file is not None:
