@@ -61,8 +61,8 @@ def test_equals_in_process_for_any_partitioning(client, make, options, atol):
     ref = density(rep, pert, offsets=offsets, grid=8, **options)
     for parts in (1, 3, 7):
         ddf = dd.from_pandas(frame, npartitions=parts, sort=False)  # users span partitions
-        # every EM pass is one Dask computation (thousands with the held-out pass budget), each
-        # costing the cluster milliseconds of scheduling: the most split partitioning runs on the
+        # every EM pass is a Dask computation (about 800 per estimate with the held-out pass budget),
+        # each costing the cluster 10-20 ms of scheduling: the most split partitioning runs on the
         # cluster (its shuffle peer to peer), the others on the synchronous scheduler (task shuffle)
         with (dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"})
               if parts < CLUSTER_PARTS else contextlib.nullcontext()):
