@@ -57,8 +57,11 @@ def _one_at_a_time(p, pts, offsets, rng):
             st, ix = streams[t], i - offsets[t]
             w0, w1 = (np.uint64(w) for w in draw_u64_pair(kind, key, st, ix, 0))
             w2, w3 = (np.uint64(w) for w in draw_u64_pair(kind, key, st, ix, 1))
+            # the kernels' argument types (a word's first bits unsigned), so the band helpers
+            # run as the kernels compiled them instead of compiling a variant for this test
             f0, b0 = split_word(w0)
             f1, b1 = split_word(w2)
+            f0, f1 = np.uint64(f0), np.uint64(f1)
             dx, dy = pts[i] - o
             phi = wrap_angle(math.atan2(dy, dx)) + 0.0
             if k == 0:
@@ -73,7 +76,7 @@ def _one_at_a_time(p, pts, offsets, rng):
             unit = lat.unit_vectors([ja])
             reach = float(p.region._exit_distance(o[None], unit[:, 0], unit[:, 1])[0])
             u = min(1.0, math.hypot(dx, dy) / reach) if reach > 0 else 0.0
-            jr = classical_band_index(u * n_r, n_r, int(row[2]), row[3], f1, b1, w3, kind, key, st, ix,
+            jr = classical_band_index(u * n_r, n_r, int(row[2]), row[3], f1, b1, w3, kind, key, st, np.uint64(ix),
                                       EXT_SECOND, INT_SECOND)
             step = (0.0 + jr * h_r) * reach
             o = p.region._clamp_from(o[None], (o + step * unit[0])[None])[0]
@@ -152,7 +155,7 @@ def test_fast_band_part_equals_the_exact_part_where_sure(m, count, c):
     words[:20, 0] = (np.uint64(top) << np.uint64(11)) | np.uint64(5)  # first 53 bits tie with c
     sure = 0
     for t, (w0, w1) in enumerate(words):
-        part, unsure = fast_band_part(w0 >> np.uint64(11), w1, m, count, top, fraction)
+        part, unsure = fast_band_part(w0 >> np.uint64(11), w1, m, count, np.uint64(top), fraction)
         # the exact path reads the extension words only on a tie or a rejection
         exact = band_part(w0 >> np.uint64(11), w1, m, count, c, 0, np.array([3, 4], dtype=np.uint64),
                           np.uint64(7), np.uint64(t), 4, 128)
