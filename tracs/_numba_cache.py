@@ -151,8 +151,11 @@ def _imports(module: str) -> set:
     path = getattr(loaded, "__file__", None)
     if path is None:
         return found
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):  # no readable source (numba could not cache its kernels either)
+        text = ""
     namespace = vars(loaded)
     package = module if os.path.basename(path) == "__init__.py" else module.rpartition(".")[0]
     for source, names, plain in _import_statements(text):
@@ -199,9 +202,11 @@ def sources_digest(module: str) -> str:
         file_digest = _state_sources["files"].get(name)
         if file_digest is None:
             path = getattr(sys.modules.get(name), "__file__", None)
-            if path is not None:
+            try:
                 with open(path, "rb") as f:
                     file_digest = hashlib.sha256(f.read()).hexdigest()
+            except (OSError, TypeError):  # no source file
+                file_digest = None
             _state_sources["files"][name] = file_digest = file_digest or "-"
         digest.update(f"{name} {file_digest}\n".encode())
     return digest.hexdigest()
