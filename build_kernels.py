@@ -68,10 +68,12 @@ def _terminal():
 
 
 class _Say:
-    """Print a line to standard output (pip's log) and to the terminal when there is one."""
+    """``with _Say() as say: say(line)``: print a line to standard output (pip's log) and to the
+    terminal when there is one."""
 
-    def __init__(self):
+    def __enter__(self):
         self.tty = _terminal()
+        return self
 
     def __call__(self, line: str) -> None:
         print(line, flush=True)
@@ -79,7 +81,7 @@ class _Say:
             self.tty.write(line + "\n")
             self.tty.flush()
 
-    def close(self) -> None:
+    def __exit__(self, *exc) -> None:
         if self.tty is not None:
             self.tty.close()
 
@@ -99,8 +101,7 @@ def _warmup_env(package_root: Path) -> dict:
 # -- compiling there and then ----------------------------------------------------------------------
 def compile_kernels(package_root: Path, command=WARMUP) -> bool:
     """Run the install-time warm-up with ``package_root`` (the folder holding ``tracs/``) first on the path."""
-    say = _Say()
-    try:
+    with _Say() as say:
         if _skipped():
             say(f"tracs: {SKIP} is set; kernels will compile on their first call")
             return False
@@ -114,8 +115,6 @@ def compile_kernels(package_root: Path, command=WARMUP) -> bool:
                 "(run `tracs warmup` after installing)")
             return False
         return True
-    finally:
-        say.close()
 
 
 # -- compiling in the background while pip resolves the dependencies ---------------------------------
@@ -143,18 +142,15 @@ def start_background(root: Path = ROOT, command=WARMUP) -> Path | None:
     folder = job_folder(root)
     try:
         folder.mkdir(parents=True)
-    except FileExistsError:
-        return None
-    except OSError:
+    except OSError:  # already started by an earlier hook of this build (FileExistsError), or no temp folder
         return None
     runner = [sys.executable, str(Path(__file__).resolve()), "--job", str(folder), str(root), *command]
     with open(folder / "log", "w", encoding="utf-8") as log:
         process = subprocess.Popen(runner, env=_warmup_env(root), cwd=str(root), stdin=subprocess.DEVNULL,
                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     (folder / "pid").write_text(str(process.pid))
-    say = _Say()
-    say("tracs: compiling the kernels of the default path in the background while pip gets the dependencies")
-    say.close()
+    with _Say() as say:
+        say("tracs: compiling the kernels of the default path in the background while pip gets the dependencies")
     return folder
 
 
@@ -162,28 +158,25 @@ def _run_job(folder: Path, root: Path, command) -> int:
     """The detached process: run the warm-up, its output to ``folder/log``, then write ``folder/status``."""
     import resource
 
+    def cpu(who) -> float:
+        usage = resource.getrusage(who)
+        return usage.ru_utime + usage.ru_stime
+
     start = time.perf_counter()
     with open(folder / "log", "a", encoding="utf-8") as log:
         status = subprocess.call([sys.executable, *command], cwd=str(root), stdin=subprocess.DEVNULL,
                                  stdout=log, stderr=subprocess.STDOUT)
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        compile_cpu = cpu(resource.RUSAGE_CHILDREN)
         log.write(f"tracs: the background compile took {time.perf_counter() - start:.1f} s "
-                  f"({usage.ru_utime + usage.ru_stime:.1f} s CPU)\n")
+                  f"({compile_cpu:.1f} s CPU)\n")
     report = os.environ.get(REPORT)
     if report:  # CPU time pip cannot count: this process is not its child
         with open(report, "a", encoding="utf-8") as out:
-            out.write(f"{usage.ru_utime + usage.ru_stime + _own_cpu()}\n")
+            out.write(f"{compile_cpu + cpu(resource.RUSAGE_SELF)}\n")
     partial = folder / "status.part"
     partial.write_text(str(status))
     partial.replace(folder / "status")
     return status
-
-
-def _own_cpu() -> float:
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def _alive(pid: int) -> bool:
@@ -211,7 +204,6 @@ def wait_background(folder: Path, say, poll: float = 0.1) -> bool | None:
         pid = int((folder / "pid").read_text())
     except (OSError, ValueError):
         pid = None
-    shown = 0
     result = None
     try:
         with open(folder / "log", encoding="utf-8", errors="replace") as log:
@@ -222,7 +214,6 @@ def wait_background(folder: Path, say, poll: float = 0.1) -> bool | None:
                 *lines, pending = pending.split("\n")
                 for line in lines:
                     say(line)
-                    shown += 1
                 if done:
                     if pending:
                         say(pending)
@@ -262,8 +253,7 @@ def join_kernels(target_root: Path, root: Path = ROOT) -> bool:
     kernels when ``target_root`` is not the source tree), or compile there and then."""
     folder = job_folder(root)
     if folder.is_dir() and not _skipped():
-        say = _Say()
-        try:
+        with _Say() as say:
             say("tracs: the kernels compiling in the background since the build started:")
             ok = wait_background(folder, say)
             if ok and target_root.resolve() != root.resolve():
@@ -272,8 +262,6 @@ def join_kernels(target_root: Path, root: Path = ROOT) -> bool:
                 return True
             say("tracs: the background compile " + ("failed" if ok is False else "stopped")
                 + "; compiling the kernels now")
-        finally:
-            say.close()
     return compile_kernels(target_root)
 
 
