@@ -53,6 +53,11 @@ def _wrap(text: str, width: int = 78) -> list[str]:
     return [*lines, line] if line else lines
 
 
+def _points(pairs) -> str:
+    """``x,y x,y …``: an SVG ``points`` attribute."""
+    return " ".join(f"{x:.1f},{y:.1f}" for x, y in pairs)
+
+
 def _marker(shape: str, x: float, y: float, colour: str, size: float = 4.0) -> str:
     if shape == "circle":
         return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{size:.1f}" fill="{colour}"/>'
@@ -63,7 +68,7 @@ def _marker(shape: str, x: float, y: float, colour: str, size: float = 4.0) -> s
     points = {"triangle": [(x, y - s), (x + s, y + s * 0.8), (x - s, y + s * 0.8)],
               "down": [(x, y + s), (x + s, y - s * 0.8), (x - s, y - s * 0.8)],
               "diamond": [(x, y - s), (x + s, y), (x, y + s), (x - s, y)]}[shape]
-    return f'<polygon points="{" ".join(f"{px:.1f},{py:.1f}" for px, py in points)}" fill="{colour}"/>'
+    return f'<polygon points="{_points(points)}" fill="{colour}"/>'
 
 
 def error_vs_epsilon_svg(summary, *, value: str = "ae_mean", low: str | None = "ae_ci_low",
@@ -114,11 +119,11 @@ def error_vs_epsilon_svg(summary, *, value: str = "ae_mean", low: str | None = "
         if (ys <= 0).any():
             raise ValueError("logy needs positive values; the summary holds values ≤ 0")
         ys = np.log10(ys)
-    y_ticks = nice_ticks(float(ys.min()), float(ys.max()))
-    if logy:
-        y_ticks = np.arange(math.floor(ys.min()), math.ceil(ys.max()) + 1, dtype=float)
-        if len(y_ticks) < 2:
-            y_ticks = np.array([y_ticks[0], y_ticks[0] + 1])
+    if logy:  # ticks at powers of ten, at least two
+        y_ticks = np.arange(math.floor(ys.min()), max(math.ceil(ys.max()), math.floor(ys.min()) + 1) + 1,
+                            dtype=float)
+    else:
+        y_ticks = nice_ticks(float(ys.min()), float(ys.max()))
     eps = np.unique(xs)
     x_ticks = eps if len(eps) <= 12 else nice_ticks(float(eps.min()), float(eps.max()))
     x0, x1 = float(min(x_ticks.min(), eps.min())), float(max(x_ticks.max(), eps.max()))
@@ -135,9 +140,12 @@ def error_vs_epsilon_svg(summary, *, value: str = "ae_mean", low: str | None = "
     def px(v):
         return LEFT + (np.asarray(v, dtype=float) - x0) / (x1 - x0) * plot_w
 
+    def axis_y(a):  # a position on the y axis (log10 of the value when logy) -> screen y
+        return top + (y1 - a) / (y1 - y0) * plot_h
+
     def py(v):
-        v = np.log10(np.asarray(v, dtype=float)) if logy else np.asarray(v, dtype=float)
-        return top + (y1 - v) / (y1 - y0) * plot_h
+        v = np.asarray(v, dtype=float)
+        return axis_y(np.log10(v) if logy else v)
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
            f'viewBox="0 0 {WIDTH} {height}" font-family="Helvetica, Arial, sans-serif" font-size="12">',
@@ -146,7 +154,7 @@ def error_vs_epsilon_svg(summary, *, value: str = "ae_mean", low: str | None = "
         out.append(f'<text x="{WIDTH / 2:.1f}" y="{24 + 16 * i}" text-anchor="middle" font-size="14">'
                    f'{escape(line)}</text>')
     for t in y_ticks:
-        y = top + (y1 - t) / (y1 - y0) * plot_h
+        y = axis_y(t)
         text = _number(10.0 ** t) if logy else _number(t)
         out.append(f'<line x1="{LEFT}" x2="{LEFT + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
         out.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(text)}</text>')
@@ -169,11 +177,11 @@ def error_vs_epsilon_svg(summary, *, value: str = "ae_mean", low: str | None = "
             band = keep & np.isfinite(lo) & np.isfinite(hi)
             ring = [*zip(px(x[band]), py(hi[band])), *zip(px(x[band])[::-1], py(lo[band])[::-1])]
             if ring:
-                out.append(f'<polygon class="interval" points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in ring)}" '
+                out.append(f'<polygon class="interval" points="{_points(ring)}" '
                            f'fill="{colour}" fill-opacity="0.2"/>')
         points = list(zip(px(x[keep]), py(y[keep])))
         out.append(f'<polyline class="series" data-label="{escape(name)}" fill="none" stroke="{colour}" '
-                   f'stroke-width="1.8" points="{" ".join(f"{a:.1f},{b:.1f}" for a, b in points)}"/>')
+                   f'stroke-width="1.8" points="{_points(points)}"/>')
         out.extend(_marker(shape, a, b, colour) for a, b in points)
         # the legend sits in the top-right corner, where errors (falling with ε) leave room
         ly = top + 14 + 18 * i
