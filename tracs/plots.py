@@ -16,6 +16,15 @@ __all__ = ["error_vs_epsilon", "save_figure", "pyplot", "MARKERS"]
 PLOTS_EXTRA = 'tracs.plots needs matplotlib, an optional dependency: pip install "tracs[plots]"'
 
 
+def _matplotlib():
+    """:mod:`matplotlib`, or an ImportError naming the extra that installs it."""
+    try:
+        import matplotlib
+    except ImportError as error:
+        raise ImportError(PLOTS_EXTRA) from error
+    return matplotlib
+
+
 def pyplot():
     """``matplotlib.pyplot`` on the non-interactive Agg backend (files only, no display needed).
 
@@ -24,23 +33,19 @@ def pyplot():
     ImportError
         Without matplotlib, naming the extra that installs it.
     """
-    try:
-        import matplotlib
+    _matplotlib().use("Agg")
+    import matplotlib.pyplot as plt
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as error:
-        raise ImportError(PLOTS_EXTRA) from error
     return plt
 
 
 def _figure_class():
     """:class:`matplotlib.figure.Figure`, or an ImportError naming the extra that installs it."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as error:
-        raise ImportError(PLOTS_EXTRA) from error
+    _matplotlib()
+    from matplotlib.figure import Figure
+
     return Figure
+
 
 #: one marker per method label, stable across figures
 MARKERS = {"TraCS-D": "o", "TraCS-C": "s", "Strawman": "^", "planar Laplace": "v", "EM": "D",
