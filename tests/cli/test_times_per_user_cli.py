@@ -90,9 +90,9 @@ def test_lisbon_gap_and_overlap(cli, tmp_path, ambiguous, expected):
     frame = pd.read_csv(tmp_path / "out.csv")
     assert frame["datetime"].tolist() == [expected, "2024-10-27 03:00:00+00:00"]
     assert "dropped 1 row(s): the time is empty or cannot be parsed in column 'time': line 2" in result.stderr
-    assert "1 time (e.g. 2024-03-31 01:30:00) do not exist in Europe/Lisbon: clocks jump from 01:00 to 02:00 " \
+    assert "1 time (e.g. 2024-03-31 01:30:00) does not exist in Europe/Lisbon: clocks jump from 01:00 to 02:00 " \
            "on 2024-03-31" in result.stderr
-    assert f"occur twice in Europe/Lisbon: clocks go back from 02:00 to 01:00 on 2024-10-27; read as the " \
+    assert f"occurs twice in Europe/Lisbon: clocks go back from 02:00 to 01:00 on 2024-10-27; read as the " \
            f"{ambiguous or 'earlier'} occurrence" in result.stderr
 
 

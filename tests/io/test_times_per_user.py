@@ -56,7 +56,7 @@ def test_a_bad_time_is_unreadable_wherever_it_is(where):
     notes = []
     out = parse_times(values, notes=notes)
     assert np.isnat(out).sum() == 1 and np.isnat(out[where])
-    assert any("1 time not in the layout of the other times" in n for n in notes), notes
+    assert any("1 time not in the layout of its user's other times was not read" in n for n in notes), notes
 
 
 def test_a_group_with_nothing_readable_is_unread_not_refused():
@@ -82,7 +82,7 @@ def test_lisbon_overlap(ambiguous, expected):
     out = parse_times(["2024-10-27 01:30", "2024-07-01 10:00"], tz="Europe/Lisbon", ambiguous=ambiguous,
                       notes=notes, flags={"ambiguous": "--ambiguous"})
     assert out[0] == _ns(expected) and out[1] == _ns("2024-07-01T09:00")
-    assert any("occur twice in Europe/Lisbon: clocks go back from 02:00 to 01:00 on 2024-10-27; read as the "
+    assert any("occurs twice in Europe/Lisbon: clocks go back from 02:00 to 01:00 on 2024-10-27; read as the "
                f"{ambiguous} occurrence" in n for n in notes), notes
 
 
@@ -90,7 +90,7 @@ def test_lisbon_gap_is_unread_with_its_reason():
     notes = []
     out = parse_times(["2024-03-31 01:30", "2024-03-31 02:30"], tz="Europe/Lisbon", notes=notes)
     assert np.isnat(out[0]) and out[1] == _ns("2024-03-31T01:30")
-    assert any("1 time (e.g. 2024-03-31 01:30:00) do not exist in Europe/Lisbon: clocks jump from 01:00 to 02:00 "
+    assert any("1 time (e.g. 2024-03-31 01:30:00) does not exist in Europe/Lisbon: clocks jump from 01:00 to 02:00 "
                "on 2024-03-31" in n for n in notes), notes
 
 
