@@ -119,10 +119,14 @@ def test_no_time_keeps_the_file_order(cli, tmp_path):
                         "utctime, checkintime (name it with --time-col NAME, or give --no-time to keep the file's "
                         "order without times). Columns found: uid, lat, lng"),
     ("uid,time,lat,lng", ["--ambiguous", "first"], "argument --ambiguous: invalid choice: 'first'"),
+    ("uid,datetime,lat,lng", [], "tracs perturb: error: in.csv: the time column 'datetime' is empty in every row "
+                                 "(name another with --time-col NAME, or give --no-time to keep the file's order "
+                                 "without times)"),
     ("uid,time,lat,lng", ["--timezone", "Lisbon"], "--timezone Lisbon: not a timezone"),
 ])
 def test_refused(cli, tmp_path, header, extra, message):
-    values = "a,41.15,-8.61" if header == "uid,lat,lng" else "a,2024-05-01 08:00,41.15,-8.61"
+    values = {"uid,lat,lng": "a,41.15,-8.61", "uid,datetime,lat,lng": "a,,41.15,-8.61"}.get(
+        header, "a,2024-05-01 08:00,41.15,-8.61")
     (tmp_path / "in.csv").write_text(f"{header}\n{values}\n")
     try:
         result = _perturb(cli, tmp_path / "in.csv", tmp_path / "out.csv", *extra)

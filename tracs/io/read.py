@@ -214,6 +214,10 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         notes.append(f"times from the columns {cmap.time!r} (date) and {clock_name!r} (time of day) joined")
     else:
         time_s = pd.Series(_utc_times(raw.table, cmap.time, times, uid_s), copy=False).dt.tz_localize("UTC")
+    if untimed is None and len(time_s) and time_s.isna().all() and not time_notes:  # not one time in the column
+        raise ValueError(f"{path.name}: the time column {cmap.time!r} is empty in every row (name another with "
+                         f"{flags.get('time', 'time=')} NAME, or give {flags.get('no_time', 'no_time=True')} to "
+                         "keep the file's order without times)")
     notes.extend(time_notes)
     poi_name = find_poi(names, profile) if with_poi else None
     if poi_name is not None and poi_name not in names:
