@@ -56,7 +56,7 @@ def test_a_bad_time_is_unreadable_wherever_it_is(where):
     notes = []
     out = parse_times(values, notes=notes)
     assert np.isnat(out).sum() == 1 and np.isnat(out[where])
-    assert any("1 time not in the layout of its user's other times was not read" in n for n in notes), notes
+    assert any("1 time not in the layout of the other times was not read" in n for n in notes), notes
 
 
 def test_a_group_with_nothing_readable_is_unread_not_refused():

@@ -119,8 +119,10 @@ def _unread(chosen, text, codes, present, ns, epoch, group_name) -> list:
     reading = chosen.reading[codes]
     none = unread & (reading < 0)
     if none.any():
-        out.append(f"{_plural(int(none.sum()), 'time')} of {_plural(len(np.unique(codes[none])), group_name)} "
-                   f"fit no layout (dropped as bad_time), e.g. {text.iloc[int(np.argmax(none))]!r}")
+        n = int(none.sum())
+        whose = f" of {_plural(len(np.unique(codes[none])), group_name)}" if group_name else ""
+        out.append(f"{_plural(n, 'time')}{whose} {_verb(n, 'fits', 'fit')} no layout (dropped as bad_time), e.g. "
+                   f"{text.iloc[int(np.argmax(none))]!r}")
     by_epoch = unread & (reading >= 0) & epoch[np.maximum(reading, 0)]
     if by_epoch.any():
         units = chosen.unit[codes]
@@ -131,9 +133,9 @@ def _unread(chosen, text, codes, present, ns, epoch, group_name) -> list:
     rest = unread & (reading >= 0) & ~epoch[np.maximum(reading, 0)]
     if rest.any():
         n = int(rest.sum())
-        out.append(f"{_plural(n, 'time')} not in the layout of {_verb(n, 'its', 'their')} {group_name}'s other "
-                   f"times {_verb(n, 'was', 'were')} not read (dropped as bad_time), e.g. "
-                   f"{text.iloc[int(np.argmax(rest))]!r}")
+        others = f"{_verb(n, 'its', 'their')} {group_name}'s other times" if group_name else "the other times"
+        out.append(f"{_plural(n, 'time')} not in the layout of {others} {_verb(n, 'was', 'were')} not read "
+                   f"(dropped as bad_time), e.g. {text.iloc[int(np.argmax(rest))]!r}")
     return out
 
 
