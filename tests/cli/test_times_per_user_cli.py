@@ -135,3 +135,12 @@ def test_refused(cli, tmp_path, header, extra, message):
         return
     assert result.returncode != 0 and message in result.stderr, result.stderr
     assert len([line for line in result.stderr.splitlines() if "error" in line]) == 1
+
+
+def test_split_gap_says_it_splits_no_untimed_points(cli, tmp_path):
+    source = _csv(tmp_path / "in.csv", [("a", 41.15, -8.61), ("a", 41.16, -8.62), ("b", 41.17, -8.6)],
+                  header="uid,lat,lng")
+    result = _perturb(cli, source, tmp_path / "out.csv", "--no-time", "--split-gap", "1s")
+    assert result.returncode == 0, result.stderr
+    assert "--split-gap splits no trajectory at points without a time: they keep the file's order" in result.stderr
+    assert "3 points in 2 trajectories" in result.stdout

@@ -15,7 +15,7 @@ import math
 
 FLAGS = {"user": "--user-col", "time": "--time-col", "lat": "--lat-col", "lon": "--lon-col",
          "traj": "--traj-col", "time_format": "--time-format", "dayfirst": "--dayfirst", "tz": "--timezone",
-         "ambiguous": "--ambiguous", "no_time": "--no-time"}
+         "ambiguous": "--ambiguous", "no_time": "--no-time", "split_gap": "--split-gap"}
 #: what ``--input-format`` accepts (``tracs.io.formats.input_formats()``)
 INPUT_FORMAT_HELP = ("how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / GeoParquet), "
                      "foursquare, gowalla, geolife (a folder of Data/<user>/Trajectory/*.plt or one .plt file), "
