@@ -11,10 +11,10 @@ of that group's numbers.  So a user's times depend on that user's values only,
 and a value no reading of its group can read is unreadable (``NaT``: its row is
 dropped) wherever it is.
 
-The work grows with the number of distinct layouts, never with the number of
-groups: the common layouts are tried only on the rows whose *shape* (the text
-with every digit replaced by ``d``) they can fit, told by one representative
-of each shape.
+Each reading is tried once over the whole column, never once per group: the
+common layouts only on the rows whose *shape* (the text with every digit written
+``d``, :mod:`tracs.io.time_shapes`) they can fit, told by one representative of
+each shape; the groups then need one count per group and reading tried.
 """
 
 from __future__ import annotations
@@ -248,6 +248,31 @@ def _units(units, n_groups):
     return np.full(n_groups, -1, dtype=np.int64) if units is None else units
 
 
+def _choose(tried: dict, table: list, groups: np.ndarray, n_groups: int, only):
+    """The reading of each group (-1: none reads any of its values) and whether it tied with
+    the other day/month order: the one reading the most of the group's values, the first of
+    ``table`` among equals (or ``only``).  Counts are kept for the readings tried only."""
+    tried_at = sorted(tried)  # table order: the order of preference
+    counts = np.zeros((n_groups, len(tried_at)), dtype=np.int64)
+    for k, i in enumerate(tried_at):
+        counts[:, k] = np.bincount(groups[tried[i][0]], minlength=n_groups)
+    column = {i: k for k, i in enumerate(tried_at)}
+    if only is not None:
+        best = counts[:, column[only]] if only in column else np.zeros(n_groups, np.int64)
+        choice = np.full(n_groups, only)
+    else:
+        k = counts.argmax(axis=1) if len(tried_at) else np.zeros(n_groups, np.int64)
+        best = counts[np.arange(n_groups), k] if len(tried_at) else np.zeros(n_groups, np.int64)
+        choice = np.asarray(tried_at + [-1])[k]
+    choice = np.where(best > 0, choice, -1)
+    fmt_at = {r.fmt: j for j, r in enumerate(table)}
+    alt = np.array([column.get(fmt_at.get(r.other, -1), -1) for r in table] + [-1])[choice]
+    tie = np.zeros(n_groups, bool)
+    paired = np.flatnonzero(alt >= 0)
+    tie[paired] = counts[paired, alt[paired]] == best[paired]
+    return choice, tie
+
+
 def read_grouped(text, present: np.ndarray, groups: np.ndarray, n_groups: int, *, dayfirst: bool,
                  forced_unit: str | None = None, fixed: Chosen | None = None, notes=None):
     """Read stripped text times (a pandas string Series), each group its own way.
@@ -263,22 +288,7 @@ def read_grouped(text, present: np.ndarray, groups: np.ndarray, n_groups: int, *
     units = None if fixed is None else np.full(n_groups, fixed.unit[0], dtype=np.int64)
     tried, units = _tries(text, present, table, groups, n_groups, only=only, units=units,
                           forced_unit=forced_unit, notes=mixed)
-    counts = np.zeros((n_groups, len(table)), dtype=np.int64)
-    for i, (where, _, _) in tried.items():
-        counts[:, i] = np.bincount(groups[where], minlength=n_groups)
-    if fixed is not None:
-        choice = np.full(n_groups, only)
-        best = counts[:, only]
-    else:
-        choice = counts.argmax(axis=1)
-        best = counts[np.arange(n_groups), choice]
-    choice = np.where(best > 0, choice, -1)
-    pair = {r.fmt: j for j, r in enumerate(table)}
-    other = np.array([pair.get(r.other, -1) for r in table])
-    tie = np.zeros(n_groups, bool)
-    has = choice >= 0
-    alt = np.where(has, other[np.maximum(choice, 0)], -1)
-    tie[has & (alt >= 0)] = counts[has & (alt >= 0), alt[has & (alt >= 0)]] == best[has & (alt >= 0)]
+    choice, tie = _choose(tried, table, groups, n_groups, only)
     ns = np.full(len(text), _NAT, dtype=np.int64)
     naive = np.zeros(len(text), bool)
     for i, (where, values, is_naive) in tried.items():
