@@ -5,7 +5,9 @@
 Arrow (CSV/TSV through ``pyarrow.csv`` on all cores, Parquet through
 ``pyarrow.parquet``; no row-wise Python), finds the user / time / coordinate /
 trajectory columns (:func:`~tracs.io.columns.resolve_columns`), reads the times
-(:func:`~tracs.io.times.parse_times`) and hands the columns to
+once every row is in, each user's by that user's own values
+(:func:`~tracs.io.times.parse_times` with ``groups=`` the user of each row; a file
+without a time column is refused unless ``no_time=True``) and hands the columns to
 ``data_loaders``' validation (``build_checkins``), so every loader drops and
 reports rows the same way: the result is the loaders' WGS84 GeoDataFrame with
 ``attrs["report"]`` (rows read / kept / dropped with line numbers, notes on the
