@@ -8,7 +8,7 @@ GPS point per line, no header::
 
 (longitude first).  Read here (:func:`read_tdrive`, the reader of the common
 reading path; the public loader is ``data_loaders.load_tdrive``): the user id is
-the ``taxi_id`` field exactly as written, the time is the clock time written,
+the ``taxi_id`` field exactly as written (spaces included; an empty field is missing), the time is the clock time written,
 without a zone (the reading path reads it in ``tz``, default UTC; give
 ``tz="Asia/Shanghai"`` / ``--timezone Asia/Shanghai`` for Beijing time), one
 trajectory per taxi unless split by time gaps (``split_gap``).
@@ -18,7 +18,9 @@ as an earlier row) and repeated (taxi, time) pairs at another position are
 listed in the report's notes with their files and lines, and kept unless
 ``duplicates=`` says otherwise: never merged silently.  Empty files (taxis with
 no point) are counted in a note, and a file whose taxi ids differ from its name
-is named in a note.
+is named in a note.  Line ends may be ``\n``, ``\r\n`` or ``\r``; a file holding a NUL
+byte or bytes that are not UTF-8 is refused, naming the file, line and byte offset
+(:class:`~tracs.io.tracks.TrackFileError`).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def read_tdrive_columns(path_or_dir) -> TrackColumns:
     parts, mismatched = [], []
     own = pa.array([p.stem for p in files], type=pa.large_string())
     for table, lines, file, bad_lines, bad_files, blank in read_files(files, skip=0, names=TDRIVE_FIELDS):
-        uid = pc.utf8_trim_whitespace(table.column("taxi_id").combine_chunks()).cast(pa.large_string())
+        uid = table.column("taxi_id").combine_chunks().cast(pa.large_string())  # as written: " 7" is not "7"
         if len(files) > 1:
             differs = pc.not_equal(uid, own.take(pa.array(file))).fill_null(True)
             file_differs = file[differs.to_numpy(zero_copy_only=False)]
