@@ -17,6 +17,13 @@ from tracs.io.times import TimeFormatError, parse_times
     (["user_id", "time", "y", "x"], ("user_id", "time", "y", "x")),
     (["USER", "DateTime", "LAT", "LONG"], ("USER", "DateTime", "LAT", "LONG")),
     (["user", "time", "lat", "lon", "trip_id"], ("user", "time", "lat", "lon")),
+    # other tools' names: trackintel / Posmo, Movebank, AIS (MarineCadastre, both cases), taxi sets
+    (["id", "user_id", "tracked_at", "latitude", "longitude"], ("user_id", "tracked_at", "latitude", "longitude")),
+    (["event-id", "timestamp", "location-long", "location-lat", "tag-local-identifier",
+      "individual-local-identifier"], ("individual-local-identifier", "timestamp", "location-lat", "location-long")),
+    (["MMSI", "BaseDateTime", "LAT", "LON", "SOG"], ("MMSI", "BaseDateTime", "LAT", "LON")),
+    (["mmsi", "basedatetime", "lat", "lon"], ("mmsi", "basedatetime", "lat", "lon")),
+    (["TaxiID", "Time", "Lat", "Lng"], ("TaxiID", "Time", "Lat", "Lng")),
 ])
 def test_aliases(columns, expected):
     cmap = resolve_columns(columns)
