@@ -162,3 +162,16 @@ def write_untimed_csv(path: Path) -> Path:
                     "rui,38.6916,-9.2160\n"
                     "rui,38.6970,-9.2063\n")
     return path
+
+
+def write_cabspotting(folder: Path) -> Path:
+    """Cabs ``abboip`` (three points, newest first, as published; line 3 has a bad time) and
+    ``007`` (one point), an empty ``new_empty.txt`` and the index ``_cabs.txt``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "new_abboip.txt").write_text("37.75134 -122.39488 0 1213084687\n"
+                                           "37.75136 -122.39527 1 1213084659\n"
+                                           "37.75199 -122.3946 0 soon\n")
+    (folder / "new_007.txt").write_text("37.7 -122.4 1 1213000000\n")
+    (folder / "new_empty.txt").write_text("")
+    (folder / "_cabs.txt").write_text('<cab id="abboip" updates="3"/>\n<cab id="007" updates="1"/>\n')
+    return folder

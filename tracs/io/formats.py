@@ -121,6 +121,8 @@ for _entry in (
            selectable=True, directories=True),
     Format("Porto taxi CSV", "porto", read="tracs.io.porto:read_porto", detect="tracs.io.layouts:is_porto",
            selectable=True),
+    Format("Cabspotting", "cabspotting", read="tracs.io.cabspotting:read_cabspotting",
+           detect="tracs.io.layouts:is_cabspotting", selectable=True, directories=True),
 ):
     register_format(_entry)
 del _entry
