@@ -30,7 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["GPXIdError", "NAMESPACE", "read_gpx", "read_gpx_table", "track_ids", "track_names", "write_gpx"]
+__all__ = ["GPXIdError", "NAMESPACE", "points_table", "read_gpx", "read_gpx_table", "track_ids", "track_names",
+           "write_gpx"]
 
 #: the XML namespace of the ids tracs writes in a track's ``<extensions>``
 NAMESPACE = "urn:tracs:gpx:1"
@@ -75,8 +76,6 @@ def read_gpx_table(path):
     """
     import pandas as pd
 
-    from .containers import RawColumns
-
     path = Path(path)
     gpx = _parse(path)
     lat, lon, ele, times, traj = [], [], [], [], []
@@ -103,6 +102,18 @@ def read_gpx_table(path):
         uid = np.array([u for u, _ in per_segment], dtype=object)[traj]
         traj = np.array([t for _, t in per_segment], dtype=object)[traj]
         notes.append("GPX: user and trajectory ids read from the tracks' <extensions>")
+    return points_table(uid, traj, time, lat, lon, ele, notes=notes, unread=unread, fmt="gpx")
+
+
+def points_table(uid, traj, time, lat, lon, ele, *, notes: list, unread: list, fmt: str):
+    """The points of a track file (GPX, KML) as a :class:`~tracs.io.containers.RawColumns`: ``uid``
+    (one id or one per point), ``trajectory``, ``time`` (UTC; missing ones get the ordering time of
+    the module docstring and are marked ``untimed``), ``lat``, ``lon`` and ``elevation`` when some
+    point has one."""
+    import pandas as pd
+
+    from .containers import RawColumns
+
     missing = time.isna().to_numpy()
     if missing.any():  # an ordering time only: the loaders set these points' time back to missing
         by_traj = time.groupby(np.asarray(traj))
@@ -114,7 +125,7 @@ def read_gpx_table(path):
     ele = np.asarray(ele, float)
     if not np.isnan(ele).all():  # a column only when the file has heights
         frame["elevation"] = ele
-    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", "gpx", notes=notes,
+    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", fmt, notes=notes,
                       untimed=missing if missing.any() else None, unread=unread)
 
 
