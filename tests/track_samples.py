@@ -175,3 +175,18 @@ def write_cabspotting(folder: Path) -> Path:
     (folder / "new_empty.txt").write_text("")
     (folder / "_cabs.txt").write_text('<cab id="abboip" updates="3"/>\n<cab id="007" updates="1"/>\n')
     return folder
+
+
+def write_kml(path: Path) -> Path:
+    """A KML file: a ``<gx:Track>`` of three timed points, a ``<LineString>`` of two points without
+    times and a polygon (not read)."""
+    whens = "".join(f"<when>2024-05-01T08:0{k}:00Z</when>" for k in range(3))
+    coords = "".join(f"<gx:coord>{11.50 + 0.01 * k:.2f} {48.10 + 0.01 * k:.2f} 520</gx:coord>" for k in range(3))
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n'
+                    '<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2">\n'
+                    f"<Document><Placemark><name>morning</name><gx:Track>{whens}{coords}</gx:Track></Placemark>\n"
+                    "<Placemark><LineString><coordinates>11.60,48.20 11.61,48.21</coordinates></LineString>"
+                    "</Placemark>\n<Placemark><name>park</name><Polygon><outerBoundaryIs><LinearRing><coordinates>"
+                    "11.5,48.1 11.6,48.1 11.5,48.2 11.5,48.1</coordinates></LinearRing></outerBoundaryIs></Polygon>"
+                    "</Placemark></Document></kml>\n", encoding="utf-8")
+    return path
