@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tracs.io import read_checkins
+from tracs.io import UnsupportedFormatError, read_checkins
 from tracs.io.gpx import GPXIdError, read_gpx_table
 from tracs.io.release import read_release
 from tracs.io.write import write_points
@@ -116,3 +116,18 @@ def test_gpx_refuses_ids_xml_cannot_hold(uid, trajectory, message, tmp_path):
     with pytest.raises(GPXIdError, match=message + ".*write the release as CSV"):
         write_points(_released([uid], [trajectory]), path)
     assert not path.exists()
+
+
+@pytest.mark.parametrize("suffix, sep, tail", [
+    (".csv", ",", b""), (".tsv", "\t", b""),
+    (".csv", ",", "caf\xe9,2024-01-01T00:09:00Z,35.6,139.6\n".encode("latin-1")),  # the pandas reader
+])
+def test_nul_byte_in_an_id_is_named_not_a_new_user(suffix, sep, tail, tmp_path):
+    """A NUL byte past the first 64 KiB made a new user silently; the docs promise its byte offset and line."""
+    rows = "".join(f"7{sep}2024-01-01T00:00:00Z{sep}35.6{sep}139.6\n" for _ in range(3000)).encode()
+    path = tmp_path / f"in{suffix}"
+    head = sep.join(["uid", "datetime", "lat", "lng"]).encode() + b"\n"
+    path.write_bytes(head + rows + b"7\x00" + f"{sep}2024-01-01T00:00:00Z{sep}35.6{sep}139.6\n".encode() + tail)
+    offset = len(head) + len(rows) + 1
+    with pytest.raises(UnsupportedFormatError, match=rf"a binary file: NUL byte at byte offset {offset}, line 3002\)"):
+        read_checkins(path)

@@ -379,8 +379,24 @@ def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
             raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
         raw = _read_text_pandas(path, sep=head.sep, names=names, header=header, encoding=request.encoding)
         raw.table = raw.table[include]
+    if _holds_nul(raw.table):  # a NUL byte in a text column (an id): never a new id, the place named
+        offset, line = binary_at(path, utf8=False)
+        raise unsupported(path, f"a binary file: NUL byte at byte offset {offset}, line {line}")
     raw.roles, raw.profile = roles, profile
     return raw
+
+
+def _holds_nul(table) -> bool:
+    """Whether a text column of a table (Arrow or pandas) holds a NUL character."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(table, pd.DataFrame):
+        return any(bool(table[c].str.contains("\x00", regex=False).fillna(False).any()) for c in table.columns
+                   if pd.api.types.is_string_dtype(table[c].dtype))
+    return any(pc.any(pc.match_substring(table.column(c), "\x00")).as_py() for c in table.column_names
+               if pa.types.is_string(table.schema.field(c).type))
 
 
 def read_parquet(path: Path, request: ReadRequest) -> RawColumns:

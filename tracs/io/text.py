@@ -105,7 +105,7 @@ def sniff(path: Path, *, what: str, delimiters: str = "\t,", encoding: str | Non
         raise ValueError(f"{path} is not a {what} file: no delimiter "
                          f"({' or '.join(map(repr, delimiters))}) in its first line {first[:80]!r}")
     sep = delimiters[int(np.argmax(counts))]
-    fields = next(csv.reader([first], delimiter=sep)) if sep == "," else first.split(sep)
+    fields = next(csv.reader([first], delimiter=sep))  # quoted as the rows are, whatever the delimiter
     return Head(line=first, sep=sep, fields=[f.strip() for f in fields])
 
 
