@@ -28,7 +28,7 @@ import numpy as np
 
 from tracs._text import counted
 
-from .tracks import NAT, TrackColumns, check_memory, concat, finish, numbers, read_files, to_raw
+from .tracks import NAT, TrackColumns, check_memory, finish, numbers, per_file, read_files, to_raw
 
 __all__ = ["CABSPOTTING_FIELDS", "cab_of", "read_cabspotting", "read_cabspotting_columns"]
 
@@ -82,16 +82,9 @@ def read_cabspotting_columns(path_or_dir) -> TrackColumns:
             lon=numbers(table.column("lon").combine_chunks()), lines=lines, fmt="cabspotting-txt",
             source=path.name, file=file, files=names, bad_lines=bad_lines, bad_files=bad_files, blank_lines=blank,
             extra={"occupancy": numbers(table.column("occupancy").combine_chunks())}))
-    if not parts:
-        raise ValueError(f"{path.name}: no point in {counted(len(files), 'Cabspotting file')} (all empty)")
-    cols = concat(parts)
-    read = len(np.unique(cols.file))
-    if len(files) == 1:
-        cols.file, cols.files = None, []
-    cols.notes.append(f"Cabspotting: {counted(read, 'cab file')}, fields latitude, longitude, occupancy, Unix "
-                      "seconds (UTC); the cab is the file name without new_ and .txt")
-    if read < len(files):
-        cols.notes.append(f"{counted(len(files) - read, 'empty file')} (cabs without a point)")
+    cols = per_file(parts, path, len(files), "Cabspotting file", lambda read: (
+        f"Cabspotting: {counted(read, 'cab file')}, fields latitude, longitude, occupancy, Unix seconds (UTC); "
+        "the cab is the file name without new_ and .txt"), "cabs without a point")
     if index:
         cols.notes.append("_cabs.txt (the index of the cabs) not read")
     return finish(cols, duplicates_note=True)

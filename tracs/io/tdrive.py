@@ -31,7 +31,7 @@ import numpy as np
 
 from tracs._text import counted
 
-from .tracks import TrackColumns, check_memory, concat, finish, numbers, parse_datetime, read_files, to_raw
+from .tracks import TrackColumns, check_memory, finish, numbers, parse_datetime, per_file, read_files, to_raw
 
 __all__ = ["TDRIVE_FIELDS", "read_tdrive", "read_tdrive_columns"]
 
@@ -80,17 +80,10 @@ def read_tdrive_columns(path_or_dir) -> TrackColumns:
             lat=numbers(table.column("lat").combine_chunks()), lon=numbers(table.column("lon").combine_chunks()),
             lines=lines, fmt="tdrive-txt", source=path.name, file=file, files=names, bad_lines=bad_lines,
             bad_files=bad_files, blank_lines=blank))
-    if not parts:
-        raise ValueError(f"{path.name}: no point in {counted(len(files), 'T-Drive file')} (all empty)")
-    cols = concat(parts)
-    read = len(np.unique(cols.file))
-    if len(files) == 1:
-        cols.file, cols.files = None, []
-    cols.notes.append(f"T-Drive: {counted(read, 'taxi file')}, fields taxi_id, datetime, longitude, latitude; "
-                      "the times carry no zone (tz='Asia/Shanghai' / --timezone Asia/Shanghai reads them as "
-                      "Beijing time)")
-    if read < len(files):
-        cols.notes.append(f"{counted(len(files) - read, 'empty file')} (taxis without a point)")
+    cols = per_file(parts, path, len(files), "T-Drive file", lambda read: (
+        f"T-Drive: {counted(read, 'taxi file')}, fields taxi_id, datetime, longitude, latitude; the times carry "
+        "no zone (tz='Asia/Shanghai' / --timezone Asia/Shanghai reads them as Beijing time)"),
+        "taxis without a point")
     if mismatched:
         shown = ", ".join(names[k] for k in mismatched[:5]) + (", ..." if len(mismatched) > 5 else "")
         cols.notes.append(f"{counted(len(mismatched), 'file')} {'holds' if len(mismatched) == 1 else 'hold'} taxi ids other than their name "

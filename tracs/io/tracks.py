@@ -141,6 +141,22 @@ def concat(parts: list) -> TrackColumns:
         blank_lines=cat("blank_lines", np.int64), extra=extra, notes=list(dict.fromkeys(notes)), marks=marks)
 
 
+def per_file(parts: list, path: Path, count: int, kind: str, note, empty: str) -> TrackColumns:
+    """One :class:`TrackColumns` of the parts read from ``count`` files of one user each (T-Drive,
+    Cabspotting): ``note(files read)`` first, then how many files were empty (``empty`` says what
+    that means); one file keeps no file index.  No part at all raises naming ``kind``."""
+    if not parts:
+        raise ValueError(f"{path.name}: no point in {counted(count, kind)} (all empty)")
+    cols = concat(parts)
+    read = len(np.unique(cols.file))
+    if count == 1:
+        cols.file, cols.files = None, []
+    cols.notes.append(note(read))
+    if read < count:
+        cols.notes.append(f"{counted(count - read, 'empty file')} ({empty})")
+    return cols
+
+
 # ----------------------------------------------------------------------------- reading many small files
 
 
