@@ -131,3 +131,17 @@ def test_nul_byte_in_an_id_is_named_not_a_new_user(suffix, sep, tail, tmp_path):
     offset = len(head) + len(rows) + 1
     with pytest.raises(UnsupportedFormatError, match=rf"a binary file: NUL byte at byte offset {offset}, line 3002\)"):
         read_checkins(path)
+
+
+@pytest.mark.parametrize("times, kept, dropped", [
+    (["2024-01-01T00:00:00Z", "NA", "", "null"], 1, [3, 4, 5]),
+    (["1709251200", "NA", "nan", "1709251260"], 2, [3, 4]),              # epoch seconds told by magnitude
+    (["01/02/2024 08:00", "NA", "01/03/2024 08:00", "N/A"], 2, [3, 5]),  # a layout detected past the words
+])
+def test_na_words_in_a_time_column_are_missing_times(times, kept, dropped, tmp_path):
+    """Only ids keep the NA words: in a time column they stay missing times, and the layout is found."""
+    path = tmp_path / "in.csv"
+    path.write_text("uid,datetime,lat,lng\n" + "".join(f"NA,{t},35.6,139.6\n" for t in times))
+    frame = read_checkins(path)
+    assert len(frame) == kept and frame.attrs["report"].dropped == {"bad_time": dropped}
+    assert set(frame["uid"]) == {"NA"}

@@ -158,8 +158,10 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     def converters():
         import pyarrow as pa
 
+        from .text import na_words_missing
+
         def utc(column):
-            return pa.array(times(column)).cast(pa.timestamp("ns", tz="UTC"))
+            return pa.array(times(na_words_missing(column))).cast(pa.timestamp("ns", tz="UTC"))
 
         out = {planned.time: utc} if planned.time is not None and clock is None else {}
         if planned.lat is not None and planned.lon is not None:
@@ -210,9 +212,11 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         notes.append(f"no time column (none of {looked}): points kept in the file's order and written without "
                      f"a time, as GPX points without <time>; name one with {flags.get('time', 'time=')} NAME")
     elif clock is not None:
+        from .text import na_words_missing
+
         clock_name = _clock_column(names, clock, flags, path.name)
-        joined = (_column(raw.table, cmap.time).astype("string").str.strip() + " "
-                  + _column(raw.table, clock_name).astype("string").str.strip())
+        joined = (na_words_missing(_column(raw.table, cmap.time)).astype("string").str.strip() + " "
+                  + na_words_missing(_column(raw.table, clock_name)).astype("string").str.strip())
         time_s = pd.Series(times(joined), copy=False).dt.tz_localize("UTC")
         notes.append(f"times from the columns {cmap.time!r} (date) and {clock_name!r} (time of day) joined")
     else:
@@ -333,13 +337,15 @@ def _utc_times(table, name, times) -> np.ndarray:
     into UTC timestamps, else through ``times`` (a :class:`~tracs.io.times.TimeReader`)."""
     import pyarrow as pa
 
+    from .text import na_words_missing
+
     if hasattr(table, "column_names"):
         column = table.column(name)
         if column.type == pa.timestamp("ns", tz="UTC"):
             ns = column.cast(pa.int64()).to_numpy(zero_copy_only=False) if column.null_count == 0 else \
                 column.cast(pa.int64()).fill_null(np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
             return ns.view("datetime64[ns]")
-    return times(_column(table, name))
+    return times(na_words_missing(_column(table, name)))  # the words of missing values are no times
 
 
 def _with_roles(given: dict, roles) -> dict:

@@ -173,6 +173,22 @@ def read_table(path: Path, *, sep: str, header: bool, names=None, text=(),
                              encoding=encoding)
 
 
+def na_words_missing(values):
+    """Text that is no id (times, numbers) with the words of :data:`NA_WORDS` as missing values: an
+    Arrow text array or a pandas Series; any other type is returned as it is."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(values, pd.Series):
+        if pd.api.types.is_string_dtype(values.dtype) or values.dtype == object:
+            return values.mask(values.isin(NA_WORDS))
+        return values
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        return pc.if_else(pc.is_in(values, value_set=pa.array(NA_WORDS, values.type)),
+                          pa.scalar(None, values.type), values)
+    return values
+
+
 def _header_names(path: Path, sep: str, encoding) -> list:
     """The names of a header line exactly as pandas reads them (not stripped)."""
     line = sniff(path, what="table", delimiters=sep, encoding=encoding).line
@@ -186,8 +202,7 @@ def _infer(column, text: bool) -> pd.Series:
     import pyarrow.compute as pc
 
     if not text:  # a number column: pandas' missing words are gaps
-        column = pc.if_else(pc.is_in(column, value_set=pa.array(NA_WORDS, column.type)),
-                            pa.scalar(None, column.type), column)
+        column = na_words_missing(column)
     kinds = () if text or column.null_count == len(column) else _likely_types(column)
     if kinds:
         if isinstance(column, pa.ChunkedArray):
