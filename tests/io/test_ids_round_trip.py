@@ -36,7 +36,7 @@ def _in_file_order(frame):
     return frame.sort_values(frame.columns[frame.columns.str.startswith("source_")][0]).reset_index(drop=True)
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".gpx"])
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".gpx", ".parquet", ".geojson", ".gpkg"])
 def test_written_ids_read_back_exactly(suffix, tmp_path):
     path = tmp_path / f"released{suffix}"
     write_points(_released(IDS), path)

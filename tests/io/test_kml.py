@@ -70,6 +70,8 @@ def test_the_command_reads_kml(tmp_path, capsys):
      r"walk\.kml: placemark 1 <LineString>: coordinate 1 \('11.6,north'\) is not lon,lat\[,alt\]"),
     ("<Placemark><name>unclosed</Placemark>", UnsupportedFormatError, r"cannot read walk\.kml \(not a readable KML"),
     (POLYGON, ValueError, r"walk\.kml holds no <gx:Track>, <LineString> or <Point> positions"),
+    ("<Placemark><Point><coordinates> </coordinates></Point></Placemark>", ValueError,
+     r"walk\.kml: placemark 1 <Point>: 0 coordinates: a point has one lon,lat\[,alt\]"),
 ])
 def test_bad_kml(body, error, message, tmp_path):
     with pytest.raises(error, match=message):

@@ -92,8 +92,10 @@ def read_kml_table(path):
                 parts.append(_lonlat(text.split(), ",", path.name, where))
                 times.append([None] * len(parts[-1]))
             elif kind == "Point":
-                text = " ".join(c.text or "" for c in _children(geometry, "coordinates"))
-                points.append(_lonlat(text.split()[:1], ",", path.name, where))
+                tokens = " ".join(c.text or "" for c in _children(geometry, "coordinates")).split()
+                if len(tokens) != 1:
+                    raise ValueError(f"{path.name}: {where}: {len(tokens)} coordinates: a point has one lon,lat[,alt]")
+                points.append(_lonlat(tokens, ",", path.name, where))
                 point_times.append(stamp)
             elif kind in ("Polygon", "Model"):
                 others[kind] = others.get(kind, 0) + 1
