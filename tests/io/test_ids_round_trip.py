@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import data_loaders
+
 from tracs.io import UnsupportedFormatError, read_checkins
 from tracs.io.gpx import GPXIdError, read_gpx_table
 from tracs.io.release import read_release
@@ -53,7 +55,8 @@ def test_na_words_are_ids_when_another_line_is_not_utf8(suffix, tmp_path):
     path = tmp_path / f"in{suffix}"
     path.write_bytes((sep.join(["uid", "datetime", "lat", "lng"]) + "\n" + "\n".join(rows) + "\n").encode()
                      + sep.join(["caf\xe9", "2024-01-01T00:09:00Z", "35.6", "139.6"]).encode("latin-1") + b"\n")
-    assert _in_file_order(read_checkins(path))["uid"].tolist() == ["None", "<NA>", "NA", "café"]
+    for frame in (read_checkins(path), data_loaders.load_checkins(path)):
+        assert _in_file_order(frame)["uid"].tolist() == ["None", "<NA>", "NA", "café"]
 
 
 def test_empty_id_is_the_only_missing_one(tmp_path):
