@@ -175,7 +175,7 @@ def text_of(path: str, data: bytes) -> bytes:
     nul = data.find(b"\x00")
     if nul >= 0:
         raise nul_byte(path, data.count(b"\n", 0, nul) + 1, nul)
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+    if b"\r" in data and _LONE_CR.search(data):
         data = _LONE_CR.sub(b"\n", data)
     return data
 
