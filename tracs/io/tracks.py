@@ -1,8 +1,9 @@
-"""The public trajectory data sets as columns: what Geolife, T-Drive and Porto readers share.
+"""The public trajectory data sets as columns: what the Geolife, T-Drive, Porto and Cabspotting
+readers share.
 
 A reader of this family (:mod:`tracs.io.geolife`, :mod:`tracs.io.tdrive`,
-:mod:`tracs.io.porto`) turns its files into :class:`TrackColumns`: one row per
-point, the user id as text exactly as written, the time in nanoseconds (UTC, or
+:mod:`tracs.io.porto`, :mod:`tracs.io.cabspotting`) turns its files into
+:class:`TrackColumns`: one row per point, the user id as text exactly as written, the time in nanoseconds (UTC, or
 wall-clock time when ``time_zone`` is None: T-Drive's times carry no zone),
 ``NAT`` where unreadable, latitude and longitude (NaN where not a number), the
 1-based physical line of each point in its file and, for data sets spread over
