@@ -8,8 +8,8 @@ GPS point per line, no header::
 
 (longitude first).  Read here (:func:`read_tdrive`, the reader of the common
 reading path; the public loader is ``data_loaders.load_tdrive``): the user id is
-the ``taxi_id`` field exactly as written (spaces included; an empty field is missing), the time is the clock time written,
-without a zone (the reading path reads it in ``tz``, default UTC; give
+the ``taxi_id`` field exactly as written (spaces included; an empty field is
+missing), the time is the clock time written, without a zone (the reading path reads it in ``tz``, default UTC; give
 ``tz="Asia/Shanghai"`` / ``--timezone Asia/Shanghai`` for Beijing time), one
 trajectory per taxi unless split by time gaps (``split_gap``).
 
