@@ -1,8 +1,9 @@
-"""The public trajectory data sets: Geolife, T-Drive and the Porto taxi trips.
+"""The public trajectory data sets: Geolife, T-Drive, the Porto taxi trips and Cabspotting.
 
 The loaders' form (``data_loaders`` module docstring) for each, read by the
 readers of ``tracs.io`` (:mod:`tracs.io.geolife`, :mod:`tracs.io.tdrive`,
-:mod:`tracs.io.porto`, which say what each reads and reports): user ids exactly
+:mod:`tracs.io.porto`, :mod:`tracs.io.cabspotting`, which say what each reads and
+reports): user ids exactly
 as written, one trajectory per Geolife file and per Porto trip (its id in
 ``attrs["trajectory_column"]``, for ``to_trajectories(frame, by=...)``), every
 dropped row listed with its line (and, for folders of files, its file in the
@@ -16,7 +17,7 @@ import pandas as pd
 
 from tracs.io.checkins import build_checkins, check_duplicates_policy, check_strict
 
-__all__ = ["iter_porto", "load_geolife", "load_porto", "load_tdrive"]
+__all__ = ["iter_porto", "load_cabspotting", "load_geolife", "load_porto", "load_tdrive"]
 
 
 def load_geolife(root, *, duplicates: str = "keep", strict: bool = False):
@@ -80,6 +81,33 @@ def load_tdrive(path_or_dir, *, tz: str = "UTC", duplicates: str = "keep", stric
     from tracs.io.read import read_checkins
 
     return read_checkins(path_or_dir, input_format="tdrive", keep_columns=True, tz=tz,
+                         duplicates=check_duplicates_policy(duplicates), strict=check_strict(strict))
+
+
+def load_cabspotting(path_or_dir, *, duplicates: str = "keep", strict: bool = False):
+    """Load Cabspotting taxi points: one user per cab (``new_abboip.txt`` is cab ``abboip``).
+
+    Parameters
+    ----------
+    path_or_dir : str or os.PathLike
+        One ``new_<cab>.txt`` file or the folder holding them.
+    duplicates : {"keep", "drop_exact", "drop_user_time"}
+        As for :func:`load_tdrive`.
+    strict : bool
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        ``uid`` (the cab), ``datetime`` (UTC), ``occupancy``, ``source_file`` (when several
+        files), ``source_line`` and WGS84 points, in (cab, time) order, with ``attrs["report"]``.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError, DroppedRowsError
+    """
+    from tracs.io.read import read_checkins
+
+    return read_checkins(path_or_dir, input_format="cabspotting", keep_columns=True,
                          duplicates=check_duplicates_policy(duplicates), strict=check_strict(strict))
 
 

@@ -177,3 +177,31 @@ def write_untimed_csv(path: Path) -> Path:
                     "rui,38.6916,-9.2160\n"
                     "rui,38.6970,-9.2063\n")
     return path
+
+
+def write_cabspotting(folder: Path) -> Path:
+    """Cabs ``abboip`` (three points, newest first, as published; line 3 has a bad time) and
+    ``007`` (one point), an empty ``new_empty.txt`` and the index ``_cabs.txt``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "new_abboip.txt").write_text("37.75134 -122.39488 0 1213084687\n"
+                                           "37.75136 -122.39527 1 1213084659\n"
+                                           "37.75199 -122.3946 0 soon\n")
+    (folder / "new_007.txt").write_text("37.7 -122.4 1 1213000000\n")
+    (folder / "new_empty.txt").write_text("")
+    (folder / "_cabs.txt").write_text('<cab id="abboip" updates="3"/>\n<cab id="007" updates="1"/>\n')
+    return folder
+
+
+def write_kml(path: Path) -> Path:
+    """A KML file: a ``<gx:Track>`` of three timed points, a ``<LineString>`` of two points without
+    times and a polygon (not read)."""
+    whens = "".join(f"<when>2024-05-01T08:0{k}:00Z</when>" for k in range(3))
+    coords = "".join(f"<gx:coord>{11.50 + 0.01 * k:.2f} {48.10 + 0.01 * k:.2f} 520</gx:coord>" for k in range(3))
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n'
+                    '<kml xmlns="http://www.opengis.net/kml/2.2" xmlns:gx="http://www.google.com/kml/ext/2.2">\n'
+                    f"<Document><Placemark><name>morning</name><gx:Track>{whens}{coords}</gx:Track></Placemark>\n"
+                    "<Placemark><LineString><coordinates>11.60,48.20 11.61,48.21</coordinates></LineString>"
+                    "</Placemark>\n<Placemark><name>park</name><Polygon><outerBoundaryIs><LinearRing><coordinates>"
+                    "11.5,48.1 11.6,48.1 11.5,48.2 11.5,48.1</coordinates></LinearRing></outerBoundaryIs></Polygon>"
+                    "</Placemark></Document></kml>\n", encoding="utf-8")
+    return path

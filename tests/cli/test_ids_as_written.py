@@ -188,3 +188,21 @@ def test_ids_with_quotes_and_delimiters_are_read_back_exactly(ext, sep, tmp_path
     lines = out.read_text(encoding="utf-8").splitlines()[1:]
     assert lines[-2].startswith("007" + sep) and lines[-1].startswith("7" + sep)  # no other value quoted
     assert lines[0].startswith('"a""b"' if sep == "," else 'a"b' + sep)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".gpx"])
+def test_perturb_then_estimate_counts_every_report(suffix, tmp_path, cli):
+    """'tracs estimate' counted 3 reports for 4 rows of a TSV release with a tab in an id (the quotes
+    the writer put around it were not taken off by the reader)."""
+    from tracs.io.release import read_release
+
+    ids = ["a\tb", "c\nd", "NA", "007"]
+    source = tmp_path / "in.parquet"
+    pd.DataFrame({"uid": ids, "datetime": pd.date_range("2024-01-01", periods=4, freq="min", tz="UTC"),
+                  "lat": 35.6 + 0.01 * np.arange(4), "lng": 139.6 + 0.01 * np.arange(4)}).to_parquet(source)
+    out = tmp_path / f"out{suffix}"
+    done = cli("perturb", source, "-o", out, "-m", "tracs-c", "-e", "2", "--seed", "1", "--region", "tky", "-q")
+    assert done.returncode == 0, done.stderr
+    assert sorted(read_release(out)["uid"].tolist()) == sorted(ids)
+    done = cli("estimate", out, "-o", tmp_path / "density.csv", "--grid", "4")
+    assert done.returncode == 0 and "4 reports" in done.stdout, done.stdout + done.stderr

@@ -17,6 +17,13 @@ from tracs.io.times import TimeFormatError, parse_times
     (["user_id", "time", "y", "x"], ("user_id", "time", "y", "x")),
     (["USER", "DateTime", "LAT", "LONG"], ("USER", "DateTime", "LAT", "LONG")),
     (["user", "time", "lat", "lon", "trip_id"], ("user", "time", "lat", "lon")),
+    # other tools' names: trackintel / Posmo, Movebank, AIS (MarineCadastre, both cases), taxi sets
+    (["id", "user_id", "tracked_at", "latitude", "longitude"], ("user_id", "tracked_at", "latitude", "longitude")),
+    (["event-id", "timestamp", "location-long", "location-lat", "tag-local-identifier",
+      "individual-local-identifier"], ("individual-local-identifier", "timestamp", "location-lat", "location-long")),
+    (["MMSI", "BaseDateTime", "LAT", "LON", "SOG"], ("MMSI", "BaseDateTime", "LAT", "LON")),
+    (["mmsi", "basedatetime", "lat", "lon"], ("mmsi", "basedatetime", "lat", "lon")),
+    (["TaxiID", "Time", "Lat", "Lng"], ("TaxiID", "Time", "Lat", "Lng")),
 ])
 def test_aliases(columns, expected):
     cmap = resolve_columns(columns)
@@ -115,3 +122,19 @@ def test_unreadable_times(values, kwargs, error, fragment):
 def test_timezone_of_naive_times():
     out = parse_times(["2024-07-01 12:00"], tz="Europe/Paris")
     assert out[0] == _utc("2024-07-01T10:00Z")
+
+
+@pytest.mark.parametrize("header, row, user", [
+    ("event-id,visible,timestamp,location-long,location-lat,individual-taxon-canonical-name,"
+     "tag-local-identifier,individual-local-identifier",
+     "1,true,2010-05-28 02:02:09.000,-8.61,41.14,Ciconia ciconia,T1,Stork 7", "Stork 7"),        # Movebank
+    ("MMSI,BaseDateTime,LAT,LON,SOG", "367000001,2023-01-01T00:00:01,41.14,-8.61,0.1", "367000001"),  # AIS
+    ("id,user_id,tracked_at,latitude,longitude", "1,007,2024-01-01T00:00:00+01:00,41.14,-8.61", "007"),  # trackintel
+])
+def test_files_of_other_tools_are_read_without_naming_columns(header, row, user, tmp_path):
+    from tracs.io import read_checkins
+
+    path = tmp_path / "points.csv"
+    path.write_text(header + "\n" + row + "\n")
+    frame = read_checkins(path)
+    assert frame["uid"].tolist() == [user] and frame.geometry.x.tolist() == [-8.61]

@@ -114,7 +114,8 @@ def test_foursquare_parquet(tmp_path):
     (b"\x89PNG\r\n\x1a\n\x00\x00", "image.png", UnsupportedFormatError, SUPPORTED),
     (b"PK\x03\x04spreadsheet", "table.xlsx", UnsupportedFormatError, "supported formats: CSV, TSV"),
     (b"just some words\nand more\n", "notes.txt", UnsupportedFormatError, "supported formats"),
-    (b"<?xml version='1.0'?><kml></kml>", "x.kml", UnsupportedFormatError, "XML file that is not GPX"),
+    (b"<?xml version='1.0'?><kml></kml>", "x.kml", ValueError, r"x\.kml holds no <gx:Track>, <LineString> or <Point>"),
+    (b"<?xml version='1.0'?><svg></svg>", "x.xml", UnsupportedFormatError, "XML file that is neither GPX nor KML"),
     (b"a,b,c\n1,2,3\n", "abc.csv", MissingColumnsError, "Columns found: a, b, c"),
     (b"<?xml version='1.0'?><gpx version='1.1'></gpx>", "empty.gpx", ValueError, "no track or route points"),
 ])

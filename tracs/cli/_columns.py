@@ -20,7 +20,8 @@ FLAGS = {"user": "--user-col", "time": "--time-col", "lat": "--lat-col", "lon": 
 INPUT_FORMAT_HELP = ("how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / GeoParquet), "
                      "foursquare, gowalla, geolife (a folder of Data/<user>/Trajectory/*.plt or one .plt file), "
                      "tdrive (headerless taxi_id,datetime,lon,lat files, or their folder), porto (the ECML/PKDD "
-                     "2015 taxi CSV with POLYLINE), or auto (default: detected from the layout)")
+                     "2015 taxi CSV with POLYLINE), cabspotting (headerless 'lat lon occupancy epoch' files "
+                     "new_<cab>.txt, or their folder), or auto (default: detected from the layout)")
 
 
 def _metres(text: str) -> float:

@@ -45,8 +45,8 @@ def add_parser(subparsers) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", metavar="INPUT",
                    help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
-                        "Parquet, GeoParquet, GeoJSON or GPX with user, time and coordinates; or a public "
-                        "trajectory data set: a Geolife or T-Drive folder, a Porto taxi CSV")
+                        "Parquet, GeoParquet, GeoJSON, GPX or KML with user, time and coordinates; or a public "
+                        "trajectory data set: a Geolife, T-Drive or Cabspotting folder, a Porto taxi CSV")
     from ..io.formats import input_formats
 
     p.add_argument("--input-format", default="auto", choices=input_formats(), help=_columns.INPUT_FORMAT_HELP)

@@ -1,5 +1,6 @@
 """Reading and writing check-in and track files: CSV/TSV with any column names, Parquet,
-GeoParquet, GeoJSON, GeoPackage, Shapefile, GPX, lines as trajectories.
+GeoParquet, GeoJSON, GeoPackage, Shapefile, GPX, KML, lines as trajectories, and the
+layouts of the public trajectory data sets (Geolife, T-Drive, Porto, Cabspotting).
 
 * :data:`FORMATS` — the one table of readers and writers (:mod:`tracs.io.formats`);
   :func:`register_format` adds a :class:`Format` (its module plus one entry).
@@ -33,7 +34,8 @@ _EXPORTS = {
     "TimeFormatError": "times", "parse_times": "times",
     "read_checkins": "read", "PROFILES": "profiles",
     "write_points": "write",
-    "read_gpx_table": "gpx", "write_gpx": "gpx",
+    "read_gpx_table": "gpx", "write_gpx": "gpx", "GPXIdError": "gpx",
+    "read_kml_table": "kml",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -6,12 +6,16 @@ others, from common aliases matched case-insensitively, ignoring spaces, ``_``
 and ``-`` (``User ID`` = ``user_id`` = ``userid``):
 
 ========  =====================================================================
-user      uid, user_id, userid, user, user id
-time      time, timestamp, datetime, utc_time, date_time
-lat       lat, latitude, y
-lon       lon, lng, long, longitude, x
-traj      trajectory, traj, traj_id, trajectory_id, trip, trip_id, track
+user      uid, user_id, userid, user, user id, individual-local-identifier
+          (Movebank), MMSI (AIS), TaxiID
+time      datetime, time, timestamp, utc_time, checkin_time, tracked_at
+          (trackintel, Posmo), BaseDateTime (AIS)
+lat       lat, latitude, y, location-lat (Movebank)
+lon       lng, lon, long, longitude, x, location-long (Movebank)
+traj      trajectory, trajectory_id, traj, traj_id, trip_id, trip, track
 ========  =====================================================================
+
+:data:`ALIASES` is the one table of these names (``docs/data.md`` lists it).
 
 Every missing column is reported at once, with the aliases looked for, the
 columns found and the option that names it (``--lat-col`` on the command line,
@@ -27,10 +31,10 @@ __all__ = ["ALIASES", "API_FLAGS", "CLI_FLAGS", "ColumnMap", "MissingColumnsErro
 
 #: role -> aliases in order of preference (normalised: lower case, letters and digits)
 ALIASES = {
-    "user": ("uid", "userid", "user"),
-    "time": ("datetime", "time", "timestamp", "utctime", "checkintime"),
-    "lat": ("lat", "latitude", "y"),
-    "lon": ("lng", "lon", "long", "longitude", "x"),
+    "user": ("uid", "userid", "user", "individuallocalidentifier", "mmsi", "taxiid"),
+    "time": ("datetime", "time", "timestamp", "utctime", "checkintime", "trackedat", "basedatetime"),
+    "lat": ("lat", "latitude", "y", "locationlat"),
+    "lon": ("lng", "lon", "long", "longitude", "x", "locationlong"),
     "traj": ("trajectory", "trajectoryid", "traj", "trajid", "tripid", "trip", "track"),
 }
 #: how each role is described in messages

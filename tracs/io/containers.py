@@ -72,6 +72,8 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
     each batch converted at once (``convert``: column -> function of an Arrow array), so
     the text of the whole file is never held in memory.
 
+    Only an empty field is missing (``NA``, ``null``, ``None`` are text: ids as
+    written); a field that begins with ``"`` is quoted, in CSV and TSV alike.
     Lines with a wrong number of fields are skipped and listed in ``bad_lines``;
     with ``short_lines="raise"`` a line with too few fields raises
     :class:`ShortLineError` instead (for readers that pad such lines).  A
@@ -102,11 +104,11 @@ def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, 
                 path,
                 read_options=pcsv.ReadOptions(use_threads=threads, block_size=block, column_names=list(names),
                                               skip_rows=1 if header else 0, encoding=encoding or "utf8"),
-                parse_options=pcsv.ParseOptions(delimiter=sep, quote_char=False if sep == "\t" else '"',
-                                                ignore_empty_lines=False, invalid_row_handler=skip),
+                parse_options=pcsv.ParseOptions(delimiter=sep, ignore_empty_lines=False,
+                                                invalid_row_handler=skip),
                 convert_options=pcsv.ConvertOptions(
                     include_columns=list(include), column_types={c: pa.string() for c in include},
-                    strings_can_be_null=True, quoted_strings_can_be_null=True))
+                    null_values=[""], strings_can_be_null=True, quoted_strings_can_be_null=True))
             for batch in reader:
                 blank = np.ones(batch.num_rows, dtype=bool)
                 for column in batch.columns:
@@ -189,7 +191,7 @@ def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) ->
     from .text import read_table_pandas
 
     t = read_table_pandas(path, sep=sep, header=header, names=None if header else list(names),
-                   encoding=encoding)
+                          encoding=encoding, text=True)
     if header:
         t.frame.columns = list(names)
     return RawColumns(t.frame.astype({c: "string" for c in t.frame.columns}), t.lines, "line",
@@ -377,8 +379,24 @@ def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
             raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
         raw = _read_text_pandas(path, sep=head.sep, names=names, header=header, encoding=request.encoding)
         raw.table = raw.table[include]
+    if _holds_nul(raw.table):  # a NUL byte in a text column (an id): never a new id, the place named
+        offset, line = binary_at(path, utf8=False)
+        raise unsupported(path, f"a binary file: NUL byte at byte offset {offset}, line {line}")
     raw.roles, raw.profile = roles, profile
     return raw
+
+
+def _holds_nul(table) -> bool:
+    """Whether a text column of a table (Arrow or pandas) holds a NUL character."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(table, pd.DataFrame):
+        return any(bool(table[c].str.contains("\x00", regex=False).fillna(False).any()) for c in table.columns
+                   if pd.api.types.is_string_dtype(table[c].dtype))
+    return any(pc.any(pc.match_substring(table.column(c), "\x00")).as_py() for c in table.column_names
+               if pa.types.is_string(table.schema.field(c).type))
 
 
 def read_parquet(path: Path, request: ReadRequest) -> RawColumns:

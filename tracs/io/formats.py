@@ -34,7 +34,7 @@ Then one entry::
 the key to ``--input-format`` (:func:`input_formats`).
 
 Otherwise the container is told by the extension and, when that says nothing,
-by the first bytes (``PAR1``, ``<gpx``, ``{``); anything else is one
+by the first bytes (``PAR1``, ``<gpx``, ``<kml``, ``{``); anything else is one
 :class:`UnsupportedFormatError` naming the file and :data:`SUPPORTED`.
 """
 
@@ -114,6 +114,7 @@ for _entry in (
     Format("Shapefile", "shp", (".shp",), read="tracs.io.containers:read_vector"),
     Format("FlatGeobuf", "fgb", (".fgb",), read="tracs.io.containers:read_vector"),
     Format("GPX", "gpx", (".gpx",), read="tracs.io.gpx:read_gpx", write="tracs.io.write:write_gpx_file"),
+    Format("KML", "kml", (".kml",), read="tracs.io.kml:read_kml"),
     # the public trajectory data sets, recognised by their layout (tracs.io.layouts)
     Format("Geolife PLT", "geolife", (".plt",), read="tracs.io.geolife:read_geolife",
            detect="tracs.io.layouts:is_geolife", selectable=True, directories=True),
@@ -121,6 +122,8 @@ for _entry in (
            selectable=True, directories=True),
     Format("Porto taxi CSV", "porto", read="tracs.io.porto:read_porto", detect="tracs.io.layouts:is_porto",
            selectable=True),
+    Format("Cabspotting", "cabspotting", read="tracs.io.cabspotting:read_cabspotting",
+           detect="tracs.io.layouts:is_cabspotting", selectable=True, directories=True),
 ):
     register_format(_entry)
 del _entry
@@ -184,7 +187,7 @@ def format_of(path, input_format: str = "auto") -> Format:
 def container_of(path) -> str:
     """The key of the container of a file: ``"csv"`` or ``"tsv"`` (delimited text; the delimiter
     is sniffed when read), ``"parquet"``,
-    ``"geojson"``, ``"gpx"``, ``"gpkg"``, ... (:data:`FORMATS`).
+    ``"geojson"``, ``"gpx"``, ``"kml"``, ``"gpkg"``, ... (:data:`FORMATS`).
 
     Raises
     ------
@@ -203,10 +206,11 @@ def container_of(path) -> str:
     if fmt is not None and fmt.read != text_reader:
         return fmt.key
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith(b"<?xml") or text.startswith(b"<gpx"):
-        if b"<gpx" in head:
-            return "gpx"
-        raise unsupported(path, "an XML file that is not GPX")
+    if text.startswith(b"<?xml") or text.startswith(b"<gpx") or text.startswith(b"<kml"):
+        for key in ("gpx", "kml"):
+            if b"<" + key.encode() in head:
+                return key
+        raise unsupported(path, "an XML file that is neither GPX nor KML")
     if text.startswith(b"{") and fmt is None:
         return "geojson"
     if head[:4] in _MAGIC:

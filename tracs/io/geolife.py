@@ -19,7 +19,9 @@ exactly as written (``"000"`` stays ``"000"``), the trajectory id
 altitude is kept (``altitude_ft``).  Not kept:
 the third field (always 0) and ``days`` (the same time as ``date`` and ``time``).
 Users' ``labels.txt`` files (transport modes) are not read, and the report says
-how many there were.
+how many there were.  Line ends may be ``\n``, ``\r\n`` or ``\r``; a file holding a
+NUL byte or bytes that are not UTF-8 is refused, naming the file, line and byte
+offset (:class:`~tracs.io.tracks.TrackFileError`).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def read_geolife_columns(root) -> TrackColumns:
     stem_of = pa.array([p.stem for p in files], type=pa.large_string())
     parts = []
     for table, lines, file, bad_lines, bad_files, blank in read_files(files, skip=_HEADER_LINES,
-                                                                      names=GEOLIFE_FIELDS):
+                                                                      names=GEOLIFE_FIELDS, labels=names):
         when = pc.binary_join_element_wise(pc.utf8_trim_whitespace(table.column("date")),
                                            pc.utf8_trim_whitespace(table.column("time")), " ")
         index = pa.array(file)

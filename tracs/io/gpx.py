@@ -2,7 +2,10 @@
 
 Reading: every segment of every track (or, in a file without tracks, every
 route) is one trajectory; the user is the file's name (one GPX file holds one
-person's recordings).  Each point keeps its ``<time>``.  Points without
+person's recordings).  A file tracs wrote carries the user and trajectory id of
+every track in its ``<extensions>`` (``<tracs:uid>``, ``<tracs:trajectory>``, the
+namespace :data:`NAMESPACE`): when every track has them, they are the ids, exactly
+as written (the track names are for display only).  Each point keeps its ``<time>``.  Points without
 ``<time>`` keep no time (none is invented: their ``datetime`` is missing) and
 keep the file's order: for ordering only, they sort just after the previous
 timed point of their segment (before the next one at the start of a segment;
@@ -12,16 +15,35 @@ were.  The report lists them (``LoadReport.untimed``) and its summary says how
 many there were.
 
 Writing: one ``<trk>`` per trajectory (one ``<trkseg>``), its points in the rows'
-order, each with its ``<time>``, or none when its time is missing.
+order, each with its ``<time>``, or none when its time is missing; its name is
+``"<uid> <trajectory>"`` and its ``<extensions>`` hold both ids, every character
+but letters, digits, ``.``, ``-`` and ``_`` written as a character reference, so
+tabs, line breaks, carriage returns and surrounding spaces read back exactly.  An
+id holding a character XML 1.0 cannot hold (a control character other than tab,
+line feed and carriage return) is refused with a :class:`GPXIdError` naming it.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["read_gpx", "read_gpx_table", "track_names", "write_gpx"]
+__all__ = ["GPXIdError", "NAMESPACE", "points_table", "read_gpx", "read_gpx_table", "track_ids", "track_names",
+           "write_gpx"]
+
+#: the XML namespace of the ids tracs writes in a track's ``<extensions>``
+NAMESPACE = "urn:tracs:gpx:1"
+_ID_TAGS = ("uid", "trajectory")
+#: characters XML 1.0 cannot hold, even as a character reference
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+#: characters of an id written as they are; every other one is a character reference
+_PLAIN = re.compile(r"[^\w.-]|_")
+
+
+class GPXIdError(ValueError):
+    """An id GPX (XML 1.0) cannot hold."""
 
 #: what a point may hold besides its position and time, as gpxpy names it -> the GPX element
 _POINT_PARTS = {"elevation": "ele", "speed": "speed", "course": "course", "magnetic_variation": "magvar",
@@ -54,8 +76,6 @@ def read_gpx_table(path):
     """
     import pandas as pd
 
-    from .containers import RawColumns
-
     path = Path(path)
     gpx = _parse(path)
     lat, lon, ele, times, traj = [], [], [], [], []
@@ -75,18 +95,37 @@ def read_gpx_table(path):
     unread = _unread(gpx, segments)
     time = pd.to_datetime(pd.Series(times, dtype=object), utc=True)
     notes = [_segments_note(segments, where, "track segment" if gpx.tracks else "route")]
+    uid, traj = path.stem, np.asarray(traj, dtype=np.int64)
+    ids = _ids_of(gpx)
+    if ids is not None:  # the ids tracs wrote, per segment
+        per_segment = [pair for trk, pair in zip(gpx.tracks, ids) for _ in trk.segments]
+        uid = np.array([u for u, _ in per_segment], dtype=object)[traj]
+        traj = np.array([t for _, t in per_segment], dtype=object)[traj]
+        notes.append("GPX: user and trajectory ids read from the tracks' <extensions>")
+    return points_table(uid, traj, time, lat, lon, ele, notes=notes, unread=unread, fmt="gpx")
+
+
+def points_table(uid, traj, time, lat, lon, ele, *, notes: list, unread: list, fmt: str):
+    """The points of a track file (GPX, KML) as a :class:`~tracs.io.containers.RawColumns`: ``uid``
+    (one id or one per point), ``trajectory``, ``time`` (UTC; missing ones get the ordering time of
+    the module docstring and are marked ``untimed``), ``lat``, ``lon`` and ``elevation`` when some
+    point has one."""
+    import pandas as pd
+
+    from .containers import RawColumns
+
     missing = time.isna().to_numpy()
     if missing.any():  # an ordering time only: the loaders set these points' time back to missing
         by_traj = time.groupby(np.asarray(traj))
         filled = by_traj.ffill()
         filled = filled.fillna(filled.groupby(np.asarray(traj)).bfill())
         time = filled.ffill().bfill().fillna(pd.Timestamp(0, tz="UTC"))  # segments with no time at all
-    frame = pd.DataFrame({"uid": path.stem, "trajectory": np.asarray(traj, dtype=np.int64), "time": time,
+    frame = pd.DataFrame({"uid": uid, "trajectory": traj, "time": time,
                           "lat": np.asarray(lat, float), "lon": np.asarray(lon, float)})
     ele = np.asarray(ele, float)
     if not np.isnan(ele).all():  # a column only when the file has heights
         frame["elevation"] = ele
-    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", "gpx", notes=notes,
+    return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", fmt, notes=notes,
                       untimed=missing if missing.any() else None, unread=unread)
 
 
@@ -96,6 +135,25 @@ def read_gpx(path, request=None):
     raw = read_gpx_table(path)
     raw.roles, raw.profile = {"user": "uid", "time": "time", "traj": "trajectory"}, "checkins"
     return raw
+
+
+def _ids_of(gpx):
+    """``[(uid, trajectory), ...]`` of every track, from the ``<extensions>`` tracs writes, or None
+    when some track has none (a GPX file of another program: the file's name and the positions)."""
+    ids = []
+    for trk in gpx.tracks:
+        found = {e.tag.rsplit("}", 1)[-1]: e.text or "" for e in trk.extensions or ()
+                 if e.tag.startswith("{" + NAMESPACE + "}")}
+        if not all(tag in found for tag in _ID_TAGS):
+            return None
+        ids.append((found["uid"], found["trajectory"]))
+    return ids or None
+
+
+def track_ids(path):
+    """The ``(uid, trajectory)`` ids tracs wrote of every track of a GPX file, or None (see
+    :func:`_ids_of`)."""
+    return _ids_of(_parse(Path(path)))
 
 
 def _unread(gpx, segments) -> list:
@@ -135,20 +193,33 @@ def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None) -> N
     user), in first-seen order.
 
     ``times`` are UTC ``datetime64`` values (``NaT``: no ``<time>``); ``names``
-    optionally labels each trajectory (the user id).
+    optionally labels each trajectory (the user id).  With ``users``, each track's
+    ``<extensions>`` hold its user and trajectory ids (see the module docstring).
+
+    Raises
+    ------
+    GPXIdError
+        An id holding a character XML 1.0 cannot hold (nothing is written).
     """
+    import xml.etree.ElementTree as ET
+
     import gpxpy.gpx
     import pandas as pd
 
     traj = np.asarray(trajectory)
+    owners = None
     if users is None:
         codes, uniques = pd.factorize(traj)
     else:
         codes, pairs = pd.factorize(pd.MultiIndex.from_arrays([np.asarray(users), traj]))
-        uniques = pairs.get_level_values(1)
+        owners, uniques = pairs.get_level_values(0), pairs.get_level_values(1)
     stamps = pd.DatetimeIndex(pd.Series(times)).tz_localize(None) if not isinstance(
         pd.Series(times).dtype, pd.DatetimeTZDtype) else pd.DatetimeIndex(pd.Series(times)).tz_convert(None)
     gpx = gpxpy.gpx.GPX()
+    if owners is not None:
+        gpx.nsmap["tracs"] = NAMESPACE
+        _check_ids(owners, "user id")
+        _check_ids(uniques, "trajectory id")
     order = np.argsort(codes, kind="stable")
     bounds = np.r_[0, np.cumsum(np.bincount(codes, minlength=len(uniques)))]
     lat, lon = np.asarray(lat, float), np.asarray(lon, float)
@@ -156,6 +227,11 @@ def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None) -> N
         rows = order[bounds[k]:bounds[k + 1]]
         name = f"{names[rows[0]]} {uniques[k]}" if names is not None else str(uniques[k])
         track = gpxpy.gpx.GPXTrack(name=name)
+        if owners is not None:
+            for tag, value in zip(_ID_TAGS, (owners[k], uniques[k])):
+                element = ET.Element(f"{{{NAMESPACE}}}{tag}")
+                element.text = _PLAIN.sub(lambda m: f"&#{ord(m.group())};", str(value))
+                track.extensions.append(element)
         segment = gpxpy.gpx.GPXTrackSegment()
         for i in rows:
             t = stamps[i]
@@ -165,6 +241,16 @@ def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None) -> N
         track.segments.append(segment)
         gpx.tracks.append(track)
     Path(path).write_text(gpx.to_xml(), encoding="utf-8")
+
+
+def _check_ids(values, what: str) -> None:
+    """Refuse ids XML 1.0 cannot hold, naming the first and its character."""
+    for value in values:
+        bad = _NOT_XML.search(str(value))
+        if bad:
+            raise GPXIdError(f"GPX cannot hold the {what} {str(value)!r}: its character U+{ord(bad.group()):04X} "
+                             f"(at position {bad.start()}) is not allowed in XML 1.0; write the release as CSV, "
+                             "TSV or GeoParquet, which keep every id")
 
 
 def track_names(path) -> list:

@@ -13,7 +13,8 @@ Read here (:func:`read_porto`, the reader of the common reading path;
 :func:`iter_porto_columns` block by block; the public loaders are
 ``data_loaders.load_porto`` and ``data_loaders.iter_porto``): the user id is
 ``TAXI_ID`` and the trajectory id (``trip_id``) is
-``TRIP_ID``, both as written; point ``k`` of a trip is at ``TIMESTAMP + 15 k``
+``TRIP_ID``, both exactly as written (spaces included; an empty field is missing,
+no other value); point ``k`` of a trip is at ``TIMESTAMP + 15 k``
 seconds (UTC).  A trip with an empty ``POLYLINE`` (``[]``) has no point: the
 notes list its line.  A trip flagged ``MISSING_DATA`` = True (points missing
 from its polyline, so later times are early) is kept and listed in the notes.  A
@@ -129,8 +130,8 @@ def _trip_points(batch, trip_lines: np.ndarray, source: str) -> TrackColumns:
     start = np.where(whole, np.nan_to_num(seconds), 0).astype(np.int64) * 1_000_000_000
     time = np.where(whole[trip], start[trip] + k * (POINT_SECONDS * 1_000_000_000), NAT)
 
-    def text(name):
-        values = pc.utf8_trim_whitespace(batch.column(name)).cast(pa.large_string())
+    def text(name):  # as written: " 20000589" is not "20000589"; an empty field is missing
+        values = batch.column(name).cast(pa.large_string())
         return pc.if_else(pc.equal(values, ""), pa.scalar(None, pa.large_string()), values)
 
     index = pa.array(trip)
@@ -157,7 +158,8 @@ def _batches(path: Path, chunk_bytes: int):
         parse_options=pcsv.ParseOptions(ignore_empty_lines=False,
                                         invalid_row_handler=lambda row: bad.append(row.number) or "skip"),
         convert_options=pcsv.ConvertOptions(include_columns=list(_READ), column_types={c: pa.string() for c in _READ},
-                                            strings_can_be_null=True, quoted_strings_can_be_null=False))
+                                            null_values=[""], strings_can_be_null=True,
+                                            quoted_strings_can_be_null=False))
     # the parser reports a skipped line when it reads the block holding it, which may be a block
     # ahead of the batch being yielded: a batch is numbered once the next one is read (or the file
     # ends), its rows taking the lines from ``next_line`` on that are not skipped
@@ -213,16 +215,50 @@ def porto_notes(cols: TrackColumns) -> TrackColumns:
 
 def iter_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES):
     """The points of a Porto file as :class:`~tracs.io.tracks.TrackColumns`, one block of
-    about ``chunk_bytes`` of text (whole trips) at a time, in file order."""
+    about ``chunk_bytes`` of text (whole trips) at a time, in file order.
+
+    Raises
+    ------
+    TrackFileError
+        Bytes that are not UTF-8, or a NUL byte in an id, naming the file, line and byte offset.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no such file: {path}")
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, (int, np.integer)) or chunk_bytes < 1 << 12:
         raise ValueError(f"chunk_bytes must be an int >= 4096, got {chunk_bytes!r}")
-    for batch, lines, skipped, blank in _batches(path, chunk_bytes):
+    batches = _batches(path, chunk_bytes)
+    while True:
+        try:
+            batch, lines, skipped, blank = next(batches)
+        except StopIteration:
+            return
+        except pa.ArrowInvalid as exc:
+            if "UTF8" not in str(exc):
+                raise
+            raise _not_text(path) from None
+        for name in ("TAXI_ID", "TRIP_ID"):
+            if pc.any(pc.match_substring(batch.column(name), "\x00")).as_py():
+                raise _not_text(path) from None
         cols = _trip_points(batch, lines, path.name)
         cols.bad_lines, cols.blank_lines = skipped, blank
         yield cols
+
+
+def _not_text(path: Path):
+    """The error naming the first NUL byte or byte that is not UTF-8 of a Porto file (file, line,
+    byte offset)."""
+    from .formats import binary_at
+    from .tracks import nul_byte, not_utf8
+
+    offset, line = binary_at(path) or (0, 1)
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        byte = fh.read(1)
+    return nul_byte(path.name, line, offset) if byte == b"\x00" else not_utf8(path.name, byte, offset, line)
 
 
 #: bytes of text per point of a Porto file (``[-8.618643,41.141412],``)

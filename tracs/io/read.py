@@ -209,9 +209,11 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         time_s = _file_order(len(raw.lines), cmap.time, names, profile, path.name, flags, notes, no_time=no_time)
         untimed = np.ones(len(raw.lines), dtype=bool)
     elif clock is not None:
+        from .text import na_words_missing
+
         clock_name = _clock_column(names, clock, flags, path.name)
-        joined = (_column(raw.table, cmap.time).astype("string").str.strip() + " "
-                  + _column(raw.table, clock_name).astype("string").str.strip())
+        joined = (na_words_missing(_column(raw.table, cmap.time)).astype("string").str.strip() + " "
+                  + na_words_missing(_column(raw.table, clock_name)).astype("string").str.strip())
         time_s = pd.Series(times(joined, user_codes(uid_s)), copy=False).dt.tz_localize("UTC")
         notes.append(f"times from the columns {cmap.time!r} (date) and {clock_name!r} (time of day) joined")
     else:
@@ -367,13 +369,15 @@ def _utc_times(table, name, times, uid) -> np.ndarray:
     through ``times`` (a :class:`~tracs.io.times.TimeReader`), each user's by its own values."""
     import pyarrow as pa
 
+    from .text import na_words_missing
+
     if hasattr(table, "column_names"):
         column = table.column(name)
         if column.type == pa.timestamp("ns", tz="UTC"):
             ns = column.cast(pa.int64()).to_numpy(zero_copy_only=False) if column.null_count == 0 else \
                 column.cast(pa.int64()).fill_null(np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
             return ns.view("datetime64[ns]")
-    return times(_column(table, name), user_codes(uid))
+    return times(na_words_missing(_column(table, name)), user_codes(uid))  # the words of missing values are no times
 
 
 def _with_roles(given: dict, roles) -> dict:

@@ -6,8 +6,10 @@ frame: ``lat``, ``lng`` (WGS84) and, when the file has them, ``uid``,
 ``epsilon_trajectory``.  The reader is the format's own (the one every command
 reads inputs with), asked for every column; point geometry gives ``lat`` /
 ``lng`` when the file has no such columns.  A GPX release has one track per
-trajectory, named ``"<uid> <trajectory>"``: ``uid`` and ``trajectory`` come from
-the name (the track's position in the file when the name is not of that form).  ``tracs map``, ``tracs estimate``
+trajectory, its ids in its ``<extensions>`` (:mod:`tracs.io.gpx`); in a GPX file
+without them (written before they were), ``uid`` and ``trajectory`` come from the
+track name ``"<uid> <trajectory>"`` (the track's position in the file when the name
+is not of that form).  ``tracs map``, ``tracs estimate``
 and ``tracs evaluate --dataset`` read releases through it.
 """
 
@@ -114,10 +116,12 @@ def _with_lonlat(frame, raw):
 
 def _gpx_release(path: Path, frame):
     """A GPX release's columns under the released names: its tracks are the trajectories."""
-    from .gpx import track_names
+    from .gpx import track_ids, track_names
 
-    names = [name or "" for name in track_names(path)]
     out = frame.rename(columns={"lon": "lng", "time": "datetime"})
+    if track_ids(path) is not None:  # the ids are in the tracks' <extensions>: read as written
+        return out[[c for c in ("uid", "trajectory", "datetime", "lat", "lng") if c in out.columns]]
+    names = [name or "" for name in track_names(path)]
     parts = [name.rsplit(" ", 1) for name in names]
     users = np.array([p[0] if len(p) == 2 else name for p, name in zip(parts, names)], dtype=object)
     ids = np.array([int(p[1]) if len(p) == 2 and p[1].isdigit() else -1 for p in parts], dtype=np.int64)

@@ -8,8 +8,8 @@ GPS point per line, no header::
 
 (longitude first).  Read here (:func:`read_tdrive`, the reader of the common
 reading path; the public loader is ``data_loaders.load_tdrive``): the user id is
-the ``taxi_id`` field exactly as written, the time is the clock time written,
-without a zone (the reading path reads it in ``tz``, default UTC; give
+the ``taxi_id`` field exactly as written (spaces included; an empty field is
+missing), the time is the clock time written, without a zone (the reading path reads it in ``tz``, default UTC; give
 ``tz="Asia/Shanghai"`` / ``--timezone Asia/Shanghai`` for Beijing time), one
 trajectory per taxi unless split by time gaps (``split_gap``).
 
@@ -18,7 +18,9 @@ as an earlier row) and repeated (taxi, time) pairs at another position are
 listed in the report's notes with their files and lines, and kept unless
 ``duplicates=`` says otherwise: never merged silently.  Empty files (taxis with
 no point) are counted in a note, and a file whose taxi ids differ from its name
-is named in a note.
+is named in a note.  Line ends may be ``\n``, ``\r\n`` or ``\r``; a file holding a NUL
+byte or bytes that are not UTF-8 is refused, naming the file, line and byte offset
+(:class:`~tracs.io.tracks.TrackFileError`).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ import numpy as np
 
 from tracs._text import counted
 
-from .tracks import TrackColumns, check_memory, concat, finish, numbers, parse_datetime, read_files, to_raw
+from .tracks import TrackColumns, check_memory, finish, numbers, parse_datetime, per_file, read_files, to_raw
 
 __all__ = ["TDRIVE_FIELDS", "read_tdrive", "read_tdrive_columns"]
 
@@ -66,7 +68,7 @@ def read_tdrive_columns(path_or_dir) -> TrackColumns:
     parts, mismatched = [], []
     own = pa.array([p.stem for p in files], type=pa.large_string())
     for table, lines, file, bad_lines, bad_files, blank in read_files(files, skip=0, names=TDRIVE_FIELDS):
-        uid = pc.utf8_trim_whitespace(table.column("taxi_id").combine_chunks()).cast(pa.large_string())
+        uid = table.column("taxi_id").combine_chunks().cast(pa.large_string())  # as written: " 7" is not "7"
         if len(files) > 1:
             differs = pc.not_equal(uid, own.take(pa.array(file))).fill_null(True)
             file_differs = file[differs.to_numpy(zero_copy_only=False)]
@@ -78,17 +80,10 @@ def read_tdrive_columns(path_or_dir) -> TrackColumns:
             lat=numbers(table.column("lat").combine_chunks()), lon=numbers(table.column("lon").combine_chunks()),
             lines=lines, fmt="tdrive-txt", source=path.name, file=file, files=names, bad_lines=bad_lines,
             bad_files=bad_files, blank_lines=blank))
-    if not parts:
-        raise ValueError(f"{path.name}: no point in {counted(len(files), 'T-Drive file')} (all empty)")
-    cols = concat(parts)
-    read = len(np.unique(cols.file))
-    if len(files) == 1:
-        cols.file, cols.files = None, []
-    cols.notes.append(f"T-Drive: {counted(read, 'taxi file')}, fields taxi_id, datetime, longitude, latitude; "
-                      "the times carry no zone (tz='Asia/Shanghai' / --timezone Asia/Shanghai reads them as "
-                      "Beijing time)")
-    if read < len(files):
-        cols.notes.append(f"{counted(len(files) - read, 'empty file')} (taxis without a point)")
+    cols = per_file(parts, path, len(files), "T-Drive file", lambda read: (
+        f"T-Drive: {counted(read, 'taxi file')}, fields taxi_id, datetime, longitude, latitude; the times carry "
+        "no zone (tz='Asia/Shanghai' / --timezone Asia/Shanghai reads them as Beijing time)"),
+        "taxis without a point")
     if mismatched:
         shown = ", ".join(names[k] for k in mismatched[:5]) + (", ..." if len(mismatched) > 5 else "")
         cols.notes.append(f"{counted(len(mismatched), 'file')} {'holds' if len(mismatched) == 1 else 'hold'} taxi ids other than their name "

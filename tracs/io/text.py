@@ -44,6 +44,10 @@ except LookupError:
     codecs.register_error(_FALLBACK, _latin1_fallback)
 
 _SNIFF_BYTES = 1 << 16
+#: the words pandas and Arrow read as missing by default: a number column holding one has a gap
+#: there, a text column (ids) keeps the word (only an empty field is a missing id)
+NA_WORDS = ("#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>",
+            "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null")
 _BAD_LINE = re.compile(r"Skipping line (\d+)")
 
 
@@ -101,7 +105,7 @@ def sniff(path: Path, *, what: str, delimiters: str = "\t,", encoding: str | Non
         raise ValueError(f"{path} is not a {what} file: no delimiter "
                          f"({' or '.join(map(repr, delimiters))}) in its first line {first[:80]!r}")
     sep = delimiters[int(np.argmax(counts))]
-    fields = next(csv.reader([first], delimiter=sep)) if sep == "," else first.split(sep)
+    fields = next(csv.reader([first], delimiter=sep))  # quoted as the rows are, whatever the delimiter
     return Head(line=first, sep=sep, fields=[f.strip() for f in fields])
 
 
@@ -153,8 +157,7 @@ def read_table(path: Path, *, sep: str, header: bool, names=None, text=(),
     from .containers import ShortLineError, _read_text
 
     if header:  # the header's names exactly as pandas reads them (not stripped)
-        line = sniff(path, what="table", delimiters=sep, encoding=encoding).line
-        names = next(csv.reader([line], delimiter=sep)) if sep != "\t" else line.split(sep)
+        names = _header_names(path, sep, encoding)
     names = list(names)
     if encoding is None or codecs.lookup(encoding).name == "utf-8":
         try:
@@ -170,12 +173,36 @@ def read_table(path: Path, *, sep: str, header: bool, names=None, text=(),
                              encoding=encoding)
 
 
+def na_words_missing(values):
+    """Text that is no id (times, numbers) with the words of :data:`NA_WORDS` as missing values: an
+    Arrow text array or a pandas Series; any other type is returned as it is."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(values, pd.Series):
+        if pd.api.types.is_string_dtype(values.dtype) or values.dtype == object:
+            return values.mask(values.isin(NA_WORDS))
+        return values
+    if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        return pc.if_else(pc.is_in(values, value_set=pa.array(NA_WORDS, values.type)),
+                          pa.scalar(None, values.type), values)
+    return values
+
+
+def _header_names(path: Path, sep: str, encoding) -> list:
+    """The names of a header line exactly as pandas reads them (not stripped)."""
+    line = sniff(path, what="table", delimiters=sep, encoding=encoding).line
+    return next(csv.reader([line], delimiter=sep))
+
+
 def _infer(column, text: bool) -> pd.Series:
     """An Arrow text column as pandas would infer it: int64, float64 or bool where every
     value is one (int with gaps: float64), else text (``text``: always text)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if not text:  # a number column: pandas' missing words are gaps
+        column = na_words_missing(column)
     kinds = () if text or column.null_count == len(column) else _likely_types(column)
     if kinds:
         if isinstance(column, pa.ChunkedArray):
@@ -231,12 +258,19 @@ def read_table_pandas(path: Path, *, sep: str, header: bool, names=None, text=()
     ``bad_lines``; lines with too few are padded with missing values (the caller's
     checks then drop them with a reason); blank lines are removed and returned in
     ``blank_lines``.  Columns named in ``text`` (ids) are kept as the exact text of
-    the file: if type inference made numbers of them, the file is read again with
-    those columns as strings (reading everything as strings up front is ~4x slower).
+    the file (only an empty field is missing): if type inference made numbers of
+    them, the file is read again with those columns as strings (reading everything as
+    strings up front is ~4x slower).  ``text=True``: every column is text.
     """
     kwargs = dict(sep=sep, header=0 if header else None, names=names,
-                  skip_blank_lines=False, on_bad_lines="warn", low_memory=False,
-                  quoting=csv.QUOTE_NONE if sep == "\t" else csv.QUOTE_MINIMAL)
+                  skip_blank_lines=False, on_bad_lines="warn", low_memory=False, quoting=csv.QUOTE_MINIMAL)
+    if text is True:
+        kwargs.update(dtype=str, keep_default_na=False, na_values=[""])
+        text = ()
+    elif text:
+        columns = names if names is not None else _header_names(path, sep, encoding)
+        kwargs.update(keep_default_na=False,
+                      na_values={c: [""] if c in text else list(NA_WORDS) + [""] for c in columns})
     notes = []
 
     def parse(**extra):

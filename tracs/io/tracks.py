@@ -1,8 +1,9 @@
-"""The public trajectory data sets as columns: what Geolife, T-Drive and Porto readers share.
+"""The public trajectory data sets as columns: what the Geolife, T-Drive, Porto and Cabspotting
+readers share.
 
 A reader of this family (:mod:`tracs.io.geolife`, :mod:`tracs.io.tdrive`,
-:mod:`tracs.io.porto`) turns its files into :class:`TrackColumns`: one row per
-point, the user id as text exactly as written, the time in nanoseconds (UTC, or
+:mod:`tracs.io.porto`, :mod:`tracs.io.cabspotting`) turns its files into
+:class:`TrackColumns`: one row per point, the user id as text exactly as written, the time in nanoseconds (UTC, or
 wall-clock time when ``time_zone`` is None: T-Drive's times carry no zone),
 ``NAT`` where unreadable, latitude and longitude (NaN where not a number), the
 1-based physical line of each point in its file and, for data sets spread over
@@ -22,6 +23,7 @@ per point.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -140,36 +142,109 @@ def concat(parts: list) -> TrackColumns:
         blank_lines=cat("blank_lines", np.int64), extra=extra, notes=list(dict.fromkeys(notes)), marks=marks)
 
 
+def per_file(parts: list, path: Path, count: int, kind: str, note, empty: str) -> TrackColumns:
+    """One :class:`TrackColumns` of the parts read from ``count`` files of one user each (T-Drive,
+    Cabspotting): ``note(files read)`` first, then how many files were empty (``empty`` says what
+    that means); one file keeps no file index.  No part at all raises naming ``kind``."""
+    if not parts:
+        raise ValueError(f"{path.name}: no point in {counted(count, kind)} (all empty)")
+    cols = concat(parts)
+    read = len(np.unique(cols.file))
+    if count == 1:
+        cols.file, cols.files = None, []
+    cols.notes.append(note(read))
+    if read < count:
+        cols.notes.append(f"{counted(count - read, 'empty file')} ({empty})")
+    return cols
+
+
 # ----------------------------------------------------------------------------- reading many small files
 
 
-def read_files(paths, *, skip: int, names, block_bytes: int = BLOCK_BYTES):
+class TrackFileError(ValueError):
+    """A file of a trajectory data set that is not text tracs can read (the message names the file,
+    its line and byte offset)."""
+
+
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def text_of(path: str, data: bytes) -> bytes:
+    """The bytes of a text file (named ``path`` in messages) ready for the parser: lone carriage
+    returns (old Mac line ends) read as line ends (byte for byte, so offsets stay), a NUL byte
+    refused with its line and byte offset."""
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise nul_byte(path, data.count(b"\n", 0, nul) + 1, nul)
+    if b"\r" in data and _LONE_CR.search(data):
+        data = _LONE_CR.sub(b"\n", data)
+    return data
+
+
+def nul_byte(name: str, line: int, offset: int) -> TrackFileError:
+    """The error naming the NUL byte of a text file: ``name``, its line and byte offset."""
+    return TrackFileError(f"{name}: line {line} holds a NUL byte (byte offset {offset}): a binary or damaged "
+                          "file, not text")
+
+
+def not_utf8(name: str, data: bytes, offset: int = 0, line: int = 1) -> TrackFileError:
+    """The error naming the first byte of ``data`` that is not UTF-8: ``name``, its line and byte
+    offset (``data`` starts at byte ``offset``, line ``line`` of the file)."""
+    try:
+        data.decode("utf-8")
+        at = 0
+    except UnicodeDecodeError as exc:
+        at = exc.start
+    line += data.count(b"\n", 0, at)
+    return TrackFileError(f"{name}: line {line} is not UTF-8 text (byte {data[at:at + 1]!r} at byte offset "
+                          f"{offset + at}): save the file as UTF-8")
+
+
+def read_files(paths, *, skip: int, names, block_bytes: int = BLOCK_BYTES, sep: str = ",", labels=None):
     """Parse headerless delimited files (after ``skip`` lines each) with Arrow, several per call.
 
     Yields, per block of files, ``(table, lines, file, bad_lines, bad_files, blank_lines)``:
-    the columns ``names`` as text (empty -> null), the 1-based line of each row in its
-    file, the index of its file in ``paths``, the lines the parser skipped (a wrong
+    the columns ``names`` as text (empty -> null; no other value is missing), the 1-based line of
+    each row in its file, the index of its file in ``paths``, the lines the parser skipped (a wrong
     number of fields) and their files, and the blank lines (dropped from the table).
-    A file with fewer than ``skip`` lines contributes nothing.
+    A file with fewer than ``skip`` lines contributes nothing; ``labels`` name the files in
+    messages (default: their names).  Line ends may be ``\\n``, ``\\r\\n``
+    or ``\\r``.
+
+    Raises
+    ------
+    TrackFileError
+        A file holding a NUL byte or bytes that are not UTF-8, naming the file, line and byte offset.
     """
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    block, starts, index = [], [], []
+    block, starts, index, cuts = [], [], [], []
     size = 0
+    labels = [Path(p).name for p in paths] if labels is None else labels
 
     def parse():
         buf = b"".join(block)
         first_line = np.asarray(starts, dtype=np.int64)  # global 0-based line where each file's data starts
         file_of = np.asarray(index, dtype=np.int32)
         bad = []
-        table = pcsv.read_csv(
-            pa.BufferReader(buf),
-            read_options=pcsv.ReadOptions(column_names=list(names), use_threads=False, block_size=1 << 24),
-            parse_options=pcsv.ParseOptions(ignore_empty_lines=False,
-                                            invalid_row_handler=lambda row: bad.append(row.number) or "skip"),
-            convert_options=pcsv.ConvertOptions(column_types={c: pa.string() for c in names},
-                                                strings_can_be_null=True, quoted_strings_can_be_null=True))
+        try:
+            table = pcsv.read_csv(
+                pa.BufferReader(buf),
+                read_options=pcsv.ReadOptions(column_names=list(names), use_threads=False, block_size=1 << 24),
+                parse_options=pcsv.ParseOptions(delimiter=sep, ignore_empty_lines=False,
+                                                invalid_row_handler=lambda row: bad.append(row.number) or "skip"),
+                convert_options=pcsv.ConvertOptions(column_types={c: pa.string() for c in names}, null_values=[""],
+                                                    strings_can_be_null=True, quoted_strings_can_be_null=True))
+        except pa.ArrowInvalid as exc:
+            if "UTF8" not in str(exc):
+                raise
+            for body, k, cut in zip(block, index, cuts):
+                try:
+                    body.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise not_utf8(labels[k], body, cut, skip + 1) from None
+            raise
         total = buf.count(b"\n")
         bad_global = np.asarray(bad, dtype=np.int64) - 1  # 0-based line in the block
         rows = np.ones(total, dtype=bool)
@@ -191,7 +266,7 @@ def read_files(paths, *, skip: int, names, block_bytes: int = BLOCK_BYTES):
 
     lines_so_far = 0
     for k, path in enumerate(paths):
-        data = Path(path).read_bytes()
+        data = text_of(labels[k], Path(path).read_bytes())
         cut = 0
         for _ in range(skip):
             nl = data.find(b"\n", cut)
@@ -203,12 +278,13 @@ def read_files(paths, *, skip: int, names, block_bytes: int = BLOCK_BYTES):
             body += b"\n"
         starts.append(lines_so_far)
         index.append(k)
+        cuts.append(cut)
         block.append(body)
         lines_so_far += body.count(b"\n")
         size += len(body)
         if size >= block_bytes:
             yield parse()
-            block, starts, index, size, lines_so_far = [], [], [], 0, 0
+            block, starts, index, cuts, size, lines_so_far = [], [], [], [], 0, 0
     if block:
         yield parse()
 

@@ -94,9 +94,11 @@ def write_csv(table, path, delimiter: str = ",", *, progress=None, batch: int = 
 def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, schema=None) -> None:
     """Write Arrow tables of one schema, one after the other, as delimited text.
 
-    Values are quoted only where needed: a value that holds the delimiter, a quote (not
-    in tab-separated text, which tracs reads without quoting) or a line break is quoted
-    (:func:`_quoted_text`), no other; the header likewise.
+    Values are quoted only where needed: a value that holds the delimiter, a quote or a
+    line break is quoted (:func:`_quoted_text`), no other; in tab-separated text, where a
+    quote inside a value is a character, a value holding a tab or a line break or
+    beginning with a quote.  tracs reads both back exactly (:mod:`tracs.io.containers`);
+    the header likewise.
     """
     import csv
     import io
@@ -106,9 +108,7 @@ def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, sche
     import pyarrow.csv as pcsv
 
     structural = "[" + delimiter + '"\\r\\n]'  # Arrow's writer refuses these unquoted
-    # tab-separated text has no quoting (tracs reads a quote in it as a character): there only a tab
-    # or a line break needs quotes
-    pattern = structural if delimiter != "\t" else "[\t\\r\\n]"
+    pattern = structural if delimiter != "\t" else '^"|[\t\\r\\n]'
     with open(path, "wb") as fh:
         for table in tables:
             if schema is None or fh.tell() == 0:
