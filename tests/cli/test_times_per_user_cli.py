@@ -116,7 +116,7 @@ def test_no_time_keeps_the_file_order(cli, tmp_path):
 
 @pytest.mark.parametrize("header, extra, message", [
     ("uid,lat,lng", [], "tracs perturb: error: in.csv: missing column for time: none of datetime, time, timestamp, "
-                        "utctime, checkintime (name it with --time-col NAME, or give --no-time to keep the file's "
+                        "utctime, checkintime, trackedat, basedatetime (name it with --time-col NAME, or give --no-time to keep the file's "
                         "order without times). Columns found: uid, lat, lng"),
     ("uid,time,lat,lng", ["--ambiguous", "first"], "argument --ambiguous: invalid choice: 'first'"),
     ("uid,datetime,lat,lng", [], "tracs perturb: error: in.csv: the time column 'datetime' is empty in every row "

@@ -25,7 +25,7 @@ def generated(tmp_path_factory):
     run = subprocess.run([sys.executable, str(EXAMPLES / "data_docs.py"), "--output-dir", str(out)],
                          cwd=out, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.startswith("rewrote 16 block(s) of "), run.stdout
+    assert run.stdout.startswith("rewrote 17 block(s) of "), run.stdout
     assert "rewrote 1 block(s) of " in run.stdout, run.stdout
     readme = _page.blocks((out / "README.md").read_text(encoding="utf-8"))
     return {**_page.blocks((out / "data.md").read_text(encoding="utf-8")), "README": readme}

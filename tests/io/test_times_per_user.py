@@ -142,7 +142,7 @@ def test_loaders_read_each_users_times_by_their_own_values(tmp_path):
 
 @pytest.mark.parametrize("text, kwargs, error, message", [
     ("uid,lat,lng\na,41.1,-8.6\n", {}, "MissingColumnsError",
-     "in.csv: missing column for time: none of datetime, time, timestamp, utctime, checkintime (name it with time= "
+     "in.csv: missing column for time: none of datetime, time, timestamp, utctime, checkintime, trackedat, basedatetime (name it with time= "
      "NAME, or give no_time=True to keep the file's order without times). Columns found: uid, lat, lng"),
     ("uid,datetime,lat,lng\na,,41.1,-8.6\n", {}, "ValueError",
      "in.csv: the time column 'datetime' is empty in every row (name another with time= NAME, or give "
