@@ -40,6 +40,13 @@ def _files(source: Path) -> list:
     return files
 
 
+def _rows(files) -> int:
+    """The number of rows of Parquet files, from their footers."""
+    import pyarrow.parquet as pq
+
+    return sum(pq.read_metadata(path).num_rows for path in files)
+
+
 def _arrow_kind(kind) -> str | None:
     """The type of ids an Arrow column type holds, as the messages say it (None: no ids)."""
     import pyarrow as pa
@@ -165,6 +172,19 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     return out
 
 
+def write_partition(part, path: Path) -> int:
+    """Write one partition's released rows as the in-process command writes its file (GeoParquet
+    of points, :func:`tracs.io.write.write_geoparquet`); an empty partition writes nothing."""
+    import pyarrow as pa
+
+    from ..io.write import bounds, write_geoparquet
+
+    if len(part):
+        table = pa.Table.from_pandas(part, preserve_index=False)
+        write_geoparquet([table], path, bbox=bounds(np.column_stack([part["lng"], part["lat"]])))
+    return len(part)
+
+
 def _meta(uid_dtype, traj_dtype, index_name, columns):
     """The empty output frame: the released columns asked for (``columns``) and their types."""
     import pandas as pd
@@ -265,9 +285,6 @@ def run_dask(args, method) -> int:
     options = argparse.Namespace(**vars(args))
     start = time.perf_counter()
     with client(args):
-        import dask.dataframe as dd
-        import dask_geopandas
-
         from ..dask import map_users, with_row_numbers
 
         frame = with_row_numbers(_read(files))
@@ -279,25 +296,21 @@ def run_dask(args, method) -> int:
         released = map_users(frame, release_partition, user=user, meta=meta,
                              args=(args.method, options, public, crs))
 
-        def to_geo(part):
-            import geopandas as gpd
-
-            return gpd.GeoDataFrame(part, geometry=gpd.points_from_xy(part["lng"], part["lat"]), crs="EPSG:4326")
-
         counts = {}
 
         def write(folder):
             with dask.config.set({"dataframe.convert-string": False}):
-                dask_geopandas.from_dask_dataframe(released.map_partitions(to_geo, meta=to_geo(meta))).to_parquet(
-                    folder, write_index=False)
-            counts["in"], counts["out"] = len(frame), len(dd.read_parquet(folder, columns=["lat"]))
+                counts["out"] = sum(dask.compute(*[dask.delayed(write_partition)(part, folder / f"part.{i}.parquet")
+                                                   for i, part in enumerate(released.to_delayed())]))
+            if counts["out"] == 0:
+                raise CLIError(f"{source}: no points left to perturb")
 
         write_folder(output, write)
     write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
                           pois_used=public.pois is not None)
     from .._text import given, significant
 
-    n_in, n_out = counts["in"], counts["out"]
+    n_in, n_out = _rows(files), counts["out"]
     dropped = n_in - n_out
     note = f", {dropped:,} rows left out (invalid or outside the region)" if dropped else ""
     print(f"{method.label}: {n_out:,} rows released from {n_in:,}{note}, ε = {given(args.epsilon)} "

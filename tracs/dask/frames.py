@@ -66,8 +66,8 @@ def id_kind(ids) -> str | None:
     if kind == "empty":
         return None
     if kind.startswith("mixed"):
-        values = pd.unique(np.asarray(ids, dtype=object))  # the message only: the distinct ids
-        return f"mixed ({', '.join(sorted({type(v).__name__ for v in values}))})"
+        types = pd.Series(np.asarray(ids, dtype=object)).map(type).unique()  # for the message only
+        return f"mixed ({', '.join(sorted(t.__name__ for t in types))})"
     return _KINDS.get(kind, kind)
 
 

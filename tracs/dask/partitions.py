@@ -15,28 +15,51 @@ _INDEX = "__tracs_index"  # the input's index, carried through shuffles
 
 def _users(part, user):
     ids = part[user]
-    return pd.Series([(pd.unique(ids.to_numpy()), id_kind(ids))], dtype=object)
+    return pd.Series([(pd.unique(ids.to_numpy()), id_kind(ids), len(ids))], dtype=object)
 
 
-def survey(ddf, user: str = "uid", caller: str = "map_users") -> bool:
+def _pandas_sources(ddf) -> list:
+    """The pandas frames ``ddf`` was built from (``dd.from_pandas``), as they were given.
+
+    Dask turns an object column into text when it builds the frame
+    (``dataframe.convert-string``): ``7`` and ``"7"`` both arrive as ``"7"``, so the
+    types of the ids are checked on the frames given.
+    """
+    try:
+        from dask.dataframe.dask_expr.io.io import FromPandas
+    except ImportError:  # another layout of dask's expressions: only the partitions are checked
+        return []
+    frames = [node.frame for node in ddf.expr.walk() if isinstance(node, FromPandas)]
+    return [getattr(frame, "_data", frame) for frame in frames]  # (dask may wrap the frame)
+
+
+def _survey(ddf, user: str, caller: str):
+    """``(spans, lengths)``: whether a user spans partitions, and the partitions' row counts
+    (one pass over the user column; ids of more than one type refused)."""
+    import dask
+
+    per_partition = dask.compute(*[ddf[user].partitions[i].to_frame().map_partitions(
+        _users, user, meta=(None, object)) for i in range(ddf.npartitions)])
+    found = [series.iloc[0] if len(series) else ([], None, 0) for series in per_partition]
+    sources = [id_kind(frame[user]) for frame in _pandas_sources(ddf) if user in frame.columns]
+    check_user_ids([*sources, *(kind for _, kind, _ in found)], column=user, caller=caller)
+    lengths = np.array([n for _, _, n in found], dtype=np.int64)
+    seen: set = set()
+    for values, _, _ in found:
+        for value in values:
+            if value in seen:
+                return True, lengths
+        seen.update(values)
+    return False, lengths
+
+
+def survey(ddf, user: str = "uid", caller: str = "survey") -> bool:
     """Whether some user's rows lie in more than one partition; reads only ``user``.
 
     Refuses (:func:`~tracs.dask.frames.check_user_ids`) ids of more than one type,
     within a partition or across partitions, before anything is computed.
     """
-    import dask
-
-    per_partition = dask.compute(*[ddf[user].partitions[i].to_frame().map_partitions(
-        _users, user, meta=(None, object)) for i in range(ddf.npartitions)])
-    found = [series.iloc[0] for series in per_partition if len(series)]
-    check_user_ids([kind for _, kind in found], column=user, caller=caller)
-    seen: set = set()
-    for values, _ in found:
-        for value in values:
-            if value in seen:
-                return True
-        seen.update(values)
-    return False
+    return _survey(ddf, user, caller)[0]
 
 
 def needs_shuffle(ddf, user: str = "uid") -> bool:
@@ -44,9 +67,10 @@ def needs_shuffle(ddf, user: str = "uid") -> bool:
     return survey(ddf, user, caller="needs_shuffle")
 
 
-def _numbered(ddf):
+def _numbered(ddf, lengths=None):
     """``ddf`` with each row's global position (``_ROW``) and its index (``_INDEX``) as columns."""
-    lengths = ddf.map_partitions(len).compute()
+    if lengths is None:
+        lengths = ddf.map_partitions(len).compute()
     starts = np.r_[0, np.cumsum(lengths)].astype(np.int64)
 
     def number(part, partition_info=None):
@@ -118,9 +142,9 @@ def map_users(ddf, fn, *, user="uid", meta, shuffle="auto", args=()):
     """
     if shuffle not in ("auto", True, False):
         raise ValueError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
-    spans = survey(ddf, user)  # refuses ids of more than one type, whatever ``shuffle``
+    spans, lengths = _survey(ddf, user, "map_users")  # refuses ids of more than one type, whatever ``shuffle``
     spans = spans if shuffle == "auto" else bool(shuffle)
-    numbered, starts = _numbered(ddf)
+    numbered, starts = _numbered(ddf, lengths)
     work = numbered.shuffle(on=user) if spans else numbered
     index_name = ddf._meta.index.name
     tagged_meta = meta.iloc[:0].copy().reset_index(drop=True)
