@@ -2,11 +2,14 @@
 
 Each partition holds whole users (:func:`tracs.dask.map_users` shuffles by user id
 when a user spans files) and is released by the steps of the in-process command
-(:mod:`tracs.cli._fast`): the same reader and checks (the partition is read back
-from a temporary Parquet file with :func:`tracs.io.table.read_points`), the public
-region and its projection, rows outside the region, trajectories split at
-``--split-gap``, one keyed stream per user id, the ε columns.  Every released row
-therefore equals the in-process output for the same input, options and seed.
+(:mod:`tracs.cli._fast`): the same reader and checks (:func:`read_partition`, the one
+read of a partition), the public region and its projection, rows outside the region,
+trajectories split at ``--split-gap``, one keyed stream per user id from the seed
+and the generator (``--secure-rng``: ChaCha20), the ε columns, the GeoParquet writer.
+Every released row therefore equals the in-process output for the same input,
+options and seed.  The user column's type is read from every file's footer first
+(:func:`check_id_types`); the folder is written beside the target and renamed into
+place (:func:`write_folder`); the sidecar is that of the in-process command.
 
 Differences from the in-process command: ``source_row`` (with ``--keep-lines``) is
 the row's position in the whole input (files in name order), rows left out by the
