@@ -36,11 +36,7 @@ def _pandas_sources(ddf) -> list:
 def _survey(ddf, user: str, caller: str):
     """``(spans, lengths)``: whether a user spans partitions, and the partitions' row counts
     (one pass over the user column; ids of more than one type refused)."""
-    import dask
-
-    per_partition = dask.compute(*[ddf[user].partitions[i].to_frame().map_partitions(
-        _users, user, meta=(None, object)) for i in range(ddf.npartitions)])
-    found = [series.iloc[0] if len(series) else ([], None, 0) for series in per_partition]
+    found = ddf[user].to_frame().map_partitions(_users, user, meta=(None, object)).compute().tolist()
     sources = [id_kind(frame[user]) for frame in _pandas_sources(ddf) if user in frame.columns]
     check_user_ids([*sources, *(kind for _, kind, _ in found)], column=user, caller=caller)
     lengths = np.array([n for _, _, n in found], dtype=np.int64)
