@@ -160,6 +160,21 @@ def test_ids_of_two_types_are_refused_before_writing(first, second, types, tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
 
 
+@pytest.mark.parametrize("extra, message", [
+    (["--method", "tracs-d", "--geometry", "lines"],
+     "--engine dask writes points (a GeoParquet folder): --geometry lines needs --engine local"),
+    (["--method", "tracs-d", "--pois", "{pois}"],
+     "--pois is used by the discrete methods and --round-to-pois only, not by 'tracs-d' without --round-to-pois"),
+    (["--method", "em"], "method 'em' needs the public points of interest: --pois FILE"),
+])
+def test_options_the_local_command_refuses_are_refused(extra, message, data, tmp_path, capsys):
+    extra = [a.replace("{pois}", str(data / "pois.csv")) for a in extra]
+    code = main(["perturb", str(data / "2"), "-o", str(tmp_path / "many"), "--engine", "dask", "--region", "tky",
+                 "--seed", "5", "--epsilon", "2", *extra])
+    assert code == 1 and message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
 def test_a_failed_write_leaves_the_target_as_it_was(data, tmp_path, monkeypatch, capsys):
     release = dask_perturb.release_partition
 

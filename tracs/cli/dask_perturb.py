@@ -266,9 +266,11 @@ def run_dask(args, method) -> int:
     if getattr(args, "region", None) is None:
         raise CLIError("--engine dask needs a public --region (partitions cannot share a region "
                        "computed from the data)")
-    _public.check_region_file(args, "perturb")
     if args.seed is None:
         raise CLIError("--engine dask needs --seed (every worker must derive the same key); keep it secret")
+    _public.check_options(args, discrete=method.discrete)  # those of the in-process command
+    if getattr(args, "geometry", "points") != "points":
+        raise CLIError("--engine dask writes points (a GeoParquet folder): --geometry lines needs --engine local")
     source, output = Path(args.input), Path(args.output)
     if not source.exists():
         raise CLIError(f"no such file or directory: {source}")
