@@ -14,7 +14,14 @@ bit for bit the in-process result, however the frame is partitioned and wherever
 the partitions run.  A user whose rows span several partitions is first brought
 into one partition by a shuffle on the user column (only the user column is read
 to decide whether that is needed); the result is put back in the input's
-partitioning, row order and index.
+partitioning, row order and index.  User ids of more than one type in the user
+column (``7`` and ``"7"``, which name one keyed stream) are refused before anything
+is computed (:func:`check_user_ids`).
+
+Modules: :mod:`~tracs.dask.frames` (the in-process definition, the check of id
+types), :mod:`~tracs.dask.partitions` (users across partitions, row numbers,
+:func:`map_users`), :mod:`~tracs.dask.perturbation` (:func:`perturb`),
+:mod:`~tracs.dask.estimation` (:func:`estimate`).
 
 What travels to the workers: the perturber (its public region, ε, POIs), the seed
 and the rows of each partition; nothing else.  Dask is imported only by
