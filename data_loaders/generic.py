@@ -5,9 +5,10 @@ scikit-mobility names ``uid``, ``datetime``, ``lat``, ``lng``).  A GeoDataFrame
 without latitude/longitude columns gives its point coordinates instead (converted
 to WGS84 from its CRS).  Other columns are kept as they are.
 
-Times: datetime columns, strings (ISO 8601 by default, or ``time_format``) or
-numbers (Unix epoch seconds).  Times without an offset are local to ``tz``
-(default UTC); everything is converted to UTC.
+Times: datetime columns, strings (ISO 8601, other common layouts, or
+``time_format``) or numbers (Unix epoch), each user's read by that user's own
+values.  Times without an offset are local to ``tz`` (default UTC); everything
+is converted to UTC.
 """
 
 from __future__ import annotations
@@ -30,16 +31,19 @@ _VECTOR = {".geojson", ".gpkg", ".shp", ".fgb", ".json"}
 _AUTO = object()
 
 
-def _parse_time(values: pd.Series, *, time_format, tz, notes) -> pd.Series:
-    """Times of any supported kind -> tz-aware UTC series (NaT where unparsable).
+def _parse_time(values: pd.Series, uid: pd.Series, *, time_format, tz, ambiguous, notes) -> pd.Series:
+    """Times of any supported kind -> tz-aware UTC series (NaT where unparsable), each user's
+    read by the layout, day/month order and epoch unit of that user's own values.
 
     One implementation with the command line: :func:`tracs.io.times.parse_times`
     (explicit ``time_format``, ISO 8601, the Foursquare layout, other common
-    layouts detected and noted, epoch seconds).
+    layouts detected and noted, epoch numbers).
     """
+    from tracs.io.read import user_codes
     from tracs.io.times import parse_times
 
-    return pd.Series(parse_times(values, time_format=time_format, tz=tz, notes=notes)).dt.tz_localize("UTC")
+    return pd.Series(parse_times(values, time_format=time_format, tz=tz, ambiguous=ambiguous, notes=notes,
+                                 groups=user_codes(uid))).dt.tz_localize("UTC")
 
 
 def _read_path(path: Path, *, sep, encoding, text=()):
@@ -103,7 +107,8 @@ def _coordinates(frame, lat, lng, *, notes):
 def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
                   lat: str = "lat", lng: str = "lng", poi=_AUTO, strict: bool = False,
                   duplicates: str = "keep", time_format: str | None = None, tz: str = "UTC",
-                  sep: str | None = None, encoding: str | None = None, id_type: str = "text"):
+                  ambiguous: str = "earlier", sep: str | None = None, encoding: str | None = None,
+                  id_type: str = "text"):
     """Load check-ins from any table, given the names of its columns.
 
     Parameters
@@ -124,9 +129,14 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     duplicates : {"keep", "drop_exact", "drop_user_time"}, default "keep"
         What to do with repeated rows (always listed in the report).
     time_format : str, optional
-        A ``strptime`` format for string times (default ISO 8601).
+        A ``strptime`` format for string times, or an epoch unit (default: each
+        user's layout or epoch unit told by that user's own values,
+        :func:`tracs.io.times.parse_times`).
     tz : str, default "UTC"
         Timezone of times given without an offset.
+    ambiguous : {"earlier", "later"}, default "earlier"
+        A time ``tz`` repeats (clocks go back) is read as its earlier occurrence
+        (``fold=0``) or its later one; a time ``tz`` skips is dropped as ``bad_time``.
     sep, encoding : str, optional
         Delimiter and encoding of a text file (default: detected; UTF-8 with a
         latin-1 fallback).
@@ -199,7 +209,8 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
         uid = uid.astype("string")  # exactly as written; an empty or blank id is missing
         uid = uid.where(uid.str.strip() != "")
     return build_checkins(
-        uid=uid, time=_parse_time(frame[time], time_format=time_format, tz=tz, notes=notes),
+        uid=uid, time=_parse_time(frame[time], uid, time_format=time_format, tz=tz, ambiguous=ambiguous,
+                                  notes=notes),
         lat=lat_s, lng=lng_s, poi=frame[poi_name] if poi_name else None, extra=extra,
         lines=lines, bad_lines=bad, blank_lines=blank, notes=notes, source=source, fmt=fmt,
         duplicates=duplicates, strict=strict, position=position)

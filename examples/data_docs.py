@@ -82,11 +82,16 @@ EXAMPLES = (
     Example("bad-zone", "visits.csv", samples.write_date_time_csv,
             f"tracs perturb visits.csv -o visits-released.csv -m tracs-d -e 2 {LISBON} "
             "--time-col date,time --timezone Lisbon --seed 1"),
-    Example("no-time", "stops.csv", samples.write_untimed_csv,
+    Example("layouts", "visits.csv", samples.write_layouts_csv,
+            f"tracs perturb visits.csv -o visits-released.csv -m tracs-d -e 2 {LISBON} "
+            "--timezone Europe/Lisbon --seed 1"),
+    Example("no-time-refused", "stops.csv", samples.write_untimed_csv,
             f"tracs perturb stops.csv -o stops-released.csv -m tracs-d -e 2 {LISBON} --seed 1"),
+    Example("no-time", "stops.csv", samples.write_untimed_csv,
+            f"tracs perturb stops.csv -o stops-released.csv -m tracs-d -e 2 {LISBON} --no-time --seed 1"),
 )
 #: The blocks that show a refusal (``tracs perturb: error: ...``) on purpose.
-ERRORS = frozenset({"bad-zone"})
+ERRORS = frozenset({"bad-zone", "no-time-refused"})
 #: The block whose excerpt the README shows, and the README block holding it.
 SAMPLE, README_BLOCK = "porto", "own-files-sample"
 

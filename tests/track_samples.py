@@ -154,6 +154,21 @@ def write_date_time_csv(path: Path) -> Path:
     return path
 
 
+def write_layouts_csv(path: Path) -> Path:
+    """Three visitors in Lisbon, each writing times their own way (month first, day first, ISO
+    8601), local times around the autumn change of the clocks; line 8 is not a date."""
+    path.write_text("user,time,lat,lon\n"
+                    "ana,10/26/2024 18:00,38.7139,-9.1394\n"
+                    "ana,10/27/2024 01:30,38.7169,-9.1399\n"
+                    "rui,26/10/2024 09:00,38.6916,-9.2160\n"
+                    "rui,27/10/2024 10:15,38.6970,-9.2063\n"
+                    "eva,2024-03-31 00:45,38.7223,-9.1393\n"
+                    "eva,2024-03-31 01:30,38.7250,-9.1420\n"
+                    "eva,2024-03-31 soon,38.7260,-9.1430\n"
+                    "eva,2024-03-31 02:10,38.7270,-9.1440\n")
+    return path
+
+
 def write_untimed_csv(path: Path) -> Path:
     """Stops of two users in Lisbon, in the file's order, without a time column."""
     path.write_text("user,lat,lon\n"

@@ -68,9 +68,8 @@ def test_evaluate_reads_porto_forced(cli, tmp_path):
     ("uid,day,clock,lat,lng\n7,2024-07-01,10:00:00,41.15,-8.61\n7,2024-07-01,10:01:00,41.16,-8.62\n",
      ["--time-col", "day,clock", "--timezone", "Europe/Lisbon"],
      "times from the columns 'day' (date) and 'clock' (time of day) joined", "2024-07-01 09:00:00+00:00"),
-    ("uid,lat,lng\n7,41.15,-8.61\n7,41.16,-8.62\n", [],
-     "no time column (none of datetime, time, timestamp, utctime, checkintime): points kept in the file's "
-     "order and written without a time", None),
+    ("uid,lat,lng\n7,41.15,-8.61\n7,41.16,-8.62\n", ["--no-time"],
+     "no times (--no-time): points kept in the file's order and written without a time", None),
 ])
 def test_time_layouts_on_the_command_line(cli, tmp_path, text, flags, note, first):
     source = tmp_path / "in.csv"

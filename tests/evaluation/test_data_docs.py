@@ -25,7 +25,7 @@ def generated(tmp_path_factory):
     run = subprocess.run([sys.executable, str(EXAMPLES / "data_docs.py"), "--output-dir", str(out)],
                          cwd=out, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert run.stdout.startswith("rewrote 12 block(s) of "), run.stdout
+    assert run.stdout.startswith("rewrote 14 block(s) of "), run.stdout
     assert "rewrote 1 block(s) of " in run.stdout, run.stdout
     readme = _page.blocks((out / "README.md").read_text(encoding="utf-8"))
     return {**_page.blocks((out / "data.md").read_text(encoding="utf-8")), "README": readme}
@@ -61,6 +61,14 @@ def test_the_geopackage_of_lines_is_perturbed_as_trajectories(generated):
     assert "read as trajectories" in generated["lines"]
     assert generated["lines"].strip().splitlines()[-2].endswith("-> walks-released.csv (CSV)")
     assert generated["lines-out"].strip().splitlines()[-2].endswith("-> walks-released.gpkg (GeoPackage)")
+
+
+def test_users_times_and_missing_time_blocks(generated):
+    layouts = generated["layouts"]
+    assert "times: 3 layouts among 3 users: " in layouts and "does not exist in Europe/Lisbon" in layouts
+    assert "occurs twice in Europe/Lisbon" in layouts and "point_time" not in "".join(v for k, v in generated.items() if k != "README")
+    assert "give --no-time to keep the file's order" in generated["no-time-refused"]
+    assert "no times (--no-time): points kept in the file's order" in generated["no-time"]
 
 
 def test_the_readme_shows_an_excerpt_of_one_block(generated):

@@ -104,3 +104,19 @@ def test_a_time_list_of_the_wrong_length_is_refused(tmp_path):
 def test_lines_need_a_format_that_holds_them(name, message):
     with pytest.raises(UnsupportedFormatError, match=message):
         output_format(name, geometry="lines")
+
+
+@pytest.mark.parametrize("columns, shown", [
+    ({"driver": ["ann", "bob"], "coordTimes": [json.dumps(TIMES_A), json.dumps(TIMES_B[:1] + ["soon"] * 3)]},
+     "'coordTimes'"),
+    ({"driver": ["ann", "bob"]}, None),
+])
+def test_notes_name_the_users_columns_never_the_added_ones(tmp_path, columns, shown):
+    path = tmp_path / "tracks.geojson"
+    _frame(**columns).to_file(path)
+    points = read_points(path, user="driver")
+    text = " ".join(points.report.notes) + " " + points.report.summary()
+    assert "point_time" not in text and "line_user" not in text and "line_part" not in text, text
+    if shown is not None:
+        assert f"the time is empty or cannot be parsed in column {shown}" in points.report.summary()
+        assert f"columns used: 'driver' as user, {shown} as time" in points.report.notes

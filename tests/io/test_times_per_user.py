@@ -56,7 +56,7 @@ def test_a_bad_time_is_unreadable_wherever_it_is(where):
     notes = []
     out = parse_times(values, notes=notes)
     assert np.isnat(out).sum() == 1 and np.isnat(out[where])
-    assert any("1 time not in the layout of the other times" in n for n in notes), notes
+    assert any("1 time not in the layout of the other times was not read" in n for n in notes), notes
 
 
 def test_a_group_with_nothing_readable_is_unread_not_refused():
@@ -82,7 +82,7 @@ def test_lisbon_overlap(ambiguous, expected):
     out = parse_times(["2024-10-27 01:30", "2024-07-01 10:00"], tz="Europe/Lisbon", ambiguous=ambiguous,
                       notes=notes, flags={"ambiguous": "--ambiguous"})
     assert out[0] == _ns(expected) and out[1] == _ns("2024-07-01T09:00")
-    assert any("occur twice in Europe/Lisbon: clocks go back from 02:00 to 01:00 on 2024-10-27; read as the "
+    assert any("occurs twice in Europe/Lisbon: clocks go back from 02:00 to 01:00 on 2024-10-27; read as the "
                f"{ambiguous} occurrence" in n for n in notes), notes
 
 
@@ -90,7 +90,7 @@ def test_lisbon_gap_is_unread_with_its_reason():
     notes = []
     out = parse_times(["2024-03-31 01:30", "2024-03-31 02:30"], tz="Europe/Lisbon", notes=notes)
     assert np.isnat(out[0]) and out[1] == _ns("2024-03-31T01:30")
-    assert any("1 time (e.g. 2024-03-31 01:30:00) do not exist in Europe/Lisbon: clocks jump from 01:00 to 02:00 "
+    assert any("1 time (e.g. 2024-03-31 01:30:00) does not exist in Europe/Lisbon: clocks jump from 01:00 to 02:00 "
                "on 2024-03-31" in n for n in notes), notes
 
 
@@ -121,3 +121,50 @@ def test_reader_without_groups_reads_later_chunks_like_the_first():
     first = reader(["01/03/2024 08:00"])
     later = reader(["13/05/2024 08:00", "02/03/2024 08:00"])
     assert first[0] == _ns("2024-01-03T08:00") and np.isnat(later[0]) and later[1] == _ns("2024-02-03T08:00")
+
+
+def test_loaders_read_each_users_times_by_their_own_values(tmp_path):
+    import data_loaders as dl
+
+    frame = pd.DataFrame({"uid": ["alice", "alice", "bob"], "datetime": ["02/01/2024 08:00", "01/03/2024 08:00",
+                                                                          "13/05/2024 08:00"],
+                          "lat": [41.15, 41.16, 41.17], "lng": [-8.61, -8.62, -8.63]})
+    out = dl.load_checkins(frame)
+    alice = out[out["uid"] == "alice"]["datetime"].dt.strftime("%Y-%m-%d").tolist()
+    assert alice == ["2024-01-03", "2024-02-01"]  # month first: her own times read both ways
+    path = tmp_path / "in.csv"
+    frame.to_csv(path, index=False)
+    from tracs.io import read_checkins
+
+    again = read_checkins(path)
+    assert again[again["uid"] == "alice"]["datetime"].dt.strftime("%Y-%m-%d").tolist() == alice
+
+
+@pytest.mark.parametrize("text, kwargs, error, message", [
+    ("uid,lat,lng\na,41.1,-8.6\n", {}, "MissingColumnsError",
+     "in.csv: missing column for time: none of datetime, time, timestamp, utctime, checkintime (name it with time= "
+     "NAME, or give no_time=True to keep the file's order without times). Columns found: uid, lat, lng"),
+    ("uid,datetime,lat,lng\na,,41.1,-8.6\n", {}, "ValueError",
+     "in.csv: the time column 'datetime' is empty in every row (name another with time= NAME, or give "
+     "no_time=True to keep the file's order without times)"),
+    ("uid,datetime,lat,lng\na,2024-01-01 00:00,41.1,-8.6\n", {"ambiguous": "both"}, "ValueError",
+     "ambiguous= both: choose earlier or later"),
+    ("uid,datetime,lat,lng\na,soon,41.1,-8.6\nb,later,41.2,-8.6\n", {}, "TimeFormatError",
+     "cannot read times like 'soon': tried ISO 8601 and 42 common layouts"),
+])
+def test_reading_refuses(tmp_path, text, kwargs, error, message):
+    from tracs.io import read_checkins
+
+    (tmp_path / "in.csv").write_text(text)
+    with pytest.raises(Exception) as info:
+        read_checkins(tmp_path / "in.csv", **kwargs)
+    assert type(info.value).__name__ == error and message in str(info.value), str(info.value)
+
+
+def test_no_time_reads_the_file_order(tmp_path):
+    from tracs.io import read_checkins
+
+    (tmp_path / "in.csv").write_text("uid,datetime,lat,lng\na,2024-01-02,41.1,-8.6\na,2024-01-01,41.2,-8.6\n")
+    frame = read_checkins(tmp_path / "in.csv", no_time=True)
+    assert frame.geometry.y.tolist() == [41.1, 41.2] and frame["datetime"].isna().all()
+    assert any("the column 'datetime' is not read" in n for n in frame.attrs["report"].notes)

@@ -1,7 +1,8 @@
 """Command-line options for reading users' files: column names, time layout, margin, quiet.
 
 ``add_input_arguments`` adds ``--user-col``, ``--time-col``, ``--lat-col``,
-``--lon-col``, ``--traj-col``, ``--time-format``, ``--dayfirst`` (and, where the
+``--lon-col``, ``--traj-col``, ``--time-format``, ``--dayfirst``, ``--timezone``,
+``--ambiguous``, ``--no-time`` (and, where the
 command builds a region from the data, ``--pad``); ``read_options`` turns them
 into the keyword arguments of :func:`tracs.io.read_checkins` /
 :func:`tracs.io.table.read_points`, with the option names used in messages.
@@ -13,7 +14,8 @@ import argparse
 import math
 
 FLAGS = {"user": "--user-col", "time": "--time-col", "lat": "--lat-col", "lon": "--lon-col",
-         "traj": "--traj-col", "time_format": "--time-format", "dayfirst": "--dayfirst", "tz": "--timezone"}
+         "traj": "--traj-col", "time_format": "--time-format", "dayfirst": "--dayfirst", "tz": "--timezone",
+         "ambiguous": "--ambiguous", "no_time": "--no-time", "split_gap": "--split-gap"}
 #: what ``--input-format`` accepts (``tracs.io.formats.input_formats()``)
 INPUT_FORMAT_HELP = ("how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / GeoParquet), "
                      "foursquare, gowalla, geolife (a folder of Data/<user>/Trajectory/*.plt or one .plt file), "
@@ -37,11 +39,16 @@ def add_input_arguments(parser, *, pad: bool = False, quiet: bool = False) -> No
         "columns and times of INPUT",
         "Columns are found by name (case, spaces, '_' and '-' ignored): user: uid, user_id, user; "
         "time: datetime, time, timestamp; latitude: lat, latitude, y; longitude: lng, lon, long, "
-        "longitude, x; trajectory (optional): trajectory, traj, trip, track.  Name others here.")
+        "longitude, x; trajectory (optional): trajectory, traj, trip, track.  Name others here.  "
+        "Each user's times are read by the layout, day/month order and epoch unit of that user's own "
+        "values (or by --time-format).")
     g.add_argument("--user-col", metavar="NAME", help="column of user ids")
     g.add_argument("--time-col", metavar="NAME",
                    help="column of times, or DATE,TIME: a date column and a time-of-day column joined "
-                        "(without a time column, points keep the file's order and no time)")
+                        "(a file without one is refused unless --no-time)")
+    g.add_argument("--no-time", action="store_true",
+                   help="read no time: points keep the file's order within each user and are written "
+                        "without a time (a file without a time column needs it)")
     g.add_argument("--lat-col", metavar="NAME", help="column of latitudes (degrees, WGS84)")
     g.add_argument("--lon-col", metavar="NAME", help="column of longitudes (degrees, WGS84)")
     g.add_argument("--traj-col", metavar="NAME",
@@ -52,13 +59,18 @@ def add_input_arguments(parser, *, pad: bool = False, quiet: bool = False) -> No
                         "Foursquare layout; epoch numbers by their magnitude and other common layouts are "
                         "recognised and reported)")
     g.add_argument("--dayfirst", action="store_true",
-                   help="read ambiguous dates such as 01/02/2024 day first (default: month first)")
+                   help="read a user's dates that read both ways, such as 01/02/2024, day first (default: "
+                        "month first)")
     g.add_argument("--id-type", choices=("text", "infer"), default="text",
                    help="user ids of text files: text (default: exactly as written, so 007 and 7 are two "
                         "users) or infer (numbers when every id is an integer: 007 becomes 7)")
     g.add_argument("--timezone", metavar="ZONE", default=None,
                    help="zone of times written without one: a name such as Europe/Lisbon or a constant "
-                        "offset such as +01:00 (default: UTC)")
+                        "offset such as +01:00 (default: UTC); a time the zone skips (clocks jump forward) "
+                        "is dropped as bad_time with its reason")
+    g.add_argument("--ambiguous", choices=("earlier", "later"), default="earlier",
+                   help="a time the zone repeats (clocks go back) is read as its earlier occurrence "
+                        "(default: earlier, summer time, zoneinfo fold=0) or its later one (later, fold=1)")
     if not any("--input-format" in a.option_strings for a in parser._actions):
         from ..io.formats import input_formats
 
@@ -79,6 +91,8 @@ def read_options(args) -> dict:
                 dayfirst=bool(getattr(args, "dayfirst", False)), flags=FLAGS,
                 id_type=getattr(args, "id_type", None) or "text",
                 tz=getattr(args, "timezone", None) or "UTC",
+                ambiguous=getattr(args, "ambiguous", None) or "earlier",
+                no_time=bool(getattr(args, "no_time", False)),
                 input_format=_input_format(getattr(args, "input_format", "auto")))
 
 

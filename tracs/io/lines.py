@@ -17,7 +17,9 @@ points' times come from
 
 The user is the feature's user column; a file without one is one user, named by
 the file (a note says so).  The columns these add to the feature's own are
-named in :data:`ADDED` (``line_part``, ``point_time``, ``line_user``).  Any other
+named in :data:`ADDED` (``line_part``, ``point_time``, ``line_user``), except the
+vertices' times, which keep the name of their source (the time list's property,
+or ``M``); notes never show the added names.  Any other
 geometry (polygons, multipoints, collections) is refused with the file, the row
 and the type found, and a hint.
 
@@ -155,15 +157,17 @@ def line_table(frame, lines: LinePoints, source: str, *, stem: str, notes: list,
     times, note = point_times(lines, None if lists_name is None else frame[lists_name].to_numpy(dtype=object),
                               source, first_row)
     untimed = None
-    if times is not None:
-        table[ADDED["time"]] = times
+    time_name = ADDED["time"]
+    if times is not None:  # under the name the user knows: the time list's, or M
+        time_name = lists_name if lists_name is not None else "M" if "M" not in table.columns else time_name
+        table[time_name] = times
         notes.append(note or f"times of the line vertices read from the property {lists_name!r}")
     else:
-        table[ADDED["time"]] = pd.Series(np.zeros(len(table), "datetime64[ns]")).dt.tz_localize("UTC")
+        table[time_name] = pd.Series(np.zeros(len(table), "datetime64[ns]")).dt.tz_localize("UTC")
         untimed = np.ones(len(table), bool)
         notes.append(f"{len(np.unique(lines.parts)):,} line part(s) without times (no M coordinate, no time "
                      "list): their points keep the line's order and are written without a time")
-    roles["time"] = ADDED["time"]
+    roles["time"] = time_name
     if not any(normalise(n) in ALIASES["user"] for n in names):
         table[ADDED["user"]] = stem
         roles["user"] = ADDED["user"]

@@ -28,8 +28,11 @@ import numpy as np
 from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
 from .containers import _float_column
 from .layouts import TRACK_FORMATS
+from .lines import ADDED
 from .profiles import PROFILES, find_poi, profile_of
 
+#: columns a reader adds under names of its own (never shown as the user's columns)
+PLACEHOLDERS = frozenset(ADDED.values())
 #: how text user ids are read: exactly as written, or as integers when all of them are
 ID_TYPES = ("text", "infer")
 
@@ -100,8 +103,8 @@ def _user_ids(series, id_type: str = "text"):
 
 
 def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
-                 time_format=None, dayfirst=False, tz="UTC", keep_columns=False, encoding=None, sep=None,
-                 flags=None, with_poi=True, id_type="text") -> dict:
+                 time_format=None, dayfirst=False, tz="UTC", ambiguous="earlier", no_time=False,
+                 keep_columns=False, encoding=None, sep=None, flags=None, with_poi=True, id_type="text") -> dict:
     """Read the columns of a check-in file: the keyword arguments of ``data_loaders``' ``build_checkins``.
 
     See :func:`read_checkins` for the parameters.  ``uid``, ``time`` (UTC),
@@ -139,7 +142,8 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     from .times import TimeReader
 
     time_notes = []
-    times = TimeReader(time_format=time_format, dayfirst=dayfirst, tz=tz, notes=time_notes, flags=flags)
+    times = TimeReader(time_format=time_format, dayfirst=dayfirst, tz=tz, ambiguous=ambiguous, notes=time_notes,
+                       flags=flags)
     header_names = []
 
     def plan(names, *, roles=None, profile_hint=None, need_coords=True):
@@ -155,13 +159,8 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
             [*planned.used(), *clock_col, *([poi] if poi and poi not in planned.used() else [])]
         return include, converters()
 
-    def converters():
-        import pyarrow as pa
-
-        def utc(column):
-            return pa.array(times(column)).cast(pa.timestamp("ns", tz="UTC"))
-
-        out = {planned.time: utc} if planned.time is not None and clock is None else {}
+    def converters():  # times are read once every row is in: each user's from that user's own values
+        out = {}
         if planned.lat is not None and planned.lon is not None:
             out[planned.lat] = out[planned.lon] = _float_column
         return out
@@ -196,27 +195,29 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         raise AssertionError
     usual = {"user": "uid", "time": "datetime", "lat": "lat", "lon": "lng"}  # the loaders' own names
     renamed = {r: c for r, c in (("user", cmap.user), ("time", cmap.time), ("lat", cmap.lat),
-                                 ("lon", cmap.lon)) if c is not None and c != usual[r]}
+                                 ("lon", cmap.lon)) if c is not None and c != usual[r] and c not in PLACEHOLDERS}
     if renamed:
         notes.append("columns used: " + ", ".join(f"{c!r} as {r}" for r, c in renamed.items()))
     import pandas as pd
 
     untimed = raw.untimed
     clock_name = None
-    if cmap.time is None:  # no time at all: the file's order, as GPX points without <time>
-        time_s = pd.Series(np.arange(len(raw.lines), dtype=np.int64).view("datetime64[ns]")).dt.tz_localize("UTC")
+    uid_s = _user_ids(_column(raw.table, cmap.user), id_type)
+    if cmap.time is None or no_time:  # the file's order, as GPX points without <time>
+        time_s = _file_order(len(raw.lines), cmap.time, names, profile, path.name, flags, notes, no_time=no_time)
         untimed = np.ones(len(raw.lines), dtype=bool)
-        looked = ", ".join(PROFILES[profile].get("time", ALIASES["time"]))
-        notes.append(f"no time column (none of {looked}): points kept in the file's order and written without "
-                     f"a time, as GPX points without <time>; name one with {flags.get('time', 'time=')} NAME")
     elif clock is not None:
         clock_name = _clock_column(names, clock, flags, path.name)
         joined = (_column(raw.table, cmap.time).astype("string").str.strip() + " "
                   + _column(raw.table, clock_name).astype("string").str.strip())
-        time_s = pd.Series(times(joined), copy=False).dt.tz_localize("UTC")
+        time_s = pd.Series(times(joined, user_codes(uid_s)), copy=False).dt.tz_localize("UTC")
         notes.append(f"times from the columns {cmap.time!r} (date) and {clock_name!r} (time of day) joined")
     else:
-        time_s = pd.Series(_utc_times(raw.table, cmap.time, times), copy=False).dt.tz_localize("UTC")
+        time_s = pd.Series(_utc_times(raw.table, cmap.time, times, uid_s), copy=False).dt.tz_localize("UTC")
+    if untimed is None and len(time_s) and time_s.isna().all() and not time_notes:  # not one time in the column
+        raise ValueError(f"{path.name}: the time column {cmap.time!r} is empty in every row (name another with "
+                         f"{flags.get('time', 'time=')} NAME, or give {flags.get('no_time', 'no_time=True')} to "
+                         "keep the file's order without times)")
     notes.extend(time_notes)
     poi_name = find_poi(names, profile) if with_poi else None
     if poi_name is not None and poi_name not in names:
@@ -233,20 +234,22 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         if c in RESERVED:
             raise ValueError(f"the trajectory column may not be named {c!r}")
     return dict(
-        uid=_user_ids(_column(raw.table, cmap.user), id_type), time=time_s, lat=lat_s, lng=lon_s,
+        uid=uid_s, time=time_s, lat=lat_s, lng=lon_s,
         poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
         bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
         untimed=untimed, traj=cmap.traj,
-        column_names={"user": cmap.user, "time": cmap.time, "lat": cmap.lat or "geometry",
-                      "lon": cmap.lon or "geometry"},
+        column_names={r: c for r, c in (("user", cmap.user), ("time", None if no_time else cmap.time),
+                                        ("lat", cmap.lat or "geometry"), ("lon", cmap.lon or "geometry"))
+                      if c is not None and c not in PLACEHOLDERS},
         others=[c for c in (header_names or names) if c not in used and c != raw.geometry
                 and c not in raw.roles.values()] + list(raw.unread))
 
 
 def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
-                  time_format=None, dayfirst=False, tz="UTC", keep_columns=False, strict=False,
-                  duplicates="keep", encoding=None, sep=None, flags=None, id_type="text"):
+                  time_format=None, dayfirst=False, tz="UTC", ambiguous="earlier", no_time=False,
+                  keep_columns=False, strict=False, duplicates="keep", encoding=None, sep=None, flags=None,
+                  id_type="text"):
     """Read a check-in file of any supported format with any column names.
 
     Parameters
@@ -262,8 +265,12 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
         Which column names and time layout to expect.  ``"auto"`` recognises the
         Foursquare and Gowalla headers (and their headerless text forms).  The
         container (CSV, Parquet, ...) does not matter.
-    time_format, dayfirst, tz
-        See :func:`tracs.io.times.parse_times`.
+    time_format, dayfirst, tz, ambiguous
+        See :func:`tracs.io.times.parse_times`; each user's times are read by the
+        layout, day/month order and epoch unit of that user's own values.
+    no_time : bool, default False
+        Read no time: the points keep the file's order and are released without a
+        time.  Without it, a file with no time column is a ``MissingColumnsError``.
     keep_columns : bool, default False
         Also keep every other column (as ``data_loaders.load_checkins`` does);
         the default reads only the columns needed, which is faster and lighter.
@@ -295,7 +302,7 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
 
     columns = read_columns(path, user=user, time=time, lat=lat, lon=lon, traj=traj,
                            input_format=input_format, time_format=time_format, dayfirst=dayfirst,
-                           tz=tz, keep_columns=keep_columns, encoding=encoding, sep=sep, flags=flags,
+                           tz=tz, ambiguous=ambiguous, no_time=no_time, keep_columns=keep_columns, encoding=encoding, sep=sep, flags=flags,
                            id_type=id_type)
     traj = columns.pop("traj")
     columns.pop("others")
@@ -328,9 +335,34 @@ def _clock_column(names, clock, flags, source) -> str:
                               ["time"], names)
 
 
-def _utc_times(table, name, times) -> np.ndarray:
-    """The time column as datetime64[ns] UTC: directly when the batches were already read
-    into UTC timestamps, else through ``times`` (a :class:`~tracs.io.times.TimeReader`)."""
+def user_codes(uid) -> np.ndarray:
+    """One integer code per row, the same for the rows of one user (ids exactly as read;
+    rows without a user share one code): the groups each user's times are read by."""
+    import pandas as pd
+
+    return pd.factorize(uid)[0]
+
+
+def _file_order(n, time_col, names, profile, source, flags, notes, *, no_time):
+    """Times that only keep the file's order, with ``no_time``; without it, a missing time
+    column is a :class:`MissingColumnsError` naming the columns looked for and the file."""
+    import pandas as pd
+
+    looked = ", ".join(PROFILES[profile].get("time", ALIASES["time"]))
+    given = flags.get("no_time", "no_time=True")
+    if not no_time:
+        raise MissingColumnsError(f"{source}: missing column for time: none of {looked} (name it with "
+                                  f"{flags.get('time', 'time=')} NAME, or give {given} to keep the file's order "
+                                  f"without times). Columns found: {', '.join(names)}", ["time"], names)
+    order = pd.Series(np.arange(n, dtype=np.int64).view("datetime64[ns]")).dt.tz_localize("UTC")
+    notes.append(f"no times ({given}): points kept in the file's order and written without a time"
+                 + (f"; the column {time_col!r} is not read" if time_col is not None else ""))
+    return order
+
+
+def _utc_times(table, name, times, uid) -> np.ndarray:
+    """The time column as datetime64[ns] UTC: directly when it holds UTC timestamps, else
+    through ``times`` (a :class:`~tracs.io.times.TimeReader`), each user's by its own values."""
     import pyarrow as pa
 
     if hasattr(table, "column_names"):
@@ -339,7 +371,7 @@ def _utc_times(table, name, times) -> np.ndarray:
             ns = column.cast(pa.int64()).to_numpy(zero_copy_only=False) if column.null_count == 0 else \
                 column.cast(pa.int64()).fill_null(np.iinfo(np.int64).min).to_numpy(zero_copy_only=False)
             return ns.view("datetime64[ns]")
-    return times(_column(table, name))
+    return times(_column(table, name), user_codes(uid))
 
 
 def _with_roles(given: dict, roles) -> dict:

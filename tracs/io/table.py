@@ -154,6 +154,10 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     untimed = cols.get("untimed")
     untimed = np.zeros(len(lines), bool) if untimed is None else np.asarray(untimed, dtype=bool)
     meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes", "column_names")}
+    if gap is not None and untimed.any():
+        flag = (options.get("flags") or {}).get("split_gap", "split_gap=")
+        meta["notes"] = [*meta["notes"], f"{flag} splits no trajectory at points without a time: they keep the "
+                                         "file's order"]
     others = tuple(cols["others"])
     dropped = {}
     if len(cols["bad_lines"]):

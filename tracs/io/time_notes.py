@@ -27,6 +27,10 @@ def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def _verb(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
 def _label(reading, unit: int) -> str:
     if reading.kind == "epoch":
         return f"Unix epoch {EPOCH_NAMES[_UNITS[unit]]}"
@@ -115,8 +119,10 @@ def _unread(chosen, text, codes, present, ns, epoch, group_name) -> list:
     reading = chosen.reading[codes]
     none = unread & (reading < 0)
     if none.any():
-        out.append(f"{_plural(int(none.sum()), 'time')} of {_plural(len(np.unique(codes[none])), group_name)} "
-                   f"fit no layout (dropped as bad_time), e.g. {text.iloc[int(np.argmax(none))]!r}")
+        n = int(none.sum())
+        whose = f" of {_plural(len(np.unique(codes[none])), group_name)}" if group_name else ""
+        out.append(f"{_plural(n, 'time')}{whose} {_verb(n, 'fits', 'fit')} no layout (dropped as bad_time), e.g. "
+                   f"{text.iloc[int(np.argmax(none))]!r}")
     by_epoch = unread & (reading >= 0) & epoch[np.maximum(reading, 0)]
     if by_epoch.any():
         units = chosen.unit[codes]
@@ -126,8 +132,10 @@ def _unread(chosen, text, codes, present, ns, epoch, group_name) -> list:
                        "read (dropped as bad_time)")
     rest = unread & (reading >= 0) & ~epoch[np.maximum(reading, 0)]
     if rest.any():
-        out.append(f"{_plural(int(rest.sum()), 'time')} not in the layout of the other times of their "
-                   f"{group_name} were not read (dropped as bad_time), e.g. {text.iloc[int(np.argmax(rest))]!r}")
+        n = int(rest.sum())
+        others = f"{_verb(n, 'its', 'their')} {group_name}'s other times" if group_name else "the other times"
+        out.append(f"{_plural(n, 'time')} not in the layout of {others} {_verb(n, 'was', 'were')} not read "
+                   f"(dropped as bad_time), e.g. {text.iloc[int(np.argmax(rest))]!r}")
     return out
 
 
@@ -157,13 +165,17 @@ def localise(wall_ns: np.ndarray, tz, ambiguous: str, note, flags) -> np.ndarray
     if gap.any():
         wall = pd.Timestamp(wall_ns[odd[gap][0]]).to_pydatetime()
         before, after = _jump(str(tz), wall)
-        note(f"{_plural(int(gap.sum()), 'time')} (e.g. {wall:%Y-%m-%d %H:%M:%S}) do not exist in {tz}: clocks jump "
+        n = int(gap.sum())
+        note(f"{_plural(n, 'time')} (e.g. {wall:%Y-%m-%d %H:%M:%S}) {_verb(n, 'does', 'do')} not exist in {tz}: "
+             f"clocks jump "
              f"from {before:%H:%M} to {after:%H:%M} on {before:%Y-%m-%d}; dropped as bad_time")
     if (~gap).any():
         wall = pd.Timestamp(wall_ns[odd[~gap][0]]).to_pydatetime()
         before, after = _jump(str(tz), wall)
         other = "later" if ambiguous == "earlier" else "earlier"
-        note(f"{_plural(int((~gap).sum()), 'time')} (e.g. {wall:%Y-%m-%d %H:%M:%S}) occur twice in {tz}: clocks go "
+        n = int((~gap).sum())
+        note(f"{_plural(n, 'time')} (e.g. {wall:%Y-%m-%d %H:%M:%S}) {_verb(n, 'occurs', 'occur')} twice in {tz}: "
+             f"clocks go "
              f"back from {before:%H:%M} to {after:%H:%M} on {before:%Y-%m-%d}; read as the {ambiguous} occurrence "
              f"({flag} {other} reads the {other})")
     return out

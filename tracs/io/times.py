@@ -127,6 +127,7 @@ class TimeReader:
         self.notes = [] if notes is None else notes
         self.group_name = group_name
         self._fixed = None
+        self._groups_named = False
         self._said = set()
 
     def _note(self, text):
@@ -151,20 +152,32 @@ class TimeReader:
                 values = values.to_pandas()
         s = pd.Series(values, copy=False).reset_index(drop=True)
         codes, n_groups = _group_codes(groups, len(s))
+        fixed = self._fixed if groups is None else None  # chunks without groups follow the first
+        self._groups_named = groups is not None
         if isinstance(s.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(s.dtype):
             ns, naive = stamps_ns(s)
-            return self._place(ns, np.full(len(ns), naive))
+            return self._place(ns, np.full(len(ns), naive)).view("datetime64[ns]")
         if pd.api.types.is_bool_dtype(s.dtype):
             raise TypeError("the time column holds booleans, not times")
         if pd.api.types.is_numeric_dtype(s.dtype):
-            return self._numbers(s, codes, n_groups).view("datetime64[ns]")
-        if not (isinstance(s.dtype, pd.StringDtype) and s.dtype.storage == "pyarrow"):
-            s = s.astype("string[pyarrow]")
-        return self._text(s.str.strip(), codes, n_groups)
+            ns, chosen = self._numbers(s, codes, n_groups, fixed)
+        else:
+            if not (isinstance(s.dtype, pd.StringDtype) and s.dtype.storage == "pyarrow"):
+                s = s.astype("string[pyarrow]")
+            ns, chosen = self._text(s.str.strip(), codes, n_groups, fixed)
+        if groups is None and self._fixed is None and chosen is not None and (chosen.reading >= 0).any():
+            self._fixed = chosen
+        return ns.view("datetime64[ns]")
+
+    def _epoch_table(self, unit) -> Chosen:
+        """Every group read as epoch numbers in ``unit`` (an index of the units)."""
+        table = readings(self.dayfirst)
+        epoch = next(i for i, r in enumerate(table) if r.kind == "epoch")
+        return Chosen(table, np.array([epoch]), np.array([unit]), np.zeros(1, bool))
 
     # ------------------------------------------------------------------ numbers
 
-    def _numbers(self, s, codes, n_groups) -> np.ndarray:
+    def _numbers(self, s, codes, n_groups, fixed):
         import pandas as pd
 
         values = s.to_numpy(dtype=np.int64) if pd.api.types.is_integer_dtype(s.dtype) and not s.isna().any() \
@@ -174,44 +187,37 @@ class TimeReader:
             raise TimeFormatError(f"the times are numbers (e.g. {s.iloc[0]}), not text in the layout "
                                   f"{self.time_format!r}: give {self.flags.get('time_format', 'time_format=')} "
                                   f"{' or '.join(EPOCH_FORMATS)} (Unix epoch), or none to detect the unit")
-        forced = self.time_format
-        if forced is None:
-            units = np.full(n_groups, self._fixed.unit[0]) if self._fixed is not None else \
-                group_units(values, codes, n_groups)
-            if self._fixed is None and present.any() and n_groups == 1:
-                self._fixed = Chosen([], np.zeros(1, np.int64), units[:1], np.zeros(1, bool))
+        if self.time_format is not None:
+            units = np.full(n_groups, list(EPOCH_FORMATS).index(self.time_format))
+        elif fixed is not None:
+            units = np.full(n_groups, fixed.unit[0])
         else:
-            units = np.zeros(n_groups, np.int64)
-        ns = epoch_of_groups(values, codes, units, forced)
-        epoch = next(i for i, r in enumerate(readings(False)) if r.kind == "epoch")
-        chosen = Chosen(readings(False), np.where(np.bincount(codes[present], minlength=n_groups) > 0, epoch, -1),
-                        units, np.zeros(n_groups, bool))
+            units = group_units(values, codes, n_groups)
+        ns = epoch_of_groups(values, codes, units, self.time_format)
+        table = self._epoch_table(0)
+        has = np.bincount(codes[present], minlength=n_groups) > 0
+        chosen = Chosen(table.table, np.where(has, table.reading[0], -1), units, np.zeros(n_groups, bool))
         self._say(chosen, s, codes, present, ns)
-        return ns
+        return ns, chosen
 
     # ------------------------------------------------------------------ text
 
-    def _text(self, text, codes, n_groups) -> np.ndarray:
+    def _text(self, text, codes, n_groups, fixed):
         present = (text.notna() & (text != "")).to_numpy(dtype=bool, na_value=False)
         if self.time_format is not None and self.time_format not in EPOCH_FORMATS:
             ns, naive = self._given_format(text, present)
-            return self._place(ns, naive)
+            return self._place(ns, naive), None
         if not present.any():
-            return np.full(len(text), np.datetime64("NaT"), dtype="datetime64[ns]")
-        fixed = self._fixed
-        if self.time_format in EPOCH_FORMATS and fixed is None:
-            table = readings(self.dayfirst)
-            epoch = next(i for i, r in enumerate(table) if r.kind == "epoch")
-            fixed = Chosen(table, np.array([epoch]), np.array([list(EPOCH_FORMATS).index(self.time_format)]),
-                           np.zeros(1, bool))
+            return np.full(len(text), _NAT, dtype=np.int64), None
+        deciding = fixed is None and self.time_format is None
+        if self.time_format in EPOCH_FORMATS:
+            fixed = self._epoch_table(list(EPOCH_FORMATS).index(self.time_format))
         ns, naive, chosen = read_grouped(text, present, codes, n_groups, dayfirst=self.dayfirst,
                                          forced_unit=self.time_format, fixed=fixed, notes=self.notes)
-        if not (ns != _NAT).any():
+        if deciding and not (ns != _NAT).any():
             self._unreadable(text[present].iloc[0])
-        if n_groups == 1 and self._fixed is None and (chosen.reading >= 0).any():
-            self._fixed = chosen
         self._say(chosen, text, codes, present, ns)
-        return self._place(ns, naive)
+        return self._place(ns, naive), chosen
 
     def _given_format(self, text, present):
         fmt_flag = self.flags.get("time_format", "time_format=")
@@ -237,7 +243,7 @@ class TimeReader:
         from .time_notes import describe
 
         for note in describe(chosen, text, codes, present, ns, flags=self.flags, dayfirst=self.dayfirst,
-                             forced=self.time_format, group_name=self.group_name):
+                             forced=self.time_format, group_name=self.group_name if self._groups_named else None):
             self._note(note)
 
     # ------------------------------------------------------------------ timezone
@@ -254,7 +260,7 @@ class TimeReader:
                 self._note(f"times without a timezone were read in {self.tz} and converted to UTC")
                 rows = np.flatnonzero(wall)
                 ns[rows] = localise(ns[rows], self.tz, self.ambiguous, self._note, self.flags)
-        return ns.view("datetime64[ns]")
+        return ns
 
 
 def parse_times(values, *, time_format: str | None = None, dayfirst: bool = False, tz: str = "UTC",
