@@ -210,9 +210,6 @@ def test_the_folder_is_written_beside_and_renamed(data, tmp_path, monkeypatch):
     assert sorted(p.name for p in (tmp_path / "many").iterdir()) == ["part.0.parquet", "part.1.parquet"]
 
 
-@pytest.mark.xfail(strict=True, reason="the file reader (tracs.io.read.read_columns) decides a layout per batch "
-                   "of the whole file, not per user: the partition's one read (dask_perturb.read_partition) "
-                   "follows once it passes groups= to parse_times")
 def test_times_are_read_per_user_as_in_process(tmp_path):
     """User 1 writes dates both readings fit, user 2 dates only the day-first reading fits:
     each user's times are read from that user's own values, in one file or in two."""
