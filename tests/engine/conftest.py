@@ -16,7 +16,7 @@ from tracs.perturbers import TraCSD
 
 KEYED = "keys" in inspect.signature(TraCSD.perturb_many).parameters
 HERE = Path(__file__).resolve().parent
-NEEDS_KEYED = ("test_engine.py", "test_dask.py", "test_cli_dask.py", "test_benchmarks.py")
+NEEDS_KEYED = ("test_engine.py", "test_dask.py", "test_cli_dask.py", "test_dask_release.py", "test_benchmarks.py")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -2,11 +2,14 @@
 
 Each partition holds whole users (:func:`tracs.dask.map_users` shuffles by user id
 when a user spans files) and is released by the steps of the in-process command
-(:mod:`tracs.cli._fast`): the same reader and checks (the partition is read back
-from a temporary Parquet file with :func:`tracs.io.table.read_points`), the public
-region and its projection, rows outside the region, trajectories split at
-``--split-gap``, one keyed stream per user id, the ε columns.  Every released row
-therefore equals the in-process output for the same input, options and seed.
+(:mod:`tracs.cli._fast`): the same reader and checks (:func:`read_partition`, the one
+read of a partition), the public region and its projection, rows outside the region,
+trajectories split at ``--split-gap``, one keyed stream per user id from the seed
+and the generator (``--secure-rng``: ChaCha20), the ε columns, the GeoParquet writer.
+Every released row therefore equals the in-process output for the same input,
+options and seed.  The user column's type is read from every file's footer first
+(:func:`check_id_types`); the folder is written beside the target and renamed into
+place (:func:`write_folder`); the sidecar is that of the in-process command.
 
 Differences from the in-process command: ``source_row`` (with ``--keep-lines``) is
 the row's position in the whole input (files in name order), rows left out by the
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -31,14 +35,66 @@ from ._common import CLIError
 COLUMNS = ("uid", "trajectory", "datetime", "source_row", "lat", "lng", "epsilon_point", "epsilon_trajectory")
 
 
-def _read(source: Path):
-    """The input directory (or file) as a Dask frame with ``lat`` / ``lng`` columns."""
-    import dask.dataframe as dd
-    import pyarrow.parquet as pq
-
+def _files(source: Path) -> list:
+    """The Parquet files of the input directory (in name order), or the input file."""
     files = sorted(source.glob("*.parquet")) if source.is_dir() else [source]
     if not files:
         raise CLIError(f"{source}: no .parquet files to read")
+    return files
+
+
+def _rows(files) -> int:
+    """The number of rows of Parquet files, from their footers."""
+    import pyarrow.parquet as pq
+
+    return sum(pq.read_metadata(path).num_rows for path in files)
+
+
+def _arrow_kind(kind) -> str | None:
+    """The type of ids an Arrow column type holds, as the messages say it (None: no ids)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if pa.types.is_null(kind):
+        return None
+    if pa.types.is_integer(kind):
+        return "integer"
+    if pa.types.is_floating(kind):
+        return "floating"
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return "text"
+    return str(kind)
+
+
+def check_id_types(source: Path, files, user: str) -> None:
+    """Refuse, before anything is read or written, user ids of different types in different files.
+
+    Ids of different types are different users (``7`` and ``"7"``, ``7`` and
+    ``"007"``), but the keyed stream of an id is named by its value
+    (:func:`tracs.random.stream_ids`), so they would draw the same noise; a file
+    holds one type per column, as the in-process command reads it.
+    """
+    import pyarrow.parquet as pq
+
+    first = {}  # type of ids -> the first file holding it
+    for path in files:
+        schema = pq.read_schema(path)
+        if user in schema.names:
+            kind = _arrow_kind(schema.field(user).type)
+            if kind is not None:
+                first.setdefault(kind, path.name)
+    if len(first) > 1:
+        (a, file_a), (b, file_b) = list(first.items())[:2]
+        raise CLIError(f"{source}: the user ids of column {user!r} are {a} in {file_a} and {b} in {file_b}; "
+                       "ids of different types would draw the same noise: write every id with one type")
+
+
+def _read(files):
+    """The input files as one Dask frame with ``lat`` / ``lng`` columns."""
+    import dask.dataframe as dd
+    import pyarrow.parquet as pq
+
     if b"geo" not in (pq.read_schema(files[0]).metadata or {}):
         return dd.read_parquet([str(f) for f in files])
     import dask_geopandas
@@ -56,6 +112,32 @@ def _read(source: Path):
     return gdf.map_partitions(to_columns, meta=to_columns(gdf._meta))
 
 
+def build_model(method, options: argparse.Namespace, public):
+    """The method's context and model from the public parameters (on the client and on each worker)."""
+    from ..methods import MethodContext
+
+    ctx = MethodContext(region=public.region, anchor=options.anchor, _poi_space=public.pois,
+                        pois=None if public.pois is None else public.pois.points)
+    return ctx, method.build(ctx, options.epsilon, per_trajectory=options.per_trajectory)
+
+
+def read_partition(part, options: argparse.Namespace):
+    """The rows of one partition of whole users, read as the in-process command reads a file.
+
+    The one call of the reader on the Dask path: the partition goes through a
+    temporary Parquet file to :func:`tracs.io.table.read_points`, so its checks,
+    its grouping and its reading of times (decided from each user's own rows) are
+    those of :func:`tracs.cli._fast.run`.
+    """
+    from ..io.table import read_points
+    from . import _columns
+
+    with tempfile.TemporaryDirectory(prefix="tracs-partition-") as folder:
+        path = Path(folder) / "part.parquet"
+        part.reset_index(drop=True).to_parquet(path, index=False)
+        return read_points(path, split_gap=options.split_gap, **_columns.read_options(options))
+
+
 def release_partition(part, method: str, options: argparse.Namespace, public, crs):
     """Release one partition of whole users as :func:`tracs.cli._fast.run` releases a file.
 
@@ -65,24 +147,18 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     import pandas as pd
 
     from ..engine import perturb_many
-    from ..io.table import read_points, released_table, to_wgs84
-    from ..methods import MethodContext, get
-    from . import _columns, _public
-    from ._fast import released_columns, user_keys
+    from ..io.table import released_table, to_wgs84
+    from ..methods import get
+    from . import _public
+    from ._fast import random_argument, released_columns, user_keys
 
     method = get(method)
-    with tempfile.TemporaryDirectory(prefix="tracs-partition-") as folder:
-        path = Path(folder) / "part.parquet"
-        part.reset_index(drop=True).to_parquet(path, index=False)
-        points = read_points(path, split_gap=options.split_gap, **_columns.read_options(options))
-    points, _ = _public.points_in_region(points, options)
+    points, _ = _public.points_in_region(read_partition(part, options), options)
     coords = points.to_metric(crs)
     offsets = points.offsets
-    ctx = MethodContext(region=public.region, anchor=options.anchor, _poi_space=public.pois,
-                        pois=None if public.pois is None else public.pois.points)
+    ctx, model = build_model(method, options, public)
     keys = user_keys(points.trajectory_users())  # as in process: from the ids' exact values
-    model = method.build(ctx, options.epsilon, per_trajectory=options.per_trajectory)
-    released = perturb_many(model, coords, offsets, rng=options.seed, keys=keys, workers=1)
+    released = perturb_many(model, coords, offsets, rng=random_argument(options), keys=keys, workers=1)
     if options.round_to_pois and not method.discrete:
         released = ctx.poi_space.round(released)[0]
     lengths = np.diff(offsets)
@@ -97,6 +173,19 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     out = table[[c for c in COLUMNS if c in table.columns]]
     out.index = pd.Index(rows, name=part.index.name)
     return out
+
+
+def write_partition(part, path: Path) -> int:
+    """Write one partition's released rows as the in-process command writes its file (GeoParquet
+    of points, :func:`tracs.io.write.write_geoparquet`); an empty partition writes nothing."""
+    import pyarrow as pa
+
+    from ..io.write import bounds, write_geoparquet
+
+    if len(part):
+        table = pa.Table.from_pandas(part, preserve_index=False)
+        write_geoparquet([table], path, bbox=bounds(np.column_stack([part["lng"], part["lat"]])))
+    return len(part)
 
 
 def _meta(uid_dtype, traj_dtype, index_name, columns):
@@ -134,26 +223,62 @@ def _trajectory_dtype(frame, args):
     return "int64"
 
 
+def client(args):
+    """The Dask client of a run: ``--scheduler``'s, or a local cluster of ``--workers`` processes."""
+    import distributed
+
+    if args.scheduler:
+        return distributed.Client(args.scheduler)
+    return distributed.Client(distributed.LocalCluster(n_workers=args.workers or os.cpu_count() or 1,
+                                                       threads_per_worker=1, dashboard_address=None))
+
+
+def write_folder(output: Path, write) -> None:
+    """Call ``write(tmp)`` on a temporary folder beside ``output``, then rename it to ``output``.
+
+    A failure leaves ``output`` as it was (absent or an empty folder) and no
+    ``part.*`` file under its name; the temporary folder is removed.
+    """
+    parent = output.parent if str(output.parent) else Path(".")
+    folder = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=parent))
+    try:
+        write(folder)
+        mask = os.umask(0)
+        os.umask(mask)
+        folder.chmod(0o777 & ~mask)  # a folder as mkdir makes it (mkdtemp's is private)
+        os.replace(folder, output)  # atomic; an empty folder of that name is replaced
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
 def run_dask(args, method) -> int:
     """Perturb a Parquet directory on Dask; write a GeoParquet directory (see the module docstring)."""
     from . import _public
+    from ._fast import released_columns
+    from .estimate import write_perturb_sidecar
 
     try:
         import dask
-        import distributed
+        import distributed  # noqa: F401 - the extra's presence
     except ImportError:
         raise CLIError("--engine dask needs the dask extra: pip install 'tracs[dask]'") from None
     if getattr(args, "region", None) is None:
         raise CLIError("--engine dask needs a public --region (partitions cannot share a region "
                        "computed from the data)")
-    _public.check_region_file(args, "perturb")
     if args.seed is None:
         raise CLIError("--engine dask needs --seed (every worker must derive the same key); keep it secret")
+    _public.check_options(args, discrete=method.discrete)  # those of the in-process command
+    if getattr(args, "geometry", "points") != "points":
+        raise CLIError("--engine dask writes points (a GeoParquet folder): --geometry lines needs --engine local")
     source, output = Path(args.input), Path(args.output)
     if not source.exists():
         raise CLIError(f"no such file or directory: {source}")
     if output.exists() and (not output.is_dir() or any(output.iterdir())):
         raise CLIError(f"{output} exists and is not an empty directory")
+    files = _files(source)
+    user = getattr(args, "user_col", None) or "uid"
+    check_id_types(source, files, user)
     crs = _public.metric_crs(args, None)
 
     def from_data(*_):
@@ -161,42 +286,36 @@ def run_dask(args, method) -> int:
 
     public = _public.public_parameters(args, crs, from_data, from_data,
                                        pois_needed=method.discrete or args.round_to_pois)
+    ctx, model = build_model(method, args, public)  # for the sidecar; each worker builds the same
     options = argparse.Namespace(**vars(args))
     start = time.perf_counter()
-    client = (distributed.Client(args.scheduler) if args.scheduler else
-              distributed.Client(distributed.LocalCluster(n_workers=args.workers or os.cpu_count() or 1,
-                                                          threads_per_worker=1, dashboard_address=None)))
-    try:
-        import dask.dataframe as dd
-        import dask_geopandas
-
+    with client(args):
         from ..dask import map_users, with_row_numbers
 
-        frame = with_row_numbers(_read(source))
-        user = getattr(args, "user_col", None) or "uid"
+        frame = with_row_numbers(_read(files))
         if user not in frame.columns:
             raise CLIError(f"{source}: no {user!r} column (columns: {', '.join(map(str, frame.columns))}); "
                            "name it with --user-col")
-        from ._fast import released_columns
-
         meta = _meta(frame._meta[user].dtype, _trajectory_dtype(frame, args), frame._meta.index.name,
                      released_columns(args))
         released = map_users(frame, release_partition, user=user, meta=meta,
                              args=(args.method, options, public, crs))
 
-        def to_geo(part):
-            import geopandas as gpd
+        counts = {}
 
-            return gpd.GeoDataFrame(part, geometry=gpd.points_from_xy(part["lng"], part["lat"]), crs="EPSG:4326")
+        def write(folder):
+            with dask.config.set({"dataframe.convert-string": False}):
+                counts["out"] = sum(dask.compute(*[dask.delayed(write_partition)(part, folder / f"part.{i}.parquet")
+                                                   for i, part in enumerate(released.to_delayed())]))
+            if counts["out"] == 0:
+                raise CLIError(f"{source}: no points left to perturb")
 
-        with dask.config.set({"dataframe.convert-string": False}):
-            dask_geopandas.from_dask_dataframe(released.map_partitions(to_geo, meta=to_geo(meta))).to_parquet(
-                output, write_index=False)
-        n_in, n_out = len(frame), len(dd.read_parquet(output, columns=["lat"]))
-    finally:
-        client.close()
+        write_folder(output, write)
+    write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
+                          pois_used=public.pois is not None)
     from .._text import given, significant
 
+    n_in, n_out = _rows(files), counts["out"]
     dropped = n_in - n_out
     note = f", {dropped:,} rows left out (invalid or outside the region)" if dropped else ""
     print(f"{method.label}: {n_out:,} rows released from {n_in:,}{note}, ε = {given(args.epsilon)} "

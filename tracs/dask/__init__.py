@@ -1,0 +1,39 @@
+"""Perturb trajectories held in a (partitioned) data frame, in process or on a Dask cluster.
+
+:func:`perturb_frame` perturbs a pandas ``DataFrame`` (or GeoDataFrame) of points:
+rows are grouped per user (and per trajectory id, if given), ordered in time and
+perturbed with ``perturber.perturb_many(..., rng=seed, keys=users)``.
+:func:`perturb` does the same on a ``dask.dataframe`` / ``dask_geopandas`` frame of
+any partitioning, on whatever Dask scheduler is active (threads, processes, a
+``distributed`` cluster on one machine or many).
+
+Guarantee.  Each user draws from the keyed stream of ``(seed, user)``
+(:mod:`tracs.random`), so a user's released points depend only on that user's
+rows, the perturber's public parameters and the seed.  Hence the Dask result is
+bit for bit the in-process result, however the frame is partitioned and wherever
+the partitions run.  A user whose rows span several partitions is first brought
+into one partition by a shuffle on the user column (only the user column is read
+to decide whether that is needed); the result is put back in the input's
+partitioning, row order and index.  User ids of more than one type in the user
+column (``7`` and ``"7"``, which name one keyed stream) are refused before anything
+is computed (:func:`check_user_ids`).
+
+Modules: :mod:`~tracs.dask.frames` (the in-process definition, the check of id
+types), :mod:`~tracs.dask.partitions` (users across partitions, row numbers,
+:func:`map_users`), :mod:`~tracs.dask.perturbation` (:func:`perturb`),
+:mod:`~tracs.dask.estimation` (:func:`estimate`).
+
+What travels to the workers: the perturber (its public region, ε, POIs), the seed
+and the rows of each partition; nothing else.  Dask is imported only by
+:func:`perturb`, never by ``import tracs`` (install ``tracs[dask]``).
+"""
+
+from __future__ import annotations
+
+from .estimation import estimate
+from .frames import check_user_ids, perturb_frame
+from .partitions import map_users, needs_shuffle, with_row_numbers
+from .perturbation import perturb
+
+__all__ = ["perturb", "perturb_frame", "map_users", "needs_shuffle", "with_row_numbers", "estimate",
+           "check_user_ids"]
