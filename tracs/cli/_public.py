@@ -215,9 +215,7 @@ def points_in_region(points, args):
     """
     from dataclasses import replace
 
-    word = "line" if points.position == "line" else "row"
-    keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args,
-                                           lambda rows: [f"{word} {int(v)}" for v in points.source[rows]],
+    keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args, points.where,
                                            before=dropped_before(points.report))
     if not handled:
         return points, handled
@@ -234,7 +232,8 @@ def points_in_region(points, args):
         print(f"tracs perturb: note: {counted(emptied, 'trajectory')} had every row outside the region: "
               "not released", file=sys.stderr)
     return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
-                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets, traj=traj), handled
+                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets, traj=traj,
+                   file=None if points.file is None else points.file[rows]), handled
 
 
 def frame_in_region(frame, args, *, command: str):

@@ -28,7 +28,7 @@ import numpy as np
 from ._common import CLIError
 
 #: the released columns written, in order
-COLUMNS = ("uid", "trajectory", "datetime", "source_row", "lat", "lng", "epsilon_point", "epsilon_trajectory")
+COLUMNS = ("uid", "trajectory", "point", "datetime", "source_row", "lat", "lng", "epsilon_point", "epsilon_trajectory")
 
 
 def _read(source: Path):
@@ -106,6 +106,7 @@ def _meta(uid_dtype, traj_dtype, index_name, columns):
     frame = pd.DataFrame({
         "uid": pd.Series([], dtype=uid_dtype),
         "trajectory": pd.Series([], dtype=traj_dtype),
+        "point": pd.Series([], dtype="int64"),
         "datetime": pd.Series([], dtype="datetime64[ns, UTC]"),
         **({"source_row": pd.Series([], dtype="int64")} if columns["keep_lines"] else {}),
         **{name: pd.Series([], dtype="float64")
