@@ -221,19 +221,27 @@ def points_in_region(points, args):
         return points, handled
     if keep is None:
         return replace(points, lonlat=np.column_stack([lon, lat])), handled
-    rows = np.flatnonzero(keep)
-    kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
-    offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
-    traj = None if points.traj is None else points.traj.take(rows).reset_index(drop=True)
-    emptied = len(points.offsets) - len(offsets)
+    kept, emptied = keep_rows(points, keep)
     if emptied:
         from .._text import counted
 
         print(f"tracs perturb: note: {counted(emptied, 'trajectory')} had every row outside the region: "
               "not released", file=sys.stderr)
+    return kept, handled
+
+
+def keep_rows(points, keep):
+    """``(points, emptied)``: the rows of ``points`` where ``keep`` is true (a trajectory left
+    empty disappears; ``emptied`` counts them), as ``--drop`` leaves them."""
+    from dataclasses import replace
+
+    rows = np.flatnonzero(keep)
+    kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
+    offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
+    traj = None if points.traj is None else points.traj.take(rows).reset_index(drop=True)
     return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
                    lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets, traj=traj,
-                   file=None if points.file is None else points.file[rows]), handled
+                   file=None if points.file is None else points.file[rows]), len(points.offsets) - len(offsets)
 
 
 def frame_in_region(frame, args, *, command: str):
