@@ -9,7 +9,8 @@ with one user, releases are confined to that user's own box).
 
 * :class:`LonLatBox` — a box in WGS84 degrees; :meth:`LonLatBox.metric_crs` is the UTM
   zone of its centre (:func:`tracs.geo.local_metric_crs`) and
-  :meth:`LonLatBox.to_region` the rectangle in metres that contains the projected box.
+  :meth:`LonLatBox.to_region` the rectangle in metres inscribed in the projected box:
+  the public region, so every released point lies in the box.
 * :data:`CITY_BOXES` — round boxes for the cities of the public data sets (tky, nyc,
   chi, beijing, porto, san-francisco, rome), written down here (see the comments for
   their source), not computed from any file.
@@ -22,6 +23,7 @@ with one user, releases are confined to that user's own box).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,15 +87,30 @@ class LonLatBox:
         return ((self.min_lon + self.max_lon) / 2.0, (self.min_lat + self.max_lat) / 2.0)
 
     def contains(self, lon, lat) -> np.ndarray:
-        """Whether each ``(lon, lat)`` lies in the closed box."""
+        """Whether each ``(lon, lat)`` lies in the public region: in the closed box and, once
+        projected (:meth:`metric_crs`), in the rectangle :meth:`to_region` inscribed in it."""
         lon, lat = np.asarray(lon, dtype=np.float64), np.asarray(lat, dtype=np.float64)
-        return ((lon >= self.min_lon) & (lon <= self.max_lon)
-                & (lat >= self.min_lat) & (lat <= self.max_lat))
+        inside = ((lon >= self.min_lon) & (lon <= self.max_lon)
+                  & (lat >= self.min_lat) & (lat <= self.max_lat))
+        if inside.any():
+            region, forward, _ = _projected(self.bounds)
+            x, y = forward.transform(lon[inside], lat[inside])
+            inside[inside] = region.contains(np.column_stack([x, y]))
+        return inside
 
     def clip(self, lon, lat) -> tuple[np.ndarray, np.ndarray]:
-        """Each ``(lon, lat)`` moved to the nearest point of the box (per axis)."""
-        return (np.clip(np.asarray(lon, dtype=np.float64), self.min_lon, self.max_lon),
-                np.clip(np.asarray(lat, dtype=np.float64), self.min_lat, self.max_lat))
+        """Each ``(lon, lat)`` moved to the nearest point of the box (per axis), then, when it lies
+        outside the inscribed rectangle, to the rectangle's nearest point (in metres)."""
+        lon = np.clip(np.asarray(lon, dtype=np.float64), self.min_lon, self.max_lon)
+        lat = np.clip(np.asarray(lat, dtype=np.float64), self.min_lat, self.max_lat)
+        outside = ~self.contains(lon, lat)
+        if outside.any():
+            region, forward, back = _projected(self.bounds)
+            x, y = forward.transform(lon[outside], lat[outside])
+            xy = region.clip(np.column_stack([x, y]))
+            lon, lat = lon.copy(), lat.copy()
+            lon[outside], lat[outside] = back.transform(xy[:, 0], xy[:, 1])
+        return lon, lat
 
     def metric_crs(self):
         """The UTM (or polar) CRS of the box's centre: a function of the box only."""
@@ -103,13 +120,30 @@ class LonLatBox:
         return local_metric_crs(lon, lat)
 
     def to_region(self, crs=None):
-        """The :class:`tracs.Rectangle` in metres (``crs``, default :meth:`metric_crs`)
-        that contains the projected box: the bounds of its densified edges."""
+        """The :class:`tracs.Rectangle` in metres (``crs``, default :meth:`metric_crs`) inscribed
+        in the projected box, so that every point of the region lies in the box.
+
+        The box's edges are densified (128 segments each) and projected: the
+        rectangle's left side is the easternmost point of the west edge, its right
+        side the westernmost of the east edge, its bottom the northernmost of the south
+        edge and its top the southernmost of the north edge (a projected parallel bows
+        and a projected meridian leans, so the box is no rectangle in metres).  When
+        that rectangle does not lie in the projected box (a box around a pole), the
+        bounding rectangle shrunk about its centre until it does.  A function of the
+        box only: public.
+        """
+        crs = self.metric_crs() if crs is None else crs
+        x, y = self._edges(crs)
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise ValueError(f"the region {self} cannot be projected to {crs}: it spans "
+                             f"{self.max_lon - self.min_lon:g}° of longitude, too wide for one "
+                             "projection; split the data by area and give each part its own region")
+        return _inscribed(x, y)
+
+    def _edges(self, crs) -> tuple[np.ndarray, np.ndarray]:
+        """The projected boundary: south, east, north, west edges of 129 points each, in turn."""
         import pyproj
 
-        from .region import Rectangle
-
-        crs = self.metric_crs() if crs is None else crs
         t = np.linspace(0.0, 1.0, 129)
         lon = np.concatenate([self.min_lon + t * (self.max_lon - self.min_lon),
                               np.full(t.size, self.max_lon),
@@ -119,15 +153,51 @@ class LonLatBox:
                               self.min_lat + t * (self.max_lat - self.min_lat),
                               np.full(t.size, self.max_lat),
                               self.max_lat - t * (self.max_lat - self.min_lat)])
-        x, y = pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform(lon, lat)
-        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-            raise ValueError(f"the region {self} cannot be projected to {crs}: it spans "
-                             f"{self.max_lon - self.min_lon:g}° of longitude, too wide for one "
-                             "projection; split the data by area and give each part its own region")
-        return Rectangle(float(np.min(x)), float(np.min(y)), float(np.max(x)), float(np.max(y)))
+        return pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform(lon, lat)
 
     def __str__(self) -> str:
         return ",".join(f"{v:.10g}" for v in self.bounds)  # round boxes as given, file bounds to ~1 cm
+
+
+def _inscribed(x: np.ndarray, y: np.ndarray):
+    """The rectangle inscribed in the polygon of the projected edges ``x``, ``y`` (see
+    :meth:`LonLatBox.to_region`)."""
+    import shapely
+
+    from .region import Rectangle
+
+    n = len(x) // 4
+    south, east, north, west = (slice(k * n, (k + 1) * n) for k in range(4))
+    polygon = shapely.buffer(shapely.polygons(np.column_stack([x, y])), 1e-6)
+    box = (float(np.max(x[west])), float(np.max(y[south])), float(np.min(x[east])), float(np.min(y[north])))
+    if box[0] < box[2] and box[1] < box[3] and shapely.contains(polygon, shapely.box(*box)):
+        return Rectangle(*box)
+    cx, cy = (np.min(x) + np.max(x)) / 2.0, (np.min(y) + np.max(y)) / 2.0
+    hw, hh = (np.max(x) - np.min(x)) / 2.0, (np.max(y) - np.min(y)) / 2.0
+    low, high = 0.0, 1.0
+    for _ in range(40):  # the largest scale of the bounding rectangle about its centre that fits
+        mid = (low + high) / 2.0
+        if shapely.contains(polygon, shapely.box(cx - mid * hw, cy - mid * hh, cx + mid * hw, cy + mid * hh)):
+            low = mid
+        else:
+            high = mid
+    return Rectangle(float(cx - low * hw), float(cy - low * hh), float(cx + low * hw), float(cy + low * hh))
+
+
+def _projected(bounds: tuple):
+    """``(region, forward, back)`` of a box: its rectangle in its metric CRS and the
+    transformers from WGS84 to it and back (cached: boxes are few, points many)."""
+    return _PROJECTED(bounds)
+
+
+@lru_cache(maxsize=32)
+def _PROJECTED(bounds: tuple):
+    import pyproj
+
+    box = LonLatBox(*bounds)
+    crs = box.metric_crs()
+    return (box.to_region(crs), pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True),
+            pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True))
 
 
 #: Round boxes for the cities of the public data sets, fixed in advance (written down
