@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["LonLatBox", "CITY_BOXES", "city_box", "parse_box", "read_region_file", "read_pois"]
+__all__ = ["LonLatBox", "CITY_BOXES", "PRESET_SOURCES", "city_box", "parse_box", "read_region_file", "read_pois"]
 
 
 @dataclass(frozen=True)
@@ -89,14 +89,16 @@ class LonLatBox:
     def contains(self, lon, lat) -> np.ndarray:
         """Whether each ``(lon, lat)`` lies in the public region: in the closed box and, once
         projected (:meth:`metric_crs`), in the rectangle :meth:`to_region` inscribed in it."""
-        lon, lat = np.asarray(lon, dtype=np.float64), np.asarray(lat, dtype=np.float64)
-        inside = ((lon >= self.min_lon) & (lon <= self.max_lon)
-                  & (lat >= self.min_lat) & (lat <= self.max_lat))
+        lon, lat = np.broadcast_arrays(np.asarray(lon, dtype=np.float64), np.asarray(lat, dtype=np.float64))
+        inside = np.array((lon >= self.min_lon) & (lon <= self.max_lon)
+                          & (lat >= self.min_lat) & (lat <= self.max_lat), ndmin=1)
         if inside.any():
             region, forward, _ = _projected(self.bounds)
-            x, y = forward.transform(lon[inside], lat[inside])
-            inside[inside] = region.contains(np.column_stack([x, y]))
-        return inside
+            x, y = forward.transform(np.ravel(lon)[inside.ravel()], np.ravel(lat)[inside.ravel()])
+            flat = inside.ravel()
+            flat[flat] = region.contains(np.column_stack([x, y]))
+            inside = flat.reshape(inside.shape)
+        return inside.reshape(np.shape(lon))
 
     def clip(self, lon, lat) -> tuple[np.ndarray, np.ndarray]:
         """Each ``(lon, lat)`` moved to the nearest point of the box (per axis), then, when it lies
@@ -128,9 +130,10 @@ class LonLatBox:
         side the westernmost of the east edge, its bottom the northernmost of the south
         edge and its top the southernmost of the north edge (a projected parallel bows
         and a projected meridian leans, so the box is no rectangle in metres).  When
-        that rectangle does not lie in the projected box (a box around a pole), the
-        bounding rectangle shrunk about its centre until it does.  A function of the
-        box only: public.
+        that rectangle does not lie in the projected box (a box reaching around a pole,
+        in the polar stereographic projection), the bounding rectangle of the projected
+        box: there, released points may lie outside the box, as the projection's
+        rectangle cannot follow a cap or a wedge.  A function of the box only: public.
         """
         crs = self.metric_crs() if crs is None else crs
         x, y = self._edges(crs)
@@ -172,16 +175,7 @@ def _inscribed(x: np.ndarray, y: np.ndarray):
     box = (float(np.max(x[west])), float(np.max(y[south])), float(np.min(x[east])), float(np.min(y[north])))
     if box[0] < box[2] and box[1] < box[3] and shapely.contains(polygon, shapely.box(*box)):
         return Rectangle(*box)
-    cx, cy = (np.min(x) + np.max(x)) / 2.0, (np.min(y) + np.max(y)) / 2.0
-    hw, hh = (np.max(x) - np.min(x)) / 2.0, (np.max(y) - np.min(y)) / 2.0
-    low, high = 0.0, 1.0
-    for _ in range(40):  # the largest scale of the bounding rectangle about its centre that fits
-        mid = (low + high) / 2.0
-        if shapely.contains(polygon, shapely.box(cx - mid * hw, cy - mid * hh, cx + mid * hw, cy + mid * hh)):
-            low = mid
-        else:
-            high = mid
-    return Rectangle(float(cx - low * hw), float(cy - low * hh), float(cx + low * hw), float(cy + low * hh))
+    return Rectangle(float(np.min(x)), float(np.min(y)), float(np.max(x)), float(np.max(y)))
 
 
 def _projected(bounds: tuple):
@@ -200,6 +194,17 @@ def _PROJECTED(bounds: tuple):
             pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True))
 
 
+#: Where the box of each preset comes from (``tracs regions`` prints it).
+PRESET_SOURCES = {
+    "tky": "Tokyo's 23 wards, eastern Tama, Kawasaki and southern Saitama (Foursquare TSMC2014 Tokyo)",
+    "nyc": "NYC's five boroughs, 74.26-73.70 W, 40.48-40.92 N, with a margin (Foursquare NYC)",
+    "chi": "Chicago and its inner suburbs (Gowalla)",
+    "beijing": "Beijing's 6th Ring Road, about 116.0-116.75 E, 39.7-40.2 N, with the Capital Airport",
+    "porto": "the 17 municipalities of the Porto Metropolitan Area (official map, CAOP), rounded outwards",
+    "san-francisco": "the City and County of San Francisco with SFO airport (Cabspotting)",
+    "rome": "the municipality of Rome with Ostia and Fiumicino airport (Roma taxis)",
+}
+
 #: Round boxes for the cities of the public data sets, fixed in advance (written down
 #: here from public maps, never computed from any file).  Each holds the area studies of
 #: that data set usually keep, with a margin:
@@ -213,9 +218,13 @@ def _PROJECTED(bounds: tuple):
 #: 39.7–40.2 °N) with the Capital Airport, 115.9–116.8 °E, 39.6–40.3 °N: the urban area
 #: where Microsoft Geolife and T-Drive hold most of their points (both also have points
 #: far outside, left to --drop / --clip);
-#: ``porto`` — Porto and its metropolitan ring (Matosinhos, Maia, Gondomar, Vila Nova de
-#: Gaia), 8.75–8.15 °W, 40.95–41.35 °N: the box trajectory studies of the ECML/PKDD 2015
-#: taxi data usually keep, rounded outwards;
+#: ``porto`` — the Porto Metropolitan Area (Área Metropolitana do Porto: its 17
+#: municipalities, from Póvoa de Varzim and Vila do Conde in the north to Arouca, Vale de
+#: Cambra and Oliveira de Azeméis in the south and east, about 8.78–8.07 °W,
+#: 40.72–41.48 °N in the official administrative map, CAOP of the Direção-Geral do
+#: Território), 8.80–8.00 °W, 40.70–41.50 °N: where the taxis of the ECML/PKDD 2015
+#: challenge hold their trips (trips leaving the area, e.g. to Coimbra or Braga, have
+#: points outside, left to --drop / --clip);
 #: ``san-francisco`` — the City and County of San Francisco (about 122.51–122.36 °W,
 #: 37.71–37.83 °N) with San Francisco International Airport, 122.55–122.35 °W,
 #: 37.60–37.85 °N (the cab traces of the Cabspotting data);
@@ -227,8 +236,8 @@ CITY_BOXES = {
     "chi": LonLatBox(-88.00, 41.60, -87.50, 42.05, "fixed round box around Chicago"),
     "beijing": LonLatBox(115.90, 39.60, 116.80, 40.30,
                          "fixed round box around Beijing's 6th Ring Road (Geolife, T-Drive)"),
-    "porto": LonLatBox(-8.75, 40.95, -8.15, 41.35,
-                       "fixed round box around Porto and its metropolitan ring (ECML/PKDD 2015 taxis)"),
+    "porto": LonLatBox(-8.80, 40.70, -8.00, 41.50,
+                       "fixed round box around the Porto Metropolitan Area (ECML/PKDD 2015 taxis)"),
     "san-francisco": LonLatBox(-122.55, 37.60, -122.35, 37.85,
                                "fixed round box around San Francisco with its airport (Cabspotting)"),
     "rome": LonLatBox(12.20, 41.65, 12.90, 42.10,
