@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["LonLatBox", "CITY_BOXES", "PRESET_SOURCES", "city_box", "parse_box", "read_region_file", "read_pois"]
+__all__ = ["LonLatBox", "CITY_BOXES", "PRESET_SOURCES", "into_region", "city_box", "parse_box", "read_region_file", "read_pois"]
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,9 @@ class LonLatBox:
 
     def contains(self, lon, lat) -> np.ndarray:
         """Whether each ``(lon, lat)`` lies in the public region: in the closed box and, once
-        projected (:meth:`metric_crs`), in the rectangle :meth:`to_region` inscribed in it."""
+        projected (:meth:`metric_crs`), in the rectangle :meth:`to_region` inscribed in it, to
+        within :data:`SLACK` (a released point on the rectangle's edge, written in degrees and
+        projected again, lands within 1e-9 m of it; :func:`into_region` puts it back)."""
         lon, lat = np.broadcast_arrays(np.asarray(lon, dtype=np.float64), np.asarray(lat, dtype=np.float64))
         inside = np.array((lon >= self.min_lon) & (lon <= self.max_lon)
                           & (lat >= self.min_lat) & (lat <= self.max_lat), ndmin=1)
@@ -96,7 +98,8 @@ class LonLatBox:
             region, forward, _ = _projected(self.bounds)
             x, y = forward.transform(np.ravel(lon)[inside.ravel()], np.ravel(lat)[inside.ravel()])
             flat = inside.ravel()
-            flat[flat] = region.contains(np.column_stack([x, y]))
+            flat[flat] = ((x >= region.xmin - SLACK) & (x <= region.xmax + SLACK)
+                          & (y >= region.ymin - SLACK) & (y <= region.ymax + SLACK))
             inside = flat.reshape(inside.shape)
         return inside.reshape(np.shape(lon))
 
@@ -160,6 +163,27 @@ class LonLatBox:
 
     def __str__(self) -> str:
         return ",".join(f"{v:.10g}" for v in self.bounds)  # round boxes as given, file bounds to ~1 cm
+
+
+#: metres by which a point may miss the region's rectangle and still count as inside (the
+#: noise of a projection and its inverse is about 1e-9 m)
+SLACK = 1e-3
+
+
+def into_region(coords: np.ndarray, region) -> np.ndarray:
+    """``coords`` (metres) with the points within :data:`SLACK` outside the rectangle ``region``
+    moved onto its edge; other points unchanged (a point farther out is still refused)."""
+    from .region import Rectangle
+
+    if not isinstance(region, Rectangle) or len(coords) == 0:
+        return coords
+    low, high = np.array([region.xmin, region.ymin]), np.array([region.xmax, region.ymax])
+    near = np.all((coords >= low - SLACK) & (coords <= high + SLACK), axis=1)
+    if not near.any():
+        return coords
+    out = coords.copy()
+    out[near] = np.clip(coords[near], low, high)
+    return out
 
 
 def _inscribed(x: np.ndarray, y: np.ndarray):

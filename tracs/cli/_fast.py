@@ -126,6 +126,10 @@ def run(args, method, output: Path, fmt) -> int:
     needs_pois = method.discrete or args.round_to_pois
     public = _public.public_parameters(args, crs, lambda pad: Rectangle.bounding(coords, pad=pad),
                                        lambda: np.unique(coords, axis=0), pois_needed=needs_pois)
+    if public.box is not None:  # a point on the region's edge, read back from a release: onto it
+        from ..public import into_region
+
+        coords = into_region(coords, public.region)
     ctx = MethodContext(region=public.region, anchor=args.anchor, _poi_space=public.pois,
                         pois=None if public.pois is None else public.pois.points)
     model = method.build(ctx, args.epsilon, per_trajectory=args.per_trajectory)

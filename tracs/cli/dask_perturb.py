@@ -77,6 +77,10 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
         points = read_points(path, split_gap=options.split_gap, **_columns.read_options(options))
     points, _ = _public.points_in_region(points, options)
     coords = points.to_metric(crs)
+    if public.box is not None:  # a point on the region's edge, read back from a release: onto it
+        from ..public import into_region
+
+        coords = into_region(coords, public.region)
     offsets = points.offsets
     ctx = MethodContext(region=public.region, anchor=options.anchor, _poi_space=public.pois,
                         pois=None if public.pois is None else public.pois.points)

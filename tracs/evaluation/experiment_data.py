@@ -173,6 +173,10 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
         if max_trajectories < len(trajectories):
             trajectories = trajectories.select(np.arange(max_trajectories))
     coords = np.asarray(trajectories.coords, dtype=np.float64)
+    if region is not None:  # a point on the public region's edge, read back from a release: onto it
+        from ..public import into_region
+
+        coords = into_region(coords, region)
     offsets = np.asarray(trajectories.offsets, dtype=np.int64)
     keys = None
     if "uid" in trajectories.frame.columns and len(offsets) > 1:

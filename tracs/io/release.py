@@ -124,11 +124,11 @@ def _gpx_release(path: Path, frame):
     out = frame.rename(columns={"lon": "lng", "time": "datetime"})
     parts = [name.rsplit(" ", 1) for name in names]
     users = np.array([p[0] if len(p) == 2 else name for p, name in zip(parts, names)], dtype=object)
-    ids = np.array([int(p[1]) if len(p) == 2 and p[1].isdigit() else -1 for p in parts], dtype=np.int64)
+    ids = np.array([p[1] if len(p) == 2 else None for p in parts], dtype=object)  # as written: 0001 stays
     track = out["trajectory"].to_numpy()
     out["point"] = out.groupby(track, sort=False).cumcount().to_numpy()  # points in track order
     out["uid"] = users[track]
-    if (ids >= 0).all() and len(set(zip(users.tolist(), ids.tolist()))) == len(ids):
+    if all(i is not None for i in ids) and len(set(zip(users.tolist(), ids.tolist()))) == len(ids):
         # "<uid> <trajectory>": the released ids (numbered within each user)
         out["trajectory"] = ids[track]
     return out[[c for c in ("uid", "trajectory", "point", "datetime", "lat", "lng") if c in out.columns]]
