@@ -10,7 +10,8 @@ with one user, releases are confined to that user's own box).
 * :class:`LonLatBox` — a box in WGS84 degrees; :meth:`LonLatBox.metric_crs` is the UTM
   zone of its centre (:func:`tracs.geo.local_metric_crs`) and
   :meth:`LonLatBox.to_region` the rectangle in metres inscribed in the projected box:
-  the public region, so every released point lies in the box.
+  the public region, so every released point lies in the box (:func:`into_region`
+  moves the points of the box near its edges onto it).
 * :data:`CITY_BOXES` — round boxes for the cities of the public data sets (tky, nyc,
   chi, beijing, porto, san-francisco, rome), written down here (see the comments for
   their source), not computed from any file.
@@ -23,7 +24,6 @@ with one user, releases are confined to that user's own box).
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,35 +87,15 @@ class LonLatBox:
         return ((self.min_lon + self.max_lon) / 2.0, (self.min_lat + self.max_lat) / 2.0)
 
     def contains(self, lon, lat) -> np.ndarray:
-        """Whether each ``(lon, lat)`` lies in the public region: in the closed box and, once
-        projected (:meth:`metric_crs`), in the rectangle :meth:`to_region` inscribed in it, to
-        within :data:`SLACK` (a released point on the rectangle's edge, written in degrees and
-        projected again, lands within 1e-9 m of it; :func:`into_region` puts it back)."""
-        lon, lat = np.broadcast_arrays(np.asarray(lon, dtype=np.float64), np.asarray(lat, dtype=np.float64))
-        inside = np.array((lon >= self.min_lon) & (lon <= self.max_lon)
-                          & (lat >= self.min_lat) & (lat <= self.max_lat), ndmin=1)
-        if inside.any():
-            region, forward, _ = _projected(self.bounds)
-            x, y = forward.transform(np.ravel(lon)[inside.ravel()], np.ravel(lat)[inside.ravel()])
-            flat = inside.ravel()
-            flat[flat] = ((x >= region.xmin - SLACK) & (x <= region.xmax + SLACK)
-                          & (y >= region.ymin - SLACK) & (y <= region.ymax + SLACK))
-            inside = flat.reshape(inside.shape)
-        return inside.reshape(np.shape(lon))
+        """Whether each ``(lon, lat)`` lies in the closed box."""
+        lon, lat = np.asarray(lon, dtype=np.float64), np.asarray(lat, dtype=np.float64)
+        return ((lon >= self.min_lon) & (lon <= self.max_lon)
+                & (lat >= self.min_lat) & (lat <= self.max_lat))
 
     def clip(self, lon, lat) -> tuple[np.ndarray, np.ndarray]:
-        """Each ``(lon, lat)`` moved to the nearest point of the box (per axis), then, when it lies
-        outside the inscribed rectangle, to the rectangle's nearest point (in metres)."""
-        lon = np.clip(np.asarray(lon, dtype=np.float64), self.min_lon, self.max_lon)
-        lat = np.clip(np.asarray(lat, dtype=np.float64), self.min_lat, self.max_lat)
-        outside = ~self.contains(lon, lat)
-        if outside.any():
-            region, forward, back = _projected(self.bounds)
-            x, y = forward.transform(lon[outside], lat[outside])
-            xy = region.clip(np.column_stack([x, y]))
-            lon, lat = lon.copy(), lat.copy()
-            lon[outside], lat[outside] = back.transform(xy[:, 0], xy[:, 1])
-        return lon, lat
+        """Each ``(lon, lat)`` moved to the nearest point of the box (per axis)."""
+        return (np.clip(np.asarray(lon, dtype=np.float64), self.min_lon, self.max_lon),
+                np.clip(np.asarray(lat, dtype=np.float64), self.min_lat, self.max_lat))
 
     def metric_crs(self):
         """The UTM (or polar) CRS of the box's centre: a function of the box only."""
@@ -165,25 +145,32 @@ class LonLatBox:
         return ",".join(f"{v:.10g}" for v in self.bounds)  # round boxes as given, file bounds to ~1 cm
 
 
-#: metres by which a point may miss the region's rectangle and still count as inside (the
+#: metres by which a point may miss the region's rectangle without being reported as moved (the
 #: noise of a projection and its inverse is about 1e-9 m)
 SLACK = 1e-3
 
 
-def into_region(coords: np.ndarray, region) -> np.ndarray:
-    """``coords`` (metres) with the points within :data:`SLACK` outside the rectangle ``region``
-    moved onto its edge; other points unchanged (a point farther out is still refused)."""
+def into_region(coords: np.ndarray, region) -> tuple[np.ndarray, int, float]:
+    """The points of a box, projected (metres), moved onto the rectangle ``region`` inscribed in it.
+
+    A point of the box near its edges may lie outside the inscribed rectangle (by up
+    to the lean of a projected meridian or the bow of a parallel: see
+    :meth:`LonLatBox.to_region`); it moves to the rectangle's nearest point, as
+    ``--clip`` moves a row outside the box.  Returns the coordinates, how many points
+    moved by more than :data:`SLACK` and the largest move in metres.
+    """
     from .region import Rectangle
 
     if not isinstance(region, Rectangle) or len(coords) == 0:
-        return coords
+        return coords, 0, 0.0
     low, high = np.array([region.xmin, region.ymin]), np.array([region.xmax, region.ymax])
-    near = np.all((coords >= low - SLACK) & (coords <= high + SLACK), axis=1)
-    if not near.any():
-        return coords
+    outside = np.any((coords < low) | (coords > high), axis=1)
+    if not outside.any():
+        return coords, 0, 0.0
     out = coords.copy()
-    out[near] = np.clip(coords[near], low, high)
-    return out
+    out[outside] = np.clip(coords[outside], low, high)
+    moves = np.hypot(*(out[outside] - coords[outside]).T)
+    return out, int(np.count_nonzero(moves > SLACK)), float(moves.max())
 
 
 def _inscribed(x: np.ndarray, y: np.ndarray):
@@ -200,22 +187,6 @@ def _inscribed(x: np.ndarray, y: np.ndarray):
     if box[0] < box[2] and box[1] < box[3] and shapely.contains(polygon, shapely.box(*box)):
         return Rectangle(*box)
     return Rectangle(float(np.min(x)), float(np.min(y)), float(np.max(x)), float(np.max(y)))
-
-
-def _projected(bounds: tuple):
-    """``(region, forward, back)`` of a box: its rectangle in its metric CRS and the
-    transformers from WGS84 to it and back (cached: boxes are few, points many)."""
-    return _PROJECTED(bounds)
-
-
-@lru_cache(maxsize=32)
-def _PROJECTED(bounds: tuple):
-    import pyproj
-
-    box = LonLatBox(*bounds)
-    crs = box.metric_crs()
-    return (box.to_region(crs), pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True),
-            pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True))
 
 
 #: Where the box of each preset comes from (``tracs regions`` prints it).

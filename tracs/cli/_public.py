@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._text import counted
 from ._common import CLIError
 
 #: printed when no region is given
@@ -194,7 +195,7 @@ def outside_rows(lon, lat, args, labels, *, command: str = "perturb", before: st
     handled = labels(np.flatnonzero(outside))
     count = int(outside.sum())
     listed = ", ".join(handled[:_SHOW]) + (", ..." if count > _SHOW else "")
-    rows = f"{len(lon):,} rows" if not before else f"the {len(lon):,} rows left ({before})"
+    rows = counted(len(lon), "row") if not before else f"the {counted(len(lon), 'row')} left ({before})"
     if not (args.clip or args.drop):
         raise CLIError(f"{count:,} of {rows} lie outside the region {box} ({listed}); "
                        "pass --clip to move them to the region's edge or --drop to leave them out, "
@@ -223,8 +224,6 @@ def points_in_region(points, args):
         return replace(points, lonlat=np.column_stack([lon, lat])), handled
     kept, emptied = keep_rows(points, keep)
     if emptied:
-        from .._text import counted
-
         print(f"tracs perturb: note: {counted(emptied, 'trajectory')} had every row outside the region: "
               "not released", file=sys.stderr)
     return kept, handled

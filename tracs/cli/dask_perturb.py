@@ -77,10 +77,10 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
         points = read_points(path, split_gap=options.split_gap, **_columns.read_options(options))
     points, _ = _public.points_in_region(points, options)
     coords = points.to_metric(crs)
-    if public.box is not None:  # a point on the region's edge, read back from a release: onto it
+    if public.box is not None:  # the points of the box outside its inscribed rectangle: onto it
         from ..public import into_region
 
-        coords = into_region(coords, public.region)
+        coords = into_region(coords, public.region)[0]
     offsets = points.offsets
     ctx = MethodContext(region=public.region, anchor=options.anchor, _poi_space=public.pois,
                         pois=None if public.pois is None else public.pois.points)
@@ -200,11 +200,11 @@ def run_dask(args, method) -> int:
         n_in, n_out = len(frame), len(dd.read_parquet(output, columns=["lat"]))
     finally:
         client.close()
-    from .._text import given, significant
+    from .._text import counted, given, significant
 
     dropped = n_in - n_out
     note = f", {dropped:,} rows left out (invalid or outside the region)" if dropped else ""
-    print(f"{method.label}: {n_out:,} rows released from {n_in:,}{note}, ε = {given(args.epsilon)} "
+    print(f"{method.label}: {counted(n_out, 'row')} released from {n_in:,}{note}, ε = {given(args.epsilon)} "
           f"{'per trajectory' if args.per_trajectory else 'per point'}, on Dask in "
           f"{significant(time.perf_counter() - start)} s -> {output}/ (GeoParquet)")
     return 0

@@ -252,14 +252,14 @@ def _on_read(args):
     def checked(frame, box):
         report = frame.attrs.get("report")
         if box is None:
-            _output.report_drops("evaluate", report, strict=False, quiet=args.quiet)
+            _output.report_drops("evaluate", report, strict=False)
             return frame
         try:
             frame, handled = frame_in_region(frame, args, command="evaluate")
         except CLIError:
-            _output.report_drops("evaluate", report, strict=False, quiet=args.quiet)
+            _output.report_drops("evaluate", report, strict=False)
             raise
-        _output.report_drops("evaluate", report, strict=False, quiet=args.quiet,
+        _output.report_drops("evaluate", report, strict=False,
                              extra=[("clipped" if args.clip else "dropped", handled)])
         return frame
 

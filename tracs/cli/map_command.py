@@ -255,7 +255,7 @@ def _run(args) -> int:
 
     _columns.check_input(source, args)
     output = writable_file(args.output)
-    from ._output import check_html_output, check_not_input, report_drops
+    from ._output import check_html_output, check_not_input
 
     check_html_output(output)
     check_not_input(output, source, args.perturbed)

@@ -173,10 +173,9 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
         if max_trajectories < len(trajectories):
             trajectories = trajectories.select(np.arange(max_trajectories))
     coords = np.asarray(trajectories.coords, dtype=np.float64)
-    if region is not None:  # a point on the public region's edge, read back from a release: onto it
-        from ..public import into_region
+    from ..public import into_region  # the points of a box outside its inscribed rectangle: onto it
 
-        coords = into_region(coords, region)
+    coords = into_region(coords, region)[0]
     offsets = np.asarray(trajectories.offsets, dtype=np.int64)
     keys = None
     if "uid" in trajectories.frame.columns and len(offsets) > 1:

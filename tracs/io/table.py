@@ -87,18 +87,22 @@ class Points:
         return np.arange(int(self.offsets[-1]), dtype=np.int64) - np.repeat(self.offsets[:-1], self.lengths)
 
     def where(self, rows) -> list:
-        """How messages name ``rows``: ``"line 7"``, ``"000/a.plt line 7"`` for a folder, and the
-        trajectory and point of a line holding several points (a Porto trip)."""
+        """How messages name ``rows``: ``"line 7"``, ``"000/a.plt line 7"`` for a folder, and, for a
+        line holding several points (a Porto trip), ``"line 7 (trajectory T point 2)"``."""
         rows = np.asarray(rows, dtype=np.int64)
         word = "line" if self.position == "line" else "row"
         files = [f"{self.files[int(f)]} " for f in self.file[rows]] if self.file is not None else [""] * len(rows)
         text = [f"{f}{word} {int(v)}" for f, v in zip(files, self.source[rows])]
-        if self.traj is None or len(rows) == 0:
+        place = self.source if self.file is None else self.source * (len(self.files) + 1) + self.file
+        _, first, count = np.unique(place, return_inverse=True, return_counts=True)
+        shared = count[first[rows]] > 1
+        if not shared.any():
             return text
         traj = np.searchsorted(self.offsets, rows, side="right") - 1
-        ids = self.traj.take(self.offsets[:-1][traj]).to_numpy()
+        ids = self.trajectory_ids()
+        ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj).to_numpy()
         point = rows - self.offsets[traj]
-        return [f"{t} (trajectory {i} point {int(k)})" for t, i, k in zip(text, ids, point)]
+        return [f"{t} (trajectory {i} point {int(k)})" if s else t for t, i, k, s in zip(text, ids, point, shared)]
 
     def same_user_as_previous_trajectory(self) -> np.ndarray:
         """``out[t - 1]``: trajectory ``t`` has the same user as trajectory ``t - 1`` (length T - 1)."""

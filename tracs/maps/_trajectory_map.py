@@ -10,6 +10,7 @@ import numpy as np
 from folium.plugins import FastMarkerCluster, HeatMap
 
 from .._progress import progress_bar
+from .._text import counted
 from .._validation import check_epsilon
 from ._elements import FitView, Legend, TrackLayer
 from ._inputs import Rows, as_rows, same_length, unwrap_longitudes
@@ -146,8 +147,8 @@ def _legend_html(*, title, method, epsilon, layers, has_pois, users, n_users_tot
     )
     more = f" &hellip; +{len(users) - 8}" if len(users) > 8 else ""
     parts.append(f"<div>users: {swatches}{more}</div>")
-    parts.append(f"<div>{len(users):,} of {n_users_total:,} users, "
-                 f"{n_points:,} of {n_points_total:,} points</div>")
+    parts.append(f"<div>{len(users):,} of {counted(n_users_total, 'user')}, "
+                 f"{n_points:,} of {counted(n_points_total, 'point')}</div>")
     return "".join(parts)
 
 
