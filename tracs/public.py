@@ -32,6 +32,10 @@ import numpy as np
 __all__ = ["LonLatBox", "CITY_BOXES", "PRESET_SOURCES", "into_region", "city_box", "parse_box", "read_region_file", "read_pois"]
 
 
+#: degrees by which a point may miss a box and still lie in it (about 0.1 mm)
+DEGREE_SLACK = 1e-9
+
+
 @dataclass(frozen=True)
 class LonLatBox:
     """A public region as a WGS84 box ``[min_lon, max_lon] × [min_lat, max_lat]`` (degrees).
@@ -87,10 +91,12 @@ class LonLatBox:
         return ((self.min_lon + self.max_lon) / 2.0, (self.min_lat + self.max_lat) / 2.0)
 
     def contains(self, lon, lat) -> np.ndarray:
-        """Whether each ``(lon, lat)`` lies in the closed box."""
+        """Whether each ``(lon, lat)`` lies in the closed box (to within :data:`DEGREE_SLACK`: a
+        released point on a corner of the region, written in degrees, may miss it by 1e-14°)."""
         lon, lat = np.asarray(lon, dtype=np.float64), np.asarray(lat, dtype=np.float64)
-        return ((lon >= self.min_lon) & (lon <= self.max_lon)
-                & (lat >= self.min_lat) & (lat <= self.max_lat))
+        d = DEGREE_SLACK
+        return ((lon >= self.min_lon - d) & (lon <= self.max_lon + d)
+                & (lat >= self.min_lat - d) & (lat <= self.max_lat + d))
 
     def clip(self, lon, lat) -> tuple[np.ndarray, np.ndarray]:
         """Each ``(lon, lat)`` moved to the nearest point of the box (per axis)."""
