@@ -111,6 +111,20 @@ def test_evaluate_reads_every_input_and_counts_rows_left_out(cli, inputs, name):
     assert "continuous methods not rounded (a trace: no venue column)" in first
 
 
+@pytest.mark.parametrize("command", ["perturb", "evaluate"])
+def test_rows_of_a_folder_outside_the_region_are_named_by_file(cli, inputs, tmp_path, command):
+    source, _, _ = inputs["folder"]
+    region = "--region=116.2,39.8,116.7,39.99"  # user 010's rows (latitude 40.0) lie outside
+    result = (cli("perturb", source, "-o", tmp_path / "r.csv", "-m", "tracs-d", "-e", "2", region, "--seed", "5")
+              if command == "perturb" else
+              cli("evaluate", "--dataset", source, region, "--methods", "tracs-d", "--epsilons", "2",
+                  "--repetitions", "1", "--no-progress", "--no-figure", "--output-dir", tmp_path))
+    assert result.returncode == 1
+    assert ("(000/Trajectory/20081024010000.plt line 8, "
+            "010/Trajectory/20081024020000.plt line 7, 010/Trajectory/20081024020000.plt line 12);"
+            in result.stderr), result.stderr
+
+
 def test_folder_rows_come_back_file_by_file_line_by_line(cli, inputs, tmp_path):
     source, region, _ = inputs["folder"]
     release = tmp_path / "released.csv"
@@ -124,10 +138,14 @@ def test_folder_rows_come_back_file_by_file_line_by_line(cli, inputs, tmp_path):
     assert where[0] == ("000/Trajectory/20081023025304.plt", 7)
 
 
-def test_rows_outside_the_region_are_named_by_trip_and_point(cli, inputs, tmp_path):
+@pytest.mark.parametrize("command", ["perturb", "evaluate"])
+def test_rows_outside_the_region_are_named_by_trip_and_point(cli, inputs, tmp_path, command):
     source, _, _ = inputs["porto"]
-    result = cli("perturb", source, "-o", tmp_path / "r.csv", "-m", "tracs-d", "-e", "2",
-                 "--region=-8.619,41.0,-8.5,41.3", "--seed", "5")
+    region = "--region=-8.619,41.0,-8.5,41.3"
+    result = (cli("perturb", source, "-o", tmp_path / "r.csv", "-m", "tracs-d", "-e", "2", region, "--seed", "5")
+              if command == "perturb" else
+              cli("evaluate", "--dataset", source, region, "--methods", "tracs-d", "--epsilons", "2",
+                  "--repetitions", "1", "--no-progress", "--no-figure", "--output-dir", tmp_path))
     assert result.returncode == 1
     # lines 5 and 2 hold several points each (one trip per line); line 3 one
     assert ("(line 5 (trajectory 1372637091620000337 point 0), line 5 (trajectory 1372637091620000337 point 1), "

@@ -301,7 +301,7 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     -------
     geopandas.GeoDataFrame
         The loaders' form (``uid``, ``datetime`` UTC, ``poi_id`` when known, kept
-        columns, ``source_line`` or ``source_row``, WGS84 points) with
+        columns, ``source_line`` or ``source_row``, ``source_file`` for a folder, WGS84 points) with
         ``attrs["report"]`` and, when a trajectory column was found (or is implied,
         as for GPX segments), its name in ``attrs["trajectory_column"]`` (pass it
         as ``data_loaders.to_trajectories(..., by=...)``).
@@ -318,7 +318,11 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
                            id_type=id_type)
     traj = columns.pop("traj")
     columns.pop("others")
-    columns.pop("files")
+    files = columns.pop("files")
+    if files is not None and FILE_COLUMN not in columns["extra"]:  # a folder: each row's file
+        import pandas as pd
+
+        columns["extra"][FILE_COLUMN] = pd.Series(pd.Categorical.from_codes(files[0], files[1]))
     frame = build_checkins(**columns, duplicates=duplicates, strict=strict)
     if traj is not None:
         frame.attrs["trajectory_column"] = traj
