@@ -47,11 +47,8 @@ class Paired:
 
     @property
     def released(self) -> np.ndarray:
+        """Whether each row of :attr:`points` has a released row."""
         return self.where >= 0
-
-    @property
-    def n_unreleased(self) -> int:
-        return int((~self.released).sum()) + len(self.outside)
 
 
 def _text(values) -> np.ndarray:
