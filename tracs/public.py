@@ -182,16 +182,18 @@ def into_region(coords: np.ndarray, region) -> tuple[np.ndarray, int, float]:
 def _inscribed(x: np.ndarray, y: np.ndarray):
     """The rectangle inscribed in the polygon of the projected edges ``x``, ``y`` (see
     :meth:`LonLatBox.to_region`)."""
-    import shapely
-
     from .region import Rectangle
 
     n = len(x) // 4
     south, east, north, west = (slice(k * n, (k + 1) * n) for k in range(4))
-    polygon = shapely.buffer(shapely.polygons(np.column_stack([x, y])), 1e-6)
-    box = (float(np.max(x[west])), float(np.max(y[south])), float(np.min(x[east])), float(np.min(y[north])))
-    if box[0] < box[2] and box[1] < box[3] and shapely.contains(polygon, shapely.box(*box)):
-        return Rectangle(*box)
+    xmin, ymin, xmax, ymax = (float(np.max(x[west])), float(np.max(y[south])), float(np.min(x[east])),
+                              float(np.min(y[north])))
+    # inside when each edge spans the rectangle along its own direction (a leaning meridian, a bowed
+    # parallel); a cap or a wedge around a pole does not
+    spans = (all(np.min(y[e]) <= ymin and np.max(y[e]) >= ymax for e in (west, east))
+             and all(np.min(x[e]) <= xmin and np.max(x[e]) >= xmax for e in (south, north)))
+    if xmin < xmax and ymin < ymax and spans:
+        return Rectangle(xmin, ymin, xmax, ymax)
     return Rectangle(float(np.min(x)), float(np.min(y)), float(np.max(x)), float(np.max(y)))
 
 
