@@ -113,13 +113,8 @@ def test_evaluate_reads_every_input_and_counts_rows_left_out(cli, inputs, name):
 
 @pytest.mark.parametrize("command", ["perturb", "evaluate"])
 def test_rows_of_a_folder_outside_the_region_are_named_by_file(cli, inputs, tmp_path, command):
-    source, _, _ = inputs["folder"]
-    region = "--region=116.2,39.8,116.7,39.99"  # user 010's rows (latitude 40.0) lie outside
-    result = (cli("perturb", source, "-o", tmp_path / "r.csv", "-m", "tracs-d", "-e", "2", region, "--seed", "5")
-              if command == "perturb" else
-              cli("evaluate", "--dataset", source, region, "--methods", "tracs-d", "--epsilons", "2",
-                  "--repetitions", "1", "--no-progress", "--no-figure", "--output-dir", tmp_path))
-    assert result.returncode == 1
+    # user 010's rows (latitude 40.0) lie outside
+    result = _refused(cli, command, inputs["folder"][0], "--region=116.2,39.8,116.7,39.99", tmp_path)
     assert ("(000/Trajectory/20081024010000.plt line 8, "
             "010/Trajectory/20081024020000.plt line 7, 010/Trajectory/20081024020000.plt line 12);"
             in result.stderr), result.stderr
@@ -138,15 +133,19 @@ def test_folder_rows_come_back_file_by_file_line_by_line(cli, inputs, tmp_path):
     assert where[0] == ("000/Trajectory/20081023025304.plt", 7)
 
 
-@pytest.mark.parametrize("command", ["perturb", "evaluate"])
-def test_rows_outside_the_region_are_named_by_trip_and_point(cli, inputs, tmp_path, command):
-    source, _, _ = inputs["porto"]
-    region = "--region=-8.619,41.0,-8.5,41.3"
-    result = (cli("perturb", source, "-o", tmp_path / "r.csv", "-m", "tracs-d", "-e", "2", region, "--seed", "5")
+def _refused(cli, command, source, region, folder):
+    """``tracs perturb`` or ``tracs evaluate`` of ``source`` over ``region``, which must refuse it."""
+    result = (cli("perturb", source, "-o", folder / "r.csv", "-m", "tracs-d", "-e", "2", region, "--seed", "5")
               if command == "perturb" else
               cli("evaluate", "--dataset", source, region, "--methods", "tracs-d", "--epsilons", "2",
-                  "--repetitions", "1", "--no-progress", "--no-figure", "--output-dir", tmp_path))
+                  "--repetitions", "1", "--no-progress", "--no-figure", "--output-dir", folder))
     assert result.returncode == 1
+    return result
+
+
+@pytest.mark.parametrize("command", ["perturb", "evaluate"])
+def test_rows_outside_the_region_are_named_by_trip_and_point(cli, inputs, tmp_path, command):
+    result = _refused(cli, command, inputs["porto"][0], "--region=-8.619,41.0,-8.5,41.3", tmp_path)
     # lines 5 and 2 hold several points each (one trip per line); line 3 one
     assert ("(line 5 (trajectory 1372637091620000337 point 0), line 5 (trajectory 1372637091620000337 point 1), "
             "line 2 (trajectory 1372636858620000589 point 2), line 3);" in result.stderr), result.stderr
