@@ -9,7 +9,9 @@ with one user, releases are confined to that user's own box).
 
 * :class:`LonLatBox` — a box in WGS84 degrees; :meth:`LonLatBox.metric_crs` is the UTM
   zone of its centre (:func:`tracs.geo.local_metric_crs`) and
-  :meth:`LonLatBox.to_region` the rectangle in metres that contains the projected box.
+  :meth:`LonLatBox.to_region` the rectangle in metres inscribed in the projected box:
+  the public region, so every released point lies in the box (:func:`into_region`
+  moves the points of the box near its edges onto it).
 * :data:`CITY_BOXES` — round boxes for the cities of the public data sets (tky, nyc,
   chi, beijing, porto, san-francisco, rome), written down here (see the comments for
   their source), not computed from any file.
@@ -27,7 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["LonLatBox", "CITY_BOXES", "city_box", "parse_box", "read_region_file", "read_pois"]
+__all__ = ["LonLatBox", "CITY_BOXES", "PRESET_SOURCES", "into_region", "city_box", "parse_box", "read_region_file", "read_pois"]
+
+
+#: degrees by which a point may miss a box and still lie in it (about 0.1 mm)
+DEGREE_SLACK = 1e-9
 
 
 @dataclass(frozen=True)
@@ -85,10 +91,12 @@ class LonLatBox:
         return ((self.min_lon + self.max_lon) / 2.0, (self.min_lat + self.max_lat) / 2.0)
 
     def contains(self, lon, lat) -> np.ndarray:
-        """Whether each ``(lon, lat)`` lies in the closed box."""
+        """Whether each ``(lon, lat)`` lies in the closed box (to within :data:`DEGREE_SLACK`: a
+        released point on a corner of the region, written in degrees, may miss it by 1e-14°)."""
         lon, lat = np.asarray(lon, dtype=np.float64), np.asarray(lat, dtype=np.float64)
-        return ((lon >= self.min_lon) & (lon <= self.max_lon)
-                & (lat >= self.min_lat) & (lat <= self.max_lat))
+        d = DEGREE_SLACK
+        return ((lon >= self.min_lon - d) & (lon <= self.max_lon + d)
+                & (lat >= self.min_lat - d) & (lat <= self.max_lat + d))
 
     def clip(self, lon, lat) -> tuple[np.ndarray, np.ndarray]:
         """Each ``(lon, lat)`` moved to the nearest point of the box (per axis)."""
@@ -103,13 +111,31 @@ class LonLatBox:
         return local_metric_crs(lon, lat)
 
     def to_region(self, crs=None):
-        """The :class:`tracs.Rectangle` in metres (``crs``, default :meth:`metric_crs`)
-        that contains the projected box: the bounds of its densified edges."""
+        """The :class:`tracs.Rectangle` in metres (``crs``, default :meth:`metric_crs`) inscribed
+        in the projected box, so that every point of the region lies in the box.
+
+        The box's edges are densified (128 segments each) and projected: the
+        rectangle's left side is the easternmost point of the west edge, its right
+        side the westernmost of the east edge, its bottom the northernmost of the south
+        edge and its top the southernmost of the north edge (a projected parallel bows
+        and a projected meridian leans, so the box is no rectangle in metres).  When
+        that rectangle does not lie in the projected box (a box reaching around a pole,
+        in the polar stereographic projection), the bounding rectangle of the projected
+        box: there, released points may lie outside the box, as the projection's
+        rectangle cannot follow a cap or a wedge.  A function of the box only: public.
+        """
+        crs = self.metric_crs() if crs is None else crs
+        x, y = self._edges(crs)
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise ValueError(f"the region {self} cannot be projected to {crs}: it spans "
+                             f"{self.max_lon - self.min_lon:g}° of longitude, too wide for one "
+                             "projection; split the data by area and give each part its own region")
+        return _inscribed(x, y)
+
+    def _edges(self, crs) -> tuple[np.ndarray, np.ndarray]:
+        """The projected boundary: south, east, north, west edges of 129 points each, in turn."""
         import pyproj
 
-        from .region import Rectangle
-
-        crs = self.metric_crs() if crs is None else crs
         t = np.linspace(0.0, 1.0, 129)
         lon = np.concatenate([self.min_lon + t * (self.max_lon - self.min_lon),
                               np.full(t.size, self.max_lon),
@@ -119,16 +145,68 @@ class LonLatBox:
                               self.min_lat + t * (self.max_lat - self.min_lat),
                               np.full(t.size, self.max_lat),
                               self.max_lat - t * (self.max_lat - self.min_lat)])
-        x, y = pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform(lon, lat)
-        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-            raise ValueError(f"the region {self} cannot be projected to {crs}: it spans "
-                             f"{self.max_lon - self.min_lon:g}° of longitude, too wide for one "
-                             "projection; split the data by area and give each part its own region")
-        return Rectangle(float(np.min(x)), float(np.min(y)), float(np.max(x)), float(np.max(y)))
+        return pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform(lon, lat)
 
     def __str__(self) -> str:
         return ",".join(f"{v:.10g}" for v in self.bounds)  # round boxes as given, file bounds to ~1 cm
 
+
+#: metres by which a point may miss the region's rectangle without being reported as moved (the
+#: noise of a projection and its inverse is about 1e-9 m)
+SLACK = 1e-3
+
+
+def into_region(coords: np.ndarray, region) -> tuple[np.ndarray, int, float]:
+    """The points of a box, projected (metres), moved onto the rectangle ``region`` inscribed in it.
+
+    A point of the box near its edges may lie outside the inscribed rectangle (by up
+    to the lean of a projected meridian or the bow of a parallel: see
+    :meth:`LonLatBox.to_region`); it moves to the rectangle's nearest point, as
+    ``--clip`` moves a row outside the box.  Returns the coordinates, how many points
+    moved by more than :data:`SLACK` and the largest move in metres.
+    """
+    from .region import Rectangle
+
+    if not isinstance(region, Rectangle) or len(coords) == 0:
+        return coords, 0, 0.0
+    low, high = np.array([region.xmin, region.ymin]), np.array([region.xmax, region.ymax])
+    outside = np.any((coords < low) | (coords > high), axis=1)
+    if not outside.any():
+        return coords, 0, 0.0
+    out = coords.copy()
+    out[outside] = np.clip(coords[outside], low, high)
+    moves = np.hypot(*(out[outside] - coords[outside]).T)
+    return out, int(np.count_nonzero(moves > SLACK)), float(moves.max())
+
+
+def _inscribed(x: np.ndarray, y: np.ndarray):
+    """The rectangle inscribed in the polygon of the projected edges ``x``, ``y`` (see
+    :meth:`LonLatBox.to_region`)."""
+    from .region import Rectangle
+
+    n = len(x) // 4
+    south, east, north, west = (slice(k * n, (k + 1) * n) for k in range(4))
+    xmin, ymin, xmax, ymax = (float(np.max(x[west])), float(np.max(y[south])), float(np.min(x[east])),
+                              float(np.min(y[north])))
+    # inside when each edge spans the rectangle along its own direction (a leaning meridian, a bowed
+    # parallel); a cap or a wedge around a pole does not
+    spans = (all(np.min(y[e]) <= ymin and np.max(y[e]) >= ymax for e in (west, east))
+             and all(np.min(x[e]) <= xmin and np.max(x[e]) >= xmax for e in (south, north)))
+    if xmin < xmax and ymin < ymax and spans:
+        return Rectangle(xmin, ymin, xmax, ymax)
+    return Rectangle(float(np.min(x)), float(np.min(y)), float(np.max(x)), float(np.max(y)))
+
+
+#: Where the box of each preset comes from (``tracs regions`` prints it).
+PRESET_SOURCES = {
+    "tky": "Tokyo's 23 wards, eastern Tama, Kawasaki and southern Saitama (Foursquare TSMC2014 Tokyo)",
+    "nyc": "NYC's five boroughs, 74.26-73.70 W, 40.48-40.92 N, with a margin (Foursquare NYC)",
+    "chi": "Chicago and its inner suburbs (Gowalla)",
+    "beijing": "Beijing's 6th Ring Road, about 116.0-116.75 E, 39.7-40.2 N, with the Capital Airport",
+    "porto": "the 17 municipalities of the Porto Metropolitan Area (official map, CAOP), rounded outwards",
+    "san-francisco": "the City and County of San Francisco with SFO airport (Cabspotting)",
+    "rome": "the municipality of Rome with Ostia and Fiumicino airport (Roma taxis)",
+}
 
 #: Round boxes for the cities of the public data sets, fixed in advance (written down
 #: here from public maps, never computed from any file).  Each holds the area studies of
@@ -143,9 +221,13 @@ class LonLatBox:
 #: 39.7–40.2 °N) with the Capital Airport, 115.9–116.8 °E, 39.6–40.3 °N: the urban area
 #: where Microsoft Geolife and T-Drive hold most of their points (both also have points
 #: far outside, left to --drop / --clip);
-#: ``porto`` — Porto and its metropolitan ring (Matosinhos, Maia, Gondomar, Vila Nova de
-#: Gaia), 8.75–8.15 °W, 40.95–41.35 °N: the box trajectory studies of the ECML/PKDD 2015
-#: taxi data usually keep, rounded outwards;
+#: ``porto`` — the Porto Metropolitan Area (Área Metropolitana do Porto: its 17
+#: municipalities, from Póvoa de Varzim and Vila do Conde in the north to Arouca, Vale de
+#: Cambra and Oliveira de Azeméis in the south and east, about 8.78–8.07 °W,
+#: 40.72–41.48 °N in the official administrative map, CAOP of the Direção-Geral do
+#: Território), 8.80–8.00 °W, 40.70–41.50 °N: where the taxis of the ECML/PKDD 2015
+#: challenge hold their trips (trips leaving the area, e.g. to Coimbra or Braga, have
+#: points outside, left to --drop / --clip);
 #: ``san-francisco`` — the City and County of San Francisco (about 122.51–122.36 °W,
 #: 37.71–37.83 °N) with San Francisco International Airport, 122.55–122.35 °W,
 #: 37.60–37.85 °N (the cab traces of the Cabspotting data);
@@ -157,8 +239,8 @@ CITY_BOXES = {
     "chi": LonLatBox(-88.00, 41.60, -87.50, 42.05, "fixed round box around Chicago"),
     "beijing": LonLatBox(115.90, 39.60, 116.80, 40.30,
                          "fixed round box around Beijing's 6th Ring Road (Geolife, T-Drive)"),
-    "porto": LonLatBox(-8.75, 40.95, -8.15, 41.35,
-                       "fixed round box around Porto and its metropolitan ring (ECML/PKDD 2015 taxis)"),
+    "porto": LonLatBox(-8.80, 40.70, -8.00, 41.50,
+                       "fixed round box around the Porto Metropolitan Area (ECML/PKDD 2015 taxis)"),
     "san-francisco": LonLatBox(-122.55, 37.60, -122.35, 37.85,
                                "fixed round box around San Francisco with its airport (Cabspotting)"),
     "rome": LonLatBox(12.20, 41.65, 12.90, 42.10,

@@ -390,15 +390,16 @@ def test_perturb_keeps_the_input_order_and_map_reads_it_back(cli, checkins_csv, 
     assert "source_line" not in released.columns  # the file position is written only when asked
     assert with_lines["source_line"].tolist() == list(range(2, len(shuffled) + 2))  # line 1: header
     assert with_lines.drop(columns="source_line").equals(released)
-    # the map puts the rows in (user, time) order with or without the file's lines
-    from tracs.cli.map_command import _align, _read_release as read_points
-    from tracs.io import read_checkins
+    # the map pairs the rows by key (uid, trajectory, point), with or without the file's lines
+    from tracs.cli._pairing import match
+    from tracs.io.release import read_release
+    from tracs.io.table import read_points
 
-    original = read_checkins(source)
-    by_order = _align(read_points(out), original, "out")
-    by_line = _align(read_points(lines), original, "lines")
-    assert np.array_equal(by_order["lat"].to_numpy(), by_line["lat"].to_numpy())
-    assert by_order["uid"].tolist() == original["uid"].tolist()
+    points = read_points(source)
+    by_order, by_line = read_release(out), read_release(lines)
+    a, b = match(points, by_order, "out"), match(points, by_line, "lines")
+    assert np.array_equal(by_order["lat"].to_numpy()[a], by_line["lat"].to_numpy()[b])
+    assert by_order["uid"].astype(str).to_numpy()[a].tolist() == points.uid.astype(str).tolist()
     assert released["uid"].tolist() == shuffled["uid"].tolist()
     assert (pd.to_datetime(released["datetime"], utc=True).to_numpy()
             == pd.to_datetime(shuffled["datetime"], utc=True).to_numpy()).all()

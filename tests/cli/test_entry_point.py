@@ -111,7 +111,7 @@ def test_one_row_trajectory_with_pad(in_process, folder):
     result = in_process("perturb", "one.csv", "-o", "out.csv", "-m", "tracs-d", "-e", "2", "--region-from-data",
                         "--pad", "500", "--seed", "1", cwd=folder)
     assert result.returncode == 0, result.stderr
-    assert "1 points in 1 trajectories" in result.stdout
+    assert "1 point in 1 trajectory" in result.stdout
     without = in_process("perturb", "one.csv", "-o", "out2.csv", "-m", "tracs-d", "-e", "2",
                          "--region-from-data", cwd=folder)
     assert without.returncode == 1 and "pass --pad" in without.stderr

@@ -168,11 +168,11 @@ def test_released_columns_by_default_and_on_request(inputs, cli, tmp_path):
     cli("perturb", source, "-o", tmp_path / "b.csv", *common, "--keep-lines")
     cli("perturb", source, "-o", tmp_path / "c.csv", *common, "--no-budget-columns")
     a, b, c = (pd.read_csv(tmp_path / f"{k}.csv", dtype={"uid": str}) for k in "abc")
-    assert list(a.columns) == ["uid", "trajectory", "datetime", "lat", "lng", "epsilon_point",
+    assert list(a.columns) == ["uid", "trajectory", "point", "datetime", "lat", "lng", "epsilon_point",
                                "epsilon_trajectory"]
-    assert list(b.columns) == ["uid", "trajectory", "datetime", "source_line", "lat", "lng", "epsilon_point",
+    assert list(b.columns) == ["uid", "trajectory", "point", "datetime", "source_line", "lat", "lng", "epsilon_point",
                                "epsilon_trajectory"]
-    assert list(c.columns) == ["uid", "trajectory", "datetime", "lat", "lng"]
+    assert list(c.columns) == ["uid", "trajectory", "point", "datetime", "lat", "lng"]
     assert b["source_line"].tolist() == list(range(2, len(b) + 2))  # the input's lines, in its order
     for column in c.columns:  # the other columns are unchanged
         assert a[column].equals(c[column]) and a[column].equals(b[column]), column

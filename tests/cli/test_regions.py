@@ -125,7 +125,7 @@ def test_regions_command_lists_every_preset(cli):
     assert lines[0].split()[:3] == ["name", "MINLON,MINLAT,MAXLON,MAXLAT", "projection"]
     assert [line.split()[0] for line in lines[1:]] == list(CITY_BOXES)
     porto = next(line for line in lines if line.startswith("porto"))
-    assert "-8.75,40.95,-8.15,41.35" in porto and "EPSG:32629" in porto
+    assert "-8.8,40.7,-8,41.5" in porto and "EPSG:32629" in porto
 
 
 # ----------------------------------------------------------------------------- end to end

@@ -298,7 +298,8 @@ def checkin_files(tmp_path):
     trajs = data_loaders.to_trajectories(data_loaders.load_checkins(source))
     noise = np.random.default_rng(4).normal(0, 700, np.shape(trajs.coords))
     released = trajs.with_coords(np.asarray(trajs.coords) + noise).to_wgs84().frame
-    out = released[["uid", "trajectory", "datetime"]].assign(
+    out = released[["uid", "datetime"]].assign(  # one trajectory per user: trajectory 0, points 0, 1, ...
+        trajectory=0, point=released.groupby("uid").cumcount().to_numpy(),
         lat=released.geometry.y, lng=released.geometry.x, epsilon_point=4.0)
     path = tmp_path / "released.csv"
     out.to_csv(path, index=False)

@@ -71,7 +71,7 @@ def test_cap_is_reported(checkin_files, tmp_path, capsys):
 
 @pytest.mark.parametrize("case, message", [
     ("missing", "no such file"),
-    ("mismatch", "rows but"),
+    ("mismatch", "have no row of the input with their uid, trajectory and point"),
     ("user", "not in the data"),
     ("folder", "does not exist"),
     ("method", "unknown method"),
@@ -80,7 +80,8 @@ def test_errors_are_one_line(checkin_files, tmp_path, capsys, case, message):
     source, released = checkin_files
     out = str(tmp_path / "m.html")
     short = tmp_path / "short.csv"
-    short.write_text("".join(released.read_text().splitlines(keepends=True)[:-1]))
+    lines = released.read_text().splitlines(keepends=True)  # a row of a user the input does not have
+    short.write_text("".join(lines[:-1]) + "nobody" + lines[-1][lines[-1].index(","):])
     argv = {
         "missing": ["map", str(tmp_path / "nope.csv"), "-o", out],
         "mismatch": ["map", str(source), str(short), "-o", out],

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 
 from ._common import CLIError, Parser, fail
 
@@ -85,6 +86,20 @@ def main(argv=None) -> int:
             gc.freeze()
 
 
+@contextmanager
+def _one_line_warnings(command: str):
+    """Show a library warning as one line of the command (``tracs perturb: warning: ...``),
+    never with its file, line and source code."""
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"tracs {command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        yield
+
+
 def _main(argv) -> int:
     parser = build_parser()
     try:
@@ -97,7 +112,8 @@ def _main(argv) -> int:
     from .._progress import silenced
 
     try:
-        with silenced(bool(getattr(args, "quiet", False) or getattr(args, "no_progress", False))):
+        with silenced(bool(getattr(args, "quiet", False) or getattr(args, "no_progress", False))), \
+                _one_line_warnings(args.command):
             return _dispatch(args)
     except KeyboardInterrupt:
         print("tracs: interrupted", file=sys.stderr)

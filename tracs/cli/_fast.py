@@ -12,11 +12,12 @@ otherwise, and the released rows are written back in the input's order in batche
 from __future__ import annotations
 
 import inspect
+import sys
 from pathlib import Path
 
 import numpy as np
 
-from .._text import given, significant, whole
+from .._text import counted, given, significant
 
 #: points per perturbation chunk (whole trajectories; a longer trajectory is one chunk)
 CHUNK_POINTS = 1 << 18
@@ -113,9 +114,9 @@ def run(args, method, output: Path, fmt) -> int:
     try:
         points, handled = _public.points_in_region(points, args)
     except CLIError:  # rows outside the region: first what was dropped before, so the counts add up
-        _output.report_drops("perturb", points.report, strict=False, quiet=quiet, others=points.others)
+        _output.report_drops("perturb", points.report, strict=False, others=points.others)
         raise
-    _output.report_drops("perturb", points.report, strict=args.strict, quiet=quiet,
+    _output.report_drops("perturb", points.report, strict=args.strict,
                          extra=[("clipped" if args.clip else "dropped", handled)], others=points.others)
     crs = _public.metric_crs(args, points.metric_crs)
     threads = resolve_workers(args.workers)
@@ -126,6 +127,14 @@ def run(args, method, output: Path, fmt) -> int:
     needs_pois = method.discrete or args.round_to_pois
     public = _public.public_parameters(args, crs, lambda pad: Rectangle.bounding(coords, pad=pad),
                                        lambda: np.unique(coords, axis=0), pois_needed=needs_pois)
+    if public.box is not None:  # the points of the box outside its inscribed rectangle: onto it
+        from ..public import into_region
+
+        coords, moved, most = into_region(coords, public.region)
+        if moved:
+            print(f"tracs perturb: note: {counted(moved, 'row')} inside the box but outside the region (the "
+                  f"rectangle inscribed in the projected box) moved onto its edge, by at most "
+                  f"{significant(most)} m", file=sys.stderr)
     ctx = MethodContext(region=public.region, anchor=args.anchor, _poi_space=public.pois,
                         pois=None if public.pois is None else public.pois.points)
     model = method.build(ctx, args.epsilon, per_trajectory=args.per_trajectory)
@@ -172,6 +181,6 @@ def run(args, method, output: Path, fmt) -> int:
               f"{significant(eps_point.max())} per point)" if args.per_trajectory else
               f"ε = {given(args.epsilon)} per point ({given(eps_traj.min())}–{given(eps_traj.max())} per trajectory)")
     rounded = ", rounded to POIs" if args.round_to_pois and not method.discrete else ""
-    print(f"{method.label}{rounded}: {whole(len(coords))} points in {whole(len(lengths))} trajectories, {budget}, "
+    print(f"{method.label}{rounded}: {counted(len(coords), 'point')} in {counted(len(lengths), 'trajectory')}, {budget}, "
           f"AE = {significant(ae)} m -> {output} ({fmt.name})")
     return 0

@@ -163,7 +163,7 @@ def report_drops(command: str, report, *, strict: bool, quiet: bool = False, ext
         print(f"tracs {command}: {line}", file=sys.stderr)
     if report is not None:
         left = report.rows_kept - sum(len(labels) for what, labels in extra if what == "dropped")
-        print(f"tracs {command}: read {report.rows_read:,} rows: dropped {dropped:,} for bad "
+        print(f"tracs {command}: read {counted(report.rows_read, 'row')}: dropped {dropped:,} for bad "
               f"values{outside}; {left:,} kept", file=sys.stderr)
     if strict and (dropped or changed):
         raise CLIError(f"--strict: {dropped:,} row(s) dropped for bad values and {changed:,} outside "

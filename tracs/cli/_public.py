@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._text import counted
 from ._common import CLIError
 
 #: printed when no region is given
@@ -194,7 +195,7 @@ def outside_rows(lon, lat, args, labels, *, command: str = "perturb", before: st
     handled = labels(np.flatnonzero(outside))
     count = int(outside.sum())
     listed = ", ".join(handled[:_SHOW]) + (", ..." if count > _SHOW else "")
-    rows = f"{len(lon):,} rows" if not before else f"the {len(lon):,} rows left ({before})"
+    rows = counted(len(lon), "row") if not before else f"the {counted(len(lon), 'row')} left ({before})"
     if not (args.clip or args.drop):
         raise CLIError(f"{count:,} of {rows} lie outside the region {box} ({listed}); "
                        "pass --clip to move them to the region's edge or --drop to leave them out, "
@@ -215,26 +216,31 @@ def points_in_region(points, args):
     """
     from dataclasses import replace
 
-    word = "line" if points.position == "line" else "row"
-    keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args,
-                                           lambda rows: [f"{word} {int(v)}" for v in points.source[rows]],
+    keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args, points.where,
                                            before=dropped_before(points.report))
     if not handled:
         return points, handled
     if keep is None:
         return replace(points, lonlat=np.column_stack([lon, lat])), handled
+    kept, emptied = keep_rows(points, keep)
+    if emptied:
+        print(f"tracs perturb: note: {counted(emptied, 'trajectory')} had every row outside the region: "
+              "not released", file=sys.stderr)
+    return kept, handled
+
+
+def keep_rows(points, keep):
+    """``(points, emptied)``: the rows of ``points`` where ``keep`` is true (a trajectory left
+    empty disappears; ``emptied`` counts them), as ``--drop`` leaves them."""
+    from dataclasses import replace
+
     rows = np.flatnonzero(keep)
     kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
     offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
     traj = None if points.traj is None else points.traj.take(rows).reset_index(drop=True)
-    emptied = len(points.offsets) - len(offsets)
-    if emptied:
-        from .._text import counted
-
-        print(f"tracs perturb: note: {counted(emptied, 'trajectory')} had every row outside the region: "
-              "not released", file=sys.stderr)
     return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
-                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets, traj=traj), handled
+                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets, traj=traj,
+                   file=None if points.file is None else points.file[rows]), len(points.offsets) - len(offsets)
 
 
 def frame_in_region(frame, args, *, command: str):
@@ -244,10 +250,19 @@ def frame_in_region(frame, args, *, command: str):
 
     position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
     word = "line" if position == "source_line" else "row"
+    traj = frame.attrs.get("trajectory_column")
 
     def labels(rows):
         where = frame[position].to_numpy()[rows] if position is not None else rows
-        return [f"{word} {int(v)}" for v in where]
+        files = [f"{f} " for f in frame["source_file"].to_numpy()[rows]] if "source_file" in frame else [""] * len(rows)
+        text = [f"{f}{word} {int(v)}" for f, v in zip(files, where)]
+        if position is None or traj not in frame.columns:
+            return text
+        place = frame[[c for c in ("source_file", position) if c in frame.columns]]
+        shared = place.duplicated(keep=False).to_numpy()[rows]  # a line of several points (a Porto trip)
+        point = frame.groupby(frame[traj].to_numpy(), sort=False).cumcount().to_numpy()[rows]
+        ids = frame[traj].to_numpy()[rows]
+        return [f"{t} (trajectory {i} point {int(k)})" if s else t for t, i, k, s in zip(text, ids, point, shared)]
 
     lon, lat = frame.geometry.x.to_numpy(), frame.geometry.y.to_numpy()
     keep, new_lon, new_lat, handled = outside_rows(lon, lat, args, labels, command=command,

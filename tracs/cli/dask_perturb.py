@@ -32,7 +32,7 @@ import numpy as np
 from ._common import CLIError
 
 #: the released columns written, in order
-COLUMNS = ("uid", "trajectory", "datetime", "source_row", "lat", "lng", "epsilon_point", "epsilon_trajectory")
+COLUMNS = ("uid", "trajectory", "point", "datetime", "source_row", "lat", "lng", "epsilon_point", "epsilon_trajectory")
 
 
 def _files(source: Path) -> list:
@@ -155,6 +155,10 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     method = get(method)
     points, _ = _public.points_in_region(read_partition(part, options), options)
     coords = points.to_metric(crs)
+    if public.box is not None:  # the points of the box outside its inscribed rectangle: onto it
+        from ..public import into_region
+
+        coords = into_region(coords, public.region)[0]
     offsets = points.offsets
     ctx, model = build_model(method, options, public)
     keys = user_keys(points.trajectory_users())  # as in process: from the ids' exact values
@@ -195,6 +199,7 @@ def _meta(uid_dtype, traj_dtype, index_name, columns):
     frame = pd.DataFrame({
         "uid": pd.Series([], dtype=uid_dtype),
         "trajectory": pd.Series([], dtype=traj_dtype),
+        "point": pd.Series([], dtype="int64"),
         "datetime": pd.Series([], dtype="datetime64[ns, UTC]"),
         **({"source_row": pd.Series([], dtype="int64")} if columns["keep_lines"] else {}),
         **{name: pd.Series([], dtype="float64")
@@ -313,12 +318,12 @@ def run_dask(args, method) -> int:
         write_folder(output, write)
     write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
                           pois_used=public.pois is not None)
-    from .._text import given, significant
+    from .._text import counted, given, significant
 
     n_in, n_out = _rows(files), counts["out"]
     dropped = n_in - n_out
     note = f", {dropped:,} rows left out (invalid or outside the region)" if dropped else ""
-    print(f"{method.label}: {n_out:,} rows released from {n_in:,}{note}, ε = {given(args.epsilon)} "
+    print(f"{method.label}: {counted(n_out, 'row')} released from {n_in:,}{note}, ε = {given(args.epsilon)} "
           f"{'per trajectory' if args.per_trajectory else 'per point'}, on Dask in "
           f"{significant(time.perf_counter() - start)} s -> {output}/ (GeoParquet)")
     return 0

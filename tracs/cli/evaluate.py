@@ -21,9 +21,12 @@ per repetition), synthetic (a synthetic city), tky / nyc / chi (the check-in
 samples in the folder named by TRACS_DATA_DIR, over their preset boxes) or the
 path of a check-in file: over --region when given, else over the file's own
 bounding box (a warning says so: an experiment, not a private setting).
-On check-in data AE is in metres, outputs of continuous methods are rounded to the
-nearest point of interest unless --no-round-to-pois, and the "normalised" AE is
-measured after min-max scaling the region to the unit square (the paper's units).
+On check-in data AE is in metres, and the "normalised" AE is measured after
+min-max scaling the region to the unit square (the paper's units).  Outputs of
+continuous methods are rounded to the nearest venue of data with a venue column
+(check-ins) or to the points of --pois, unless --no-round-to-pois; traces (GPS
+points, no venue column) are not rounded unless --round-to-pois (to every
+distinct point of the data).  The first line of the output says which.
 
 The same --seed gives the same table (except the timing column), whatever the
 order or the subset of methods and ε.
@@ -96,7 +99,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--anchor", type=anchor_arg, default="center",
                    help="TraCS-D's first reference: center (default) or corner (the paper's code)")
     p.add_argument("--round-to-pois", action=argparse.BooleanOptionalAction, default=None,
-                   help="round continuous methods' outputs to the nearest POI (default: on check-in data)")
+                   help="round continuous methods' outputs to the nearest POI (default: on data with a "
+                        "venue column or with --pois; not on traces)")
     p.add_argument("--metrics", default="", metavar="NAMES",
                    help="extra columns, comma-separated (see 'metrics' below)")
     p.add_argument("--units", choices=("metres", "degrees"), default="metres",
@@ -184,12 +188,24 @@ def run(args) -> int:
         else:
             sys.stdout.write(text)
     else:
-        print(f"{dataset.name}: {counted(dataset.n_trajectories, 'trajectory')}, {counted(dataset.n_points, 'point')}, "
-              f"{args.repetitions} repetition(s), seed {args.seed}")
+        print(first_line(dataset, args))
         print(format_table(summary))
     if written:
         print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
     return 0
+
+
+def first_line(dataset, args) -> str:
+    """What the table compares: the data, the rows left out, the repetitions and the rounding target."""
+    left = f" ({counted(dataset.left_out, 'row')} outside the region left out)" if dataset.left_out else ""
+    rounding = ""
+    if dataset.pois is not None:
+        rounds = dataset.round_by_default if args.round_to_pois is None else args.round_to_pois
+        rounding = (f"; continuous methods rounded to {dataset.pois_label}" if rounds else
+                    "; continuous methods not rounded" + ("" if dataset.round_by_default else
+                                                          " (a trace: no venue column)"))
+    return (f"{dataset.name}: {counted(dataset.n_trajectories, 'trajectory')}, {counted(dataset.n_points, 'point')}"
+            f"{left}, {counted(args.repetitions, 'repetition')}, seed {args.seed}{rounding}")
 
 
 #: printed when a data set given by path is evaluated without --region
@@ -236,14 +252,14 @@ def _on_read(args):
     def checked(frame, box):
         report = frame.attrs.get("report")
         if box is None:
-            _output.report_drops("evaluate", report, strict=False, quiet=args.quiet)
+            _output.report_drops("evaluate", report, strict=False)
             return frame
         try:
             frame, handled = frame_in_region(frame, args, command="evaluate")
         except CLIError:
-            _output.report_drops("evaluate", report, strict=False, quiet=args.quiet)
+            _output.report_drops("evaluate", report, strict=False)
             raise
-        _output.report_drops("evaluate", report, strict=False, quiet=args.quiet,
+        _output.report_drops("evaluate", report, strict=False,
                              extra=[("clipped" if args.clip else "dropped", handled)])
         return frame
 

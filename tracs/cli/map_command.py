@@ -18,8 +18,10 @@ from ._common import CLIError, positive_float, positive_int, seed_int, writable_
 DESCRIPTION = """\
 Draw the check-ins of INPUT as trajectories on an interactive map (one layer per
 user), and, when given, the released points of PERTURBED (a file written by
-'tracs perturb', one row per input row in the same order) with the displacement
-of every point, a heat map of the reports and a legend.
+'tracs perturb' for INPUT, any format and order: each released row is paired
+with its input row by its uid, trajectory and point columns) with the
+displacement of every point, a heat map of the reports and a legend; input rows
+the release left out (--drop) are drawn as "not released".
 
 Without PERTURBED, --epsilon perturbs INPUT on the fly with --method (TraCS-D by
 default).  The page embeds Leaflet and its plugins, so it opens without a network;
@@ -142,36 +144,66 @@ def _perturb(trajs, method: str, epsilon: float, seed):
     return np.asarray(released, dtype=float), spec.label
 
 
-def _align(released, original, name):
-    """Put the released rows in the order of ``original`` (the loaders' (user, time) order).
+def _trajectories(source: Path, args, *, quiet: bool):
+    """INPUT as trajectories (the loaders' path), its dropped rows reported."""
+    import data_loaders
 
-    'tracs perturb' publishes rows in the input file's order; with ``--keep-lines`` it
-    also writes the loaders' ``source_line`` / ``source_row``, which then matches the
-    rows one by one.  Without it, the i-th released row is the i-th row of the input,
-    which ``original``'s own source column orders.
-    """
-    import pandas as pd
+    from ._output import report_drops
 
-    from data_loaders import SOURCE_COLUMNS
+    checkins = _read_checkins(source, args)
+    report = checkins.attrs.get("report")
+    if report is not None and report.n_dropped and not quiet:  # the rows the map cannot draw, and why
+        report_drops("map", report, strict=False, quiet=True)
+    if len(checkins) == 0:
+        raise CLIError(f"{source} holds no usable check-ins")
+    return data_loaders.to_trajectories(checkins, split_gap=args.split_gap,
+                                        by=checkins.attrs.get("trajectory_column"))
 
-    position = next((c for c in SOURCE_COLUMNS if c in released.columns and c in original.columns), None)
-    order = released.attrs.get("order", "input")
-    if position is None and order == "perturbation":  # lines: already in (user, trajectory, time) order
-        return released.reset_index(drop=True)
-    if position is None and order == "tracks":  # GPX: one track per trajectory, points in time order
-        keys = [c for c in ("uid", "trajectory", "datetime") if c in released.columns]
-        return released.sort_values(keys, kind="stable").reset_index(drop=True) if keys else released
-    if position is None:  # rows in the input's order: the i-th is the input's i-th row
-        own = next((c for c in SOURCE_COLUMNS if c in original.columns), None)
-        if own is None:
-            return released
-        where = np.empty(len(original), dtype=np.int64)
-        where[np.argsort(original[own].to_numpy(), kind="stable")] = np.arange(len(original))
-        return released.iloc[where].reset_index(drop=True)
-    where = pd.Index(released[position].to_numpy()).get_indexer(original[position].to_numpy())
-    if (where < 0).any() or len(np.unique(where)) != len(where):
-        raise CLIError(f"{name}: its {position} column does not match the rows of the input file")
-    return released.iloc[where].reset_index(drop=True)
+
+def _released_rows(source: Path, release: Path, args):
+    """``(true rows, their released rows, input rows not released or None)`` as GeoDataFrames,
+    paired by key (:mod:`tracs.cli._pairing`)."""
+    import geopandas as gpd
+
+    from ..estimate.sidecar import read_sidecar
+    from ._output import report_drops
+    from ._pairing import pair
+
+    frame = _read_release(release)
+    try:
+        sidecar = read_sidecar(release)
+    except (FileNotFoundError, ValueError):
+        sidecar = None
+    paired = pair(source, frame, str(release), args, sidecar)
+    report_drops("map", paired.everything.report, strict=False, quiet=True)
+    points, rows = paired.points, paired.released
+    ids = points.trajectory_ids()
+    traj = np.searchsorted(points.offsets, np.arange(len(points.source)), side="right") - 1
+    ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj).to_numpy()
+
+    def frame_of(p, keep, lonlat, **columns):
+        import pandas as pd
+
+        data = {"uid": p.uid.to_numpy()[keep], **columns,
+                "datetime": pd.to_datetime(p.time[keep]).tz_localize("UTC")}
+        return gpd.GeoDataFrame(data, geometry=gpd.points_from_xy(lonlat[:, 0], lonlat[:, 1]), crs=4326)
+
+    original = frame_of(points, rows, points.lonlat[rows], trajectory=ids[rows])
+    reports = frame.iloc[paired.where[rows]].reset_index(drop=True)
+    perturbed = gpd.GeoDataFrame({"uid": original["uid"].to_numpy(), "trajectory": ids[rows],
+                                  **{c: reports[c].to_numpy() for c in ("epsilon_point",) if c in reports}},
+                                 geometry=gpd.points_from_xy(reports["lng"], reports["lat"]), crs=4326)
+    missing = np.r_[paired.everything.lonlat[paired.outside], points.lonlat[~rows]].reshape(-1, 2)
+    if len(missing):
+        from .._text import counted
+
+        print(f"tracs map: note: {counted(len(missing), 'row')} of {source.name} "
+              f"{'has' if len(missing) == 1 else 'have'} no released row (left out of the release, "
+              "as --drop leaves the rows outside the region): drawn as 'not released'", file=sys.stderr)
+    if not rows.any():
+        raise CLIError(f"no row of {release} is a released row of {source}")
+    unreleased = gpd.GeoSeries(gpd.points_from_xy(missing[:, 0], missing[:, 1]), crs=4326) if len(missing) else None
+    return original, perturbed, unreleased
 
 
 def _warn_from_sidecar(release: Path) -> None:
@@ -223,37 +255,24 @@ def _run(args) -> int:
 
     _columns.check_input(source, args)
     output = writable_file(args.output)
-    from ._output import check_html_output, check_not_input, report_drops
+    from ._output import check_html_output, check_not_input
 
     check_html_output(output)
     check_not_input(output, source, args.perturbed)
-    import data_loaders
-
     from ..maps import DEFAULT_MAX_POINTS, DEFAULT_MAX_USERS, DEFAULT_TILES, save_map, trajectory_map
 
-    checkins = _read_checkins(source, args)
-    report = checkins.attrs.get("report")
-    if report is not None and report.n_dropped:  # the rows the map cannot draw, and why
-        report_drops("map", report, strict=False, quiet=True)
-    if len(checkins) == 0:
-        raise CLIError(f"{source} holds no usable check-ins")
-    trajs = data_loaders.to_trajectories(checkins, split_gap=args.split_gap,
-                                         by=checkins.attrs.get("trajectory_column"))
-    original = trajs.frame
-    perturbed, epsilon, method = None, args.epsilon, args.method
+    perturbed, unreleased, epsilon, method, trajs = None, None, args.epsilon, args.method, None
     if args.perturbed is not None:
         if args.estimate_grid is None:  # (with --estimate-grid the estimate says it)
             _warn_from_sidecar(Path(args.perturbed))
-        perturbed = _read_release(Path(args.perturbed))
-        if len(perturbed) != len(original):
-            raise CLIError(f"{args.perturbed} has {len(perturbed):,} rows but {source} has "
-                           f"{len(original):,}: give the file 'tracs perturb' wrote for this input")
-        perturbed = _align(perturbed, original, args.perturbed)
-        if "trajectory" in perturbed.columns:  # draw the trajectories the release was made with
-            original = original.assign(trajectory=perturbed["trajectory"].to_numpy())
+        original, perturbed, unreleased = _released_rows(source, Path(args.perturbed), args)
         if epsilon is None:
             epsilon = _epsilon_of(perturbed)
-    elif args.epsilon is not None:
+    if args.perturbed is None or args.input_pois:
+        trajs = _trajectories(source, args, quiet=args.perturbed is not None)
+    if args.perturbed is None:
+        original = trajs.frame
+    if args.perturbed is None and args.epsilon is not None:
         perturbed, method = _perturb(trajs, args.method or "tracs-d", args.epsilon, args.seed)
         perturbed = trajs.with_coords(perturbed).frame
 
@@ -268,7 +287,7 @@ def _run(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         fmap = trajectory_map(original, perturbed, pois=pois, users=users, tiles=tiles,
-                              epsilon=epsilon, method=method,
+                              epsilon=epsilon, method=method, unreleased=unreleased,
                               max_points=args.max_points or DEFAULT_MAX_POINTS,
                               max_users=args.max_users or DEFAULT_MAX_USERS)
     for warning in caught:

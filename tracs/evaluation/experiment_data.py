@@ -55,6 +55,14 @@ class Dataset:
         The user id of each trajectory: each user draws from the random stream of
         ``(cell seed, user id)``, so a user's release does not depend on the others.
         ``None``: the trajectory's position.
+    pois_label : str
+        What :attr:`pois` are, for the output (``"the data's 7,798 distinct venues"``).
+    round_by_default : bool
+        Whether outputs of continuous methods are rounded to :attr:`pois` unless asked
+        otherwise: for venues (a venue column) or a POI file, not for the points of a
+        trace (every GPS point would be a "venue").
+    left_out : int
+        Rows read but outside the public region, left out.
     """
 
     name: str
@@ -68,6 +76,9 @@ class Dataset:
     trajectories: object = None
     degree_scale: tuple[float, float] | None = None
     keys: np.ndarray | None = None
+    pois_label: str = ""
+    round_by_default: bool = True
+    left_out: int = 0
 
     @property
     def n_points(self) -> int:
@@ -126,7 +137,7 @@ def continuous_dataset(name: str = "unit-square", *, trajectories: int = 100, po
 
 
 def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: int | None = None,
-                    region=None, pois=None) -> Dataset:
+                    region=None, pois=None, pois_file: str | None = None, left_out: int = 0) -> Dataset:
     """A :class:`Dataset` from a :class:`tracs.Trajectories` (projected to metres).
 
     The region is ``region`` when given — a public region fixed in advance, such as
@@ -138,13 +149,23 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
     again a measurement convention, not a private release).  ``max_trajectories``
     perturbs the first trajectories only (for quick runs); the region and the POIs
     stay those of the whole data set.  ``pois`` (an ``(m, 2)`` array in the
-    trajectories' CRS, e.g. a public POI file) replaces the data's venues.
+    trajectories' CRS, e.g. a public POI file named ``pois_file``) replaces the data's
+    venues.  Data without a venue column (GPS traces) are not rounded by default
+    (:attr:`Dataset.round_by_default`): their "venues" would be every point.
     """
     # the location space and the region are those of the whole data set, even when only
     # the first trajectories are perturbed
     if len(trajectories.coords) == 0:
         raise ValueError(f"{name}: no points left to perturb")
+    from .._text import counted
+
+    venues = "poi_id" in trajectories.frame.columns
+    given = pois is not None
     pois = np.asarray(trajectories.pois().coords if pois is None else pois, dtype=np.float64)
+    if given:
+        label = f"the {counted(len(pois), 'POI')} of {pois_file or 'the POI file'}"
+    else:
+        label = f"the data's {counted(len(pois), 'distinct venue' if venues else 'distinct point')}"
     region = trajectories.region() if region is None else region
     scale = None if trajectories.crs is None else degree_scale(trajectories)
     if max_trajectories is not None:
@@ -152,12 +173,16 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
         if max_trajectories < len(trajectories):
             trajectories = trajectories.select(np.arange(max_trajectories))
     coords = np.asarray(trajectories.coords, dtype=np.float64)
+    from ..public import into_region  # the points of a box outside its inscribed rectangle: onto it
+
+    coords = into_region(coords, region)[0]
     offsets = np.asarray(trajectories.offsets, dtype=np.int64)
     keys = None
     if "uid" in trajectories.frame.columns and len(offsets) > 1:
         keys = np.asarray([str(k) for k in trajectories.frame["uid"].to_numpy()[offsets[:-1]]], dtype=object)
     return Dataset(name=name, region=region, offsets=offsets, coords=coords, units="m",
-                   pois=pois, normalise=True, trajectories=trajectories, degree_scale=scale, keys=keys)
+                   pois=pois, normalise=True, trajectories=trajectories, degree_scale=scale, keys=keys,
+                   pois_label=label, round_by_default=given or venues, left_out=left_out)
 
 
 def degree_scale(trajectories) -> tuple[float, float]:
@@ -273,8 +298,12 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     given = box is not None
     if box is None:
         box = CITY_BOXES.get(name) if name in DATA_FILES else None
+    n_read = len(checkins)
     if on_read is not None and (given or (name not in DATA_FILES and name != "synthetic")):
         checkins = on_read(checkins, box)
+    elif box is not None:  # a named sample over its preset: the rows outside the public region are left out
+        inside = box.contains(checkins.geometry.x.to_numpy(), checkins.geometry.y.to_numpy())
+        checkins = checkins[inside].reset_index(drop=True) if not inside.all() else checkins
     crs = "utm" if box is None else box.metric_crs()
     trajs = data_loaders.to_trajectories(checkins, split_gap=split_gap, min_points=min_points, crs=crs,
                                          by=checkins.attrs.get("trajectory_column"))
@@ -285,7 +314,8 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
 
         poi_coords = read_pois(pois, box, trajs.crs).points
     return checkin_dataset(trajs, name=label, max_trajectories=max_trajectories,
-                           region=None if box is None else box.to_region(trajs.crs), pois=poi_coords)
+                           region=None if box is None else box.to_region(trajs.crs), pois=poi_coords,
+                           pois_file=None if pois is None else Path(pois).name, left_out=n_read - len(checkins))
 
 
 # ----------------------------------------------------------------------------- seeds

@@ -107,7 +107,8 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         TraCS-D's public first reference (the paper's code uses the corner).
     round_to_pois : bool, optional
         Round the outputs of continuous methods to the nearest POI (post-processing).
-        Default: whenever the data set has POIs.
+        Default: when the data set's POIs are venues or a POI file
+        (:attr:`Dataset.round_by_default`; never the points of a trace).
     metrics : str or sequence of str
         Extra columns among :data:`EXTRA_METRICS` (comma-separated or a sequence):
         ``range_query_error``, ``hotspot_precision``, ``hotspot_ndcg`` (grid and
@@ -158,7 +159,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         raise ValueError(f"metric {needs[0]!r} matches released points to locations exactly and needs "
                          f"points of interest, but data set {dataset.name!r} is a continuous region")
     if round_to_pois is None:
-        round_to_pois = has_pois
+        round_to_pois = has_pois and dataset.round_by_default
     if (round_to_pois or any(METHODS[m].discrete for m in names)) and not has_pois:
         needs = [m for m in names if METHODS[m].discrete]
         what = f"method {needs[0]!r}" if needs else "rounding to POIs"
@@ -313,7 +314,7 @@ def time_methods(dataset: Dataset, methods, epsilon: float = 4.0, *, repeat: int
     repeat = _check_count(repeat, "repeat")
     has_pois = dataset.pois is not None
     if round_to_pois is None:
-        round_to_pois = has_pois
+        round_to_pois = has_pois and dataset.round_by_default
     ctx = MethodContext(region=dataset.region, pois=dataset.pois, anchor=anchor)
     coords = dataset.draw(_stream(_check_seed(seed), "data", 0))
     offsets = np.asarray(dataset.offsets, dtype=np.int64)

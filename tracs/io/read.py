@@ -115,7 +115,9 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     and with ``keep_columns`` every other column), plus ``lines``, ``bad_lines``,
     ``blank_lines``, ``notes``, ``source``, ``fmt``, ``position``, ``untimed``
     (a mask of the rows with no time of their own, whose ``time`` only orders
-    them, or None), ``traj`` (the trajectory column's name or None) and
+    them, or None), ``traj`` (the trajectory column's name or None), ``files``
+    (a folder read: ``(file of each row, file names)``, the index into the names
+    of each row's file, whose ``lines`` count within it; else None) and
     ``others`` (the file's columns and elements used for none of these: for the
     "not released" message of the command line).
     ``with_poi=False`` leaves the venue column unread (``poi`` is then None): the
@@ -242,12 +244,29 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
         bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
         fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
-        untimed=untimed, traj=cmap.traj,
+        untimed=untimed, traj=cmap.traj, files=_files_of(raw.table),
         column_names={r: c for r, c in (("user", cmap.user), ("time", None if no_time else cmap.time),
                                         ("lat", cmap.lat or "geometry"), ("lon", cmap.lon or "geometry"))
                       if c is not None and c not in PLACEHOLDERS},
         others=[c for c in (header_names or names) if c not in used and c != raw.geometry
-                and c not in raw.roles.values()] + list(raw.unread))
+                and c not in raw.roles.values() and c != FILE_COLUMN] + list(raw.unread))
+
+
+#: the column of a folder's rows naming the file of each (:func:`tracs.io.tracks.to_raw`)
+FILE_COLUMN = "source_file"
+
+
+def _files_of(table):
+    """``(file index of each row (int32), file names)`` of a folder's rows, or None."""
+    import pyarrow as pa
+
+    if not hasattr(table, "column_names") or FILE_COLUMN not in table.column_names:
+        return None
+    column = table.column(FILE_COLUMN).combine_chunks()
+    if not pa.types.is_dictionary(column.type):
+        column = column.dictionary_encode()
+    return (column.indices.to_numpy(zero_copy_only=False).astype(np.int32),
+            [str(v) for v in column.dictionary.to_pylist()])
 
 
 def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
@@ -293,7 +312,7 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     -------
     geopandas.GeoDataFrame
         The loaders' form (``uid``, ``datetime`` UTC, ``poi_id`` when known, kept
-        columns, ``source_line`` or ``source_row``, WGS84 points) with
+        columns, ``source_line`` or ``source_row``, ``source_file`` for a folder, WGS84 points) with
         ``attrs["report"]`` and, when a trajectory column was found (or is implied,
         as for GPX segments), its name in ``attrs["trajectory_column"]`` (pass it
         as ``data_loaders.to_trajectories(..., by=...)``).
@@ -310,6 +329,11 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
                            id_type=id_type)
     traj = columns.pop("traj")
     columns.pop("others")
+    files = columns.pop("files")
+    if files is not None and FILE_COLUMN not in columns["extra"]:  # a folder: each row's file
+        import pandas as pd
+
+        columns["extra"][FILE_COLUMN] = pd.Series(pd.Categorical.from_codes(files[0], files[1]))
     frame = build_checkins(**columns, duplicates=duplicates, strict=strict)
     if traj is not None:
         frame.attrs["trajectory_column"] = traj

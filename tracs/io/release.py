@@ -2,8 +2,10 @@
 
 :func:`read_release` gives the released rows in the file's order as a pandas
 frame: ``lat``, ``lng`` (WGS84) and, when the file has them, ``uid``,
-``trajectory``, ``datetime``, ``source_line`` / ``source_row``, ``epsilon_point``,
-``epsilon_trajectory``.  The reader is the format's own (the one every command
+``trajectory``, ``point``, ``datetime``, ``source_file``, ``source_line`` /
+``source_row``, ``epsilon_point``, ``epsilon_trajectory``.  A file of tracks or
+lines (GPX, ``--geometry lines``) holds its points in trajectory order, so
+``point`` is their position in their track or line.  The reader is the format's own (the one every command
 reads inputs with), asked for every column; point geometry gives ``lat`` /
 ``lng`` when the file has no such columns.  A GPX release has one track per
 trajectory, its ids in its ``<extensions>`` (:mod:`tracs.io.gpx`); in a GPX file
@@ -24,7 +26,7 @@ __all__ = ["NotAReleaseError", "read_release", "read_rows"]
 #: released columns and their types (integer columns whose values are not all integers written
 #: plainly keep the file's text: trajectory ids such as ``trip-7`` or ``01``)
 _NUMBERS = {"lat": float, "lng": float, "epsilon_point": float, "epsilon_trajectory": float,
-            "trajectory": np.int64, "source_line": np.int64, "source_row": np.int64}
+            "trajectory": np.int64, "point": np.int64, "source_line": np.int64, "source_row": np.int64}
 
 
 class NotAReleaseError(ValueError):
@@ -58,6 +60,8 @@ def read_release(path, *, need=("lat", "lng")):
             frame.loc[raw.untimed, raw.roles["time"]] = None
         frame = frame.rename(columns={raw.roles["time"]: "datetime"}) if "datetime" not in frame.columns else frame
         frame = frame.drop(columns=[c for c in raw.roles.values() if c in frame.columns and c != "datetime"])
+        if "point" not in frame.columns and {"uid", "trajectory"} <= set(frame.columns):
+            frame["point"] = frame.groupby(["uid", "trajectory"], sort=False, dropna=False).cumcount().to_numpy()
     _with_lonlat(frame, raw)
     for name, kind in _NUMBERS.items():
         if name in frame.columns:
@@ -124,10 +128,11 @@ def _gpx_release(path: Path, frame):
     names = [name or "" for name in track_names(path)]
     parts = [name.rsplit(" ", 1) for name in names]
     users = np.array([p[0] if len(p) == 2 else name for p, name in zip(parts, names)], dtype=object)
-    ids = np.array([int(p[1]) if len(p) == 2 and p[1].isdigit() else -1 for p in parts], dtype=np.int64)
+    ids = np.array([p[1] if len(p) == 2 else None for p in parts], dtype=object)  # as written: 0001 stays
     track = out["trajectory"].to_numpy()
+    out["point"] = out.groupby(track, sort=False).cumcount().to_numpy()  # points in track order
     out["uid"] = users[track]
-    if (ids >= 0).all() and len(set(zip(users.tolist(), ids.tolist()))) == len(ids):
+    if all(i is not None for i in ids) and len(set(zip(users.tolist(), ids.tolist()))) == len(ids):
         # "<uid> <trajectory>": the released ids (numbered within each user)
         out["trajectory"] = ids[track]
-    return out[[c for c in ("uid", "trajectory", "datetime", "lat", "lng") if c in out.columns]]
+    return out[[c for c in ("uid", "trajectory", "point", "datetime", "lat", "lng") if c in out.columns]]

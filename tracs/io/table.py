@@ -46,6 +46,11 @@ class Points:
         The input's own trajectory id of each row, exactly as read, when the
         trajectories are exactly the input's (a trajectory column and no time gap);
         else None (trajectories are numbered within each user).
+    file : numpy.ndarray of int32 or None
+        For a folder of files (Geolife, T-Drive): the index into :attr:`files` of
+        each row's file, whose :attr:`source` counts lines within it; else None.
+    files : tuple of str
+        The files of a folder, relative to it, in reading order.
     """
 
     uid: object
@@ -57,6 +62,8 @@ class Points:
     report: object
     others: tuple = ()
     traj: object = None
+    file: np.ndarray | None = None
+    files: tuple = ()
 
     @property
     def lengths(self) -> np.ndarray:
@@ -74,6 +81,28 @@ class Points:
             return self.traj.take(self.offsets[:-1]).reset_index(drop=True)
         return within_runs(np.r_[True, ~self.same_user_as_previous_trajectory()] if len(self.offsets) > 1
                            else np.zeros(0, bool))
+
+    def point_index(self) -> np.ndarray:
+        """The 0-based position of each row in its trajectory (rows in (user, trajectory, time) order)."""
+        return np.arange(int(self.offsets[-1]), dtype=np.int64) - np.repeat(self.offsets[:-1], self.lengths)
+
+    def where(self, rows) -> list:
+        """How messages name ``rows``: ``"line 7"``, ``"000/a.plt line 7"`` for a folder, and, for a
+        line holding several points (a Porto trip), ``"line 7 (trajectory T point 2)"``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        word = "line" if self.position == "line" else "row"
+        files = [f"{self.files[int(f)]} " for f in self.file[rows]] if self.file is not None else [""] * len(rows)
+        text = [f"{f}{word} {int(v)}" for f, v in zip(files, self.source[rows])]
+        place = self.source if self.file is None else self.source * (len(self.files) + 1) + self.file
+        _, first, count = np.unique(place, return_inverse=True, return_counts=True)
+        shared = count[first[rows]] > 1
+        if not shared.any():
+            return text
+        traj = np.searchsorted(self.offsets, rows, side="right") - 1
+        ids = self.trajectory_ids()
+        ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj).to_numpy()
+        point = rows - self.offsets[traj]
+        return [f"{t} (trajectory {i} point {int(k)})" if s else t for t, i, k, s in zip(text, ids, point, shared)]
 
     def same_user_as_previous_trajectory(self) -> np.ndarray:
         """``out[t - 1]``: trajectory ``t`` has the same user as trajectory ``t - 1`` (length T - 1)."""
@@ -158,6 +187,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         flag = (options.get("flags") or {}).get("split_gap", "split_gap=")
         meta["notes"] = [*meta["notes"], f"{flag} splits no trajectory at points without a time: they keep the "
                                          "file's order"]
+    file, files = cols["files"] if cols["files"] is not None else (None, ())
     others = tuple(cols["others"])
     dropped = {}
     if len(cols["bad_lines"]):
@@ -178,6 +208,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         traj_key = None if traj_key is None else traj_key[keep]
         traj = None if traj is None else traj.take(keep).reset_index(drop=True)
         untimed = untimed[keep]
+        file = None if file is None else file[keep]
     uid = _user_ids(uid)
     ukey = user_order_keys(uid)
     tkey = time.view(np.int64)
@@ -188,6 +219,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         traj_key = None if traj_key is None else traj_key[order]
         traj = None if traj is None else traj.take(order).reset_index(drop=True)
         untimed = untimed[order]
+        file = None if file is None else file[order]
     same_user = np.r_[False, ukey[1:] == ukey[:-1]]
     same = same_user & np.r_[False, tkey[1:] == tkey[:-1]]
     same &= ~untimed & ~np.r_[False, untimed[:-1]]  # an ordering time is no time: never a repeat
@@ -206,7 +238,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
         time[untimed] = np.datetime64("NaT")
     return Points(uid=uid, time=time, lonlat=np.column_stack([lng, lat]), source=lines,
                   position=meta["position"], offsets=offsets, report=report, others=others,
-                  traj=traj if gap is None else None)
+                  traj=traj if gap is None else None, file=file, files=tuple(files))
 
 
 def _row_order(tkey: np.ndarray, traj_key, ukey: np.ndarray) -> np.ndarray:
@@ -252,13 +284,16 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
     Every column of a user's rows depends only on that user's rows, the public
     parameters and the seed: ``uid`` (exactly as read), ``trajectory``
     (:meth:`Points.trajectory_ids`: the input's own id, or the number of the
-    trajectory among its user's), ``datetime``, the released ``lat`` / ``lng`` and,
+    trajectory among its user's), ``point`` (the row's 0-based position in its
+    released trajectory: with ``uid`` and ``trajectory``, the key that pairs a
+    released row with its input row), ``datetime``, the released ``lat`` / ``lng`` and,
     with ``budget``, ``epsilon_point`` / ``epsilon_trajectory`` (the ε spent: with a
     budget per point, ``epsilon_trajectory`` is ``n`` times it for a trajectory of
     ``n`` points, and with a budget per trajectory ``epsilon_point`` is ``1 / n`` of
     it, so both reveal each trajectory's length, as its rows do).  ``keep_lines``
     adds ``source_line`` / ``source_row``, the row's position in the input file,
-    which depends on the rows of every user above it.  True coordinates and venue
+    which depends on the rows of every user above it, and for a folder
+    ``source_file``, the file of the folder it is in.  True coordinates and venue
     ids are never included.
 
     ``rows`` (positions in the input's order, default all) builds one batch of them;
@@ -279,9 +314,12 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
         ids = points._trajectory_ids = points.trajectory_ids()
     ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj)
     times = pa.array(points.time[order]).cast(pa.timestamp("ns", tz="UTC"))
-    columns = {"uid": _arrow(uid), "trajectory": _arrow(ids),
+    columns = {"uid": _arrow(uid), "trajectory": _arrow(ids), "point": order - points.offsets[traj],
                "datetime": _times_as_text(times) if text_times else times}
     if keep_lines:
+        if points.file is not None:
+            columns["source_file"] = pa.DictionaryArray.from_arrays(
+                pa.array(points.file[order], pa.int32()), pa.array(list(points.files), pa.string()))
         columns["source_line" if points.position == "line" else "source_row"] = points.source[order]
     columns["lat"], columns["lng"] = released_lonlat[order, 1], released_lonlat[order, 0]
     if budget:
@@ -300,10 +338,12 @@ def _arrow(values):
 
 
 def input_order(points: Points) -> np.ndarray:
-    """Positions of the rows in the input file's order (cached on ``points``)."""
+    """Positions of the rows in the input's order: by line (or row), and for a folder file by
+    file, then line (cached on ``points``)."""
     order = getattr(points, "_input_order", None)
     if order is None:
-        order = np.argsort(points.source, kind="stable")
+        order = np.argsort(points.source, kind="stable") if points.file is None else \
+            np.lexsort([points.source, points.file])
         points._input_order = order
     return order
 

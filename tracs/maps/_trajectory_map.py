@@ -10,6 +10,7 @@ import numpy as np
 from folium.plugins import FastMarkerCluster, HeatMap
 
 from .._progress import progress_bar
+from .._text import counted
 from .._validation import check_epsilon
 from ._elements import FitView, Legend, TrackLayer
 from ._inputs import Rows, as_rows, same_length, unwrap_longitudes
@@ -33,6 +34,7 @@ PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
            "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22")
 LINK_COLOR = "#555555"
 POI_COLOR = "#6b6b6b"
+UNRELEASED_COLOR = "#000000"
 POI_PANE = "tracsPois"  # below the trajectories (overlay pane: 400), above tiles (200)
 
 
@@ -115,7 +117,7 @@ def _svg_line(color: str, dash: str | None, width: float) -> str:
 
 
 def _legend_html(*, title, method, epsilon, layers, has_pois, users, n_users_total,
-                 n_points, n_points_total, dashed) -> str:
+                 n_points, n_points_total, dashed, n_unreleased=0) -> str:
     parts = [f'<div class="tracs-title">{_label(title)}</div>']
     setting = []
     if method is not None:
@@ -134,6 +136,10 @@ def _legend_html(*, title, method, epsilon, layers, has_pois, users, n_users_tot
     if has_pois:
         parts.append(f'<div><span class="tracs-swatch" style="background:{POI_COLOR};'
                      'border-radius:5px"></span>POI</div>')
+    if n_unreleased:
+        parts.append(f'<div><span class="tracs-swatch" style="background:#fff;border:2px solid {UNRELEASED_COLOR};'
+                     f'border-radius:5px"></span>not released ({n_unreleased:,} input '
+                     f'{"row" if n_unreleased == 1 else "rows"}, e.g. dropped outside the region)</div>')
     swatches = " ".join(
         f'<span style="white-space:nowrap"><span class="tracs-swatch" '
         f'style="background:{PALETTE[k % len(PALETTE)]}"></span>{_label(uid)}</span>'
@@ -141,8 +147,8 @@ def _legend_html(*, title, method, epsilon, layers, has_pois, users, n_users_tot
     )
     more = f" &hellip; +{len(users) - 8}" if len(users) > 8 else ""
     parts.append(f"<div>users: {swatches}{more}</div>")
-    parts.append(f"<div>{len(users):,} of {n_users_total:,} users, "
-                 f"{n_points:,} of {n_points_total:,} points</div>")
+    parts.append(f"<div>{len(users):,} of {counted(n_users_total, 'user')}, "
+                 f"{n_points:,} of {counted(n_points_total, 'point')}</div>")
     return "".join(parts)
 
 
@@ -163,6 +169,7 @@ def trajectory_map(
     prefer_canvas: bool | None = None,
     point_markers: bool | None = None,
     title: str = "Trajectories",
+    unreleased=None,
 ) -> folium.Map:
     """Draw true trajectories, their reports and the POIs on an interactive map.
 
@@ -222,6 +229,9 @@ def trajectory_map(
         nearest point.
     title : str
         Title of the legend.
+    unreleased : GeoDataFrame, GeoSeries or array (M, 2), optional
+        Input rows with no report (left out of the release, e.g. by ``--drop``): drawn
+        as hollow black circles in a layer of their own and counted in the legend.
 
     Returns
     -------
@@ -248,6 +258,7 @@ def trajectory_map(
     if isinstance(cluster_pois, bool) or not isinstance(cluster_pois, numbers.Integral):
         raise TypeError(f"cluster_pois must be an int, got {type(cluster_pois).__name__}")
     poi_rows, poi_ids = _poi_rows(pois, orig.crs) if pois is not None else (None, None)
+    missing = as_rows(unreleased, "unreleased", crs=orig.crs) if unreleased is not None else None
 
     orig, reports = unwrap_longitudes(orig, reports)
     groups = select_users(orig.uid, orig.track, users, max_points, max_users)
@@ -268,6 +279,10 @@ def trajectory_map(
 
     if poi_rows is not None:
         _add_pois(fmap, poi_rows, poi_ids, cluster_pois)
+    if missing is not None:
+        payload = {"label": "not released", "c": _latlng(missing, slice(None)),
+                   "point": {"radius": 4, "color": UNRELEASED_COLOR, "weight": 2, "fill": False}}
+        TrackLayer(payload).add_to(folium.FeatureGroup(name=f"not released ({len(missing):,})").add_to(fmap))
 
     times = orig.times
     with progress_bar(len(groups), desc="draw users", unit="user") as bar:
@@ -280,13 +295,15 @@ def trajectory_map(
         HeatMap(_latlng(reported, drawn), name="heat map of reported points", show=False,
                 radius=14, blur=18, min_opacity=0.25).add_to(fmap)
 
-    n_layers = len(groups) * len(layers) + (poi_rows is not None) + bool(heatmap and reports)
+    n_layers = (len(groups) * len(layers) + (poi_rows is not None) + bool(heatmap and reports)
+                + (missing is not None))
     folium.LayerControl(collapsed=n_layers > 12).add_to(fmap)
     Legend(_legend_html(
         title=title, method=method, epsilon=epsilon, layers=layers,
         has_pois=poi_rows is not None, users=[g.uid for g in groups],
         n_users_total=len(set(orig.uid.tolist())), n_points=len(drawn),
         n_points_total=len(orig), dashed=point_markers,
+        n_unreleased=0 if missing is None else len(missing),
     )).add_to(fmap)
     FitView([[south, west], [north, east]], max_zoom=16).add_to(fmap)
     return fmap

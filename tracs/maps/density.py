@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import html
+
 import folium
 import numpy as np
 
+from .._text import significant
+from ._elements import Legend
 from ._page import DEFAULT_TILES, base_map
 
 __all__ = ["density_layer", "density_map"]
@@ -43,6 +47,21 @@ def density_layer(estimate, crs, *, name: str = "estimated density", min_share: 
     return group
 
 
+#: shares of the largest cell's probability shown in the colour legend
+LEGEND_SHARES = (1.0, 0.5, 0.25, 0.1, 0.01)
+
+
+def density_legend(estimate, *, title: str = "estimated density", color: str = "#b30000") -> str:
+    """The HTML of the colour legend of :func:`density_layer`: a swatch per share of the largest
+    cell's probability, with that probability (the shade's opacity grows as its square root)."""
+    top = float(np.max(estimate.probabilities)) if np.size(estimate.probabilities) else 0.0
+    rows = "".join(
+        f'<div><span class="tracs-swatch" style="background:{color};opacity:{0.8 * np.sqrt(share):.3f}"></span>'
+        f"{significant(share * top)} per cell</div>" for share in LEGEND_SHARES)
+    return (f'<div class="tracs-title">{html.escape(title)}</div><div>probability of a cell '
+            f"(the share of the true points estimated in it)</div>{rows}")
+
+
 def density_map(estimate, crs, *, tiles=DEFAULT_TILES, name: str = "estimated density"):
     """A map of :func:`density_layer` with a layer control, fitted to the estimate's grid.
 
@@ -56,4 +75,5 @@ def density_map(estimate, crs, *, tiles=DEFAULT_TILES, name: str = "estimated de
     fmap.fit_bounds([[miny, minx], [maxy, maxx]])
     density_layer(estimate, crs, name=name).add_to(fmap)
     folium.LayerControl().add_to(fmap)
+    Legend(density_legend(estimate, title=name)).add_to(fmap)
     return fmap
