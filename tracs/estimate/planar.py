@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._progress import progress_lines
 from ..mechanisms import OptimalClassical
 from ..methods import PERTURBER, method_of, view
 from ..perturbers import TraCSD
@@ -169,8 +170,8 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         EMS smoothing (Li et al., SIGMOD 2020) after every M-step; a number ``λ``
         blends it in, ``θ <- (1 − λ)θ + λ·smooth(θ)``; ``"cv"`` (TraCS-C and
         planar Laplace) picks ``λ`` among :data:`tracs.estimate._expectation_maximisation.CV_WEIGHTS`
-        (0 included) by the log-likelihood of held-out reports
-        (:func:`tracs.estimate._expectation_maximisation.choose_smoothing`, 15 more fits).  ``"auto"``:
+        (all positive) by the log-likelihood of held-out reports
+        (:func:`tracs.estimate._expectation_maximisation.choose_smoothing`, 12 more fits).  ``"auto"``:
         ``"cv"`` for TraCS-C when every report's ε is at least
         :data:`AUTO_SMOOTHING_EPSILON` (2), else ``None`` (plain EM).  There the
         finer grid of ``refine="auto"`` follows: unsmoothed, a grid twice as fine
@@ -330,7 +331,7 @@ class DensityPlan:
     def fit(self, blocks, folds) -> Density:
         """EM over ``blocks``; ``folds()`` gives every report's trajectory fold when ``stop`` is ``"cv"``."""
         support, smoothing, iterations = self.support(), self.smoothing, self.iterations
-        options = {"tol": self.tol, "accelerate": self.accelerate}
+        options = {"tol": self.tol, "accelerate": self.accelerate, "lines": progress_lines("estimate")}
         if isinstance(smoothing, str) and smoothing == "cv":
             weight = fitting.choose_smoothing(blocks, support, max_iterations=iterations, **options)
             smoothing = weight or None
@@ -341,6 +342,7 @@ class DensityPlan:
                                                 max_iterations=iterations, **options)
                 if budget is not None:
                     iterations = budget if iterations is None else min(iterations, budget)
+        options["lines"].stage = "final fit"
         fit = fitting.run_em(blocks, support, smoothing=smoothing, max_iterations=iterations, **options)
         theta = fit.theta
         if self.edge_decay and all(isinstance(b, fitting.ProductBlock) for b in blocks):
