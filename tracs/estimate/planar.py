@@ -414,6 +414,16 @@ def _check_subpoints(subpoints) -> int:
     return int(subpoints)
 
 
+def axis_mechanisms(perturber, epsilon):
+    """TraCS-C's two per-axis mechanisms at per-point budget ``epsilon``: the optimal classical
+    mechanism on each side of the rectangle, with the perturber's split and resolution."""
+    xmin, ymin, xmax, ymax = perturber.region.bounds
+    res = getattr(perturber, "resolution", None)
+    share = float(perturber.shares(np.array([epsilon]))[0])
+    return (OptimalClassical(epsilon=share * epsilon, low=xmin, high=xmax, resolution=res),
+            OptimalClassical(epsilon=epsilon - share * epsilon, low=ymin, high=ymax, resolution=res))
+
+
 def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
     """One product block per distinct per-point ε (exact per-axis lattice matrices).
 
@@ -422,15 +432,10 @@ def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
     The output bins are snapped to boundaries between lattice cells, so a report is
     binned by its lattice value and the matrices are sums of exact lattice rows.
     """
-    region = perturber.region
-    xmin, ymin, xmax, ymax = region.bounds
-    res = getattr(perturber, "resolution", None)
     blocks = []
     values, inverse = np.unique(eps, return_inverse=True)
     for g, e in enumerate(values):
-        share = float(perturber.shares(np.array([e]))[0])
-        mx = OptimalClassical(epsilon=share * e, low=xmin, high=xmax, resolution=res)
-        my = OptimalClassical(epsilon=e - share * e, low=ymin, high=ymax, resolution=res)
+        mx, my = axis_mechanisms(perturber, e)
         ox, oy = output_grid(xe, output_bins), output_grid(ye, output_bins)
         ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
         ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
