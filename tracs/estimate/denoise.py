@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..perturbers._base import as_batch
-from .planar import _epsilons, axis_mechanisms, check_perturber
+from .planar import _epsilons, axis_mechanisms, check_parts, check_perturber
 from .result import Density
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
@@ -31,14 +31,6 @@ __all__ = ["denoise", "DEFAULT_SUBCELLS"]
 
 #: parts per cell along each axis (within-cell mean)
 DEFAULT_SUBCELLS = 2
-
-
-def _check_subcells(subcells) -> int:
-    if isinstance(subcells, bool) or not isinstance(subcells, (int, np.integer)):
-        raise TypeError(f"subcells must be an int, got {type(subcells).__name__}")
-    if not 1 <= subcells <= 8:
-        raise ValueError(f"subcells must lie in 1..8, got {subcells}")
-    return int(subcells)
 
 
 def _split_edges(edges: np.ndarray, parts: int) -> np.ndarray:
@@ -79,7 +71,7 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
                          f"{type(perturber).__name__} reports are not supported yet")
     if not isinstance(estimate, Density):
         raise TypeError(f"estimate must be a Density, got {type(estimate).__name__}")
-    s = _check_subcells(subcells)
+    s = check_parts(subcells, "subcells", 8)
     pts = np.asarray(reports, dtype=np.float64)
     pts, off, _ = as_batch(pts, np.array([0, len(pts)]) if offsets is None else offsets)
     if len(pts) == 0:

@@ -393,7 +393,7 @@ def plan_density(perturber, n_reports: int, eps_low: float, eps_high: float, *, 
     xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
     if stop == "auto":
         stop = "cv" if isinstance(perturber, TraCSD) and eps_high < AUTO_CV_EPSILON else "rule"
-    sub = _check_subpoints(subpoints) if family == "directional" else 1
+    sub = check_parts(subpoints, "subpoints", 4) if family == "directional" else 1
     return DensityPlan(perturber, family, xe, ye, r, smoothing, stop, tol, iterations, accelerate, edge_decay,
                        sub, output_bins, workers, memory)
 
@@ -406,12 +406,13 @@ def _check_workers(workers) -> int:
     return int(workers)
 
 
-def _check_subpoints(subpoints) -> int:
-    if isinstance(subpoints, bool) or not isinstance(subpoints, (int, np.integer)):
-        raise TypeError(f"subpoints must be an int, got {type(subpoints).__name__}")
-    if not 1 <= subpoints <= 4:
-        raise ValueError(f"subpoints must lie in 1..4, got {subpoints}")
-    return int(subpoints)
+def check_parts(value, name: str, high: int) -> int:
+    """``value`` as an int in ``1..high`` (parts of a cell per axis), named ``name`` in the errors."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if not 1 <= value <= high:
+        raise ValueError(f"{name} must lie in 1..{high}, got {value}")
+    return int(value)
 
 
 def axis_mechanisms(perturber, epsilon):
