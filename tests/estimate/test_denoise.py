@@ -114,3 +114,40 @@ def test_bad_arguments(perturber, estimate, subcells, exc, fragment):
     estimate = _prior(np.ones((4, 3))) if isinstance(estimate, str) else estimate
     with pytest.raises(exc, match=fragment):
         denoise(np.array([[0.5, 0.5]]), perturber, estimate, subcells=subcells)
+
+
+def test_denoise_command_writes_the_release_with_posterior_means(tmp_path, tky_path, capsys):
+    from tracs.cli import main
+    from tracs.io.release import read_release
+
+    release = tmp_path / "rel.csv"
+    assert main(["perturb", str(tky_path), "-m", "tracs-c", "-e", "4", "--seed", "1", "--region", "tky",
+                 "-o", str(release), "-q"]) == 0
+    out = tmp_path / "den.csv"
+    assert main(["denoise", str(release), "--grid", "8", "-o", str(out), "-q"]) == 0
+    assert "points denoised (8×8 prior" in capsys.readouterr().out
+    raw, den = read_release(release), read_release(out)
+    assert list(den.columns) == list(raw.columns) + ["denoised"] and len(den) == len(raw)
+    assert (den["denoised"] == "posterior mean").all()
+    for column in ("uid", "trajectory"):
+        assert den[column].astype(str).tolist() == raw[column].astype(str).tolist()
+    assert den["datetime"].astype(str).tolist() == raw["datetime"].astype(str).tolist()
+    assert not np.allclose(den["lat"], raw["lat"])
+    assert den["lat"].between(raw["lat"].min(), raw["lat"].max()).all()  # drawn towards the data
+    assert not (tmp_path / "den.tracs.json").exists()
+
+
+@pytest.mark.parametrize("method, output, fragment", [
+    ("tracs-d", "den.csv", "tracs denoise supports TraCS-C releases; rel.csv was released by tracs-d"),
+    ("tracs-c", "den.geojson", "cannot tell the output format of den.geojson: use .csv, .tsv, .parquet"),
+    ("tracs-c", "rel.csv", "the output would overwrite the release"),
+])
+def test_denoise_command_refuses(tmp_path, tky_path, capsys, method, output, fragment):
+    from tracs.cli import main
+
+    release = tmp_path / "rel.csv"
+    assert main(["perturb", str(tky_path), "-m", method, "-e", "4", "--seed", "1", "--region", "tky",
+                 "-o", str(release), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["denoise", str(release), "-o", str(tmp_path / output), "-q"]) != 0
+    assert fragment in capsys.readouterr().err
