@@ -30,6 +30,7 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dataset", default="chi")
     p.add_argument("--epsilon", type=float, default=2.0)
+    p.add_argument("--method", default="tracs-c", choices=("tracs-c", "tracs-d", "strawman"))
     p.add_argument("--repetitions", type=int, default=3)
     p.add_argument("--grid", type=int, default=64)
     args = p.parse_args(argv)
@@ -39,8 +40,8 @@ def main(argv=None) -> None:
     errors = {k: [] for k in ("raw", "raw, POIs", "denoised", "denoised, POIs")}
     for rep in range(args.repetitions):
         coords = ds.draw(_stream(0, "data", rep))
-        pert = METHODS["tracs-c"].build(ctx, args.epsilon)
-        rng = np.random.default_rng(cell_seed(0, "tracs-c", args.epsilon, rep))
+        pert = METHODS[args.method].build(ctx, args.epsilon)
+        rng = np.random.default_rng(cell_seed(0, args.method, args.epsilon, rep))
         out = _run_method(pert, coords, off, ctx, False, rng, ds.keys)
         est = density(out, pert, offsets=off, grid=args.grid)
         start = time.process_time()

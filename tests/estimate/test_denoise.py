@@ -10,7 +10,7 @@ from tracs.estimate import Density, density
 from tracs.estimate.denoise import denoise
 from tracs.estimate.planar import axis_mechanisms
 from tracs.estimate.transition import bin_index, output_grid, snap_edges, transition_matrix
-from tracs.perturbers import TraCSC, TraCSD
+from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 
 REGION = Rectangle(0.0, 0.0, 2.0, 1.0)
 
@@ -91,6 +91,38 @@ def test_denoising_moves_reports_towards_the_true_points():
     assert den < 0.85 * raw
 
 
+@pytest.mark.parametrize("make", [lambda r: TraCSD(r, 2.0), lambda r: Strawman(r, 2.0)], ids=["tracs-d", "strawman"])
+def test_directional_equals_enumeration_over_cells(make):
+    # seeds 13 (points), 14 (release), 15 (prior); 300 reports in trajectories of 30, 4×3 cells:
+    # the runs' posterior means equal those of one likelihood per (report, cell) from the
+    # point test (tracs.estimate._coded), to 1e-12
+    from tracs.estimate import _coded, _directional
+    from tracs.estimate.planar import _epsilons, _subpoints
+
+    pert = make(REGION)
+    off = np.arange(0, 301, 30)
+    reports = pert.perturb_many(np.random.default_rng(13).uniform([0, 0], [2, 1], (300, 2)), off, rng=14)
+    prior = _prior(np.random.default_rng(15).random((4, 3)))
+    out = denoise(reports, pert, prior, offsets=off, subcells=1)
+    refs = _directional.references(reports, off, pert.anchor_point)
+    regular = ~np.all(reports == refs, axis=1)
+    points = _subpoints(*prior.grid, 1)
+    eps = _epsilons(pert, off, len(reports))
+    eps_dir, eps_dist, inverse = _directional._split(pert, eps)
+    blocks = _directional.directional_blocks(reports, off, pert, eps, points[:, 0, 0][::3], points[:3, 0, 1], 1,
+                                             points)
+    g = blocks[0].geometry
+    codes = np.empty((len(g["reports"]), 12), dtype=_coded.code_dtype(1))
+    _coded.code_reports(g["reports"], g["refs"], 0, len(codes), points, *g["halfplanes"], g["mode"],
+                        g["cos_half"], g["sectors"], g["half_r"], codes)
+    table = _coded.code_table(eps_dir, eps_dist, 1)
+    lik = table[inverse[regular]][np.arange(len(codes))[:, None], codes.astype(np.int64)]  # (reports, cells)
+    weighted = lik * prior.probabilities.ravel()
+    expected = weighted @ points[:, 0, :] / weighted.sum(axis=1)[:, None]
+    np.testing.assert_allclose(out[regular], expected, rtol=1e-12)
+    assert np.all((out >= [0, 0]) & (out <= [2, 1]))
+
+
 def test_per_trajectory_budget_needs_offsets():
     pert = TraCSC(REGION, epsilon_per_trajectory=40.0)
     pts = np.random.default_rng(11).uniform([0, 0], [2, 1], (40, 2))
@@ -104,7 +136,9 @@ def test_per_trajectory_budget_needs_offsets():
 
 
 @pytest.mark.parametrize("perturber, estimate, subcells, exc, fragment", [
-    (TraCSD(REGION, 2.0), "prior", 2, ValueError, "denoise supports TraCS-C reports"),
+    (PlanarLaplace(REGION, 2.0), "prior", 2, ValueError, "denoise supports TraCS-C, TraCS-D and Strawman"),
+    (TraCSD(REGION, 2.0), "prior", 5, ValueError, "subcells must lie in 1..4, got 5"),
+    (TraCSD(REGION, 2.0), "prior", 2, ValueError, "TraCS-D and the Strawman need offsets"),
     (TraCSC(REGION, 2.0), np.ones((4, 3)), 2, TypeError, "estimate must be a Density, got ndarray"),
     (TraCSC(REGION, 2.0), "prior", 0, ValueError, "subcells must lie in 1..8, got 0"),
     (TraCSC(REGION, 2.0), "prior", 2.0, TypeError, "subcells must be an int, got float"),
@@ -138,7 +172,8 @@ def test_denoise_command_writes_the_release_with_posterior_means(tmp_path, tky_p
 
 
 @pytest.mark.parametrize("method, output, fragment", [
-    ("tracs-d", "den.csv", "tracs denoise supports TraCS-C releases; rel.csv was released by tracs-d"),
+    ("planar-laplace", "den.csv", "supports TraCS-C, TraCS-D and Strawman releases; rel.csv was released by "
+                                  "planar-laplace"),
     ("tracs-c", "den.geojson", "cannot tell the output format of den.geojson: use .csv, .tsv, .parquet"),
     ("tracs-c", "rel.csv", "the output would overwrite the release"),
 ])

@@ -15,7 +15,7 @@ of its true point: the density of the true points is estimated from the release
 and its JSON sidecar (as 'tracs estimate' does, on --grid G × G cells) and is the
 prior; the method's exact report likelihood gives the posterior of every point
 (tracs.estimate.denoise).  This is post-processing: only the release and its
-public parameters are read.  TraCS-C releases only.  The output has the release's
+public parameters are read.  TraCS-C, TraCS-D and Strawman releases.  The output has the release's
 rows and columns in file order, lat/lng replaced, and a column 'denoised' saying
 how every point was made ("posterior mean"); no sidecar is written, as the points
 are no longer the method's reports (estimate from the release itself).  Its
@@ -30,7 +30,7 @@ SUFFIXES = (".csv", ".tsv", ".parquet")
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("denoise", help="replace released points by posterior means of the true points",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (TraCS-C)")
+    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (TraCS-C, TraCS-D or Strawman)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .tsv or .parquet")
     p.add_argument("--grid", type=int, default=64, metavar="G",
                    help="G × G cells of the estimated density, the prior (default 64)")
@@ -46,9 +46,9 @@ def _check_method(release: Path) -> None:
         family = check_perturber(perturber_from_sidecar(data))
     except (OSError, ValueError, TypeError, KeyError):
         return  # the estimate names what is wrong with the sidecar
-    if family != "axes":
-        raise CLIError(f"tracs denoise supports TraCS-C releases; {release.name} was released by "
-                       f"{data['method']}")
+    if family not in ("axes", "directional"):
+        raise CLIError(f"tracs denoise supports TraCS-C, TraCS-D and Strawman releases; {release.name} "
+                       f"was released by {data['method']}")
 
 
 def run(args) -> int:

@@ -5,7 +5,7 @@
 * :func:`density` — the 2-D density of the true points on a grid from the reports
   of TraCS-C, TraCS-D, the Strawman or planar Laplace; a :class:`Density` answers
   range queries and hotspots.
-* :func:`denoise` — every TraCS-C report's posterior mean of its true point under a
+* :func:`denoise` — every report's posterior mean of its true point under a
   fitted density (post-processing).
 * :func:`frequencies` — POI frequencies from the discrete baselines' reports.
 * :func:`write_sidecar`, :func:`read_sidecar` — the public parameters of a release.
