@@ -121,3 +121,50 @@ def test_a_bar_that_cannot_appear_only_counts(stderr):
     assert stream.getvalue() == ""
     with pytest.raises(AttributeError):
         bar.__len__  # dunder lookups are not swallowed
+
+
+@pytest.mark.parametrize("stream, mode, quiet, enabled, shown", [
+    (io.StringIO(), None, False, True, True),       # a log file or pipe: lines
+    (Terminal(), None, False, True, False),         # a terminal: the bar, no lines
+    (io.StringIO(), "always", False, True, False),  # bars forced on: no lines
+    (io.StringIO(), "never", False, True, False),   # forced off
+    (io.StringIO(), None, True, True, False),       # silenced (--quiet)
+    (io.StringIO(), None, False, False, False),     # these lines disabled
+])
+def test_when_progress_lines_appear(stderr, stream, mode, quiet, enabled, shown):
+    out = stderr(stream, mode=mode)
+    with silenced(quiet):
+        lines = _progress.progress_lines("work", every=0.0, enabled=enabled)
+    lines.stage = "part 2"
+    lines.note("pass 3")
+    assert ("work: part 2: pass 3, 0 s\n" == out.getvalue()) is shown
+    assert shown or out.getvalue() == ""
+
+
+def test_progress_lines_wait_between_lines(stderr, monkeypatch):
+    out = stderr(io.StringIO())
+    clock = iter([0.0, 1.0, 4.9, 5.0, 7.0, 10.5])
+    monkeypatch.setattr("time.monotonic", lambda: next(clock))
+    lines = _progress.progress_lines("estimate")  # every EVERY = 5 s, the first after 5 s
+    for k in range(1, 6):
+        lines.note(f"pass {k}")
+    assert out.getvalue() == "estimate: pass 3, 5 s\nestimate: pass 5, 10 s\n"
+
+
+def test_estimate_writes_progress_lines_to_a_log_unless_quiet(tmp_path, tky_path, monkeypatch, capsys):
+    # standard error captured (not a terminal): 'tracs estimate' writes its passes as lines
+    # (here every pass: EVERY = 0); --quiet silences them
+    from tracs.cli import main
+
+    monkeypatch.delenv(_progress.ENVIRONMENT, raising=False)
+    release = tmp_path / "rel.csv"
+    assert main(["perturb", str(tky_path), "-m", "tracs-c", "-e", "2", "--seed", "1", "--region", "tky",
+                 "-o", str(release), "-q"]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(_progress, "EVERY", 0.0)
+    assert main(["estimate", str(release), "--grid", "4", "-o", str(tmp_path / "a.csv")]) == 0
+    err = capsys.readouterr().err
+    assert "estimate: held-out fit 1 of 12 (λ = 0.02): pass 3, log-likelihood change" in err
+    assert "estimate: final fit: pass " in err and " per report, " in err
+    assert main(["estimate", str(release), "--grid", "4", "-o", str(tmp_path / "b.csv"), "-q"]) == 0
+    assert "estimate:" not in capsys.readouterr().err

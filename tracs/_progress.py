@@ -11,6 +11,13 @@ The environment variable ``TRACS_PROGRESS`` overrides the first two rules:
 ``always`` shows every bar at once, even when standard error is not a terminal
 (for logs and tests); ``never`` shows none.  Silencing always wins.
 
+Steps that can run for minutes (density estimation) also write *progress lines*
+where no bar can appear: when standard error is not a terminal (a log file, a pipe,
+a batch job), one line at most every :data:`EVERY` seconds, the first after
+:data:`EVERY` seconds (:func:`progress_lines`).  The same rules silence them:
+``--quiet``, :func:`silenced`, ``TRACS_PROGRESS=never``; with ``always`` the bar
+shows instead.
+
 >>> from tracs._progress import progress_bar
 >>> with progress_bar(3, desc="demo") as bar:  # nothing printed: not a terminal here
 ...     for _ in range(3):
@@ -24,10 +31,13 @@ import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["DELAY", "ENVIRONMENT", "HiddenBar", "progress_bar", "silenced", "shown"]
+__all__ = ["DELAY", "ENVIRONMENT", "EVERY", "HiddenBar", "ProgressLines", "progress_bar", "progress_lines",
+           "silenced", "shown"]
 
 #: seconds a step runs before its bar appears
 DELAY = 2.0
+#: seconds between two progress lines (:func:`progress_lines`)
+EVERY = 5.0
 #: the environment variable that forces bars on (``always``) or off (``never``)
 ENVIRONMENT = "TRACS_PROGRESS"
 
@@ -90,6 +100,48 @@ def progress_bar(total=None, *, desc: str, unit: str = "it", unit_scale: bool = 
     delay = 0.0 if _mode() == "always" else DELAY
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit_scale, delay=delay, disable=not show,
                 file=sys.stderr, leave=leave, dynamic_ncols=True)
+
+
+def progress_lines(desc: str, *, every: float | None = None, enabled: bool = True) -> "ProgressLines":
+    """Progress lines on standard error for a long step, where no bar can appear.
+
+    Lines are written only when standard error is not a terminal and progress is
+    neither silenced nor ``TRACS_PROGRESS=never`` (with ``always`` the bar shows
+    instead); see the module docstring.  ``every`` defaults to :data:`EVERY` (read at
+    the call).
+    """
+    active = enabled and not _silenced.get() and _mode() == "auto"
+    if active:
+        try:
+            active = not sys.stderr.isatty()
+        except (AttributeError, ValueError):  # a replaced or closed stream: no terminal
+            active = True
+    return ProgressLines(desc, EVERY if every is None else float(every), active)
+
+
+class ProgressLines:
+    """``note(text)`` writes ``"<desc>: <stage>: <text>, <s> s"`` on standard error when
+    ``every`` seconds have passed since the start or the last line (and ``active``).
+
+    ``stage`` (a short text, or empty) names the part of the step that is running.
+    """
+
+    def __init__(self, desc: str, every: float, active: bool):
+        import time
+
+        self.desc, self.every, self.active, self.stage = desc, every, active, ""
+        self._clock = time.monotonic
+        self.start = self.last = self._clock()
+
+    def note(self, text: str) -> None:
+        if not self.active:
+            return
+        now = self._clock()
+        if now - self.last < self.every:
+            return
+        self.last = now
+        stage = f"{self.stage}: " if self.stage else ""
+        print(f"{self.desc}: {stage}{text}, {now - self.start:.0f} s", file=sys.stderr, flush=True)
 
 
 class HiddenBar:

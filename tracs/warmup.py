@@ -99,7 +99,7 @@ def _polylines(rng) -> None:
 
 
 def _estimators(rng) -> None:
-    from .estimate import density, distribution
+    from .estimate import denoise, density, distribution
     from .mechanisms import Laplace, OptimalClassical
     from .perturbers import TraCSC, TraCSD
     from .region import Rectangle
@@ -109,7 +109,8 @@ def _estimators(rng) -> None:
     for perturber in (TraCSC(region, 2.0), TraCSD(region, 2.0)):
         reports = perturber.perturb_many(xy, offsets, rng=0)
         for subpoints in (1, 2):
-            density(reports, perturber, offsets=offsets, grid=4, iterations=2, subpoints=subpoints)
+            est = density(reports, perturber, offsets=offsets, grid=4, iterations=2, subpoints=subpoints)
+        denoise(reports, perturber, est, offsets=offsets)
     for mech in (OptimalClassical(epsilon=1.0), Laplace(epsilon=1.0)):
         distribution(mech.sample(np.array([0.1, 0.5, 0.9]), rng=0), mech, bins=4, bootstrap=0)
 

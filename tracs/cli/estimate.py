@@ -92,7 +92,8 @@ def warn_data_derived(command: str, data: dict) -> None:
 
 
 def _release_points(path: Path, crs):
-    """Released points in the sidecar's CRS, in trajectory order, with offsets.
+    """Released points in the sidecar's CRS, in trajectory order, with offsets, and the release's
+    rows in that order (their index: the row's position in the file).
 
     A trajectory is the rows of one ``(uid, trajectory)`` pair (trajectory ids are
     numbered within each user), ids read exactly as written; users and trajectories
@@ -118,7 +119,7 @@ def _release_points(path: Path, crs):
             pd.factorize(frame["datetime"].astype(str), sort=True)[0]
         sort.append(np.where(frame["datetime"].isna().to_numpy(), np.iinfo(np.int64).max, ns))  # no time: last
     order = np.lexsort(sort[::-1])  # the order the points were perturbed in (ties: file order)
-    frame = frame.iloc[order]
+    frame = frame.set_axis(np.arange(len(frame))).iloc[order]
     to_metric = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
     x, y = to_metric.transform(frame["lng"].to_numpy(float), frame["lat"].to_numpy(float))
     ukey, tkey = sort[0][order], sort[-2 if "datetime" in frame.columns else -1][order]
@@ -127,7 +128,7 @@ def _release_points(path: Path, crs):
         new |= ukey[1:] != ukey[:-1]
     starts = np.flatnonzero(np.r_[True, new])
     offsets = np.r_[starts, len(frame)].astype(np.int64)
-    return np.column_stack([x, y]), offsets
+    return np.column_stack([x, y]), offsets, frame
 
 
 def _text(values):
@@ -176,7 +177,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
             return _estimate_dask(release, data, perturber, options, workers, scheduler)
         if not release.is_file():
             raise CLIError(f"{release} is not a file")
-        points, offsets = _release_points(release, data["crs"])
+        points, offsets, _ = _release_points(release, data["crs"])
         points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
         est = density(points, perturber, offsets=offsets, workers=workers, **options)
     except MemoryError as exc:

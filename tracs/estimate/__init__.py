@@ -5,6 +5,8 @@
 * :func:`density` — the 2-D density of the true points on a grid from the reports
   of TraCS-C, TraCS-D, the Strawman or planar Laplace; a :class:`Density` answers
   range queries and hotspots.
+* :func:`denoise` — every report's posterior mean of its true point under a
+  fitted density (post-processing).
 * :func:`frequencies` — POI frequencies from the discrete baselines' reports.
 * :func:`write_sidecar`, :func:`read_sidecar` — the public parameters of a release.
 
@@ -21,6 +23,7 @@ _LAZY = {
     "Distribution": "tracs.estimate.univariate",
     "MeanEstimate": "tracs.estimate.univariate",
     "density": "tracs.estimate.planar",
+    "denoise": "tracs.estimate.denoise",
     "Density": "tracs.estimate.result",
     "Hotspots": "tracs.estimate.result",
     "frequencies": "tracs.estimate.poi_frequencies",

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._progress import progress_bar
+from .._progress import progress_bar, progress_lines
 
 __all__ = ["EMResult", "run_em", "smooth", "ProductBlock", "DenseBlock", "choose_smoothing"]
 
@@ -142,25 +142,34 @@ class DenseBlock:
         return DenseBlock(self.likelihood, self.weights - held), DenseBlock(self.likelihood, held)
 
 
-#: candidate EMS weights of ``smoothing="cv"`` (0: plain EM)
-CV_WEIGHTS = (0.0, 0.002, 0.005, 0.01, 0.02)
+#: candidate EMS weights of ``smoothing="cv"``, largest first (each held-out fit starts from the
+#: previous one's estimate).  Plain EM (weight 0) is not a candidate: on the fine grids the
+#: default fits run on it does not converge within :data:`DEFAULT_MAX_ITERATIONS` passes, so
+#: its held-out score would be that of the safeguard's pass count, and its fits cost more
+#: than all the others together (``docs/estimation.md``, *Speed*).
+CV_WEIGHTS = (0.02, 0.01, 0.005, 0.002)
 #: share of every bin's reports held out, and the number of held-out splits
 CV_SHARE = 0.2
 CV_SPLITS = 3
 
 
 def choose_smoothing(blocks, support, *, tol=DEFAULT_TOL, max_iterations=None,
-                     accelerate: bool = True) -> float:
+                     accelerate: bool = True, lines=None) -> float:
     """The EMS weight of :data:`CV_WEIGHTS` whose fits best predict held-out reports.
 
     Every bin's count is thinned binomially (share :data:`CV_SHARE` held out, seeds
     ``0 .. CV_SPLITS − 1``: the choice is a fixed function of the reports); each
     candidate is fitted on the rest and scored by the held-out log-likelihood,
-    summed over the splits.  The weight with the highest score is returned.
-    Blocks need a ``split(rng, share)`` method (binned reports).
+    summed over the splits.  The weight with the highest score is returned (ties:
+    the first of :data:`CV_WEIGHTS`).  On every split the candidates are fitted
+    largest weight first, each fit starting from the previous one's estimate (warm
+    start: the same stopping rule, from a point near its end).  Blocks need a
+    ``split(rng, share)`` method (binned reports).  ``lines``: progress lines, as in
+    :func:`run_em`.
     """
     if not all(hasattr(b, "split") for b in blocks):
         raise ValueError("smoothing='cv' needs reports counted in bins (TraCS-C, planar Laplace)")
+    lines = progress_lines("estimate") if lines is None else lines
     scores = np.zeros(len(CV_WEIGHTS))
     for seed in range(CV_SPLITS):
         rng = np.random.default_rng(seed)
@@ -168,9 +177,12 @@ def choose_smoothing(blocks, support, *, tol=DEFAULT_TOL, max_iterations=None,
         train, held = [p[0] for p in pairs], [p[1] for p in pairs]
         if sum(b.weight for b in train) <= 0 or sum(b.weight for b in held) <= 0:
             return 0.0
+        start = None
         for i, w in enumerate(CV_WEIGHTS):
-            fit = run_em(train, support, smoothing=w or None, tol=tol, max_iterations=max_iterations,
-                         accelerate=accelerate)
+            lines.stage = f"held-out fit {seed * len(CV_WEIGHTS) + i + 1} of {len(scores) * CV_SPLITS} (λ = {w:g})"
+            fit = run_em(train, support, smoothing=w, tol=tol, max_iterations=max_iterations,
+                         accelerate=accelerate, initial=start, lines=lines)
+            start = fit.theta
             scores[i] += sum(b.predict_and_back(fit.theta)[0] for b in held)
     return float(CV_WEIGHTS[int(np.argmax(scores))])
 
@@ -204,7 +216,7 @@ def one_blas_thread():
 
 
 def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=None,
-           initial=None, accelerate: bool = True, observe=None) -> EMResult:
+           initial=None, accelerate: bool = True, observe=None, lines=None) -> EMResult:
     """Maximise the likelihood of the reports over the cell probabilities.
 
     Parameters
@@ -232,6 +244,10 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
         Called as ``observe(theta, passes)`` with every iterate the stopping rule
         examines (after ``passes`` EM maps); used to score the path on held-out
         reports (:mod:`tracs.estimate._holdout`).
+    lines : tracs._progress.ProgressLines, optional
+        Where the progress lines go (pass, log-likelihood change per unit of
+        weight, elapsed time; only when standard error is not a terminal): one
+        object shared by every fit of an estimate; default a new one.
 
     Returns
     -------
@@ -239,10 +255,11 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
         ``iterations`` counts EM maps (passes over the reports).
     """
     with one_blas_thread():
-        return _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate, observe)
+        return _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate, observe,
+                       progress_lines("estimate") if lines is None else lines)
 
 
-def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate, observe) -> EMResult:
+def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate, observe, lines) -> EMResult:
     weight = _smoothing_weight(smoothing)
     support = np.asarray(support, dtype=bool)
     if not support.any():
@@ -257,10 +274,10 @@ def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate
         theta = np.where(support, np.asarray(initial, dtype=np.float64), 0.0)
         theta = theta / theta.sum()
     with progress_bar(limit, desc="estimate", unit="pass") as bar:  # ends early when the rule fires
-        return _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar, observe)
+        return _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar, observe, lines)
 
 
-def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar, observe) -> EMResult:
+def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar, observe, lines) -> EMResult:
     """The EM loop of :func:`run_em` (``bar`` counts the passes)."""
     maps = 0
 
@@ -300,7 +317,9 @@ def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar,
             loglik, nxt = step(theta)
         if observe is not None:
             observe(theta, maps)
-        if (loglik - previous) / total < tol:
+        change = (loglik - previous) / total
+        lines.note(f"pass {maps}, log-likelihood change {change:.1e} per report")
+        if change < tol:
             return EMResult(theta, maps, loglik, True)
         previous = loglik
     return EMResult(theta, maps, previous, False)

@@ -64,7 +64,7 @@ def _part(blocks, keep):
 
 
 def choose_passes(blocks, support, fold, *, smoothing=None, tol=fitting.DEFAULT_TOL, max_iterations=None,
-                  accelerate: bool = True) -> int | None:
+                  accelerate: bool = True, lines=None) -> int | None:
     """The EM pass budget that best predicts held-out trajectories, or ``None`` (the rule decides).
 
     Parameters
@@ -75,15 +75,17 @@ def choose_passes(blocks, support, fold, *, smoothing=None, tol=fitting.DEFAULT_
         As in :func:`tracs.estimate._expectation_maximisation.run_em`.
     fold : numpy.ndarray of int
         Fold of every report (:func:`trajectory_folds`).
-    smoothing, tol, max_iterations, accelerate
+    smoothing, tol, max_iterations, accelerate, lines
         As in :func:`tracs.estimate._expectation_maximisation.run_em` (the training fits use the same).
 
     Returns
     -------
     int or None
     """
-    curves = []
-    for k in range(int(fold.max()) + 1):
+    curves, folds = [], int(fold.max()) + 1
+    for k in range(folds):
+        if lines is not None:
+            lines.stage = f"held-out fold {k + 1} of {folds}"
         held_mask = fold == k
         train, held = _part(blocks, ~held_mask), _part(blocks, held_mask)
         if not train or not held:
@@ -95,7 +97,7 @@ def choose_passes(blocks, support, fold, *, smoothing=None, tol=fitting.DEFAULT_
             scores.append(sum(b.predict_and_back(theta)[0] for b in held))
 
         fitting.run_em(train, support, smoothing=smoothing, tol=tol, max_iterations=max_iterations,
-                   accelerate=accelerate, observe=observe)
+                   accelerate=accelerate, observe=observe, lines=lines)
         del train, held
         if not passes:
             return None

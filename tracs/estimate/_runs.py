@@ -42,7 +42,7 @@ from .._numba_cache import key_on_sources
 from ._coded import MODE_ARC, _sector, report_frame
 from ._threads import run_chunks
 
-__all__ = ["row_runs", "runs_pass", "RunBlock", "coefficients", "run_dtype"]
+__all__ = ["row_runs", "runs_pass", "runs_moments", "RunBlock", "coefficients", "run_dtype"]
 
 _TIE = 1e-6
 #: columns of a difference array beyond the points' (where empty runs write)
@@ -292,6 +292,39 @@ def runs_pass(runs, table_index, coefs, weights, prefix, total, diff):
     return ll, base
 
 
+@numba.njit(cache=True, nogil=True)
+def runs_moments(runs, table_index, coefs, prefix, prefix_x, ys, totals, out):
+    """Posterior means of a chunk's true points: ``out[r] = Σ_p θ_p L_r(p)·(x_p, y_p) / Σ_p θ_p L_r(p)``.
+
+    ``prefix`` and ``prefix_x`` (rows, columns + 1) hold the cumulative sums of ``θ``
+    and of ``θ·x`` along every row; ``ys`` the rows' coordinates; ``totals`` is
+    ``(Σ θ, Σ θ·x, Σ θ·y)``.  The sums over the runs are those of :func:`runs_pass`.
+    """
+    n, rows = runs.shape[0], runs.shape[1]
+    s = np.zeros((3, 3))  # rows: θ, θ·x, θ·y; columns: W, R, W·R
+    for r in range(n):
+        s[:] = 0.0
+        rr = runs[r]
+        for j in range(rows):
+            wl, wr, al, ar, ll_, lr, lo1, hi1, lo2, hi2 = _ends(rr[j])
+            hi1, hi2 = max(hi1, lo1), max(hi2, lo2)
+            for m in range(2):
+                p = prefix[j] if m == 0 else prefix_x[j]
+                s[m, 0] += p[wr] - p[wl]
+                s[m, 1] += (p[ar] - p[al]) - (p[lr] - p[ll_])
+                s[m, 2] += (p[hi1] - p[lo1]) - (p[hi2] - p[lo2])
+            p = prefix[j]
+            s[2, 0] += ys[j] * (p[wr] - p[wl])
+            s[2, 1] += ys[j] * ((p[ar] - p[al]) - (p[lr] - p[ll_]))
+            s[2, 2] += ys[j] * ((p[hi1] - p[lo1]) - (p[hi2] - p[lo2]))
+        t = table_index[r]
+        c0, cw, cr, cwr = coefs[t, 0], coefs[t, 1], coefs[t, 2], coefs[t, 3]
+        d = c0 * totals[0] + cw * s[0, 0] + cr * s[0, 1] + cwr * s[0, 2]
+        for m in range(1, 3):
+            out[r, m - 1] = (c0 * totals[m] + cw * s[m, 0] + cr * s[m, 1] + cwr * s[m, 2]) / d
+    return out
+
+
 def coefficients(eps_dir, eps_dist) -> np.ndarray:
     """``(c₀, c_W, c_R, c_WR)`` of every (ε_φ, ε_r) pair: shape (pairs, 4)."""
     w0 = np.exp(-np.asarray(eps_dir, dtype=np.float64))
@@ -358,6 +391,27 @@ class RunBlock:
                          keep=False, workers=self.workers, weights=weights, runs=self.runs)
         block.rows = getattr(self, "rows", None)
         return block
+
+    def posterior_means(self, theta) -> np.ndarray:
+        """Every report's posterior mean of its true point, prior ``θ`` spread evenly over each
+        cell's points (:func:`runs_moments`): shape (reports, 2)."""
+        m, g = self.per_cell, self.geometry
+        pts = np.repeat(np.repeat(np.asarray(theta, dtype=np.float64).T, m, axis=0), m, axis=1)
+        prefix = np.zeros((pts.shape[0], pts.shape[1] + 1))
+        prefix_x = np.zeros_like(prefix)
+        np.cumsum(pts, axis=1, out=prefix[:, 1:])
+        np.cumsum(pts * g["xs"], axis=1, out=prefix_x[:, 1:])
+        totals = np.array([pts.sum(), (pts * g["xs"]).sum(), (pts * g["ys"][:, None]).sum()])
+
+        def chunk(i):
+            runs = self.runs[i] if self.runs is not None else self._compute_runs(i)
+            start = self.starts[i]
+            out = np.empty((runs.shape[0], 2))
+            return runs_moments(runs, self.table_index[start:start + runs.shape[0]], self.coefs, prefix,
+                                prefix_x, g["ys"], totals, out)
+
+        parts = run_chunks(chunk, len(self.starts), self.workers)
+        return np.concatenate(parts) if parts else np.empty((0, 2))
 
     def predict_and_back(self, theta):
         m = self.per_cell

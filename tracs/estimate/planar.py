@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._progress import progress_lines
 from ..mechanisms import OptimalClassical
 from ..methods import PERTURBER, method_of, view
 from ..perturbers import TraCSD
@@ -169,8 +170,8 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         EMS smoothing (Li et al., SIGMOD 2020) after every M-step; a number ``λ``
         blends it in, ``θ <- (1 − λ)θ + λ·smooth(θ)``; ``"cv"`` (TraCS-C and
         planar Laplace) picks ``λ`` among :data:`tracs.estimate._expectation_maximisation.CV_WEIGHTS`
-        (0 included) by the log-likelihood of held-out reports
-        (:func:`tracs.estimate._expectation_maximisation.choose_smoothing`, 15 more fits).  ``"auto"``:
+        (all positive) by the log-likelihood of held-out reports
+        (:func:`tracs.estimate._expectation_maximisation.choose_smoothing`, 12 more fits).  ``"auto"``:
         ``"cv"`` for TraCS-C when every report's ε is at least
         :data:`AUTO_SMOOTHING_EPSILON` (2), else ``None`` (plain EM).  There the
         finer grid of ``refine="auto"`` follows: unsmoothed, a grid twice as fine
@@ -330,7 +331,7 @@ class DensityPlan:
     def fit(self, blocks, folds) -> Density:
         """EM over ``blocks``; ``folds()`` gives every report's trajectory fold when ``stop`` is ``"cv"``."""
         support, smoothing, iterations = self.support(), self.smoothing, self.iterations
-        options = {"tol": self.tol, "accelerate": self.accelerate}
+        options = {"tol": self.tol, "accelerate": self.accelerate, "lines": progress_lines("estimate")}
         if isinstance(smoothing, str) and smoothing == "cv":
             weight = fitting.choose_smoothing(blocks, support, max_iterations=iterations, **options)
             smoothing = weight or None
@@ -341,6 +342,7 @@ class DensityPlan:
                                                 max_iterations=iterations, **options)
                 if budget is not None:
                     iterations = budget if iterations is None else min(iterations, budget)
+        options["lines"].stage = "final fit"
         fit = fitting.run_em(blocks, support, smoothing=smoothing, max_iterations=iterations, **options)
         theta = fit.theta
         if self.edge_decay and all(isinstance(b, fitting.ProductBlock) for b in blocks):
@@ -391,7 +393,7 @@ def plan_density(perturber, n_reports: int, eps_low: float, eps_high: float, *, 
     xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
     if stop == "auto":
         stop = "cv" if isinstance(perturber, TraCSD) and eps_high < AUTO_CV_EPSILON else "rule"
-    sub = _check_subpoints(subpoints) if family == "directional" else 1
+    sub = check_parts(subpoints, "subpoints", 4) if family == "directional" else 1
     return DensityPlan(perturber, family, xe, ye, r, smoothing, stop, tol, iterations, accelerate, edge_decay,
                        sub, output_bins, workers, memory)
 
@@ -404,12 +406,23 @@ def _check_workers(workers) -> int:
     return int(workers)
 
 
-def _check_subpoints(subpoints) -> int:
-    if isinstance(subpoints, bool) or not isinstance(subpoints, (int, np.integer)):
-        raise TypeError(f"subpoints must be an int, got {type(subpoints).__name__}")
-    if not 1 <= subpoints <= 4:
-        raise ValueError(f"subpoints must lie in 1..4, got {subpoints}")
-    return int(subpoints)
+def check_parts(value, name: str, high: int) -> int:
+    """``value`` as an int in ``1..high`` (parts of a cell per axis), named ``name`` in the errors."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if not 1 <= value <= high:
+        raise ValueError(f"{name} must lie in 1..{high}, got {value}")
+    return int(value)
+
+
+def axis_mechanisms(perturber, epsilon):
+    """TraCS-C's two per-axis mechanisms at per-point budget ``epsilon``: the optimal classical
+    mechanism on each side of the rectangle, with the perturber's split and resolution."""
+    xmin, ymin, xmax, ymax = perturber.region.bounds
+    res = getattr(perturber, "resolution", None)
+    share = float(perturber.shares(np.array([epsilon]))[0])
+    return (OptimalClassical(epsilon=share * epsilon, low=xmin, high=xmax, resolution=res),
+            OptimalClassical(epsilon=epsilon - share * epsilon, low=ymin, high=ymax, resolution=res))
 
 
 def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
@@ -420,15 +433,10 @@ def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
     The output bins are snapped to boundaries between lattice cells, so a report is
     binned by its lattice value and the matrices are sums of exact lattice rows.
     """
-    region = perturber.region
-    xmin, ymin, xmax, ymax = region.bounds
-    res = getattr(perturber, "resolution", None)
     blocks = []
     values, inverse = np.unique(eps, return_inverse=True)
     for g, e in enumerate(values):
-        share = float(perturber.shares(np.array([e]))[0])
-        mx = OptimalClassical(epsilon=share * e, low=xmin, high=xmax, resolution=res)
-        my = OptimalClassical(epsilon=e - share * e, low=ymin, high=ymax, resolution=res)
+        mx, my = axis_mechanisms(perturber, e)
         ox, oy = output_grid(xe, output_bins), output_grid(ye, output_bins)
         ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
         ox, oy = snap_edges(mx, ox), snap_edges(my, oy)

@@ -1,0 +1,59 @@
+"""Average error of TraCS-C reports before and after per-report denoising, on check-in data.
+
+The setting of ``docs/results.md`` (``tracs evaluate --dataset chi``): the data set of
+:func:`tracs.evaluation.load_dataset`, per-user streams, seeds
+``cell_seed(0, "tracs-c", ε, r)`` for the repetitions ``r``.  Every release is fitted
+with :func:`tracs.estimate.density` (``grid=64``, the defaults otherwise) and denoised
+with :func:`tracs.estimate.denoise`; the errors are those of the raw reports, of the
+reports rounded to the POIs (the table of ``docs/results.md``), of the denoised points
+and of the denoised points rounded to the POIs.
+
+Run: ``TRACS_DATA_DIR=… python examples/denoise_ae.py [--dataset chi] [--epsilon 2]``
+(about a minute on one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from tracs.estimate import denoise, density
+from tracs.evaluation import load_dataset
+from tracs.evaluation.choices import METHODS
+from tracs.evaluation.runner import _errors, _run_method, _stream, cell_seed
+from tracs.methods import MethodContext
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--dataset", default="chi")
+    p.add_argument("--epsilon", type=float, default=2.0)
+    p.add_argument("--method", default="tracs-c", choices=("tracs-c", "tracs-d", "strawman"))
+    p.add_argument("--repetitions", type=int, default=3)
+    p.add_argument("--grid", type=int, default=64)
+    args = p.parse_args(argv)
+    ds = load_dataset(args.dataset)
+    ctx = MethodContext(region=ds.region, pois=ds.pois, anchor="center")
+    off = np.asarray(ds.offsets, dtype=np.int64)
+    errors = {k: [] for k in ("raw", "raw, POIs", "denoised", "denoised, POIs")}
+    for rep in range(args.repetitions):
+        coords = ds.draw(_stream(0, "data", rep))
+        pert = METHODS[args.method].build(ctx, args.epsilon)
+        rng = np.random.default_rng(cell_seed(0, args.method, args.epsilon, rep))
+        out = _run_method(pert, coords, off, ctx, False, rng, ds.keys)
+        est = density(out, pert, offsets=off, grid=args.grid)
+        start = time.process_time()
+        den = denoise(out, pert, est, offsets=off)
+        cpu = time.process_time() - start
+        for key, points in (("raw", out), ("raw, POIs", ctx.poi_space.round(out)[0]), ("denoised", den),
+                            ("denoised, POIs", ctx.poi_space.round(den)[0])):
+            errors[key].append(float(_errors(coords, np.asarray(points, dtype=np.float64), off).mean()))
+        print(f"release {rep}: " + ", ".join(f"{k} {v[-1]:,.0f} m" for k, v in errors.items())
+              + f"; denoising {cpu:.2f} CPU s ({cpu / len(out) * 1e6:.1f} µs per report), {est.method}")
+    print("mean: " + ", ".join(f"{k} {np.mean(v):,.0f} m" for k, v in errors.items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""Per-point denoising: the posterior mean of every true point given its report.
+
+Post-processing of a release (it reads only the reports, the public perturber and
+an estimate made from the reports): with the fitted density ``θ`` as the prior
+and the perturber's report likelihood ``P(report | cell)``, the posterior of a
+report's true cell is ``∝ θ_k · P(report | k)``, and the denoised point is the
+posterior mean of the true point.
+
+**TraCS-C** (the ``"axes"`` likelihood).  The likelihood is the product of the two
+axes' exact lattice transition matrices of the estimator
+(:func:`tracs.estimate.transition.transition_matrix`): a report is its output bin
+``(i, j)`` and ``P((i, j) | cell (a, b)) = A[i, a]·B[j, b]``.  Each cell of the
+estimate's grid (its fine grid, :attr:`Density.detail`, when it has one) is cut
+into ``subcells²`` equal parts holding equal shares of its mass, so the mean
+within a cell follows the likelihood rather than sitting at its centre.  For every
+output bin the posterior mass and the two first moments are three matrix
+products, ``Σ = A (θ Bᵀ)``, ``Σx = (A·x) (θ Bᵀ)``, ``Σy = A ((θ·y) Bᵀ)``;
+a report looks up its bin's mean.  The cost does not grow with reports × cells.
+
+**TraCS-D, Strawman** (the ``"directional"`` likelihood).  The runs of
+:mod:`tracs.estimate._runs`, with ``subcells²`` public points per cell: the sums of
+``θ``, ``θ·x`` and ``θ·y`` over a report's runs are prefix-sum differences, O(rows)
+per report (:func:`tracs.estimate._runs.runs_moments`).  Reports equal to their
+reference use their likelihood row per cell (:mod:`tracs.estimate._directional`)
+and the cells' centres.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..perturbers._base import as_batch
+from .planar import _epsilons, axis_mechanisms, check_parts, check_perturber
+from .result import Density
+from .transition import bin_index, output_grid, snap_edges, transition_matrix
+
+__all__ = ["denoise", "DEFAULT_SUBCELLS"]
+
+#: parts per cell along each axis (within-cell mean)
+DEFAULT_SUBCELLS = 2
+
+
+def _split_edges(edges: np.ndarray, parts: int) -> np.ndarray:
+    """Every interval of ``edges`` cut into ``parts`` equal ones."""
+    t = np.arange(parts) / parts
+    inner = (edges[:-1, None] + np.diff(edges)[:, None] * t).ravel()
+    return np.append(inner, edges[-1])
+
+
+def denoise(reports, perturber, estimate: Density, *, offsets=None,
+            subcells: int = DEFAULT_SUBCELLS) -> np.ndarray:
+    """The posterior mean of every report's true point (TraCS-C, TraCS-D and Strawman reports).
+
+    Parameters
+    ----------
+    reports : array_like, shape (N, 2)
+        Released points, in the region's coordinates.
+    perturber : TraCSC, TraCSD or Strawman
+        The public perturber that released them.
+    estimate : Density
+        The prior: a density fitted from the reports (:func:`tracs.estimate.density`);
+        its fine grid (``detail``) when it has one.
+    offsets : array_like of int, optional
+        Trajectory boundaries; needed for TraCS-D and the Strawman (a report's
+        reference is the previous report of its trajectory) and with a
+        per-trajectory budget (every report's ε follows its trajectory's length).
+    subcells : int
+        Equal parts of every cell along each axis (1: the posterior mean of the cell
+        centres); default :data:`DEFAULT_SUBCELLS`.  TraCS-D / Strawman: the public
+        points per cell and axis of their likelihood (``subpoints`` of
+        :func:`tracs.estimate.density`), at most 4.
+
+    Returns
+    -------
+    numpy.ndarray, shape (N, 2)
+        Denoised points, inside the region's bounding box.
+    """
+    family = check_perturber(perturber)
+    if family == "grid":
+        raise ValueError(f"denoise supports TraCS-C, TraCS-D and Strawman reports; "
+                         f"{type(perturber).__name__} reports are not supported yet")
+    if not isinstance(estimate, Density):
+        raise TypeError(f"estimate must be a Density, got {type(estimate).__name__}")
+    s = check_parts(subcells, "subcells", 4 if family == "directional" else 8)
+    pts = np.asarray(reports, dtype=np.float64)
+    pts, off, _ = as_batch(pts, np.array([0, len(pts)]) if offsets is None else offsets)
+    if len(pts) == 0:
+        return np.empty((0, 2))
+    perturber.region.validate_points(pts, "reports")
+    prior = estimate.detail if estimate.detail is not None else estimate
+    if family == "directional":
+        if offsets is None:
+            raise ValueError("TraCS-D and the Strawman need offsets: each report's reference "
+                             "is the previous report of its trajectory")
+        return _directional_means(pts, off, perturber, prior, s)
+    xe, ye = (_split_edges(np.asarray(e, dtype=np.float64), s) for e in prior.grid)
+    theta = np.repeat(np.repeat(np.asarray(prior.probabilities, dtype=np.float64), s, axis=0), s, axis=1)
+    cx, cy = 0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:])
+    eps = _epsilons(perturber, None if offsets is None else off, len(pts))
+    values, inverse = np.unique(eps, return_inverse=True)
+    out = np.empty_like(pts)
+    for g, e in enumerate(values):
+        mx, my = axis_mechanisms(perturber, float(e))
+        ox, oy = output_grid(xe, None), output_grid(ye, None)
+        ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
+        ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
+        ax, ay = transition_matrix(mx, xe, ox), transition_matrix(my, ye, oy)
+        across = theta @ ay.T  # (cells x, output bins y)
+        mass = ax @ across
+        mean_x = (ax * cx) @ across
+        mean_y = ax @ ((theta * cy) @ ay.T)
+        sel = np.flatnonzero(inverse == g)
+        i, j = bin_index(pts[sel, 0], ox), bin_index(pts[sel, 1], oy)
+        z = mass[i, j]  # > 0: every column of a transition matrix is positive on every bin
+        out[sel, 0] = mean_x[i, j] / z
+        out[sel, 1] = mean_y[i, j] / z
+    return out
+
+
+def _directional_means(pts, off, perturber, prior: Density, per_cell: int) -> np.ndarray:
+    """TraCS-D / Strawman: the runs of :mod:`tracs.estimate._runs` summed against ``θ``, ``θ·x``
+    and ``θ·y``; reports equal to their reference through their dense likelihood rows."""
+    from ._directional import directional_blocks
+    from ._runs import RunBlock
+    from .planar import _axis_points, _subpoints
+
+    xe, ye = (np.asarray(e, dtype=np.float64) for e in prior.grid)
+    theta = np.asarray(prior.probabilities, dtype=np.float64)
+    eps = _epsilons(perturber, off, len(pts))
+    blocks = directional_blocks(pts, off, perturber, eps, _axis_points(xe, per_cell), _axis_points(ye, per_cell),
+                                per_cell, _subpoints(xe, ye, per_cell))
+    out = np.empty_like(pts)
+    centres = _subpoints(xe, ye, 1)[:, 0, :]  # (cells, 2)
+    for block in blocks:
+        if isinstance(block, RunBlock):
+            out[block.rows] = block.posterior_means(theta)
+        else:  # the reports equal to their reference: one likelihood row per cell
+            weighted = block.likelihood * theta.ravel()
+            out[block.rows] = (weighted @ centres) / weighted.sum(axis=1)[:, None]
+    return out
