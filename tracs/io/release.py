@@ -124,7 +124,8 @@ def _gpx_release(path: Path, frame):
 
     out = frame.rename(columns={"lon": "lng", "time": "datetime"})
     if track_ids(path) is not None:  # the ids are in the tracks' <extensions>: read as written
-        return out[[c for c in ("uid", "trajectory", "datetime", "lat", "lng") if c in out.columns]]
+        out["point"] = out.groupby(["uid", "trajectory"], sort=False, dropna=False).cumcount().to_numpy()
+        return out[[c for c in ("uid", "trajectory", "point", "datetime", "lat", "lng") if c in out.columns]]
     names = [name or "" for name in track_names(path)]
     parts = [name.rsplit(" ", 1) for name in names]
     users = np.array([p[0] if len(p) == 2 else name for p, name in zip(parts, names)], dtype=object)
