@@ -12,6 +12,7 @@ otherwise, and the released rows are written back in the input's order in batche
 from __future__ import annotations
 
 import inspect
+import json
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +79,12 @@ def released_columns(args) -> dict:
     """The optional released columns asked for: ``--keep-lines``, ``--no-budget-columns``."""
     return dict(keep_lines=bool(getattr(args, "keep_lines", False)),
                 budget=not getattr(args, "no_budget_columns", False))
+
+
+def report_error(args) -> bool:
+    """Whether the run prints the average error (``--report-error``): a figure of the true
+    points, never printed unless asked."""
+    return bool(getattr(args, "report_error", False))
 
 
 def random_argument(args):
@@ -154,24 +161,30 @@ def run(args, method, output: Path, fmt) -> int:
                 out = round_points(ctx.poi_space, out, workers=args.workers)[0]
             released[a:b] = out
             bar.update(b - a)
-    ae = average_error(coords, released, offsets, workers=args.workers)
+    # a figure computed from the true points: only when asked (--report-error; not private)
+    ae = average_error(coords, released, offsets, workers=args.workers) if report_error(args) else None
     eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
     lonlat = to_wgs84(released, crs, workers=threads)
     del released
+    from .estimate import perturb_parameters, write_perturb_sidecar  # the public parameters
+
+    parameters = perturb_parameters(args, model, ctx.region, crs, from_data=public.from_data,
+                                    pois_used=public.pois is not None)
     with _columns.progress_bar(len(coords), quiet=quiet, desc=f"write {output.name}") as bar:
-        # a temporary file in the output's folder, renamed into place: never half a file
+        # a temporary file beside the output, renamed into place: never half a file; the sidecar
+        # (with the digest of the rows written) is renamed into place first
         _output.write_atomically(output, lambda path: write_released(
             points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update,
-            geometry=getattr(args, "geometry", "points"), **released_columns(args)))
-    from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
-
-    write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
-                          pois_used=public.pois is not None)
+            geometry=getattr(args, "geometry", "points"), parameters=json.dumps(parameters),
+            **released_columns(args)),
+            before_rename=lambda tmp: write_perturb_sidecar(output, data=parameters, rows_from=tmp),
+            command="perturb")
 
     budget = (f"ε = {given(args.epsilon)} per trajectory ({significant(eps_point.min())}–"
               f"{significant(eps_point.max())} per point)" if args.per_trajectory else
               f"ε = {given(args.epsilon)} per point ({given(eps_traj.min())}–{given(eps_traj.max())} per trajectory)")
     rounded = ", rounded to POIs" if args.round_to_pois and not method.discrete else ""
-    print(f"{method.label}{rounded}: {whole(len(coords))} points in {whole(len(lengths))} trajectories, {budget}, "
-          f"AE = {significant(ae)} m -> {output} ({fmt.name})")
+    error = "" if ae is None else f", AE = {significant(ae)} m (not private)"
+    print(f"{method.label}{rounded}: {whole(len(coords))} points in {whole(len(lengths))} trajectories, {budget}"
+          f"{error} -> {output} ({fmt.name})")
     return 0

@@ -174,16 +174,17 @@ def _align(released, original, name):
     return released.iloc[where].reset_index(drop=True)
 
 
-def _warn_from_sidecar(release: Path) -> None:
-    """Warn when the release's sidecar says it used parameters computed from the data."""
-    from ..estimate.sidecar import read_sidecar
-    from .estimate import warn_data_derived
+def _check_parameters(release: Path, frame, *, warn: bool) -> None:
+    """Refuse a release whose parameters (embedded or sidecar) disagree with its rows; warn when
+    they were computed from the data.  A file without parameters is drawn as it is."""
+    from .estimate import release_parameters, warn_data_derived
 
     try:
-        data = read_sidecar(release)
-    except (FileNotFoundError, ValueError):
+        data = release_parameters(release, frame, "map")
+    except FileNotFoundError:
         return  # a file without a sidecar (or not a tracs release): nothing is known of its parameters
-    warn_data_derived("map", data)
+    if warn:
+        warn_data_derived("map", data)
 
 
 def _epsilon_of(released) -> float | None:
@@ -242,9 +243,9 @@ def _run(args) -> int:
     original = trajs.frame
     perturbed, epsilon, method = None, args.epsilon, args.method
     if args.perturbed is not None:
-        if args.estimate_grid is None:  # (with --estimate-grid the estimate says it)
-            _warn_from_sidecar(Path(args.perturbed))
         perturbed = _read_release(Path(args.perturbed))
+        # (with --estimate-grid the estimate warns of parameters computed from the data)
+        _check_parameters(Path(args.perturbed), perturbed, warn=args.estimate_grid is None)
         if len(perturbed) != len(original):
             raise CLIError(f"{args.perturbed} has {len(perturbed):,} rows but {source} has "
                            f"{len(original):,}: give the file 'tracs perturb' wrote for this input")

@@ -129,13 +129,14 @@ def _segments_note(segments, where, kind: str) -> str:
     return note
 
 
-def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None) -> None:
+def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None, metadata=None) -> None:
     """Write points as GPX tracks: one ``<trk>`` per distinct ``trajectory`` value (per distinct
     ``(users, trajectory)`` pair when ``users`` is given: trajectory ids numbered within each
     user), in first-seen order.
 
     ``times`` are UTC ``datetime64`` values (``NaT``: no ``<time>``); ``names``
-    optionally labels each trajectory (the user id).
+    optionally labels each trajectory (the user id); ``metadata``, an ``(element,
+    namespaces)`` pair, is written in ``<metadata><extensions>``.
     """
     import gpxpy.gpx
     import pandas as pd
@@ -149,6 +150,11 @@ def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None) -> N
     stamps = pd.DatetimeIndex(pd.Series(times)).tz_localize(None) if not isinstance(
         pd.Series(times).dtype, pd.DatetimeTZDtype) else pd.DatetimeIndex(pd.Series(times)).tz_convert(None)
     gpx = gpxpy.gpx.GPX()
+    if metadata is not None:
+        element, namespaces = metadata
+        gpx.name = "tracs release"  # gpxpy writes <metadata> (and its extensions) when a field of it is set
+        gpx.metadata_extensions.append(element)
+        gpx.nsmap.update(namespaces)
     order = np.argsort(codes, kind="stable")
     bounds = np.r_[0, np.cumsum(np.bincount(codes, minlength=len(uniques)))]
     lat, lon = np.asarray(lat, float), np.asarray(lon, float)

@@ -305,7 +305,8 @@ def input_order(points: Points) -> np.ndarray:
 
 
 def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, fmt=None, *,
-                   progress=None, geometry: str = "points", keep_lines: bool = False, budget: bool = True) -> None:
+                   progress=None, geometry: str = "points", keep_lines: bool = False, budget: bool = True,
+                   parameters: str | None = None) -> None:
     """Write the released rows (:func:`released_table`) in the input's order, in the format of
     ``fmt`` (a :class:`~tracs.io.formats.Format`; default: the one ``path``'s extension names).
 
@@ -314,22 +315,24 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
     whole in memory; the others get one table.  ``geometry="lines"`` writes one line
     per trajectory (formats whose ``geometry`` allows it), from one table in the order
     the points were perturbed in.  ``keep_lines`` and ``budget``: the optional columns
-    of :func:`released_table`.
+    of :func:`released_table`.  ``parameters``: the release's public parameters (JSON text),
+    stored in the file by the formats that hold metadata (:mod:`tracs.io.parameters`).
     """
     columns = dict(keep_lines=keep_lines, budget=budget)
     from .formats import output_format
-    from .write import bounds
+    from .write import bounds, with_parameters
 
     fmt = output_format(path, geometry=geometry) if fmt is None else fmt
     if geometry == "lines":
         table = released_table(points, released_lonlat, eps_point, eps_traj, text_times=False,
                                input_order_rows=False, **columns)
-        fmt.writer()([table], path, bbox=bounds(released_lonlat), progress=progress, geometry="lines")
+        fmt.writer()([with_parameters(table, parameters)], path, bbox=bounds(released_lonlat), progress=progress, geometry="lines")
         return
     n = len(points.source)
     size = fmt.batch_rows or max(n, 1)
-    tables = (released_table(points, released_lonlat, eps_point, eps_traj, text_times=fmt.text_times,
-                             rows=slice(start, start + size), **columns) for start in range(0, n, size))
+    tables = (with_parameters(released_table(points, released_lonlat, eps_point, eps_traj,
+                                             text_times=fmt.text_times, rows=slice(start, start + size),
+                                             **columns), parameters) for start in range(0, n, size))
     fmt.writer()(_ahead(tables) if fmt.batch_rows else tables, path, bbox=bounds(released_lonlat),
                  progress=progress)
 
