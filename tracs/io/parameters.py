@@ -288,8 +288,22 @@ def write_release_sidecar(release, data: dict, *, rows_from=None, rows=None) -> 
     a temporary name and renamed.
     """
     from ..estimate.sidecar import write_sidecar_data
-    from .release import read_release
 
     if rows is None:
-        rows = read_release(release if rows_from is None else rows_from, need=("lat", "lng"))
+        rows = _digest_rows(Path(release if rows_from is None else rows_from))
     return write_sidecar_data(release, data, digest=rows_digest(rows))
+
+
+def _digest_rows(path: Path):
+    """The columns of the digest of a written release, as :func:`tracs.io.release.read_release`
+    gives them: a Parquet file of points straight from its columns (no geometry decoded),
+    any other file through the reader."""
+    from .release import read_release
+
+    if path.suffix.lower() in (".parquet", ".geoparquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        names = pq.read_schema(path).names
+        if {"lat", "lng"} <= set(names):
+            return pq.read_table(path, columns=[c for c in DIGEST_COLUMNS if c in names]).to_pandas()
+    return read_release(path, need=("lat", "lng"))
