@@ -86,7 +86,7 @@ def rows_digest(frame) -> str:
             texts[name] = "\x1f".join(uniques.tolist()).encode("utf-8")
         names.append(name)
         keys.append(key)
-    order = np.lexsort(keys[::-1]) if keys else np.zeros(0, np.int64)
+    order = _canonical_order(names, keys)
     digest = hashlib.sha256(b"tracs-rows-1\n")
     for name, key in zip(names, keys):
         digest.update(name.encode() + b"\n")
@@ -94,6 +94,33 @@ def rows_digest(frame) -> str:
             digest.update(texts[name] + b"\n")
         digest.update(np.ascontiguousarray(key[order]).astype("<i8").tobytes())
     return digest.hexdigest()
+
+
+def _canonical_order(names, keys) -> np.ndarray:
+    """The order of ``np.lexsort`` by ``keys`` in turn, in fewer sort passes: the id codes make
+    one key, and ``lat`` / ``lng`` one (each fits 32 bits)."""
+    cols = dict(zip(names, keys))
+    sort = []
+    ids = [cols[name] for name in ("uid", "trajectory") if name in cols]
+    if ids:
+        key = ids[0]
+        for more in ids[1:]:
+            key = key * (int(more.max(initial=0)) + 1) + more
+        sort.append(key)
+    if "datetime" in cols:
+        sort.append(cols["datetime"])
+    if "lat" in cols and "lng" in cols:
+        sort.append((_unsigned32(cols["lat"]) << np.uint64(32)) | _unsigned32(cols["lng"]))
+    else:
+        sort.extend(cols[name] for name in ("lat", "lng") if name in cols)
+    return np.lexsort(sort[::-1]) if sort else np.zeros(0, np.int64)
+
+
+def _unsigned32(key: np.ndarray) -> np.ndarray:
+    """10⁻⁷-degree integers in their order as unsigned 32-bit values (missing first; values
+    beyond ±214.7° are held at the ends, a file no release is)."""
+    shifted = np.clip(key, -(2 ** 31) + 1, 2 ** 31 - 1) + 2 ** 31
+    return np.where(key == _MISSING, 0, shifted).astype(np.uint64)
 
 
 # ----------------------------------------------------------------------------- inside the file
