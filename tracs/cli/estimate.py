@@ -21,8 +21,11 @@ PASS_SECONDS = 0.15
 DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
 released by 'tracs perturb' (any format it writes: uid, trajectory, datetime and lat/lng)
-and the JSON sidecar written next to it (method, ε, region, CRS, split, anchor).
-Only public information is read.  The output follows the extension: .csv (one row
+and its public parameters (method, ε, region, CRS, split, anchor): those stored in the
+file (Parquet, GeoPackage, GPX) or the JSON sidecar written next to it
+(RELEASED.tracs.json).  A sidecar whose digest of the rows or ε does not match the file,
+and reports off the method's public lattice or outside the region, are refused (see
+--clip-reports).  Only public information is read.  The output follows the extension: .csv (one row
 per cell: bounds in WGS84 and probability), .geojson (cell polygons) or .html (a
 map with Leaflet embedded, so it opens without a network; when the background
 tiles cannot load it says so and draws the cells on a plain background).  With --queries (a CSV of boxes min_lng,min_lat,max_lng,max_lat) the

@@ -43,8 +43,8 @@ SUFFIX = ".tracs.json"
 #: the largest region a sidecar may describe: a side (or the diameter) of at most the Earth's
 #: equatorial circumference, in metres of the region's metric CRS
 MAX_REGION_SIDE = 40_075_017.0
-#: the most vertices of a convex region read from a sidecar (the region's geometry is evaluated
-#: per report and vertex: 200,000 vertices would take 1.6 MB per report)
+#: the most vertices of a convex region read from a sidecar (ray exits are computed per report and
+#: vertex: 200,000 vertices would take 1.6 MB per report)
 MAX_VERTICES = 4096
 
 
@@ -79,8 +79,8 @@ def _region_from(data) -> Rectangle | ConvexRegion:
         count = len(vertices) if isinstance(vertices, list) else 0
         if count > MAX_VERTICES:
             raise ValueError(f"the region has {count:,} vertices, more than the {MAX_VERTICES:,} a sidecar "
-                             f"may hold: estimating would need {count * 8:,} bytes per report and vertex "
-                             "pass; no public region needs as many")
+                             f"may hold: its ray exits alone would need {count * 8 / 1e6:,.1f} MB per report "
+                             f"({count * 8 * 1000 / 1e9:,.1f} GB per 1,000 reports) on every EM pass")
     try:
         region = Rectangle(*data["bounds"]) if data["type"] == "rectangle" else ConvexRegion(data["vertices"])
     except (KeyError, TypeError, ValueError) as exc:
