@@ -293,3 +293,15 @@ def test_geojson_name_is_the_outputs_and_runs_are_identical(cli, checkins_csv, t
 def test_parquet_keeps_its_geo_metadata(releases):
     meta = pq.read_schema(releases / "rel.parquet").metadata
     assert b"geo" in meta and json.loads(meta[b"tracs"])["method"] == "tracs-d"
+
+
+def test_an_older_shared_sidecar_is_not_read_for_a_file_with_its_own_parameters(releases, cli, tmp_path):
+    _copy(releases, tmp_path, "rel.parquet")
+    data = json.loads((releases / "rel.csv.tracs.json").read_text())  # TraCS-C, ε = 2: another release
+    data.pop("rows_sha256")
+    legacy_sidecar_path(tmp_path / "rel.parquet").write_text(json.dumps(data))
+    result = cli("estimate", tmp_path / "rel.parquet", "--grid", "4", "-o", tmp_path / "est.csv")
+    assert result.returncode == 0, result.stderr
+    assert "tracs-d at ε = 8" in result.stdout
+    assert "note: rel.tracs.json (the sidecar name of older releases, shared by every release named rel.*) is " \
+           "not read: rel.parquet carries its own parameters" in " ".join(result.stderr.split())

@@ -249,7 +249,14 @@ def release_parameters(release, frame) -> tuple[dict, list]:
         if embedded is None:
             raise
         side = None
-    if side is not None and side["sidecar"] == legacy_sidecar_path(release) != sidecar_path(release):
+    legacy = side is not None and side["sidecar"] == legacy_sidecar_path(release) != sidecar_path(release)
+    if legacy and embedded is not None:
+        # a file with embedded parameters was written with its own sidecar name: the shared older
+        # name belongs to another release of the same stem
+        notes.append(f"{side['sidecar'].name} (the sidecar name of older releases, shared by every release "
+                     f"named {release.stem}.*) is not read: {release.name} carries its own parameters")
+        side = None
+    elif legacy:
         notes.append(f"read the parameters of {release.name} from {side['sidecar'].name}, the sidecar name "
                      f"of older releases (shared by every release named {release.stem}.*; now "
                      f"{sidecar_path(release).name})")
