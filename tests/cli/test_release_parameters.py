@@ -68,7 +68,7 @@ def test_the_digest_does_not_depend_on_the_format(cli, checkins_csv, tmp_path):
     assert len(digests) == 1
 
 
-@pytest.mark.parametrize("suffix", ["parquet", "gpkg", "gpx"])
+@pytest.mark.parametrize("suffix", ["parquet", "gpkg", "gpx", "geojson"])
 def test_formats_with_metadata_carry_the_parameters(suffix, cli, checkins_csv, tmp_path):
     out = tmp_path / f"rel.{suffix}"
     assert cli("perturb", checkins_csv, "-o", out, "-m", "tracs-c", "-e", "2", "--seed", "1", *REGION).returncode == 0

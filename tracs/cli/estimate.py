@@ -22,7 +22,7 @@ DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
 released by 'tracs perturb' (any format it writes: uid, trajectory, datetime and lat/lng)
 and its public parameters (method, ε, region, CRS, split, anchor): those stored in the
-file (Parquet, GeoPackage, GPX) or the JSON sidecar written next to it
+file (Parquet, GeoPackage, GPX, GeoJSON) or the JSON sidecar written next to it
 (RELEASED.tracs.json).  A sidecar whose digest of the rows or ε does not match the file,
 and reports off the method's public lattice or outside the region, are refused (see
 --clip-reports).  Only public information is read.  The output follows the extension: .csv (one row

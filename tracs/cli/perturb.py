@@ -35,8 +35,8 @@ The format follows the extension: .csv, .tsv, .geojson/.json, .parquet/.geoparqu
 
 The public parameters (method, ε, region, CRS, split, anchor, lattice) are written
 beside the output as OUTPUT.tracs.json (e.g. released.csv.tracs.json), with a
-SHA-256 digest of the released rows; Parquet, GeoPackage and GPX outputs also carry
-them inside.  The summary line names no figure computed from the true points:
+SHA-256 digest of the released rows; Parquet, GeoPackage, GPX and GeoJSON outputs also
+carry them inside.  The summary line names no figure computed from the true points:
 --report-error adds the average error (AE), which is NOT private.
 """
 

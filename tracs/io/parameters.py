@@ -6,8 +6,8 @@ A release's parameters (:func:`tracs.estimate.sidecar.sidecar_data`) travel two 
   key-value metadata under the key ``tracs``; a GeoPackage's standard metadata table
   ``gpkg_metadata`` (one row of ``md_standard_uri`` :data:`GPKG_URI`, MIME type
   ``application/json``, referenced from ``gpkg_metadata_reference`` with the
-  ``geopackage`` scope); GPX ``<metadata><extensions><tracs:parameters>``.  CSV, TSV and
-  GeoJSON hold none;
+  ``geopackage`` scope); GPX ``<metadata><extensions><tracs:parameters>``; GeoJSON the
+  foreign member ``tracs`` of its feature collection.  CSV and TSV hold none;
 * **in the sidecar** beside the file (``released.csv.tracs.json``), which also records
   ``rows_sha256``, the digest of the release's rows (:func:`rows_digest`).
 
@@ -49,7 +49,7 @@ GPKG_URI = "urn:tracs:release-parameters:1"
 DIGEST_COLUMNS = ("uid", "trajectory", "datetime", "lat", "lng")
 _MISSING = np.iinfo(np.int64).min
 _GPX_NS = "https://tracs.invalid/gpx/1"
-_GPX_HEAD = 1 << 20
+_HEAD = 1 << 20
 
 
 class ReleaseParametersError(ValueError):
@@ -177,13 +177,15 @@ def embedded_parameters(path):
             text = _gpkg_text(path)
         elif suffix == ".gpx":
             with open(path, "rb") as fh:
-                head = fh.read(_GPX_HEAD).decode("utf-8", errors="replace")
+                head = fh.read(_HEAD).decode("utf-8", errors="replace")
             match = re.search(r"<(?:\w+:)?parameters\b[^>]*>(.*?)</(?:\w+:)?parameters>", head, re.S)
             if match is None:
                 return None
             import html
 
             text = html.unescape(match.group(1))
+        elif suffix in (".geojson", ".json"):
+            text = _geojson_member(path)
         else:
             return None
     except OSError:
@@ -194,6 +196,21 @@ def embedded_parameters(path):
         return json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ReleaseParametersError(f"the parameters embedded in {path.name} are not valid JSON: {exc}") from None
+
+
+def _geojson_member(path: Path):
+    """The JSON text of the collection's foreign member ``tracs`` (written before its features)."""
+    with open(path, "rb") as fh:
+        head = fh.read(_HEAD).decode("utf-8", errors="replace")
+    match = re.search(r'^\s*"tracs"\s*:\s*', head[:head.find('"features"')] if '"features"' in head else head,
+                      re.M)
+    if match is None:
+        return None
+    try:
+        value, _ = json.JSONDecoder().raw_decode(head, match.end())
+    except json.JSONDecodeError:
+        return None
+    return json.dumps(value)
 
 
 def _gpkg_text(path: Path):

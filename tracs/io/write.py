@@ -289,8 +289,10 @@ def _write_vector(tables, path, driver: str, progress, geometry: str, **options)
     rows, features = _features(tables, geometry)
     if Path(path).exists():
         Path(path).unlink()  # the GeoJSON driver refuses to overwrite
-    features.to_file(path, driver=driver, **options)
     text = _parameters(tables[0]) if tables else None
+    if driver == "GeoJSON" and text is not None:  # a foreign member of the collection (GDAL 3.9 and later)
+        options["layer_options"] = {"FOREIGN_MEMBERS_COLLECTION": '{"tracs": ' + text + "}"}
+    features.to_file(path, driver=driver, **options)
     if driver == "GPKG" and text is not None:
         from .parameters import gpkg_embed
 
