@@ -68,6 +68,34 @@ def test_the_digest_does_not_depend_on_the_format(cli, checkins_csv, tmp_path):
     assert len(digests) == 1
 
 
+@pytest.fixture(scope="module")
+def awkward_csv(tmp_path_factory):
+    """Text ids that are not numbers as written (``007``, ``a b``), a trajectory column, times with
+    fractions of a second (to the nanosecond, which GPX does not keep)."""
+    rows = []
+    for k in range(40):
+        second = pd.Timestamp("2012-04-03 18:00:00", tz="UTC") + pd.Timedelta(seconds=90 * k + (k % 3) * 0.25, nanoseconds=k % 4)
+        rows.append({"uid": ("007", "7", "a b")[k % 3], "trip": ("01", "x")[k % 2],
+                     "datetime": second.isoformat(),
+                     "lat": 35.6 + 0.003 * k, "lng": 139.6 + 0.004 * (k % 7)})
+    path = tmp_path_factory.mktemp("awkward") / "awkward.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("suffix, geometry", [("csv", "points"), ("tsv", "points"), ("parquet", "points"),
+                                              ("gpkg", "points"), ("gpx", "points"), ("geojson", "points"),
+                                              ("parquet", "lines"), ("gpkg", "lines"), ("geojson", "lines")])
+def test_the_digest_written_from_memory_is_that_of_the_file_read_back(suffix, geometry, cli, awkward_csv,
+                                                                        tmp_path):
+    out = tmp_path / f"rel.{suffix}"
+    result = cli("perturb", awkward_csv, "-o", out, "-m", "tracs-c", "-e", "2", "--seed", "1", "--geometry",
+                 geometry, "--traj-col", "trip", *REGION)
+    assert result.returncode == 0, result.stderr
+    recorded = json.loads(sidecar_path(out).read_text())["rows_sha256"]
+    assert recorded == rows_digest(read_release(out))
+
+
 @pytest.mark.parametrize("suffix", ["parquet", "gpkg", "gpx", "geojson"])
 def test_formats_with_metadata_carry_the_parameters(suffix, cli, checkins_csv, tmp_path):
     out = tmp_path / f"rel.{suffix}"

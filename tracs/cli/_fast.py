@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -105,7 +106,7 @@ def run(args, method, output: Path, fmt) -> int:
     ``--workers`` threads.
     """
     from ..engine import average_error, perturb_many, resolve_workers, round_points
-    from ..io.table import read_points, to_wgs84, write_released
+    from ..io.table import read_points, released_digest, to_wgs84, write_released
     from ..methods import MethodContext
     from ..random import resolve_key
     from ..region import Rectangle
@@ -170,14 +171,18 @@ def run(args, method, output: Path, fmt) -> int:
 
     parameters = perturb_parameters(args, model, ctx.region, crs, from_data=public.from_data,
                                     pois_used=public.pois is not None)
-    with _columns.progress_bar(len(coords), quiet=quiet, desc=f"write {output.name}") as bar:
+    # the digest of the rows, from the columns the writer is given (equal to the file's read back),
+    # on a thread while the file is written (the hashing kernel releases the interpreter lock)
+    with ThreadPoolExecutor(1) as pool, \
+            _columns.progress_bar(len(coords), quiet=quiet, desc=f"write {output.name}") as bar:
+        digest = pool.submit(released_digest, points, lonlat, fmt, getattr(args, "geometry", "points"))
         # a temporary file beside the output, renamed into place: never half a file; the sidecar
         # (with the digest of the rows written) is renamed into place first
         _output.write_atomically(output, lambda path: write_released(
             points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update,
             geometry=getattr(args, "geometry", "points"), parameters=json.dumps(parameters),
             **released_columns(args)),
-            before_rename=lambda tmp: write_perturb_sidecar(output, data=parameters, rows_from=tmp),
+            before_rename=lambda tmp: write_perturb_sidecar(output, data=parameters, digest=digest.result()),
             command="perturb")
 
     budget = (f"ε = {given(args.epsilon)} per trajectory ({significant(eps_point.min())}–"

@@ -94,22 +94,23 @@ def perturb_parameters(args, perturber, region, crs, *, from_data: bool = False,
 
 
 def write_perturb_sidecar(output, args=None, perturber=None, region=None, crs=None, *, from_data: bool = False,
-                          pois_used: bool = False, data: dict | None = None, rows_from=None, rows=None) -> Path:
+                          pois_used: bool = False, data: dict | None = None, digest: str | None = None,
+                          rows=None) -> Path:
     """Write the sidecar of the release ``output`` (``OUTPUT.tracs.json``) and return its path.
 
     The one function the commands write a release's sidecar with.  ``data``: the
     parameters (:func:`perturb_parameters`; else built from ``args``, ``perturber``,
-    ``region``, ``crs``, ``from_data``, ``pois_used``).  The digest of the rows is taken
-    from ``rows_from`` (the written temporary file, before it is renamed to ``output``:
-    call this first, so a crash leaves at worst a new sidecar the old release's digest
-    refuses), from the frame ``rows``, or else from ``output`` itself
-    (:func:`tracs.io.parameters.write_release_sidecar`).
+    ``region``, ``crs``, ``from_data``, ``pois_used``).  The digest of the rows is
+    ``digest`` (:func:`tracs.io.table.released_digest`: 'tracs perturb' writes the sidecar
+    before it renames the release into place, so a crash leaves at worst a new sidecar the
+    old release's digest refuses), else that of the frame ``rows``, else that of ``output``
+    read back (:func:`tracs.io.parameters.write_release_sidecar`).
     """
     from ..io.parameters import write_release_sidecar
 
     if data is None:
         data = perturb_parameters(args, perturber, region, crs, from_data=from_data, pois_used=pois_used)
-    return write_release_sidecar(output, data, rows_from=rows_from, rows=rows)
+    return write_release_sidecar(output, data, digest=digest, rows=rows)
 
 
 def warn_data_derived(command: str, data: dict) -> None:

@@ -16,22 +16,14 @@ parameters when the file has them (the sidecar, when there is one, must say the 
 else the sidecar's; a sidecar whose digest differs from the rows beside it, or whose ε
 differs from the release's own ε columns, is refused, naming both files.
 
-The digest (:func:`rows_digest`) is SHA-256 over a canonical form of the released rows,
-the same in every format that stores them exactly (CSV, TSV, Parquet, GeoPackage, GPX,
-the properties of GeoJSON): the columns ``uid``, ``trajectory``, ``datetime``, ``lat``,
-``lng`` present in the file as :func:`tracs.io.release.read_release` reads them; ``lat``
-and ``lng`` as integers of 10⁻⁷ degrees (round half to even; missing: ``-2⁶³``),
-``datetime`` as int64 nanoseconds UTC (missing: ``-2⁶³``), ids as their text; rows sorted
-by these columns in this order (so the order of the file does not matter).  The hash
-takes ``tracs-rows-1\\n``, then for each present column its name and a line feed, then
-for an id column its sorted distinct texts joined by ``\\x1f`` and a line feed followed by
-each row's little-endian int64 index into them, for the others each row's little-endian
-int64 value.
+The digest (:func:`rows_digest`) is :mod:`tracs.io.digest`'s: SHA-256 of the sorted
+BLAKE2b digests of the rows' canonical form, the same in every format that stores the
+rows exactly; ``tracs perturb`` computes it from the columns it gives the writer
+(:func:`tracs.io.table.released_digest`), readers from the rows they read.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -45,9 +37,6 @@ __all__ = ["KEY", "GPKG_URI", "ReleaseParametersError", "rows_digest", "embedded
 KEY = "tracs"
 #: ``md_standard_uri`` of the parameters' row in a GeoPackage's ``gpkg_metadata``
 GPKG_URI = "urn:tracs:release-parameters:1"
-#: the columns the digest covers, in its order
-DIGEST_COLUMNS = ("uid", "trajectory", "datetime", "lat", "lng")
-_MISSING = np.iinfo(np.int64).min
 _GPX_NS = "https://tracs.invalid/gpx/1"
 _HEAD = 1 << 20
 
@@ -57,70 +46,16 @@ class ReleaseParametersError(ValueError):
 
 
 def rows_digest(frame) -> str:
-    """The hex SHA-256 of a release's rows in the canonical form of the module docstring.
+    """The digest of a release's rows (:mod:`tracs.io.digest`), in any order.
 
     Parameters
     ----------
     frame : pandas.DataFrame
         The rows as :func:`tracs.io.release.read_release` gives them.
     """
-    import pandas as pd
+    from .digest import columns_digest, frame_columns
 
-    names, keys, texts = [], [], {}
-    for name in DIGEST_COLUMNS:
-        if name not in frame.columns:
-            continue
-        column = frame[name].reset_index(drop=True)
-        if name in ("lat", "lng"):
-            values = column.to_numpy(dtype=float, na_value=np.nan)
-            finite = np.isfinite(values)
-            key = np.full(len(values), _MISSING, dtype=np.int64)
-            key[finite] = np.rint(values[finite] * 1e7).astype(np.int64)
-        elif name == "datetime":
-            stamps = pd.to_datetime(column, utc=True, errors="coerce")
-            key = stamps.array.as_unit("ns").asi8.astype(np.int64) if hasattr(stamps.array, "as_unit") \
-                else stamps.array.asi8.astype(np.int64)
-        else:
-            key, uniques = pd.factorize(column.astype(str), sort=True)
-            key = key.astype(np.int64)
-            texts[name] = "\x1f".join(uniques.tolist()).encode("utf-8")
-        names.append(name)
-        keys.append(key)
-    order = _canonical_order(names, keys)
-    digest = hashlib.sha256(b"tracs-rows-1\n")
-    for name, key in zip(names, keys):
-        digest.update(name.encode() + b"\n")
-        if name in texts:
-            digest.update(texts[name] + b"\n")
-        digest.update(np.ascontiguousarray(key[order]).astype("<i8").tobytes())
-    return digest.hexdigest()
-
-
-def _canonical_order(names, keys) -> np.ndarray:
-    """The order of ``np.lexsort`` by ``keys`` in turn, in fewer sort passes: the id codes make
-    one key, and ``lat`` / ``lng`` one (each fits 32 bits)."""
-    cols = dict(zip(names, keys))
-    sort = []
-    ids = [cols[name] for name in ("uid", "trajectory") if name in cols]
-    if ids:
-        key = ids[0]
-        for more in ids[1:]:
-            key = key * (int(more.max(initial=0)) + 1) + more
-        sort.append(key)
-    if "datetime" in cols:
-        sort.append(cols["datetime"])
-    if "lat" in cols and "lng" in cols:
-        sort.append((_unsigned32(cols["lat"]) << np.uint64(32)) | _unsigned32(cols["lng"]))
-    else:
-        sort.extend(cols[name] for name in ("lat", "lng") if name in cols)
-    return np.lexsort(sort[::-1]) if sort else np.zeros(0, np.int64)
-
-
-def _unsigned32(key: np.ndarray) -> np.ndarray:
-    """10⁻⁷-degree integers in their order as unsigned 32-bit values (missing first; values
-    beyond ±214.7° are held at the ends, a file no release is)."""
-    shifted = np.clip(key, -(2 ** 31) + 1, 2 ** 31 - 1) + 2 ** 31
-    return np.where(key == _MISSING, 0, shifted).astype(np.uint64)
+    return columns_digest(frame_columns(frame))
 
 
 # ----------------------------------------------------------------------------- inside the file
@@ -329,32 +264,21 @@ def _check_epsilon(frame, data: dict, release: Path, where: str) -> None:
             f"{release.name} hold {column} = {seen}: the parameters are not those of this release")
 
 
-def write_release_sidecar(release, data: dict, *, rows_from=None, rows=None) -> Path:
+def write_release_sidecar(release, data: dict, *, digest: str | None = None, rows=None) -> Path:
     """Write the sidecar of ``release``: the parameters ``data``
     (:func:`tracs.estimate.sidecar.sidecar_data`) and the digest of its rows.
 
-    The one writer of a release's sidecar.  The rows are read back from ``rows_from``
-    (default: ``release``; give the temporary file before it is renamed to ``release``, so
-    the sidecar is in place first) or given as a frame ``rows``.  The sidecar is written to
-    a temporary name and renamed.
+    The one writer of a release's sidecar.  The digest is ``digest`` (computed from the
+    columns the writer was given: :func:`tracs.io.table.released_digest`), else that of
+    the frame ``rows``, else that of ``release`` read back.  The sidecar is written to a
+    temporary name and renamed.
     """
     from ..estimate.sidecar import write_sidecar_data
 
-    if rows is None:
-        rows = _digest_rows(Path(release if rows_from is None else rows_from))
-    return write_sidecar_data(release, data, digest=rows_digest(rows))
+    if digest is None:
+        if rows is None:
+            from .release import read_release
 
-
-def _digest_rows(path: Path):
-    """The columns of the digest of a written release, as :func:`tracs.io.release.read_release`
-    gives them: a Parquet file of points straight from its columns (no geometry decoded),
-    any other file through the reader."""
-    from .release import read_release
-
-    if path.suffix.lower() in (".parquet", ".geoparquet", ".pq"):
-        import pyarrow.parquet as pq
-
-        names = pq.read_schema(path).names
-        if {"lat", "lng"} <= set(names):
-            return pq.read_table(path, columns=[c for c in DIGEST_COLUMNS if c in names]).to_pandas()
-    return read_release(path, need=("lat", "lng"))
+            rows = read_release(release, need=("lat", "lng"))
+        digest = rows_digest(rows)
+    return write_sidecar_data(release, data, digest=digest)

@@ -136,14 +136,22 @@ def _gpx_release(path: Path, frame):
     """A GPX release's columns under the released names: its tracks are the trajectories."""
     from .gpx import track_names
 
-    names = [name or "" for name in track_names(path)]
     out = frame.rename(columns={"lon": "lng", "time": "datetime"})
+    users, ids = gpx_track_ids([name or "" for name in track_names(path)])
+    track = out["trajectory"].to_numpy()
+    out["uid"] = users[track]
+    if ids is not None:  # "<uid> <trajectory>": the released ids (numbered within each user)
+        out["trajectory"] = ids[track]
+    return out[[c for c in ("uid", "trajectory", "datetime", "lat", "lng") if c in out.columns]]
+
+
+def gpx_track_ids(names):
+    """``(users, ids)`` of the tracks of a GPX release from their names ``"<uid> <trajectory>"``:
+    ``ids`` None unless every name ends in a number and no two tracks share both (the
+    trajectory is then the track's position in the file)."""
     parts = [name.rsplit(" ", 1) for name in names]
     users = np.array([p[0] if len(p) == 2 else name for p, name in zip(parts, names)], dtype=object)
     ids = np.array([int(p[1]) if len(p) == 2 and p[1].isdigit() else -1 for p in parts], dtype=np.int64)
-    track = out["trajectory"].to_numpy()
-    out["uid"] = users[track]
     if (ids >= 0).all() and len(set(zip(users.tolist(), ids.tolist()))) == len(ids):
-        # "<uid> <trajectory>": the released ids (numbered within each user)
-        out["trajectory"] = ids[track]
-    return out[[c for c in ("uid", "trajectory", "datetime", "lat", "lng") if c in out.columns]]
+        return users, ids
+    return users, None

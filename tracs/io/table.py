@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Points", "read_points", "released_table", "write_released"]
+__all__ = ["Points", "read_points", "released_table", "released_digest", "write_released"]
 
 
 @dataclass
@@ -284,6 +284,46 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
         columns["epsilon_point"] = np.asarray(eps_point, dtype=np.float64)[order]
         columns["epsilon_trajectory"] = np.asarray(eps_traj, dtype=np.float64)[order]
     return pa.table(columns)
+
+
+def released_digest(points: Points, released_lonlat, fmt=None, geometry: str = "points") -> str:
+    """The digest of the released rows (:mod:`tracs.io.digest`), from the columns
+    :func:`released_table` gives every writer, as the file written in the format ``fmt``
+    (a :class:`~tracs.io.formats.Format`; None: one that keeps every value) with
+    ``geometry`` keeps them: times to its ``time_ns`` (lines: their vertex times, to the
+    microsecond), GPX's ids as its track names give them back (:func:`_as_gpx_reads`).
+    The rows are taken in the order they were perturbed in (the digest does not depend on
+    it), and the digest equals that of the written file read back, without reading it."""
+    import pyarrow as pa
+
+    from .digest import columns_digest
+
+    gpx = getattr(fmt, "key", None) == "gpx"
+    table = released_table(points, released_lonlat, None, None, text_times=False, input_order_rows=gpx,
+                           budget=False)
+    columns = {name: table.column(name) for name in table.column_names}
+    step = 1_000 if geometry == "lines" else getattr(fmt, "time_ns", 1)
+    if step > 1:
+        times = columns["datetime"].cast(pa.timestamp("ns", tz="UTC"))
+        ns = times.cast(pa.int64()).fill_null(0).to_numpy()
+        columns["datetime"] = pa.array(ns - ns % step, mask=times.is_null().to_numpy()).cast(times.type)
+    return columns_digest(_as_gpx_reads(columns) if gpx else columns)
+
+
+def _as_gpx_reads(columns: dict) -> dict:
+    """The ids of a GPX release as they read back (:func:`tracs.io.release.read_release`): a
+    track per (user, trajectory) in first-seen order (:func:`tracs.io.gpx.write_gpx`), named
+    ``"<uid> <trajectory>"`` and read back from the name."""
+    import pandas as pd
+
+    from .release import gpx_track_ids
+
+    users, ids = columns["uid"].to_numpy(), columns["trajectory"].to_numpy()
+    codes, pairs = pd.factorize(pd.MultiIndex.from_arrays([users, ids]))
+    first = np.unique(codes, return_index=True)[1]
+    names = [f"{user} {trajectory}" for user, trajectory in zip(users[first].astype(str), pairs.get_level_values(1))]
+    track_users, track_ids = gpx_track_ids(names)
+    return {**columns, "uid": track_users[codes], "trajectory": codes if track_ids is None else track_ids[codes]}
 
 
 def _arrow(values):

@@ -1,0 +1,220 @@
+"""The digest of a release's rows: one cryptographic hash per row, sorted, hashed once more.
+
+A release's sidecar records ``rows_sha256`` (:mod:`tracs.io.parameters`), computed here
+from a canonical form of the rows that every format stores exactly (CSV, TSV, Parquet,
+GeoPackage, GPX, the properties of GeoJSON), so the digest of the columns a writer is
+given equals the digest of the file read back:
+
+* the columns ``uid``, ``trajectory``, ``datetime``, ``lat``, ``lng`` that are present
+  (:data:`DIGEST_COLUMNS`);
+* ids as their UTF-8 text (``007`` stays ``007``; integers in decimal), each written as
+  its byte count (4 bytes, little-endian; ``0xFFFFFFFF`` for a missing id) and its bytes;
+* ``datetime`` as int64 nanoseconds UTC, ``lat`` / ``lng`` as int64 counts of 10⁻⁷
+  degrees (round half to even), each as 8 little-endian bytes; missing: ``-2⁶³``.
+
+Each row's bytes, the columns in that order, are hashed with BLAKE2b (RFC 7693, 32-byte
+digest, personalisation ``tracs.rows.1``) by a compiled kernel (:mod:`tracs.engine._keys`'
+compression function), all rows at once, with no Python per row.  The row digests are
+sorted as 32-byte strings (a sort of fixed-width keys: by their first 8 bytes, the others
+only when two of those are equal), and ``rows_sha256`` is SHA-256 of ``tracs-rows-2\\n``,
+the present columns' names joined by ``,`` and a line feed, then the sorted row digests.
+The order of the rows in the file does not matter; anything else does: changing,
+adding, removing or repeating a row changes the sorted list, and finding another list
+with the same digest means a collision of SHA-256 or a second preimage of BLAKE2b.
+Because the combination only needs the multiset of row digests, the rows can be hashed
+in any partition (:func:`row_hashes` per block, :func:`combine` once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+from numba import njit
+
+from .._numba_cache import key_on_sources
+from .._validation import read_only
+from ..engine._keys import _IV, _LANES, _SIGMA, _compress
+
+__all__ = ["DIGEST_COLUMNS", "row_hashes", "combine", "columns_digest", "frame_columns"]
+
+#: the columns the digest covers, in its order
+DIGEST_COLUMNS = ("uid", "trajectory", "datetime", "lat", "lng")
+_IDS = DIGEST_COLUMNS[:2]
+_MISSING = np.iinfo(np.int64).min
+_PERSON = b"tracs.rows.1".ljust(16, b"\0")
+_HEADER = b"tracs-rows-2\n"
+
+
+def _initial_state() -> np.ndarray:
+    h = _IV.copy()
+    h[0] ^= np.uint64(0x01010000 ^ 32)  # fan-out 1, depth 1, no key, 32-byte digest
+    h[6] ^= np.frombuffer(_PERSON[:8], dtype="<u8")[0]
+    h[7] ^= np.frombuffer(_PERSON[8:], dtype="<u8")[0]
+    return h
+
+
+_H0 = _initial_state()
+
+
+@njit(cache=True, nogil=True)
+def _hash_rows(data0, offsets0, valid0, data1, offsets1, valid1, n_ids, numbers, h0, sigma, iv,
+               lanes):  # pragma: no cover - compiled
+    """BLAKE2b-256 of each row's canonical bytes (module docstring), as 4 little-endian words."""
+    n = numbers.shape[0]
+    width = numbers.shape[1]
+    longest = 0
+    for k in range(n):
+        size = 0
+        if n_ids > 0:
+            size += offsets0[k + 1] - offsets0[k]
+        if n_ids > 1:
+            size += offsets1[k + 1] - offsets1[k]
+        longest = max(longest, size)
+    msg = np.zeros(4 * n_ids + longest + 8 * width + 128, dtype=np.uint8)
+    out = np.empty((n, 4), dtype=np.uint64)
+    v = np.empty(16, dtype=np.uint64)
+    m = np.empty(16, dtype=np.uint64)
+    block = np.zeros(128, dtype=np.uint8)
+    h = np.empty(8, dtype=np.uint64)
+    for k in range(n):
+        pos = 0
+        for c in range(n_ids):
+            data, offsets, valid = (data0, offsets0, valid0) if c == 0 else (data1, offsets1, valid1)
+            a, b = offsets[k], offsets[k + 1]
+            count = np.uint32(b - a) if valid[k] else np.uint32(0xFFFFFFFF)
+            for i in range(4):
+                msg[pos + i] = np.uint8((count >> np.uint32(8 * i)) & np.uint32(255))
+            pos += 4
+            if valid[k]:
+                for i in range(b - a):
+                    msg[pos + i] = data[a + i]
+                pos += b - a
+        for c in range(width):
+            value = np.uint64(numbers[k, c])
+            for i in range(8):
+                msg[pos + i] = np.uint8((value >> np.uint64(8 * i)) & np.uint64(255))
+            pos += 8
+        for i in range(8):
+            h[i] = h0[i]
+        start = 0
+        while True:
+            take = min(128, pos - start)
+            for i in range(take):
+                block[i] = msg[start + i]
+            for i in range(take, 128):
+                block[i] = 0
+            start += take
+            last = start >= pos
+            _compress(h, block, start, last, sigma, iv, lanes, v, m)
+            if last:
+                break
+        for i in range(4):
+            out[k, i] = h[i]
+    return out
+
+
+def _text(values, n: int):
+    """``(data, offsets, valid)`` of ids as UTF-8 text: an Arrow array, or a NumPy / pandas column."""
+    import pyarrow as pa
+
+    if not isinstance(values, (pa.Array, pa.ChunkedArray)):
+        values = _arrow_ids(values)
+    text = values.cast(pa.large_string())
+    if isinstance(text, pa.ChunkedArray):
+        text = text.combine_chunks() if text.num_chunks else pa.array([], pa.large_string())
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int64)[text.offset:text.offset + n + 1]
+    data = text.buffers()[2]
+    data = np.zeros(0, np.uint8) if data is None else np.frombuffer(data, dtype=np.uint8)
+    valid = np.ones(n, np.uint8) if text.null_count == 0 else \
+        text.is_valid().to_numpy(zero_copy_only=False).astype(np.uint8)
+    return data, offsets, valid
+
+
+def _arrow_ids(values):
+    """Ids of a pandas column or NumPy array as Arrow: integers as numbers (cast to their
+    decimal text), anything else as its Python text, as ``astype(str)`` gives it."""
+    import pandas as pd
+    import pyarrow as pa
+
+    series = values if isinstance(values, pd.Series) else pd.Series(values)
+    if pd.api.types.is_integer_dtype(series.dtype) and not series.isna().any():
+        return pa.array(series.to_numpy(np.int64))
+    if isinstance(series.dtype, pd.ArrowDtype) or str(series.dtype).startswith("string"):
+        try:
+            return pa.array(series.array)
+        except (TypeError, pa.ArrowInvalid):
+            pass
+    return pa.array(series.astype(str).to_numpy(object), type=pa.large_string())
+
+
+def _number_keys(name: str, values) -> np.ndarray:
+    """int64 keys of a ``datetime`` (ns UTC) or ``lat`` / ``lng`` (10⁻⁷ degrees) column; missing: -2⁶³."""
+    import pandas as pd
+    import pyarrow as pa
+
+    if name == "datetime":
+        if isinstance(values, (pa.Array, pa.ChunkedArray)) and pa.types.is_timestamp(values.type):
+            ns = values.cast(pa.timestamp("ns", tz="UTC")).cast(pa.int64())
+            return ns.fill_null(_MISSING).to_numpy().astype(np.int64)
+        stamps = pd.to_datetime(pd.Series(values).reset_index(drop=True), utc=True, errors="coerce")
+        array = stamps.array.as_unit("ns") if hasattr(stamps.array, "as_unit") else stamps.array
+        return np.asarray(array.asi8, dtype=np.int64)
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        values = values.to_numpy(zero_copy_only=False)
+    values = values.to_numpy(dtype=float, na_value=np.nan) if isinstance(values, pd.Series) \
+        else np.asarray(values, dtype=float)
+    finite = np.isfinite(values)
+    key = np.full(len(values), _MISSING, dtype=np.int64)
+    key[finite] = np.rint(values[finite] * 1e7).astype(np.int64)
+    return key
+
+
+def row_hashes(columns: dict) -> np.ndarray:
+    """The BLAKE2b-256 digest of every row, shape ``(N, 4)`` of little-endian uint64 words.
+
+    Parameters
+    ----------
+    columns : dict
+        Name -> column (Arrow array, NumPy array or pandas Series) for the names of
+        :data:`DIGEST_COLUMNS` present; others are ignored.
+    """
+    names = [name for name in DIGEST_COLUMNS if name in columns]
+    n = len(columns[names[0]]) if names else 0
+    ids = [_text(columns[name], n) for name in _IDS if name in columns]
+    empty = (np.zeros(0, np.uint8), np.zeros(n + 1, np.int64), np.ones(n, np.uint8))
+    ids += [empty] * (2 - len(ids))
+    numbers = [_number_keys(name, columns[name]) for name in DIGEST_COLUMNS[2:] if name in columns]
+    numbers = np.column_stack(numbers) if numbers else np.zeros((n, 0), np.int64)
+    args = [read_only(np.ascontiguousarray(a)) for part in ids for a in part]
+    return _hash_rows(*args, sum(name in columns for name in _IDS), read_only(np.ascontiguousarray(numbers)),
+                      _H0, _SIGMA, _IV, _LANES)
+
+
+def combine(names, hashes) -> str:
+    """``rows_sha256`` of the row digests ``hashes`` (:func:`row_hashes`, in any order,
+    stacked) of rows holding the columns ``names``."""
+    hashes = np.ascontiguousarray(hashes, dtype=np.uint64).reshape(-1, 4)
+    keys = hashes.byteswap()  # the digest's bytes in order: compared as big-endian words
+    order = np.argsort(keys[:, 0])
+    first = keys[order, 0]
+    tied = np.flatnonzero(first[1:] == first[:-1])
+    if len(tied) and (keys[order[tied]] != keys[order[tied + 1]]).any():
+        order = np.lexsort(keys.T[::-1])
+    digest = hashlib.sha256(_HEADER)
+    digest.update(",".join(n for n in DIGEST_COLUMNS if n in set(names)).encode() + b"\n")
+    digest.update(hashes[order].astype("<u8").tobytes())
+    return digest.hexdigest()
+
+
+def columns_digest(columns: dict) -> str:
+    """``rows_sha256`` of rows given as columns (:func:`row_hashes`)."""
+    return combine(list(columns), row_hashes(columns))
+
+
+def frame_columns(frame) -> dict:
+    """The digest's columns of a pandas frame (as :func:`tracs.io.release.read_release` gives it)."""
+    return {name: frame[name].reset_index(drop=True) for name in DIGEST_COLUMNS if name in frame.columns}
+
+
+key_on_sources(globals())  # cached kernels follow every source they compile in
