@@ -223,20 +223,26 @@ def checked_reports(points, offsets, perturber, data, release: Path, *, clip: bo
     """The reports inside the region and on the method's public lattice, clipped into the
     region (the WGS84 round trip's last-digit error); others refused, with their count,
     unless ``clip`` (then a note of the count)."""
-    import sys
-
     from ..estimate.reports import off_lattice, outside_region
 
-    n = len(points)
     outside = outside_region(perturber, points)
     points = perturber.region.clip(points)
     off = off_lattice(perturber, points, offsets)
+    refuse_off_reports(len(points), int(outside.sum()), 0 if off is None else int((off & ~outside).sum()), data,
+                       release, clip=clip, command=command)
+    return points
+
+
+def refuse_off_reports(n: int, outside: int, off: int, data, release: Path, *, clip: bool, command: str) -> None:
+    """Refuse a release of ``n`` reports of which ``outside`` lie outside the region and ``off``
+    (others) off the method's lattice, naming the counts, unless ``clip`` (then a note)."""
+    import sys
+
     problems = []
-    if outside.any():
-        problems.append(f"{whole(int(outside.sum()))} of {whole(n)} reports are outside the region")
-    if off is not None and (off & ~outside).any():
-        problems.append(f"{whole(int((off & ~outside).sum()))} of {whole(n)} reports are off the lattice of "
-                        f"{data['method']}")
+    if outside:
+        problems.append(f"{whole(outside)} of {whole(n)} reports are outside the region")
+    if off:
+        problems.append(f"{whole(off)} of {whole(n)} reports are off the lattice of {data['method']}")
     where = data["sidecar"].name if "sidecar" in data else f"the parameters embedded in {release.name}"
     if problems and not clip:
         raise CLIError(f"{'; '.join(problems)} of {where}: {release.name} is not a release of these parameters "
@@ -245,7 +251,6 @@ def checked_reports(points, offsets, perturber, data, release: Path, *, clip: bo
     if problems:
         print(f"tracs {command}: note: --clip-reports: {'; '.join(problems)}: clipped into the region and "
               "estimated anyway", file=sys.stderr)
-    return points
 
 
 def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None, *, memory=None,
@@ -286,7 +291,8 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     options.update(grid=(grid, grid), smoothing=smoothing, memory=memory)
     try:
         if engine == "dask":
-            return _estimate_dask(release, data, perturber, options, workers, scheduler)
+            return _estimate_dask(release, data, perturber, options, workers, scheduler, clip=clip_reports,
+                                  command=command)
         points, offsets = _release_points(frame, crs)
         points = checked_reports(points, offsets, perturber, data, release, clip=clip_reports, command=command)
         est = density(points, perturber, offsets=offsets, workers=workers, **options)
@@ -295,8 +301,9 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     return est, data, len(points)
 
 
-def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
-    """The estimate on Dask: a release CSV (or a directory of Parquet files) read in partitions."""
+def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, *, clip: bool, command: str):
+    """The estimate on Dask: a release CSV (or a directory of Parquet files) read in partitions,
+    checked partition by partition (:func:`tracs.cli._dask_checks.check_partitions`)."""
     import os
 
     try:
@@ -307,10 +314,11 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
     import pyproj
 
     from ..dask import estimate
+    from ._dask_checks import check_partitions
 
     frame = dd.read_parquet(release) if release.is_dir() else \
         dd.read_csv(release, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
-                    na_values={c: [""] for c in ("lat", "lng", "datetime")})
+                    na_values={c: [""] for c in ("lat", "lng", "datetime")}, float_precision="round_trip")
     missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
     if missing:
         raise CLIError(f"{release.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
@@ -319,8 +327,7 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
     def to_metric(part):
         transform = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
         x, y = transform.transform(part["lng"].to_numpy(float), part["lat"].to_numpy(float))
-        xy = region.clip(np.column_stack([x, y]))
-        out = part.assign(__x=xy[:, 0], __y=xy[:, 1])
+        out = part.assign(__x=x, __y=y)
         # a trajectory is one (uid, trajectory) pair: trajectory ids are numbered within each user
         key = part["trajectory"].astype(str)
         out["__trajectory"] = part["uid"].astype(str) + "\x1f" + key if "uid" in part.columns else key
@@ -331,9 +338,14 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
     client = (distributed.Client(scheduler) if scheduler else
               distributed.Client(distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1,
                                                           threads_per_worker=1, dashboard_address=None)))
+    def clipped(part):
+        xy = region.clip(part[["__x", "__y"]].to_numpy(float))
+        return part.assign(__x=xy[:, 0], __y=xy[:, 1])
+
     try:
-        n = int(frame.map_partitions(len).compute().sum())
-        est = estimate(frame, perturber, user="__trajectory", time=time, x="__x", y="__y", **options)
+        frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=clip, command=command)
+        est = estimate(frame.map_partitions(clipped, meta=frame._meta), perturber, user="__trajectory", time=time,
+                       x="__x", y="__y", shuffle=shuffle, **options)
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()

@@ -13,8 +13,7 @@ given equals the digest of the file read back:
   degrees (round half to even), each as 8 little-endian bytes; missing: ``-2⁶³``.
 
 Each row's bytes, the columns in that order, are hashed with BLAKE2b (RFC 7693, 32-byte
-digest, personalisation ``tracs.rows.1``) by a compiled kernel (:mod:`tracs.engine._keys`'
-compression function), all rows at once, with no Python per row.  The row digests are
+digest, personalisation ``tracs.rows.1``) by a compiled kernel (the constants of :mod:`tracs.engine._keys`), all rows at once, with no Python per row.  The row digests are
 sorted as 32-byte strings (a sort of fixed-width keys: by their first 8 bytes, the others
 only when two of those are equal), and ``rows_sha256`` is SHA-256 of ``tracs-rows-2\\n``,
 the present columns' names joined by ``,`` and a line feed, then the sorted row digests.
@@ -34,7 +33,8 @@ from numba import njit
 
 from .._numba_cache import key_on_sources
 from .._validation import read_only
-from ..engine._keys import _IV, _LANES, _SIGMA, _compress
+from .._jit import helper
+from ..engine._keys import _IV, _SIGMA, _rotr
 
 __all__ = ["DIGEST_COLUMNS", "row_hashes", "combine", "columns_digest", "frame_columns"]
 
@@ -57,9 +57,51 @@ def _initial_state() -> np.ndarray:
 _H0 = _initial_state()
 
 
+@helper
+def _g(a, b, c, d, x, y):
+    """BLAKE2b's mixing function G (RFC 7693, 3.1)."""
+    a = a + b + x
+    d = _rotr(d ^ a, 32)
+    c = c + d
+    b = _rotr(b ^ c, 24)
+    a = a + b + y
+    d = _rotr(d ^ a, 16)
+    c = c + d
+    b = _rotr(b ^ c, 63)
+    return a, b, c, d
+
+
+@helper
+def _compress(h, m, counter, last, sigma, iv):
+    """BLAKE2b's compression F (RFC 7693, 3.2) of the 16 words ``m`` into ``h``, its state in locals."""
+    v0, v1, v2, v3, v4, v5, v6, v7 = h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]
+    v8, v9, v10, v11, v12, v13, v14, v15 = iv[0], iv[1], iv[2], iv[3], iv[4], iv[5], iv[6], iv[7]
+    v12 ^= np.uint64(counter)
+    if last:
+        v14 = ~v14
+    for r in range(12):
+        s = sigma[r % 10]
+        v0, v4, v8, v12 = _g(v0, v4, v8, v12, m[s[0]], m[s[1]])
+        v1, v5, v9, v13 = _g(v1, v5, v9, v13, m[s[2]], m[s[3]])
+        v2, v6, v10, v14 = _g(v2, v6, v10, v14, m[s[4]], m[s[5]])
+        v3, v7, v11, v15 = _g(v3, v7, v11, v15, m[s[6]], m[s[7]])
+        v0, v5, v10, v15 = _g(v0, v5, v10, v15, m[s[8]], m[s[9]])
+        v1, v6, v11, v12 = _g(v1, v6, v11, v12, m[s[10]], m[s[11]])
+        v2, v7, v8, v13 = _g(v2, v7, v8, v13, m[s[12]], m[s[13]])
+        v3, v4, v9, v14 = _g(v3, v4, v9, v14, m[s[14]], m[s[15]])
+    h[0] ^= v0 ^ v8
+    h[1] ^= v1 ^ v9
+    h[2] ^= v2 ^ v10
+    h[3] ^= v3 ^ v11
+    h[4] ^= v4 ^ v12
+    h[5] ^= v5 ^ v13
+    h[6] ^= v6 ^ v14
+    h[7] ^= v7 ^ v15
+
+
 @njit(cache=True, nogil=True)
-def _hash_rows(data0, offsets0, valid0, data1, offsets1, valid1, n_ids, numbers, h0, sigma, iv,
-               lanes):  # pragma: no cover - compiled
+def _hash_rows(data0, offsets0, valid0, data1, offsets1, valid1, n_ids, numbers, h0, sigma,
+               iv):  # pragma: no cover - compiled
     """BLAKE2b-256 of each row's canonical bytes (module docstring), as 4 little-endian words."""
     n = numbers.shape[0]
     width = numbers.shape[1]
@@ -71,14 +113,14 @@ def _hash_rows(data0, offsets0, valid0, data1, offsets1, valid1, n_ids, numbers,
         if n_ids > 1:
             size += offsets1[k + 1] - offsets1[k]
         longest = max(longest, size)
-    msg = np.zeros(4 * n_ids + longest + 8 * width + 128, dtype=np.uint8)
+    words = np.zeros((4 * n_ids + longest + 8 * width) // 128 * 16 + 16, dtype=np.uint64)
+    msg = words.view(np.uint8)  # the row's bytes, read by the compression as little-endian words
     out = np.empty((n, 4), dtype=np.uint64)
-    v = np.empty(16, dtype=np.uint64)
-    m = np.empty(16, dtype=np.uint64)
-    block = np.zeros(128, dtype=np.uint8)
     h = np.empty(8, dtype=np.uint64)
     for k in range(n):
-        pos = 0
+        for c in range(width):  # the numbers first: whole words
+            words[c] = np.uint64(numbers[k, c])
+        pos = 8 * width
         for c in range(n_ids):
             data, offsets, valid = (data0, offsets0, valid0) if c == 0 else (data1, offsets1, valid1)
             a, b = offsets[k], offsets[k + 1]
@@ -90,25 +132,16 @@ def _hash_rows(data0, offsets0, valid0, data1, offsets1, valid1, n_ids, numbers,
                 for i in range(b - a):
                     msg[pos + i] = data[a + i]
                 pos += b - a
-        for c in range(width):
-            value = np.uint64(numbers[k, c])
-            for i in range(8):
-                msg[pos + i] = np.uint8((value >> np.uint64(8 * i)) & np.uint64(255))
-            pos += 8
+        blocks = max(1, (pos + 127) // 128)
+        whole = (pos + 7) // 8
+        for i in range(pos, 8 * whole):
+            msg[i] = 0
+        for i in range(whole, 16 * blocks):
+            words[i] = 0
         for i in range(8):
             h[i] = h0[i]
-        start = 0
-        while True:
-            take = min(128, pos - start)
-            for i in range(take):
-                block[i] = msg[start + i]
-            for i in range(take, 128):
-                block[i] = 0
-            start += take
-            last = start >= pos
-            _compress(h, block, start, last, sigma, iv, lanes, v, m)
-            if last:
-                break
+        for j in range(blocks):
+            _compress(h, words[16 * j:16 * j + 16], min(128 * (j + 1), pos), j == blocks - 1, sigma, iv)
         for i in range(4):
             out[k, i] = h[i]
     return out
@@ -157,7 +190,9 @@ def _number_keys(name: str, values) -> np.ndarray:
         if isinstance(values, (pa.Array, pa.ChunkedArray)) and pa.types.is_timestamp(values.type):
             ns = values.cast(pa.timestamp("ns", tz="UTC")).cast(pa.int64())
             return ns.fill_null(_MISSING).to_numpy().astype(np.int64)
-        stamps = pd.to_datetime(pd.Series(values).reset_index(drop=True), utc=True, errors="coerce")
+        values = pd.Series(values).reset_index(drop=True)
+        text = values.dtype == object or pd.api.types.is_string_dtype(values.dtype)
+        stamps = pd.to_datetime(values, utc=True, errors="coerce", **({"format": "ISO8601"} if text else {}))
         array = stamps.array.as_unit("ns") if hasattr(stamps.array, "as_unit") else stamps.array
         return np.asarray(array.asi8, dtype=np.int64)
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
@@ -188,7 +223,7 @@ def row_hashes(columns: dict) -> np.ndarray:
     numbers = np.column_stack(numbers) if numbers else np.zeros((n, 0), np.int64)
     args = [read_only(np.ascontiguousarray(a)) for part in ids for a in part]
     return _hash_rows(*args, sum(name in columns for name in _IDS), read_only(np.ascontiguousarray(numbers)),
-                      _H0, _SIGMA, _IV, _LANES)
+                      _H0, _SIGMA, _IV)
 
 
 def combine(names, hashes) -> str:

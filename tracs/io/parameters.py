@@ -227,10 +227,7 @@ def release_parameters(release, frame) -> tuple[dict, list]:
             notes.append(f"{side['sidecar'].name} records no digest of the rows (written by an older tracs): "
                          f"it cannot be checked to belong to {release.name}")
         elif recorded != rows_digest(frame):
-            raise ReleaseParametersError(
-                f"{side['sidecar'].name} does not belong to {release.name}: the digest of the rows it records "
-                "differs from the rows of the file (the release or the sidecar was changed, or the release "
-                "was written again without its sidecar)")
+            raise digest_error(side["sidecar"].name, release.name)
     where = side["sidecar"].name if embedded is None else f"the parameters embedded in {release.name}"
     _check_epsilon(frame, data, release, where)
     return data, notes
@@ -250,18 +247,45 @@ def _differences(side: dict, embedded: dict) -> list:
 
 def _check_epsilon(frame, data: dict, release: Path, where: str) -> None:
     """The release's own ε column must hold the ε of its parameters."""
-    column = "epsilon_trajectory" if data["per_trajectory"] else "epsilon_point"
+    column = epsilon_column(data)
     if column not in frame.columns or len(frame) == 0:
         return
-    values = frame[column].to_numpy(dtype=float, na_value=np.nan)
-    epsilon = float(data["epsilon"])
-    bad = ~np.isclose(values, epsilon, rtol=1e-9, atol=0.0)
-    if bad.any():
-        seen = ", ".join(f"{v:g}" for v in np.unique(values[bad])[:3])
-        per = "per trajectory" if data["per_trajectory"] else "per point"
-        raise ReleaseParametersError(
-            f"{where} says ε = {epsilon:g} {per}, but {int(bad.sum()):,} of {len(values):,} rows of "
-            f"{release.name} hold {column} = {seen}: the parameters are not those of this release")
+    bad, seen = epsilon_mismatches(frame[column], data)
+    if bad:
+        raise epsilon_error(where, data, bad, len(frame), release.name, seen)
+
+
+def epsilon_column(data: dict) -> str:
+    """The released column that holds the ε of the parameters ``data``."""
+    return "epsilon_trajectory" if data["per_trajectory"] else "epsilon_point"
+
+
+def epsilon_mismatches(values, data: dict) -> tuple[int, list]:
+    """``(count, up to three distinct values)`` of the ε column ``values`` that differ from the
+    parameters' ε."""
+    import pandas as pd
+
+    values = pd.Series(values).to_numpy(dtype=float, na_value=np.nan)
+    bad = ~np.isclose(values, float(data["epsilon"]), rtol=1e-9, atol=0.0)
+    return int(bad.sum()), np.unique(values[bad])[:3].tolist()
+
+
+def epsilon_error(where: str, data: dict, bad: int, total: int, release: str, seen) -> ReleaseParametersError:
+    """The error of ``bad`` of ``total`` rows of ``release`` whose ε column holds ``seen``, not
+    the ε of the parameters read from ``where``."""
+    per = "per trajectory" if data["per_trajectory"] else "per point"
+    shown = ", ".join(f"{v:g}" for v in sorted(seen)[:3])
+    return ReleaseParametersError(
+        f"{where} says ε = {float(data['epsilon']):g} {per}, but {bad:,} of {total:,} rows of "
+        f"{release} hold {epsilon_column(data)} = {shown}: the parameters are not those of this release")
+
+
+def digest_error(sidecar: str, release: str) -> ReleaseParametersError:
+    """The error of a sidecar whose digest is not that of the rows of ``release``."""
+    return ReleaseParametersError(
+        f"{sidecar} does not belong to {release}: the digest of the rows it records differs from the rows "
+        "of the file (the release or the sidecar was changed, or the release was written again without its "
+        "sidecar)")
 
 
 def write_release_sidecar(release, data: dict, *, digest: str | None = None, rows=None) -> Path:
