@@ -7,19 +7,21 @@ given equals the digest of the file read back:
 
 * the columns ``uid``, ``trajectory``, ``datetime``, ``lat``, ``lng`` that are present
   (:data:`DIGEST_COLUMNS`);
-* ids as their UTF-8 text (``007`` stays ``007``; integers in decimal), each written as
-  its byte count (4 bytes, little-endian; ``0xFFFFFFFF`` for a missing id) and its bytes;
 * ``datetime`` as int64 nanoseconds UTC, ``lat`` / ``lng`` as int64 counts of 10⁻⁷
-  degrees (round half to even), each as 8 little-endian bytes; missing: ``-2⁶³``.
+  degrees (round half to even), each as 8 little-endian bytes; missing: ``-2⁶³``;
+* then ids as their UTF-8 text (``007`` stays ``007``; integers in decimal), each written
+  as its byte count (4 bytes, little-endian; ``0xFFFFFFFF`` for a missing id) and its bytes.
 
-Each row's bytes, the columns in that order, are hashed with BLAKE2b (RFC 7693, 32-byte
-digest, personalisation ``tracs.rows.1``) by a compiled kernel (the constants of :mod:`tracs.engine._keys`), all rows at once, with no Python per row.  The row digests are
-sorted as 32-byte strings (a sort of fixed-width keys: by their first 8 bytes, the others
-only when two of those are equal), and ``rows_sha256`` is SHA-256 of ``tracs-rows-2\\n``,
-the present columns' names joined by ``,`` and a line feed, then the sorted row digests.
+Each row's bytes (the numbers, then the ids, each group in the order above) are hashed
+with BLAKE2b (RFC 7693, 32-byte digest, personalisation ``tracs.rows.1``) by a compiled
+kernel, all rows at once, with no Python per row.  The row digests are sorted as 32-byte
+strings (a sort of fixed-width keys: by their first 8 bytes, the others only when two of
+those are equal), and ``rows_sha256`` is SHA-256 of ``tracs-rows-2\n``, the present
+columns' names joined by ``,`` and a line feed, then the sorted row digests.
 The order of the rows in the file does not matter; anything else does: changing,
-adding, removing or repeating a row changes the sorted list, and finding another list
-with the same digest means a collision of SHA-256 or a second preimage of BLAKE2b.
+adding, removing or repeating a row changes the sorted list of row digests (unless two
+rows collide under BLAKE2b-256), and two lists with one digest are a collision of
+SHA-256.  Sorting 32-byte digests is far cheaper than sorting the mixed columns.
 Because the combination only needs the multiset of row digests, the rows can be hashed
 in any partition (:func:`row_hashes` per block, :func:`combine` once).
 """
