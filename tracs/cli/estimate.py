@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from .._text import significant, whole
+from . import _release_checks
 from ._common import CLIError, workers_arg, writable_file
 
 #: the largest --grid (cells a side): larger grids are refused up front (:func:`check_grid`)
@@ -219,40 +220,6 @@ def _metric_crs(data: dict, release: Path):
                        "coordinate reference system") from None
 
 
-def checked_reports(points, offsets, perturber, data, release: Path, *, clip: bool, command: str):
-    """The reports inside the region and on the method's public lattice, clipped into the
-    region (the WGS84 round trip's last-digit error); others refused, with their count,
-    unless ``clip`` (then a note of the count)."""
-    from ..estimate.reports import off_lattice, outside_region
-
-    outside = outside_region(perturber, points)
-    points = perturber.region.clip(points)
-    off = off_lattice(perturber, points, offsets)
-    refuse_off_reports(len(points), int(outside.sum()), 0 if off is None else int((off & ~outside).sum()), data,
-                       release, clip=clip, command=command)
-    return points
-
-
-def refuse_off_reports(n: int, outside: int, off: int, data, release: Path, *, clip: bool, command: str) -> None:
-    """Refuse a release of ``n`` reports of which ``outside`` lie outside the region and ``off``
-    (others) off the method's lattice, naming the counts, unless ``clip`` (then a note)."""
-    import sys
-
-    problems = []
-    if outside:
-        problems.append(f"{whole(outside)} of {whole(n)} reports are outside the region")
-    if off:
-        problems.append(f"{whole(off)} of {whole(n)} reports are off the lattice of {data['method']}")
-    where = data["sidecar"].name if "sidecar" in data else f"the parameters embedded in {release.name}"
-    if problems and not clip:
-        raise CLIError(f"{'; '.join(problems)} of {where}: {release.name} is not a release of these parameters "
-                       "(another method or region, or a changed file); --clip-reports estimates anyway, "
-                       "with those reports clipped into the region")
-    if problems:
-        print(f"tracs {command}: note: --clip-reports: {'; '.join(problems)}: clipped into the region and "
-              "estimated anyway", file=sys.stderr)
-
-
 def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None, *, memory=None,
                      workers: int = 1, engine: str = "local", scheduler=None, command="estimate",
                      clip_reports: bool = False):
@@ -294,7 +261,8 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
             return _estimate_dask(release, data, perturber, options, workers, scheduler, clip=clip_reports,
                                   command=command)
         points, offsets = _release_points(frame, crs)
-        points = checked_reports(points, offsets, perturber, data, release, clip=clip_reports, command=command)
+        points = _release_checks.checked_reports(points, offsets, perturber, data, release, clip=clip_reports,
+                                                 command=command)
         est = density(points, perturber, offsets=offsets, workers=workers, **options)
     except MemoryError as exc:
         raise CLIError(f"--memory: {exc}") from None
@@ -303,7 +271,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
 
 def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, *, clip: bool, command: str):
     """The estimate on Dask: a release CSV (or a directory of Parquet files) read in partitions,
-    checked partition by partition (:func:`tracs.cli._dask_checks.check_partitions`)."""
+    checked partition by partition (:func:`tracs.cli._release_checks.check_partitions`)."""
     import os
 
     try:
@@ -314,7 +282,7 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, 
     import pyproj
 
     from ..dask import estimate
-    from ._dask_checks import check_partitions
+    from ._release_checks import check_partitions
 
     frame = dd.read_parquet(release) if release.is_dir() else \
         dd.read_csv(release, dtype={"uid": str, "trajectory": str}, keep_default_na=False,

@@ -29,6 +29,7 @@ in any partition (:func:`row_hashes` per block, :func:`combine` once).
 from __future__ import annotations
 
 import hashlib
+import sys
 
 import numpy as np
 from numba import njit
@@ -207,7 +208,7 @@ def _number_keys(name: str, values) -> np.ndarray:
     return key
 
 
-def row_hashes(columns: dict) -> np.ndarray:
+def row_hashes(columns: dict, *, workers: int = 2) -> np.ndarray:
     """The BLAKE2b-256 digest of every row, shape ``(N, 4)`` of little-endian uint64 words.
 
     Parameters
@@ -215,7 +216,11 @@ def row_hashes(columns: dict) -> np.ndarray:
     columns : dict
         Name -> column (Arrow array, NumPy array or pandas Series) for the names of
         :data:`DIGEST_COLUMNS` present; others are ignored.
+    workers : int
+        Threads hashing contiguous runs of rows (the kernel releases the interpreter lock).
     """
+    from ..engine._pool import map_ordered, point_chunks
+
     names = [name for name in DIGEST_COLUMNS if name in columns]
     n = len(columns[names[0]]) if names else 0
     ids = [_text(columns[name], n) for name in _IDS if name in columns]
@@ -223,24 +228,34 @@ def row_hashes(columns: dict) -> np.ndarray:
     ids += [empty] * (2 - len(ids))
     numbers = [_number_keys(name, columns[name]) for name in DIGEST_COLUMNS[2:] if name in columns]
     numbers = np.column_stack(numbers) if numbers else np.zeros((n, 0), np.int64)
-    args = [read_only(np.ascontiguousarray(a)) for part in ids for a in part]
-    return _hash_rows(*args, sum(name in columns for name in _IDS), read_only(np.ascontiguousarray(numbers)),
-                      _H0, _SIGMA, _IV)
+    ids = [[read_only(np.ascontiguousarray(a)) for a in part] for part in ids]
+    numbers = read_only(np.ascontiguousarray(numbers))
+    n_ids = sum(name in columns for name in _IDS)
+    out = np.empty((n, 4), dtype=np.uint64)
+
+    def run(rows):
+        a, b = rows
+        args = [array for data, offsets, valid in ids for array in (data, offsets[a:b + 1], valid[a:b])]
+        out[a:b] = _hash_rows(*args, n_ids, numbers[a:b], _H0, _SIGMA, _IV)
+
+    map_ordered(run, point_chunks(n, workers, min_points=1 << 15), workers)
+    return out
 
 
 def combine(names, hashes) -> str:
     """``rows_sha256`` of the row digests ``hashes`` (:func:`row_hashes`, in any order,
     stacked) of rows holding the columns ``names``."""
     hashes = np.ascontiguousarray(hashes, dtype=np.uint64).reshape(-1, 4)
-    keys = hashes.byteswap()  # the digest's bytes in order: compared as big-endian words
-    order = np.argsort(keys[:, 0])
-    first = keys[order, 0]
-    tied = np.flatnonzero(first[1:] == first[:-1])
-    if len(tied) and (keys[order[tied]] != keys[order[tied + 1]]).any():
-        order = np.lexsort(keys.T[::-1])
+    first = hashes[:, 0].byteswap()  # the digest's first 8 bytes, compared as a big-endian word
+    order = np.argsort(first)
+    ranked = first[order]
+    tied = np.flatnonzero(ranked[1:] == ranked[:-1])
+    if len(tied) and (hashes[order[tied]] != hashes[order[tied + 1]]).any():
+        order = np.lexsort(hashes.byteswap().T[::-1])
     digest = hashlib.sha256(_HEADER)
     digest.update(",".join(n for n in DIGEST_COLUMNS if n in set(names)).encode() + b"\n")
-    digest.update(hashes[order].astype("<u8").tobytes())
+    sorted_rows = hashes[order]
+    digest.update(memoryview(sorted_rows if sys.byteorder == "little" else sorted_rows.byteswap()).cast("B"))
     return digest.hexdigest()
 
 

@@ -1,8 +1,10 @@
-"""``tracs estimate --engine dask``: the checks of a release's rows, partition by partition.
+"""The checks of a release's reports by ``tracs estimate``: in one process, and partition by partition.
 
-The checks of one process (:func:`tracs.io.parameters.release_parameters` and
-:func:`tracs.cli.estimate.checked_reports`) mapped over the partitions: each partition
-returns its counts — rows, rows whose ε column differs from the parameters' ε (and up to
+:func:`checked_reports`: the reports of a release read in one process must lie in the
+region and on the method's public lattice (:mod:`tracs.estimate.reports`).
+:func:`check_partitions` (``--engine dask``): the checks of one process
+(:func:`tracs.io.parameters.release_parameters` and :func:`checked_reports`) mapped
+over the partitions: each partition returns its counts — rows, rows whose ε column differs from the parameters' ε (and up to
 three of their values), reports outside the region, reports off the method's lattice —
 and the BLAKE2b digests of its rows (:mod:`tracs.io.digest`: 32 bytes a row travel to
 the client).  The client adds the counts and combines the digests into the digest of the
@@ -15,11 +17,46 @@ partitions is first brought into one (as the estimate itself does).
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
-import pandas as pd
+
+from .._text import whole
+from ._common import CLIError
 
 _COUNTS = ("rows", "epsilon", "outside", "off")
+
+
+def checked_reports(points, offsets, perturber, data, release: Path, *, clip: bool, command: str):
+    """The reports inside the region and on the method's public lattice, clipped into the
+    region (the WGS84 round trip's last-digit error); others refused, with their count,
+    unless ``clip`` (then a note of the count)."""
+    from ..estimate.reports import off_lattice, outside_region
+
+    outside = outside_region(perturber, points)
+    points = perturber.region.clip(points)
+    off = off_lattice(perturber, points, offsets)
+    refuse_off_reports(len(points), int(outside.sum()), 0 if off is None else int((off & ~outside).sum()), data,
+                       release, clip=clip, command=command)
+    return points
+
+
+def refuse_off_reports(n: int, outside: int, off: int, data, release: Path, *, clip: bool, command: str) -> None:
+    """Refuse a release of ``n`` reports of which ``outside`` lie outside the region and ``off``
+    (others) off the method's lattice, naming the counts, unless ``clip`` (then a note)."""
+    problems = []
+    if outside:
+        problems.append(f"{whole(outside)} of {whole(n)} reports are outside the region")
+    if off:
+        problems.append(f"{whole(off)} of {whole(n)} reports are off the lattice of {data['method']}")
+    where = data["sidecar"].name if "sidecar" in data else f"the parameters embedded in {release.name}"
+    if problems and not clip:
+        raise CLIError(f"{'; '.join(problems)} of {where}: {release.name} is not a release of these parameters "
+                       "(another method or region, or a changed file); --clip-reports estimates anyway, "
+                       "with those reports clipped into the region")
+    if problems:
+        print(f"tracs {command}: note: --clip-reports: {'; '.join(problems)}: clipped into the region and "
+              "estimated anyway", file=sys.stderr)
 
 
 def check_partitions(frame, data: dict, perturber, release, *, time, clip: bool, command: str):
@@ -41,11 +78,11 @@ def check_partitions(frame, data: dict, perturber, release, *, time, clip: bool,
         Reports off the lattice or outside the region, without ``clip``.
     """
     import dask
+    import pandas as pd
 
     from ..dask import needs_shuffle
     from ..io.digest import DIGEST_COLUMNS, combine
     from ..io.parameters import digest_error, epsilon_column, epsilon_error
-    from .estimate import refuse_off_reports
 
     shuffle = "auto"
     if hasattr(getattr(perturber, "lattice", None), "points_about"):
@@ -77,6 +114,8 @@ def check_partitions(frame, data: dict, perturber, release, *, time, clip: bool,
 
 def _counts(part, perturber, column: str, epsilon: float, time):
     """One partition's counts (:data:`_COUNTS`) and up to three ε values that differ."""
+    import pandas as pd
+
     from ..dask import _trajectories
     from ..estimate.reports import off_lattice, outside_region
     from ..io.parameters import epsilon_mismatches
@@ -91,6 +130,8 @@ def _counts(part, perturber, column: str, epsilon: float, time):
 
 def _hashes(part):
     """The BLAKE2b digests of one partition's rows (:func:`tracs.io.digest.row_hashes`)."""
+    import pandas as pd
+
     from ..io.digest import frame_columns, row_hashes
 
     words = row_hashes(frame_columns(part)) if len(part) else np.zeros((0, 4), np.uint64)
