@@ -93,7 +93,8 @@ def test_perturb_in_a_shell(checkins_csv, tmp_path, tracs_cmd):
     assert result.returncode == 0, result.stderr
     summary = result.stdout.strip().splitlines()
     assert len(summary) == 1
-    assert "60 points in 3 trajectories" in summary[0] and "AE =" in summary[0] and " m " in summary[0]
+    # no figure computed from the true points unless --report-error asks for it
+    assert "60 points in 3 trajectories" in summary[0] and "AE" not in summary[0]
     check_released(out, checkins_csv, 4.0)
 
 

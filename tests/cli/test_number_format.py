@@ -77,10 +77,10 @@ def test_audit_table(cli):
 
 def test_perturb_summary(cli, checkins_csv, tmp_path):
     result = cli("perturb", checkins_csv, "-o", tmp_path / "out.csv", "-m", "tracs-c", "-e", "0.5",
-                 "--region", "139.5,35.5,140.0,35.9", "--seed", "3")
+                 "--region", "139.5,35.5,140.0,35.9", "--seed", "3", "--report-error")
     assert result.returncode == 0, result.stderr
     m = re.search(r": (\S+) points in (\S+) trajectories, ε = (\S+) per point \((\S+)–(\S+) per trajectory\), "
-                  r"AE = (\S+) m", result.stdout)
+                  r"AE = (\S+) m \(not private\)", result.stdout)
     assert m, result.stdout
     points, trajectories, eps, low, high, ae = m.groups()
     assert follows(points, "count") and follows(trajectories, "count")

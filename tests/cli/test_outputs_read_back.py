@@ -57,7 +57,7 @@ def releases(tmp_path_factory):
         path = folder / f"released-{geometry}{FORMATS[key].suffixes[0]}"
         assert main(["perturb", str(source), "-o", str(path), "-m", "tracs-d", "-e", "2", REGION,
                      "--seed", "7", "-q", "--geometry", geometry]) == 0, (key, geometry)
-        assert path.is_file() and path.with_name(path.stem + ".tracs.json").is_file(), (key, geometry)
+        assert path.is_file() and path.with_name(path.name + ".tracs.json").is_file(), (key, geometry)
         out[key, geometry] = path
     return source, out
 

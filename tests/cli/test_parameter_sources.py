@@ -106,5 +106,5 @@ def test_bad_sources_are_refused(sources, exc, message, tmp_path):
     path.write_text(json.dumps({"format": "tracs-release", "method": "tracs-c", "epsilon": 1.0,
                                 "per_trajectory": False, "region": {"type": "rectangle", "bounds": [0, 0, 1, 1]},
                                 "sources": sources}))
-    with pytest.raises(ValueError, match="r.tracs.json: " + message.split(",")[0]):
+    with pytest.raises(ValueError, match="r.csv.tracs.json: " + message.split(",")[0]):
         read_sidecar(path)

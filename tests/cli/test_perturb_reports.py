@@ -143,7 +143,7 @@ def test_an_existing_output_is_replaced_whole(cli, tmp_path):
 
     assert len(gpd.read_file(out)) == 6
     # the release and its sidecar of public parameters; no temporary file left
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "out.geojson", "out.tracs.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "out.geojson", "out.geojson.tracs.json"]
 
 
 def test_the_projection_comes_from_the_region_not_the_data(cli, tmp_path):

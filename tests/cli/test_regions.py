@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from shapely.geometry import box as shapely_box
 
+from tracs.estimate import sidecar_path
 from tracs.cli._common import join_negative_values
 from tracs.public import CITY_BOXES, LonLatBox, parse_box, read_region_file
 
@@ -144,7 +145,7 @@ def test_negative_region_end_to_end(cli, rio, tmp_path):
     assert separate.read_bytes() == joined.read_bytes()
     frame = _released(separate)
     assert len(frame) == 36
-    sidecar = json.loads(separate.with_suffix(".tracs.json").read_text())
+    sidecar = json.loads(sidecar_path(separate).read_text())
     assert sidecar["crs"] in ("EPSG:32723", 32723) or "32723" in json.dumps(sidecar["crs"])  # UTM 23 S
     # reports lie in the metric rectangle of the box: back in degrees, within a margin of the box
     box = parse_box(RIO)
@@ -196,7 +197,7 @@ def test_the_north_pole_is_handled_with_ups(cli, tmp_path):
     out = tmp_path / "arctic_out.csv"
     result = cli("perturb", data, "-o", out, "-m", "tracs-c", "-e", "3", "--region", ARCTIC, "--seed", "2", "-q")
     assert result.returncode == 0, result.stderr
-    assert "32661" in json.dumps(json.loads(out.with_suffix(".tracs.json").read_text())["crs"])
+    assert "32661" in json.dumps(json.loads(sidecar_path(out).read_text())["crs"])
     frame = _released(out)
     assert len(frame) == 18 and np.isfinite(frame[["lat", "lng"]].to_numpy()).all()
     assert (frame["lat"] > 84.0).all()

@@ -21,7 +21,7 @@ def test_sidecar_round_trip(tmp_path):
     release = tmp_path / "out.csv"
     path = write_sidecar(release, method="tracs-d", epsilon=2.0, per_trajectory=False, region=region,
                          crs="EPSG:32654", perturber=pert)
-    assert path == sidecar_path(release) and path.name == "out.tracs.json"
+    assert path == sidecar_path(release) and path.name == "out.csv.tracs.json"
     text = path.read_text()
     assert "seed" not in text
     data = read_sidecar(release)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tracs.io.formats import UnsupportedFormatError
@@ -43,3 +44,22 @@ def test_read_rows_takes_points_from_geometry(tmp_path):
     frame = read_rows(path)
     assert frame["lat"].tolist() == [35.6, 35.7] and frame["lng"].tolist() == [139.7, 139.8]
     assert frame["name"].tolist() == ["a", "b"]
+
+
+@pytest.mark.parametrize("column, text, expected", [
+    ("trajectory", ["9007199254740993", "9007199254740993"], [9007199254740993] * 2),  # beyond 2^53: exact
+    ("trajectory", ["01", "01"], ["01", "01"]),  # kept as written
+    ("trajectory", ["trip-7", "trip-7"], ["trip-7", "trip-7"]),
+    ("lat", ["35.60000000000001", "35.7"], [35.60000000000001, 35.7]),
+    ("lat", ["35.6", "abc"], [35.6, np.nan]),  # not a number: missing, as pandas' to_numeric gives
+])
+def test_numbers_are_read_back_exactly(column, text, expected, tmp_path):
+    rows = {"uid": ["a", "a"], "trajectory": ["0", "0"], "lat": ["35.6", "35.7"], "lng": ["139.6", "139.7"]}
+    rows[column] = text
+    path = tmp_path / "rel.csv"
+    path.write_text("uid,trajectory,lat,lng\n" + "".join(",".join(r) + "\n" for r in zip(*rows.values())))
+    got = read_release(path)[column].tolist()
+    if column == "lat":
+        np.testing.assert_array_equal(np.array(got, float), np.array(expected, float))
+    else:
+        assert got == expected

@@ -12,7 +12,9 @@ otherwise, and the released rows are written back in the input's order in batche
 from __future__ import annotations
 
 import inspect
+import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +83,12 @@ def released_columns(args) -> dict:
                 budget=not getattr(args, "no_budget_columns", False))
 
 
+def report_error(args) -> bool:
+    """Whether the run prints the average error (``--report-error``): a figure of the true
+    points, never printed unless asked."""
+    return bool(getattr(args, "report_error", False))
+
+
 def random_argument(args):
     """The ``rng`` of a run: the seed (Philox), or ChaCha20 with ``--secure-rng`` (keyed by the seed or the OS)."""
     if getattr(args, "secure_rng", False):
@@ -99,7 +107,7 @@ def run(args, method, output: Path, fmt) -> int:
     ``--workers`` threads.
     """
     from ..engine import average_error, perturb_many, resolve_workers, round_points
-    from ..io.table import read_points, to_wgs84, write_released
+    from ..io.table import read_points, released_digest, to_wgs84, write_released
     from ..methods import MethodContext
     from ..random import resolve_key
     from ..region import Rectangle
@@ -163,24 +171,34 @@ def run(args, method, output: Path, fmt) -> int:
                 out = round_points(ctx.poi_space, out, workers=args.workers)[0]
             released[a:b] = out
             bar.update(b - a)
-    ae = average_error(coords, released, offsets, workers=args.workers)
+    # a figure computed from the true points: only when asked (--report-error; not private)
+    ae = average_error(coords, released, offsets, workers=args.workers) if report_error(args) else None
     eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
     lonlat = to_wgs84(released, crs, workers=threads)
     del released
-    with _columns.progress_bar(len(coords), quiet=quiet, desc=f"write {output.name}") as bar:
-        # a temporary file in the output's folder, renamed into place: never half a file
+    from .estimate import perturb_parameters, write_perturb_sidecar  # the public parameters
+
+    parameters = perturb_parameters(args, model, ctx.region, crs, from_data=public.from_data,
+                                    pois_used=public.pois is not None)
+    # the digest of the rows, from the columns the writer is given (equal to the file's read back),
+    # on a thread while the file is written (the hashing kernel releases the interpreter lock)
+    with ThreadPoolExecutor(1) as pool, \
+            _columns.progress_bar(len(coords), quiet=quiet, desc=f"write {output.name}") as bar:
+        digest = pool.submit(released_digest, points, lonlat, fmt, getattr(args, "geometry", "points"))
+        # a temporary file beside the output, renamed into place: never half a file; the sidecar
+        # (with the digest of the rows written) is renamed into place first
         _output.write_atomically(output, lambda path: write_released(
             points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update,
-            geometry=getattr(args, "geometry", "points"), **released_columns(args)))
-    from .estimate import write_perturb_sidecar  # the public parameters, for 'tracs estimate'
-
-    write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
-                          pois_used=public.pois is not None)
+            geometry=getattr(args, "geometry", "points"), parameters=json.dumps(parameters),
+            **released_columns(args)),
+            before_rename=lambda tmp: write_perturb_sidecar(output, data=parameters, digest=digest.result()),
+            command="perturb")
 
     budget = (f"ε = {given(args.epsilon)} per trajectory ({significant(eps_point.min())}–"
               f"{significant(eps_point.max())} per point)" if args.per_trajectory else
               f"ε = {given(args.epsilon)} per point ({given(eps_traj.min())}–{given(eps_traj.max())} per trajectory)")
     rounded = ", rounded to POIs" if args.round_to_pois and not method.discrete else ""
-    print(f"{method.label}{rounded}: {counted(len(coords), 'point')} in {counted(len(lengths), 'trajectory')}, {budget}, "
-          f"AE = {significant(ae)} m -> {output} ({fmt.name})")
+    error = "" if ae is None else f", AE = {significant(ae)} m (not private)"
+    print(f"{method.label}{rounded}: {counted(len(coords), 'point')} in {counted(len(lengths), 'trajectory')}, {budget}"
+          f"{error} -> {output} ({fmt.name})")
     return 0

@@ -56,7 +56,7 @@ def run(args) -> int:
 
     from ..estimate.denoise import denoise
     from ..estimate.sidecar import perturber_from_sidecar
-    from .estimate import _release_points, estimate_release
+    from .estimate import _read_frame, _release_points, estimate_release
 
     release = Path(args.release)
     if not release.is_file():
@@ -69,7 +69,7 @@ def run(args) -> int:
     _check_method(release)
     est, data, n = estimate_release(release, args.grid, command="denoise")
     perturber = perturber_from_sidecar(data)
-    points, offsets, frame = _release_points(release, data["crs"])
+    points, offsets, frame = _release_points(_read_frame(release), data["crs"])
     den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets)
     lng, lat = pyproj.Transformer.from_crs(data["crs"], 4326, always_xy=True).transform(den[:, 0], den[:, 1])
     frame = frame.assign(lat=lat, lng=lng, denoised=DENOISED).sort_index()  # back to file order

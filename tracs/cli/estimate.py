@@ -7,13 +7,26 @@ from pathlib import Path
 
 import numpy as np
 
+from .._text import significant, whole
+from . import _release_checks
 from ._common import CLIError, workers_arg, writable_file
+
+#: the largest --grid (cells a side): larger grids are refused up front (:func:`check_grid`)
+MAX_GRID = 512
+#: bytes held per cell by the estimate (θ, its update, the smoothing's and the E-step's arrays)
+CELL_BYTES = 8 * 8
+#: seconds of one EM pass per 1,000 reports on a MAX_GRID × MAX_GRID grid (TraCS-D, one core; measured
+#: 0.27 s a pass for 29,114 reports on 128 × 128 cells, scaled by the number of cells)
+PASS_SECONDS = 0.15
 
 DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
 released by 'tracs perturb' (any format it writes: uid, trajectory, datetime and lat/lng)
-and the JSON sidecar written next to it (method, ε, region, CRS, split, anchor).
-Only public information is read.  The output follows the extension: .csv (one row
+and its public parameters (method, ε, region, CRS, split, anchor): those stored in the
+file (Parquet, GeoPackage, GPX, GeoJSON) or the JSON sidecar written next to it
+(RELEASED.tracs.json).  A sidecar whose digest of the rows or ε does not match the file,
+and reports off the method's public lattice or outside the region, are refused (see
+--clip-reports).  Only public information is read.  The output follows the extension: .csv (one row
 per cell: bounds in WGS84 and probability), .geojson (cell polygons) or .html (a
 map with Leaflet embedded, so it opens without a network; when the background
 tiles cannot load it says so and draws the cells on a plain background).  With --queries (a CSV of boxes min_lng,min_lat,max_lng,max_lat) the
@@ -28,7 +41,13 @@ def add_parser(subparsers) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (any format it writes)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .geojson or .html")
-    p.add_argument("--grid", type=int, default=32, metavar="G", help="G × G cells (default 32)")
+    p.add_argument("--grid", type=int, default=32, metavar="G",
+                   help=f"G × G cells (default 32, at most {MAX_GRID}: larger grids are refused with the "
+                        "memory and time they would need)")
+    p.add_argument("--clip-reports", action="store_true",
+                   help="estimate even when reports are off the method's public lattice or outside the "
+                        "region (clipped into it, with a note of the count); default: refuse such a file, "
+                        "which is not a release of its parameters")
     p.add_argument("--tiles", default="OpenStreetMap", metavar="NAME",
                    help="with .html: background tiles, a folium tile name that needs no API key "
                         "(default: OpenStreetMap) or none")
@@ -58,11 +77,10 @@ def add_parser(subparsers) -> None:
                         "cluster of --workers processes)")
 
 
-def write_perturb_sidecar(output, args, perturber, region, crs, *, from_data: bool = False,
-                          pois_used: bool = False) -> Path:
-    """Called by 'tracs perturb': the public parameters of the release it wrote, and where the
-    region, the POIs and the anchor came from (``from_data``: ``--region-from-data``)."""
-    from ..estimate.sidecar import write_sidecar
+def perturb_parameters(args, perturber, region, crs, *, from_data: bool = False, pois_used: bool = False) -> dict:
+    """The public parameters of a 'tracs perturb' release (:func:`tracs.estimate.sidecar.sidecar_data`),
+    and where the region, the POIs and the anchor came from (``from_data``: ``--region-from-data``)."""
+    from ..estimate.sidecar import sidecar_data
 
     region_source = "data" if from_data else "public"
     sources = {"region": region_source}
@@ -71,10 +89,29 @@ def write_perturb_sidecar(output, args, perturber, region, crs, *, from_data: bo
     if getattr(perturber, "anchor_point", None) is not None:
         # an anchor given as X,Y is public; "center" / "corner" are those of the region
         sources["anchor"] = "public" if isinstance(getattr(args, "anchor", None), tuple) else region_source
-    return write_sidecar(output, method=args.method, epsilon=args.epsilon,
-                         per_trajectory=args.per_trajectory, region=region, crs=crs,
-                         perturber=perturber, split_gap=args.split_gap,
-                         round_to_pois=bool(getattr(args, "round_to_pois", False)), sources=sources)
+    return sidecar_data(method=args.method, epsilon=args.epsilon, per_trajectory=args.per_trajectory,
+                        region=region, crs=crs, perturber=perturber, split_gap=args.split_gap,
+                        round_to_pois=bool(getattr(args, "round_to_pois", False)), sources=sources)
+
+
+def write_perturb_sidecar(output, args=None, perturber=None, region=None, crs=None, *, from_data: bool = False,
+                          pois_used: bool = False, data: dict | None = None, digest: str | None = None,
+                          rows=None) -> Path:
+    """Write the sidecar of the release ``output`` (``OUTPUT.tracs.json``) and return its path.
+
+    The one function the commands write a release's sidecar with.  ``data``: the
+    parameters (:func:`perturb_parameters`; else built from ``args``, ``perturber``,
+    ``region``, ``crs``, ``from_data``, ``pois_used``).  The digest of the rows is
+    ``digest`` (:func:`tracs.io.table.released_digest`: 'tracs perturb' writes the sidecar
+    before it renames the release into place, so a crash leaves at worst a new sidecar the
+    old release's digest refuses), else that of the frame ``rows``, else that of ``output``
+    read back (:func:`tracs.io.parameters.write_release_sidecar`).
+    """
+    from ..io.parameters import write_release_sidecar
+
+    if data is None:
+        data = perturb_parameters(args, perturber, region, crs, from_data=from_data, pois_used=pois_used)
+    return write_release_sidecar(output, data, digest=digest, rows=rows)
 
 
 def warn_data_derived(command: str, data: dict) -> None:
@@ -91,7 +128,33 @@ def warn_data_derived(command: str, data: dict) -> None:
               file=sys.stderr)
 
 
-def _release_points(path: Path, crs):
+def _read_frame(path: Path):
+    """The released rows of ``path`` (:func:`tracs.io.release.read_release`)."""
+    from ..io.release import NotAReleaseError, read_release
+
+    try:
+        frame = read_release(path, need=("lat", "lng", "trajectory"))
+    except NotAReleaseError as exc:
+        raise CLIError(str(exc)) from None
+    if len(frame) == 0:
+        raise CLIError(f"{path.name} holds no released points")
+    return frame
+
+
+def release_parameters(release: Path, frame, command: str) -> dict:
+    """The parameters of a release whose rows are ``frame``, checked against them
+    (:func:`tracs.io.parameters.release_parameters`); its notes on standard error."""
+    import sys
+
+    from ..io.parameters import release_parameters as checked
+
+    data, notes = checked(release, frame)
+    for note in notes:
+        print(f"tracs {command}: note: {note}", file=sys.stderr)
+    return data
+
+
+def _release_points(frame, crs):
     """Released points in the sidecar's CRS, in trajectory order, with offsets, and the release's
     rows in that order (their index: the row's position in the file).
 
@@ -104,14 +167,6 @@ def _release_points(path: Path, crs):
 
     from ..io.checkins import user_order_keys
 
-    from ..io.release import NotAReleaseError, read_release
-
-    try:
-        frame = read_release(path, need=("lat", "lng", "trajectory"))
-    except NotAReleaseError as exc:
-        raise CLIError(str(exc)) from None
-    if len(frame) == 0:
-        raise CLIError(f"{path.name} holds no released points")
     sort = [user_order_keys(_text(frame["uid"]))] if "uid" in frame.columns else []
     sort.append(user_order_keys(_text(frame["trajectory"])))
     if "datetime" in frame.columns:
@@ -139,17 +194,45 @@ def _text(values):
     return values if pd.api.types.is_integer_dtype(values.dtype) else values.astype(str)
 
 
+def check_grid(grid: int) -> None:
+    """Refuse a grid below 2 or above :data:`MAX_GRID` cells a side, up front, with the memory
+    and time it would need."""
+    if grid < 2:
+        raise CLIError(f"--grid must be >= 2, got {grid}")
+    if grid > MAX_GRID:
+        cells = grid * grid
+        raise CLIError(f"--grid {grid} asks for {cells:,} cells: the estimate would hold at least "
+                       f"{significant(cells * CELL_BYTES / 1e9)} GB of per-cell arrays and each EM pass would "
+                       f"take about {significant(cells / MAX_GRID ** 2 * PASS_SECONDS)} s per 1,000 reports "
+                       f"(hundreds of passes); at most --grid {MAX_GRID} ({MAX_GRID ** 2:,} cells)")
+
+
+def _metric_crs(data: dict, release: Path):
+    """The CRS of the parameters, or a one-line error naming it."""
+    import pyproj
+
+    crs = data.get("crs")
+    if crs is None:
+        raise CLIError("the sidecar names no CRS for its region")
+    try:
+        return pyproj.CRS.from_user_input(crs)
+    except (pyproj.exceptions.CRSError, TypeError, ValueError):
+        raise CLIError(f"the parameters of {release.name} name the CRS {str(crs)[:80]!r}, which is not a "
+                       "coordinate reference system") from None
+
+
 def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None, *, memory=None,
-                     workers: int = 1, engine: str = "local", scheduler=None, command="estimate"):
-    """``(density, sidecar, reports)`` of a file written by 'tracs perturb' and its sidecar."""
+                     workers: int = 1, engine: str = "local", scheduler=None, command="estimate",
+                     clip_reports: bool = False):
+    """``(density, parameters, reports)`` of a file written by 'tracs perturb', from the
+    parameters it carries or its sidecar, checked against its rows."""
     from ..estimate._memory import check_memory
     from ..estimate.planar import density
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
 
     if not release.exists():
         raise CLIError(f"no such file: {release}")
-    if grid < 2:
-        raise CLIError(f"--grid must be >= 2, got {grid}")
+    check_grid(grid)
     if scheduler is not None and engine != "dask":
         raise CLIError("--scheduler goes with --engine dask")
     if edge_decay is not None:
@@ -163,30 +246,33 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
         memory = check_memory(memory)
     except ValueError as exc:
         raise CLIError(f"--memory: {exc}") from None
-    data = read_sidecar(release)
+    if engine != "dask" and not release.is_file():
+        raise CLIError(f"{release} is not a file")
+    frame = None if engine == "dask" else _read_frame(release)
+    data = read_sidecar(release) if frame is None else release_parameters(release, frame, command)
     warn_data_derived(command, data)
     if data.get("round_to_pois"):
         raise CLIError("the release was rounded to points of interest: its references are not public")
-    if data.get("crs") is None:
-        raise CLIError("the sidecar names no CRS for its region")
+    crs = _metric_crs(data, release)
     perturber = perturber_from_sidecar(data)
     options = {} if edge_decay is None else {"edge_decay": edge_decay}
     options.update(grid=(grid, grid), smoothing=smoothing, memory=memory)
     try:
         if engine == "dask":
-            return _estimate_dask(release, data, perturber, options, workers, scheduler)
-        if not release.is_file():
-            raise CLIError(f"{release} is not a file")
-        points, offsets, _ = _release_points(release, data["crs"])
-        points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
+            return _estimate_dask(release, data, perturber, options, workers, scheduler, clip=clip_reports,
+                                  command=command)
+        points, offsets, _ = _release_points(frame, crs)
+        points = _release_checks.checked_reports(points, offsets, perturber, data, release, clip=clip_reports,
+                                                 command=command)
         est = density(points, perturber, offsets=offsets, workers=workers, **options)
     except MemoryError as exc:
         raise CLIError(f"--memory: {exc}") from None
     return est, data, len(points)
 
 
-def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
-    """The estimate on Dask: a release CSV (or a directory of Parquet files) read in partitions."""
+def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, *, clip: bool, command: str):
+    """The estimate on Dask: a release CSV (or a directory of Parquet files) read in partitions,
+    checked partition by partition (:func:`tracs.cli._release_checks.check_partitions`)."""
     import os
 
     try:
@@ -197,10 +283,11 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
     import pyproj
 
     from ..dask import estimate
+    from ._release_checks import check_partitions
 
     frame = dd.read_parquet(release) if release.is_dir() else \
         dd.read_csv(release, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
-                    na_values={c: [""] for c in ("lat", "lng", "datetime")})
+                    na_values={c: [""] for c in ("lat", "lng", "datetime")}, float_precision="round_trip")
     missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
     if missing:
         raise CLIError(f"{release.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
@@ -209,8 +296,7 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
     def to_metric(part):
         transform = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
         x, y = transform.transform(part["lng"].to_numpy(float), part["lat"].to_numpy(float))
-        xy = region.clip(np.column_stack([x, y]))
-        out = part.assign(__x=xy[:, 0], __y=xy[:, 1])
+        out = part.assign(__x=x, __y=y)
         # a trajectory is one (uid, trajectory) pair: trajectory ids are numbered within each user
         key = part["trajectory"].astype(str)
         out["__trajectory"] = part["uid"].astype(str) + "\x1f" + key if "uid" in part.columns else key
@@ -221,9 +307,14 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler):
     client = (distributed.Client(scheduler) if scheduler else
               distributed.Client(distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1,
                                                           threads_per_worker=1, dashboard_address=None)))
+    def clipped(part):
+        xy = region.clip(part[["__x", "__y"]].to_numpy(float))
+        return part.assign(__x=xy[:, 0], __y=xy[:, 1])
+
     try:
-        n = int(frame.map_partitions(len).compute().sum())
-        est = estimate(frame, perturber, user="__trajectory", time=time, x="__x", y="__y", **options)
+        frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=clip, command=command)
+        est = estimate(frame.map_partitions(clipped, meta=frame._meta), perturber, user="__trajectory", time=time,
+                       x="__x", y="__y", shuffle=shuffle, **options)
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()
@@ -247,7 +338,8 @@ def run(args) -> int:
             check_tiles(args.tiles)
     est, data, n = estimate_release(release, args.grid, None if args.smoothing == "none" else args.smoothing,
                                     args.edge_decay, memory=args.memory, workers=args.workers,
-                                    engine=args.engine, scheduler=args.scheduler)
+                                    engine=args.engine, scheduler=args.scheduler,
+                                    clip_reports=args.clip_reports)
     cells = est.to_geodataframe(crs=data["crs"]).to_crs(4326)
     if kind == ".csv":
         b = cells.geometry.bounds
@@ -267,7 +359,7 @@ def run(args) -> int:
         cells.to_file(output, driver="GeoJSON")
     if args.queries:
         _answer_queries(Path(args.queries), est, data["crs"], output)
-    from .._text import given, whole
+    from .._text import given
 
     print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(n)} reports, {args.grid}×{args.grid} "
           f"grid, {whole(est.iterations)} EM passes -> {output}")

@@ -160,20 +160,16 @@ def _trajectories(source: Path, args, *, quiet: bool):
                                         by=checkins.attrs.get("trajectory_column"))
 
 
-def _released_rows(source: Path, release: Path, args):
+def _released_rows(source: Path, release: Path, args, *, warn: bool):
     """``(true rows, their released rows, input rows not released or None)`` as GeoDataFrames,
     paired by key (:mod:`tracs.cli._pairing`)."""
     import geopandas as gpd
 
-    from ..estimate.sidecar import read_sidecar
     from ._output import report_drops
     from ._pairing import pair
 
     frame = _read_release(release)
-    try:
-        sidecar = read_sidecar(release)
-    except (FileNotFoundError, ValueError):
-        sidecar = None
+    sidecar = _check_parameters(release, frame, warn=warn)
     paired = pair(source, frame, str(release), args, sidecar)
     report_drops("map", paired.everything.report, strict=False, quiet=True)
     points, rows = paired.points, paired.released
@@ -206,16 +202,18 @@ def _released_rows(source: Path, release: Path, args):
     return original, perturbed, unreleased
 
 
-def _warn_from_sidecar(release: Path) -> None:
-    """Warn when the release's sidecar says it used parameters computed from the data."""
-    from ..estimate.sidecar import read_sidecar
-    from .estimate import warn_data_derived
+def _check_parameters(release: Path, frame, *, warn: bool) -> dict | None:
+    """The parameters of a release (embedded or sidecar), None when it has none (it is drawn as
+    it is); refuse them when they disagree with its rows, warn when they were computed from the data."""
+    from .estimate import release_parameters, warn_data_derived
 
     try:
-        data = read_sidecar(release)
-    except (FileNotFoundError, ValueError):
-        return  # a file without a sidecar (or not a tracs release): nothing is known of its parameters
-    warn_data_derived("map", data)
+        data = release_parameters(release, frame, "map")
+    except FileNotFoundError:
+        return None  # a file without a sidecar (or not a tracs release): nothing is known of its parameters
+    if warn:
+        warn_data_derived("map", data)
+    return data
 
 
 def _epsilon_of(released) -> float | None:
@@ -263,9 +261,9 @@ def _run(args) -> int:
 
     perturbed, unreleased, epsilon, method, trajs = None, None, args.epsilon, args.method, None
     if args.perturbed is not None:
-        if args.estimate_grid is None:  # (with --estimate-grid the estimate says it)
-            _warn_from_sidecar(Path(args.perturbed))
-        original, perturbed, unreleased = _released_rows(source, Path(args.perturbed), args)
+        # (with --estimate-grid the estimate warns of parameters computed from the data)
+        original, perturbed, unreleased = _released_rows(source, Path(args.perturbed), args,
+                                                         warn=args.estimate_grid is None)
         if epsilon is None:
             epsilon = _epsilon_of(perturbed)
     if args.perturbed is None or args.input_pois:

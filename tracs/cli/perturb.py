@@ -32,6 +32,12 @@ input's other columns and GPX elements are named on stderr ("not released: ...")
 The format follows the extension: .csv, .tsv, .geojson/.json, .parquet/.geoparquet,
 .gpkg or .gpx; with --geometry lines, one LineString per released trajectory
 (.geojson, .parquet or .gpkg).  Every command reads every one of these files back.
+
+The public parameters (method, ε, region, CRS, split, anchor, lattice) are written
+beside the output as OUTPUT.tracs.json (e.g. released.csv.tracs.json), with a
+SHA-256 digest of the released rows; Parquet, GeoPackage, GPX and GeoJSON outputs also
+carry them inside.  The summary line names no figure computed from the true points:
+--report-error adds the average error (AE), which is NOT private.
 """
 
 
@@ -90,6 +96,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--keep-lines", action="store_true",
                    help="also write source_line (source_row): each row's line in INPUT.  It reveals the "
                         "file position, which depends on the rows of the users above it")
+    p.add_argument("--report-error", action="store_true",
+                   help="also print the average error (AE, metres) between the true and the released "
+                        "points.  NOT private: it is computed from the true points (for a single user "
+                        "with one point it is the exact distance to the true point); keep it to yourself")
     p.add_argument("--no-budget-columns", action="store_true",
                    help="leave out epsilon_point and epsilon_trajectory (the ε spent; they reveal each "
                         "trajectory's length)")

@@ -8,11 +8,20 @@ interest and the anchor came from: ``"public"`` (given by the user, fixed in
 advance) or ``"data"`` (computed from the check-ins, ``--region-from-data``: such a
 release is not private, and every reader of it is told).  The seed is never written.  :func:`perturber_from_sidecar`
 rebuilds the public perturber for :func:`tracs.estimate.density`.
+
+The sidecar of ``released.csv`` is ``released.csv.tracs.json`` (:func:`sidecar_path`: the
+whole file name, so ``rel.csv`` and ``rel.parquet`` never share one); the name of older
+releases, ``released.tracs.json`` (:func:`legacy_sidecar_path`), is still read.  A sidecar
+written by ``tracs perturb`` also holds ``rows_sha256``, the digest of the release's rows
+(:func:`tracs.io.parameters.rows_digest`), which every reader checks against the file
+beside it.  It is written to a temporary name and renamed, so it is never half written.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +29,8 @@ import numpy as np
 from ..methods import PERTURBER, MethodContext, get
 from ..region import ConvexRegion, Rectangle
 
-__all__ = ["sidecar_path", "write_sidecar", "read_sidecar", "perturber_from_sidecar", "data_derived"]
+__all__ = ["sidecar_path", "legacy_sidecar_path", "sidecar_data", "write_sidecar", "write_sidecar_data",
+           "read_sidecar", "parse_parameters", "perturber_from_sidecar", "data_derived"]
 
 #: the parameters whose source a sidecar records, and the sources
 SOURCE_FIELDS = ("region", "pois", "anchor")
@@ -28,12 +38,27 @@ SOURCES = ("public", "data")
 
 FORMAT = "tracs-release"
 VERSION = 1
+SUFFIX = ".tracs.json"
+
+#: the largest region a sidecar may describe: a side (or the diameter) of at most the Earth's
+#: equatorial circumference, in metres of the region's metric CRS
+MAX_REGION_SIDE = 40_075_017.0
+#: the most vertices of a convex region read from a sidecar (ray exits are computed per report and
+#: vertex: 200,000 vertices would take 1.6 MB per report)
+MAX_VERTICES = 4096
 
 
 def sidecar_path(release) -> Path:
-    """``released.csv`` -> ``released.tracs.json`` (beside the release)."""
+    """``released.csv`` -> ``released.csv.tracs.json`` (beside the release, after its whole name)."""
     path = Path(release)
-    return path.with_name(path.stem + ".tracs.json")
+    return path.with_name(path.name + SUFFIX)
+
+
+def legacy_sidecar_path(release) -> Path:
+    """The sidecar name of older releases: ``released.csv`` -> ``released.tracs.json``
+    (shared by every release of one stem; read, never written)."""
+    path = Path(release)
+    return path.with_name(path.stem + SUFFIX)
 
 
 def _region_json(region) -> dict:
@@ -45,11 +70,27 @@ def _region_json(region) -> dict:
 
 
 def _region_from(data) -> Rectangle | ConvexRegion:
+    """The region of a sidecar, refused when it is not plausible (larger than the Earth, or a
+    polygon of more than :data:`MAX_VERTICES` vertices)."""
     if not isinstance(data, dict) or data.get("type") not in ("rectangle", "convex"):
-        raise ValueError(f"sidecar region must be a rectangle or convex polygon, got {data!r}")
-    if data["type"] == "rectangle":
-        return Rectangle(*data["bounds"])
-    return ConvexRegion(data["vertices"])
+        raise ValueError(f"sidecar region must be a rectangle or convex polygon, got {str(data)[:80]}")
+    if data["type"] == "convex":
+        vertices = data.get("vertices")
+        count = len(vertices) if isinstance(vertices, list) else 0
+        if count > MAX_VERTICES:
+            raise ValueError(f"the region has {count:,} vertices, more than the {MAX_VERTICES:,} a sidecar "
+                             f"may hold: its ray exits alone would need {count * 8 / 1e6:,.1f} MB per report "
+                             f"({count * 8 * 1000 / 1e9:,.1f} GB per 1,000 reports) on every EM pass")
+    try:
+        region = Rectangle(*data["bounds"]) if data["type"] == "rectangle" else ConvexRegion(data["vertices"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"the region is not valid: {' '.join(str(exc).split())[:200]}") from None
+    lo, hi = np.min(region.vertices, axis=0), np.max(region.vertices, axis=0)
+    side = float(np.max(hi - lo))
+    if not np.isfinite(side) or side > MAX_REGION_SIDE:
+        raise ValueError(f"the region spans {side:,.0f} m, more than the Earth's circumference "
+                         f"({MAX_REGION_SIDE:,.0f} m): not a region of this release")
+    return region
 
 
 def _field(perturber, name):
@@ -73,8 +114,26 @@ def _perturber_fields(perturber, method) -> dict:
     return out
 
 
+def sidecar_data(*, method: str, epsilon: float, per_trajectory: bool, region, crs=None, perturber=None,
+                 split_gap=None, round_to_pois: bool = False, sources=None) -> dict:
+    """The public parameters of a release as the JSON object a sidecar holds (and a release
+    embeds: :mod:`tracs.io.parameters`); the parameters are those of :func:`write_sidecar`."""
+    sources = _check_sources(sources)
+    entry = get(method)
+    data = {"format": FORMAT, "version": VERSION, "method": str(method), "epsilon": float(epsilon),
+            "per_trajectory": bool(per_trajectory), "region": _region_json(region),
+            "crs": None if crs is None else (crs if isinstance(crs, str) else crs.to_string()),
+            "split_gap": split_gap, "round_to_pois": bool(round_to_pois)}
+    if sources is not None:
+        data["sources"] = sources
+    if perturber is not None:
+        data.update(_perturber_fields(perturber, entry))
+    return data
+
+
 def write_sidecar(release, *, method: str, epsilon: float, per_trajectory: bool, region, crs=None,
-                  perturber=None, split_gap=None, round_to_pois: bool = False, sources=None) -> Path:
+                  perturber=None, split_gap=None, round_to_pois: bool = False, sources=None,
+                  digest: str | None = None) -> Path:
     """Write the public parameters of ``release`` to :func:`sidecar_path` and return that path.
 
     Parameters
@@ -99,19 +158,34 @@ def write_sidecar(release, *, method: str, epsilon: float, per_trajectory: bool,
     sources : dict, optional
         Where each of ``"region"``, ``"pois"``, ``"anchor"`` came from: ``"public"``
         or ``"data"`` (parameters not used are left out).
+    digest : str, optional
+        The digest of the release's rows (:func:`tracs.io.parameters.rows_digest`).
     """
-    sources = _check_sources(sources)
-    entry = get(method)
-    data = {"format": FORMAT, "version": VERSION, "method": str(method), "epsilon": float(epsilon),
-            "per_trajectory": bool(per_trajectory), "region": _region_json(region),
-            "crs": None if crs is None else (crs if isinstance(crs, str) else crs.to_string()),
-            "split_gap": split_gap, "round_to_pois": bool(round_to_pois)}
-    if sources is not None:
-        data["sources"] = sources
-    if perturber is not None:
-        data.update(_perturber_fields(perturber, entry))
+    data = sidecar_data(method=method, epsilon=epsilon, per_trajectory=per_trajectory, region=region,
+                        crs=crs, perturber=perturber, split_gap=split_gap, round_to_pois=round_to_pois,
+                        sources=sources)
+    return write_sidecar_data(release, data, digest=digest)
+
+
+def write_sidecar_data(release, data: dict, *, digest: str | None = None) -> Path:
+    """Write ``data`` (:func:`sidecar_data`), with the rows' ``digest``, to :func:`sidecar_path`
+    of ``release``: to a temporary name in its folder, then renamed (never half written)."""
     path = sidecar_path(release)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if digest is not None:
+        data = {**data, "rows_sha256": str(digest)}
+    folder = path.parent if str(path.parent) else Path(".")
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.tracs-tmp-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(data, indent=2) + "\n")
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(name, 0o666 & ~mask)  # as an ordinary new file (mkstemp makes it private)
+        os.replace(name, path)
+    except BaseException:
+        if os.path.exists(name):
+            os.unlink(name)
+        raise
     return path
 
 
@@ -138,30 +212,53 @@ def data_derived(data: dict) -> list:
 def read_sidecar(path) -> dict:
     """Read a sidecar (give the sidecar or the release itself); the region comes back as a region.
 
-    Raises ``FileNotFoundError`` when there is none and ``ValueError`` when it is
-    not a tracs sidecar.
+    Given a release, its :func:`sidecar_path` is read, or else its :func:`legacy_sidecar_path`;
+    ``data["sidecar"]`` is the path read.  Raises ``FileNotFoundError`` when there is none
+    and ``ValueError`` when it is not a tracs sidecar or its region is not plausible.
     """
     path = Path(path)
-    if not path.name.endswith(".tracs.json"):
-        path = sidecar_path(path)
+    if not path.name.endswith(SUFFIX):
+        release = path
+        path = sidecar_path(release)
+        if not path.is_file() and legacy_sidecar_path(release).is_file():
+            path = legacy_sidecar_path(release)
+        if not path.is_file():
+            raise FileNotFoundError(f"no sidecar {sidecar_path(release).name} next to {release.name}: it is "
+                                    "written by 'tracs perturb' and holds the public parameters")
     if not path.is_file():
-        raise FileNotFoundError(f"no sidecar {path.name} next to the release: it is written by "
-                                "'tracs perturb' and holds the public parameters")
+        raise FileNotFoundError(f"no sidecar {path.name}: it is written by 'tracs perturb' and holds the "
+                                "public parameters")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path.name} is not valid JSON: {exc}") from exc
+    data = parse_parameters(data, path.name)
+    data["sidecar"] = path
+    return data
+
+
+def parse_parameters(data, name: str) -> dict:
+    """Check the JSON object of a release's parameters (a sidecar's, or embedded in a release
+    and named ``name`` in messages); the region comes back as a region."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{path.name} is not a tracs release sidecar")
+        raise ValueError(f"{name} is not a tracs release sidecar")
+    data = dict(data)
     for key in ("method", "epsilon", "per_trajectory", "region"):
         if key not in data:
-            raise ValueError(f"{path.name} lacks the field {key!r}")
-    data["region"] = _region_from(data["region"])
+            raise ValueError(f"{name} lacks the field {key!r}")
+    epsilon = data["epsilon"]
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not np.isfinite(epsilon) \
+            or epsilon <= 0:
+        raise ValueError(f"{name}: epsilon must be a finite number > 0, got {epsilon!r}")
+    try:
+        data["region"] = _region_from(data["region"])
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
     if "sources" in data:
         try:
             data["sources"] = _check_sources(data["sources"])
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"{path.name}: {exc}") from None
+            raise ValueError(f"{name}: {exc}") from None
     return data
 
 

@@ -65,6 +65,7 @@ class Format:
     selectable: bool = False            # offered by --input-format
     directories: bool = False           # reads a folder
     geometry: tuple = field(default=("points",))  # what the writer can write: points, lines
+    time_ns: int = 1                    # the writer keeps times to this many nanoseconds (floor)
 
     def reader(self) -> Callable:
         return _resolve(self.read)
@@ -105,15 +106,16 @@ for _entry in (
     Format("TSV", "tsv", (".tsv", ".tab"), read="tracs.io.containers:read_delimited",
            write="tracs.io.write:write_tsv_file", text_times=True, batch_rows=1 << 17),
     Format("GeoJSON", "geojson", (".geojson", ".json"), read="tracs.io.containers:read_vector",
-           write="tracs.io.write:write_geojson", geometry=("points", "lines")),
+           write="tracs.io.write:write_geojson", geometry=("points", "lines"), time_ns=1_000_000),
     Format("GeoParquet", "parquet", (".parquet", ".geoparquet", ".pq"), read="tracs.io.containers:read_parquet",
            write="tracs.io.write:write_geoparquet", batch_rows=1 << 16, label="GeoParquet, Parquet",
            geometry=("points", "lines")),
     Format("GeoPackage", "gpkg", (".gpkg",), read="tracs.io.containers:read_vector",
-           write="tracs.io.write:write_geopackage", geometry=("points", "lines")),
+           write="tracs.io.write:write_geopackage", geometry=("points", "lines"), time_ns=1_000_000),
     Format("Shapefile", "shp", (".shp",), read="tracs.io.containers:read_vector"),
     Format("FlatGeobuf", "fgb", (".fgb",), read="tracs.io.containers:read_vector"),
-    Format("GPX", "gpx", (".gpx",), read="tracs.io.gpx:read_gpx", write="tracs.io.write:write_gpx_file"),
+    Format("GPX", "gpx", (".gpx",), read="tracs.io.gpx:read_gpx", write="tracs.io.write:write_gpx_file",
+           time_ns=1_000),
     Format("KML", "kml", (".kml",), read="tracs.io.kml:read_kml"),
     # the public trajectory data sets, recognised by their layout (tracs.io.layouts)
     Format("Geolife PLT", "geolife", (".plt",), read="tracs.io.geolife:read_geolife",

@@ -187,14 +187,15 @@ def _segments_note(segments, where, kind: str) -> str:
     return note
 
 
-def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None) -> None:
+def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None, metadata=None) -> None:
     """Write points as GPX tracks: one ``<trk>`` per distinct ``trajectory`` value (per distinct
     ``(users, trajectory)`` pair when ``users`` is given: trajectory ids numbered within each
     user), in first-seen order.
 
     ``times`` are UTC ``datetime64`` values (``NaT``: no ``<time>``); ``names``
     optionally labels each trajectory (the user id).  With ``users``, each track's
-    ``<extensions>`` hold its user and trajectory ids (see the module docstring).
+    ``<extensions>`` hold its user and trajectory ids (see the module docstring);
+    ``metadata``, an ``(element, namespaces)`` pair, is written in ``<metadata><extensions>``.
 
     Raises
     ------
@@ -220,6 +221,11 @@ def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None) -> N
         gpx.nsmap["tracs"] = NAMESPACE
         _check_ids(owners, "user id")
         _check_ids(uniques, "trajectory id")
+    if metadata is not None:
+        element, namespaces = metadata
+        gpx.name = "tracs release"  # gpxpy writes <metadata> (and its extensions) when a field of it is set
+        gpx.metadata_extensions.append(element)
+        gpx.nsmap.update(namespaces)
     order = np.argsort(codes, kind="stable")
     bounds = np.r_[0, np.cumsum(np.bincount(codes, minlength=len(uniques)))]
     lat, lon = np.asarray(lat, float), np.asarray(lon, float)

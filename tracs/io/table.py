@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Points", "read_points", "released_table", "write_released"]
+__all__ = ["Points", "read_points", "released_table", "released_digest", "write_released"]
 
 
 @dataclass
@@ -328,6 +328,30 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
     return pa.table(columns)
 
 
+def released_digest(points: Points, released_lonlat, fmt=None, geometry: str = "points") -> str:
+    """The digest of the released rows (:mod:`tracs.io.digest`), from the columns
+    :func:`released_table` gives every writer, as the file written in the format ``fmt``
+    (a :class:`~tracs.io.formats.Format`; None: one that keeps every value) with
+    ``geometry`` keeps them: times to its ``time_ns`` (lines: their vertex times, to the
+    microsecond); a GPX release gives its ids back as written (its tracks' ``<extensions>``).
+    The rows are taken in the order they were perturbed in (the digest does not depend on
+    it), and the digest equals that of the written file read back, without reading it."""
+    import pyarrow as pa
+
+    from .digest import columns_digest
+
+    gpx = getattr(fmt, "key", None) == "gpx"
+    table = released_table(points, released_lonlat, None, None, text_times=False, input_order_rows=gpx,
+                           budget=False)
+    columns = {name: table.column(name) for name in table.column_names}
+    step = 1_000 if geometry == "lines" else getattr(fmt, "time_ns", 1)
+    if step > 1:
+        times = columns["datetime"].cast(pa.timestamp("ns", tz="UTC"))
+        ns = times.cast(pa.int64()).fill_null(0).to_numpy()
+        columns["datetime"] = pa.array(ns - ns % step, mask=times.is_null().to_numpy()).cast(times.type)
+    return columns_digest(columns)
+
+
 def _arrow(values):
     """A pandas Series or NumPy array as an Arrow array, keeping its type (text stays text)."""
     import pyarrow as pa
@@ -349,7 +373,8 @@ def input_order(points: Points) -> np.ndarray:
 
 
 def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, fmt=None, *,
-                   progress=None, geometry: str = "points", keep_lines: bool = False, budget: bool = True) -> None:
+                   progress=None, geometry: str = "points", keep_lines: bool = False, budget: bool = True,
+                   parameters: str | None = None) -> None:
     """Write the released rows (:func:`released_table`) in the input's order, in the format of
     ``fmt`` (a :class:`~tracs.io.formats.Format`; default: the one ``path``'s extension names).
 
@@ -358,22 +383,24 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
     whole in memory; the others get one table.  ``geometry="lines"`` writes one line
     per trajectory (formats whose ``geometry`` allows it), from one table in the order
     the points were perturbed in.  ``keep_lines`` and ``budget``: the optional columns
-    of :func:`released_table`.
+    of :func:`released_table`.  ``parameters``: the release's public parameters (JSON text),
+    stored in the file by the formats that hold metadata (:mod:`tracs.io.parameters`).
     """
     columns = dict(keep_lines=keep_lines, budget=budget)
     from .formats import output_format
-    from .write import bounds
+    from .write import bounds, with_parameters
 
     fmt = output_format(path, geometry=geometry) if fmt is None else fmt
     if geometry == "lines":
         table = released_table(points, released_lonlat, eps_point, eps_traj, text_times=False,
                                input_order_rows=False, **columns)
-        fmt.writer()([table], path, bbox=bounds(released_lonlat), progress=progress, geometry="lines")
+        fmt.writer()([with_parameters(table, parameters)], path, bbox=bounds(released_lonlat), progress=progress, geometry="lines")
         return
     n = len(points.source)
     size = fmt.batch_rows or max(n, 1)
-    tables = (released_table(points, released_lonlat, eps_point, eps_traj, text_times=fmt.text_times,
-                             rows=slice(start, start + size), **columns) for start in range(0, n, size))
+    tables = (with_parameters(released_table(points, released_lonlat, eps_point, eps_traj,
+                                             text_times=fmt.text_times, rows=slice(start, start + size),
+                                             **columns), parameters) for start in range(0, n, size))
     fmt.writer()(_ahead(tables) if fmt.batch_rows else tables, path, bbox=bounds(released_lonlat),
                  progress=progress)
 

@@ -1,7 +1,9 @@
 """Write released rows: CSV / TSV through Arrow, GeoParquet, GeoJSON, GeoPackage, GPX.
 
 The writers of the format table (:mod:`tracs.io.formats`) are here (``write_*``:
-``write(tables, path, *, bbox, progress)``).
+``write(tables, path, *, bbox, progress)``).  A release's public parameters come with the
+tables, as the Arrow schema metadata ``tracs`` (:func:`with_parameters`); the writers of
+formats that hold metadata store them in the file (:mod:`tracs.io.parameters`).
 
 Text output writes times as ``YYYY-MM-DD HH:MM:SS+00:00`` (fractional seconds only
 when a time has them), the same text pandas writes for UTC times, in batches so
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["arrow_table", "bounds", "parquet_options", "wkb_points", "write_points"]
+__all__ = ["arrow_table", "bounds", "parquet_options", "wkb_points", "with_parameters", "write_points"]
 
 _BATCH = 1 << 17
 
@@ -172,6 +174,24 @@ def bounds(lonlat: np.ndarray) -> tuple[list, list]:
     return ([lonlat[:, 0].min(), lonlat[:, 1].min()], [lonlat[:, 0].max(), lonlat[:, 1].max()])
 
 
+def with_parameters(table, text):
+    """``table`` carrying a release's parameters (JSON ``text``; None: unchanged) in its schema
+    metadata, for the writers that store them."""
+    if text is None:
+        return table
+    from .parameters import KEY
+
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), KEY.encode(): text.encode()})
+
+
+def _parameters(table):
+    """The parameters' JSON text a table carries (:func:`with_parameters`), or None."""
+    from .parameters import KEY
+
+    text = (table.schema.metadata or {}).get(KEY.encode())
+    return None if text is None else text.decode()
+
+
 def _with_geometry(table, bbox):
     """The table with a WKB ``geometry`` column from ``lng``/``lat`` and GeoParquet metadata."""
     import json
@@ -184,7 +204,8 @@ def _with_geometry(table, bbox):
                                     "crs": CRS.from_epsg(4326).to_json_dict(),
                                     "bbox": [float(v) for v in bbox]}}}
     out = table.append_column("geometry", wkb_points(lonlat))
-    return out.replace_schema_metadata({b"geo": json.dumps(geo).encode()})
+    kept = {k: v for k, v in (table.schema.metadata or {}).items() if k == b"tracs"}
+    return out.replace_schema_metadata({b"geo": json.dumps(geo).encode(), **kept})
 
 
 def parquet_options(schema) -> dict:
@@ -216,8 +237,13 @@ def write_geoparquet(tables, path, *, bbox, progress=None, geometry: str = "poin
     import pyarrow.parquet as pq
 
     if geometry == "lines":
+        tables = list(tables)
         rows, features = _features(tables, geometry)
         features.to_parquet(path)
+        text = _parameters(tables[0])
+        if text is not None:  # the parameters beside geopandas' own metadata
+            written = pq.read_table(path)
+            pq.write_table(with_parameters(written, text), path)
         if progress is not None:
             progress(rows)
         return
@@ -259,10 +285,18 @@ def _features(tables, geometry: str):
 
 
 def _write_vector(tables, path, driver: str, progress, geometry: str, **options) -> None:
+    tables = list(tables)
     rows, features = _features(tables, geometry)
     if Path(path).exists():
         Path(path).unlink()  # the GeoJSON driver refuses to overwrite
+    text = _parameters(tables[0]) if tables else None
+    if driver == "GeoJSON" and text is not None:  # a foreign member of the collection (GDAL 3.9 and later)
+        options["layer_options"] = {"FOREIGN_MEMBERS_COLLECTION": '{"tracs": ' + text + "}"}
     features.to_file(path, driver=driver, **options)
+    if driver == "GPKG" and text is not None:
+        from .parameters import gpkg_embed
+
+        gpkg_embed(path, text)
     if progress is not None:
         progress(rows)
 
@@ -282,9 +316,14 @@ def write_gpx_file(tables, path, *, bbox=None, progress=None) -> None:
     from .gpx import write_gpx
 
     table, frame, lonlat = _one_frame(tables)
+    text = _parameters(table)
+    if text is not None:
+        from .parameters import gpx_metadata
+
+        text = gpx_metadata(text)
     write_gpx(path, lat=lonlat[:, 1], lon=lonlat[:, 0], times=frame["datetime"],
               trajectory=frame["trajectory"].to_numpy(), names=frame["uid"].astype(str).to_numpy(),
-              users=frame["uid"].to_numpy())
+              users=frame["uid"].to_numpy(), metadata=text)
     if progress is not None:
         progress(table.num_rows)
 
