@@ -129,7 +129,7 @@ def test_dask_releases_what_the_local_engine_releases(method, generator, layout,
     _assert_same_release(local, target)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["many", "many.tracs.json"]
     sidecar = json.loads((tmp_path / "many.tracs.json").read_text())
-    assert sidecar == json.loads(local.with_name("one.tracs.json").read_text())
+    assert sidecar == json.loads(local.with_name(local.name + ".tracs.json").read_text())
     assert pq.read_table(target).column("uid").to_pylist().count("007") == \
         pq.read_table(local).column("uid").to_pylist().count("007") > 0  # "007" stays text
 

@@ -179,17 +179,22 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     return out
 
 
-def write_partition(part, path: Path) -> int:
+def write_partition(part, path: Path):
     """Write one partition's released rows as the in-process command writes its file (GeoParquet
-    of points, :func:`tracs.io.write.write_geoparquet`); an empty partition writes nothing."""
+    of points, :func:`tracs.io.write.write_geoparquet`); an empty partition writes nothing.
+    Returns ``(rows written, the names of the digest's columns, their row digests)``
+    (:func:`tracs.io.digest.row_hashes`: the sidecar's digest combines every partition's)."""
     import pyarrow as pa
 
+    from ..io.digest import frame_columns, row_hashes
     from ..io.write import bounds, write_geoparquet
 
-    if len(part):
-        table = pa.Table.from_pandas(part, preserve_index=False)
-        write_geoparquet([table], path, bbox=bounds(np.column_stack([part["lng"], part["lat"]])))
-    return len(part)
+    columns = frame_columns(part)
+    if not len(part):
+        return 0, list(columns), np.empty((0, 4), dtype=np.uint64)
+    table = pa.Table.from_pandas(part, preserve_index=False)
+    write_geoparquet([table], path, bbox=bounds(np.column_stack([part["lng"], part["lat"]])))
+    return len(part), list(columns), row_hashes(columns, workers=1)
 
 
 def _meta(uid_dtype, traj_dtype, index_name, columns):
@@ -309,15 +314,20 @@ def run_dask(args, method) -> int:
         counts = {}
 
         def write(folder):
+            from ..io.digest import combine
+
             with dask.config.set({"dataframe.convert-string": False}):
-                counts["out"] = sum(dask.compute(*[dask.delayed(write_partition)(part, folder / f"part.{i}.parquet")
-                                                   for i, part in enumerate(released.to_delayed())]))
+                written = dask.compute(*[dask.delayed(write_partition)(part, folder / f"part.{i}.parquet")
+                                         for i, part in enumerate(released.to_delayed())])
+            counts["out"] = sum(n for n, _, _ in written)
             if counts["out"] == 0:
                 raise CLIError(f"{source}: no points left to perturb")
+            digest = combine(written[0][1], np.concatenate([hashes for _, _, hashes in written]))
+            # the sidecar before the folder is renamed into place, as the in-process command does
+            write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
+                                  pois_used=public.pois is not None, digest=digest)
 
         write_folder(output, write)
-    write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
-                          pois_used=public.pois is not None)
     from .._text import counted, given, significant
 
     n_in, n_out = _rows(files), counts["out"]
