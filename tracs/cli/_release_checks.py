@@ -116,7 +116,7 @@ def _counts(part, perturber, column: str, epsilon: float, time):
     """One partition's counts (:data:`_COUNTS`) and up to three ε values that differ."""
     import pandas as pd
 
-    from ..dask import _trajectories
+    from ..dask.estimation import _trajectories
     from ..estimate.reports import off_lattice, outside_region
     from ..io.parameters import epsilon_mismatches
 

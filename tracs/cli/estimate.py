@@ -285,9 +285,17 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, 
     from ..dask import estimate
     from ._release_checks import check_partitions
 
-    frame = dd.read_parquet(release) if release.is_dir() else \
-        dd.read_csv(release, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
-                    na_values={c: [""] for c in ("lat", "lng", "datetime")}, float_precision="round_trip")
+    if release.is_dir():
+        frame = dd.read_parquet(release)
+    else:
+        import warnings
+
+        with warnings.catch_warnings():  # pandas deprecates the option, but its default is not exact
+            warnings.filterwarnings("ignore", message=".*float_precision", category=FutureWarning)
+            warnings.filterwarnings("ignore", message=".*float_precision", category=DeprecationWarning)
+            frame = dd.read_csv(release, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
+                                na_values={c: [""] for c in ("lat", "lng", "datetime")},
+                                float_precision="round_trip")
     missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
     if missing:
         raise CLIError(f"{release.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
