@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -104,25 +105,76 @@ def check_html_output(output: Path) -> None:
         raise CLIError(f"tracs map writes an HTML page: give an output name ending in .html, got {output.name}")
 
 
-def write_atomically(path: Path, write) -> None:
-    """Call ``write(tmp)`` on a temporary file in ``path``'s folder, then rename it to ``path``.
+#: the temporary names of a run writing ``TARGET`` (:func:`write_atomically`): a hidden folder
+#: ``.TARGET.tracs-tmp-XXXXXXXX`` holding ``TARGET``; the sidecar's ``.TARGET.tracs.json.tracs-tmp-XXXXXXXX.tmp``
+#: (:func:`tracs.estimate.sidecar.write_sidecar_data`); and, from older versions,
+#: ``.STEM.XXXXXXXX.SUFFIX`` with SQLite's ``-journal`` / ``-wal`` / ``-shm`` files
+TEMPORARY = ".tracs-tmp-"
+_RANDOM = "[a-z0-9_]{8}"
 
-    A crash or an error leaves ``path`` as it was (absent or the old file), never half
-    written; the temporary file is removed.
-    """
+
+def stale_temporaries(path: Path) -> list:
+    """The leftovers of interrupted runs writing ``path``: only names of the patterns of
+    :data:`TEMPORARY` for this very target, never anything else."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    handle, name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=folder)
-    os.close(handle)
-    tmp = Path(name)
+    name, stem, suffix = map(re.escape, (path.name, path.stem, path.suffix))
+    patterns = [rf"\.{name}{re.escape(TEMPORARY)}{_RANDOM}",
+                rf"\.{name}\.tracs\.json{re.escape(TEMPORARY)}{_RANDOM}\.tmp",
+                rf"\.{stem}\.{_RANDOM}{suffix}(-journal|-wal|-shm)?"]
+    pattern = re.compile("|".join(f"(?:{p})" for p in patterns))
     try:
-        tmp.unlink()  # some writers (GeoJSON) refuse an existing file
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return []
+    return [entry for entry in entries if pattern.fullmatch(entry.name) and entry != path]
+
+
+def remove_stale(command: str, path: Path) -> None:
+    """Remove the leftovers of interrupted runs writing ``path`` (:func:`stale_temporaries`),
+    with a note naming them."""
+    import shutil
+
+    for entry in stale_temporaries(path):
+        try:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        except OSError as exc:
+            print(f"tracs {command}: warning: could not remove {entry.name}, left by an interrupted run: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            continue
+        print(f"tracs {command}: note: removed {entry.name}, left by an interrupted run writing {path.name}",
+              file=sys.stderr)
+
+
+def write_atomically(path: Path, write, *, before_rename=None, command: str | None = None) -> None:
+    """Call ``write(tmp)`` on a temporary file, then rename it to ``path``.
+
+    The temporary file has ``path``'s own name, in a hidden folder
+    ``.NAME.tracs-tmp-XXXXXXXX`` beside it (so a file's name inside it, such as a
+    GeoJSON's ``name``, is the target's).  A crash or an error leaves ``path`` as it was
+    (absent or the old file), never half written; the folder is removed, and leftovers of
+    an interrupted earlier run to the same target are removed first (with a note, when
+    ``command`` names the command).  ``before_rename(tmp)`` runs after the write, before
+    the rename: 'tracs perturb' writes the sidecar there, so it is in place first.
+    """
+    import shutil
+
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if command is not None:
+        remove_stale(command, path)
+    work = Path(tempfile.mkdtemp(prefix=f".{path.name}{TEMPORARY}", dir=folder))
+    tmp = work / path.name
+    try:
         write(tmp)
+        if before_rename is not None:
+            before_rename(tmp)
         os.replace(tmp, path)
-    except BaseException:
-        if tmp.exists():
-            tmp.unlink()
-        raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def report_drops(command: str, report, *, strict: bool, quiet: bool = False, extra=(), others=()) -> None:

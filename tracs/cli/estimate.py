@@ -175,8 +175,10 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     try:
         if engine == "dask":
             return _estimate_dask(release, data, perturber, options, workers, scheduler)
-        if not release.is_file():
-            raise CLIError(f"{release} is not a file")
+        from ..io.parquet_folder import is_parquet_folder
+
+        if not (release.is_file() or is_parquet_folder(release)):
+            raise CLIError(f"{release} is not a file, nor a folder of Parquet parts ('tracs perturb --engine dask')")
         points, offsets, _ = _release_points(release, data["crs"])
         points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
         est = density(points, perturber, offsets=offsets, workers=workers, **options)
