@@ -15,22 +15,13 @@ import re
 
 import pytest
 
+from test_pairing import BEIJING, OUTSIDE, ROWS, TOKYO
 from track_samples import write_geolife
 from tracs.io.formats import FORMATS
 from tracs.io.release import read_release
 
-TOKYO = "--region=139.6,35.6,139.8,35.8"
-BEIJING = "--region=116.2,39.8,116.7,40.1"
-ROWS = """uid,datetime,lat,lng
-10,2024-01-01T11:00:00Z,35.66,139.72
-2,2024-01-01T10:00:00Z,35.68,139.70
-10,2024-01-01T11:05:00Z,35.67,139.73
-2,2024-01-01T10:05:00Z,35.69,139.71
-2,2024-01-01T10:10:00Z,35.70,139.69
-10,2024-01-01T11:10:00Z,35.65,139.74
-"""
-OTHER = "a,2024-01-01T12:00:00Z,35.71,139.75\n"
-OUTSIDE = "2,2024-01-01T10:07:00Z,35.95,139.71\n"  # north of the region: left out by --drop
+#: the rows of users 10 and 2 alone (released as GPX: the GPX input)
+TWO = "".join(line for line in ROWS.splitlines(keepends=True) if not line.startswith("a,"))
 #: (suffix, geometry) of every writer: .geoparquet is the GeoParquet writer under its other name
 OUTPUTS = [(f.suffixes[0], g) for f in FORMATS.values() if f.write is not None for g in f.geometry]
 OUTPUTS.append((".geoparquet", "points"))
@@ -45,9 +36,9 @@ def inputs(tmp_path_factory):
     from tracs.cli import main
 
     folder = tmp_path_factory.mktemp("estimate-matrix")
-    (folder / "in.csv").write_text(ROWS + OTHER)
-    (folder / "drop.csv").write_text(ROWS + OTHER + OUTSIDE)
-    (folder / "two.csv").write_text(ROWS)
+    (folder / "in.csv").write_text(ROWS)
+    (folder / "drop.csv").write_text(ROWS + OUTSIDE)
+    (folder / "two.csv").write_text(TWO)
     # a GPX release of users 2 and 10 (ids in its tracks' extensions), read as an input
     assert main(["perturb", str(folder / "two.csv"), "-o", str(folder / "two.gpx"), "-m", "tracs-c", "-e", "4",
                  TOKYO, "--seed", "1", "-q"]) == 0
