@@ -186,8 +186,9 @@ class LonLatBox:
         if poles == 2:
             reason = "it reaches both poles"
         elif poles and span < 360.0:
-            reason = (f"it reaches the pole over {span:g}° of longitude, a wedge that holds no rectangle in "
-                      "metres (a box reaching a pole must take every longitude: -180,LAT,180,90)")
+            cap = "-180,LAT,180,90" if self.max_lat >= 90.0 else "-180,-90,180,LAT"
+            reason = (f"it reaches the pole over {span:g}° of longitude, a wedge no rectangle in metres fits "
+                      f"(give the cap {cap}, or stop short of the pole)")
         elif span >= 360.0:
             reason = "it is a ring around a pole (every longitude, short of the pole): give the cap up to the pole"
         elif span >= 180.0:

@@ -18,6 +18,8 @@ REFUSED = [
     ((-170, -60, 170, 60), "it spans 340° of longitude"),
     ((-90, -60, 90, 60), "it spans 180° of longitude, too wide for one projection"),
     ((-20, -5, 20, 5), "its rectangle in metres would leave the box by up to"),
+    ((0, -90, 0.00001, -89), "it reaches the pole over 1e-05° of longitude, a wedge no rectangle in metres fits "
+                             "(give the cap -180,-90,180,LAT"),
 ]
 
 
