@@ -16,6 +16,8 @@ centre of the data's longitude/latitude bounding box.
   northing differs.
 * Near the poles (centre latitude above 84° N or below 80° S, outside UTM) the
   Universal Polar Stereographic CRS is used (``EPSG:32661`` / ``EPSG:32761``).
+* A box's public region (:func:`inscribed_rectangle`): the rectangle in metres inside
+  its projected edges.
 * Several zones: points outside the chosen zone are projected with the same zone.
   UTM's scale error is about ``(Δλ·cos φ)² / 2`` at ``Δλ`` from the central
   meridian: < 0.1 % inside the zone (±3°), about 0.5 % at ±6° on the equator.
@@ -26,6 +28,7 @@ centre of the data's longitude/latitude bounding box.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -33,7 +36,7 @@ import pyproj
 
 from ._validation import as_float_array
 
-__all__ = ["WGS84", "local_metric_crs", "to_metric", "to_wgs84", "transform_xy"]
+__all__ = ["WGS84", "local_metric_crs", "to_metric", "to_wgs84", "transform_xy", "inscribed_rectangle"]
 
 WGS84 = pyproj.CRS.from_epsg(4326)
 _WARN_DEGREES = 9.0
@@ -203,3 +206,75 @@ def to_wgs84(gdf):
     """Project a GeoDataFrame (or GeoSeries) back to WGS84 longitude/latitude (EPSG:4326)."""
     _check_frame(gdf)
     return gdf if gdf.crs.equals(WGS84) else _reproject(gdf, WGS84)
+
+
+def inscribed_rectangle(x: np.ndarray, y: np.ndarray, pole=None):
+    """The rectangle inscribed in the polygon of a box's projected edges, or None when none is found.
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        The projected edges of a longitude/latitude box: south, east, north and west, the same
+        number of points each (:meth:`tracs.public.LonLatBox.to_region`).
+    pole : tuple of float, optional
+        The projected pole when the box is a cap around it: the square inscribed in its circle.
+
+    Returns
+    -------
+    tracs.Rectangle or None
+        The sides are the innermost points of the leftmost, rightmost, lowest and highest
+        edges; when those do not enclose a rectangle (a box turned or narrowing near a pole),
+        the largest square that lies 1 m inside the polygon (:func:`_square_inside`).
+    """
+    from .region import Rectangle
+
+    n = len(x) // 4
+    if pole is not None:
+        # the edge away from the pole is the cap's circle; its chords come as close as cos(π/n) of it
+        px, py = float(pole[0]), float(pole[1])
+        far = np.hypot(x - px, y - py)
+        circle = far[:n] if far[:n].min() > far[2 * n:3 * n].min() else far[2 * n:3 * n]
+        radius = float(np.min(circle)) * math.cos(math.pi / n) / math.sqrt(2.0)
+        return Rectangle(px - radius, py - radius, px + radius, py + radius) if radius > 0 else None
+    edges = [slice(k * n, (k + 1) * n) for k in range(4)]
+    mx = [float(np.mean(x[e])) for e in edges]
+    my = [float(np.mean(y[e])) for e in edges]
+    left, right = edges[int(np.argmin(mx))], edges[int(np.argmax(mx))]
+    bottom, top = edges[int(np.argmin(my))], edges[int(np.argmax(my))]
+    if len({left.start, right.start, bottom.start, top.start}) < 4:
+        return _square_inside(x, y)
+    xmin, ymin, xmax, ymax = (float(np.max(x[left])), float(np.max(y[bottom])), float(np.min(x[right])),
+                              float(np.min(y[top])))
+    # inside when each edge spans the rectangle along its own direction (a leaning meridian, a bowed
+    # parallel); a cap or a wedge around a pole does not
+    spans = (all(np.min(y[e]) <= ymin and np.max(y[e]) >= ymax for e in (left, right))
+             and all(np.min(x[e]) <= xmin and np.max(x[e]) >= xmax for e in (bottom, top)))
+    if xmin < xmax and ymin < ymax and spans:
+        return Rectangle(xmin, ymin, xmax, ymax)
+    return _square_inside(x, y)
+
+
+def _square_inside(x: np.ndarray, y: np.ndarray):
+    """The largest square (to 1e-6 of its side) centred on the pole of inaccessibility of the polygon
+    ``x``, ``y`` that lies 1 m inside it (a turned or narrowing box near a pole), or None."""
+    import shapely
+    from shapely.ops import polylabel
+
+    from .region import Rectangle
+
+    polygon = shapely.Polygon(np.column_stack([x, y]))
+    if not polygon.is_valid:
+        return None
+    inner = polygon.buffer(-1.0)
+    if inner.is_empty:
+        return None
+    centre = polylabel(polygon, tolerance=max(polygon.length * 1e-6, 1e-3))
+    cx, cy = centre.x, centre.y
+    low, high = 0.0, float(max(np.ptp(x), np.ptp(y)))
+    while high - low > 1e-6 * high:
+        half = 0.5 * (low + high)
+        if inner.contains(shapely.box(cx - half, cy - half, cx + half, cy + half)):
+            low = half
+        else:
+            high = half
+    return Rectangle(cx - low, cy - low, cx + low, cy + low) if low > 0 else None

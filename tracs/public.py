@@ -9,8 +9,8 @@ with one user, releases are confined to that user's own box).
 
 * :class:`LonLatBox` — a box in WGS84 degrees; :meth:`LonLatBox.metric_crs` is the UTM
   zone of its centre (:func:`tracs.geo.local_metric_crs`) and
-  :meth:`LonLatBox.to_region` the rectangle in metres inscribed in the projected box:
-  the public region, so every released point lies in the box (:func:`into_region`
+  :meth:`LonLatBox.to_region` the rectangle in metres inscribed in the projected box
+  (checked, else refused): the public region, so every released point lies in the box (:func:`into_region`
   moves the points of the box near its edges onto it).
 * :data:`CITY_BOXES` — round boxes for the cities of the public data sets (tky, nyc,
   chi, beijing, porto, san-francisco, rome), written down here (see the comments for
@@ -45,9 +45,9 @@ class LonLatBox:
     (``min_lon > max_lon``) are refused with a message saying so: one region has one
     projection, so split the data at 180°.  Boxes near or at a pole are handled: the
     projection of a box whose centre lies north of 84° N or south of 80° S is the
-    polar stereographic UPS (:func:`tracs.geo.local_metric_crs`); a box the
-    projection cannot hold (wider than a hemisphere of its zone) is refused by
-    :meth:`to_region`.
+    polar stereographic UPS (:func:`tracs.geo.local_metric_crs`); a box no rectangle
+    in metres inside it fits (the whole world, a ring around a pole, 180° of longitude
+    or more) is refused by :meth:`to_region`.
     """
 
     min_lon: float
@@ -115,22 +115,87 @@ class LonLatBox:
         in the projected box, so that every point of the region lies in the box.
 
         The box's edges are densified (128 segments each) and projected: the
-        rectangle's left side is the easternmost point of the west edge, its right
-        side the westernmost of the east edge, its bottom the northernmost of the south
-        edge and its top the southernmost of the north edge (a projected parallel bows
-        and a projected meridian leans, so the box is no rectangle in metres).  When
-        that rectangle does not lie in the projected box (a box reaching around a pole,
-        in the polar stereographic projection), the bounding rectangle of the projected
-        box: there, released points may lie outside the box, as the projection's
-        rectangle cannot follow a cap or a wedge.  A function of the box only: public.
+        rectangle's left side is the innermost point of the leftmost projected edge,
+        its right side the innermost of the rightmost, and so for the bottom and the top
+        (a projected parallel bows and a projected meridian leans, so the box is no
+        rectangle in metres; in UPS a box may lie turned, its west edge on the right).
+        A cap around a pole (every longitude, up to the pole) is the square inscribed
+        in its projected circle.  The rectangle is then checked: its sides and a grid
+        inside, taken back to degrees, lie in the box to :data:`FIT_METRES`.  A function
+        of the box only: public.
+
+        Raises
+        ------
+        ValueError
+            A box whose projection holds no such rectangle (one line saying why and what
+            to give instead): too wide for one projection, a wedge reaching a pole, a
+            ring around a pole.
         """
+        from .geo import inscribed_rectangle
+
         crs = self.metric_crs() if crs is None else crs
         x, y = self._edges(crs)
         if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
             raise ValueError(f"the region {self} cannot be projected to {crs}: it spans "
                              f"{self.max_lon - self.min_lon:g}° of longitude, too wide for one "
                              "projection; split the data by area and give each part its own region")
-        return _inscribed(x, y)
+        rectangle = inscribed_rectangle(x, y, self._pole_cap(crs))
+        reason = "" if rectangle is None else self._misfit(rectangle, crs)
+        if rectangle is None or reason:
+            raise ValueError(self._refusal(reason or "no rectangle in metres lies inside its projection"))
+        return rectangle
+
+    def _pole_cap(self, crs):
+        """The projected pole ``(x, y)`` when the box is a cap around it (every longitude, up to
+        the pole), else None."""
+        if self.max_lon - self.min_lon < 360.0 or (self.max_lat < 90.0 and self.min_lat > -90.0):
+            return None
+        import pyproj
+
+        pole = 90.0 if self.max_lat >= 90.0 else -90.0
+        return pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform(0.0, pole)
+
+    def _misfit(self, rectangle, crs) -> str:
+        """Why ``rectangle`` (in ``crs``) does not lie in the box to :data:`FIT_METRES`, or ``""``:
+        its sides (256 points each) and a 33 × 33 grid, taken to degrees, clipped to the box and
+        projected back, must move by at most that."""
+        import pyproj
+
+        t = np.linspace(0.0, 1.0, 257)
+        g = np.linspace(0.0, 1.0, 33)
+        u = np.concatenate([t, np.ones_like(t), t, np.zeros_like(t), np.repeat(g, g.size)])
+        v = np.concatenate([np.zeros_like(t), t, np.ones_like(t), t, np.tile(g, g.size)])
+        x = rectangle.xmin + u * rectangle.width
+        y = rectangle.ymin + v * rectangle.height
+        back = pyproj.Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
+        lon, lat = back.transform(x, y)
+        ok = np.isfinite(lon) & np.isfinite(lat)
+        if not ok.all():
+            return "its rectangle in metres leaves the projection's domain"
+        forth = pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True)
+        cx, cy = forth.transform(*self.clip(lon, lat))
+        miss = float(np.max(np.hypot(cx - x, cy - y)))
+        if not miss <= FIT_METRES:
+            return f"its rectangle in metres would leave the box by up to {miss:.3g} m"
+        return ""
+
+    def _refusal(self, reason: str) -> str:
+        """The one-line refusal of a box no rectangle in metres fits (see :meth:`to_region`)."""
+        span = self.max_lon - self.min_lon
+        poles = int(self.max_lat >= 90.0) + int(self.min_lat <= -90.0)
+        if poles == 2:
+            reason = "it reaches both poles"
+        elif poles and span < 360.0:
+            cap = "-180,LAT,180,90" if self.max_lat >= 90.0 else "-180,-90,180,LAT"
+            reason = (f"it reaches the pole over {span:g}° of longitude, a wedge no rectangle in metres fits "
+                      f"(give the cap {cap}, or stop short of the pole)")
+        elif span >= 360.0:
+            reason = "it is a ring around a pole (every longitude, short of the pole): give the cap up to the pole"
+        elif span >= 180.0:
+            reason = f"it spans {span:g}° of longitude ({reason})"
+        return (f"the region {self} cannot be projected to one rectangle in metres inside it: {reason}; give a "
+                "smaller box (well under 180° of longitude), or split the data by area and give each part "
+                "its own region")
 
     def _edges(self, crs) -> tuple[np.ndarray, np.ndarray]:
         """The projected boundary: south, east, north, west edges of 129 points each, in turn."""
@@ -150,6 +215,9 @@ class LonLatBox:
     def __str__(self) -> str:
         return ",".join(f"{v:.10g}" for v in self.bounds)  # round boxes as given, file bounds to ~1 cm
 
+
+#: metres by which the region's rectangle may leave the box (the densified edges' chords: a few cm)
+FIT_METRES = 0.5
 
 #: metres by which a point may miss the region's rectangle without being reported as moved (the
 #: noise of a projection and its inverse is about 1e-9 m)
@@ -177,24 +245,6 @@ def into_region(coords: np.ndarray, region) -> tuple[np.ndarray, int, float]:
     out[outside] = np.clip(coords[outside], low, high)
     moves = np.hypot(*(out[outside] - coords[outside]).T)
     return out, int(np.count_nonzero(moves > SLACK)), float(moves.max())
-
-
-def _inscribed(x: np.ndarray, y: np.ndarray):
-    """The rectangle inscribed in the polygon of the projected edges ``x``, ``y`` (see
-    :meth:`LonLatBox.to_region`)."""
-    from .region import Rectangle
-
-    n = len(x) // 4
-    south, east, north, west = (slice(k * n, (k + 1) * n) for k in range(4))
-    xmin, ymin, xmax, ymax = (float(np.max(x[west])), float(np.max(y[south])), float(np.min(x[east])),
-                              float(np.min(y[north])))
-    # inside when each edge spans the rectangle along its own direction (a leaning meridian, a bowed
-    # parallel); a cap or a wedge around a pole does not
-    spans = (all(np.min(y[e]) <= ymin and np.max(y[e]) >= ymax for e in (west, east))
-             and all(np.min(x[e]) <= xmin and np.max(x[e]) >= xmax for e in (south, north)))
-    if xmin < xmax and ymin < ymax and spans:
-        return Rectangle(xmin, ymin, xmax, ymax)
-    return Rectangle(float(np.min(x)), float(np.min(y)), float(np.max(x)), float(np.max(y)))
 
 
 #: Where the box of each preset comes from (``tracs regions`` prints it).

@@ -224,7 +224,7 @@ def test_a_box_reaching_the_south_pole_projects(tmp_path):
     box = LonLatBox(-60, -90, -50, -85)
     assert box.metric_crs().to_epsg() == 32761
     region = box.to_region()
-    assert region.ymin == pytest.approx(2_000_000.0)  # the pole is the edge of the rectangle
+    assert region.width > 50_000 and region.height > 50_000  # a square inside the wedge
 
 
 # ----------------------------------------------------------------------------- evaluate

@@ -115,7 +115,7 @@ def check_input(source, args) -> None:
         format_of(source, _input_format(getattr(args, "input_format", "auto")))
     except UnsupportedFormatError:
         raise CLIError(f"{source} is not a file: a folder, but not one of a known data set (Geolife: "
-                       "Data/<user>/Trajectory/*.plt; T-Drive: <taxi id>.txt files)") from None
+                       "Data/<user>/Trajectory/*.plt; T-Drive: <taxi id>.txt files) nor a folder of .parquet files") from None
 
 
 def read_input(args, path):

@@ -9,10 +9,12 @@ and the generator (``--secure-rng``: ChaCha20), the ε columns, the GeoParquet w
 Every released row therefore equals the in-process output for the same input,
 options and seed.  The user column's type is read from every file's footer first
 (:func:`check_id_types`); the folder is written beside the target and renamed into
-place (:func:`write_folder`); the sidecar is that of the in-process command.
+place, the leftovers of a killed run to that target removed first (:func:`write_folder`);
+the sidecar is that of the in-process command.
 
 Differences from the in-process command: ``source_row`` (with ``--keep-lines``) is
-the row's position in the whole input (files in name order), rows left out by the
+the row's position in the whole input (files in the order of
+:func:`tracs.io.parquet_folder.parquet_parts`, as every command reads the folder), rows left out by the
 checks or by ``--drop`` are counted but not listed line by line, and no average
 error is printed (the true points stay on the workers).  Trajectory ids are
 numbered within each user (or are the input's own), as in process.
@@ -36,8 +38,11 @@ COLUMNS = ("uid", "trajectory", "point", "datetime", "source_row", "lat", "lng",
 
 
 def _files(source: Path) -> list:
-    """The Parquet files of the input directory (in name order), or the input file."""
-    files = sorted(source.glob("*.parquet")) if source.is_dir() else [source]
+    """The Parquet files of the input directory (:func:`tracs.io.parquet_folder.parquet_parts`: the
+    order every command reads the folder in), or the input file."""
+    from ..io.parquet_folder import parquet_parts
+
+    files = parquet_parts(source) if source.is_dir() else [source]
     if not files:
         raise CLIError(f"{source}: no .parquet files to read")
     return files
@@ -246,11 +251,18 @@ def client(args):
 def write_folder(output: Path, write) -> None:
     """Call ``write(tmp)`` on a temporary folder beside ``output``, then rename it to ``output``.
 
-    A failure leaves ``output`` as it was (absent or an empty folder) and no
-    ``part.*`` file under its name; the temporary folder is removed.
+    The temporary folder is ``.NAME.tracs-tmp-XXXXXXXX``, the pattern of the local
+    path's temporaries (:data:`tracs.cli._output.TEMPORARY`): the leftover of a killed
+    run is removed by the next run to the same target, with a note naming it
+    (:func:`tracs.cli._output.remove_stale`).  A failure leaves ``output`` as it was
+    (absent or an empty folder) and no ``part.*`` file under its name; the temporary
+    folder is removed.
     """
+    from ._output import TEMPORARY, remove_stale
+
     parent = output.parent if str(output.parent) else Path(".")
-    folder = Path(tempfile.mkdtemp(prefix=f".{output.name}.", dir=parent))
+    remove_stale("perturb", output)
+    folder = Path(tempfile.mkdtemp(prefix=f".{output.name}{TEMPORARY}", dir=parent))
     try:
         write(folder)
         mask = os.umask(0)

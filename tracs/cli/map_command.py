@@ -111,10 +111,12 @@ def _read_release(path: Path):
     """The rows of a file 'tracs perturb' wrote, any format (:func:`tracs.io.release.read_release`)."""
     import geopandas as gpd
 
+    from ..io.parquet_folder import is_parquet_folder
     from ..io.release import read_release
 
-    if not path.is_file():
-        raise CLIError(f"no such file: {path}")
+    if not (path.is_file() or is_parquet_folder(path)):
+        raise CLIError(f"no such file: {path}" if not path.exists() else
+                       f"{path} is not a file, nor a folder of Parquet parts ('tracs perturb --engine dask')")
     frame = read_release(path)
     out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame["lng"], frame["lat"]), crs=4326)
     out.attrs["order"] = frame.attrs.get("order", "input")

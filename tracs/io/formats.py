@@ -126,6 +126,9 @@ for _entry in (
            selectable=True),
     Format("Cabspotting", "cabspotting", read="tracs.io.cabspotting:read_cabspotting",
            detect="tracs.io.layouts:is_cabspotting", selectable=True, directories=True),
+    # a folder of Parquet files, as tracs perturb --engine dask reads and writes (tracs.io.parquet_folder)
+    Format("Parquet folder", "parquet-folder", read="tracs.io.parquet_folder:read_parquet_folder",
+           detect="tracs.io.parquet_folder:is_parquet_folder", directories=True),
 ):
     register_format(_entry)
 del _entry

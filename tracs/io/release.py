@@ -11,12 +11,15 @@ reads inputs with), asked for every column; point geometry gives ``lat`` /
 trajectory, its ids in its ``<extensions>`` (:mod:`tracs.io.gpx`); in a GPX file
 without them (written before they were), ``uid`` and ``trajectory`` come from the
 track name ``"<uid> <trajectory>"`` (the track's position in the file when the name
-is not of that form).  ``tracs map``, ``tracs estimate``
-and ``tracs evaluate --dataset`` read releases through it.
+is not of that form).  A folder of Parquet parts (``part.0.parquet``, ``part.1.parquet``,
+…: what ``tracs perturb --engine dask`` writes) is read as one release, its parts in
+the order of their numbers (:mod:`tracs.io.parquet_folder`).  ``tracs map``, ``tracs
+estimate`` and ``tracs evaluate --dataset`` read releases through it.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +42,8 @@ def read_release(path, *, need=("lat", "lng")):
     Parameters
     ----------
     path : str or os.PathLike
-        Any format :func:`tracs.io.formats.format_of` reads.
+        Any format :func:`tracs.io.formats.format_of` reads (a file, or a folder of Parquet
+        parts).
     need : tuple of str
         Columns the caller needs; a file without one raises :class:`NotAReleaseError`.
 
@@ -124,8 +128,8 @@ def _read(path):
     from .formats import format_of
     from .text import check_path
 
-    path = check_path(path)
-    fmt = format_of(path)
+    path = Path(path) if isinstance(path, (str, os.PathLike)) and Path(path).is_dir() else check_path(path)
+    fmt = format_of(path)  # a folder: one of the layouts read as a whole (a folder of Parquet parts)
     raw = fmt.reader()(path, ReadRequest(plan=lambda names, **_: (list(names), {})))
     table = raw.table
     frame = table.to_pandas() if hasattr(table, "column_names") else pd.DataFrame(table).reset_index(drop=True)
@@ -144,7 +148,8 @@ def _gpx_release(path: Path, frame):
 
     out = frame.rename(columns={"lon": "lng", "time": "datetime"})
     if track_ids(path) is not None:  # the ids are in the tracks' <extensions>: read as written
-        out["point"] = out.groupby(["uid", "trajectory"], sort=False, dropna=False).cumcount().to_numpy()
+        if "point" not in out.columns:  # the points in track order
+            out["point"] = out.groupby(["uid", "trajectory"], sort=False, dropna=False).cumcount().to_numpy()
         return out[[c for c in ("uid", "trajectory", "point", "datetime", "lat", "lng") if c in out.columns]]
     names = [name or "" for name in track_names(path)]
     parts = [name.rsplit(" ", 1) for name in names]
