@@ -1,0 +1,305 @@
+"""Synthetic trajectories from reports: a grid mobility model fitted by the collector.
+
+:func:`fit_mobility_model` fits, from the reports of every user, a first-order
+Markov model of movement on a ``G × G`` grid over the public region:
+
+* **start distribution** — where trajectories begin (cell probabilities of the
+  first point of every trajectory);
+* **transition matrix** — ``P(next cell | cell)`` of consecutive points;
+* **length distribution** — the number of points per trajectory.
+
+For **TraCS-C** the start distribution and the joint distribution of consecutive
+cells are deconvolved by EM with the reports' exact likelihood: every point is
+released independently, coordinate by coordinate, through the optimal classical
+mechanism's public lattice, so a pair of consecutive reports falling in output
+bins ``(i, j, k, l)`` has probability ``Σ A[i,a] B[j,b] A[k,c] B[l,d] π[a,b,c,d]``
+with the exact per-axis matrices ``A``, ``B`` of :mod:`tracs.estimate.transition`
+(the density estimator's).  EM (:func:`tracs.estimate._expectation_maximisation.run_em`,
+SQUAREM-accelerated) runs over the ``G⁴`` pair probabilities, started from the
+product of the deconvolved marginal with itself; the transition matrix is ``π``
+normalised by rows.  For the other perturbers (TraCS-D, the Strawman, planar
+Laplace) the reports are binned as they are (the cell of each report, of each
+first report and of each consecutive pair): no deconvolution, so the model carries
+the mechanism's noise.  The length distribution is exact for every method: a
+release holds one report per true point.
+
+The model is a **population model**: it depends on all users' reports (and the
+public parameters), never on a true point.  Fitting it is post-processing of the
+releases and costs no privacy.  :func:`synthesize` samples from it; its output
+depends on the seed only through ``rng``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_batch, as_generator
+from ..mechanisms import OptimalClassical
+from . import _expectation_maximisation as fitting
+from .planar import _check_grid, _epsilons, check_perturber
+from .transition import bin_index, output_grid, snap_edges, transition_matrix
+
+__all__ = ["MobilityModel", "Synthetic", "fit_mobility_model", "synthesize"]
+
+#: largest grid side of a TraCS-C fit: EM holds ``(2G)⁴`` pair bins (G = 24: 300 MB)
+MAX_EM_GRID = 24
+
+
+@dataclass(frozen=True)
+class MobilityModel:
+    """A first-order Markov model of trajectories on a grid (:func:`fit_mobility_model`).
+
+    Attributes
+    ----------
+    xe, ye : numpy.ndarray
+        Cell edges along x and y, in the region's coordinates (metres of its CRS).
+    start : numpy.ndarray, shape (C,)
+        Probability that a trajectory starts in each cell, ``C = Gx·Gy``, cell
+        ``ix·Gy + iy``.
+    transition : numpy.ndarray, shape (C, C)
+        ``transition[a, b] = P(next cell b | cell a)``; every row sums to 1.
+    lengths : numpy.ndarray
+        ``lengths[n]``: probability that a trajectory has ``n`` points (``lengths[0] = 0``).
+    crs : str or None
+        The region's CRS (from the release's sidecar), for WGS84 output.
+    method : str
+        ``"em"`` (deconvolved) or ``"binned"`` (reports binned as they are).
+    iterations : int
+        EM passes of the pair fit (0 when binned).
+    """
+
+    xe: np.ndarray
+    ye: np.ndarray
+    start: np.ndarray
+    transition: np.ndarray
+    lengths: np.ndarray
+    crs: object = None
+    method: str = "em"
+    iterations: int = 0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.xe) - 1, len(self.ye) - 1
+
+
+@dataclass(frozen=True)
+class Synthetic:
+    """Synthetic trajectories: ``coords`` (N, 2) in the model's CRS, ``offsets`` (T+1,), ``cells`` (N,)."""
+
+    coords: np.ndarray
+    offsets: np.ndarray
+    cells: np.ndarray
+    crs: object = None
+
+    def lonlat(self) -> np.ndarray:
+        """The points in WGS84 ``(lon, lat)``; needs the model's CRS."""
+        if self.crs is None:
+            raise ValueError("the model has no CRS: give crs= to fit_mobility_model for WGS84 output")
+        import pyproj
+
+        to_wgs84 = pyproj.Transformer.from_crs(self.crs, 4326, always_xy=True)
+        lon, lat = to_wgs84.transform(self.coords[:, 0], self.coords[:, 1])
+        return np.column_stack([lon, lat])
+
+
+class _PairBlock:
+    """Consecutive report pairs binned on ``(I, J, I, J)`` with the separable kernel ``A ⊗ B ⊗ A ⊗ B``
+    (the :func:`tracs.estimate._expectation_maximisation.run_em` block protocol, over ``π`` of shape
+    ``(Gx, Gy, Gx, Gy)``)."""
+
+    def __init__(self, counts, first, second):
+        self.counts, self.first, self.second = counts, first, second
+        self.weight = float(counts.sum())
+        self._nz = counts > 0
+
+    def predict_and_back(self, theta):
+        a, b = self.first, self.second
+        pred = np.einsum("ia,jb,kc,ld,abcd->ijkl", a, b, a, b, theta, optimize=True)
+        ratio = np.zeros_like(pred)
+        np.divide(self.counts, pred, out=ratio, where=self._nz & (pred > 0))
+        loglik = float(np.sum(self.counts[self._nz] * np.log(np.maximum(pred[self._nz], 1e-300))))
+        return loglik, np.einsum("ia,jb,kc,ld,ijkl->abcd", a, b, a, b, ratio, optimize=True)
+
+
+def _axis_kernels(perturber, eps: float, xe, ye):
+    """``(ox, oy, A, B)``: TraCS-C's output bin edges (2 per cell, on lattice boundaries) and exact
+    per-axis matrices at per-point budget ``eps`` (as the density estimator builds them)."""
+    xmin, ymin, xmax, ymax = perturber.region.bounds
+    res = getattr(perturber, "resolution", None)
+    share = float(perturber.shares(np.array([eps]))[0])
+    mx = OptimalClassical(epsilon=share * eps, low=xmin, high=xmax, resolution=res)
+    my = OptimalClassical(epsilon=eps - share * eps, low=ymin, high=ymax, resolution=res)
+    ox, oy = output_grid(xe, None), output_grid(ye, None)
+    ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
+    ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
+    return ox, oy, transition_matrix(mx, xe, ox), transition_matrix(my, ye, oy)
+
+
+def _cells(pts, xe, ye) -> np.ndarray:
+    """Cell ``ix·Gy + iy`` of every point (points on the far edges in the last cells)."""
+    ix = np.clip(np.searchsorted(xe, pts[:, 0], side="right") - 1, 0, len(xe) - 2)
+    iy = np.clip(np.searchsorted(ye, pts[:, 1], side="right") - 1, 0, len(ye) - 2)
+    return ix * (len(ye) - 1) + iy
+
+
+def _pair_rows(off) -> np.ndarray:
+    """Rows that have a next point in their trajectory."""
+    n = int(off[-1])
+    last = np.zeros(n, dtype=bool)
+    lengths = np.diff(off)
+    last[off[1:][lengths > 0] - 1] = True
+    return np.flatnonzero(~last)
+
+
+def _rows_to_transition(joint: np.ndarray) -> np.ndarray:
+    """Rows of a joint pair distribution normalised; a cell never left goes where the mass goes."""
+    rows = joint.sum(axis=1, keepdims=True)
+    fallback = joint.sum(axis=0)
+    fallback = fallback / fallback.sum()
+    return np.where(rows > 0, joint / np.where(rows > 0, rows, 1.0), fallback[None, :])
+
+
+def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterations: int = 200,
+                       tol: float = 1e-6) -> MobilityModel:
+    """Fit a grid mobility model (start, transitions, lengths) to the reports of all users.
+
+    Parameters
+    ----------
+    reports : array_like, shape (N, 2)
+        Released points in the region's coordinates, in trajectory order.
+    perturber : a registered perturber with a density estimator
+        The public perturber that released them (``tracs.estimate.read_sidecar`` and
+        ``perturber_from_sidecar`` rebuild it from a release's sidecar).
+    offsets : array_like of int, shape (T+1,)
+        Trajectory boundaries.
+    grid : int or (int, int)
+        Cells along x and y over the region's bounding box; a TraCS-C fit holds
+        ``(2Gx·2Gy)²`` pair bins, so each side is at most :data:`MAX_EM_GRID`.
+    crs : optional
+        The region's CRS, kept on the model for WGS84 output.
+    iterations : int
+        Cap on the EM passes of the pair fit (TraCS-C).
+    tol : float
+        EM stopping tolerance (log-likelihood gain per pair).
+
+    Returns
+    -------
+    MobilityModel
+        ``method="em"`` for TraCS-C, ``"binned"`` for the other perturbers.
+    """
+    family = check_perturber(perturber)
+    gx, gy = _check_grid(grid)
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
+        raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
+    pts, off, _ = as_batch(reports, offsets)
+    lengths = np.diff(off)
+    off = off[np.r_[True, lengths > 0]]  # empty trajectories hold no report
+    if len(pts) == 0:
+        raise ValueError("reports is empty")
+    perturber.region.validate_points(pts, "reports")
+    xmin, ymin, xmax, ymax = perturber.region.bounds
+    xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
+    length_pmf = np.bincount(np.diff(off)).astype(np.float64)
+    length_pmf /= length_pmf.sum()
+    first, pairs = off[:-1], _pair_rows(off)
+    if family != "axes":
+        cells = _cells(pts, xe, ye)
+        c = gx * gy
+        start = np.bincount(cells[first], minlength=c) / len(first)
+        joint = np.bincount(cells[pairs] * c + cells[pairs + 1], minlength=c * c).reshape(c, c).astype(float)
+        if not len(pairs):
+            joint = np.diag(start)
+        return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "binned", 0)
+    if max(gx, gy) > MAX_EM_GRID:
+        raise ValueError(f"a TraCS-C mobility model holds (2G)^4 pair bins: grid sides up to "
+                         f"{MAX_EM_GRID}, got {(gx, gy)}")
+    eps = _epsilons(perturber, off, len(pts))
+    starts, pair_blocks, marginal = [], [], []
+    for e in np.unique(eps):
+        ox, oy, a, b = _axis_kernels(perturber, float(e), xe, ye)
+        nx, ny = len(ox) - 1, len(oy) - 1
+        key = bin_index(pts[:, 0], ox) * ny + bin_index(pts[:, 1], oy)
+        mine = eps == e
+
+        def counts(rows, _nx=nx, _ny=ny, _key=key):
+            return np.bincount(_key[rows], minlength=_nx * _ny).reshape(_nx, _ny).astype(np.float64)
+
+        marginal.append(fitting.ProductBlock(counts(np.flatnonzero(mine)), a, b))
+        starts.append(fitting.ProductBlock(counts(first[mine[first]]), a, b))
+        p = pairs[mine[pairs]]
+        pc = np.bincount(key[p] * (nx * ny) + key[p + 1], minlength=(nx * ny) ** 2)
+        pair_blocks.append(_PairBlock(pc.reshape(nx, ny, nx, ny).astype(np.float64), a, b))
+    support = np.ones((gx, gy), dtype=bool)
+    options = dict(tol=fitting.DEFAULT_TOL, max_iterations=iterations)
+    theta = fitting.run_em(marginal, support, **options).theta
+    start = fitting.run_em(starts, support, initial=theta + 1e-12, **options).theta.ravel()
+    c = gx * gy
+    if sum(b.weight for b in pair_blocks) == 0:  # every trajectory has one point
+        joint, passes = np.diag(start), 0
+    else:
+        initial = np.multiply.outer(theta, theta) + 1e-12
+        fit = fitting.run_em(pair_blocks, np.ones((gx, gy, gx, gy), dtype=bool), tol=tol,
+                             max_iterations=iterations, initial=initial)
+        joint, passes = fit.theta.reshape(c, c), fit.iterations
+    return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "em", int(passes))
+
+
+def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
+    """Sample ``n`` trajectories from a mobility model.
+
+    Every trajectory draws its length from ``model.lengths``, its first cell from
+    ``model.start`` and every next cell from the row of the current one; each cell
+    becomes a point uniform within it (metres of the region's CRS;
+    :meth:`Synthetic.lonlat` for WGS84).  Vectorised: one pass per step over the
+    trajectories still running (longest first), inverse-cdf draws by
+    ``searchsorted`` on the rows' cdfs laid end to end.
+
+    Parameters
+    ----------
+    model : MobilityModel
+    n : int
+        Number of trajectories (>= 1).
+    rng : None, int, SeedSequence or Generator
+        The only source of randomness of the output.
+
+    Returns
+    -------
+    Synthetic
+    """
+    if not isinstance(model, MobilityModel):
+        raise TypeError(f"model must be a MobilityModel, got {type(model).__name__}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be an int, got {type(n).__name__}")
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    gen = as_generator(rng)
+    gx, gy = model.shape
+    c = gx * gy
+    length_cdf = np.cumsum(model.lengths)
+    lengths = np.searchsorted(length_cdf, gen.random(n) * length_cdf[-1], side="right")
+    lengths = np.minimum(lengths, len(length_cdf) - 1)
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    total = int(offsets[-1])
+    u = gen.random(total)
+    cells = np.empty(total, dtype=np.int64)
+    start_cdf = np.cumsum(model.start)
+    cells[offsets[:-1]] = np.minimum(np.searchsorted(start_cdf, u[offsets[:-1]] * start_cdf[-1], side="right"),
+                                     c - 1)
+    rows = np.cumsum(model.transition, axis=1)
+    rows = rows / rows[:, -1:]
+    flat = (rows + np.arange(c)[:, None]).ravel()  # row a's cdf runs over (a, a + 1]
+    order = np.argsort(-lengths, kind="stable")  # longest first: the running ones are a prefix
+    begin = offsets[:-1][order]
+    running = np.searchsorted(-lengths[order], -np.arange(1, int(lengths.max(initial=0)) + 1), side="right")
+    for step in range(1, len(running)):
+        at = begin[: running[step]] + step
+        prev = cells[at - 1]
+        nxt = np.searchsorted(flat, prev + u[at], side="right") - prev * c
+        cells[at] = np.clip(nxt, 0, c - 1)
+    ix, iy = cells // gy, cells % gy
+    w = gen.random((total, 2))
+    x = model.xe[ix] + w[:, 0] * (model.xe[ix + 1] - model.xe[ix])
+    y = model.ye[iy] + w[:, 1] * (model.ye[iy + 1] - model.ye[iy])
+    return Synthetic(np.column_stack([x, y]), offsets, cells, model.crs)
