@@ -161,7 +161,7 @@ def _rows_to_transition(joint: np.ndarray) -> np.ndarray:
     return np.where(rows > 0, joint / np.where(rows > 0, rows, 1.0), fallback[None, :])
 
 
-def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterations: int = 200,
+def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterations: int = 50,
                        tol: float = 1e-6) -> MobilityModel:
     """Fit a grid mobility model (start, transitions, lengths) to the reports of all users.
 
