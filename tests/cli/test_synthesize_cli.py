@@ -1,0 +1,55 @@
+"""``tracs synthesize`` end to end on a tiny release written by ``tracs perturb``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tracs.io.release import read_release
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory, checkins_csv):
+    from tracs.cli import main
+
+    out = tmp_path_factory.mktemp("synth") / "released.csv"
+    assert main(["perturb", str(checkins_csv), "-o", str(out), "-m", "tracs-c", "-e", "4", "--region", "tky",
+                 "--seed", "1", "-q"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".geojson"])
+def test_synthesize_writes_n_trajectories_read_back(cli, release, suffix):
+    out = release.with_name("synthetic" + suffix)
+    result = cli("synthesize", release, "-n", 25, "-o", out, "--grid", 8, "--seed", 3)
+    assert result.returncode == 0, result.stderr
+    assert "25 trajectories" in result.stdout and "(em)" in result.stdout
+    frame = read_release(out, need=("lat", "lng", "trajectory"))
+    assert frame["uid"].nunique() == 25
+    lon_lat = frame[["lng", "lat"]].to_numpy(float)
+    assert np.all((lon_lat[:, 0] > 139) & (lon_lat[:, 0] < 140.5) & (lon_lat[:, 1] > 35) & (lon_lat[:, 1] < 36.5))
+
+
+def test_same_seed_same_file(cli, release):
+    a, b = release.with_name("a.csv"), release.with_name("b.csv")
+    for out in (a, b):
+        assert cli("synthesize", release, "-n", 10, "-o", out, "--seed", 7).returncode == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_bad_inputs(cli, release, tmp_path):
+    cases = [
+        (("synthesize", tmp_path / "none.csv", "-n", 3, "-o", tmp_path / "o.csv"), "no such file"),
+        (("synthesize", release, "-n", 0, "-o", tmp_path / "o.csv"), "expected a whole number >= 1"),
+        (("synthesize", release, "-n", 3, "-o", tmp_path / "o.csv", "--grid", 1), "--grid must be >= 2"),
+        (("synthesize", release, "-n", 3, "-o", tmp_path / "o.csv", "--grid", 30), "grid sides up to 24"),
+        (("synthesize", release, "-n", 3, "-o", release), "would overwrite the release"),
+        (("synthesize", release, "-n", 3, "-o", tmp_path / "o.xyz"), "xyz"),
+    ]
+    lone = tmp_path / "lone.csv"
+    lone.write_bytes(release.read_bytes())
+    cases.append((("synthesize", lone, "-n", 3, "-o", tmp_path / "o.csv"), "no sidecar"))
+    for args, message in cases:
+        result = cli(*args)
+        assert result.returncode != 0, args
+        assert message in result.stderr, (args, result.stderr)
