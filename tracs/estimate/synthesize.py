@@ -161,7 +161,7 @@ def _rows_to_transition(joint: np.ndarray) -> np.ndarray:
     return np.where(rows > 0, joint / np.where(rows > 0, rows, 1.0), fallback[None, :])
 
 
-def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterations: int = 50,
+def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterations: int = 25,
                        tol: float = 1e-6) -> MobilityModel:
     """Fit a grid mobility model (start, transitions, lengths) to the reports of all users.
 
@@ -180,7 +180,10 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     crs : optional
         The region's CRS, kept on the model for WGS84 output.
     iterations : int
-        Cap on the EM passes of the pair fit (TraCS-C).
+        Cap on the EM passes of the pair fit (TraCS-C).  The pair fit has
+        ``(Gx·Gy)²`` unknowns, started from the deconvolved marginal's product with
+        itself; its later passes fit the reports' noise, so the default (25) stops
+        early (``docs/synthesis.md`` has the sweep).
     tol : float
         EM stopping tolerance (log-likelihood gain per pair).
 
