@@ -40,8 +40,8 @@ def test_same_seed_same_file(cli, release):
 def test_bad_inputs(cli, release, tmp_path):
     cases = [
         (("synthesize", tmp_path / "none.csv", "-n", 3, "-o", tmp_path / "o.csv"), "no such file"),
-        (("synthesize", release, "-n", 0, "-o", tmp_path / "o.csv"), "expected a whole number >= 1"),
-        (("synthesize", release, "-n", 3, "-o", tmp_path / "o.csv", "--grid", 1), "--grid must be >= 2"),
+        (("synthesize", release, "-n", 0, "-o", tmp_path / "o.csv"), "must be an integer >= 1"),
+        (("synthesize", release, "-n", 3, "-o", tmp_path / "o.csv", "--grid", 1), "must be an integer >= 2"),
         (("synthesize", release, "-n", 3, "-o", tmp_path / "o.csv", "--grid", 30), "grid sides up to 24"),
         (("synthesize", release, "-n", 3, "-o", release), "would overwrite the release"),
         (("synthesize", release, "-n", 3, "-o", tmp_path / "o.xyz"), "xyz"),
@@ -49,6 +49,8 @@ def test_bad_inputs(cli, release, tmp_path):
     lone = tmp_path / "lone.csv"
     lone.write_bytes(release.read_bytes())
     cases.append((("synthesize", lone, "-n", 3, "-o", tmp_path / "o.csv"), "no sidecar"))
+    cases.append((("synthesize", release, "-n", 3, "-o", tmp_path / "o.csv", "--seed", -1),
+                  "must be a non-negative integer"))
     for args, message in cases:
         result = cli(*args)
         assert result.returncode != 0, args

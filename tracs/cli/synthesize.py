@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import CLIError, writable_file
+from ._common import CLIError, _int_at_least, positive_int, seed_int, writable_file
 
 DESCRIPTION = """\
 Fit a mobility model (start cell, cell-to-cell transitions, lengths) on a G × G grid
@@ -25,22 +25,13 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("synthesize", help="synthetic trajectories from a release",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (any format it writes)")
-    p.add_argument("-n", type=_count, required=True, metavar="N", help="number of synthetic trajectories")
+    p.add_argument("-n", type=positive_int, required=True, metavar="N", help="number of synthetic trajectories")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
                    help="output file; its extension names the format (as for 'tracs perturb')")
-    p.add_argument("--grid", type=int, default=16, metavar="G", help="G × G cells (default 16; at most 24 for TraCS-C)")
-    p.add_argument("--seed", type=int, default=None, metavar="S",
+    p.add_argument("--grid", type=_int_at_least(2, "an integer >= 2"), default=16, metavar="G",
+                   help="G × G cells (default 16; at most 24 for TraCS-C)")
+    p.add_argument("--seed", type=seed_int, default=None, metavar="S",
                    help="seed of the sampling (default: fresh entropy)")
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
-    return value
 
 
 def run(args) -> int:
@@ -55,8 +46,6 @@ def run(args) -> int:
     release = Path(args.release)
     if not release.is_file():
         raise CLIError(f"no such file: {release}")
-    if args.grid < 2:
-        raise CLIError(f"--grid must be >= 2, got {args.grid}")
     output = writable_file(args.output)
     if output.resolve() == release.resolve():
         raise CLIError("the output would overwrite the release")

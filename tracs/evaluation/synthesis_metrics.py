@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_float_array
+from .._validation import _as_xy, as_float_array
 from ..metrics import _check_offsets
 from ..query_metrics import random_range_queries, range_query_counts
 
@@ -24,9 +24,7 @@ __all__ = ["jensen_shannon", "density_error", "query_error", "hotspot_ndcg", "tr
 
 
 def _points(points, name: str) -> np.ndarray:
-    arr = as_float_array(points, name)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (N, 2), got {arr.shape}")
+    arr = _as_xy(points, name)
     if len(arr) == 0:
         raise ValueError(f"{name} holds no point")
     return arr
