@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tracs.io.formats import FORMATS
 from tracs.io.release import read_release
+
+WRITTEN = [f for f in FORMATS.values() if f.write is not None]
+#: every output of tracs perturb: (format key, --geometry)
+OUTPUTS = [(f.key, geometry) for f in WRITTEN for geometry in f.geometry]
 
 
 @pytest.fixture(scope="module")
@@ -18,8 +23,9 @@ def release(tmp_path_factory, checkins_csv):
     return out
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".geojson"])
+@pytest.mark.parametrize("suffix", [f.suffixes[0] for f in WRITTEN if "points" in f.geometry])
 def test_synthesize_writes_n_trajectories_read_back(cli, release, suffix):
+    """Every format with a writer: 25 trajectories read back, inside Tokyo's box."""
     out = release.with_name("synthetic" + suffix)
     result = cli("synthesize", release, "-n", 25, "-o", out, "--grid", 8, "--seed", 3)
     assert result.returncode == 0, result.stderr
@@ -28,6 +34,22 @@ def test_synthesize_writes_n_trajectories_read_back(cli, release, suffix):
     assert frame["uid"].nunique() == 25
     lon_lat = frame[["lng", "lat"]].to_numpy(float)
     assert np.all((lon_lat[:, 0] > 139) & (lon_lat[:, 0] < 140.5) & (lon_lat[:, 1] > 35) & (lon_lat[:, 1] < 36.5))
+
+
+@pytest.mark.parametrize("key", OUTPUTS, ids=[f"{k}-{g}" for k, g in OUTPUTS])
+def test_synthesize_reads_every_release_format(cli, checkins_csv, release, tmp_path, key):
+    """The release written in any format (and geometry) gives the CSV release's model: the same
+    synthetic file for the same seed."""
+    from tracs.cli import main
+
+    fmt, geometry = key
+    path = tmp_path / f"released-{geometry}{FORMATS[fmt].suffixes[0]}"
+    assert main(["perturb", str(checkins_csv), "-o", str(path), "-m", "tracs-c", "-e", "4", "--region", "tky",
+                 "--seed", "1", "-q", "--geometry", geometry]) == 0
+    mine, reference = tmp_path / "mine.csv", tmp_path / "reference.csv"
+    assert cli("synthesize", path, "-n", 20, "-o", mine, "--seed", 4, "--grid", 8).returncode == 0
+    assert cli("synthesize", release, "-n", 20, "-o", reference, "--seed", 4, "--grid", 8).returncode == 0
+    assert mine.read_bytes() == reference.read_bytes()
 
 
 def test_same_seed_same_file(cli, release):
