@@ -10,6 +10,7 @@ the true points with :func:`tracs.evaluation.synthesis_metrics.density_error` an
 (the check-in files)::
 
     python examples/synthesis_utility.py [--grid 16] [--seed 0] [--repeats 3] [--all-metrics]
+                                         [--datasets chi,tky] [--epsilons 2,6]
 """
 
 from __future__ import annotations
@@ -71,14 +72,19 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--all-metrics", action="store_true")
+    parser.add_argument("--datasets", default="chi,tky", help="comma-separated: chi, tky, nyc")
+    parser.add_argument("--epsilons", default="2,6", help="comma-separated ε per point")
     args = parser.parse_args(argv)
+    datasets = tuple(args.datasets.split(","))
+    epsilons = tuple(float(e) for e in args.epsilons.split(","))
     every = [] if args.all_metrics else None
     from tracs._text import significant, whole
 
     print("| data | ε | points | density JSD, reports | density JSD, synthetic | query AvRE, reports | "
           "query AvRE, synthetic | fit + sample (s) |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for name, eps, n, dr, ds, qr, qs, took in run(args.grid, args.seed, args.repeats, every=every):
+    for name, eps, n, dr, ds, qr, qs, took in run(args.grid, args.seed, args.repeats, datasets, epsilons,
+                                                                 every=every):
         print(f"| {name} | {eps:g} | {whole(n)} | {significant(dr)} | {significant(ds)} | {significant(qr)} | "
               f"{significant(qs)} | {significant(took)} |")
     if every:
