@@ -52,6 +52,19 @@ def test_synthesize_reads_every_release_format(cli, checkins_csv, release, tmp_p
     assert mine.read_bytes() == reference.read_bytes()
 
 
+@pytest.mark.parametrize("method, fit", [("tracs-d", "binned"), ("strawman", "binned"), ("planar-laplace", "em")])
+def test_every_perturber_with_a_density_estimator(cli, checkins_csv, tmp_path, method, fit):
+    from tracs.cli import main
+
+    path = tmp_path / "released.csv"
+    assert main(["perturb", str(checkins_csv), "-o", str(path), "-m", method, "-e", "4", "--region", "tky",
+                 "--seed", "1", "-q"]) == 0
+    result = cli("synthesize", path, "-n", 7, "-o", tmp_path / "synthetic.csv", "--seed", 1, "--grid", 8)
+    assert result.returncode == 0, result.stderr
+    assert f"({fit})" in result.stdout
+    assert read_release(tmp_path / "synthetic.csv")["uid"].nunique() == 7
+
+
 def test_same_seed_same_file(cli, release):
     a, b = release.with_name("a.csv"), release.with_name("b.csv")
     for out in (a, b):

@@ -14,8 +14,8 @@ Fit a mobility model (start cell, cell-to-cell transitions, lengths) on a G × G
 over the public region to every report of a file released by 'tracs perturb', with
 its JSON sidecar, and write N synthetic trajectories sampled from it, in any format
 'tracs perturb' writes (columns uid, trajectory, datetime, lat, lng; one synthetic
-user per trajectory; no times).  TraCS-C reports are deconvolved by EM with their
-exact likelihood; the other perturbers' reports are binned as they are.  Reading
+user per trajectory; no times).  TraCS-C and planar Laplace reports are deconvolved
+by EM with their exact likelihood; TraCS-D and Strawman reports are binned as they are.  Reading
 the release is post-processing: no privacy is spent.  The model depends on all
 users' reports; the output depends on the seed only through --seed.
 """
@@ -29,7 +29,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
                    help="output file; its extension names the format (as for 'tracs perturb')")
     p.add_argument("--grid", type=_int_at_least(2, "an integer >= 2"), default=16, metavar="G",
-                   help="G × G cells (default 16; at most 24 for TraCS-C)")
+                   help="G × G cells (default 16; at most 24 for TraCS-C and planar Laplace)")
     p.add_argument("--seed", type=seed_int, default=None, metavar="S",
                    help="seed of the sampling (default: fresh entropy)")
 

@@ -8,20 +8,24 @@ Markov model of movement on a ``G × G`` grid over the public region:
 * **transition matrix** — ``P(next cell | cell)`` of consecutive points;
 * **length distribution** — the number of points per trajectory.
 
-For **TraCS-C** the start distribution and the joint distribution of consecutive
-cells are deconvolved by EM with the reports' exact likelihood: every point is
-released independently, coordinate by coordinate, through the optimal classical
-mechanism's public lattice, so a pair of consecutive reports falling in output
-bins ``(i, j, k, l)`` has probability ``Σ A[i,a] B[j,b] A[k,c] B[l,d] π[a,b,c,d]``
-with the exact per-axis matrices ``A``, ``B`` of :mod:`tracs.estimate.transition`
-(the density estimator's).  EM (:func:`tracs.estimate._expectation_maximisation.run_em`,
-SQUAREM-accelerated) runs over the ``G⁴`` pair probabilities, started from the
-product of the deconvolved marginal with itself; the transition matrix is ``π``
-normalised by rows.  For the other perturbers (TraCS-D, the Strawman, planar
-Laplace) the reports are binned as they are (the cell of each report, of each
-first report and of each consecutive pair): no deconvolution, so the model carries
-the mechanism's noise.  The length distribution is exact for every method: a
-release holds one report per true point.
+For **TraCS-C** and **planar Laplace** the start distribution and the joint
+distribution of consecutive cells are deconvolved by EM with the reports' exact
+likelihood.  Both release every point independently of the others, so a pair of
+consecutive reports with output keys ``(k, l)`` has probability
+``Σ_{a,b} L[k, a] π[a, b] L[l, b]``, where ``L[k, a] = P(key k | cell a)`` are the
+likelihood rows the density estimator uses: for TraCS-C the exact per-axis lattice
+matrices of :mod:`tracs.estimate.transition` (``L = A ⊗ B``, two output bins per cell
+and axis), for planar Laplace the rows of :func:`tracs.estimate._laplace.laplace_blocks`
+(binned reports, edges and corners integrated).  EM
+(:func:`tracs.estimate._expectation_maximisation.run_em`, SQUAREM-accelerated) fits
+the marginal of all points, the start distribution from the first reports, and
+``π`` over the ``(Gx·Gy)²`` cell pairs, started from the marginal's product with
+itself; the transition matrix is ``π`` normalised by rows.  For **TraCS-D** and the
+**Strawman** (each report's law depends on the previous report) the reports are
+binned as they are (the cell of each report, of each first report and of each
+consecutive pair): no deconvolution, so the model carries the mechanism's noise.
+The length distribution is exact for every method: a release holds one report per
+true point.
 
 The model is a **population model**: it depends on all users' reports (and the
 public parameters), never on a true point.  Fitting it is post-processing of the
@@ -39,11 +43,12 @@ from .._validation import as_batch, as_generator
 from ..mechanisms import OptimalClassical
 from . import _expectation_maximisation as fitting
 from .planar import _check_grid, _epsilons, check_perturber
+from ._laplace import laplace_blocks, laplace_keys
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["MobilityModel", "Synthetic", "fit_mobility_model", "synthesize"]
 
-#: largest grid side of a TraCS-C fit: EM holds ``(2G)⁴`` pair bins (G = 24: 300 MB)
+#: largest grid side of a fit by EM: it holds up to ``(2G)⁴`` pairs of output keys (G = 24: 42 MB a matrix)
 MAX_EM_GRID = 24
 
 
@@ -104,25 +109,6 @@ class Synthetic:
         return np.column_stack([lon, lat])
 
 
-class _PairBlock:
-    """Consecutive report pairs binned on ``(I, J, I, J)`` with the separable kernel ``A ⊗ B ⊗ A ⊗ B``
-    (the :func:`tracs.estimate._expectation_maximisation.run_em` block protocol, over ``π`` of shape
-    ``(Gx, Gy, Gx, Gy)``)."""
-
-    def __init__(self, counts, first, second):
-        self.counts, self.first, self.second = counts, first, second
-        self.weight = float(counts.sum())
-        self._nz = counts > 0
-
-    def predict_and_back(self, theta):
-        a, b = self.first, self.second
-        pred = np.einsum("ia,jb,kc,ld,abcd->ijkl", a, b, a, b, theta, optimize=True)
-        ratio = np.zeros_like(pred)
-        np.divide(self.counts, pred, out=ratio, where=self._nz & (pred > 0))
-        loglik = float(np.sum(self.counts[self._nz] * np.log(np.maximum(pred[self._nz], 1e-300))))
-        return loglik, np.einsum("ia,jb,kc,ld,ijkl->abcd", a, b, a, b, ratio, optimize=True)
-
-
 def _axis_kernels(perturber, eps: float, xe, ye):
     """``(ox, oy, A, B)``: TraCS-C's output bin edges (2 per cell, on lattice boundaries) and exact
     per-axis matrices at per-point budget ``eps`` (as the density estimator builds them)."""
@@ -135,6 +121,26 @@ def _axis_kernels(perturber, eps: float, xe, ye):
     ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
     ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
     return ox, oy, transition_matrix(mx, xe, ox), transition_matrix(my, ye, oy)
+
+
+def _report_rows(family, perturber, pts, eps, xe, ye):
+    """Per distinct per-point ε: ``(mask of its reports, likelihood rows (K, C) of their distinct
+    output keys, the row of each of its reports)``; a row holds ``P(key | cell)`` up to a factor of
+    its own (TraCS-C: ``A ⊗ B`` on two output bins per cell and axis; planar Laplace: the density
+    estimator's rows, :func:`tracs.estimate._laplace.laplace_blocks`)."""
+    for e in np.unique(eps):
+        mine = eps == e
+        if family == "axes":
+            ox, oy, a, b = _axis_kernels(perturber, float(e), xe, ye)
+            keys = bin_index(pts[mine, 0], ox) * (len(oy) - 1) + bin_index(pts[mine, 1], oy)
+            distinct, row = np.unique(keys, return_inverse=True)
+            rows = np.kron(a, b)[distinct]
+        else:
+            keys = laplace_keys(pts[mine], perturber, xe, ye, None)
+            distinct, row = np.unique(keys, return_inverse=True)
+            stats = [(float(e), distinct, np.ones(len(distinct), dtype=np.int64))]
+            rows = laplace_blocks(stats, perturber, xe, ye, None)[0].likelihood
+        yield mine, np.ascontiguousarray(rows, dtype=np.float64), row.ravel()
 
 
 def _cells(pts, xe, ye) -> np.ndarray:
@@ -175,12 +181,12 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     offsets : array_like of int, shape (T+1,)
         Trajectory boundaries.
     grid : int or (int, int)
-        Cells along x and y over the region's bounding box; a TraCS-C fit holds
-        ``(2Gx·2Gy)²`` pair bins, so each side is at most :data:`MAX_EM_GRID`.
+        Cells along x and y over the region's bounding box; a fit by EM holds up to
+        ``(2Gx·2Gy)²`` pairs of output keys, so each side is at most :data:`MAX_EM_GRID`.
     crs : optional
         The region's CRS, kept on the model for WGS84 output.
     iterations : int
-        Cap on the EM passes of the pair fit (TraCS-C).  The pair fit has
+        Cap on the EM passes of the pair fit (TraCS-C, planar Laplace).  The pair fit has
         ``(Gx·Gy)²`` unknowns, started from the deconvolved marginal's product with
         itself; its later passes fit the reports' noise, so the default (25) stops
         early (``docs/synthesis.md`` has the sweep).
@@ -190,7 +196,7 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     Returns
     -------
     MobilityModel
-        ``method="em"`` for TraCS-C, ``"binned"`` for the other perturbers.
+        ``method="em"`` for TraCS-C and planar Laplace, ``"binned"`` for TraCS-D and the Strawman.
     """
     family = check_perturber(perturber)
     gx, gy = _check_grid(grid)
@@ -207,7 +213,7 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     length_pmf = np.bincount(np.diff(off)).astype(np.float64)
     length_pmf /= length_pmf.sum()
     first, pairs = off[:-1], _pair_rows(off)
-    if family != "axes":
+    if family == "directional":
         cells = _cells(pts, xe, ye)
         c = gx * gy
         start = np.bincount(cells[first], minlength=c) / len(first)
@@ -216,24 +222,21 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
             joint = np.diag(start)
         return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "binned", 0)
     if max(gx, gy) > MAX_EM_GRID:
-        raise ValueError(f"a TraCS-C mobility model holds (2G)^4 pair bins: grid sides up to "
+        raise ValueError(f"a mobility model fitted by EM holds up to (2G)^4 pair bins: grid sides up to "
                          f"{MAX_EM_GRID}, got {(gx, gy)}")
     eps = _epsilons(perturber, off, len(pts))
-    starts, pair_blocks, marginal = [], [], []
-    for e in np.unique(eps):
-        ox, oy, a, b = _axis_kernels(perturber, float(e), xe, ye)
-        nx, ny = len(ox) - 1, len(oy) - 1
-        key = bin_index(pts[:, 0], ox) * ny + bin_index(pts[:, 1], oy)
-        mine = eps == e
-
-        def counts(rows, _nx=nx, _ny=ny, _key=key):
-            return np.bincount(_key[rows], minlength=_nx * _ny).reshape(_nx, _ny).astype(np.float64)
-
-        marginal.append(fitting.ProductBlock(counts(np.flatnonzero(mine)), a, b))
-        starts.append(fitting.ProductBlock(counts(first[mine[first]]), a, b))
-        p = pairs[mine[pairs]]
-        pc = np.bincount(key[p] * (nx * ny) + key[p + 1], minlength=(nx * ny) ** 2)
-        pair_blocks.append(_PairBlock(pc.reshape(nx, ny, nx, ny).astype(np.float64), a, b))
+    is_first = np.zeros(len(pts), dtype=bool)
+    is_first[first] = True
+    marginal, starts, pair_blocks = [], [], []
+    row_of = np.empty(len(pts), dtype=np.int64)
+    for mine, rows, row in _report_rows(family, perturber, pts, eps, xe, ye):
+        k = len(rows)
+        row_of[mine] = row
+        marginal.append(fitting.DenseBlock(rows, np.bincount(row, minlength=k).astype(np.float64)))
+        starts.append(fitting.DenseBlock(rows, np.bincount(row[is_first[mine]], minlength=k).astype(np.float64)))
+        p = pairs[mine[pairs]]  # both points of a pair belong to one trajectory: one ε
+        counts = np.bincount(row_of[p] * k + row_of[p + 1], minlength=k * k).reshape(k, k)
+        pair_blocks.append(fitting.ProductBlock(counts, rows, rows))
     support = np.ones((gx, gy), dtype=bool)
     options = dict(tol=fitting.DEFAULT_TOL, max_iterations=iterations)
     theta = fitting.run_em(marginal, support, **options).theta
@@ -242,10 +245,10 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     if sum(b.weight for b in pair_blocks) == 0:  # every trajectory has one point
         joint, passes = np.diag(start), 0
     else:
-        initial = np.multiply.outer(theta, theta) + 1e-12
-        fit = fitting.run_em(pair_blocks, np.ones((gx, gy, gx, gy), dtype=bool), tol=tol,
-                             max_iterations=iterations, initial=initial)
-        joint, passes = fit.theta.reshape(c, c), fit.iterations
+        initial = np.multiply.outer(theta.ravel(), theta.ravel()) + 1e-12
+        fit = fitting.run_em(pair_blocks, np.ones((c, c), dtype=bool), tol=tol, max_iterations=iterations,
+                             initial=initial)
+        joint, passes = fit.theta, fit.iterations
     return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "em", int(passes))
 
 
