@@ -29,7 +29,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
                    help="output file; its extension names the format (as for 'tracs perturb')")
     p.add_argument("--grid", type=_int_at_least(2, "an integer >= 2"), default=16, metavar="G",
-                   help="G × G cells (default 16; at most 24 for TraCS-C and planar Laplace)")
+                   help="G × G cells (default 16, at most 24)")
     p.add_argument("--seed", type=seed_int, default=None, metavar="S",
                    help="seed of the sampling (default: fresh entropy)")
 

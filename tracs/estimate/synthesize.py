@@ -48,8 +48,9 @@ from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["MobilityModel", "Synthetic", "fit_mobility_model", "synthesize"]
 
-#: largest grid side of a fit by EM: it holds up to ``(2G)⁴`` pairs of output keys (G = 24: 42 MB a matrix)
-MAX_EM_GRID = 24
+#: largest grid side: the model holds a ``(G²)²`` transition matrix, and a fit by EM up to ``(2G)⁴``
+#: pairs of output keys (G = 24: 2.7 MB and 42 MB)
+MAX_GRID = 24
 
 
 @dataclass(frozen=True)
@@ -181,8 +182,9 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     offsets : array_like of int, shape (T+1,)
         Trajectory boundaries.
     grid : int or (int, int)
-        Cells along x and y over the region's bounding box; a fit by EM holds up to
-        ``(2Gx·2Gy)²`` pairs of output keys, so each side is at most :data:`MAX_EM_GRID`.
+        Cells along x and y over the region's bounding box, each side at most
+        :data:`MAX_GRID` (the model holds a ``(Gx·Gy)²`` transition matrix, a fit by EM
+        up to ``(2Gx·2Gy)²`` pairs of output keys).
     crs : optional
         The region's CRS, kept on the model for WGS84 output.
     iterations : int
@@ -202,6 +204,11 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     gx, gy = _check_grid(grid)
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
         raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
+    if max(gx, gy) > MAX_GRID:
+        raise ValueError(f"a mobility model holds a (G^2)^2 transition matrix: grid sides up to {MAX_GRID}, "
+                         f"got {(gx, gy)}")
+    if not (isinstance(tol, (int, float, np.floating)) and np.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
     pts, off, _ = as_batch(reports, offsets)
     lengths = np.diff(off)
     off = off[np.r_[True, lengths > 0]]  # empty trajectories hold no report
@@ -221,9 +228,6 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
         if not len(pairs):
             joint = np.diag(start)
         return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "binned", 0)
-    if max(gx, gy) > MAX_EM_GRID:
-        raise ValueError(f"a mobility model fitted by EM holds up to (2G)^4 pair bins: grid sides up to "
-                         f"{MAX_EM_GRID}, got {(gx, gy)}")
     eps = _epsilons(perturber, off, len(pts))
     is_first = np.zeros(len(pts), dtype=bool)
     is_first[first] = True
