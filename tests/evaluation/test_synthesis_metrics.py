@@ -89,7 +89,8 @@ P = np.array([[0.5, 0.5], [1.5, 1.5]])
 OFF = np.array([0, 2])
 
 BAD = [
-    ("points not (N, 2)", lambda: density_error(np.zeros((3, 3)), P, BOX), ValueError, r"true must have shape \(n, 2\)"),
+    ("points not (N, 2)", lambda: density_error(np.zeros((3, 3)), P, BOX), ValueError,
+     r"true must have shape \(n, 2\)"),
     ("no point", lambda: density_error(P, np.zeros((0, 2)), BOX), ValueError, "synthetic holds no point"),
     ("NaN", lambda: density_error([[np.nan, 0.0]], P, BOX), ValueError, "NaN or infinite"),
     ("bounds of 3", lambda: density_error(P, P, (0, 0, 1)), ValueError, r"bounds must be \(xmin"),
