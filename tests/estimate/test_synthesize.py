@@ -191,3 +191,21 @@ def test_trajectories_of_one_point(make):
     assert np.allclose(model.transition.sum(axis=1), 1.0)
     syn = synthesize(model, 50, rng=2)
     assert np.array_equal(syn.offsets, np.arange(51))
+
+
+def test_alias_tables_are_exact():
+    """Every row's alias law, ``(prob[k] + Σ_{s: alias[s] = k} (1 − prob[s])) / C``, is the row (1e-12),
+    zeros included."""
+    from tracs.estimate.synthesize import _alias_tables
+
+    rng = np.random.default_rng(6)
+    c = 40
+    trans = rng.random((c, c)) ** 6 * (rng.random((c, c)) < 0.3)
+    trans[:, 0] += 1e-3
+    trans[3] = np.eye(c)[7]  # a row with one possible next cell
+    trans /= trans.sum(axis=1, keepdims=True)
+    prob, alias = (t.reshape(c, c) for t in _alias_tables(trans))
+    law = prob.copy()
+    for a in range(c):
+        np.add.at(law[a], alias[a], 1.0 - prob[a])
+    np.testing.assert_allclose(law / c, trans, rtol=0, atol=1e-12)

@@ -256,6 +256,28 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "em", int(passes))
 
 
+def _alias_tables(transition: np.ndarray):
+    """Walker's alias tables of every row of ``transition``, flat: ``(prob (C·C,), alias (C·C,))``.
+
+    Row ``a``, column ``k`` is drawn with probability ``1/C``, then kept when a uniform is
+    below ``prob[a·C + k]``, else replaced by ``alias[a·C + k]``.  Built by Marsaglia's square
+    histogram, all rows at once: ``C − 1`` times, the smallest open entry of each row (scaled
+    by ``C``: at most 1) is closed and topped up from the row's largest.
+    """
+    rows, c = transition.shape
+    q = transition / transition.sum(axis=1, keepdims=True) * c
+    prob, alias = np.ones_like(q), np.tile(np.arange(c), (rows, 1))
+    closed = np.zeros(q.shape, dtype=bool)
+    r = np.arange(rows)
+    for _ in range(c - 1):
+        small = np.argmin(np.where(closed, np.inf, q), axis=1)
+        large = np.argmax(np.where(closed, -np.inf, q), axis=1)
+        prob[r, small], alias[r, small] = q[r, small], large
+        q[r, large] -= 1.0 - q[r, small]
+        closed[r, small] = True
+    return np.clip(prob, 0.0, 1.0).ravel(), alias.ravel()
+
+
 def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
     """Sample ``n`` trajectories from a mobility model.
 
@@ -263,8 +285,9 @@ def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
     ``model.start`` and every next cell from the row of the current one; each cell
     becomes a point uniform within it (metres of the region's CRS;
     :meth:`Synthetic.lonlat` for WGS84).  Vectorised: one pass per step over the
-    trajectories still running (longest first), inverse-cdf draws by
-    ``searchsorted`` on the rows' cdfs laid end to end.
+    trajectories still running (longest first, contiguous in a step-major buffer),
+    each next cell drawn in constant time from the rows' alias tables
+    (:func:`_alias_tables`).
 
     Parameters
     ----------
@@ -292,22 +315,27 @@ def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
     lengths = np.minimum(lengths, len(length_cdf) - 1)
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
     total = int(offsets[-1])
-    u = gen.random(total)
-    cells = np.empty(total, dtype=np.int64)
-    start_cdf = np.cumsum(model.start)
-    cells[offsets[:-1]] = np.minimum(np.searchsorted(start_cdf, u[offsets[:-1]] * start_cdf[-1], side="right"),
-                                     c - 1)
-    rows = np.cumsum(model.transition, axis=1)
-    rows = rows / rows[:, -1:]
-    flat = (rows + np.arange(c)[:, None]).ravel()  # row a's cdf runs over (a, a + 1]
-    order = np.argsort(-lengths, kind="stable")  # longest first: the running ones are a prefix
-    begin = offsets[:-1][order]
+    # step-major buffer: the trajectories sorted longest first, so those still running at step t
+    # are a prefix and every step reads and writes contiguous slices
+    order = np.argsort(-lengths, kind="stable")
     running = np.searchsorted(-lengths[order], -np.arange(1, int(lengths.max(initial=0)) + 1), side="right")
+    step_start = np.r_[0, np.cumsum(running)].astype(np.int64)
+    u = gen.random(total)
+    buf = np.empty(total, dtype=np.int64)
+    start_cdf = np.cumsum(model.start)
+    buf[: running[0] if len(running) else 0] = np.minimum(
+        np.searchsorted(start_cdf, u[: running[0] if len(running) else 0] * start_cdf[-1], side="right"), c - 1)
+    prob, alias = _alias_tables(model.transition)
     for step in range(1, len(running)):
-        at = begin[: running[step]] + step
-        prev = cells[at - 1]
-        nxt = np.searchsorted(flat, prev + u[at], side="right") - prev * c
-        cells[at] = np.clip(nxt, 0, c - 1)
+        m, here, before = running[step], step_start[step], step_start[step - 1]
+        x = u[here: here + m] * c
+        k = np.minimum(x.astype(np.int64), c - 1)
+        at = buf[before: before + m] * c + k
+        buf[here: here + m] = np.where(x - k < prob[at], k, alias[at])
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    within = np.arange(total) - np.repeat(offsets[:-1], lengths)
+    cells = buf[step_start[within] + np.repeat(position, lengths)]
     ix, iy = cells // gy, cells % gy
     w = gen.random((total, 2))
     x = model.xe[ix] + w[:, 0] * (model.xe[ix + 1] - model.xe[ix])
