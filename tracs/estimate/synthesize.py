@@ -323,8 +323,8 @@ def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
     u = gen.random(total)
     buf = np.empty(total, dtype=np.int64)
     start_cdf = np.cumsum(model.start)
-    buf[: running[0] if len(running) else 0] = np.minimum(
-        np.searchsorted(start_cdf, u[: running[0] if len(running) else 0] * start_cdf[-1], side="right"), c - 1)
+    first = int(running[0]) if len(running) else 0  # every trajectory with a point
+    buf[:first] = np.minimum(np.searchsorted(start_cdf, u[:first] * start_cdf[-1], side="right"), c - 1)
     prob, alias = _alias_tables(model.transition)
     for step in range(1, len(running)):
         m, here, before = running[step], step_start[step], step_start[step - 1]
