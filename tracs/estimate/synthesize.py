@@ -161,7 +161,8 @@ def _pair_rows(off) -> np.ndarray:
 
 
 def _rows_to_transition(joint: np.ndarray) -> np.ndarray:
-    """Rows of a joint pair distribution normalised; a cell never left goes where the mass goes."""
+    """Rows of a joint pair distribution normalised; a row of no mass gets the distribution of all
+    next cells."""
     rows = joint.sum(axis=1, keepdims=True)
     fallback = joint.sum(axis=0)
     fallback = fallback / fallback.sum()
