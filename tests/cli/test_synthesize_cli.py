@@ -65,6 +65,18 @@ def test_every_perturber_with_a_density_estimator(cli, checkins_csv, tmp_path, m
     assert read_release(tmp_path / "synthetic.csv")["uid"].nunique() == 7
 
 
+@pytest.mark.parametrize("suffix", [f.suffixes[0] for f in WRITTEN if "lines" in f.geometry])
+def test_synthesize_writes_lines(cli, release, suffix):
+    """--geometry lines: one line per trajectory, read back as the same points as the point file."""
+    lines, points = release.with_name("lines" + suffix), release.with_name("points.csv")
+    assert cli("synthesize", release, "-n", 9, "-o", lines, "--seed", 5, "--geometry", "lines").returncode == 0
+    assert cli("synthesize", release, "-n", 9, "-o", points, "--seed", 5).returncode == 0
+    got, expected = read_release(lines, need=("lat", "lng", "trajectory")), read_release(points)
+    assert len(got) == len(expected) and got["uid"].nunique() == 9
+    np.testing.assert_allclose(np.sort(got["lat"].to_numpy(float)), np.sort(expected["lat"].to_numpy(float)),
+                               atol=1e-9, rtol=0)
+
+
 def test_same_seed_same_file(cli, release):
     a, b = release.with_name("a.csv"), release.with_name("b.csv")
     for out in (a, b):
@@ -80,6 +92,7 @@ def test_bad_inputs(cli, release, tmp_path):
         (("synthesize", release, "-n", 3, "-o", tmp_path / "o.csv", "--grid", 30), "grid sides up to 24"),
         (("synthesize", release, "-n", 3, "-o", release), "would overwrite the release"),
         (("synthesize", release, "-n", 3, "-o", tmp_path / "o.xyz"), "xyz"),
+        (("synthesize", release, "-n", 3, "-o", tmp_path / "o.csv", "--geometry", "lines"), "lines"),
     ]
     lone = tmp_path / "lone.csv"
     lone.write_bytes(release.read_bytes())

@@ -14,7 +14,7 @@ Fit a mobility model (start cell, cell-to-cell transitions, lengths) on a G × G
 over the public region to every report of a file released by 'tracs perturb', with
 its JSON sidecar, and write N synthetic trajectories sampled from it, in any format
 'tracs perturb' writes (columns uid, trajectory, datetime, lat, lng; one synthetic
-user per trajectory; no times).  TraCS-C and planar Laplace reports are deconvolved
+user per trajectory; no times; --geometry lines: one LineString per trajectory).  TraCS-C and planar Laplace reports are deconvolved
 by EM with their exact likelihood; TraCS-D and Strawman reports are binned as they are.  Reading
 the release is post-processing: no privacy is spent.  The model depends on all
 users' reports; the output depends on the seed only through --seed.
@@ -32,6 +32,9 @@ def add_parser(subparsers) -> None:
                    help="G × G cells (default 16, at most 24)")
     p.add_argument("--seed", type=seed_int, default=None, metavar="S",
                    help="seed of the sampling (default: fresh entropy)")
+    p.add_argument("--geometry", choices=("points", "lines"), default="points",
+                   help="points (default): one row per point; lines: one LineString per trajectory "
+                        "(.geojson, .parquet, .gpkg)")
 
 
 def run(args) -> int:
@@ -49,7 +52,7 @@ def run(args) -> int:
     output = writable_file(args.output)
     if output.resolve() == release.resolve():
         raise CLIError("the output would overwrite the release")
-    fmt = _output_format(output)
+    fmt = _output_format(output, args.geometry)
     data = read_sidecar(release)
     warn_data_derived("synthesize", data)
     if data.get("round_to_pois"):
@@ -67,7 +70,7 @@ def run(args) -> int:
                   time=np.full(total, np.datetime64("NaT"), dtype="datetime64[ns]"),
                   lonlat=synthetic.lonlat(), source=np.arange(total, dtype=np.int64), position="row",
                   offsets=synthetic.offsets, report=None)
-    write_released(rows, rows.lonlat, None, None, output, fmt, budget=False)
+    write_released(rows, rows.lonlat, None, None, output, fmt, geometry=args.geometry, budget=False)
     from .._text import given, whole
 
     print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(points))} reports, "
