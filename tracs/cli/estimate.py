@@ -246,8 +246,10 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
         memory = check_memory(memory)
     except ValueError as exc:
         raise CLIError(f"--memory: {exc}") from None
-    if engine != "dask" and not release.is_file():
-        raise CLIError(f"{release} is not a file")
+    from ..io.parquet_folder import is_parquet_folder
+
+    if engine != "dask" and not (release.is_file() or is_parquet_folder(release)):
+        raise CLIError(f"{release} is not a file, nor a folder of Parquet parts ('tracs perturb --engine dask')")
     frame = None if engine == "dask" else _read_frame(release)
     data = read_sidecar(release) if frame is None else release_parameters(release, frame, command)
     warn_data_derived(command, data)

@@ -13,7 +13,7 @@ from ..region import Rectangle
 from . import _expectation_maximisation as fitting
 from .transition import bin_index, output_grid
 
-__all__ = ["laplace_counts", "merge_counts", "laplace_blocks"]
+__all__ = ["laplace_keys", "laplace_counts", "merge_counts", "laplace_blocks"]
 
 # -- planar Laplace ----------------------------------------------------------------------
 _NODES_LINE = 64
@@ -21,21 +21,26 @@ _NODES_CORNER = 40
 _REACH = 40.0  # integrate the outward part up to REACH / ε' (e^-40 of the mass left)
 
 
-def laplace_counts(pts, perturber, eps, xe, ye, output_bins) -> list:
-    """The sufficient statistics of planar Laplace reports: per ε, the distinct
-    (clamped side, output bin) keys and their counts, ``[(ε, keys, counts), …]``."""
+def laplace_keys(pts, perturber, xe, ye, output_bins) -> np.ndarray:
+    """The (clamped side, output bin) key of every planar Laplace report (the rows of
+    :func:`laplace_blocks` are the distinct keys, in increasing order)."""
     region = perturber.region
     if not isinstance(region, Rectangle):
         raise TypeError("planar Laplace estimation needs a Rectangle region (clipping onto a "
                         "polygon has no closed-form preimage here)")
     bx, by = output_grid(xe, output_bins), output_grid(ye, output_bins)
+    on_x, on_y = _clamped_sides(pts, perturber, region)
+    kind = (on_x + 1) * 3 + (on_y + 1)  # 4 = interior
+    ix, iy = bin_index(pts[:, 0], bx), bin_index(pts[:, 1], by)
+    return (kind * (len(bx) - 1) + ix) * (len(by) - 1) + iy
+
+
+def laplace_counts(pts, perturber, eps, xe, ye, output_bins) -> list:
+    """The sufficient statistics of planar Laplace reports: per ε, the distinct
+    (clamped side, output bin) keys and their counts, ``[(ε, keys, counts), …]``."""
     stats = []
     for e in np.unique(eps):
-        p = pts[eps == e]
-        on_x, on_y = _clamped_sides(p, perturber, region)
-        kind = (on_x + 1) * 3 + (on_y + 1)  # 4 = interior
-        ix, iy = bin_index(p[:, 0], bx), bin_index(p[:, 1], by)
-        keys, counts = np.unique((kind * (len(bx) - 1) + ix) * (len(by) - 1) + iy, return_counts=True)
+        keys, counts = np.unique(laplace_keys(pts[eps == e], perturber, xe, ye, output_bins), return_counts=True)
         stats.append((float(e), keys, counts))
     return stats
 

@@ -1,0 +1,79 @@
+"""``tracs synthesize``: synthetic trajectories from a release, by a mobility model fitted to its reports."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from ._common import CLIError, _int_at_least, positive_int, seed_int, writable_file
+
+DESCRIPTION = """\
+Fit a mobility model (start cell, cell-to-cell transitions, lengths) on a G × G grid
+over the public region to every report of a file released by 'tracs perturb', with
+its JSON sidecar, and write N synthetic trajectories sampled from it, in any format
+'tracs perturb' writes (columns uid, trajectory, datetime, lat, lng; one synthetic
+user per trajectory; no times; --geometry lines: one LineString per trajectory).  TraCS-C and planar Laplace reports are deconvolved
+by EM with their exact likelihood; TraCS-D and Strawman reports are binned as they are.  Reading
+the release is post-processing: no privacy is spent.  The model depends on all
+users' reports; the output depends on the seed only through --seed.
+"""
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("synthesize", help="synthetic trajectories from a release",
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (any format it writes)")
+    p.add_argument("-n", type=positive_int, required=True, metavar="N", help="number of synthetic trajectories")
+    p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
+                   help="output file; its extension names the format (as for 'tracs perturb')")
+    p.add_argument("--grid", type=_int_at_least(2, "an integer >= 2"), default=16, metavar="G",
+                   help="G × G cells (default 16, at most 24)")
+    p.add_argument("--seed", type=seed_int, default=None, metavar="S",
+                   help="seed of the sampling (default: fresh entropy)")
+    p.add_argument("--geometry", choices=("points", "lines"), default="points",
+                   help="points (default): one row per point; lines: one LineString per trajectory "
+                        "(.geojson, .parquet, .gpkg)")
+
+
+def run(args) -> int:
+    import pandas as pd
+
+    from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
+    from ..estimate.synthesize import fit_mobility_model, synthesize
+    from ..io.table import Points, write_released
+    from .estimate import _release_points, warn_data_derived
+    from .perturb import _output_format
+
+    release = Path(args.release)
+    if not release.is_file():
+        raise CLIError(f"no such file: {release}")
+    output = writable_file(args.output)
+    if output.resolve() == release.resolve():
+        raise CLIError("the output would overwrite the release")
+    fmt = _output_format(output, args.geometry)
+    data = read_sidecar(release)
+    warn_data_derived("synthesize", data)
+    if data.get("round_to_pois"):
+        raise CLIError("the release was rounded to points of interest: its references are not public")
+    if data.get("crs") is None:
+        raise CLIError("the sidecar names no CRS for its region")
+    perturber = perturber_from_sidecar(data)
+    points, offsets = _release_points(release, data["crs"])
+    points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
+    model = fit_mobility_model(points, perturber, offsets=offsets, grid=args.grid, crs=data["crs"])
+    synthetic = synthesize(model, args.n, rng=args.seed)
+    total = len(synthetic.coords)
+    lengths = np.diff(synthetic.offsets)
+    rows = Points(uid=pd.Series(np.repeat(np.arange(args.n, dtype=np.int64), lengths)),
+                  time=np.full(total, np.datetime64("NaT"), dtype="datetime64[ns]"),
+                  lonlat=synthetic.lonlat(), source=np.arange(total, dtype=np.int64), position="row",
+                  offsets=synthetic.offsets, report=None)
+    write_released(rows, rows.lonlat, None, None, output, fmt, geometry=args.geometry, budget=False)
+    from .._text import given, whole
+
+    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(points))} reports, "
+          f"{args.grid}×{args.grid} grid ({model.method}) -> {whole(args.n)} trajectories, "
+          f"{whole(total)} points -> {output}")
+    return 0

@@ -1,0 +1,344 @@
+"""Synthetic trajectories from reports: a grid mobility model fitted by the collector.
+
+:func:`fit_mobility_model` fits, from the reports of every user, a first-order
+Markov model of movement on a ``G × G`` grid over the public region:
+
+* **start distribution** — where trajectories begin (cell probabilities of the
+  first point of every trajectory);
+* **transition matrix** — ``P(next cell | cell)`` of consecutive points;
+* **length distribution** — the number of points per trajectory.
+
+For **TraCS-C** and **planar Laplace** the start distribution and the joint
+distribution of consecutive cells are deconvolved by EM with the reports' exact
+likelihood.  Both release every point independently of the others, so a pair of
+consecutive reports with output keys ``(k, l)`` has probability
+``Σ_{a,b} L[k, a] π[a, b] L[l, b]``, where ``L[k, a] = P(key k | cell a)`` are the
+likelihood rows the density estimator uses: for TraCS-C the exact per-axis lattice
+matrices of :mod:`tracs.estimate.transition` (``L = A ⊗ B``, two output bins per cell
+and axis), for planar Laplace the rows of :func:`tracs.estimate._laplace.laplace_blocks`
+(binned reports, edges and corners integrated).  EM
+(:func:`tracs.estimate._expectation_maximisation.run_em`, SQUAREM-accelerated) fits
+the marginal of all points, the start distribution from the first reports, and
+``π`` over the ``(Gx·Gy)²`` cell pairs, started from the marginal's product with
+itself; the transition matrix is ``π`` normalised by rows.  For **TraCS-D** and the
+**Strawman** (each report's law depends on the previous report) the reports are
+binned as they are (the cell of each report, of each first report and of each
+consecutive pair): no deconvolution, so the model carries the mechanism's noise.
+The length distribution is exact for every method: a release holds one report per
+true point.
+
+The model is a **population model**: it depends on all users' reports (and the
+public parameters), never on a true point.  Fitting it is post-processing of the
+releases and costs no privacy.  :func:`synthesize` samples from it; its output
+depends on the seed only through ``rng``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_batch, as_generator
+from ..mechanisms import OptimalClassical
+from . import _expectation_maximisation as fitting
+from .planar import _check_grid, _epsilons, check_perturber
+from ._laplace import laplace_blocks, laplace_keys
+from .transition import bin_index, output_grid, snap_edges, transition_matrix
+
+__all__ = ["MobilityModel", "Synthetic", "fit_mobility_model", "synthesize"]
+
+#: largest grid side: the model holds a ``(G²)²`` transition matrix, and a fit by EM up to ``(2G)⁴``
+#: pairs of output keys (G = 24: 2.7 MB and 42 MB)
+MAX_GRID = 24
+
+
+@dataclass(frozen=True)
+class MobilityModel:
+    """A first-order Markov model of trajectories on a grid (:func:`fit_mobility_model`).
+
+    Attributes
+    ----------
+    xe, ye : numpy.ndarray
+        Cell edges along x and y, in the region's coordinates (metres of its CRS).
+    start : numpy.ndarray, shape (C,)
+        Probability that a trajectory starts in each cell, ``C = Gx·Gy``, cell
+        ``ix·Gy + iy``.
+    transition : numpy.ndarray, shape (C, C)
+        ``transition[a, b] = P(next cell b | cell a)``; every row sums to 1.
+    lengths : numpy.ndarray
+        ``lengths[n]``: probability that a trajectory has ``n`` points (``lengths[0] = 0``).
+    crs : str or None
+        The region's CRS (from the release's sidecar), for WGS84 output.
+    method : str
+        ``"em"`` (deconvolved) or ``"binned"`` (reports binned as they are).
+    iterations : int
+        EM passes of the pair fit (0 when binned).
+    """
+
+    xe: np.ndarray
+    ye: np.ndarray
+    start: np.ndarray
+    transition: np.ndarray
+    lengths: np.ndarray
+    crs: object = None
+    method: str = "em"
+    iterations: int = 0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.xe) - 1, len(self.ye) - 1
+
+
+@dataclass(frozen=True)
+class Synthetic:
+    """Synthetic trajectories: ``coords`` (N, 2) in the model's CRS, ``offsets`` (T+1,), ``cells`` (N,)."""
+
+    coords: np.ndarray
+    offsets: np.ndarray
+    cells: np.ndarray
+    crs: object = None
+
+    def lonlat(self) -> np.ndarray:
+        """The points in WGS84 ``(lon, lat)``; needs the model's CRS."""
+        if self.crs is None:
+            raise ValueError("the model has no CRS: give crs= to fit_mobility_model for WGS84 output")
+        import pyproj
+
+        to_wgs84 = pyproj.Transformer.from_crs(self.crs, 4326, always_xy=True)
+        lon, lat = to_wgs84.transform(self.coords[:, 0], self.coords[:, 1])
+        return np.column_stack([lon, lat])
+
+
+def _axis_kernels(perturber, eps: float, xe, ye):
+    """``(ox, oy, A, B)``: TraCS-C's output bin edges (2 per cell, on lattice boundaries) and exact
+    per-axis matrices at per-point budget ``eps`` (as the density estimator builds them)."""
+    xmin, ymin, xmax, ymax = perturber.region.bounds
+    res = getattr(perturber, "resolution", None)
+    share = float(perturber.shares(np.array([eps]))[0])
+    mx = OptimalClassical(epsilon=share * eps, low=xmin, high=xmax, resolution=res)
+    my = OptimalClassical(epsilon=eps - share * eps, low=ymin, high=ymax, resolution=res)
+    ox, oy = output_grid(xe, None), output_grid(ye, None)
+    ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
+    ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
+    return ox, oy, transition_matrix(mx, xe, ox), transition_matrix(my, ye, oy)
+
+
+def _report_rows(family, perturber, pts, eps, xe, ye):
+    """Per distinct per-point ε: ``(mask of its reports, likelihood rows (K, C) of their distinct
+    output keys, the row of each of its reports)``; a row holds ``P(key | cell)`` up to a factor of
+    its own (TraCS-C: ``A ⊗ B`` on two output bins per cell and axis; planar Laplace: the density
+    estimator's rows, :func:`tracs.estimate._laplace.laplace_blocks`)."""
+    for e in np.unique(eps):
+        mine = eps == e
+        if family == "axes":
+            ox, oy, a, b = _axis_kernels(perturber, float(e), xe, ye)
+            keys = bin_index(pts[mine, 0], ox) * (len(oy) - 1) + bin_index(pts[mine, 1], oy)
+            distinct, row = np.unique(keys, return_inverse=True)
+            rows = np.kron(a, b)[distinct]
+        else:
+            keys = laplace_keys(pts[mine], perturber, xe, ye, None)
+            distinct, row = np.unique(keys, return_inverse=True)
+            stats = [(float(e), distinct, np.ones(len(distinct), dtype=np.int64))]
+            rows = laplace_blocks(stats, perturber, xe, ye, None)[0].likelihood
+        yield mine, np.ascontiguousarray(rows, dtype=np.float64), row.ravel()
+
+
+def _cells(pts, xe, ye) -> np.ndarray:
+    """Cell ``ix·Gy + iy`` of every point (points on the far edges in the last cells)."""
+    ix = np.clip(np.searchsorted(xe, pts[:, 0], side="right") - 1, 0, len(xe) - 2)
+    iy = np.clip(np.searchsorted(ye, pts[:, 1], side="right") - 1, 0, len(ye) - 2)
+    return ix * (len(ye) - 1) + iy
+
+
+def _pair_rows(off) -> np.ndarray:
+    """Rows that have a next point in their trajectory."""
+    n = int(off[-1])
+    last = np.zeros(n, dtype=bool)
+    lengths = np.diff(off)
+    last[off[1:][lengths > 0] - 1] = True
+    return np.flatnonzero(~last)
+
+
+def _rows_to_transition(joint: np.ndarray) -> np.ndarray:
+    """Rows of a joint pair distribution normalised; a row of no mass gets the distribution of all
+    next cells."""
+    rows = joint.sum(axis=1, keepdims=True)
+    fallback = joint.sum(axis=0)
+    fallback = fallback / fallback.sum()
+    return np.where(rows > 0, joint / np.where(rows > 0, rows, 1.0), fallback[None, :])
+
+
+def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterations: int = 25,
+                       tol: float = 1e-6) -> MobilityModel:
+    """Fit a grid mobility model (start, transitions, lengths) to the reports of all users.
+
+    Parameters
+    ----------
+    reports : array_like, shape (N, 2)
+        Released points in the region's coordinates, in trajectory order.
+    perturber : a registered perturber with a density estimator
+        The public perturber that released them (``tracs.estimate.read_sidecar`` and
+        ``perturber_from_sidecar`` rebuild it from a release's sidecar).
+    offsets : array_like of int, shape (T+1,)
+        Trajectory boundaries.
+    grid : int or (int, int)
+        Cells along x and y over the region's bounding box, each side at most
+        :data:`MAX_GRID` (the model holds a ``(Gx·Gy)²`` transition matrix, a fit by EM
+        up to ``(2Gx·2Gy)²`` pairs of output keys).
+    crs : optional
+        The region's CRS, kept on the model for WGS84 output.
+    iterations : int
+        Cap on the EM passes of the pair fit (TraCS-C, planar Laplace).  The pair fit has
+        ``(Gx·Gy)²`` unknowns, started from the deconvolved marginal's product with
+        itself; its later passes fit the reports' noise, so the default (25) stops
+        early (``docs/synthesis.md`` has the sweep).
+    tol : float
+        EM stopping tolerance (log-likelihood gain per pair).
+
+    Returns
+    -------
+    MobilityModel
+        ``method="em"`` for TraCS-C and planar Laplace, ``"binned"`` for TraCS-D and the Strawman.
+    """
+    family = check_perturber(perturber)
+    gx, gy = _check_grid(grid)
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
+        raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
+    if max(gx, gy) > MAX_GRID:
+        raise ValueError(f"a mobility model holds a (G^2)^2 transition matrix: grid sides up to {MAX_GRID}, "
+                         f"got {(gx, gy)}")
+    if not (isinstance(tol, (int, float, np.floating)) and np.isfinite(tol) and tol > 0):
+        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
+    pts, off, _ = as_batch(reports, offsets)
+    lengths = np.diff(off)
+    off = off[np.r_[True, lengths > 0]]  # empty trajectories hold no report
+    if len(pts) == 0:
+        raise ValueError("reports is empty")
+    perturber.region.validate_points(pts, "reports")
+    xmin, ymin, xmax, ymax = perturber.region.bounds
+    xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
+    length_pmf = np.bincount(np.diff(off)).astype(np.float64)
+    length_pmf /= length_pmf.sum()
+    first, pairs = off[:-1], _pair_rows(off)
+    if family == "directional":
+        cells = _cells(pts, xe, ye)
+        c = gx * gy
+        start = np.bincount(cells[first], minlength=c) / len(first)
+        joint = np.bincount(cells[pairs] * c + cells[pairs + 1], minlength=c * c).reshape(c, c).astype(float)
+        if not len(pairs):
+            joint = np.diag(start)
+        return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "binned", 0)
+    eps = _epsilons(perturber, off, len(pts))
+    is_first = np.zeros(len(pts), dtype=bool)
+    is_first[first] = True
+    marginal, starts, pair_blocks = [], [], []
+    row_of = np.empty(len(pts), dtype=np.int64)
+    for mine, rows, row in _report_rows(family, perturber, pts, eps, xe, ye):
+        k = len(rows)
+        row_of[mine] = row
+        marginal.append(fitting.DenseBlock(rows, np.bincount(row, minlength=k).astype(np.float64)))
+        starts.append(fitting.DenseBlock(rows, np.bincount(row[is_first[mine]], minlength=k).astype(np.float64)))
+        p = pairs[mine[pairs]]  # both points of a pair belong to one trajectory: one ε
+        counts = np.bincount(row_of[p] * k + row_of[p + 1], minlength=k * k).reshape(k, k)
+        pair_blocks.append(fitting.ProductBlock(counts, rows, rows))
+    support = np.ones((gx, gy), dtype=bool)
+    options = dict(tol=fitting.DEFAULT_TOL, max_iterations=iterations)
+    theta = fitting.run_em(marginal, support, **options).theta
+    start = fitting.run_em(starts, support, initial=theta + 1e-12, **options).theta.ravel()
+    c = gx * gy
+    if sum(b.weight for b in pair_blocks) == 0:  # every trajectory has one point
+        joint, passes = np.diag(start), 0
+    else:
+        initial = np.multiply.outer(theta.ravel(), theta.ravel()) + 1e-12
+        fit = fitting.run_em(pair_blocks, np.ones((c, c), dtype=bool), tol=tol, max_iterations=iterations,
+                             initial=initial)
+        joint, passes = fit.theta, fit.iterations
+    return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "em", int(passes))
+
+
+def _alias_tables(transition: np.ndarray):
+    """Walker's alias tables of every row of ``transition``, flat: ``(prob (C·C,), alias (C·C,))``.
+
+    Row ``a``, column ``k`` is drawn with probability ``1/C``, then kept when a uniform is
+    below ``prob[a·C + k]``, else replaced by ``alias[a·C + k]``.  Built by Marsaglia's square
+    histogram, all rows at once: ``C − 1`` times, the smallest open entry of each row (scaled
+    by ``C``: at most 1) is closed and topped up from the row's largest.
+    """
+    rows, c = transition.shape
+    q = transition / transition.sum(axis=1, keepdims=True) * c
+    prob, alias = np.ones_like(q), np.tile(np.arange(c), (rows, 1))
+    closed = np.zeros(q.shape, dtype=bool)
+    r = np.arange(rows)
+    for _ in range(c - 1):
+        small = np.argmin(np.where(closed, np.inf, q), axis=1)
+        large = np.argmax(np.where(closed, -np.inf, q), axis=1)
+        prob[r, small], alias[r, small] = q[r, small], large
+        q[r, large] -= 1.0 - q[r, small]
+        closed[r, small] = True
+    return np.clip(prob, 0.0, 1.0).ravel(), alias.ravel()
+
+
+def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
+    """Sample ``n`` trajectories from a mobility model.
+
+    Every trajectory draws its length from ``model.lengths``, its first cell from
+    ``model.start`` and every next cell from the row of the current one; each cell
+    becomes a point uniform within it (metres of the region's CRS;
+    :meth:`Synthetic.lonlat` for WGS84).  Vectorised: one pass per step over the
+    trajectories still running (longest first, contiguous in a step-major buffer),
+    each next cell drawn in constant time from the rows' alias tables
+    (:func:`_alias_tables`).
+
+    Parameters
+    ----------
+    model : MobilityModel
+    n : int
+        Number of trajectories (>= 1).
+    rng : None, int, SeedSequence or Generator
+        The only source of randomness of the output.
+
+    Returns
+    -------
+    Synthetic
+    """
+    if not isinstance(model, MobilityModel):
+        raise TypeError(f"model must be a MobilityModel, got {type(model).__name__}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be an int, got {type(n).__name__}")
+    if n < 1:
+        raise ValueError(f"n must be >= 1, got {n}")
+    gen = as_generator(rng)
+    gx, gy = model.shape
+    c = gx * gy
+    length_cdf = np.cumsum(model.lengths)
+    lengths = np.searchsorted(length_cdf, gen.random(n) * length_cdf[-1], side="right")
+    lengths = np.minimum(lengths, len(length_cdf) - 1)
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    total = int(offsets[-1])
+    # step-major buffer: the trajectories sorted longest first, so those still running at step t
+    # are a prefix and every step reads and writes contiguous slices
+    order = np.argsort(-lengths, kind="stable")
+    running = np.searchsorted(-lengths[order], -np.arange(1, int(lengths.max(initial=0)) + 1), side="right")
+    step_start = np.r_[0, np.cumsum(running)].astype(np.int64)
+    u = gen.random(total)
+    buf = np.empty(total, dtype=np.int64)
+    start_cdf = np.cumsum(model.start)
+    first = int(running[0]) if len(running) else 0  # every trajectory with a point
+    buf[:first] = np.minimum(np.searchsorted(start_cdf, u[:first] * start_cdf[-1], side="right"), c - 1)
+    prob, alias = _alias_tables(model.transition)
+    for step in range(1, len(running)):
+        m, here, before = running[step], step_start[step], step_start[step - 1]
+        x = u[here: here + m] * c
+        k = np.minimum(x.astype(np.int64), c - 1)
+        at = buf[before: before + m] * c + k
+        buf[here: here + m] = np.where(x - k < prob[at], k, alias[at])
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    within = np.arange(total) - np.repeat(offsets[:-1], lengths)
+    cells = buf[step_start[within] + np.repeat(position, lengths)]
+    ix, iy = cells // gy, cells % gy
+    w = gen.random((total, 2))
+    x = model.xe[ix] + w[:, 0] * (model.xe[ix + 1] - model.xe[ix])
+    y = model.ye[iy] + w[:, 1] * (model.ye[iy + 1] - model.ye[iy])
+    return Synthetic(np.column_stack([x, y]), offsets, cells, model.crs)
