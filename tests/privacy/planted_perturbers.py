@@ -9,7 +9,9 @@ lattice, so the lattice check cannot see them; only the statistics can:
 * ``third``: the 3rd point of every trajectory, and no other;
 * ``long``: every point of a trajectory of at least 12 points;
 * ``near-vertex``: points 0 < d ≤ 30 m from the vertex (0, 0), not the vertex itself;
-* ``keyed``: every point, but only when ``keys=`` is passed (as ``tracs perturb`` does).
+* ``keyed``: every point, but only on the keyed path of ``tracs perturb``
+  (:func:`tracs.engine.perturb_many` with ``keys=``, which releases chunks through
+  ``_run_into``), or ``perturb_many`` given ``keys=``.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ LEAKS = {
     "near-vertex": ("ε = 20 within 30 m of the vertex (0, 0), not at it",
                     lambda xy, pos, length, keyed: (np.hypot(xy[:, 0], xy[:, 1]) <= 30.0)
                     & (np.hypot(xy[:, 0], xy[:, 1]) > 0.0)),
-    "keyed": ("ε = 20 on every point released with keys=",
+    "keyed": ("ε = 20 on every point released on the keyed path",
               lambda xy, pos, length, keyed: np.full(len(xy), keyed)),
 }
 
@@ -49,6 +51,8 @@ class PlantedLeak:
             start, width = band
             self.leaks = lambda xy, pos, length, keyed: (xy[:, 0] >= start) & (xy[:, 0] < start + width)
 
+    round_to = None
+
     def perturb_many(self, coords, offsets=None, *, rng=None, keys=None):
         coords = np.asarray(coords, dtype=np.float64)
         offsets = np.asarray(offsets, dtype=np.int64)
@@ -60,3 +64,13 @@ class PlantedLeak:
         leak = self.leaks(coords, pos, np.repeat(lengths, lengths), keys is not None)
         out[leak] = hot[leak]
         return out
+
+    def _run_into(self, coords, offsets, streams, out):
+        """The chunk path of :func:`tracs.engine.perturb_many` (keyed streams resolved)."""
+        hot = np.empty_like(out)
+        self.base._run_into(coords, offsets, streams, out)
+        self.hot._run_into(coords, offsets, streams, hot)
+        lengths = np.diff(offsets)
+        pos = np.arange(len(coords)) - np.repeat(offsets[:-1], lengths)
+        leak = self.leaks(coords, pos, np.repeat(lengths, lengths), True)
+        out[leak] = hot[leak]

@@ -6,10 +6,13 @@ found in ≥ 95 % of the seeds, false alarms) are ``python -m benchmarks audit-p
 
 The planted leaks (``audit_toys.planted_leaks``) but the identity leak release only
 values of their declared lattice, so the lattice check cannot see them; each must be
-found by the statistics alone (its ε lower bound above the claim ε = 1).  Lower bounds found (20,000 draws per input, seed 0), kept in
-``docs/audit.md``:
+found by the statistics alone (its ε lower bound above the claim ε = 1).  Each must
+also reach 90 % of the bound the audit found before it searched (sample splitting on
+19 inputs, 20,000 draws per input, seed 0; 10,000 in 2-D now): the search must not
+be weaker where the old candidates already sufficed.  The 2 % band is new (threshold
+1.5, far below what an ε = 20 leak gives).
 
-| planted leak | ε lower bound |
+| planted leak | ε lower bound before the search |
 | --- | ---: |
 | input's low bit in the index parity | 7.54 |
 | 4ε on the last 5 % of the domain (its end excluded) | 2.27 |
@@ -17,10 +20,12 @@ found by the statistics alone (its ε lower bound above the claim ε = 1).  Lowe
 | TraCS-D leaking at the second point only | 6.11 |
 | returns its input 2 % of the time | 3.47 |
 | optimal classical at 1.5ε | 1.31 |
-| ε = 20 on an interior band of 2 % of the domain | 1.5 |
+| ε = 20 on an interior band of 2 % of the domain (new: a threshold) | 1.5 |
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import pytest
@@ -44,9 +49,14 @@ FOUND = {
 }
 
 
+@functools.lru_cache(maxsize=None)
+def _second_point_report():
+    return dict(planted_leaks(20_000, 10_000))["TraCS-D leaking at the second point only"]()
+
+
 @pytest.mark.parametrize("name, run", planted_leaks(20_000, 10_000), ids=lambda v: v if isinstance(v, str) else "")
 def test_planted_leak_is_flagged(name, run):
-    report = run()
+    report = _second_point_report() if name == "TraCS-D leaking at the second point only" else run()
     # the bound alone must exceed the claim: all but the identity leak release on their lattice
     assert report.violation and (report.off_lattice == 0) == (name != "returns its input 2 % of the time")
     assert report.epsilon_lower_bound > 1.0
@@ -54,8 +64,7 @@ def test_planted_leak_is_flagged(name, run):
 
 
 def test_second_point_leak_is_reported_at_the_second_point():
-    name, run = planted_leaks(20_000, 10_000)[3]
-    report = run()
+    report = _second_point_report()
     assert report.worst_event.startswith("point 2 after fixed points (1000, 500), with"), report.worst_event
     k1, n1, k2, n2 = report.counts
     # one input in the right half (an event of mass > 0.2), one in the left (none: 90 % of its
@@ -74,12 +83,13 @@ def test_parity_leak_needs_inputs_with_different_low_bits():
     assert tracs.audit(leak, 1.0, samples=20_000).violation  # the default candidates differ in it
 
 
-@pytest.mark.parametrize("name", ["optimal-classical", "laplace", "tracs-d", "planar-laplace"])
-def test_few_false_alarms_on_shipped_methods(name):
-    # 10 seeds at 1,000 draws per input: at 99 % a sound audit flags each with probability
-    # <= 1 %, so 2 or more flags in 10 has probability < 0.5 %; the 100-seed measurement is
-    # python -m benchmarks audit-power (docs/audit.md)
-    flags = sum(audit_target(name, 1.0, samples=1_000, rng=seed).violation for seed in range(10))
+@pytest.mark.parametrize("name, seeds", [("optimal-classical", 10), ("laplace", 10), ("tracs-d", 3),
+                                         ("planar-laplace", 3)])
+def test_few_false_alarms_on_shipped_methods(name, seeds):
+    # seeds 0 … seeds − 1 at 1,000 draws per input: at 99 % a sound audit flags each with
+    # probability <= 1 %, so 2 or more flags in 10 has probability < 0.5 % (in 3: < 0.03 %);
+    # the longer measurement is python -m benchmarks audit-power (docs/audit.md)
+    flags = sum(audit_target(name, 1.0, samples=1_000, rng=seed).violation for seed in range(seeds))
     assert flags <= 1
 
 
@@ -121,10 +131,11 @@ def test_planted_perturber_leak_is_flagged(name):
         assert any(w in report.worst_event for w in where[name].split("|")), report.worst_event
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [0])
 def test_default_audit_finds_the_two_percent_band(seed):
     # the band 1200 <= x < 1240 m of the 2,000 m width: the 64 stratified first points are
-    # 31.25 m apart in x, so one always lies in it; default draws (20,000), seeds 0 and 1
+    # 31.25 m apart in x, so one always lies in it; default draws (20,000), seed 0 (20 seeds:
+    # the benchmark)
     report = tracs.audit_perturber(PlantedLeak("band"), rng=seed)
     assert report.violation and report.epsilon_lower_bound > 3.0, str(report)
     assert any(1200.0 <= x[0] < 1240.0 for x in report.worst_pair), report.worst_pair

@@ -37,7 +37,8 @@ def sampler_call(sampler, method: str):
 
 
 def draw_vectorised(call, batch, n, gen, shape, one):
-    """Draw ``n`` outputs with one call on ``batch``; fall back to ``n`` calls of ``one()``.
+    """Draw ``n`` outputs with one call on ``batch``; fall back to ``n`` calls of ``one()`` (each
+    one value, or one trajectory's rows).
 
     Returns ``(outputs, vectorised)``.  The fallback is taken only when the
     array call raises ``TypeError``/``ValueError`` or returns the wrong shape.
@@ -48,7 +49,7 @@ def draw_vectorised(call, batch, n, gen, shape, one):
             return out, True
     except (TypeError, ValueError):
         pass
-    out = np.asarray([np.asarray(one(gen), dtype=np.float64).reshape(shape[1:]) for _ in range(n)])
+    out = np.concatenate([np.asarray(one(gen), dtype=np.float64).reshape((-1, *shape[1:])) for _ in range(n)])
     return out.reshape(shape), False
 
 

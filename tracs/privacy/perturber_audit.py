@@ -7,8 +7,8 @@ release is what the audit compares between inputs of the same scenario: first
 points (perturbed about the public anchor, for TraCS-D), the last point of
 trajectories of every length up to eight and of 16 and 32 points.  A perturber
 whose ``perturb_many`` takes per-user ``keys`` is released with one distinct key
-per trajectory, as ``tracs perturb`` releases (and at a few lengths also without
-keys).  The earlier points' inputs are the same for both inputs of a pair, so
+per trajectory through :func:`tracs.engine.perturb_many`, as ``tracs perturb``
+releases (and at a few lengths also by ``perturb_many`` without keys).  The earlier points' inputs are the same for both inputs of a pair, so
 the varied point's release obeys the per-point claim of a trajectory of that
 length, ``privacy_spent(L).per_point`` (averaged over the earlier releases, every
 conditional ratio is within ``e^ε``).  Output cells are the recurring points
@@ -44,11 +44,16 @@ def takes_keys(perturber) -> bool:
 
 
 def _call(perturber):
-    """``f(coords, offsets, rng, keys)`` releasing trajectories, and whether it takes trajectories."""
+    """``f(coords, offsets, rng, keys)`` releasing trajectories, and whether it takes trajectories.
+
+    With ``keys`` the release goes through :func:`tracs.engine.perturb_many`, the path of
+    ``tracs perturb`` (keyed streams resolved once, the perturber's chunk kernel)."""
+    from ..engine import perturb_many
+
     many = getattr(perturber, "perturb_many", None)
     if callable(many):
         return (lambda pts, off, rng, keys: many(pts, off, rng=rng) if keys is None
-                else many(pts, off, rng=rng, keys=keys)), True
+                else perturb_many(perturber, pts, off, rng=rng, keys=keys)), True
     if callable(perturber):
         return (lambda pts, off, rng, keys: perturber(pts, rng)), False
     raise TypeError(
@@ -120,8 +125,9 @@ def audit_perturber(perturber, epsilon=None, *, points=None, samples: int = 20_0
     perturber : tracs perturber or baseline, or callable ``(points (n, 2), rng) -> (n, 2)``
         Each row of a callable's input is one independent release.  A perturber
         whose ``perturb_many`` takes ``keys`` is released with one distinct
-        integer key per trajectory (as ``tracs perturb`` releases), and at the
-        lengths ``candidates.UNKEYED`` also without keys.
+        integer key per trajectory through :func:`tracs.engine.perturb_many` (the
+        path of ``tracs perturb``), and at the lengths ``candidates.UNKEYED`` also
+        by its ``perturb_many`` without keys.
     epsilon : float, optional
         The claimed per-point budget; default the ledger's
         ``perturber.privacy_spent(L).per_point`` for trajectories of ``L`` points.
