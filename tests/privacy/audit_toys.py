@@ -117,6 +117,21 @@ class TailLeak(_OnLattice):
         return np.where(tail, self.hot.sample(x, rng=rng), self.base.sample(x, rng=rng))
 
 
+class BandLeak(_OnLattice):
+    """Inputs in the interior band ``[start, start + width)`` (fractions of the domain) are released at ε = 20."""
+
+    def __init__(self, base, start, width, hot=20.0):
+        super().__init__(base)
+        self.hot = type(base)(epsilon=hot)
+        low, high = self.input_domain.low, self.input_domain.high
+        self.band = (low + start * (high - low), low + (start + width) * (high - low))
+
+    def sample(self, x, *, rng=None):
+        x = np.asarray(x, dtype=np.float64)
+        inside = (x >= self.band[0]) & (x < self.band[1])
+        return np.where(inside, self.hot.sample(x, rng=rng), self.base.sample(x, rng=rng))
+
+
 class OddBitAtom(_OnLattice):
     """An input whose lowest mantissa bit is 1 is released at its nearest lattice point half the
     time: evenly spaced inputs (0, 0.25, …, 1) all have that bit 0 and never show it."""
@@ -147,7 +162,9 @@ def second_point_leak(region, epsilon):
             idx[hit, 1] = 0
             return out, (idx if indices else None)
 
-        _run_into = None  # one worker: the leak is applied to whole batches
+        def _run_into(self, coords, offsets, streams, out):
+            """The chunk path of tracs.engine.perturb_many (tracs perturb): through the leak too."""
+            out[...] = self._release(coords, offsets, self._keyed_source(streams, None, offsets), indices=False)[0]
 
     return SecondPointLeak(region, epsilon)
 
@@ -158,25 +175,29 @@ def _region():
     return Rectangle(0.0, 0.0, 2000.0, 1000.0)
 
 
-def planted_leaks(samples_1d: int, samples_2d: int) -> list:
-    """``(name, run)`` of every planted leak the audit must flag at 99 %; ``run()`` -> AuditReport.
+def planted_leaks(samples_1d, samples_2d) -> list:
+    """``(name, run)`` of every planted leak the audit must flag at 99 %; ``run(rng=0)`` -> AuditReport.
 
-    Each is claimed ε = 1 and audited with its default candidate inputs and seed 0.
+    Each is claimed ε = 1 and audited with its default candidate inputs; ``None`` draws: the
+    audit's default.
     """
     import tracs
     import tracs.mechanisms as m
 
     oc = m.OptimalClassical(epsilon=1.0)
+    one = {} if samples_1d is None else {"samples": samples_1d}
+    two = {} if samples_2d is None else {"samples": samples_2d}
     return [
-        ("input's low bit in the index parity", lambda: tracs.audit(ParityLeak(oc), 1.0, samples=samples_1d)),
+        ("input's low bit in the index parity", lambda rng=0: tracs.audit(ParityLeak(oc), 1.0, rng=rng, **one)),
         ("4ε on the last 5 % of the domain (its end excluded)",
-         lambda: tracs.audit(TailLeak(oc), 1.0, samples=samples_1d)),
+         lambda rng=0: tracs.audit(TailLeak(oc), 1.0, rng=rng, **one)),
         ("odd low bit released at its lattice point half the time",
-         lambda: tracs.audit(OddBitAtom(oc), 1.0, samples=samples_1d)),
+         lambda rng=0: tracs.audit(OddBitAtom(oc), 1.0, rng=rng, **one)),
         ("TraCS-D leaking at the second point only",
-         lambda: tracs.audit_perturber(second_point_leak(_region(), 1.0), samples=samples_2d)),
-        ("returns its input 2 % of the time", lambda: tracs.audit(ReturnsInput(oc, 0.02), 1.0,
-                                                                    samples=samples_1d)),
-        ("optimal classical at 1.5ε", lambda: tracs.audit(m.OptimalClassical(epsilon=1.5), 1.0,
-                                                            samples=samples_1d)),
+         lambda rng=0: tracs.audit_perturber(second_point_leak(_region(), 1.0), rng=rng, **two)),
+        ("returns its input 2 % of the time",
+         lambda rng=0: tracs.audit(ReturnsInput(oc, 0.02), 1.0, rng=rng, **one)),
+        ("optimal classical at 1.5ε", lambda rng=0: tracs.audit(m.OptimalClassical(epsilon=1.5), 1.0, rng=rng, **one)),
+        ("ε = 20 on an interior band of 2 % of the domain",
+         lambda rng=0: tracs.audit(BandLeak(oc, 0.61, 0.02), 1.0, rng=rng, **one)),
     ]

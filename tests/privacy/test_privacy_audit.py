@@ -142,7 +142,8 @@ def test_2d_flags_off_lattice_points():
     toy = GridPerturber(1.0)
     report = tracs.audit_perturber(lambda p, rng: toy(p, rng) + 1e-9, 1.0, points=SQUARE,
                                    samples=1_000, lattice=toy.lattice)
-    assert report.violation and report.off_lattice == 5 * 1_000
+    # every draw is off: the 5 × 1,000 of the search and the fresh ones of the confirmation
+    assert report.violation and report.off_lattice > 5 * 1_000
 
 
 def test_2d_claim_defaults_to_the_ledger():

@@ -4,15 +4,18 @@
 * :func:`audit_perturber` — perturbers releasing points of the plane;
 * :class:`AuditReport` — the verdict, the ε lower bound with its confidence,
   the worst input pair and output event, and the lattice check;
-* :mod:`.candidates` — the candidate inputs (adjacent doubles, low-bit ladders,
-  half-cell pairs, domain ends) and the perturbers' trajectory scenarios;
+* :mod:`.candidates` — the candidate inputs (stratified points over the whole domain,
+  adjacent doubles, low-bit ladders, half-cell pairs, domain ends, points near
+  vertices) and the perturbers' trajectory scenarios (every position up to 8,
+  lengths 16 and 32, the keyed path);
 * :mod:`.events` — the output partitions (values, indices, index low bits);
 * :mod:`.catalog` — every shipped mechanism and perturber, ready to audit.
 
 An audit can show that a sampler is *not* ε-LDP, with the stated confidence
-(exact Clopper–Pearson bounds on a held-out half of the draws); a pass means no
-evidence was found with the given budget, together with every output lying on
-the sampler's public lattice.
+(the search's best few hypotheses confirmed on fresh draws with exact
+Clopper–Pearson bounds, Bonferroni over them); a pass means no evidence was found
+with the given budget, together with every output lying on the sampler's public
+lattice.  Released times are not perturbed, so not audited.
 """
 
 from .audit import audit

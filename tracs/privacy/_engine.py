@@ -1,18 +1,24 @@
-"""The audit procedure shared by the 1-D and the 2-D audits.
+"""The audit procedure shared by the 1-D and the 2-D audits: select, then confirm.
 
-1. For every candidate input ``x``, draw ``samples`` outputs in two independent
-   halves (``A`` and ``B``), each through one vectorised call of the sampler.
-2. From half ``A`` only: build the output cells (:mod:`.events`) and, for every
-   ordered input pair, score every single cell and every union of cells ranked
-   by estimated likelihood ratio with the Clopper–Pearson ε lower bound.  Keep
-   the best (pair, event).
-3. On half ``B`` only: count that one event at its two inputs and report the
-   Clopper–Pearson ε lower bound at the requested confidence.
+1. **Search (stage 1).**  For every candidate input ``x``, draw ``samples``
+   outputs through one vectorised call of the sampler.  From these draws only:
+   build the output cells (:mod:`.events`) and, for every ordered input pair of
+   one scenario, score every single cell and every union of cells ranked by
+   estimated likelihood ratio (a Wilson-bound estimate of the ε lower bound minus
+   the pair's claim).  Keep the :data:`CONFIRM` best (pair, event) hypotheses
+   (each pair's best event, over every partition).
+2. **Confirm (stage 2).**  Draw ``samples`` *fresh* outputs at each input of the
+   kept hypotheses (new generators, never used in stage 1), count each event at
+   its two inputs and bound its ε from below with one-sided Clopper–Pearson bounds
+   at ``(1 − confidence) / (2·K)`` each, ``K`` the number of hypotheses confirmed.
 
-Because the (pair, event) is chosen on draws independent of half ``B``, the
-bound of step 3 is a single test: no multiple-comparison correction is needed
-and its confidence is exact (sample splitting).  Every output of both halves
-is also checked against the declared lattice.
+The search may try tens of thousands of (pair, event) hypotheses; they meet the
+fresh draws only as ``K`` fixed hypotheses, chosen independently of those draws.
+By the union bound (Bonferroni) over the ``K`` of them and the two one-sided bounds
+of each, all ``K`` bounds hold together with probability at least ``confidence``:
+an ε-LDP sampler is flagged with probability at most ``1 − confidence``, however
+many candidates the search tried.  Every output of both stages is also checked
+against the declared lattice.
 """
 
 from __future__ import annotations
@@ -29,10 +35,14 @@ from .lattice_check import off_lattice, release_indices
 
 __all__ = ["run_audit", "check_audit_arguments", "METHOD", "seed_sequence", "input_generator"]
 
-METHOD = ("sample splitting: the input pair and output event (single cells and likelihood-ratio-ranked "
+METHOD = ("select, then confirm: the input pairs and output events (single cells and likelihood-ratio-ranked "
           "unions of cells of one partition: histogram / lattice-point cells of the values, of the "
-          "indices, or the indices' low bits) are chosen on one half of the draws; the one-sided "
-          "Clopper–Pearson bounds at (1 − confidence)/2 each are computed on the other half")
+          "indices, or the indices' low bits) are searched on one set of draws, and the K best are "
+          "bounded on fresh draws with one-sided Clopper–Pearson bounds at (1 − confidence)/(2K) each "
+          "(Bonferroni over the K hypotheses and both bounds)")
+
+#: (pair, event) hypotheses of the search confirmed on fresh draws
+CONFIRM = 4
 
 #: fewest draws per input the audit accepts (two halves of 50)
 MIN_SAMPLES = 100
@@ -88,30 +98,74 @@ def _selection_scores(k1, k2, n, z):
         return np.log(np.maximum(low, 0.0)) - np.log(bound(k2, 1.0))
 
 
-def _best_event(ca, n, allowed, excess, z, unions=True):
-    """Best ``(score, i, j, cells)`` of one partition over the allowed ordered pairs.
+def _pair_events(ca, n, claim, z, unions=True, keep=CONFIRM):
+    """The ``keep`` best ``(score, i, j, cells)`` of one partition and one scenario, one per pair.
 
-    ``ca`` is ``(inputs, cells)`` selection counts; the events are every single cell
-    and (with ``unions``) the unions of cells ranked by ``(c_i + ½)/(c_j + ½)``; the
-    score is the selection bound minus the claim of the pair (``excess[i]``).
+    ``ca`` is ``(inputs, cells)`` search counts; each ordered pair's events are every
+    single cell and (with ``unions``) the unions of cells ranked by
+    ``(c_i + ½)/(c_j + ½)``; the score is the selection bound minus ``claim``.
     """
     m, c = ca.shape
     a = np.broadcast_to(ca[:, None, :], (m, m, c))
     b = np.broadcast_to(ca[None, :, :], (m, m, c))
-    penalty = np.where(allowed, -excess[:, None], -np.inf)[:, :, None]
-    single = _selection_scores(a, b, n, z) + penalty
-    best = int(np.argmax(single))
-    i, j, cell = np.unravel_index(best, single.shape)
-    result = (float(single.flat[best]), int(i), int(j), np.array([cell]))
+    off = np.where(np.eye(m, dtype=bool), -np.inf, -claim)
+    single = _selection_scores(a, b, n, z)
+    best, cell = single.max(axis=2) + off, single.argmax(axis=2)
+    order = ranked_best = ranked_cut = None
     if unions:
         order = np.argsort(-(a + 0.5) / (b + 0.5), axis=2, kind="stable")
         ranked = _selection_scores(np.cumsum(np.take_along_axis(a, order, 2), axis=2),
-                                   np.cumsum(np.take_along_axis(b, order, 2), axis=2), n, z) + penalty
-        best = int(np.argmax(ranked))
-        if ranked.flat[best] > result[0]:
-            i, j, cell = np.unravel_index(best, ranked.shape)
-            result = (float(ranked.flat[best]), int(i), int(j), order[i, j, : cell + 1])
-    return result
+                                   np.cumsum(np.take_along_axis(b, order, 2), axis=2), n, z)
+        ranked_best, ranked_cut = ranked.max(axis=2) + off, ranked.argmax(axis=2)
+    score = best if ranked_best is None else np.maximum(best, ranked_best)
+    flat = np.argsort(-score, axis=None, kind="stable")[:keep]
+    out = []
+    for f in flat:
+        i, j = np.unravel_index(int(f), (m, m))
+        if not np.isfinite(score[i, j]):
+            continue
+        cells = (order[i, j, :ranked_cut[i, j] + 1] if ranked_best is not None and ranked_best[i, j] > best[i, j]
+                 else np.array([cell[i, j]]))
+        out.append((float(score[i, j]), int(i), int(j), cells))
+    return out
+
+
+class _Checks:
+    """What every draw of both stages is checked for: the lattice, finiteness, vectorisation."""
+
+    def __init__(self, lattice):
+        self.lattice, self.off, self.example, self.non_finite, self.vectorised = lattice, 0, None, 0, True
+
+    def __call__(self, drawn):
+        y, vec, ind = drawn
+        self.vectorised &= vec
+        self.non_finite += int(np.count_nonzero(~np.isfinite(y)))
+        if self.lattice is not None:
+            bad, first = off_lattice(y, self.lattice)
+            self.off += bad
+            self.example = first if self.example is None else self.example
+        return y, release_indices(y, self.lattice) if ind is None else ind
+
+
+def _pool(draws, cap=1_000_000):
+    """The search draws pooled (every ``s``-th row of each input's, at most about ``cap`` rows)."""
+    step = max(1, -(-sum(len(y) for y, _ in draws) // cap))
+    return np.concatenate([y[::step] for y, _ in draws]), np.concatenate([k[::step] for _, k in draws])
+
+
+def _search(first, groups, claims, parts, n, z):
+    """The :data:`CONFIRM` best ``(score, partition, i, j, cells)`` over scenarios and partitions."""
+    found = []
+    for p, part in enumerate(parts):
+        counts = np.stack([np.bincount(part.assign(y, k), minlength=part.size) for y, k in first])
+        for g in np.unique(groups):
+            rows = np.flatnonzero(groups == g)
+            if len(rows) < 2:
+                continue
+            found.extend((score, p, int(rows[i]), int(rows[j]), cells) for score, i, j, cells
+                         in _pair_events(counts[rows], n, float(claims[g]), z, unions=part.unions))
+    found.sort(key=lambda h: -h[0])
+    return found[:CONFIRM]
 
 
 def run_audit(draw, inputs, epsilon, *, samples, confidence, lattice, rng, bins, label,
@@ -124,67 +178,62 @@ def run_audit(draw, inputs, epsilon, *, samples, confidence, lattice, rng, bins,
     claimed ε (default: ``epsilon`` for all); ``describe(x)`` adds the scenario to
     the event's description.  ``indices`` are the released lattice indices
     ``(n, d)`` (``None``: computed from ``lattice``, or the bits of the outputs).
+    ``samples`` draws per input in the search, and again per input of a confirmed
+    hypothesis.
     """
     ss = seed_sequence(rng)
     gens = [np.random.Generator(np.random.PCG64(s)) for s in ss.spawn(2 * len(inputs))]
     groups = np.zeros(len(inputs), dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64)
     claims = np.full(int(groups.max()) + 1, epsilon) if claims is None else np.asarray(claims, dtype=float)
-    n_a = samples // 2
-    n_b = samples - n_a
-    halves_a, halves_b, vectorised = [], [], True
-    off, example, non_finite = 0, None, 0
-    for idx, x in enumerate(inputs):
-        for n, gen, store in ((n_a, gens[2 * idx], halves_a), (n_b, gens[2 * idx + 1], halves_b)):
-            y, vec, ind = draw(x, n, gen)
-            vectorised &= vec
-            non_finite += int(np.count_nonzero(~np.isfinite(y)))
-            if lattice is not None:
-                bad, first = off_lattice(y, lattice)
-                off += bad
-                example = first if example is None else example
-            store.append((y, release_indices(y, lattice) if ind is None else ind))
-    parts = partitions(np.concatenate([y for y, _ in halves_a]), np.concatenate([k for _, k in halves_a]),
-                       bins=bins, index_cells=index_cells, names=index_names)
-    allowed = (groups[:, None] == groups[None, :]) & ~np.eye(len(inputs), dtype=bool)
-    excess = claims[groups]
+    check = _Checks(lattice)
+    first = [check(draw(x, samples, gens[2 * i])) for i, x in enumerate(inputs)]
+    parts = partitions(*_pool(first), bins=bins, index_cells=index_cells, names=index_names)
     z = float(_norm_ppf(1.0 - (1.0 - confidence) / 2.0))
-    best = (-np.inf, 0, 1, np.array([0]), parts[0])
-    for part in parts:
-        ca = np.stack([np.bincount(part.assign(y, k), minlength=part.size) for y, k in halves_a])
-        score, i, j, event = _best_event(ca, n_a, allowed, excess, z, unions=part.unions)
-        if score > best[0]:
-            best = (score, i, j, event, part)
-    _, i, j, event, part = best
-    in_event = np.zeros(part.size, dtype=bool)
-    in_event[event] = True
-    k1 = int(np.count_nonzero(in_event[part.assign(*halves_b[i])]))
-    k2 = int(np.count_nonzero(in_event[part.assign(*halves_b[j])]))
-    bound = float(epsilon_lower_bound(k1, n_b, k2, n_b, confidence))
-    bound = max(bound, 0.0)
-    claim = float(excess[i])
+    hypotheses = _search(first, groups, claims, parts, samples, z)
+    del first
+    fresh = {}
+    best = None
+    for _, p, i, j, cells in hypotheses:
+        for t in (i, j):
+            if t not in fresh:
+                fresh[t] = check(draw(inputs[t], samples, gens[2 * t + 1]))
+        part = parts[p]
+        in_event = np.zeros(part.size, dtype=bool)
+        in_event[cells] = True
+        k1 = int(np.count_nonzero(in_event[part.assign(*fresh[i])]))
+        k2 = int(np.count_nonzero(in_event[part.assign(*fresh[j])]))
+        bound = max(float(epsilon_lower_bound(k1, samples, k2, samples,
+                                              1.0 - (1.0 - confidence) / len(hypotheses))), 0.0)
+        claim = float(claims[groups[i]])
+        if best is None or bound - claim > best[0] - best[1]:
+            best = (bound, claim, i, j, part, cells, (k1, samples, k2, samples))
+    if best is None:  # no scenario with two inputs: nothing to compare
+        best = (0.0, float(claims[groups[0]]), 0, 0, parts[0], np.empty(0, dtype=np.int64), (0, samples, 0, samples))
+    bound, claim, i, j, part, event, counts = best
     reasons = []
     if bound > claim:
         reasons.append(f"privacy loss above the claim: ε ≥ {bound:.4f} > {claim:g} "
                        f"with confidence {confidence:g}")
-    if off:
-        reasons.append(f"off-lattice output (low-bit leak): {off} output(s) not on the declared "
-                       f"lattice, e.g. {example!r}")
-    if non_finite:
-        reasons.append(f"{non_finite} output(s) are NaN or infinite")
+    if check.off:
+        reasons.append(f"off-lattice output (low-bit leak): {check.off} output(s) not on the declared "
+                       f"lattice, e.g. {check.example!r}")
+    if check.non_finite:
+        reasons.append(f"{check.non_finite} output(s) are NaN or infinite")
     if lattice is None:
         reasons.append("unverifiable low bits: the sampler declares no output lattice")
-    if not vectorised:
+    if not check.vectorised:
         reasons.append("the sampler rejected arrays, so it was called once per draw")
-    event_text = part.describe(event)
+    event_text = part.describe(event) if len(event) else "none (no two inputs of one scenario)"
     if describe is not None:
         event_text = describe(inputs[i]) + event_text
     return AuditReport(
         epsilon=claim, epsilon_lower_bound=bound, confidence=confidence,
-        violation=bool(bound > claim or off > 0 or non_finite > 0), unverifiable_low_bits=lattice is None,
+        violation=bool(bound > claim or check.off > 0 or check.non_finite > 0),
+        unverifiable_low_bits=lattice is None,
         worst_pair=(label(inputs[i]), label(inputs[j])), worst_event=event_text,
-        counts=(k1, n_b, k2, n_b), off_lattice=off, off_lattice_example=example,
-        samples=samples, inputs=len(inputs), vectorised=vectorised, method=METHOD,
-        reasons=tuple(reasons),
+        counts=counts, off_lattice=check.off, off_lattice_example=check.example,
+        samples=samples, inputs=len(inputs), vectorised=check.vectorised, method=METHOD,
+        reasons=tuple(reasons), confirmed=len(hypotheses),
     )
 
 

@@ -37,7 +37,8 @@ def sampler_call(sampler, method: str):
 
 
 def draw_vectorised(call, batch, n, gen, shape, one):
-    """Draw ``n`` outputs with one call on ``batch``; fall back to ``n`` calls of ``one()``.
+    """Draw ``n`` outputs with one call on ``batch``; fall back to ``n`` calls of ``one()`` (each
+    one value, or one trajectory's rows).
 
     Returns ``(outputs, vectorised)``.  The fallback is taken only when the
     array call raises ``TypeError``/``ValueError`` or returns the wrong shape.
@@ -48,7 +49,7 @@ def draw_vectorised(call, batch, n, gen, shape, one):
             return out, True
     except (TypeError, ValueError):
         pass
-    out = np.asarray([np.asarray(one(gen), dtype=np.float64).reshape(shape[1:]) for _ in range(n)])
+    out = np.concatenate([np.asarray(one(gen), dtype=np.float64).reshape((-1, *shape[1:])) for _ in range(n)])
     return out.reshape(shape), False
 
 
@@ -92,7 +93,7 @@ def _check_inputs(inputs):
     return list(arr)
 
 
-def audit(sampler, epsilon, *, domain=None, inputs=None, samples: int = 200_000,
+def audit(sampler, epsilon, *, domain=None, inputs=None, samples: int = 100_000,
           confidence: float = 0.99, lattice=None, bins: int = 48, rng=0):
     """Audit a one-dimensional sampler claimed to be ε-LDP.
 
@@ -108,14 +109,15 @@ def audit(sampler, epsilon, *, domain=None, inputs=None, samples: int = 200_000,
     domain : (lo, hi), optional
         Input domain.  Inferred from ``sampler.input_domain`` for tracs mechanisms.
         On an interval or a circle the candidates are evenly spaced points (both
-        ends included; the circle: four, antipodes included), adjacent doubles at
-        both ends and at random points, a low-bit ladder, points half an input
-        cell apart and points close to both ends (:mod:`.candidates`); categories:
-        up to four.
+        ends included; the circle: four, antipodes included), 64 stratified random
+        points (one in each 64th of the domain), adjacent doubles at both ends and
+        at random points, a low-bit ladder, points half an input cell apart and
+        points close to both ends (:mod:`.candidates`); categories: up to four.
     inputs : sequence of float, optional
         Candidate inputs to use instead.
     samples : int
-        Draws per input (half choose the event, half bound it).
+        Draws per input in the search, and fresh draws per input of each of the
+        (pair, event) hypotheses it keeps, to confirm them (:mod:`._engine`).
     confidence : float
         Confidence of the lower bound, in ``[0.5, 1)``.
     lattice : (origin, spacing, count) or object with ``contains``, optional
@@ -137,8 +139,10 @@ def audit(sampler, epsilon, *, domain=None, inputs=None, samples: int = 200_000,
     Notes
     -----
     Statistical guarantee: if the sampler is ε-LDP, a violation of the ε claim
-    is reported with probability at most ``1 − confidence`` (sample splitting
-    plus exact Clopper–Pearson bounds; see :mod:`tracs.privacy._engine`).
+    is reported with probability at most ``1 − confidence``, however many pairs
+    and events the search tried (select on one set of draws, confirm the few
+    best on fresh draws with exact Clopper–Pearson bounds, Bonferroni over them;
+    see :mod:`tracs.privacy._engine`).
     """
     epsilon, samples, confidence = check_audit_arguments(epsilon, samples, confidence)
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 1:

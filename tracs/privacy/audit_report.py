@@ -33,13 +33,14 @@ class AuditReport:
         The output event ``E`` of the bound, in words.
     counts : tuple of int
         ``(k1, n1, k2, n2)``: draws in ``E`` out of draws at ``x1`` and at ``x2``,
-        on the half used for the bound.
+        among the fresh draws of the confirmation.
     off_lattice : int
         Outputs (over all draws) that are not on the declared lattice.
     off_lattice_example : float, tuple or None
         The first such output.
     samples : int
-        Draws per input (half to choose the event, half to bound it).
+        Draws per input in the search, and fresh draws per input of each confirmed
+        hypothesis.
     inputs : int
         Number of candidate inputs (every ordered pair of them is tried).
     vectorised : bool
@@ -49,6 +50,10 @@ class AuditReport:
     reasons : tuple of str
         Findings and caveats in words: why the audit did not pass, and whether
         the sampler had to be called once per draw.
+    confirmed : int
+        The (pair, event) hypotheses of the search bounded on fresh draws; each
+        bound is at confidence ``1 − (1 − confidence)/confirmed`` (Bonferroni), so
+        ``epsilon_lower_bound``, their largest, holds at ``confidence``.
     """
 
     epsilon: float
@@ -66,6 +71,7 @@ class AuditReport:
     vectorised: bool
     method: str
     reasons: tuple = field(default_factory=tuple)
+    confirmed: int = 1
 
     @property
     def passed(self) -> bool:
@@ -87,7 +93,8 @@ class AuditReport:
             f"ε ≥ {significant(self.epsilon_lower_bound)} with confidence {given(self.confidence)}",
             f"  worst pair x1 = {_short(self.worst_pair[0])}, x2 = {_short(self.worst_pair[1])}; "
             f"event {self.worst_event}: {whole(k1)}/{whole(n1)} vs {whole(k2)}/{whole(n2)}",
-            f"  {whole(self.samples)} draws per input over {whole(self.inputs)} inputs"
+            f"  {whole(self.samples)} draws per input over {whole(self.inputs)} inputs, the best "
+            f"{whole(self.confirmed)} (pair, event) of the search confirmed on fresh draws"
             + ("" if self.vectorised else " (called once per draw: the sampler rejected arrays)"),
         ]
         lines.extend(f"  - {reason}" for reason in self.reasons)

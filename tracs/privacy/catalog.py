@@ -4,8 +4,8 @@
 :class:`AuditTarget`: how to build the method at a budget ε and which audit
 applies (1-D or 2-D).  Perturbers work on a public 2 km × 1 km rectangle;
 baselines on 40 public POIs drawn once from a fixed seed inside it (public
-parameters, never data).  The audit draws each point as a one-point trajectory
-and checks the per-point claim.  A method registered later is in the catalogue
+parameters, never data).  The audit releases each candidate point as the last
+point of trajectories of its scenario and checks the per-point claim.  A method registered later is in the catalogue
 too (``CATALOG`` is a live view).
 """
 

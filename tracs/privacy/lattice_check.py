@@ -45,8 +45,7 @@ class IndexedRelease:
 
     def __init__(self, lattices):
         self.counts = np.array([_triple(lat)[2] for lat in lattices], dtype=np.int64)
-        self._keys = np.empty(0, dtype=np.uint64)
-        self._points = np.empty((0, 2))
+        self._runs = []  # sorted (keys, points) runs, each at most half the size of the one before
         self._pending = None
 
     def record(self, indices, context=None) -> None:
@@ -59,16 +58,33 @@ class IndexedRelease:
         values = np.asarray(values, dtype=np.float64).reshape(len(idx), -1)
         ok = np.all((idx >= 0) & (idx < self.counts), axis=1)
         key = _mix([*ctx.view(np.uint64).T, *np.clip(idx, 0, self.counts - 1).astype(np.uint64).T])
-        keys = np.concatenate([self._keys, key])
-        points = np.concatenate([self._points, values])
-        order = np.argsort(keys, kind="stable")  # earlier draws first within a key
-        sorted_keys = keys[order]
+        order = np.argsort(key, kind="stable")  # earlier draws first within a key
+        sorted_keys = key[order]
         first = np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]
-        head = order[first][np.cumsum(first) - 1]  # the first draw of each draw's key
-        same = np.empty(len(keys), dtype=bool)
-        same[order] = np.all(points[head] == points[order], axis=1)
-        self._keys, self._points = keys[order[first]], points[order[first]]
-        return ok & same[len(keys) - len(idx):]
+        new_keys, new_points = sorted_keys[first], values[order[first]]
+        # the point first seen with each key: from an earlier batch (sorted runs), else this one's first
+        reference = new_points.copy()
+        seen = np.zeros(len(new_keys), dtype=bool)
+        for keys, points in self._runs:
+            pos = np.minimum(np.searchsorted(keys, new_keys), len(keys) - 1)
+            hit = keys[pos] == new_keys
+            reference[hit] = points[pos[hit]]
+            seen |= hit
+        same = np.empty(len(key), dtype=bool)
+        same[order] = np.all(reference[np.cumsum(first) - 1] == values[order], axis=1)
+        self._add(new_keys[~seen], new_points[~seen])
+        return ok & same
+
+    def _add(self, keys, points) -> None:
+        """Keep the unseen keys: a new sorted run, merged with smaller-or-equal runs before it."""
+        if len(keys) == 0:
+            return
+        self._runs.append((keys, points))
+        while len(self._runs) > 1 and len(self._runs[-1][0]) >= len(self._runs[-2][0]):
+            (k2, p2), (k1, p1) = self._runs.pop(), self._runs.pop()
+            keys, points = np.concatenate([k1, k2]), np.concatenate([p1, p2])
+            order = np.argsort(keys, kind="stable")
+            self._runs.append((keys[order], points[order]))
 
 
 def _mix(columns) -> np.ndarray:
