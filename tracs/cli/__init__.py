@@ -18,7 +18,8 @@ __all__ = ["main", "build_parser", "CLIError"]
 
 #: subcommand name -> its module, relative to this package (each offers add_parser(subparsers) and run(args))
 _COMMANDS = {"perturb": ".perturb", "evaluate": ".evaluate", "demo": ".demo", "estimate": ".estimate",
-             "audit": ".audit", "warmup": "tracs.warmup", "regions": ".regions"}
+             "audit": ".audit", "warmup": "tracs.warmup", "regions": ".regions", "serve": ".serve",
+             "simulate": ".simulate"}
 
 
 def build_parser() -> Parser:

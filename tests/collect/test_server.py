@@ -1,0 +1,151 @@
+"""The collector over HTTP on 127.0.0.1: enrolment, idempotent uploads, checks by reason, refusals,
+export read by tracs estimate, metrics."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import numpy as np
+import pandas as pd
+import pytest
+
+from tracs.cli import main
+from tracs.collect import Device, Parameters
+
+from .conftest import ADMIN
+
+ADMIN_HEADERS = {"Authorization": f"Bearer {ADMIN}"}
+
+
+def enrolled_device(url, params, device_id, state, seed=5):
+    answer = httpx.post(url + "/v1/devices", json={"device": device_id}, headers=ADMIN_HEADERS)
+    assert answer.status_code == 200, answer.text
+    return Device(params, device_id, seed, state, token=answer.json()["token"])
+
+
+def walk(device, n, trajectory=None, start="2024-03-01T08:00Z", seed=0):
+    rng = np.random.default_rng(seed)
+    t0 = pd.Timestamp(start)
+    return [device.report(rng.uniform(35.55, 35.85), rng.uniform(139.55, 139.95), t0 + pd.Timedelta(minutes=k),
+                          trajectory=trajectory) for k in range(n)]
+
+
+def test_upload_is_stored_once_and_export_is_a_release(serve, tmp_path):
+    running, collector = serve()
+    params = Parameters.from_json(httpx.get(running.url + "/v1/parameters").content)
+    assert params == collector.parameters
+    device = enrolled_device(running.url, params, "007", tmp_path / "d.sqlite")
+    walk(device, 30)
+    batch = device.batch()
+    totals = device.upload(running.url, batch_size=7)
+    assert totals == {"sent": 30, "accepted": 30, "rejected": {}}
+    assert device.queued()["sequence"] == []
+    # the same batch again (an answer lost on the way): acknowledged, stored once
+    again = httpx.post(running.url + "/v1/reports", json=batch, headers={"Authorization": f"Bearer {device.token}"})
+    assert again.status_code == 200
+    assert again.json()["accepted"] == 0
+    assert {r["reason"] for r in again.json()["rejected"]} == {"already stored"}
+    assert httpx.get(running.url + "/v1/health").json() == {"status": "ok", "stored": 30}
+    # the export is a release tracs estimate reads; the estimate endpoint equals it
+    for fmt in ("parquet", "csv"):
+        answer = httpx.get(running.url + f"/v1/export?format={fmt}", headers=ADMIN_HEADERS)
+        assert answer.status_code == 200, answer.text
+        (tmp_path / f"export.{fmt}").write_bytes(answer.content)
+    sidecar = httpx.get(running.url + "/v1/export?format=sidecar", headers=ADMIN_HEADERS).json()
+    assert sidecar["method"] == "tracs-d" and sidecar["epsilon"] == 1.5
+    (tmp_path / "export.tracs.json").write_text(json.dumps(sidecar))
+    frame = pd.read_parquet(tmp_path / "export.parquet")
+    assert list(frame.columns[:5]) == ["uid", "trajectory", "datetime", "lat", "lng"]
+    assert frame.uid.tolist() == ["007"] * 30
+    assert main(["estimate", str(tmp_path / "export.parquet"), "--grid", "16", "-o", str(tmp_path / "est.csv")]) == 0
+    served = httpx.get(running.url + "/v1/estimate?grid=16&format=csv", timeout=60)
+    assert served.status_code == 200
+    assert served.content == (tmp_path / "est.csv").read_bytes()
+    density = httpx.get(running.url + "/v1/estimate?grid=16", timeout=60).json()
+    assert density["stored"] == 30 and len(density["cells"]["probability"]) == 256
+    metrics = httpx.get(running.url + "/metrics").text
+    assert "tracs_reports_stored 30" in metrics
+    assert 'tracs_reports_rejected_total{reason="already stored"} 30' in metrics
+    assert 'tracs_batch_seconds_count 6' in metrics
+
+
+def test_modified_reports_are_rejected_by_reason(serve, tmp_path):
+    running, collector = serve(caps={"trajectory": 4.5})  # 3 points per trajectory
+    device = enrolled_device(running.url, collector.parameters, "m", tmp_path / "m.sqlite")
+    walk(device, 3, trajectory="a")
+    walk(device, 3, trajectory="b", seed=1)
+    body = device.batch()
+    r = body["reports"]
+    r["epsilon"][0] = 3.0  # claims another ε
+    r["i"][1] = 10**9  # off the lattice
+    r["x"][2] = -1.0  # outside the region
+    r["sequence"][4] = r["sequence"][3]  # repeated in the batch
+    # a modified device overspends: two more points in trajectory b, the second one over its cap
+    for extra, index in ((98, 3), (99, 4)):
+        for name in r:
+            r[name].append(r[name][5])
+        r["sequence"][-1], r["index"][-1] = extra, index
+    answer = httpx.post(running.url + "/v1/reports", json=body, headers={"Authorization": f"Bearer {device.token}"})
+    reasons = {x["sequence"]: x["reason"] for x in answer.json()["rejected"]}
+    assert reasons == {0: "epsilon is not the published one", 1: "not on the published lattice",
+                       2: "outside the region", 3: "repeated in the batch", 99: "trajectory cap spent"}
+    assert answer.json()["accepted"] == 3  # sequences 3 (its first copy), 5 and 98
+    stats = httpx.get(running.url + "/v1/stats").json()
+    assert stats["stored"] == 3 and stats["rejected"] == 5
+
+
+@pytest.mark.parametrize("case, status, message", [
+    ("malformed", 400, "the body is not valid JSON"),
+    ("content type", 415, "the body must be application/json, got 'text/plain'"),
+    ("oversized", 413, "is over the limit of 4,096 bytes"),
+    ("unknown device", 403, "unknown device 'nobody': enrol it first"),
+    ("no token", 401, "send its token as 'Authorization: Bearer <token>'"),
+    ("wrong token", 403, "wrong token for device 'dev'"),
+    ("other parameters", 422, "the batch was made under other parameters"),
+    ("not columns", 422, "reports: an object of columns is needed"),
+    ("ragged columns", 422, "reports.x has 0 values for 2 reports"),
+    ("float sequence", 422, "reports.sequence: integers are needed"),
+    ("admin no token", 401, "admin endpoint: send 'Authorization: Bearer <admin token>'"),
+    ("admin wrong token", 403, "wrong admin token"),
+    ("export format", 400, "format must be parquet, csv or sidecar, got 'xls'"),
+])
+def test_refusals(serve, tmp_path, case, status, message):
+    running, collector = serve(max_body=4096)
+    url = running.url
+    device = enrolled_device(url, collector.parameters, "dev", tmp_path / "dev.sqlite")
+    walk(device, 2)
+    body = device.batch()
+    token = {"Authorization": f"Bearer {device.token}"}
+    post = lambda **kw: httpx.post(url + "/v1/reports", **kw)  # noqa: E731
+    if case == "malformed":
+        answer = post(content=b"{nope", headers={**token, "Content-Type": "application/json"})
+    elif case == "content type":
+        answer = post(content=json.dumps(body), headers={**token, "Content-Type": "text/plain"})
+    elif case == "oversized":
+        answer = post(content=b"[" + b"0," * 4000 + b"0]", headers={**token, "Content-Type": "application/json"})
+    elif case == "unknown device":
+        answer = post(json=dict(body, device="nobody"), headers=token)
+    elif case == "no token":
+        answer = post(json=body)
+    elif case == "wrong token":
+        answer = post(json=body, headers={"Authorization": "Bearer " + "0" * 64})
+    elif case == "other parameters":
+        answer = post(json=dict(body, parameters="0" * 64), headers=token)
+    elif case == "not columns":
+        answer = post(json=dict(body, reports=[1, 2]), headers=token)
+    elif case == "ragged columns":
+        answer = post(json=dict(body, reports=dict(body["reports"], x=[])), headers=token)
+    elif case == "float sequence":
+        answer = post(json=dict(body, reports=dict(body["reports"], sequence=[0.5, 1.0])), headers=token)
+    elif case == "admin no token":
+        answer = httpx.post(url + "/v1/devices", json={"device": "x"})
+    elif case == "admin wrong token":
+        answer = httpx.get(url + "/v1/export", headers={"Authorization": "Bearer nope"})
+    else:
+        answer = httpx.get(url + "/v1/export?format=xls", headers=ADMIN_HEADERS)
+    assert answer.status_code == status
+    assert message in answer.json()["error"]
+    # nothing changed, and the server keeps serving
+    assert httpx.get(url + "/v1/health").json() == {"status": "ok", "stored": 0}
+    assert collector.store.enrolled("x") is False

@@ -1,0 +1,151 @@
+"""The collector's storage: reports, enrolled devices, the devices' ledgers, rejection counts.
+
+One SQLite file (standard library ``sqlite3``, write-ahead log, ``synchronous=FULL``):
+a batch's accepted reports, the ledger they add to and the rejection counts are
+written in one transaction, committed before the batch is answered — nothing is
+acknowledged that a crash could lose.  ``(device, sequence)`` is the primary key and
+reports go in with ``INSERT OR IGNORE``: a report sent twice is stored once.  The
+file also keeps the collector's secret (the key of the device tokens) and the
+parameters of the collection it holds; opening it with other parameters is refused.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+__all__ = ["SQLiteStore", "StoreError"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS devices (device TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS reports (device TEXT NOT NULL, sequence INTEGER NOT NULL,
+    trajectory INTEGER NOT NULL, idx INTEGER NOT NULL, time INTEGER NOT NULL, x REAL NOT NULL,
+    y REAL NOT NULL, i INTEGER NOT NULL, j INTEGER NOT NULL, epsilon REAL NOT NULL,
+    PRIMARY KEY (device, sequence));
+CREATE TABLE IF NOT EXISTS ledger (device TEXT NOT NULL, cap TEXT NOT NULL, key INTEGER NOT NULL,
+    points INTEGER NOT NULL, PRIMARY KEY (device, cap, key));
+CREATE TABLE IF NOT EXISTS rejections (reason TEXT PRIMARY KEY, count INTEGER NOT NULL);
+"""
+#: the stored columns of a report, in the table's order
+STORED = ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon")
+
+
+class StoreError(RuntimeError):
+    """A database that does not hold this collection."""
+
+
+class SQLiteStore:
+    """The collector's SQLite database at ``path`` (created if missing), for ``parameters``
+    (:class:`tracs.collect.Parameters`): every call is one transaction, callers serialised."""
+
+    def __init__(self, path, parameters):
+        self.path = str(path)
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.RLock()
+        with self.transaction():
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('secret', ?)", (secrets.token_hex(32),))
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('parameters', ?)", (parameters.to_json(),))
+            held = self._value("parameters")
+        if held != parameters.to_json():
+            raise StoreError(f"{self.path} holds the reports of a collection with other parameters; give "
+                             "the same method, ε, region and caps, or another database")
+
+    def _value(self, name: str) -> str:
+        return self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()[0]
+
+    @contextmanager
+    def transaction(self):
+        """One transaction, callers serialised (nested blocks join the outer one)."""
+        with self._lock:
+            if self._db.in_transaction:
+                yield
+                return
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def close(self) -> None:
+        self._db.close()
+
+    # -- devices -------------------------------------------------------------------------
+    def secret(self) -> bytes:
+        """The key of the device tokens (kept in the database, never served)."""
+        with self._lock:
+            return bytes.fromhex(self._value("secret"))
+
+    def enroll(self, device: str) -> None:
+        with self.transaction():
+            self._db.execute("INSERT OR IGNORE INTO devices VALUES (?)", (device,))
+
+    def enrolled(self, device: str) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM devices WHERE device = ?", (device,)).fetchone() is not None
+
+    # -- what a batch is checked against ---------------------------------------------------
+    def stored(self, device: str, sequences: np.ndarray) -> np.ndarray:
+        """Whether each sequence of ``device`` is already stored."""
+        if not len(sequences):
+            return np.zeros(0, dtype=bool)
+        rows = self._db.execute("SELECT sequence FROM reports WHERE device = ? AND sequence BETWEEN ? AND ?",
+                                (device, int(sequences.min()), int(sequences.max()))).fetchall()
+        return np.isin(sequences, np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
+
+    def spent(self, device: str, cap: str, keys: np.ndarray) -> np.ndarray:
+        """Points of ``device`` stored under each ledger key of ``cap`` (sorted unique ``keys``)."""
+        out = np.zeros(len(keys), dtype=np.int64)
+        if not len(keys):
+            return out
+        rows = self._db.execute("SELECT key, points FROM ledger WHERE device = ? AND cap = ? AND key BETWEEN ? AND ?",
+                                (device, cap, int(keys[0]), int(keys[-1]))).fetchall()
+        if rows:
+            have = np.array(rows, dtype=np.int64)
+            at = np.searchsorted(keys, have[:, 0])
+            hit = (at < len(keys)) & (keys[np.minimum(at, len(keys) - 1)] == have[:, 0])
+            out[at[hit]] = have[hit, 1]
+        return out
+
+    def commit(self, device: str, columns: dict, accepted: np.ndarray, added: dict, rejected: dict) -> None:
+        """Store the ``accepted`` reports, add to the ledger and count the rejections (one transaction)."""
+        rows = np.flatnonzero(accepted)
+        values = [columns[name][rows].tolist() for name in STORED]
+        with self.transaction():
+            self._db.executemany("INSERT OR IGNORE INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                 zip([device] * len(rows), *values))
+            for cap, (keys, points) in added.items():
+                self._db.executemany(
+                    "INSERT INTO ledger VALUES (?, ?, ?, ?) ON CONFLICT(device, cap, key) DO UPDATE "
+                    "SET points = points + excluded.points",
+                    zip([device] * len(keys), [cap] * len(keys), keys.tolist(), points.tolist()))
+            self._db.executemany("INSERT INTO rejections VALUES (?, ?) ON CONFLICT(reason) DO UPDATE "
+                                 "SET count = count + excluded.count", rejected.items())
+
+    # -- reading back -----------------------------------------------------------------------
+    def count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT count(*) FROM reports").fetchone()[0]
+
+    def rejections(self) -> dict:
+        with self._lock:
+            return dict(self._db.execute("SELECT reason, count FROM rejections ORDER BY reason"))
+
+    def reports(self) -> tuple[list, dict]:
+        """``(devices, columns)`` of every stored report, by device, trajectory and index."""
+        with self._lock:
+            rows = self._db.execute("SELECT device, sequence, trajectory, idx, time, x, y, i, j, epsilon "
+                                    "FROM reports ORDER BY device, trajectory, idx").fetchall()
+        devices = [r[0] for r in rows]
+        columns = {name: np.array([r[k + 1] for r in rows], dtype=np.float64 if name in ("x", "y", "epsilon")
+                                  else np.int64) for k, name in enumerate(STORED)}
+        return devices, columns
