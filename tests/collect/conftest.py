@@ -24,10 +24,10 @@ def free_port() -> int:
 class Running:
     """A uvicorn server of an app in a thread: ``url``, ``stop()``."""
 
-    def __init__(self, app):
+    def __init__(self, app, port=None):
         import uvicorn
 
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)

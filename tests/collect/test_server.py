@@ -27,8 +27,9 @@ def enrolled_device(url, params, device_id, state, seed=5):
 def walk(device, n, trajectory=None, start="2024-03-01T08:00Z", seed=0):
     rng = np.random.default_rng(seed)
     t0 = pd.Timestamp(start)
-    return [device.report(rng.uniform(35.55, 35.85), rng.uniform(139.55, 139.95), t0 + pd.Timedelta(minutes=k),
-                          trajectory=trajectory) for k in range(n)]
+    with device.transaction():  # one commit for the walk
+        return [device.report(rng.uniform(35.55, 35.85), rng.uniform(139.55, 139.95),
+                              t0 + pd.Timedelta(minutes=k), trajectory=trajectory) for k in range(n)]
 
 
 def test_upload_is_stored_once_and_export_is_a_release(serve, tmp_path):

@@ -122,6 +122,7 @@ class Device:
         self._db.execute("PRAGMA synchronous=FULL")  # a committed stream position survives a power cut
         self._db.executescript(_SCHEMA)
         self._depth = 0
+        self._streams = {}  # trajectory number -> its keyed stream (a pure function of the id and number)
         self._check_identity()
 
     # -- state ------------------------------------------------------------------------
@@ -230,8 +231,10 @@ class Device:
         with self.transaction():
             label, number, index, previous = self._trajectory(trajectory)
             self._check_budget(index, day)
-            released, (i, j) = release_one(self._model, point, self._key,
-                                           stream_of(self._key, self.device_id, number), index, previous)
+            stream = self._streams.get(number)
+            if stream is None:
+                stream = self._streams[number] = stream_of(self.device_id, number)
+            released, (i, j) = release_one(self._model, point, self._key, stream, index, previous)
             sequence = self._meta("next_sequence")
             rx, ry = float(released[0]), float(released[1])
             self._db.execute("UPDATE trajectories SET next_index = ?, prev_x = ?, prev_y = ? WHERE label = ?",

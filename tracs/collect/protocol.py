@@ -29,7 +29,7 @@ COLUMNS = ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsil
 INTEGER_COLUMNS = ("sequence", "trajectory", "index", "time", "i", "j")
 
 
-def stream_of(random_key, user: str, trajectory: int) -> np.ndarray:
+def stream_of(user: str, trajectory: int) -> np.ndarray:
     """The keyed stream of ``user``'s trajectory number ``trajectory`` (its ``trajectory``-th,
     from 0), as ``tracs perturb --seed`` names it: :func:`tracs.random.stream_ids` of the user's
     key repeated once per trajectory (:func:`tracs.cli._fast.user_keys` keys users by their id)."""
