@@ -150,3 +150,27 @@ def test_refusals(serve, tmp_path, case, status, message):
     # nothing changed, and the server keeps serving
     assert httpx.get(url + "/v1/health").json() == {"status": "ok", "stored": 0}
     assert collector.store.enrolled("x") is False
+
+
+def test_issue_token_offline_and_live_page_is_offline(serve, tmp_path, capsys):
+    from tracs.maps._assets import external_assets
+
+    db = tmp_path / "offline.sqlite"
+    assert main(["serve", "-m", "tracs-d", "-e", "1.5", "--region", "139.5,35.5,140.0,35.9", "--db", str(db),
+                 "--issue-token", "phone-1"]) == 0
+    token = capsys.readouterr().out.strip()
+    running, collector = serve(db=db)
+    assert collector.store.enrolled("phone-1") and token == collector.token("phone-1")
+    page = httpx.get(running.url + "/")
+    assert page.status_code == 200 and "L.map(" in page.text and external_assets(page.text) == []
+    assert httpx.get(running.url + "/v1/estimate?grid=16").status_code == 409  # nothing stored yet
+
+
+def test_serve_refuses_a_database_of_other_parameters(tmp_path, capsys):
+    db = str(tmp_path / "r.sqlite")
+    region = ["--region", "139.5,35.5,140.0,35.9", "--db", db, "--issue-token", "x"]
+    assert main(["serve", "-m", "tracs-d", "-e", "1.5", *region]) == 0
+    assert main(["serve", "-m", "tracs-d", "-e", "2", *region]) != 0
+    assert "holds the reports of a collection with other parameters" in capsys.readouterr().err
+    assert main(["serve", "-m", "ngram", "-e", "2", *region]) != 0
+    assert "cannot be collected point by point" in capsys.readouterr().err
