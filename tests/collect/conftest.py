@@ -46,11 +46,11 @@ class Running:
 def make_collector(db, method="tracs-d", epsilon=1.5, caps=None, admin=ADMIN):
     from tracs.collect.collector import Collector
     from tracs.collect.parameters import Parameters
-    from tracs.collect.storage import SQLiteStore
+    from tracs.collect.storage import open_store
     from tracs.public import LonLatBox
 
     params = Parameters.build(method, epsilon, LonLatBox(139.5, 35.5, 140.0, 35.9), caps=caps)
-    return Collector(params, SQLiteStore(db, params), admin)
+    return Collector(params, open_store(db, params), admin)
 
 
 @pytest.fixture

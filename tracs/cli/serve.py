@@ -33,8 +33,9 @@ def add_parser(subparsers) -> None:
         p.add_argument(f"--cap-{cap}", type=positive_float, default=None, metavar="E",
                        help=f"most ε a device may spend per {cap}" if cap != "lifetime" else
                        "most ε a device may spend in its lifetime")
-    p.add_argument("--db", default="reports.sqlite", metavar="DB", help="SQLite file of the reports "
-                   "(default reports.sqlite)")
+    p.add_argument("--db", default="reports.sqlite", metavar="DB",
+                   help="SQLite file of the reports (default reports.sqlite), or a PostgreSQL database "
+                        "postgresql://USER@HOST:PORT/NAME")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--admin-token", default=None, metavar="T",
@@ -47,12 +48,12 @@ def collector_of(args):
     """The :class:`tracs.collect.collector.Collector` the options describe."""
     from ..collect.collector import Collector
     from ..collect.parameters import ParameterError, Parameters
-    from ..collect.storage import SQLiteStore, StoreError
+    from ..collect.storage import StoreError, open_store
 
     caps = {cap: getattr(args, f"cap_{cap}") for cap in ("trajectory", "day", "lifetime")}
     try:
         params = Parameters.build(args.method, args.epsilon, args.region, anchor=args.anchor, caps=caps)
-        store = SQLiteStore(args.db, params)
+        store = open_store(args.db, params)
     except (ParameterError, StoreError, ValueError) as exc:
         raise CLIError(str(exc)) from None
     return Collector(params, store, args.admin_token)

@@ -131,6 +131,7 @@ class Collector:
         self._check_device(device, authorization)
         n, c = self._columns(batch)
         with self._lock, self.store.transaction():
+            self.store.lock_device(device)
             reason = check_reports(self.parameters, c, self.store.stored(device, c["sequence"]))
             added = cap_rejections(self.parameters, c, reason,
                                    lambda cap, keys: self.store.spent(device, cap, keys))

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-__all__ = ["SQLiteStore", "StoreError"]
+__all__ = ["SQLiteStore", "StoreError", "open_store"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,6 +37,16 @@ STORED = ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilo
 
 class StoreError(RuntimeError):
     """A database that does not hold this collection."""
+
+
+def open_store(db, parameters):
+    """The store of ``db``: a ``postgresql://`` URL (:class:`tracs.collect.postgres.PostgresStore`)
+    or a SQLite file (:class:`SQLiteStore`)."""
+    if str(db).startswith(("postgresql://", "postgres://")):
+        from .postgres import PostgresStore
+
+        return PostgresStore(str(db), parameters)
+    return SQLiteStore(db, parameters)
 
 
 class SQLiteStore:
@@ -75,6 +85,9 @@ class SQLiteStore:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+
+    def lock_device(self, device: str) -> None:
+        """Nothing to do: ``BEGIN IMMEDIATE`` already serialises every writer of the file."""
 
     def close(self) -> None:
         self._db.close()
