@@ -71,29 +71,37 @@ def test_upload_is_stored_once_and_export_is_a_release(serve, tmp_path):
     assert 'tracs_batch_seconds_count 6' in metrics
 
 
+def uncapped_device(url, capped, device_id, state):
+    """A modified device: it releases with the published method and ε but ignores the caps."""
+    free = Parameters.build(capped.method, capped.epsilon, capped.lonlat_box())
+    return enrolled_device(url, free, device_id, state)
+
+
 def test_modified_reports_are_rejected_by_reason(serve, tmp_path):
     running, collector = serve(caps={"trajectory": 4.5})  # 3 points per trajectory
-    device = enrolled_device(running.url, collector.parameters, "m", tmp_path / "m.sqlite")
+    device = uncapped_device(running.url, collector.parameters, "m", tmp_path / "m.sqlite")
     walk(device, 3, trajectory="a")
-    walk(device, 3, trajectory="b", seed=1)
-    body = device.batch()
+    walk(device, 5, trajectory="b", seed=1)
+    body = dict(device.batch(), parameters=collector.parameters.digest)
     r = body["reports"]
     r["epsilon"][0] = 3.0  # claims another ε
     r["i"][1] = 10**9  # off the lattice
-    r["x"][2] = -1.0  # outside the region
+    r["x"][2] += 1.0  # moved off its release about the report before it
     r["sequence"][4] = r["sequence"][3]  # repeated in the batch
-    # a modified device overspends: two more points in trajectory b, the second one over its cap
-    for extra, index in ((98, 3), (99, 4)):
-        for name in r:
-            r[name].append(r[name][5])
-        r["sequence"][-1], r["index"][-1] = extra, index
-    answer = httpx.post(running.url + "/v1/reports", json=body, headers={"Authorization": f"Bearer {device.token}"})
-    reasons = {x["sequence"]: x["reason"] for x in answer.json()["rejected"]}
+    token = {"Authorization": f"Bearer {device.token}"}
+    answer = httpx.post(running.url + "/v1/reports", json=body, headers=token).json()
+    reasons = {x["sequence"]: x["reason"] for x in answer["rejected"]}
     assert reasons == {0: "epsilon is not the published one", 1: "not on the published lattice",
-                       2: "outside the region", 3: "repeated in the batch", 99: "trajectory cap spent"}
-    assert answer.json()["accepted"] == 3  # sequences 3 (its first copy), 5 and 98
+                       2: "not on the published lattice", 3: "repeated in the batch",
+                       7: "trajectory cap spent"}  # b's fourth point kept: 3, 5, 6 (its copy of 3 rejected)
+    assert answer["accepted"] == 3
+    # a report whose reference the collector does not hold: checked on the lattice's ranges and the region
+    lone = {name: [values[-1]] for name, values in r.items()}
+    lone.update(sequence=[50], trajectory=[7], index=[5], x=[-1.0])
+    answer = httpx.post(running.url + "/v1/reports", json=dict(body, reports=lone), headers=token).json()
+    assert answer["rejected"] == [{"sequence": 50, "reason": "outside the region"}]
     stats = httpx.get(running.url + "/v1/stats").json()
-    assert stats["stored"] == 3 and stats["rejected"] == 5
+    assert stats["stored"] == 3 and stats["rejected"] == 6
 
 
 @pytest.mark.parametrize("case, status, message", [

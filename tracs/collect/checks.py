@@ -40,13 +40,22 @@ def _on_lattice(model, lattice, c) -> np.ndarray:
     ii, jj = np.where(ok, i, 0), np.where(ok, j, 0)
     if getattr(model, "anchor_point", None) is None:  # coordinate lattices: the point is the cell's value
         return ok & (c["x"] == o0 + ii * h0) & (c["y"] == o1 + jj * h1)
-    # direction-distance: a first point is a release about the public anchor (to 1e-9 of the diameter:
-    # sines and cosines may differ in the last bits between libraries); later points about the previous
-    first = ok & (c["index"] == 0)
-    if first.any():
-        expected = model.lattice.points_about(model.anchor_point, ii[first], jj[first])
-        near = np.hypot(expected[:, 0] - c["x"][first], expected[:, 1] - c["y"][first])
-        ok[first] = near <= 1e-9 * model.region.diameter
+    # direction-distance: a point is a release about its reference — the public anchor for a first
+    # point, else the report before it in its trajectory when the batch holds that one — to 1e-9 of the
+    # diameter (sines and cosines may differ in the last bits between libraries)
+    order = np.lexsort((c["index"], c["trajectory"]))
+    follows = np.zeros(len(order), dtype=bool)
+    follows[1:] = (c["trajectory"][order][1:] == c["trajectory"][order][:-1]) & \
+        (c["index"][order][1:] == c["index"][order][:-1] + 1)
+    reference = np.full((len(order), 2), np.nan)
+    reference[c["index"] == 0] = model.anchor_point
+    later = order[1:][follows[1:]]
+    reference[later, 0], reference[later, 1] = c["x"][order[:-1][follows[1:]]], c["y"][order[:-1][follows[1:]]]
+    checked = ok & np.isfinite(reference).all(axis=1) & model.region.contains(np.nan_to_num(reference))
+    if checked.any():
+        expected = model.lattice.points_about(reference[checked], ii[checked], jj[checked])
+        near = np.hypot(expected[:, 0] - c["x"][checked], expected[:, 1] - c["y"][checked])
+        ok[checked] = near <= 1e-9 * model.region.diameter
     return ok
 
 
