@@ -117,3 +117,13 @@ def test_parameters_round_trip_and_state_refuses_other_parameters(tmp_path):
         Device(parameters("tracs-d"), "d", 1, tmp_path / "d.sqlite")
     with pytest.raises(ParameterError, match="this state was made by another key"):
         Device(params, "d", 2, tmp_path / "d.sqlite")
+
+
+def test_a_refused_report_inside_a_transaction_changes_nothing(tmp_path):
+    device = Device(parameters("tracs-d", day=1.5), "t", 1, tmp_path / "t.sqlite")  # one point a day
+    with device.transaction():
+        device.report(35.7, 139.7, "2024-03-01T10:00Z", trajectory="morning")
+        with pytest.raises(BudgetExhausted):
+            device.report(35.7, 139.7, "2024-03-01T18:00Z", trajectory="evening")
+        nxt = device.report(35.7, 139.7, "2024-03-02T08:00Z", trajectory="next day")
+    assert (nxt["trajectory"], nxt["sequence"]) == (1, 1)  # the refused trajectory took no number

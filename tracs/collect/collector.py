@@ -153,8 +153,11 @@ class Collector:
     # -- counts --------------------------------------------------------------------------
     def metrics(self) -> str:
         """The Prometheus text exposition: stored reports, rejections by reason, batch latency."""
+        stored = self.store.count()
         lines = ["# HELP tracs_reports_stored Reports stored.", "# TYPE tracs_reports_stored gauge",
-                 f"tracs_reports_stored {self.store.count()}",
+                 f"tracs_reports_stored {stored}",
+                 "# HELP tracs_reports_accepted_total Reports accepted (each stored once).",
+                 "# TYPE tracs_reports_accepted_total counter", f"tracs_reports_accepted_total {stored}",
                  "# HELP tracs_reports_rejected_total Reports rejected, by reason.",
                  "# TYPE tracs_reports_rejected_total counter"]
         lines += [f'tracs_reports_rejected_total{{reason="{reason}"}} {count}'

@@ -151,13 +151,20 @@ class Device:
     @contextlib.contextmanager
     def transaction(self):
         """Commit every report made inside the block in one transaction (at its end); a
-        failure inside rolls all of them back, and none of them was sent."""
+        failure inside rolls all of them back, and none of them was sent.  A block inside
+        another is a savepoint: a report refused inside one (a spent cap) changes nothing."""
         if self._depth:
+            name = f"s{self._depth}"
+            self._db.execute(f"SAVEPOINT {name}")
             self._depth += 1
             try:
                 yield
+            except BaseException:
+                self._db.execute(f"ROLLBACK TO {name}")
+                raise
             finally:
                 self._depth -= 1
+                self._db.execute(f"RELEASE {name}")
             return
         self._db.execute("BEGIN IMMEDIATE")
         self._depth = 1
