@@ -160,7 +160,7 @@ def test_refusals(serve, tmp_path, case, status, message):
     assert collector.store.enrolled("x") is False
 
 
-def test_issue_token_offline_and_live_page_is_offline(serve, tmp_path, capsys):
+def test_offline_enrolment_and_live_page_is_offline(serve, tmp_path, capsys):
     from tracs.maps._assets import external_assets
 
     db = tmp_path / "offline.sqlite"

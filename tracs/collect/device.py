@@ -98,7 +98,7 @@ class Device:
         The SQLite file of the state (created if missing).  Reopening a state made
         under other parameters, another id or another key is refused.
     token : str, optional
-        The upload token the collector issued for ``device_id``.
+        The upload token the collector gave ``device_id`` at enrolment.
     """
 
     def __init__(self, parameters, device_id, key, state, *, token: str | None = None):
