@@ -100,6 +100,7 @@ def test_restart_keeps_queue_and_never_reuses_a_stream_position(tmp_path):
     (lambda d: d["caps"].update(week=1.0), "unknown budget cap(s) 'week'"),
     (lambda d: d["caps"].update(day=-1), "the day cap must be a finite ε > 0 or null, got -1"),
     (lambda d: d.pop("box"), "the parameters lack the field 'box'"),
+    (lambda d: d["release"].pop("crs"), "the parameters' release fields lack 'crs'"),
 ])
 def test_device_refuses_parameters_it_cannot_honour(change, error):
     data = json.loads(parameters("tracs-d").to_json())

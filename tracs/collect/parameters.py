@@ -125,8 +125,11 @@ class Parameters:
             if name not in data:
                 raise ParameterError(f"the parameters lack the field {name!r}")
         release = data["release"]
-        if not isinstance(release, dict) or "method" not in release or "epsilon" not in release:
-            raise ParameterError("the parameters' release fields lack the method or ε")
+        if not isinstance(release, dict):
+            raise ParameterError("the parameters' release fields must be a JSON object")
+        for name in ("method", "epsilon", "region", "crs"):
+            if name not in release:
+                raise ParameterError(f"the parameters' release fields lack {name!r}")
         method = release["method"]
         if method not in supported_methods():
             raise ParameterError(f"unknown method {method!r}: this device releases with "
