@@ -2,12 +2,15 @@
 
 Workload: ``tracs serve -m tracs-c -e 2 --region tky`` in its own process on 127.0.0.1
 with its SQLite database in a temporary folder (``synchronous=FULL``: every batch is
-on disk before it is answered); one client (httpx, one kept-alive connection) posts
-batches of 1,000 valid TraCS-C reports (lattice values of the published lattice) of
+on disk before it is answered) receives batches of 1,000 valid TraCS-C reports
+(lattice values of the published lattice) of
 20 enrolled devices, every check on: body limit, token, protocol, parameters
-digest, ε, lattice, region, sequence already stored, the devices' ledgers.
-Reports/s is the reports stored over the wall time of the posts; latency is that
-of one POST as the client sees it.  Device: ``Device.report`` of TraCS-D fixes,
+digest, ε, lattice, region, sequence already stored, the devices' ledgers.  Half
+the batches come from one client (httpx, one kept-alive connection), the other
+half from 4 clients at once (threads, each its own connection and devices: the
+collector commits the batches that wait together).  Reports/s is the reports
+stored over the wall time of the posts; latency is that of one POST as the
+client sees it.  Device: ``Device.report`` of TraCS-D fixes,
 the state committed after every report, then in transactions of 100 reports.
 200 batches (``--quick``: 20); 300 device reports (60).
 """
@@ -74,7 +77,32 @@ def _bodies(params, n_batches: int, devices: list[str]) -> list[tuple[str, bytes
     return out
 
 
-def _ingest(n_batches: int) -> tuple[float, float, float]:
+def _post_all(url: str, bodies: list, tokens: dict, clients: int) -> tuple[float, np.ndarray]:
+    """Post ``bodies`` from ``clients`` threads (each its own kept-alive connection and its own
+    devices): ``(reports/s, latencies)``."""
+    import httpx
+    from concurrent.futures import ThreadPoolExecutor
+
+    def post(share):
+        out = []
+        with httpx.Client(timeout=60) as client:
+            for device, body in share:
+                t = time.perf_counter()
+                answer = client.post(url + "/v1/reports", content=body,
+                                     headers={"Authorization": f"Bearer {tokens[device]}",
+                                              "Content-Type": "application/json"})
+                out.append(time.perf_counter() - t)
+                assert answer.status_code == 200 and answer.json()["accepted"] == BATCH, answer.text[:300]
+        return out
+
+    shares = [[b for b in bodies if int(b[0].rsplit("-", 1)[1]) % clients == k] for k in range(clients)]
+    start = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        latencies = np.concatenate([np.array(x) for x in pool.map(post, shares)])
+    return len(bodies) * BATCH / (time.perf_counter() - start), latencies
+
+
+def _ingest(n_batches: int) -> dict:
     import httpx
 
     from tracs.collect import Parameters
@@ -91,23 +119,17 @@ def _ingest(n_batches: int) -> tuple[float, float, float]:
                                          headers={"Authorization": f"Bearer {ADMIN}"}).json()["token"]
                           for d in devices}
                 bodies = _bodies(params, n_batches, devices)
-                latencies = []
-                start = time.perf_counter()
-                for device, body in bodies:
-                    t = time.perf_counter()
-                    answer = client.post(url + "/v1/reports", content=body,
-                                         headers={"Authorization": f"Bearer {tokens[device]}",
-                                                  "Content-Type": "application/json"})
-                    latencies.append(time.perf_counter() - t)
-                    assert answer.status_code == 200 and answer.json()["accepted"] == BATCH, answer.text[:300]
-                wall = time.perf_counter() - start
+                runs = {}
+                for clients in (1, 4):
+                    half = bodies[:len(bodies) // 2] if clients == 1 else bodies[len(bodies) // 2:]
+                    runs[clients] = _post_all(url, half, tokens, clients)
                 stored = client.get(url + "/v1/health").json()["stored"]
                 assert stored == n_batches * BATCH
         finally:
             proc.kill()
             proc.wait()
-    lat = np.array(latencies)
-    return stored / wall, float(np.percentile(lat, 50)), float(np.percentile(lat, 99))
+    return {clients: (rate, float(np.percentile(lat, 50)), float(np.percentile(lat, 99)))
+            for clients, (rate, lat) in runs.items()}
 
 
 def _device(n: int) -> tuple[float, float]:
@@ -149,10 +171,11 @@ def run(quick: bool = False) -> None:
         print(f"\n## collect: not available ({exc}; pip install 'tracs[collect]')")
         return
     n_batches = 20 if quick else 200
-    rate, p50, p99 = _ingest(n_batches)
+    runs = _ingest(n_batches)
     print(f"\n## collect (tracs serve on 127.0.0.1, SQLite, batches of {BATCH:,}, every check on)")
-    print(f"ingest: {rate:,.0f} reports/s over HTTP ({n_batches * BATCH:,} reports); upload latency "
-          f"p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms")
+    for clients, (rate, p50, p99) in runs.items():
+        print(f"ingest, {clients} client(s): {rate:,.0f} reports/s over HTTP ({n_batches * BATCH // 2:,} reports); "
+              f"upload latency p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms")
     each, batched = _device(60 if quick else 300)
     print(f"device (TraCS-D): {each:,.0f} reports/s committed per report, {batched:,.0f} reports/s "
           "committed per 100")
