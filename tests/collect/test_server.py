@@ -182,3 +182,23 @@ def test_serve_refuses_a_database_of_other_parameters(tmp_path, capsys):
     assert "holds the reports of a collection with other parameters" in capsys.readouterr().err
     assert main(["serve", "-m", "ngram", "-e", "2", *region]) != 0
     assert "cannot be collected point by point" in capsys.readouterr().err
+
+
+def test_concurrent_uploads_are_stored_once_and_share_the_ledger(serve, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    running, collector = serve(caps={"trajectory": 15.0})  # 10 points per trajectory
+    device = uncapped_device(running.url, collector.parameters, "c", tmp_path / "c.sqlite")
+    walk(device, 16)
+    body = dict(device.batch(), parameters=collector.parameters.digest)
+    first = {name: values[:8] for name, values in body["reports"].items()}
+    second = {name: values[8:] for name, values in body["reports"].items()}
+    posts = [dict(body, reports=first)] * 3 + [dict(body, reports=second)] * 3
+    token = {"Authorization": f"Bearer {device.token}"}
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(lambda b: httpx.post(running.url + "/v1/reports", json=b, headers=token).json(),
+                                posts))
+    assert sum(a["accepted"] for a in answers) == 10  # each report once, and the cap over both halves
+    assert collector.store.count() == 10
+    reasons = [r["reason"] for a in answers for r in a["rejected"]]
+    assert reasons.count("trajectory cap spent") >= 6 and set(reasons) <= {"already stored", "trajectory cap spent"}
