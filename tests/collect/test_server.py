@@ -104,6 +104,29 @@ def test_modified_reports_are_rejected_by_reason(serve, tmp_path):
     assert stats["stored"] == 3 and stats["rejected"] == 6
 
 
+def _request(case: str, body: dict, token: dict):
+    """``(method, path, httpx keyword arguments)`` of a refused request."""
+    as_json = {**token, "Content-Type": "application/json"}
+    reports = body["reports"]
+    return {
+        "malformed": ("POST", "/v1/reports", dict(content=b"{nope", headers=as_json)),
+        "content type": ("POST", "/v1/reports", dict(content=json.dumps(body), headers={**token,
+                                                                                       "Content-Type": "text/plain"})),
+        "oversized": ("POST", "/v1/reports", dict(content=b"[" + b"0," * 4000 + b"0]", headers=as_json)),
+        "unknown device": ("POST", "/v1/reports", dict(json=dict(body, device="nobody"), headers=token)),
+        "no token": ("POST", "/v1/reports", dict(json=body)),
+        "wrong token": ("POST", "/v1/reports", dict(json=body, headers={"Authorization": "Bearer " + "0" * 64})),
+        "other parameters": ("POST", "/v1/reports", dict(json=dict(body, parameters="0" * 64), headers=token)),
+        "not columns": ("POST", "/v1/reports", dict(json=dict(body, reports=[1, 2]), headers=token)),
+        "ragged columns": ("POST", "/v1/reports", dict(json=dict(body, reports=dict(reports, x=[])), headers=token)),
+        "float sequence": ("POST", "/v1/reports",
+                           dict(json=dict(body, reports=dict(reports, sequence=[0.5, 1.0])), headers=token)),
+        "admin no token": ("POST", "/v1/devices", dict(json={"device": "x"})),
+        "admin wrong token": ("GET", "/v1/export", dict(headers={"Authorization": "Bearer nope"})),
+        "export format": ("GET", "/v1/export?format=xls", dict(headers=ADMIN_HEADERS)),
+    }[case]
+
+
 @pytest.mark.parametrize("case, status, message", [
     ("malformed", 400, "the body is not valid JSON"),
     ("content type", 415, "the body must be application/json, got 'text/plain'"),
@@ -124,35 +147,8 @@ def test_refusals(serve, tmp_path, case, status, message):
     url = running.url
     device = enrolled_device(url, collector.parameters, "dev", tmp_path / "dev.sqlite")
     walk(device, 2)
-    body = device.batch()
-    token = {"Authorization": f"Bearer {device.token}"}
-    post = lambda **kw: httpx.post(url + "/v1/reports", **kw)  # noqa: E731
-    if case == "malformed":
-        answer = post(content=b"{nope", headers={**token, "Content-Type": "application/json"})
-    elif case == "content type":
-        answer = post(content=json.dumps(body), headers={**token, "Content-Type": "text/plain"})
-    elif case == "oversized":
-        answer = post(content=b"[" + b"0," * 4000 + b"0]", headers={**token, "Content-Type": "application/json"})
-    elif case == "unknown device":
-        answer = post(json=dict(body, device="nobody"), headers=token)
-    elif case == "no token":
-        answer = post(json=body)
-    elif case == "wrong token":
-        answer = post(json=body, headers={"Authorization": "Bearer " + "0" * 64})
-    elif case == "other parameters":
-        answer = post(json=dict(body, parameters="0" * 64), headers=token)
-    elif case == "not columns":
-        answer = post(json=dict(body, reports=[1, 2]), headers=token)
-    elif case == "ragged columns":
-        answer = post(json=dict(body, reports=dict(body["reports"], x=[])), headers=token)
-    elif case == "float sequence":
-        answer = post(json=dict(body, reports=dict(body["reports"], sequence=[0.5, 1.0])), headers=token)
-    elif case == "admin no token":
-        answer = httpx.post(url + "/v1/devices", json={"device": "x"})
-    elif case == "admin wrong token":
-        answer = httpx.get(url + "/v1/export", headers={"Authorization": "Bearer nope"})
-    else:
-        answer = httpx.get(url + "/v1/export?format=xls", headers=ADMIN_HEADERS)
+    method, path, options = _request(case, device.batch(), {"Authorization": f"Bearer {device.token}"})
+    answer = httpx.request(method, url + path, **options)
     assert answer.status_code == status
     assert message in answer.json()["error"]
     # nothing changed, and the server keeps serving

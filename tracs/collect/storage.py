@@ -4,7 +4,7 @@ One SQLite file (standard library ``sqlite3``, write-ahead log, ``synchronous=FU
 a batch's accepted reports, the ledger they add to and the rejection counts are
 written in one transaction, committed before the batch is answered — nothing is
 acknowledged that a crash could lose.  ``(device, sequence)`` is the primary key and
-reports go in with ``INSERT OR IGNORE``: a report sent twice is stored once.  The
+reports go in with ``ON CONFLICT DO NOTHING``: a report sent twice is stored once.  The
 file also keeps the collector's secret (the key of the device tokens) and the
 parameters of the collection it holds; opening it with other parameters is refused.
 """
@@ -14,11 +14,11 @@ from __future__ import annotations
 import secrets
 import sqlite3
 import threading
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 
 import numpy as np
 
-__all__ = ["SQLiteStore", "StoreError", "open_store"]
+__all__ = ["Store", "SQLiteStore", "StoreError", "open_store"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,7 +49,109 @@ def open_store(db, parameters):
     return SQLiteStore(db, parameters)
 
 
-class SQLiteStore:
+class Store:
+    """What every store shares: the calls of the collector, in SQL both SQLite and PostgreSQL
+    speak (``?`` placeholders, written as the subclass's :attr:`MARK`).  A subclass connects
+    (``_db``), creates the tables and gives :meth:`transaction` and :meth:`lock_device`."""
+
+    MARK = "?"
+    #: the order of device ids in an export (byte order, as SQLite compares text)
+    DEVICE_ORDER = "device"
+
+    def _sql(self, text: str) -> str:
+        return text.replace("?", self.MARK)
+
+    def _rows(self, text: str, args=()) -> list:
+        return self._db.execute(self._sql(text), args).fetchall()
+
+    def _start(self, parameters) -> None:
+        """Keep a new secret and the parameters in a new database; refuse one of other parameters."""
+        with self.transaction():
+            for name, value in (("secret", secrets.token_hex(32)), ("parameters", parameters.to_json())):
+                self._db.execute(self._sql("INSERT INTO meta VALUES (?, ?) ON CONFLICT DO NOTHING"), (name, value))
+            held = self._value("parameters")
+        if held != parameters.to_json():
+            raise StoreError(f"{self.path} holds the reports of a collection with other parameters; give "
+                             "the same method, ε, region and caps, or another database")
+
+    def _value(self, name: str) -> str:
+        return self._rows("SELECT value FROM meta WHERE name = ?", (name,))[0][0]
+
+    # -- devices -------------------------------------------------------------------------
+    def secret(self) -> bytes:
+        """The key of the device tokens (kept in the database, never served)."""
+        with self._lock:
+            return bytes.fromhex(self._value("secret"))
+
+    def enroll(self, device: str) -> None:
+        with self.transaction():
+            self._db.execute(self._sql("INSERT INTO devices VALUES (?) ON CONFLICT DO NOTHING"), (device,))
+
+    def enrolled(self, device: str) -> bool:
+        with self._lock:
+            return bool(self._rows("SELECT 1 FROM devices WHERE device = ?", (device,)))
+
+    # -- what a batch is checked against ---------------------------------------------------
+    def stored(self, device: str, sequences: np.ndarray) -> np.ndarray:
+        """Whether each sequence of ``device`` is already stored."""
+        if not len(sequences):
+            return np.zeros(0, dtype=bool)
+        rows = self._rows("SELECT sequence FROM reports WHERE device = ? AND sequence BETWEEN ? AND ?",
+                          (device, int(sequences.min()), int(sequences.max())))
+        return np.isin(sequences, np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
+
+    def spent(self, device: str, cap: str, keys: np.ndarray) -> np.ndarray:
+        """Points of ``device`` stored under each ledger key of ``cap`` (sorted unique ``keys``)."""
+        out = np.zeros(len(keys), dtype=np.int64)
+        if not len(keys):
+            return out
+        rows = self._rows("SELECT key, points FROM ledger WHERE device = ? AND cap = ? AND key BETWEEN ? AND ?",
+                          (device, cap, int(keys[0]), int(keys[-1])))
+        if rows:
+            have = np.array(rows, dtype=np.int64)
+            at = np.searchsorted(keys, have[:, 0])
+            hit = (at < len(keys)) & (keys[np.minimum(at, len(keys) - 1)] == have[:, 0])
+            out[at[hit]] = have[hit, 1]
+        return out
+
+    def commit(self, device: str, columns: dict, accepted: np.ndarray, added: dict, rejected: dict) -> None:
+        """Store the ``accepted`` reports, add to the ledger and count the rejections (one transaction)."""
+        rows = np.flatnonzero(accepted)
+        values = [columns[name][rows].tolist() for name in STORED]
+        with self.transaction(), closing(self._db.cursor()) as cursor:
+            cursor.executemany(self._sql("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                                         "ON CONFLICT DO NOTHING"), list(zip([device] * len(rows), *values)))
+            for cap, (keys, points) in added.items():
+                cursor.executemany(self._sql("INSERT INTO ledger VALUES (?, ?, ?, ?) ON CONFLICT (device, cap, key) "
+                                             "DO UPDATE SET points = ledger.points + excluded.points"),
+                                   list(zip([device] * len(keys), [cap] * len(keys), keys.tolist(), points.tolist())))
+            cursor.executemany(self._sql("INSERT INTO rejections VALUES (?, ?) ON CONFLICT (reason) DO UPDATE "
+                                         "SET count = rejections.count + excluded.count"), list(rejected.items()))
+
+    # -- reading back -----------------------------------------------------------------------
+    def count(self) -> int:
+        with self._lock:
+            return self._rows("SELECT count(*) FROM reports")[0][0]
+
+    def rejections(self) -> dict:
+        with self._lock:
+            return dict(self._rows("SELECT reason, count FROM rejections ORDER BY reason"))
+
+    def reports(self) -> tuple[list, dict]:
+        """``(devices, columns)`` of every stored report, by device, trajectory and index."""
+        with self._lock:
+            rows = self._rows("SELECT device, sequence, trajectory, idx, time, x, y, i, j, epsilon FROM reports "
+                              f"ORDER BY {self.DEVICE_ORDER}, trajectory, idx")
+        devices = [r[0] for r in rows]
+        columns = {name: np.array([r[k + 1] for r in rows], dtype=np.float64 if name in ("x", "y", "epsilon")
+                                  else np.int64) for k, name in enumerate(STORED)}
+        return devices, columns
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class SQLiteStore(Store):
     """The collector's SQLite database at ``path`` (created if missing), for ``parameters``
     (:class:`tracs.collect.Parameters`): every call is one transaction, callers serialised."""
 
@@ -60,16 +162,7 @@ class SQLiteStore:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)
         self._lock = threading.RLock()
-        with self.transaction():
-            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('secret', ?)", (secrets.token_hex(32),))
-            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('parameters', ?)", (parameters.to_json(),))
-            held = self._value("parameters")
-        if held != parameters.to_json():
-            raise StoreError(f"{self.path} holds the reports of a collection with other parameters; give "
-                             "the same method, ε, region and caps, or another database")
-
-    def _value(self, name: str) -> str:
-        return self._db.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()[0]
+        self._start(parameters)
 
     @contextmanager
     def transaction(self):
@@ -88,77 +181,3 @@ class SQLiteStore:
 
     def lock_device(self, device: str) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already serialises every writer of the file."""
-
-    def close(self) -> None:
-        self._db.close()
-
-    # -- devices -------------------------------------------------------------------------
-    def secret(self) -> bytes:
-        """The key of the device tokens (kept in the database, never served)."""
-        with self._lock:
-            return bytes.fromhex(self._value("secret"))
-
-    def enroll(self, device: str) -> None:
-        with self.transaction():
-            self._db.execute("INSERT OR IGNORE INTO devices VALUES (?)", (device,))
-
-    def enrolled(self, device: str) -> bool:
-        with self._lock:
-            return self._db.execute("SELECT 1 FROM devices WHERE device = ?", (device,)).fetchone() is not None
-
-    # -- what a batch is checked against ---------------------------------------------------
-    def stored(self, device: str, sequences: np.ndarray) -> np.ndarray:
-        """Whether each sequence of ``device`` is already stored."""
-        if not len(sequences):
-            return np.zeros(0, dtype=bool)
-        rows = self._db.execute("SELECT sequence FROM reports WHERE device = ? AND sequence BETWEEN ? AND ?",
-                                (device, int(sequences.min()), int(sequences.max()))).fetchall()
-        return np.isin(sequences, np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
-
-    def spent(self, device: str, cap: str, keys: np.ndarray) -> np.ndarray:
-        """Points of ``device`` stored under each ledger key of ``cap`` (sorted unique ``keys``)."""
-        out = np.zeros(len(keys), dtype=np.int64)
-        if not len(keys):
-            return out
-        rows = self._db.execute("SELECT key, points FROM ledger WHERE device = ? AND cap = ? AND key BETWEEN ? AND ?",
-                                (device, cap, int(keys[0]), int(keys[-1]))).fetchall()
-        if rows:
-            have = np.array(rows, dtype=np.int64)
-            at = np.searchsorted(keys, have[:, 0])
-            hit = (at < len(keys)) & (keys[np.minimum(at, len(keys) - 1)] == have[:, 0])
-            out[at[hit]] = have[hit, 1]
-        return out
-
-    def commit(self, device: str, columns: dict, accepted: np.ndarray, added: dict, rejected: dict) -> None:
-        """Store the ``accepted`` reports, add to the ledger and count the rejections (one transaction)."""
-        rows = np.flatnonzero(accepted)
-        values = [columns[name][rows].tolist() for name in STORED]
-        with self.transaction():
-            self._db.executemany("INSERT OR IGNORE INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                 zip([device] * len(rows), *values))
-            for cap, (keys, points) in added.items():
-                self._db.executemany(
-                    "INSERT INTO ledger VALUES (?, ?, ?, ?) ON CONFLICT(device, cap, key) DO UPDATE "
-                    "SET points = points + excluded.points",
-                    zip([device] * len(keys), [cap] * len(keys), keys.tolist(), points.tolist()))
-            self._db.executemany("INSERT INTO rejections VALUES (?, ?) ON CONFLICT(reason) DO UPDATE "
-                                 "SET count = count + excluded.count", rejected.items())
-
-    # -- reading back -----------------------------------------------------------------------
-    def count(self) -> int:
-        with self._lock:
-            return self._db.execute("SELECT count(*) FROM reports").fetchone()[0]
-
-    def rejections(self) -> dict:
-        with self._lock:
-            return dict(self._db.execute("SELECT reason, count FROM rejections ORDER BY reason"))
-
-    def reports(self) -> tuple[list, dict]:
-        """``(devices, columns)`` of every stored report, by device, trajectory and index."""
-        with self._lock:
-            rows = self._db.execute("SELECT device, sequence, trajectory, idx, time, x, y, i, j, epsilon "
-                                    "FROM reports ORDER BY device, trajectory, idx").fetchall()
-        devices = [r[0] for r in rows]
-        columns = {name: np.array([r[k + 1] for r in rows], dtype=np.float64 if name in ("x", "y", "epsilon")
-                                  else np.int64) for k, name in enumerate(STORED)}
-        return devices, columns
