@@ -39,11 +39,11 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(db: Path, port: int):
+def _start(db: Path, port: int, method: str):
     import httpx
 
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "tracs.cli", "serve", "-m", "tracs-c", "-e", "2", "--region",
+    proc = subprocess.Popen([sys.executable, "-m", "tracs.cli", "serve", "-m", method, "-e", "2", "--region",
                              "tky", "--db", str(db), "--port", str(port), "--admin-token", ADMIN],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(600):
@@ -56,41 +56,71 @@ def _start(db: Path, port: int):
     raise RuntimeError("tracs serve did not start")
 
 
-def _bodies(params, n_batches: int, devices: list[str]) -> list[tuple[str, bytes]]:
-    """Valid batches: lattice values of the published TraCS-C lattice inside the region."""
-    import json
-
+def _lattice_walks(params, n_batches: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(i, j, x, y)`` of ``n_batches`` batches (rows) of valid releases: TraCS-C lattice values;
+    TraCS-D trajectories of 100 points, each point the release of its indices about the one before."""
+    model = params.perturber()
     (x0, hx, nx), (y0, hy, ny) = params.release["lattice"]
     rng = np.random.default_rng(0)
+    i, j = rng.integers(0, int(nx), (n_batches, BATCH)), rng.integers(0, int(ny), (n_batches, BATCH))
+    if getattr(model, "anchor_point", None) is None:
+        return i, j, x0 + i * hx, y0 + j * hy
+    walks = i.reshape(-1, 100), j.reshape(-1, 100)
+    points = np.empty((walks[0].shape[0], 100, 2))
+    reference = np.broadcast_to(np.asarray(model.anchor_point, dtype=np.float64), (len(points), 2))
+    for k in range(100):
+        reference = points[:, k] = model.lattice.points_about(reference, walks[0][:, k], walks[1][:, k])
+    return i, j, points[..., 0].reshape(n_batches, BATCH), points[..., 1].reshape(n_batches, BATCH)
+
+
+def _bodies(params, n_batches: int, devices: list[str], kind: str) -> list[tuple[str, bytes]]:
+    """Valid batches of 1,000 reports (10 trajectories of 100), as Arrow IPC or JSON bodies."""
+    import json
+
+    from tracs.collect.protocol import encode_arrow
+
+    i, j, x, y = _lattice_walks(params, n_batches)
     out = []
     for b in range(n_batches):
         device = devices[b % len(devices)]
         first = (b // len(devices)) * BATCH
-        i, j = rng.integers(0, int(nx), BATCH), rng.integers(0, int(ny), BATCH)
-        reports = {"sequence": list(range(first, first + BATCH)), "trajectory": [first // 100] * BATCH,
-                   "index": list(range(BATCH)), "time": (1_700_000_000_000_000_000 + np.arange(BATCH)).tolist(),
-                   "x": (x0 + i * hx).tolist(), "y": (y0 + j * hy).tolist(), "i": i.tolist(), "j": j.tolist(),
-                   "epsilon": [params.epsilon] * BATCH}
+        sequence = np.arange(first, first + BATCH)
+        reports = {"sequence": sequence, "trajectory": sequence // 100, "index": sequence % 100,
+                   "time": 1_700_000_000_000_000_000 + sequence, "x": x[b], "y": y[b], "i": i[b], "j": j[b],
+                   "epsilon": np.full(BATCH, params.epsilon)}
         body = {"device": device, "protocol": params.protocol, "parameters": params.digest,
                 "method": params.method, "reports": reports}
-        out.append((device, json.dumps(body).encode()))
+        if kind == "arrow":
+            out.append((device, encode_arrow(body)))
+        else:
+            body["reports"] = {name: column.tolist() for name, column in reports.items()}
+            out.append((device, json.dumps(body).encode()))
     return out
 
 
-def _post_all(url: str, bodies: list, tokens: dict, clients: int) -> tuple[float, np.ndarray]:
+def _post_all(url: str, bodies: list, tokens: dict, clients: int, kind: str,
+              rate: float | None = None) -> tuple[float, np.ndarray]:
     """Post ``bodies`` from ``clients`` threads (each its own kept-alive connection and its own
-    devices): ``(reports/s, latencies)``."""
+    devices), at most ``rate`` reports/s in all when given: ``(reports/s, latencies)``."""
     import httpx
     from concurrent.futures import ThreadPoolExecutor
+
+    from tracs.collect.protocol import ARROW_TYPE
+
+    media = ARROW_TYPE if kind == "arrow" else "application/json"
 
     def post(share):
         out = []
         with httpx.Client(timeout=60) as client:
-            for device, body in share:
+            begin = time.perf_counter()
+            for n, (device, body) in enumerate(share):
+                if rate:
+                    wait = n * BATCH * clients / rate - (time.perf_counter() - begin)
+                    if wait > 0:
+                        time.sleep(wait)
                 t = time.perf_counter()
                 answer = client.post(url + "/v1/reports", content=body,
-                                     headers={"Authorization": f"Bearer {tokens[device]}",
-                                              "Content-Type": "application/json"})
+                                     headers={"Authorization": f"Bearer {tokens[device]}", "Content-Type": media})
                 out.append(time.perf_counter() - t)
                 assert answer.status_code == 200 and answer.json()["accepted"] == BATCH, answer.text[:300]
         return out
@@ -102,7 +132,9 @@ def _post_all(url: str, bodies: list, tokens: dict, clients: int) -> tuple[float
     return len(bodies) * BATCH / (time.perf_counter() - start), latencies
 
 
-def _ingest(n_batches: int) -> dict:
+def _ingest(method: str, n_batches: int, kind: str, plan=((1, None), (4, None), (1, 20_000))) -> dict:
+    """Each ``(clients, rate)`` of ``plan`` posts its share of ``n_batches`` fresh batches to one
+    collector: ``{(clients, rate): (reports/s, p50, p99)}``."""
     import httpx
 
     from tracs.collect import Parameters
@@ -110,7 +142,7 @@ def _ingest(n_batches: int) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         port = _free_port()
         url = f"http://127.0.0.1:{port}"
-        proc = _start(Path(folder) / "reports.sqlite", port)
+        proc = _start(Path(folder) / "reports.sqlite", port, method)
         try:
             with httpx.Client(timeout=60) as client:
                 params = Parameters.from_json(client.get(url + "/v1/parameters").content)
@@ -118,18 +150,18 @@ def _ingest(n_batches: int) -> dict:
                 tokens = {d: client.post(url + "/v1/devices", json={"device": d},
                                          headers={"Authorization": f"Bearer {ADMIN}"}).json()["token"]
                           for d in devices}
-                bodies = _bodies(params, n_batches, devices)
-                runs = {}
-                for clients in (1, 4):
-                    half = bodies[:len(bodies) // 2] if clients == 1 else bodies[len(bodies) // 2:]
-                    runs[clients] = _post_all(url, half, tokens, clients)
+                bodies = _bodies(params, n_batches, devices, kind)
+                runs, share = {}, n_batches // len(plan)
+                for k, (clients, rate) in enumerate(plan):
+                    runs[clients, rate] = _post_all(url, bodies[k * share:(k + 1) * share], tokens, clients, kind,
+                                                    rate)
                 stored = client.get(url + "/v1/health").json()["stored"]
-                assert stored == n_batches * BATCH
+                assert stored == share * len(plan) * BATCH
         finally:
             proc.kill()
             proc.wait()
-    return {clients: (rate, float(np.percentile(lat, 50)), float(np.percentile(lat, 99)))
-            for clients, (rate, lat) in runs.items()}
+    return {key: (rate, float(np.percentile(lat, 50)), float(np.percentile(lat, 99)))
+            for key, (rate, lat) in runs.items()}
 
 
 def _device(n: int) -> tuple[float, float]:
@@ -170,12 +202,13 @@ def run(quick: bool = False) -> None:
     except ImportError as exc:
         print(f"\n## collect: not available ({exc}; pip install 'tracs[collect]')")
         return
-    n_batches = 20 if quick else 200
-    runs = _ingest(n_batches)
+    n_batches = 30 if quick else 300
     print(f"\n## collect (tracs serve on 127.0.0.1, SQLite, batches of {BATCH:,}, every check on)")
-    for clients, (rate, p50, p99) in runs.items():
-        print(f"ingest, {clients} client(s): {rate:,.0f} reports/s over HTTP ({n_batches * BATCH // 2:,} reports); "
-              f"upload latency p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms")
+    for method, kind in (("tracs-c", "arrow"), ("tracs-d", "arrow"), ("tracs-c", "json")):
+        for (clients, rate), (got, p50, p99) in _ingest(method, n_batches, kind).items():
+            pace = f", paced at {rate:,}/s" if rate else ""
+            print(f"ingest {method}, {kind}, {clients} client(s){pace}: {got:,.0f} reports/s over HTTP "
+                  f"({n_batches * BATCH // 3:,} reports); upload latency p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms")
     each, batched = _device(60 if quick else 300)
     print(f"device (TraCS-D): {each:,.0f} reports/s committed per report, {batched:,.0f} reports/s "
           "committed per 100")

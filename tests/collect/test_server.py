@@ -104,11 +104,31 @@ def test_modified_reports_are_rejected_by_reason(serve, tmp_path):
     assert stats["stored"] == 3 and stats["rejected"] == 6
 
 
+def _arrow_with_text_x(body: dict) -> bytes:
+    import pyarrow as pa
+
+    from tracs.collect.protocol import encode_arrow
+
+    table = pa.ipc.open_stream(encode_arrow(body)).read_all()
+    table = table.set_column(table.column_names.index("x"), "x", pa.array(["a"] * table.num_rows))
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
 def _request(case: str, body: dict, token: dict):
     """``(method, path, httpx keyword arguments)`` of a refused request."""
+    from tracs.collect.protocol import ARROW_TYPE, encode_arrow
+
     as_json = {**token, "Content-Type": "application/json"}
+    as_arrow = {**token, "Content-Type": ARROW_TYPE}
     reports = body["reports"]
     return {
+        "malformed arrow": ("POST", "/v1/reports", dict(content=b"\xff\xff\xff\xff nope", headers=as_arrow)),
+        "arrow text column": ("POST", "/v1/reports", dict(content=_arrow_with_text_x(body), headers=as_arrow)),
+        "arrow other parameters": ("POST", "/v1/reports", dict(content=encode_arrow(dict(body, parameters="0" * 64)),
+                                                                headers=as_arrow)),
         "malformed": ("POST", "/v1/reports", dict(content=b"{nope", headers=as_json)),
         "content type": ("POST", "/v1/reports", dict(content=json.dumps(body), headers={**token,
                                                                                        "Content-Type": "text/plain"})),
@@ -127,9 +147,26 @@ def _request(case: str, body: dict, token: dict):
     }[case]
 
 
+@pytest.fixture(scope="module")
+def refusing(tmp_path_factory):
+    """One collector (bodies up to 4,096 bytes) shared by the refusal cases: none stores anything."""
+    from tracs.collect.server import create_app
+
+    from .conftest import Running, make_collector
+
+    collector = make_collector(tmp_path_factory.mktemp("refusing") / "reports.sqlite")
+    running = Running(create_app(collector, max_body=4096))
+    yield running, collector
+    running.stop()
+
+
 @pytest.mark.parametrize("case, status, message", [
     ("malformed", 400, "the body is not valid JSON"),
-    ("content type", 415, "the body must be application/json, got 'text/plain'"),
+    ("malformed arrow", 400, "the body is not an Arrow IPC stream of a batch"),
+    ("arrow text column", 422, "reports.x: a list (JSON) or a numeric column without nulls (Arrow) is needed"),
+    ("arrow other parameters", 422, "the batch was made under other parameters"),
+    ("content type", 415, "the body must be application/json or application/vnd.apache.arrow.stream, got "
+                          "'text/plain'"),
     ("oversized", 413, "is over the limit of 4,096 bytes"),
     ("unknown device", 403, "unknown device 'nobody': enrol it first"),
     ("no token", 401, "send its token as 'Authorization: Bearer <token>'"),
@@ -142,8 +179,8 @@ def _request(case: str, body: dict, token: dict):
     ("admin wrong token", 403, "wrong admin token"),
     ("export format", 400, "format must be parquet, csv or sidecar, got 'xls'"),
 ])
-def test_refusals(serve, tmp_path, case, status, message):
-    running, collector = serve(max_body=4096)
+def test_refusals(refusing, tmp_path, case, status, message):
+    running, collector = refusing
     url = running.url
     device = enrolled_device(url, collector.parameters, "dev", tmp_path / "dev.sqlite")
     walk(device, 2)

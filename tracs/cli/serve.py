@@ -36,6 +36,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--db", default="reports.sqlite", metavar="DB",
                    help="SQLite file of the reports (default reports.sqlite), or a PostgreSQL database "
                         "postgresql://USER@HOST:PORT/NAME")
+    p.add_argument("--synchronous", choices=("normal", "full"), default="normal",
+                   help="SQLite: normal (default) — an answered batch survives the collector's crash; full — "
+                        "it also survives a power loss (one fsync per commit, slower)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--admin-token", default=None, metavar="T",
@@ -53,7 +56,7 @@ def collector_of(args):
     caps = {cap: getattr(args, f"cap_{cap}") for cap in ("trajectory", "day", "lifetime")}
     try:
         params = Parameters.build(args.method, args.epsilon, args.region, anchor=args.anchor, caps=caps)
-        store = open_store(args.db, params)
+        store = open_store(args.db, params, synchronous=args.synchronous)
     except (ParameterError, StoreError, ValueError) as exc:
         raise CLIError(str(exc)) from None
     return Collector(params, store, args.admin_token)

@@ -81,21 +81,24 @@ class _GroupWriter:
 
 
 def _column(reports: dict, name: str, n: int) -> np.ndarray:
+    """Column ``name`` as int64 or float64: a JSON list, or a NumPy column of an Arrow body."""
     values = reports.get(name)
-    if not isinstance(values, list):
-        raise Refused(422, f"reports.{name}: a list is needed")
+    if not isinstance(values, (list, np.ndarray)):
+        raise Refused(422, f"reports.{name}: a list (JSON) or a numeric column without nulls (Arrow) is needed")
     if len(values) != n:
         raise Refused(422, f"reports.{name} has {len(values)} values for {n} reports")
     integer = name in INTEGER_COLUMNS
-    try:
-        array = np.array(values)
-    except (TypeError, ValueError, OverflowError):
-        array = np.array([], dtype=object)
-    kinds = "i" if integer else "if"
+    if isinstance(values, np.ndarray):
+        array = values
+    else:
+        try:
+            array = np.array(values)
+        except (TypeError, ValueError, OverflowError):
+            array = np.array([], dtype=object)
+    kinds = "iu" if integer else "iuf"
     if n and array.dtype.kind not in kinds:
         raise Refused(422, f"reports.{name}: {'integers' if integer else 'numbers'} are needed")
-    array = array.astype(np.int64 if integer else np.float64)
-    return array
+    return array.astype(np.int64 if integer else np.float64, copy=False)
 
 
 class Collector:
@@ -159,7 +162,7 @@ class Collector:
             raise Refused(422, "the batch was made under other parameters (digest differs): "
                                "fetch GET /v1/parameters")
         reports = batch.get("reports")
-        if not isinstance(reports, dict) or not isinstance(reports.get("sequence"), list):
+        if not isinstance(reports, dict) or not isinstance(reports.get("sequence"), (list, np.ndarray)):
             raise Refused(422, "reports: an object of columns is needed (" + ", ".join(COLUMNS) + ")")
         n = len(reports["sequence"])
         if n > MAX_REPORTS:

@@ -25,7 +25,7 @@ import time as _time
 import numpy as np
 
 from .parameters import ParameterError, Parameters
-from .protocol import release_one, stream_of
+from .protocol import ARROW_TYPE, encode_arrow, release_one, stream_of
 
 __all__ = ["Device", "BudgetExhausted", "UploadError"]
 
@@ -277,8 +277,10 @@ class Device:
             self._db.executemany("DELETE FROM queue WHERE sequence = ?", [(int(s),) for s in sequences])
 
     def upload(self, url: str, *, batch_size: int = 1000, retries: int = 5, backoff: float = 0.2,
-               timeout: float = 30.0, client=None) -> dict:
+               timeout: float = 30.0, client=None, body: str = "arrow") -> dict:
         """Send the queue to the collector at ``url`` in batches of ``batch_size``.
+
+        Each batch is sent as Arrow IPC (``body="arrow"``, the default) or JSON (``"json"``).
 
         A batch is retried ``retries`` times, waiting ``backoff``·2^k seconds, when the
         collector cannot be reached or answers 5xx; a report leaves the queue only once
@@ -289,37 +291,44 @@ class Device:
         """
         import httpx
 
+        if body not in ("arrow", "json"):
+            raise ValueError(f"body must be 'arrow' or 'json', got {body!r}")
         own = client is None
         client = httpx.Client(timeout=timeout) if own else client
         totals = {"sent": 0, "accepted": 0, "rejected": {}}
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         try:
             while True:
-                body = self.batch(batch_size)
-                if not body["reports"]["sequence"]:
+                batch = self.batch(batch_size)
+                if not batch["reports"]["sequence"]:
                     return totals
-                answer = _post(client, url.rstrip("/") + "/v1/reports", body, headers, retries, backoff)
+                answer = _post(client, url.rstrip("/") + "/v1/reports", batch, headers, retries, backoff, body)
                 rejected = answer.get("rejected", [])
                 for item in rejected:
                     totals["rejected"][item["reason"]] = totals["rejected"].get(item["reason"], 0) + 1
-                totals["sent"] += len(body["reports"]["sequence"])
+                totals["sent"] += len(batch["reports"]["sequence"])
                 totals["accepted"] += int(answer.get("accepted", 0))
-                self.acknowledge(body["reports"]["sequence"])
+                self.acknowledge(batch["reports"]["sequence"])
         finally:
             if own:
                 client.close()
 
 
-def _post(client, url: str, body: dict, headers: dict, retries: int, backoff: float) -> dict:
-    """POST ``body``; retry on network errors and 5xx with exponential back-off."""
+def _post(client, url: str, batch: dict, headers: dict, retries: int, backoff: float, body: str) -> dict:
+    """POST ``batch`` (as Arrow IPC or JSON); retry on network errors and 5xx with exponential back-off."""
     import httpx
+
+    if body == "arrow":
+        options = {"content": encode_arrow(batch), "headers": {**headers, "Content-Type": ARROW_TYPE}}
+    else:
+        options = {"json": batch, "headers": headers}
 
     last = None
     for attempt in range(retries + 1):
         if attempt:
             _time.sleep(backoff * 2 ** (attempt - 1))
         try:
-            response = client.post(url, json=body, headers=headers)
+            response = client.post(url, **options)
         except httpx.TransportError as exc:
             last = f"{type(exc).__name__}: {exc}"
             continue

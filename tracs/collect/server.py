@@ -4,7 +4,8 @@ Endpoints (JSON unless said):
 
 ``GET /v1/parameters``      the public parameters (:class:`tracs.collect.Parameters`)
 ``POST /v1/devices``        admin: enrol ``{"device": ID}``, answer its upload token
-``POST /v1/reports``        a device's batch (bearer: its token): accepted count, rejections
+``POST /v1/reports``        a device's batch (bearer: its token; JSON or Arrow IPC): accepted count,
+                            rejections
 ``GET /v1/export``          admin: ``?format=parquet|csv`` the reports as a release,
                             ``?format=sidecar`` its parameters (``tracs estimate`` reads both)
 ``GET /v1/estimate``        ``?grid=64``: the density of ``tracs estimate`` (``&format=csv``: its CSV)
@@ -23,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from .collector import Refused
+from .protocol import ARROW_TYPE, decode_arrow
 
 __all__ = ["create_app", "MAX_BODY"]
 
@@ -44,14 +46,33 @@ async def _body(request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def _kind(request) -> str:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
 async def _json(request, limit: int):
     kind = request.headers.get("content-type", "")
-    if kind.split(";")[0].strip().lower() != "application/json":
+    if _kind(request) != "application/json":
         raise Refused(415, f"the body must be application/json, got {kind or 'no content type'!r}")
     body = await _body(request, limit)
     from starlette.concurrency import run_in_threadpool
 
     return await run_in_threadpool(_decode, body)
+
+
+async def _batch(request, limit: int):
+    """A batch of reports: JSON, or Arrow IPC (:data:`tracs.collect.protocol.ARROW_TYPE`)."""
+    if _kind(request) != ARROW_TYPE:
+        kind = request.headers.get("content-type", "")
+        if _kind(request) != "application/json":
+            raise Refused(415, f"the body must be application/json or {ARROW_TYPE}, got "
+                               f"{kind or 'no content type'!r}")
+        return await _json(request, limit)
+    body = await _body(request, limit)
+    try:
+        return decode_arrow(body)
+    except ValueError as exc:
+        raise Refused(400, str(exc)) from None
 
 
 def _decode(body: bytes):
@@ -93,7 +114,7 @@ def create_app(collector, *, max_body: int = MAX_BODY):
         return JSONResponse({"device": device, "token": token})
 
     async def reports(request):
-        batch = await _json(request, max_body)
+        batch = await _batch(request, max_body)
         answer = await run_in_threadpool(collector.ingest, batch, request.headers.get("authorization"))
         return JSONResponse(answer)
 

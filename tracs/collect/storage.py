@@ -1,9 +1,13 @@
 """The collector's storage: reports, enrolled devices, the devices' ledgers, rejection counts.
 
-One SQLite file (standard library ``sqlite3``, write-ahead log, ``synchronous=FULL``):
+One SQLite file (standard library ``sqlite3``, write-ahead log, one writer connection):
 a batch's accepted reports, the ledger they add to and the rejection counts are
-written in one transaction, committed before the batch is answered — nothing is
-acknowledged that a crash could lose.  ``(device, sequence)`` is the primary key and
+written in one transaction, committed before the batch is answered.  With
+``synchronous=NORMAL`` (the default) a committed transaction is in the write-ahead log
+before the answer, so it survives a crash of the collector process (SIGKILL); the log is
+synced to disk at checkpoints, so a power loss or an operating-system crash may lose the
+transactions committed since the last one.  ``synchronous=FULL`` syncs the log at every
+commit: an answered batch survives a power loss too, at one ``fsync`` per commit.  ``(device, sequence)`` is the primary key and
 reports go in with ``ON CONFLICT DO NOTHING``: a report sent twice is stored once.  The
 file also keeps the collector's secret (the key of the device tokens) and the
 parameters of the collection it holds; opening it with other parameters is refused.
@@ -39,14 +43,14 @@ class StoreError(RuntimeError):
     """A database that does not hold this collection."""
 
 
-def open_store(db, parameters):
+def open_store(db, parameters, *, synchronous: str = "normal"):
     """The store of ``db``: a ``postgresql://`` URL (:class:`tracs.collect.postgres.PostgresStore`)
-    or a SQLite file (:class:`SQLiteStore`)."""
+    or a SQLite file (:class:`SQLiteStore`, with its ``synchronous`` level)."""
     if str(db).startswith(("postgresql://", "postgres://")):
         from .postgres import PostgresStore
 
         return PostgresStore(str(db), parameters)
-    return SQLiteStore(db, parameters)
+    return SQLiteStore(db, parameters, synchronous=synchronous)
 
 
 class Store:
@@ -153,13 +157,16 @@ class Store:
 
 class SQLiteStore(Store):
     """The collector's SQLite database at ``path`` (created if missing), for ``parameters``
-    (:class:`tracs.collect.Parameters`): every call is one transaction, callers serialised."""
+    (:class:`tracs.collect.Parameters`): every call is one transaction, callers serialised.
+    ``synchronous``: ``"normal"`` or ``"full"`` (the module's docstring says what each keeps)."""
 
-    def __init__(self, path, parameters):
+    def __init__(self, path, parameters, *, synchronous: str = "normal"):
+        if synchronous not in ("normal", "full"):
+            raise ValueError(f"synchronous must be 'normal' or 'full', got {synchronous!r}")
         self.path = str(path)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
         self._db.executescript(_SCHEMA)
         self._lock = threading.RLock()
         self._start(parameters)
