@@ -157,11 +157,22 @@ def _ingest(method: str, n_batches: int, kind: str, plan=((1, None), (4, None), 
                                                     rate)
                 stored = client.get(url + "/v1/health").json()["stored"]
                 assert stored == share * len(plan) * BATCH
+                runs["peak MB"] = _peak_rss(proc.pid) / 1e6
         finally:
             proc.kill()
             proc.wait()
-    return {key: (rate, float(np.percentile(lat, 50)), float(np.percentile(lat, 99)))
-            for key, (rate, lat) in runs.items()}
+    peak = runs.pop("peak MB")
+    return peak, {key: (rate, float(np.percentile(lat, 50)), float(np.percentile(lat, 99)))
+                  for key, (rate, lat) in runs.items()}
+
+
+def _peak_rss(pid: int) -> float:
+    """The peak resident memory of process ``pid`` in bytes (Linux; NaN elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(float(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return float("nan")
 
 
 def _device(n: int) -> tuple[float, float]:
@@ -205,10 +216,12 @@ def run(quick: bool = False) -> None:
     n_batches = 30 if quick else 300
     print(f"\n## collect (tracs serve on 127.0.0.1, SQLite, batches of {BATCH:,}, every check on)")
     for method, kind in (("tracs-c", "arrow"), ("tracs-d", "arrow"), ("tracs-c", "json")):
-        for (clients, rate), (got, p50, p99) in _ingest(method, n_batches, kind).items():
+        peak, runs = _ingest(method, n_batches, kind)
+        for (clients, rate), (got, p50, p99) in runs.items():
             pace = f", paced at {rate:,}/s" if rate else ""
             print(f"ingest {method}, {kind}, {clients} client(s){pace}: {got:,.0f} reports/s over HTTP "
                   f"({n_batches * BATCH // 3:,} reports); upload latency p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms")
+        print(f"collector {method}, {kind}: peak resident memory {peak:,.0f} MB with {n_batches * BATCH:,} reports stored")
     each, batched = _device(60 if quick else 300)
     print(f"device (TraCS-D): {each:,.0f} reports/s committed per report, {batched:,.0f} reports/s "
           "committed per 100")

@@ -236,6 +236,16 @@ class SequentialPerturber(LatticeReleases, Perturber):
 
     # -- engine ----------------------------------------------------------------------
     def _release(self, coords, offsets, rng, indices=True, out=None):
+        """The releases of validated ``coords`` (and their lattice indices when ``indices``).
+
+        Contract the collector's device relies on (:func:`tracs.collect.protocol.release_one`,
+        pinned by ``tests/collect/test_release_contract.py``): point ``i`` of trajectory
+        ``t`` is drawn at index ``i − (offsets[t] − offsets[0])``, so offsets
+        ``[0, −k, 1]`` draw one point at index ``k`` of the second stream; a point whose
+        index is not 0 takes ``out[i − 1]`` as its reference, which for row 0 is
+        ``out[−1]`` (the kernel indexes with wraparound), the last row of the ``out``
+        given.  A change of either breaks the one-point release and fails that test.
+        """
         params = self._point_params(offsets, self._params)
         kind, key, streams = keyed_trajectories(rng, offsets)
         out = np.empty_like(coords) if out is None else out
