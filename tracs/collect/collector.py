@@ -19,6 +19,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from .checks import REASONS, cap_rejections, check_reports
+from .density import LatticeCounts
 from .protocol import COLUMNS, INTEGER_COLUMNS, device_token
 
 __all__ = ["Collector", "Refused", "LATENCY_BUCKETS"]
@@ -76,7 +77,8 @@ class _GroupWriter:
                 for _, _, future in group:
                     future.set_exception(exc)
                 continue
-            for (_, _, future), reason in zip(group, reasons):
+            for (_, columns, future), reason in zip(group, reasons):
+                self._collector.density.add(columns["i"][reason == 0], columns["j"][reason == 0])
                 future.set_result(reason)
 
 
@@ -116,6 +118,7 @@ class Collector:
         self.parameters, self.store, self.admin_token = parameters, store, admin_token
         self._secret = store.secret()
         self._digest = parameters.digest
+        self.density = LatticeCounts(store, parameters)
         self._writer = _GroupWriter(self)
         self.latency = np.zeros(len(LATENCY_BUCKETS) + 1, dtype=np.int64)
         self.latency_sum = 0.0

@@ -138,9 +138,12 @@ def create_app(collector, *, max_body: int = MAX_BODY):
             raise Refused(400, f"format must be json or csv, got {fmt!r}")
         if collector.store.count() == 0:
             raise Refused(409, "no reports stored yet: nothing to estimate")
-        from .export import estimate_csv
+        if collector.density.applies:
+            data = await run_in_threadpool(collector.density.estimate_csv, int(grid))
+        else:
+            from .export import estimate_csv
 
-        data = await run_in_threadpool(estimate_csv, collector.store, collector.parameters, int(grid))
+            data = await run_in_threadpool(estimate_csv, collector.store, collector.parameters, int(grid))
         if fmt == "csv":
             return Response(data, media_type="text/csv")
         import io

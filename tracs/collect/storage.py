@@ -151,6 +151,13 @@ class Store:
                                   else np.int64) for k, name in enumerate(STORED)}
         return devices, columns
 
+    def lattice_counts(self, chunk: int = 65_536):
+        """Chunks ``(k, 3)`` of ``(i, j, reports)``: the stored reports counted per lattice pair."""
+        with self._lock:
+            cursor = self._db.execute(self._sql("SELECT i, j, count(*) FROM reports GROUP BY i, j"))
+            while rows := cursor.fetchmany(chunk):
+                yield np.array(rows, dtype=np.int64)
+
     def close(self) -> None:
         self._db.close()
 
