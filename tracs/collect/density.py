@@ -34,7 +34,12 @@ class LatticeCounts:
     ``applies``: the method is TraCS-C (otherwise nothing is counted).  A pair ``(i, j)``
     is kept as the key ``i·n₁ + j`` (``n₁`` values on the second axis), with its count,
     for the pairs that hold reports only (the lattice has up to 2²⁰ values per axis);
-    the keys of new batches wait in a list until an estimate or 2²⁰ of them."""
+    the keys of new batches wait in a list until an estimate or 2²⁰ of them.  Each grid
+    asked for keeps its blocks (the counts per output bin: a new batch's reports are
+    binned and added) and its estimate until the next batch; EM is run afresh on the
+    blocks (a fit warm-started from the previous one stops elsewhere, and cells it had
+    emptied stay empty).
+    """
 
     PENDING = 1 << 20
 
@@ -45,16 +50,20 @@ class LatticeCounts:
         self.keys, self.counts = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         self.total = 0
         self._pending, self._waiting = [], 0
-        self._lock = threading.Lock()
-        self._cache = {}  # grid -> (total, CSV bytes)
+        self._lock, self._fitting = threading.Lock(), threading.Lock()
+        self._grids = {}  # grid -> its fit (_GridFit)
 
     def add(self, i: np.ndarray, j: np.ndarray) -> None:
         """Count the accepted reports of a committed batch (their lattice indices)."""
         if self.applies and len(i):
+            keys = np.asarray(i, dtype=np.int64) * self._n1 + j
             with self._lock:
-                self._pending.append(np.asarray(i, dtype=np.int64) * self._n1 + j)
-                self._waiting += len(i)
-                self.total += len(i)
+                self._pending.append(keys)
+                self._waiting += len(keys)
+                self.total += len(keys)
+                for fit in list(self._grids.values()):
+                    fit.pending.append(keys)
+                    fit.waiting += len(keys)
                 if self._waiting >= self.PENDING:
                     self._merge()
 
@@ -64,33 +73,70 @@ class LatticeCounts:
             self.keys, self.counts = _merged(np.concatenate([self.keys, new]),
                                              np.concatenate([self.counts, np.ones(len(new), dtype=np.int64)]))
             self._pending, self._waiting = [], 0
+        for grid in [g for g, fit in self._grids.items() if fit.waiting >= self.PENDING]:
+            del self._grids[grid]  # asked for too long ago: fitted afresh next time
 
-    def _current(self) -> tuple[np.ndarray, np.ndarray, int]:
+    def _sync(self) -> None:
+        """Count again from the database when it holds other reports than those counted."""
         stored = self.store.count()
         with self._lock:
             if stored != self.total:  # at start, or rows written elsewhere: counted again from the database
                 chunks = list(self.store.lattice_counts()) or [np.zeros((0, 3), dtype=np.int64)]
                 rows = np.concatenate(chunks)
                 self.keys, self.counts = _merged(rows[:, 0] * self._n1 + rows[:, 1], rows[:, 2])
-                self.total, self._pending, self._waiting = int(self.counts.sum()), [], 0
-            self._merge()
-            return self.keys, self.counts, self.total
+                self.total, self._pending, self._waiting, self._grids = int(self.counts.sum()), [], 0, {}
+
+    def _points(self, keys: np.ndarray) -> np.ndarray:
+        (o0, h0, _), (o1, h1, _) = self.parameters.release["lattice"]
+        ii, jj = np.divmod(keys, self._n1)
+        return np.column_stack([o0 + ii * h0, o1 + jj * h1])
 
     def estimate_csv(self, grid: int) -> bytes:
         """The CSV ``tracs estimate --grid GRID`` writes for the export of the stored reports."""
-        keys, counts, total = self._current()
-        cached = self._cache.get(grid)
-        if cached is not None and cached[0] == total:
-            return cached[1]
-        from ..estimate.planar import plan_density
+        with self._fitting:
+            self._sync()
+            model = self.parameters.perturber()
+            eps = float(model.epsilon)
+            with self._lock:
+                fit = self._grids.get(grid)
+                if fit is None:
+                    self._merge()
+                    keys, counts, total = self.keys, self.counts, self.total
+                    fit = self._grids[grid] = _GridFit(plan_of(model, grid))
+                else:
+                    keys = np.concatenate(fit.pending) if fit.pending else np.zeros(0, dtype=np.int64)
+                    counts, total = np.ones(len(keys), dtype=np.int64), self.total
+                fit.pending, fit.waiting = [], 0
+            if fit.csv is not None and fit.total == total:
+                return fit.csv
+            if len(keys):
+                new = fit.plan.blocks(self._points(keys), None, np.full(len(keys), eps), weights=counts)
+                fit.blocks = new if fit.blocks is None else [_added(a, b) for a, b in zip(fit.blocks, new)]
+            est = fit.plan.fit(fit.blocks, lambda: None)
+            fit.total, fit.csv = total, est.to_table(self.parameters.crs).to_csv(index=False).encode()
+            return fit.csv
 
-        model = self.parameters.perturber()
-        (o0, h0, _), (o1, h1, _) = self.parameters.release["lattice"]
-        ii, jj = np.divmod(keys, self._n1)
-        points = np.column_stack([o0 + ii * h0, o1 + jj * h1])
-        eps = float(model.epsilon)
-        plan = plan_density(model, total, eps, eps, grid=(grid, grid))
-        est = plan.fit(plan.blocks(points, None, np.full(len(points), eps), weights=counts), lambda: None)
-        data = est.to_table(self.parameters.crs).to_csv(index=False).encode()
-        self._cache[grid] = (total, data)
-        return data
+
+def plan_of(model, grid: int):
+    """The plan of ``tracs estimate --grid GRID``'s fit (its default options) for TraCS-C reports."""
+    from ..estimate.planar import plan_density
+
+    eps = float(model.epsilon)
+    return plan_density(model, 0, eps, eps, grid=(grid, grid))
+
+
+def _added(block, new):
+    """The product block of the reports of ``block`` and of ``new`` (same matrices)."""
+    from ..estimate._expectation_maximisation import ProductBlock
+
+    out = ProductBlock(block.counts + new.counts, block.first, block.second)
+    out.eps = block.eps
+    return out
+
+
+class _GridFit:
+    """One grid's fit: its plan, its blocks, the reports they count and the CSV of their estimate."""
+
+    def __init__(self, plan):
+        self.plan, self.blocks, self.total, self.csv = plan, None, 0, None
+        self.pending, self.waiting = [], 0
