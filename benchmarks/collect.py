@@ -1,18 +1,22 @@
 """Collection: the collector's ingest over HTTP and the device's releases with their state committed.
 
-Workload: ``tracs serve -m tracs-c -e 2 --region tky`` in its own process on 127.0.0.1
-with its SQLite database in a temporary folder (``synchronous=FULL``: every batch is
-on disk before it is answered) receives batches of 1,000 valid TraCS-C reports
-(lattice values of the published lattice) of
-20 enrolled devices, every check on: body limit, token, protocol, parameters
-digest, ε, lattice, region, sequence already stored, the devices' ledgers.  Half
-the batches come from one client (httpx, one kept-alive connection), the other
-half from 4 clients at once (threads, each its own connection and devices: the
-collector commits the batches that wait together).  Reports/s is the reports
-stored over the wall time of the posts; latency is that of one POST as the
-client sees it.  Device: ``Device.report`` of TraCS-D fixes,
-the state committed after every report, then in transactions of 100 reports.
-200 batches (``--quick``: 20); 300 device reports (60).
+Workload: ``tracs serve -m METHOD -e 2 --region tky`` in its own process on 127.0.0.1
+with its SQLite database in a temporary folder (write-ahead log, ``synchronous=NORMAL``:
+every batch is committed before it is answered) receives batches of 1,000 valid reports
+(TraCS-C: lattice values; TraCS-D: trajectories of 100 points, each the release of its
+indices about the one before) of 20 enrolled devices, every check on: body limit,
+token, protocol, parameters digest, ε, lattice, region, sequence already stored, the
+devices' ledgers.  Clients use httpx, one kept-alive connection each (4 clients: each
+its own devices; the collector commits the batches that wait together).  Reports/s is
+the reports stored over the wall time of the posts; latency is that of one POST as
+the client sees it.  Each collector gets 300 fresh batches (``--quick``: 30) of TraCS-C
+or TraCS-D, as Arrow IPC or JSON: a third from one client, a third from 4 clients at
+once, a third from one client paced at 20,000 reports/s; its peak resident memory is
+read from ``/proc`` at the end.  Estimate refresh: the collector's TraCS-C estimate
+(:mod:`tracs.collect.density`) on 64 × 64 cells after one more batch, with 10^6
+reports counted (``--quick``: 10^5).  Device: ``Device.report`` of TraCS-D fixes,
+the state committed after every report, then in transactions of 100 reports: 300
+device reports (60).
 """
 
 from __future__ import annotations
@@ -205,6 +209,40 @@ def _device(n: int) -> tuple[float, float]:
     return each, batched
 
 
+def _estimate_refresh(n: int, epsilon: float) -> float:
+    """Seconds to refresh the collector's TraCS-C estimate on 64 × 64 cells after one batch of
+    1,000 reports, with ``n`` reports counted before (3 clusters of lattice values)."""
+    from tracs.collect import Parameters
+    from tracs.collect.density import LatticeCounts
+    from tracs.public import city_box
+
+    params = Parameters.build("tracs-c", epsilon, city_box("tky"))
+    (_, _, n0), (_, _, n1) = params.release["lattice"]
+    stored = [0]
+
+    class Store:  # the stored count the estimate checks its counts against
+        def count(self):
+            return stored[0]
+
+    counts = LatticeCounts(Store(), params)
+    rng = np.random.default_rng(0)
+
+    def batch():
+        c = rng.integers(0, 3, BATCH)
+        i = np.clip((np.array([0.3, 0.5, 0.7])[c] + rng.normal(0, 0.1, BATCH)) * n0, 0, n0 - 1).astype(np.int64)
+        j = np.clip((np.array([0.4, 0.6, 0.5])[c] + rng.normal(0, 0.1, BATCH)) * n1, 0, n1 - 1).astype(np.int64)
+        counts.add(i, j)
+        stored[0] += BATCH
+
+    for _ in range(n // BATCH):
+        batch()
+    counts.estimate_csv(64)
+    batch()
+    start = time.perf_counter()
+    counts.estimate_csv(64)
+    return time.perf_counter() - start
+
+
 def run(quick: bool = False) -> None:
     try:
         import httpx  # noqa: F401
@@ -220,8 +258,14 @@ def run(quick: bool = False) -> None:
         for (clients, rate), (got, p50, p99) in runs.items():
             pace = f", paced at {rate:,}/s" if rate else ""
             print(f"ingest {method}, {kind}, {clients} client(s){pace}: {got:,.0f} reports/s over HTTP "
-                  f"({n_batches * BATCH // 3:,} reports); upload latency p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms")
-        print(f"collector {method}, {kind}: peak resident memory {peak:,.0f} MB with {n_batches * BATCH:,} reports stored")
+                  f"({n_batches * BATCH // 3:,} reports); upload latency p50 {p50 * 1e3:.1f} ms, "
+                  f"p99 {p99 * 1e3:.1f} ms")
+        print(f"collector {method}, {kind}: peak resident memory {peak:,.0f} MB with {n_batches * BATCH:,} "
+              "reports stored")
+    n = 10**5 if quick else 10**6
+    for epsilon in (1.0, 2.0):
+        print(f"estimate refresh, TraCS-C at ε = {epsilon:g}, {n:,} reports, 64 × 64 cells, after a batch: "
+              f"{_estimate_refresh(n, epsilon):.2f} s")
     each, batched = _device(60 if quick else 300)
     print(f"device (TraCS-D): {each:,.0f} reports/s committed per report, {batched:,.0f} reports/s "
           "committed per 100")

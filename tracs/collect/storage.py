@@ -7,10 +7,11 @@ written in one transaction, committed before the batch is answered.  With
 before the answer, so it survives a crash of the collector process (SIGKILL); the log is
 synced to disk at checkpoints, so a power loss or an operating-system crash may lose the
 transactions committed since the last one.  ``synchronous=FULL`` syncs the log at every
-commit: an answered batch survives a power loss too, at one ``fsync`` per commit.  ``(device, sequence)`` is the primary key and
-reports go in with ``ON CONFLICT DO NOTHING``: a report sent twice is stored once.  The
-file also keeps the collector's secret (the key of the device tokens) and the
-parameters of the collection it holds; opening it with other parameters is refused.
+commit: an answered batch survives a power loss too, at one ``fsync`` per commit.
+``(device, sequence)`` is the primary key and reports go in with ``ON CONFLICT DO
+NOTHING``: a report sent twice is stored once.  The file also keeps the collector's
+secret (the key of the device tokens) and the parameters of the collection it holds;
+opening it with other parameters is refused.
 """
 
 from __future__ import annotations
