@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 
 import httpx
+import numpy as np
 import pytest
 
 from .conftest import free_port, make_collector
@@ -78,3 +79,7 @@ def test_postgres_stores_each_report_once_and_keeps_the_ledger(postgres_url, tmp
     other = make_collector(postgres_url, caps={"trajectory": 15.0})
     assert other.store.count() == 10 and other.token("pg-1") == device.token
     assert other.store.rejections() == {"already stored": 10, "trajectory cap spent": 4}
+    devices, stored = other.store.reports()  # written by a binary COPY: every value exactly as sent
+    assert devices == ["pg-1"] * 10
+    for name in ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon"):
+        np.testing.assert_array_equal(stored[name], np.array(body["reports"][name][:10]))

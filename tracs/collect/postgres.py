@@ -7,7 +7,10 @@ NOTHING`` (stored once), and a batch's reports, ledger and counts are one
 transaction committed before the batch is answered.  Several collector processes
 may share the database: a batch takes a transaction-level advisory lock on its
 device (:meth:`PostgresStore.lock_device`), so two batches of one device are
-checked against the ledger one after the other.
+checked against the ledger one after the other.  A batch's reports go in with
+``COPY … FROM STDIN`` in PostgreSQL's binary format (built from the NumPy columns at
+once, :func:`copy_rows`) into a temporary table, then ``INSERT … SELECT … ON CONFLICT
+DO NOTHING``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
-from .storage import Store, StoreError
+import numpy as np
+
+from .storage import STORED, Store, StoreError
 
 __all__ = ["PostgresStore"]
 
@@ -71,6 +76,34 @@ class PostgresStore(Store):
             finally:
                 self._depth = 0
 
+    def _insert_reports(self, cursor, device: str, columns: dict) -> None:
+        if not len(columns["sequence"]):
+            return
+        cursor.execute("CREATE TEMP TABLE IF NOT EXISTS incoming (LIKE reports) ON COMMIT DELETE ROWS")
+        with cursor.copy("COPY incoming (device, sequence, trajectory, idx, time, x, y, i, j, epsilon) "
+                         "FROM STDIN (FORMAT BINARY)") as copy:
+            copy.write(copy_rows(device, columns))
+        cursor.execute("INSERT INTO reports SELECT * FROM incoming ON CONFLICT DO NOTHING")
+
     def lock_device(self, device: str) -> None:
         """Hold ``device``'s advisory lock until the transaction ends (other collector processes wait)."""
         self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (device,))
+
+
+_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8  # signature, flags, header extension length
+_FLOATS = ("x", "y", "epsilon")
+
+
+def copy_rows(device: str, columns: dict) -> bytes:
+    """The reports of ``device`` (the :data:`tracs.collect.storage.STORED` columns) as the body of a
+    binary ``COPY``: each row a field count, then each field's length and big-endian value."""
+    name = device.encode("utf-8")
+    fields = [("count", ">i2"), ("device_size", ">i4"), ("device", f"S{len(name)}")]
+    for column in STORED:
+        fields += [(f"{column}_size", ">i4"), (column, ">f8" if column in _FLOATS else ">i8")]
+    rows = np.zeros(len(columns["sequence"]), dtype=np.dtype(fields))
+    rows["count"], rows["device_size"], rows["device"] = 1 + len(STORED), len(name), name
+    for column in STORED:
+        rows[f"{column}_size"] = 8
+        rows[column] = columns[column]
+    return _COPY_HEADER + rows.tobytes() + b"\xff\xff"

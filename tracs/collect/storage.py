@@ -122,16 +122,20 @@ class Store:
     def commit(self, device: str, columns: dict, accepted: np.ndarray, added: dict, rejected: dict) -> None:
         """Store the ``accepted`` reports, add to the ledger and count the rejections (one transaction)."""
         rows = np.flatnonzero(accepted)
-        values = [columns[name][rows].tolist() for name in STORED]
         with self.transaction(), closing(self._db.cursor()) as cursor:
-            cursor.executemany(self._sql("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                                         "ON CONFLICT DO NOTHING"), list(zip([device] * len(rows), *values)))
+            self._insert_reports(cursor, device, {name: columns[name][rows] for name in STORED})
             for cap, (keys, points) in added.items():
                 cursor.executemany(self._sql("INSERT INTO ledger VALUES (?, ?, ?, ?) ON CONFLICT (device, cap, key) "
                                              "DO UPDATE SET points = ledger.points + excluded.points"),
                                    list(zip([device] * len(keys), [cap] * len(keys), keys.tolist(), points.tolist())))
             cursor.executemany(self._sql("INSERT INTO rejections VALUES (?, ?) ON CONFLICT (reason) DO UPDATE "
                                          "SET count = rejections.count + excluded.count"), list(rejected.items()))
+
+    def _insert_reports(self, cursor, device: str, columns: dict) -> None:
+        """Insert the rows ``columns`` of ``device`` (a report stored before is kept, not doubled)."""
+        values = [columns[name].tolist() for name in STORED]
+        cursor.executemany(self._sql("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                                     "ON CONFLICT DO NOTHING"), list(zip([device] * len(values[0]), *values)))
 
     # -- reading back -----------------------------------------------------------------------
     def count(self) -> int:
