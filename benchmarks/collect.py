@@ -21,6 +21,7 @@ device reports (60).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(db: Path, port: int, method: str):
+def _start(db, port: int, method: str):
     import httpx
 
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -102,10 +103,11 @@ def _bodies(params, n_batches: int, devices: list[str], kind: str) -> list[tuple
     return out
 
 
-def _post_all(url: str, bodies: list, tokens: dict, clients: int, kind: str,
+def _post_all(urls: list, bodies: list, tokens: dict, clients: int, kind: str,
               rate: float | None = None) -> tuple[float, np.ndarray]:
-    """Post ``bodies`` from ``clients`` threads (each its own kept-alive connection and its own
-    devices), at most ``rate`` reports/s in all when given: ``(reports/s, latencies)``."""
+    """Post ``bodies`` from ``clients`` threads (each its own kept-alive connection to one of
+    ``urls`` in turn, and its own devices), at most ``rate`` reports/s in all when given:
+    ``(reports/s, latencies)``."""
     import httpx
     from concurrent.futures import ThreadPoolExecutor
 
@@ -113,7 +115,8 @@ def _post_all(url: str, bodies: list, tokens: dict, clients: int, kind: str,
 
     media = ARROW_TYPE if kind == "arrow" else "application/json"
 
-    def post(share):
+    def post(k):
+        share, url = shares[k], urls[k % len(urls)]
         out = []
         with httpx.Client(timeout=60) as client:
             begin = time.perf_counter()
@@ -132,22 +135,27 @@ def _post_all(url: str, bodies: list, tokens: dict, clients: int, kind: str,
     shares = [[b for b in bodies if int(b[0].rsplit("-", 1)[1]) % clients == k] for k in range(clients)]
     start = time.perf_counter()
     with ThreadPoolExecutor(clients) as pool:
-        latencies = np.concatenate([np.array(x) for x in pool.map(post, shares)])
+        latencies = np.concatenate([np.array(x) for x in pool.map(post, range(clients))])
     return len(bodies) * BATCH / (time.perf_counter() - start), latencies
 
 
-def _ingest(method: str, n_batches: int, kind: str, plan=((1, None), (4, None), (1, 20_000))) -> dict:
-    """Each ``(clients, rate)`` of ``plan`` posts its share of ``n_batches`` fresh batches to one
-    collector: ``{(clients, rate): (reports/s, p50, p99)}``."""
+def _ingest(method: str, n_batches: int, kind: str, plan=((1, None), (4, None), (1, 20_000)), db=None,
+            processes: int = 1) -> tuple[float, dict]:
+    """Each ``(clients, rate)`` of ``plan`` posts its share of ``n_batches`` fresh batches to
+    ``processes`` collectors of ``db`` (default: a new SQLite file):
+    ``(peak MB of the first, {(clients, rate): (reports/s, p50, p99)})``."""
     import httpx
 
     from tracs.collect import Parameters
 
     with tempfile.TemporaryDirectory() as folder:
-        port = _free_port()
-        url = f"http://127.0.0.1:{port}"
-        proc = _start(Path(folder) / "reports.sqlite", port, method)
+        urls, procs = [], []
         try:
+            for _ in range(processes):
+                port = _free_port()
+                urls.append(f"http://127.0.0.1:{port}")
+                procs.append(_start(db or Path(folder) / "reports.sqlite", port, method))
+            url, proc = urls[0], procs[0]
             with httpx.Client(timeout=60) as client:
                 params = Parameters.from_json(client.get(url + "/v1/parameters").content)
                 devices = [f"device-{k}" for k in range(20)]
@@ -157,17 +165,49 @@ def _ingest(method: str, n_batches: int, kind: str, plan=((1, None), (4, None), 
                 bodies = _bodies(params, n_batches, devices, kind)
                 runs, share = {}, n_batches // len(plan)
                 for k, (clients, rate) in enumerate(plan):
-                    runs[clients, rate] = _post_all(url, bodies[k * share:(k + 1) * share], tokens, clients, kind,
+                    runs[clients, rate] = _post_all(urls, bodies[k * share:(k + 1) * share], tokens, clients, kind,
                                                     rate)
                 stored = client.get(url + "/v1/health").json()["stored"]
                 assert stored == share * len(plan) * BATCH
                 runs["peak MB"] = _peak_rss(proc.pid) / 1e6
         finally:
-            proc.kill()
-            proc.wait()
+            for proc in procs:
+                proc.kill()
+                proc.wait()
     peak = runs.pop("peak MB")
     return peak, {key: (rate, float(np.percentile(lat, 50)), float(np.percentile(lat, 99)))
                   for key, (rate, lat) in runs.items()}
+
+
+@contextlib.contextmanager
+def _postgres():
+    """A throwaway PostgreSQL server (initdb, pg_ctl; as the user postgres when run as root):
+    its URL, or ``None`` when there is none."""
+    import glob
+    import shutil
+
+    folders = ["/usr/local/bin", *sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)]
+    found = [f for f in folders if os.access(os.path.join(f, "pg_ctl"), os.X_OK)]
+    runuser = shutil.which("runuser")
+    if not found or (os.geteuid() == 0 and runuser is None):
+        yield None
+        return
+    run_as = [runuser, "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    folder = tempfile.mkdtemp(prefix="tracs-pg-")
+    if run_as:
+        shutil.chown(folder, "postgres")
+    data, port = os.path.join(folder, "data"), _free_port()
+    subprocess.run([*run_as, os.path.join(found[0], "initdb"), "-D", data, "-A", "trust", "-U", "tracs"],
+                   check=True, capture_output=True)
+    subprocess.run([*run_as, os.path.join(found[0], "pg_ctl"), "-D", data, "-o",
+                    f"-p {port} -k {folder} -c listen_addresses=127.0.0.1", "-l", os.path.join(folder, "log"),
+                    "-w", "start"], check=True, capture_output=True)
+    try:
+        yield f"postgresql://tracs@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*run_as, os.path.join(found[0], "pg_ctl"), "-D", data, "-m", "fast", "stop"],
+                       capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _peak_rss(pid: int) -> float:
@@ -262,6 +302,15 @@ def run(quick: bool = False) -> None:
                   f"p99 {p99 * 1e3:.1f} ms")
         print(f"collector {method}, {kind}: peak resident memory {peak:,.0f} MB with {n_batches * BATCH:,} "
               "reports stored")
+    with _postgres() as url:
+        if url is None:
+            print("ingest on PostgreSQL: no PostgreSQL server binaries (initdb, pg_ctl) found")
+        else:
+            _, runs = _ingest("tracs-c", n_batches // 3, "arrow", plan=((4, None),), db=url, processes=2)
+            (got, p50, p99), = runs.values()
+            print(f"ingest tracs-c, arrow, PostgreSQL, 2 collector processes, 4 clients: {got:,.0f} reports/s "
+                  f"({n_batches * BATCH // 3:,} reports); upload latency p50 {p50 * 1e3:.1f} ms, "
+                  f"p99 {p99 * 1e3:.1f} ms")
     n = 10**5 if quick else 10**6
     for epsilon in (1.0, 2.0):
         print(f"estimate refresh, TraCS-C at ε = {epsilon:g}, {n:,} reports, 64 × 64 cells, after a batch: "
