@@ -13,7 +13,7 @@ the client sees it.  Each collector gets 300 fresh batches (``--quick``: 30) of 
 or TraCS-D, as Arrow IPC or JSON: a third from one client, a third from 4 clients at
 once, a third from one client paced at 20,000 reports/s; its peak resident memory is
 read from ``/proc`` at the end.  Estimate refresh: the collector's TraCS-C estimate
-(:mod:`tracs.collect.density`) on 64 × 64 cells after one more batch, with 10^6
+(:mod:`tracs.collect.lattice_counts`) on 64 × 64 cells after one more batch, with 10^6
 reports counted (``--quick``: 10^5).  Device: ``Device.report`` of TraCS-D fixes,
 the state committed after every report, then in transactions of 100 reports: 300
 device reports (60).
@@ -253,7 +253,7 @@ def _estimate_refresh(n: int, epsilon: float) -> float:
     """Seconds to refresh the collector's TraCS-C estimate on 64 × 64 cells after one batch of
     1,000 reports, with ``n`` reports counted before (3 clusters of lattice values)."""
     from tracs.collect import Parameters
-    from tracs.collect.density import LatticeCounts
+    from tracs.collect.lattice_counts import LatticeCounts
     from tracs.public import city_box
 
     params = Parameters.build("tracs-c", epsilon, city_box("tky"))

@@ -19,7 +19,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from .checks import REASONS, cap_rejections, check_reports
-from .density import LatticeCounts
+from .lattice_counts import LatticeCounts
 from .protocol import COLUMNS, INTEGER_COLUMNS, device_token
 
 __all__ = ["Collector", "Refused", "LATENCY_BUCKETS"]
