@@ -1,10 +1,9 @@
-"""The one-point release of the device (``release_one``) against the batch path it reuses.
+"""The one-point release of the device (the perturbers' ``release_at``) against the batch path.
 
-``release_one`` calls the perturber's compiled ``_release`` on one point with the
-offsets ``[0, −index, 1]`` and the previous release as the one row of ``out`` (the
-kernel reads it as ``out[−1]``).  These tests pin that contract: every point of
-every trajectory, released alone at its stream position, equals bit for bit the
-batch release of the whole trajectories, lattice indices included.
+Every point of every trajectory, released alone at its stream position with the
+previous release as its reference, equals bit for bit the batch release of the
+whole trajectories, lattice indices included; a continued point without its
+reference is refused.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import numpy as np
 import pytest
 
 from tracs.collect import Parameters
-from tracs.collect.protocol import release_one, stream_of
+from tracs.collect.protocol import stream_of
 from tracs.perturbers._base import KeyedSource, batch_streams
 from tracs.public import LonLatBox
 from tracs.random import resolve_key
@@ -38,7 +37,17 @@ def test_each_point_released_alone_equals_the_batch_release(method):
     for t in range(len(lengths)):
         previous = None
         for k, row in enumerate(range(offsets[t], offsets[t + 1])):
-            released, indices = release_one(model, coords[row], key, stream_of("007", t), k, previous)
+            released, indices = model.release_at(coords[row], key, stream_of("007", t), k, previous)
             np.testing.assert_array_equal(released, batch[row])
             np.testing.assert_array_equal(indices, batch_indices[row])
             previous = released
+
+
+@pytest.mark.parametrize("index, previous, message", [
+    (-1, None, "index must be >= 0, with the previous release when it is not 0; got -1"),
+    (3, None, "index must be >= 0, with the previous release when it is not 0; got 3"),
+])
+def test_a_continued_point_needs_its_reference(index, previous, message):
+    model = Parameters.build("tracs-d", 1.5, BOX).perturber()
+    with pytest.raises(ValueError, match=message):
+        model.release_at(model.anchor_point, resolve_key(1), stream_of("u", 0), index, previous)

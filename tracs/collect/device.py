@@ -10,7 +10,7 @@ leave the device: a device killed at any moment reopens with the same queue and
 never draws a stream position twice.
 
 Releases go through the library's perturber at the fix's stream position
-(:func:`tracs.collect.protocol.release_one`), keyed as ``tracs perturb --seed``
+(the perturber's ``release_at``), keyed as ``tracs perturb --seed``
 keys a user: a device's reports equal, bit for bit, the release of the same
 user's rows by ``tracs perturb`` with the same seed and public parameters.
 """
@@ -25,7 +25,7 @@ import time as _time
 import numpy as np
 
 from .parameters import ParameterError, Parameters
-from .protocol import ARROW_TYPE, encode_arrow, release_one, stream_of
+from .protocol import ARROW_TYPE, encode_arrow, stream_of
 
 __all__ = ["Device", "BudgetExhausted", "UploadError"]
 
@@ -241,7 +241,7 @@ class Device:
             stream = self._streams.get(number)
             if stream is None:
                 stream = self._streams[number] = stream_of(self.device_id, number)
-            released, (i, j) = release_one(self._model, point, self._key, stream, index, previous)
+            released, (i, j) = self._model.release_at(point, self._key, stream, index, previous)
             sequence = self._meta("next_sequence")
             rx, ry = float(released[0]), float(released[1])
             self._db.execute("UPDATE trajectories SET next_index = ?, prev_x = ?, prev_y = ? WHERE label = ?",

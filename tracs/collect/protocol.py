@@ -1,4 +1,4 @@
-"""What a report carries, how a batch of them is written, and the one release of a single fix.
+"""What a report carries, how a batch of them is written, and the stream a device's trajectory draws from.
 
 A report is one released point: ``sequence`` (the device's count of reports, from
 0: never reused), ``trajectory`` (the number of the device's trajectory, from 0),
@@ -29,7 +29,7 @@ import hmac
 import numpy as np
 
 __all__ = ["COLUMNS", "INTEGER_COLUMNS", "ARROW_TYPE", "BATCH_FIELDS", "encode_arrow", "decode_arrow",
-           "release_one", "device_token", "stream_of"]
+           "device_token", "stream_of"]
 
 #: the columns of a batch of reports, and their types
 COLUMNS = ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon")
@@ -88,35 +88,6 @@ def stream_of(user: str, trajectory: int) -> np.ndarray:
     from ..random import stream_ids
 
     return stream_ids([user] * (trajectory + 1))[-1:]
-
-
-def release_one(model, point, random_key, stream, index: int, previous):
-    """Release one fix with the library's perturber at stream position ``(stream, index)``.
-
-    ``point`` is the fix in metres, ``previous`` the previous *release* of its
-    trajectory (``None`` for its first point, whose reference is the public
-    anchor).  Returns ``(released (2,), indices (2,))``, bit for bit what
-    ``model.perturb_many`` of the whole trajectory releases for that point under
-    the same key and stream.
-
-    The perturber's own release (``_release``, the compiled kernel of the batch path)
-    is called on one point with the offsets ``[0, −index, 1]``: the kernel numbers a
-    point of trajectory ``t`` by ``position − (offsets[t] − offsets[0])``, so the point
-    is drawn at ``index`` from the second stream; for a point after the first the
-    kernel's reference is the row before it, ``out[−1]``, the one row of ``out``,
-    which holds ``previous``.  No draw is made here and no mechanism is repeated.
-    """
-    from ..perturbers._base import KeyedSource
-    from ..random import KeyedStreams
-
-    coords = np.asarray(point, dtype=np.float64).reshape(1, 2)
-    model.region.validate_points(coords, "point")
-    offsets = np.array([0, -int(index), 1], dtype=np.int64)
-    out = np.zeros((1, 2)) if previous is None else np.array(previous, dtype=np.float64).reshape(1, 2)
-    streams = np.repeat(np.asarray(stream, dtype=np.uint64), 2)
-    source = KeyedSource(KeyedStreams(random_key.kind, random_key.key, streams), offsets)
-    released, indices = model._release(coords, offsets, source, indices=True, out=out)
-    return released[0].copy(), indices[0].copy()
 
 
 def device_token(secret: bytes, device: str) -> str:
