@@ -235,3 +235,17 @@ def test_concurrent_uploads_are_stored_once_and_share_the_ledger(serve, tmp_path
     assert collector.store.count() == 10
     reasons = [r["reason"] for a in answers for r in a["rejected"]]
     assert reasons.count("trajectory cap spent") >= 6 and set(reasons) <= {"already stored", "trajectory cap spent"}
+
+
+@pytest.mark.parametrize("level, pragma", [("normal", 1), ("full", 2)])
+def test_synchronous_level_of_the_store(tmp_path, level, pragma):
+    from tracs.collect.storage import SQLiteStore
+    from tracs.public import LonLatBox
+
+    params = Parameters.build("tracs-c", 1.5, LonLatBox(139.5, 35.5, 140.0, 35.9))
+    store = SQLiteStore(tmp_path / "s.sqlite", params, synchronous=level)
+    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == pragma
+    assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.close()
+    with pytest.raises(ValueError, match="synchronous must be 'normal' or 'full', got 'off'"):
+        SQLiteStore(tmp_path / "t.sqlite", params, synchronous="off")
