@@ -12,7 +12,9 @@ the reports stored over the wall time of the posts; latency is that of one POST 
 the client sees it.  Each collector gets 300 fresh batches (``--quick``: 30) of TraCS-C
 or TraCS-D, as Arrow IPC or JSON: a third from one client, a third from 4 clients at
 once, a third from one client paced at 20,000 reports/s; its peak resident memory is
-read from ``/proc`` at the end.  Estimate refresh: the collector's TraCS-C estimate
+read from ``/proc`` at the end.  PostgreSQL: a throwaway server (``initdb``, ``pg_ctl``,
+synced commits) shared by 2 collector processes, 4 clients posting a third of the
+batches to them in turn (TraCS-C, Arrow).  Estimate refresh: the collector's TraCS-C estimate
 (:mod:`tracs.collect.lattice_counts`) on 64 × 64 cells after one more batch, with 10^6
 reports counted (``--quick``: 10^5).  Device: ``Device.report`` of TraCS-D fixes,
 the state committed after every report, then in transactions of 100 reports: 300
