@@ -52,3 +52,6 @@ def test_estimate_from_counts_equals_tracs_estimate_of_the_export(serve, tmp_pat
     again = make_collector(tmp_path / "reports.sqlite", method="tracs-c", epsilon=epsilon)
     assert again.density.estimate_csv(8) == collector.density.estimate_csv(8)
     assert again.density.total == sum(batches) and again.density.counts.sum() == sum(batches)
+    for grid in (2, 3, 4, 5, 6):  # the fits of the last 4 grids asked for are kept
+        again.density.estimate_csv(grid)
+    assert list(again.density._grids) == [3, 4, 5, 6]

@@ -35,13 +35,15 @@ class LatticeCounts:
     is kept as the key ``i·n₁ + j`` (``n₁`` values on the second axis), with its count,
     for the pairs that hold reports only (the lattice has up to 2²⁰ values per axis);
     the keys of new batches wait in a list until an estimate or 2²⁰ of them.  Each grid
-    asked for keeps its blocks (the counts per output bin: a new batch's reports are
-    binned and added) and its estimate until the next batch; EM is run afresh on the
-    blocks (a fit warm-started from the previous one stops elsewhere, and cells it had
-    emptied stay empty).
+    asked for (the last :attr:`GRIDS`) keeps its blocks (the counts per output bin: a
+    new batch's reports are binned and added) and its estimate until the next batch;
+    EM is run afresh on the blocks (a fit warm-started from the previous one stops
+    elsewhere, and cells it had emptied stay empty).
     """
 
     PENDING = 1 << 20
+    #: most grids whose fits are kept (the oldest asked for first is dropped)
+    GRIDS = 4
 
     def __init__(self, store, parameters):
         self.store, self.parameters = store, parameters
@@ -102,6 +104,8 @@ class LatticeCounts:
                 if fit is None:
                     self._merge()
                     keys, counts, total = self.keys, self.counts, self.total
+                    while len(self._grids) >= self.GRIDS:  # the public endpoint may ask for any grid
+                        del self._grids[next(iter(self._grids))]
                     fit = self._grids[grid] = _GridFit(plan_of(model, grid))
                 else:
                     keys = np.concatenate(fit.pending) if fit.pending else np.zeros(0, dtype=np.int64)
