@@ -249,3 +249,30 @@ def test_synchronous_level_of_the_store(tmp_path, level, pragma):
     store.close()
     with pytest.raises(ValueError, match="synchronous must be 'normal' or 'full', got 'off'"):
         SQLiteStore(tmp_path / "t.sqlite", params, synchronous="off")
+
+
+def test_export_streams_whole_trajectories_in_chunks(serve, tmp_path, monkeypatch):
+    from functools import partialmethod
+
+    from tracs.collect.export import write_export
+    from tracs.collect.storage import Store
+
+    running, collector = serve()
+    for name in ("b", "a"):
+        device = enrolled_device(running.url, collector.parameters, name, tmp_path / f"{name}.sqlite")
+        for k, n in enumerate([5, 9, 3]):
+            walk(device, n, trajectory=f"t{k}", start=f"2024-03-0{k + 1}T08:00Z", seed=k)
+        assert device.upload(running.url)["accepted"] == 17
+    devices, whole = collector.store.reports()
+    chunks = list(collector.store.report_chunks(rows=4))
+    assert [len(d) for d, _ in chunks] == [5, 9, 3, 5, 9, 3]  # each chunk ends with a whole trajectory
+    assert [d for part, _ in chunks for d in part] == devices == ["a"] * 17 + ["b"] * 17
+    for name, column in whole.items():
+        np.testing.assert_array_equal(np.concatenate([c[name] for _, c in chunks]), column)
+    one = write_export(collector.store, collector.parameters, tmp_path / "one.csv").read_bytes()
+    one_parquet = pd.read_parquet(write_export(collector.store, collector.parameters, tmp_path / "one.parquet"))
+    monkeypatch.setattr(Store, "report_chunks", partialmethod(Store.report_chunks, rows=4))
+    assert write_export(collector.store, collector.parameters, tmp_path / "chunked.csv").read_bytes() == one
+    chunked = pd.read_parquet(write_export(collector.store, collector.parameters, tmp_path / "chunked.parquet"))
+    pd.testing.assert_frame_equal(chunked, one_parquet)
+    assert chunked.uid.tolist() == devices

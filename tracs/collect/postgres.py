@@ -85,6 +85,14 @@ class PostgresStore(Store):
             copy.write(copy_rows(device, columns))
         cursor.execute("INSERT INTO reports SELECT * FROM incoming ON CONFLICT DO NOTHING")
 
+    @contextmanager
+    def _reader(self):
+        """A connection of its own for a long read."""
+        import psycopg
+
+        with psycopg.connect(self.path) as db:
+            yield db
+
     def lock_device(self, device: str) -> None:
         """Hold ``device``'s advisory lock until the transaction ends (other collector processes wait)."""
         self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (device,))

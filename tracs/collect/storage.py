@@ -147,24 +147,51 @@ class Store:
             return dict(self._rows("SELECT reason, count FROM rejections ORDER BY reason"))
 
     def reports(self) -> tuple[list, dict]:
-        """``(devices, columns)`` of every stored report, by device, trajectory and index."""
-        with self._lock:
-            rows = self._rows("SELECT device, sequence, trajectory, idx, time, x, y, i, j, epsilon FROM reports "
-                              f"ORDER BY {self.DEVICE_ORDER}, trajectory, idx")
-        devices = [r[0] for r in rows]
-        columns = {name: np.array([r[k + 1] for r in rows], dtype=np.float64 if name in ("x", "y", "epsilon")
-                                  else np.int64) for k, name in enumerate(STORED)}
-        return devices, columns
+        """``(devices, columns)`` of every stored report, by device, trajectory and index (all in
+        memory: :meth:`report_chunks` streams them)."""
+        parts = list(self.report_chunks()) or [([], _columns([]))]
+        return [d for devices, _ in parts for d in devices], \
+            {name: np.concatenate([c[name] for _, c in parts]) for name in STORED}
+
+    def report_chunks(self, rows: int = 1 << 16):
+        """``(devices, columns)`` of the stored reports by device, trajectory and index, in chunks
+        of about ``rows`` that end with a whole trajectory, read on a connection of their own
+        (the writer is not held up)."""
+        with self._reader() as db:
+            cursor = db.execute(self._sql("SELECT device, sequence, trajectory, idx, time, x, y, i, j, epsilon "
+                                          f"FROM reports ORDER BY {self.DEVICE_ORDER}, trajectory, idx"))
+            held = []
+            while True:
+                fetched = cursor.fetchmany(rows)
+                held += fetched
+                if not fetched:
+                    if held:
+                        yield [r[0] for r in held], _columns(held)
+                    return
+                last = held[-1][:3:2]  # the last trajectory may go on in the next rows: held back
+                cut = len(held)
+                while cut and held[cut - 1][:3:2] == last:
+                    cut -= 1
+                if cut:
+                    yield [r[0] for r in held[:cut]], _columns(held[:cut])
+                    held = held[cut:]
 
     def lattice_counts(self, chunk: int = 65_536):
-        """Chunks ``(k, 3)`` of ``(i, j, reports)``: the stored reports counted per lattice pair."""
-        with self._lock:
-            cursor = self._db.execute(self._sql("SELECT i, j, count(*) FROM reports GROUP BY i, j"))
+        """Chunks ``(k, 3)`` of ``(i, j, reports)``: the stored reports counted per lattice pair (read on
+        a connection of its own)."""
+        with self._reader() as db:
+            cursor = db.execute("SELECT i, j, count(*) FROM reports GROUP BY i, j")
             while rows := cursor.fetchmany(chunk):
                 yield np.array(rows, dtype=np.int64)
 
     def close(self) -> None:
         self._db.close()
+
+
+def _columns(rows: list) -> dict:
+    """The :data:`STORED` columns of rows ``(device, *STORED)``."""
+    return {name: np.array([r[k + 1] for r in rows], dtype=np.float64 if name in ("x", "y", "epsilon") else np.int64)
+            for k, name in enumerate(STORED)}
 
 
 class SQLiteStore(Store):
@@ -200,3 +227,12 @@ class SQLiteStore(Store):
 
     def lock_device(self, device: str) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already serialises every writer of the file."""
+
+    @contextmanager
+    def _reader(self):
+        """A connection of its own for a long read (the write-ahead log lets it read a snapshot)."""
+        db = sqlite3.connect(self.path)
+        try:
+            yield db
+        finally:
+            db.close()
