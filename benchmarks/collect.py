@@ -285,6 +285,54 @@ def _estimate_refresh(n: int, epsilon: float) -> float:
     return time.perf_counter() - start
 
 
+def _memory(n: int) -> dict:
+    """Peak resident memory (MB) of ``tracs serve`` (TraCS-C) on a SQLite database of ``n`` stored
+    reports (written by the collector's own checks and store, in process): after start, after an
+    estimate on 64 × 64 cells, after a Parquet export."""
+    import httpx
+
+    from tracs.collect import Parameters
+    from tracs.collect.collector import Collector
+    from tracs.collect.storage import open_store
+    from tracs.public import city_box
+
+    params = Parameters.build("tracs-c", 2.0, city_box("tky"))
+    out = {}
+    with tempfile.TemporaryDirectory() as folder:
+        db = Path(folder) / "reports.sqlite"
+        collector = Collector(params, open_store(db, params), ADMIN)
+        devices = [f"device-{k}" for k in range(100)]
+        for d in devices:
+            collector.enroll(d)
+        step = 100 * BATCH
+        for first in range(0, n, step):
+            i, j, x, y = _lattice_walks(params, 100)
+            with collector.store.transaction():
+                for b, device in enumerate(devices):
+                    sequence = np.arange(first, first + BATCH)
+                    collector._store(device, {"sequence": sequence, "trajectory": sequence // 100,
+                                              "index": sequence % 100, "time": 1_700_000_000_000_000_000 + sequence,
+                                              "x": x[b], "y": y[b], "i": i[b], "j": j[b],
+                                              "epsilon": np.full(BATCH, params.epsilon)})
+        collector.store.close()
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        proc = _start(db, port, "tracs-c")
+        try:
+            out["start"] = _peak_rss(proc.pid) / 1e6
+            headers = {"Authorization": f"Bearer {ADMIN}"}
+            assert httpx.get(url + "/v1/estimate?grid=64", timeout=3600).status_code == 200
+            out["estimate"] = _peak_rss(proc.pid) / 1e6
+            with httpx.stream("GET", url + "/v1/export?format=parquet", headers=headers, timeout=3600) as answer:
+                for _ in answer.iter_bytes():
+                    pass
+            out["export"] = _peak_rss(proc.pid) / 1e6
+        finally:
+            proc.kill()
+            proc.wait()
+    return out
+
+
 def run(quick: bool = False) -> None:
     try:
         import httpx  # noqa: F401

@@ -20,6 +20,7 @@ A request refused gets a 4xx status and ``{"error": reason}``; the server keeps 
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -87,7 +88,8 @@ def create_app(collector, *, max_body: int = MAX_BODY):
     """The Starlette application of ``collector`` (:class:`tracs.collect.collector.Collector`)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
-    from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+    from starlette.background import BackgroundTask
+    from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
     from starlette.routing import Route
 
     params_json = collector.parameters.to_json()
@@ -126,8 +128,14 @@ def create_app(collector, *, max_body: int = MAX_BODY):
         if fmt not in _EXPORTS:
             raise Refused(400, f"format must be parquet, csv or sidecar, got {fmt!r}")
         name, media = _EXPORTS[fmt]
-        data = await run_in_threadpool(_export_bytes, collector, name)
-        return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        folder = tempfile.mkdtemp(prefix="tracs-export-")
+        try:
+            path = await run_in_threadpool(_export_file, collector, Path(folder) / name)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        return FileResponse(path, media_type=media, filename=name,
+                            background=BackgroundTask(shutil.rmtree, folder, ignore_errors=True))
 
     async def estimate(request):
         grid = request.query_params.get("grid", "64")
@@ -178,11 +186,11 @@ def create_app(collector, *, max_body: int = MAX_BODY):
     return Starlette(routes=routes)
 
 
-def _export_bytes(collector, name: str) -> bytes:
+def _export_file(collector, path: Path) -> Path:
+    """The export written to ``path`` (sent from the file, then removed: never whole in memory)."""
     from .export import write_export
 
-    with tempfile.TemporaryDirectory() as folder:
-        return write_export(collector.store, collector.parameters, Path(folder) / name).read_bytes()
+    return write_export(collector.store, collector.parameters, path)
 
 
 def _sidecar(collector):
