@@ -16,7 +16,9 @@ read from ``/proc`` at the end.  PostgreSQL: a throwaway server (``initdb``, ``p
 synced commits) shared by 2 collector processes, 4 clients posting a third of the
 batches to them in turn (TraCS-C, Arrow).  Estimate refresh: the collector's TraCS-C estimate
 (:mod:`tracs.collect.lattice_counts`) on 64 × 64 cells after one more batch, with 10^6
-reports counted (``--quick``: 10^5).  Device: ``Device.report`` of TraCS-D fixes,
+reports counted (``--quick``: 10^5).  Memory: ``tracs serve`` over a database of 10^7
+TraCS-C reports (``--quick``: 10^5) written in process, its peak resident memory after
+start, after an estimate on 64 × 64 cells, after a Parquet export.  Device: ``Device.report`` of TraCS-D fixes,
 the state committed after every report, then in transactions of 100 reports: 300
 device reports (60).
 """
@@ -365,6 +367,10 @@ def run(quick: bool = False) -> None:
     for epsilon in (1.0, 2.0):
         print(f"estimate refresh, TraCS-C at ε = {epsilon:g}, {n:,} reports, 64 × 64 cells, after a batch: "
               f"{_estimate_refresh(n, epsilon):.2f} s")
+    n = 10**5 if quick else 10**7
+    peaks = _memory(n)
+    print(f"collector's peak resident memory over {n:,} stored TraCS-C reports: " +
+          ", ".join(f"{peak:,.0f} MB after {stage}" for stage, peak in peaks.items()))
     each, batched = _device(60 if quick else 300)
     print(f"device (TraCS-D): {each:,.0f} reports/s committed per report, {batched:,.0f} reports/s "
           "committed per 100")
