@@ -65,12 +65,12 @@ def _start(db, port: int, method: str):
     raise RuntimeError("tracs serve did not start")
 
 
-def _lattice_walks(params, n_batches: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _lattice_walks(params, n_batches: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(i, j, x, y)`` of ``n_batches`` batches (rows) of valid releases: TraCS-C lattice values;
     TraCS-D trajectories of 100 points, each point the release of its indices about the one before."""
     model = params.perturber()
     (x0, hx, nx), (y0, hy, ny) = params.release["lattice"]
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     i, j = rng.integers(0, int(nx), (n_batches, BATCH)), rng.integers(0, int(ny), (n_batches, BATCH))
     if getattr(model, "anchor_point", None) is None:
         return i, j, x0 + i * hx, y0 + j * hy
@@ -308,7 +308,7 @@ def _memory(n: int) -> dict:
             collector.enroll(d)
         step = 100 * BATCH
         for first in range(0, n, step):
-            i, j, x, y = _lattice_walks(params, 100)
+            i, j, x, y = _lattice_walks(params, 100, seed=first)  # about one lattice pair per report
             with collector.store.transaction():
                 for b, device in enumerate(devices):
                     sequence = np.arange(first, first + BATCH)
