@@ -5,7 +5,8 @@ generated Porto-shaped taxi file of 10^7 points: points/s and peak memory), esti
 audit-power (planted leaks and false alarms over 100 seeds), cli
 (``tracs perturb`` on a generated file against a plain pyarrow read + write), keyed
 (the cost of per-user keyed streams), setup (install, first and warm call per
-method, test suite), scaling (1, 2, 4, … workers), reference (the
+method, test suite), collect (``tracs serve``'s ingest over HTTP, the device's
+releases with their state committed), scaling (1, 2, 4, … workers), reference (the
 published code's per-point structure, DP libraries).
 Each prints items per second, memory and ratios measured in the same run (against
 a naive or reference per-item loop, and against the previous documented run,
@@ -38,6 +39,7 @@ SECTIONS = {
     "cli": "benchmarks.cli",
     "keyed": "benchmarks.keyed",
     "setup": "benchmarks.setup",
+    "collect": "benchmarks.collect",
 }
 #: other names of sections
 ALIASES = {"discrete": "rounding"}

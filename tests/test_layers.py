@@ -43,6 +43,9 @@ LAYERS = {
     "tracs.query_metrics": 7,
     "tracs.evaluation": 8,
     "tracs.dask": 8,
+    "tracs.collect": 8,
+    "tracs.collect.export": 9,
+    "tracs.collect.server": 9,
     "tracs.cli": 9,
     "tracs.warmup": 9,
 }

@@ -19,7 +19,7 @@ __all__ = ["main", "build_parser", "CLIError"]
 
 #: subcommand name -> its module, relative to this package (each offers add_parser(subparsers) and run(args))
 _COMMANDS = {"perturb": ".perturb", "evaluate": ".evaluate", "demo": ".demo", "estimate": ".estimate",
-             "denoise": ".denoise", "synthesize": ".synthesize",
+             "denoise": ".denoise", "synthesize": ".synthesize", "serve": ".serve", "simulate": ".simulate",
              "audit": ".audit", "warmup": "tracs.warmup", "regions": ".regions"}
 
 

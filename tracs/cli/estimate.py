@@ -350,12 +350,8 @@ def run(args) -> int:
                                     args.edge_decay, memory=args.memory, workers=args.workers,
                                     engine=args.engine, scheduler=args.scheduler,
                                     clip_reports=args.clip_reports)
-    cells = est.to_geodataframe(crs=data["crs"]).to_crs(4326)
     if kind == ".csv":
-        b = cells.geometry.bounds
-        table = cells.drop(columns="geometry").assign(min_lng=b.minx, min_lat=b.miny, max_lng=b.maxx,
-                                                      max_lat=b.maxy)
-        table.to_csv(output, index=False)
+        est.to_table(data["crs"]).to_csv(output, index=False)
     elif kind == ".html":
         from ..maps import save_map
         from ..maps.density import density_map
@@ -366,7 +362,7 @@ def run(args) -> int:
     else:
         if output.exists():
             output.unlink()
-        cells.to_file(output, driver="GeoJSON")
+        est.to_geodataframe(crs=data["crs"]).to_crs(4326).to_file(output, driver="GeoJSON")
     if args.queries:
         _answer_queries(Path(args.queries), est, data["crs"], output)
     from .._text import given

@@ -293,8 +293,13 @@ class DensityPlan:
     def shape(self) -> tuple[int, int]:
         return len(self.xe) - 1, len(self.ye) - 1
 
-    def blocks(self, pts, off, eps) -> list:
-        """Likelihood blocks of reports ``pts`` (trajectory ``off``, per-report ``eps``)."""
+    def blocks(self, pts, off, eps, weights=None) -> list:
+        """Likelihood blocks of reports ``pts`` (trajectory ``off``, per-report ``eps``).
+
+        ``weights`` (TraCS-C only): the number of reports at each point of ``pts``, so
+        that counts of reports per lattice value give the blocks of the reports."""
+        if weights is not None and self.family != "axes":
+            raise ValueError("weights are counts of TraCS-C reports per lattice value")
         pert, (gx, gy) = self.perturber, self.shape
         if self.family in ("axes", "grid"):
             bins = (2 * gx if self.output_bins is None else int(self.output_bins)) * \
@@ -303,7 +308,7 @@ class DensityPlan:
             refuse_above(40 * len(pts) + 64 * bins + dense, self.memory,
                          f"estimating {len(pts):,} reports on {gx * gy:,} cells")
             if self.family == "axes":
-                return _tracsc_blocks(pts, pert, eps, self.xe, self.ye, self.output_bins)
+                return _tracsc_blocks(pts, pert, eps, self.xe, self.ye, self.output_bins, weights)
             return self.blocks_from_counts([self.counts(pts, eps)])
         from ._directional import directional_blocks
 
@@ -425,7 +430,7 @@ def axis_mechanisms(perturber, epsilon):
             OptimalClassical(epsilon=epsilon - share * epsilon, low=ymin, high=ymax, resolution=res))
 
 
-def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
+def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins, weights=None):
     """One product block per distinct per-point ε (exact per-axis lattice matrices).
 
     Each axis is the optimal classical mechanism on its side of the rectangle, with
@@ -444,9 +449,10 @@ def _tracsc_blocks(pts, perturber, eps, xe, ye, output_bins):
         ay = transition_matrix(my, ye, oy)
         sel = inverse == g
         p = pts if len(values) == 1 else pts[sel]
+        w = weights if weights is None or len(values) == 1 else weights[sel]
         nx, ny = len(ox) - 1, len(oy) - 1
         key = bin_index(p[:, 0], ox) * ny + bin_index(p[:, 1], oy)
-        counts = np.bincount(key, minlength=nx * ny).reshape(nx, ny).astype(np.float64)
+        counts = np.bincount(key, weights=w, minlength=nx * ny).reshape(nx, ny).astype(np.float64)
         blocks.append(fitting.ProductBlock(counts, ax, ay))
         blocks[-1].eps = float(e)
     return blocks

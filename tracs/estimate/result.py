@@ -148,3 +148,11 @@ class Density:
         cells = box(xe[i], ye[j], xe[i + 1], ye[j + 1])
         return gpd.GeoDataFrame({"i": i, "j": j, "probability": self.probabilities[i, j]},
                                 geometry=cells, crs=crs)
+
+    def to_table(self, crs):
+        """The cells as ``tracs estimate -o est.csv`` writes them: ``i``, ``j``, ``probability`` and
+        each cell's WGS84 box (``min_lng``, ``min_lat``, ``max_lng``, ``max_lat``); ``crs`` as in
+        :meth:`to_geodataframe`."""
+        cells = self.to_geodataframe(crs=crs).to_crs(4326)
+        b = cells.geometry.bounds
+        return cells.drop(columns="geometry").assign(min_lng=b.minx, min_lat=b.miny, max_lng=b.maxx, max_lat=b.maxy)

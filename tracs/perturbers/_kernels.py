@@ -238,13 +238,15 @@ def _draw_parts(start, count, offsets, streams, traj, kind, key, params, n_a, n_
 
 @njit(cache=True, nogil=True)
 def sequential_kernel(coords, offsets, kind, key, streams, params, angle, tables, n_r, h_r,
-                      anchor, nx, ny, hb, rect, bbox, tol, mode, k, along_true, out, idx):
+                      anchor, previous, nx, ny, hb, rect, bbox, tol, mode, k, along_true, out, idx):
     """Perturb every point from its reference, in order; fill ``out`` (and ``idx``).
 
-    The reference of a trajectory's first point is ``anchor``; of any other point,
-    the previous *release* ``out[i-1]``.  Trajectory ``t`` (points ``offsets[t] …
-    offsets[t+1] − 1``) draws from ``streams[t]``, point ``i`` of it at index
-    ``i − offsets[t]``.
+    The reference of a point at index 0 of its trajectory is ``anchor``; of any other
+    point, the previous *release* ``out[i-1]``, or ``previous`` for the first row
+    (a trajectory continued from index ``offsets[0] − offsets[t]``: one point released
+    alone, :meth:`tracs.perturbers._sequential.LatticeReleases.release_at`).  Trajectory
+    ``t`` (points ``offsets[t] … offsets[t+1] − 1``) draws from ``streams[t]``, point
+    ``i`` of it at index ``i − offsets[t]``.
 
     The points go in blocks of :data:`BLOCK`.  Half of every draw does not depend on
     the input — whether the released cell is in the band or outside it and which
@@ -271,6 +273,8 @@ def sequential_kernel(coords, offsets, kind, key, streams, params, angle, tables
         Distance input cells on ``[0, 1]`` and the spacing of the ``n_r + 1`` released values.
     anchor, nx, ny, hb, rect, bbox, tol
         The public anchor and region.
+    previous : (2,) float64
+        The reference of row 0 when its index is not 0 (unused otherwise).
     mode, k : int
         Direction mechanism and sector count.
     along_true : bool
@@ -303,6 +307,9 @@ def sequential_kernel(coords, offsets, kind, key, streams, params, angle, tables
             if index[j] == 0:
                 ox = anchor[0]
                 oy = anchor[1]
+            elif i == 0:
+                ox = previous[0]
+                oy = previous[1]
             else:
                 ox = out[i - 1, 0]
                 oy = out[i - 1, 1]

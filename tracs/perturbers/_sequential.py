@@ -141,6 +141,34 @@ class LatticeReleases:
         self.region.validate_points(flat, "coords")
         return self._release(flat, off, self._keyed_source(rng, keys, off), indices=True)[1]
 
+    def release_at(self, point, random_key, stream, index: int, previous=None):
+        """Release one point at position ``index`` of the keyed stream ``stream``.
+
+        Bit for bit the release :meth:`perturb_many` makes of point ``index`` of a
+        trajectory drawn from ``stream`` under ``random_key``
+        (:func:`tracs.random.resolve_key`) whose point ``index − 1`` was released as
+        ``previous`` — the point's reference for TraCS-D and the Strawman (``None`` for
+        the first point, whose reference is the public anchor; TraCS-C has none).
+        This lets a device release each fix as it happens (:class:`tracs.collect.Device`).
+
+        Returns
+        -------
+        (released (2,), indices (2,))
+            The released point and its lattice indices.
+        """
+        coords = self.region.validate_points(np.asarray(point, dtype=np.float64).reshape(1, 2), "point")
+        index = int(index)
+        if index < 0 or (index > 0 and previous is None and getattr(self, "_anchor", None) is not None):
+            raise ValueError(f"index must be >= 0, with the previous release when it is not 0; got {index}")
+        # the kernels draw point i of trajectory t at index i − (offsets[t] − offsets[0]): offsets
+        # [0, −index, 1] put the one point at ``index`` of the second stream (the first trajectory is empty)
+        offsets = np.array([0, -index, 1], dtype=np.int64)
+        streams = np.repeat(np.asarray(stream, dtype=np.uint64).reshape(-1)[:1], 2)
+        source = KeyedSource(KeyedStreams(random_key.kind, random_key.key, streams), offsets)
+        extra = {} if previous is None else {"previous": np.asarray(previous, dtype=np.float64).reshape(2)}
+        released, indices = self._release(coords, offsets, source, indices=True, **extra)
+        return released[0].copy(), indices[0].copy()
+
     def _run(self, coords, offsets, rng, *, engine="compiled"):
         if engine != "compiled":
             raise ValueError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
@@ -235,15 +263,18 @@ class SequentialPerturber(LatticeReleases, Perturber):
                                 classical_bands(eps_dist, 1.0, distance.spacing, distance.count)])
 
     # -- engine ----------------------------------------------------------------------
-    def _release(self, coords, offsets, rng, indices=True, out=None):
+    def _release(self, coords, offsets, rng, indices=True, out=None, previous=None):
+        """The releases of validated ``coords`` (and their lattice indices when ``indices``);
+        ``previous``: the reference of row 0 when it continues a trajectory (:meth:`release_at`)."""
         params = self._point_params(offsets, self._params)
+        previous = self._anchor if previous is None else np.ascontiguousarray(previous, dtype=np.float64)
         kind, key, streams = keyed_trajectories(rng, offsets)
         out = np.empty_like(coords) if out is None else out
         idx = np.empty(coords.shape if indices else (0, 2), dtype=np.int64)
         _kernels.sequential_kernel(read_only(coords), read_only(np.asarray(offsets, dtype=np.int64)), kind, key,
                                    np.ascontiguousarray(streams, dtype=np.uint64), params,
                                    self._angle_constants(), self._angle_tables(), self._cells, self.lattice.distance.spacing,
-                                   self._anchor,
+                                   self._anchor, previous,
                                    self._nx, self._ny, self._hb, self._rect, self._bbox,
                                    self.region.tolerance, self._mode, self._sectors, self._along_true, out, idx)
         return out, (idx if indices else None)

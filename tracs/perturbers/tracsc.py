@@ -100,7 +100,9 @@ class TraCSC(LatticeReleases, Perturber):
         return np.column_stack([classical_bands(eps_x, xmax - xmin, lx.spacing, lx.count),
                                 classical_bands(eps_y, ymax - ymin, ly.spacing, ly.count)])
 
-    def _release(self, coords, offsets, rng, indices=True, out=None):
+    def _release(self, coords, offsets, rng, indices=True, out=None, previous=None):
+        """The releases of validated ``coords`` (and their lattice indices when ``indices``); a
+        release has no reference, so ``previous`` is not read."""
         params = self._point_params(offsets, self._params)
         kind, key, streams = keyed_trajectories(rng, offsets)
         out = np.empty_like(coords) if out is None else out

@@ -1,0 +1,57 @@
+"""The collector's TraCS-C estimate, kept up to date from counts per lattice value, against
+``tracs estimate`` of the collector's export with the same options."""
+
+from __future__ import annotations
+
+import io
+
+import httpx
+import numpy as np
+import pandas as pd
+import pytest
+
+from tracs.cli import main
+
+from .conftest import ADMIN, make_collector
+from .test_server import enrolled_device, walk
+
+
+def _export_estimate(url, tmp_path, grid) -> pd.DataFrame:
+    headers = {"Authorization": f"Bearer {ADMIN}"}
+    (tmp_path / "export.parquet").write_bytes(httpx.get(url + "/v1/export?format=parquet", headers=headers).content)
+    (tmp_path / "export.tracs.json").write_bytes(httpx.get(url + "/v1/export?format=sidecar", headers=headers).content)
+    assert main(["estimate", str(tmp_path / "export.parquet"), "--grid", str(grid), "-o",
+                 str(tmp_path / "est.csv")]) == 0
+    return pd.read_csv(tmp_path / "est.csv")
+
+
+def _assert_close(served: bytes, expected: pd.DataFrame) -> None:
+    got = pd.read_csv(io.BytesIO(served))
+    assert list(got.columns) == list(expected.columns)
+    np.testing.assert_array_equal(got[["i", "j"]].to_numpy(), expected[["i", "j"]].to_numpy())
+    top = expected.probability.max()
+    np.testing.assert_allclose(got.probability, expected.probability, rtol=0, atol=1e-6 * top)
+    np.testing.assert_allclose(got[["min_lng", "min_lat", "max_lng", "max_lat"]], expected[
+        ["min_lng", "min_lat", "max_lng", "max_lat"]], rtol=0, atol=1e-12)
+
+
+# ε = 1: plain EM, refreshed after a second batch; ε = 2: the held-out smoothing weight and a finer grid
+@pytest.mark.parametrize("epsilon, batches", [(1.0, [60, 45]), (2.0, [80])])
+def test_estimate_from_counts_equals_tracs_estimate_of_the_export(serve, tmp_path, epsilon, batches):
+    running, collector = serve(method="tracs-c", epsilon=epsilon)
+    assert collector.density.applies
+    for k, n in enumerate(batches):
+        device = enrolled_device(running.url, collector.parameters, f"c{k}", tmp_path / f"c{k}.sqlite", seed=k)
+        walk(device, n, seed=k)
+        assert device.upload(running.url)["accepted"] == n
+        served = httpx.get(running.url + "/v1/estimate?grid=8&format=csv", timeout=60)
+        assert served.status_code == 200, served.text
+        _assert_close(served.content, _export_estimate(running.url, tmp_path, 8))  # refreshed after each batch
+    assert collector.density.total == sum(batches)
+    # a collector started on the same database rebuilds the counts from it
+    again = make_collector(tmp_path / "reports.sqlite", method="tracs-c", epsilon=epsilon)
+    assert again.density.estimate_csv(8) == collector.density.estimate_csv(8)
+    assert again.density.total == sum(batches) and again.density.counts.sum() == sum(batches)
+    for grid in (2, 3, 4, 5, 6):  # the fits of the last 4 grids asked for are kept
+        again.density.estimate_csv(grid)
+    assert list(again.density._grids) == [3, 4, 5, 6]

@@ -1,0 +1,85 @@
+"""The collector on PostgreSQL: a throwaway server (initdb, pg_ctl) in a temporary folder."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+
+import httpx
+import numpy as np
+import pytest
+
+from .conftest import free_port, make_collector
+from .test_server import uncapped_device, walk
+
+pytest.importorskip("psycopg", reason="psycopg is not installed (tracs[collect])")
+
+
+def _binaries():
+    for folder in ["/usr/local/bin", *sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)]:
+        initdb, pg_ctl = os.path.join(folder, "initdb"), os.path.join(folder, "pg_ctl")
+        if os.access(initdb, os.X_OK) and os.access(pg_ctl, os.X_OK):
+            return initdb, pg_ctl
+    return None
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    found = _binaries()
+    if found is None:
+        pytest.skip("no PostgreSQL: initdb and pg_ctl are in neither /usr/local/bin nor /usr/lib/postgresql/*/bin")
+    initdb, pg_ctl = found
+    run_as = []
+    folder = tempfile.mkdtemp(prefix="tracs-pg-")
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+        runuser = shutil.which("runuser") or shutil.which("su")
+        if runuser is None:
+            pytest.skip("running as root without runuser or su to start PostgreSQL as another user")
+        shutil.chown(folder, "postgres")
+        run_as = [runuser, "-u", "postgres", "--"]
+    data, port = os.path.join(folder, "data"), free_port()
+    subprocess.run([*run_as, initdb, "-D", data, "-A", "trust", "-U", "tracs", "--no-sync"], check=True,
+                   capture_output=True)
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+    subprocess.run([*run_as, pg_ctl, "-D", data, "-o", options, "-l", os.path.join(folder, "log"), "-w", "start"],
+                   check=True, capture_output=True)
+    try:
+        yield f"postgresql://tracs@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*run_as, pg_ctl, "-D", data, "-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_postgres_stores_each_report_once_and_keeps_the_ledger(postgres_url, tmp_path):
+    from tracs.collect.server import create_app
+
+    from .conftest import Running
+
+    collector = make_collector(postgres_url, caps={"trajectory": 15.0})  # 10 points per trajectory
+    running = Running(create_app(collector))
+    try:
+        device = uncapped_device(running.url, collector.parameters, "pg-1", tmp_path / "d.sqlite")
+        walk(device, 12)  # a modified device: two points over the trajectory cap
+        body = dict(device.batch(), parameters=collector.parameters.digest)
+        token = {"Authorization": f"Bearer {device.token}"}
+        first = httpx.post(running.url + "/v1/reports", json=body, headers=token).json()
+        assert first["accepted"] == 10
+        assert [x["reason"] for x in first["rejected"]] == ["trajectory cap spent"] * 2
+        again = httpx.post(running.url + "/v1/reports", json=body, headers=token).json()
+        assert again["accepted"] == 0
+        assert {r["reason"] for r in again["rejected"]} == {"already stored", "trajectory cap spent"}
+        export = httpx.get(running.url + "/v1/export?format=csv", headers={"Authorization": "Bearer admin-secret-for-tests"})
+        assert len(export.text.strip().splitlines()) == 1 + 10
+    finally:
+        running.stop()
+    # a second collector process on the same database: same secret, same reports, same ledger
+    other = make_collector(postgres_url, caps={"trajectory": 15.0})
+    assert other.store.count() == 10 and other.token("pg-1") == device.token
+    assert other.store.rejections() == {"already stored": 10, "trajectory cap spent": 4}
+    devices, stored = other.store.reports()  # written by a binary COPY: every value exactly as sent
+    assert devices == ["pg-1"] * 10
+    for name in ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon"):
+        np.testing.assert_array_equal(stored[name], np.array(body["reports"][name][:10]))

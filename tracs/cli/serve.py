@@ -1,0 +1,79 @@
+"""``tracs serve``: the collector of a collection (pip install 'tracs[collect]')."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._common import CLIError, anchor_arg, positive_float
+
+DESCRIPTION = """\
+Run the collector of a collection: publish the public parameters (GET /v1/parameters),
+receive the devices' reports (POST /v1/reports), check every one against the
+parameters and each device's budget ledger, store each once (SQLite file --db), export
+them as a release that 'tracs estimate' reads and estimate the density from them.
+Devices are enrolled by the admin (POST /v1/devices with 'Authorization: Bearer T',
+or offline with --issue-token DEVICE).  Listens on 127.0.0.1 unless --host says
+otherwise; serve it behind a reverse proxy with TLS (docs/collect.md).
+"""
+
+
+def add_parser(subparsers) -> None:
+    from . import _public
+
+    p = subparsers.add_parser("serve", help="run the collector: receive, check and store devices' reports",
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-m", "--method", required=True, metavar="METHOD",
+                   help="the perturber every device releases with (tracs-d, tracs-c, ...)")
+    p.add_argument("-e", "--epsilon", required=True, type=positive_float, metavar="E",
+                   help="privacy parameter per point, > 0")
+    p.add_argument("--region", required=True, type=_public.region_arg, metavar="BOX", help=_public.region_help())
+    p.add_argument("--anchor", type=anchor_arg, default="center",
+                   help="TraCS-D's public first reference: center (default), corner or X,Y in metres")
+    for cap in ("trajectory", "day", "lifetime"):
+        p.add_argument(f"--cap-{cap}", type=positive_float, default=None, metavar="E",
+                       help=f"most ε a device may spend per {cap}" if cap != "lifetime" else
+                       "most ε a device may spend in its lifetime")
+    p.add_argument("--db", default="reports.sqlite", metavar="DB",
+                   help="SQLite file of the reports (default reports.sqlite), or a PostgreSQL database "
+                        "postgresql://USER@HOST:PORT/NAME")
+    p.add_argument("--synchronous", choices=("normal", "full"), default="normal",
+                   help="SQLite: normal (default) — an answered batch survives the collector's crash; full — "
+                        "it also survives a power loss (one fsync per commit, slower)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--admin-token", default=None, metavar="T",
+                   help="bearer token of the admin endpoints (enrolment, export); without it they are closed")
+    p.add_argument("--issue-token", default=None, metavar="DEVICE",
+                   help="enrol DEVICE in --db, print its upload token and exit")
+
+
+def collector_of(args):
+    """The :class:`tracs.collect.collector.Collector` the options describe."""
+    from ..collect.collector import Collector
+    from ..collect.parameters import ParameterError, Parameters
+    from ..collect.storage import StoreError, open_store
+
+    caps = {cap: getattr(args, f"cap_{cap}") for cap in ("trajectory", "day", "lifetime")}
+    try:
+        params = Parameters.build(args.method, args.epsilon, args.region, anchor=args.anchor, caps=caps)
+        store = open_store(args.db, params, synchronous=args.synchronous)
+    except (ParameterError, StoreError, ValueError) as exc:
+        raise CLIError(str(exc)) from None
+    return Collector(params, store, args.admin_token)
+
+
+def run(args) -> int:
+    collector = collector_of(args)
+    if args.issue_token is not None:
+        print(collector.enroll(args.issue_token))
+        return 0
+    try:
+        import uvicorn
+    except ImportError:
+        raise CLIError("tracs serve needs the collect extra: pip install 'tracs[collect]'") from None
+    from ..collect.server import create_app
+
+    print(f"tracs serve: {collector.parameters.method} at ε = {args.epsilon:g} per point over {args.region}, "
+          f"{collector.store.count():,} reports in {args.db}, on http://{args.host}:{args.port}")
+    uvicorn.run(create_app(collector), host=args.host, port=args.port, log_level="warning")
+    return 0

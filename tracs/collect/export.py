@@ -1,0 +1,103 @@
+"""The stored reports as a release, and the density estimated from them.
+
+:func:`write_export` writes the reports with the release tables and writers of ``tracs
+perturb`` (:func:`tracs.io.table.released_table`: the columns ``uid``, ``trajectory``,
+``datetime``, ``lat``, ``lng``, ``epsilon_point``, ``epsilon_trajectory``), streamed in
+chunks of whole trajectories for the formats written in batches (CSV, Parquet), and the
+sidecar of its public parameters (:func:`tracs.estimate.sidecar.write_sidecar`), so
+``tracs estimate`` reads it like any release.  :func:`estimate_csv` is
+``tracs estimate RELEASE --grid G -o est.csv`` of that export, recomputed from the
+stored reports on each call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["write_export", "estimate_csv"]
+
+
+def _points(devices: list, c: dict, crs):
+    """The stored reports as the command line's :class:`tracs.io.table.Points` (one trajectory per
+    ``(device, trajectory)``, in index order) and their WGS84 positions."""
+    import pandas as pd
+
+    from ..io.table import Points, to_wgs84
+
+    n = len(devices)
+    uid = pd.Series(devices, dtype=object)
+    new = np.r_[True, (uid.to_numpy()[1:] != uid.to_numpy()[:-1]) | (c["trajectory"][1:] != c["trajectory"][:-1])] \
+        if n else np.zeros(0, bool)
+    offsets = np.r_[np.flatnonzero(new), n].astype(np.int64)
+    points = Points(uid=uid, time=c["time"].astype("datetime64[ns]"), lonlat=np.zeros((n, 2)),
+                    source=np.arange(n, dtype=np.int64), position="row", offsets=offsets, report=None,
+                    traj=pd.Series(c["trajectory"]))
+    lonlat = to_wgs84(np.column_stack([c["x"], c["y"]]), crs) if n else np.zeros((0, 2))
+    return points, lonlat
+
+
+def _tables(store, crs, text_times: bool):
+    """The release's tables, one per chunk of whole trajectories (:meth:`Store.report_chunks`),
+    and the WGS84 ``(min, max)`` of every released point (a first pass over the chunks)."""
+    from ..io.table import released_table
+    from ..io.write import bounds
+
+    low, high = np.full(2, np.inf), np.full(2, -np.inf)
+    for devices, c in store.report_chunks():
+        b = bounds(_points(devices, c, crs)[1])
+        low, high = np.minimum(low, b[0]), np.maximum(high, b[1])
+
+    def tables():
+        for devices, c in store.report_chunks():
+            points, lonlat = _points(devices, c, crs)
+            lengths = np.diff(points.offsets)
+            eps_point = c["epsilon"]
+            eps_traj = np.repeat(np.add.reduceat(eps_point, points.offsets[:-1]), lengths)
+            yield released_table(points, lonlat, eps_point, eps_traj, text_times=text_times)
+
+    return tables(), (low.tolist(), high.tolist())
+
+
+def write_export(store, parameters, path) -> Path:
+    """Write every stored report to ``path`` (its extension names the format) and its sidecar,
+    streaming the reports in chunks of whole trajectories (never all in memory)."""
+    from ..estimate.sidecar import write_sidecar
+    from ..io.formats import output_format
+    from ..io.table import write_released
+
+    path = Path(path)
+    fmt = output_format(path)
+    if store.count() == 0 or not fmt.batch_rows:  # an empty release, or a format written from one table
+        devices, c = store.reports()
+        points, lonlat = _points(devices, c, parameters.crs)
+        eps_point = c["epsilon"]
+        eps_traj = np.repeat(np.add.reduceat(eps_point, points.offsets[:-1]) if len(eps_point) else eps_point,
+                             np.diff(points.offsets))
+        write_released(points, lonlat, eps_point, eps_traj, path)
+    else:
+        tables, bbox = _tables(store, parameters.crs, fmt.text_times)
+        fmt.writer()(tables, path, bbox=bbox)
+    model = parameters.perturber()
+    sources = {"region": "public", **({"anchor": "public"} if getattr(model, "anchor_point", None) else {})}
+    write_sidecar(path, method=parameters.method, epsilon=parameters.epsilon, per_trajectory=False,
+                  region=model.region, crs=parameters.crs, perturber=model, sources=sources)
+    return path
+
+
+def estimate_csv(store, parameters, grid: int) -> bytes:
+    """The CSV ``tracs estimate --grid GRID -o est.csv`` writes for the export of the stored reports."""
+    from ..cli import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        release = write_export(store, parameters, Path(folder) / "reports.parquet")
+        out = Path(folder) / "est.csv"
+        with contextlib.redirect_stdout(io.StringIO()):
+            status = main(["estimate", str(release), "--grid", str(int(grid)), "-o", str(out)])
+        if status != 0:
+            raise RuntimeError(f"tracs estimate failed on the stored reports (status {status})")
+        return out.read_bytes()
