@@ -45,7 +45,7 @@ class Running:
 
 def make_collector(db, method="tracs-d", epsilon=1.5, caps=None, admin=ADMIN):
     from tracs.collect.collector import Collector
-    from tracs.collect.parameters import Parameters
+    from tracs.collect.published import Parameters
     from tracs.collect.storage import open_store
     from tracs.public import LonLatBox
 

@@ -57,7 +57,7 @@ def test_upload_is_stored_once_and_export_is_a_release(serve, tmp_path):
     assert sidecar["method"] == "tracs-d" and sidecar["epsilon"] == 1.5
     (tmp_path / "export.tracs.json").write_text(json.dumps(sidecar))
     frame = pd.read_parquet(tmp_path / "export.parquet")
-    assert list(frame.columns[:5]) == ["uid", "trajectory", "datetime", "lat", "lng"]
+    assert list(frame.columns[:6]) == ["uid", "trajectory", "point", "datetime", "lat", "lng"]
     assert frame.uid.tolist() == ["007"] * 30
     assert main(["estimate", str(tmp_path / "export.parquet"), "--grid", "16", "-o", str(tmp_path / "est.csv")]) == 0
     served = httpx.get(running.url + "/v1/estimate?grid=16&format=csv", timeout=60)

@@ -50,7 +50,7 @@ def add_parser(subparsers) -> None:
 def collector_of(args):
     """The :class:`tracs.collect.collector.Collector` the options describe."""
     from ..collect.collector import Collector
-    from ..collect.parameters import ParameterError, Parameters
+    from ..collect.published import ParameterError, Parameters
     from ..collect.storage import StoreError, open_store
 
     caps = {cap: getattr(args, f"cap_{cap}") for cap in ("trajectory", "day", "lifetime")}

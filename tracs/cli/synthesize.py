@@ -40,10 +40,10 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     import pandas as pd
 
-    from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
+    from ..estimate.sidecar import perturber_from_sidecar
     from ..estimate.synthesize import fit_mobility_model, synthesize
     from ..io.table import Points, write_released
-    from .estimate import _release_points, warn_data_derived
+    from .estimate import _read_frame, _release_points, release_parameters, warn_data_derived
     from .perturb import _output_format
 
     release = Path(args.release)
@@ -53,14 +53,15 @@ def run(args) -> int:
     if output.resolve() == release.resolve():
         raise CLIError("the output would overwrite the release")
     fmt = _output_format(output, args.geometry)
-    data = read_sidecar(release)
+    frame = _read_frame(release)
+    data = release_parameters(release, frame, "synthesize")  # refused when they disagree with its rows
     warn_data_derived("synthesize", data)
     if data.get("round_to_pois"):
         raise CLIError("the release was rounded to points of interest: its references are not public")
     if data.get("crs") is None:
         raise CLIError("the sidecar names no CRS for its region")
     perturber = perturber_from_sidecar(data)
-    points, offsets = _release_points(release, data["crs"])
+    points, offsets, _ = _release_points(frame, data["crs"])
     points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
     model = fit_mobility_model(points, perturber, offsets=offsets, grid=args.grid, crs=data["crs"])
     synthetic = synthesize(model, args.n, rng=args.seed)

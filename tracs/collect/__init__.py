@@ -1,6 +1,6 @@
 """Collection as a protocol: devices release their fixes as they happen, a collector receives them.
 
-* :class:`Parameters` (:mod:`tracs.collect.parameters`) — the public parameters a
+* :class:`Parameters` (:mod:`tracs.collect.published`) — the public parameters a
   collector publishes (``GET /v1/parameters``) and a device configures itself from;
 * :class:`Device` (:mod:`tracs.collect.device`) — releases each fix with the
   library's perturber at its stream position, keeps its state in SQLite, uploads;
@@ -17,6 +17,6 @@ from .._lazy import lazy_names
 __all__ = ["Parameters", "ParameterError", "PROTOCOL_VERSION", "Device", "BudgetExhausted", "UploadError"]
 
 __getattr__, __dir__ = lazy_names(__name__, {
-    "Parameters": "parameters", "ParameterError": "parameters", "PROTOCOL_VERSION": "parameters",
+    "Parameters": "published", "ParameterError": "published", "PROTOCOL_VERSION": "published",
     "Device": "device", "BudgetExhausted": "device", "UploadError": "device",
 })

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .parameters import CAPS
+from .published import CAPS
 
 __all__ = ["REASONS", "check_reports", "cap_rejections", "DAY_NS"]
 

@@ -24,7 +24,7 @@ import time as _time
 
 import numpy as np
 
-from .parameters import ParameterError, Parameters
+from .published import ParameterError, Parameters
 from .protocol import ARROW_TYPE, encode_arrow, stream_of
 
 __all__ = ["Device", "BudgetExhausted", "UploadError"]
