@@ -81,6 +81,10 @@ def _streams(rng) -> None:
                  np.zeros(1, dtype=np.bool_), 1, np.empty(1, dtype=np.bool_))
     # the first words of a 1-D sample drawn by generic inversion (mechanisms without a kernel of their own)
     first_words(ks.kind, ks.key, np.uint64(ks.streams[0]), 1, 0, np.empty(1, dtype=np.uint64), np.empty(1))
+    # the digest of a release's rows (BLAKE2b per row), written by every 'tracs perturb'
+    from .io.digest import columns_digest
+
+    columns_digest({"uid": np.array([7]), "trajectory": np.array([0]), "lat": np.array([1.0]), "lng": np.array([2.0])})
 
 
 def _time_parser(rng) -> None:

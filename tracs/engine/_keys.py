@@ -42,11 +42,13 @@ _SIGMA = np.array([
 _PERSON = b"tracs.user.key".ljust(16, b"\0")
 
 
-def _initial_state() -> np.ndarray:
+def _initial_state(size: int = 8, person: bytes = _PERSON) -> np.ndarray:
+    """BLAKE2b's state before the first block: a digest of ``size`` bytes, personalisation ``person``
+    (16 bytes)."""
     h = _IV.copy()
-    h[0] ^= np.uint64(0x01010000 ^ 8)  # fan-out 1, depth 1, no key, 8-byte digest
-    h[6] ^= np.frombuffer(_PERSON[:8], dtype="<u8")[0]
-    h[7] ^= np.frombuffer(_PERSON[8:], dtype="<u8")[0]
+    h[0] ^= np.uint64(0x01010000 ^ size)  # fan-out 1, depth 1, no key, the digest's size
+    h[6] ^= np.frombuffer(person[:8], dtype="<u8")[0]
+    h[7] ^= np.frombuffer(person[8:], dtype="<u8")[0]
     return h
 
 

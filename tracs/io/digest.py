@@ -37,7 +37,7 @@ from numba import njit
 from .._numba_cache import key_on_sources
 from .._validation import read_only
 from .._jit import helper
-from ..engine._keys import _IV, _SIGMA, _rotr
+from ..engine._keys import _IV, _SIGMA, _initial_state, _rotr
 
 __all__ = ["DIGEST_COLUMNS", "row_hashes", "combine", "columns_digest", "frame_columns"]
 
@@ -45,19 +45,10 @@ __all__ = ["DIGEST_COLUMNS", "row_hashes", "combine", "columns_digest", "frame_c
 DIGEST_COLUMNS = ("uid", "trajectory", "datetime", "lat", "lng")
 _IDS = DIGEST_COLUMNS[:2]
 _MISSING = np.iinfo(np.int64).min
-_PERSON = b"tracs.rows.1".ljust(16, b"\0")
 _HEADER = b"tracs-rows-2\n"
 
 
-def _initial_state() -> np.ndarray:
-    h = _IV.copy()
-    h[0] ^= np.uint64(0x01010000 ^ 32)  # fan-out 1, depth 1, no key, 32-byte digest
-    h[6] ^= np.frombuffer(_PERSON[:8], dtype="<u8")[0]
-    h[7] ^= np.frombuffer(_PERSON[8:], dtype="<u8")[0]
-    return h
-
-
-_H0 = _initial_state()
+_H0 = _initial_state(32, b"tracs.rows.1".ljust(16, b"\0"))
 
 
 @helper
