@@ -35,7 +35,7 @@ from .planar import _epsilons, axis_mechanisms, check_parts, check_perturber
 from .result import Density
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
-__all__ = ["denoise", "DEFAULT_SUBCELLS"]
+__all__ = ["denoise", "smooth_trajectories", "DEFAULT_SUBCELLS"]
 
 #: parts per cell along each axis (within-cell mean)
 DEFAULT_SUBCELLS = 2
@@ -77,6 +77,25 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
     numpy.ndarray, shape (N, 2)
         Denoised points, inside the region's bounding box.
     """
+    out = _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump)
+    return out.points if trajectory else out
+
+
+def smooth_trajectories(reports, perturber, estimate: Density, *, offsets, subcells: int = DEFAULT_SUBCELLS,
+                        scale=None, jump=None):
+    """``denoise(..., trajectory=True)`` with the fitted transition model.
+
+    Returns
+    -------
+    tracs.estimate.smoothing.Smoothed
+        The points, the transition's ``scale`` and ``jump`` and the marginal
+        log-likelihood of every candidate.
+    """
+    return _denoise(reports, perturber, estimate, offsets, subcells, True, scale, jump)
+
+
+def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump):
+    """The checks of :func:`denoise`, then the per-point or the per-trajectory means."""
     family = check_perturber(perturber)
     if family == "grid":
         raise ValueError(f"denoise supports TraCS-C, TraCS-D and Strawman reports; "
@@ -86,7 +105,7 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
     s = check_parts(subcells, "subcells", 4 if family == "directional" else 8)
     pts = np.asarray(reports, dtype=np.float64)
     pts, off, _ = as_batch(pts, np.array([0, len(pts)]) if offsets is None else offsets)
-    if len(pts) == 0:
+    if len(pts) == 0 and not trajectory:
         return np.empty((0, 2))
     perturber.region.validate_points(pts, "reports")
     prior = estimate.detail if estimate.detail is not None else estimate
@@ -134,7 +153,7 @@ def _smoothed(pts, off, offsets, perturber, prior, family, parts, scale, jump) -
         raise ValueError(f"scale must be > 0 (inf allowed), got {scale!r}")
     if jump is not None and not (0.0 <= float(jump) <= 1.0):
         raise ValueError(f"jump must be in [0, 1], got {jump!r}")
-    return smooth(pts, off, perturber, prior, family, parts, scale=scale, jump=jump).points
+    return smooth(pts, off, perturber, prior, family, parts, scale=scale, jump=jump)
 
 
 def _directional_means(pts, off, perturber, prior: Density, per_cell: int) -> np.ndarray:

@@ -183,7 +183,7 @@ def smooth(pts, off, perturber, prior, family, parts, *, scale=None, jump=None) 
             for c, model in models.items():
                 ll[c] += _forward(lik, starts, lengths, model, False)[0]
     best = max(candidates, key=lambda c: ll[c])
-    out = np.empty_like(pts)
+    out = np.empty((len(pts), 2))
     for i, j in chunks:
         lik, mx, my = tables.chunk(off[i], off[j])
         starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
