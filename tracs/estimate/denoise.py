@@ -113,7 +113,7 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
         raise ValueError("TraCS-D and the Strawman need offsets: each report's reference "
                          "is the previous report of its trajectory")
     if trajectory:
-        return _smoothed(pts, off, offsets, perturber, prior, family, s, scale, jump)
+        return _smoothed(pts, off, offsets, perturber, estimate, family, s, scale, jump)
     if scale is not None or jump is not None:
         raise ValueError("scale and jump are parameters of trajectory=True")
     if family == "directional":
@@ -142,7 +142,7 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
     return out
 
 
-def _smoothed(pts, off, offsets, perturber, prior, family, parts, scale, jump) -> np.ndarray:
+def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump) -> np.ndarray:
     """``trajectory=True``: the checks of the transition's parameters, then
     :func:`tracs.estimate.smoothing.smooth`."""
     from .smoothing import smooth
@@ -153,7 +153,7 @@ def _smoothed(pts, off, offsets, perturber, prior, family, parts, scale, jump) -
         raise ValueError(f"scale must be > 0 (inf allowed), got {scale!r}")
     if jump is not None and not (0.0 <= float(jump) <= 1.0):
         raise ValueError(f"jump must be in [0, 1], got {jump!r}")
-    return smooth(pts, off, perturber, prior, family, parts, scale=scale, jump=jump)
+    return smooth(pts, off, perturber, estimate, family, parts, scale=scale, jump=jump)
 
 
 def _directional_means(pts, off, perturber, prior: Density, per_cell: int) -> np.ndarray:

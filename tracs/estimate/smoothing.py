@@ -14,8 +14,9 @@ with ``K`` the Gaussian distance-decay kernel of the cells' centres of ``scale``
 drawn from the density afresh.  ``w = 1`` (or an infinite scale) makes the points
 independent: smoothing is then the per-point posterior of
 :func:`tracs.estimate.denoise`.  ``(scale, w)`` maximise the reports' marginal
-likelihood over a small public grid of candidates (the scales are multiples of the
-mean cell width) unless given.
+likelihood over a small public grid of candidates (:data:`SCALES`, multiples of the
+mean cell width, × :data:`JUMPS`) unless given; the candidates are compared on the
+estimate's own grid, the smoothing runs on its fine grid (``detail``) when it has one.
 
 Every smoothed point is the posterior mean of the true point given all the reports
 of its trajectory: ``Σ_k γ_k m_k(r)`` with ``γ`` the smoothed marginal of the
@@ -42,7 +43,7 @@ CHUNK_CELLS = 1 << 21
 #: candidate scales, in mean cell widths
 SCALES = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: candidate shares of fresh jumps
-JUMPS = (0.02, 0.1, 0.3, 0.6)
+JUMPS = (0.05, 0.2, 0.5)
 
 __all__ = ["Smoothed", "smooth", "CHUNK_CELLS", "SCALES", "JUMPS"]
 
@@ -161,31 +162,49 @@ def _chunks(off, cells):
     return bounds
 
 
-def smooth(pts, off, perturber, prior, family, parts, *, scale=None, jump=None) -> Smoothed:
-    """Forward–backward posterior means of validated reports (see :func:`tracs.estimate.denoise`)."""
+def _tables(pts, off, perturber, density, family, parts):
     from ._emissions import AxesTables, DirectionalTables
 
-    grid = tuple(np.asarray(e, dtype=np.float64) for e in prior.grid)
-    theta = np.asarray(prior.probabilities, dtype=np.float64)
-    theta = theta / theta.sum()
+    grid = tuple(np.asarray(e, dtype=np.float64) for e in density.grid)
+    theta = np.asarray(density.probabilities, dtype=np.float64)
     tables = (DirectionalTables if family == "directional" else AxesTables)(pts, off, perturber, grid, parts)
+    return grid, theta / theta.sum(), tables
+
+
+def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
+    """The marginal log-likelihood of every ``(scale, jump)`` on the estimate's own grid
+    (not its fine grid: the candidates are compared, not used)."""
+    grid, theta, tables = _tables(pts, off, perturber, estimate, family, parts)
     width = float(np.mean([np.mean(np.diff(e)) for e in grid]))
-    scales = [scale] if scale is not None else [k * width for k in SCALES]
-    jumps = [jump] if jump is not None else list(JUMPS)
-    candidates = [(float(s), float(w)) for s in scales for w in jumps]
+    candidates = [(float(s if s is not None else k * width), float(w))
+                  for s in scales for k in (SCALES if s is None else (1,)) for w in jumps]
     models = {c: _Model(theta, grid, *c) for c in candidates}
-    chunks = [(i, j) for i, j in _chunks(off, theta.size) if off[j] > off[i]]
     ll = dict.fromkeys(candidates, 0.0)
-    if len(candidates) > 1:
-        for i, j in chunks:
-            lik, _, _ = tables.chunk(off[i], off[j])
-            starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
-            for c, model in models.items():
-                ll[c] += _forward(lik, starts, lengths, model, False)[0]
-    best = max(candidates, key=lambda c: ll[c])
+    for i, j in _chunks(off, theta.size):
+        lik, _, _ = tables.chunk(off[i], off[j])
+        starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
+        for c, model in models.items():
+            ll[c] += _forward(lik, starts, lengths, model, False)[0]
+    return ll
+
+
+def smooth(pts, off, perturber, estimate, family, parts, *, scale=None, jump=None) -> Smoothed:
+    """Forward–backward posterior means of validated reports (see :func:`tracs.estimate.denoise`):
+    on the estimate's fine grid (``detail``) when it has one."""
+    off = np.asarray(off, dtype=np.int64)
+    keep = np.concatenate([[True], np.diff(off) > 0])
+    off = off[keep]  # empty trajectories hold nothing to smooth
+    ll = {}
+    if scale is None or jump is None:
+        ll = _fit(pts, off, perturber, estimate, family, parts,
+                  [scale], [jump] if jump is not None else JUMPS)
+        scale, jump = max(ll, key=ll.get)
+    prior = estimate.detail if estimate.detail is not None else estimate
+    grid, theta, tables = _tables(pts, off, perturber, prior, family, parts)
+    model = _Model(theta, grid, float(scale), float(jump))
     out = np.empty((len(pts), 2))
-    for i, j in chunks:
+    for i, j in _chunks(off, theta.size):
         lik, mx, my = tables.chunk(off[i], off[j])
         starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
-        out[off[i]:off[j]] = _smooth_chunk(lik, mx, my, starts, lengths, models[best])
-    return Smoothed(out, best[0], best[1], ll if len(candidates) > 1 else {})
+        out[off[i]:off[j]] = _smooth_chunk(lik, mx, my, starts, lengths, model)
+    return Smoothed(out, float(scale), float(jump), ll)
