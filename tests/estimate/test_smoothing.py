@@ -142,3 +142,21 @@ def test_bad_smoothing_arguments(kwargs, exc, fragment):
     with pytest.raises(exc) as info:
         denoise(np.array([[0.5, 0.5]]), TraCSC(REGION, 2.0), PRIOR, **kwargs)
     assert fragment in str(info.value)
+
+
+def test_denoise_command_smooths_every_trajectory(tmp_path, tky_path, capsys):
+    from tracs.cli import main
+    from tracs.io.release import read_release
+
+    release = tmp_path / "rel.csv"
+    assert main(["perturb", str(tky_path), "-m", "tracs-d", "-e", "4", "--seed", "1", "--region", "tky",
+                 "-o", str(release), "-q"]) == 0
+    out, per_point = tmp_path / "smoothed.parquet", tmp_path / "den.csv"
+    assert main(["denoise", str(release), "--grid", "8", "--trajectory", "-o", str(out), "-q"]) == 0
+    assert "points smoothed per trajectory (8×8 prior" in capsys.readouterr().out
+    assert main(["denoise", str(release), "--grid", "8", "-o", str(per_point), "-q"]) == 0
+    raw, smoothed, den = read_release(release), read_release(out), read_release(per_point)
+    assert list(smoothed.columns) == list(raw.columns) + ["denoised"] and len(smoothed) == len(raw)
+    assert (smoothed["denoised"] == "smoothed").all()
+    assert smoothed["uid"].astype(str).tolist() == raw["uid"].astype(str).tolist()
+    assert not np.allclose(smoothed["lat"], den["lat"])
