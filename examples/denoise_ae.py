@@ -26,6 +26,7 @@ from tracs.evaluation import load_dataset
 from tracs.evaluation.choices import METHODS
 from tracs.evaluation.runner import _errors, _run_method, _stream, cell_seed
 from tracs.methods import MethodContext
+from tracs.poi_space import POISpace
 
 
 def main(argv=None) -> None:
@@ -39,6 +40,7 @@ def main(argv=None) -> None:
     ds = load_dataset(args.dataset)
     ctx = MethodContext(region=ds.region, pois=ds.pois, anchor="center")
     off = np.asarray(ds.offsets, dtype=np.int64)
+    pois = POISpace(ds.pois)  # every POI of the data set, as the evaluation's rounding
     errors = {k: [] for k in ("raw", "raw, POIs", "per point", "per point, POIs", "smoothed", "smoothed, POIs")}
     for rep in range(args.repetitions):
         coords = ds.draw(_stream(0, "data", rep))
@@ -53,7 +55,7 @@ def main(argv=None) -> None:
         smo = smooth_trajectories(out, pert, est, offsets=off)
         cpu_smooth = time.process_time() - start
         for key, points in (("raw", out), ("per point", den), ("smoothed", smo.points)):
-            for k, p in ((key, points), (key + ", POIs", ctx.poi_space.round(points)[0])):
+            for k, p in ((key, points), (key + ", POIs", pois.round(points)[0])):
                 errors[k].append(float(_errors(coords, np.asarray(p, dtype=np.float64), off).mean()))
         print(f"release {rep}: " + ", ".join(f"{k} {v[-1]:,.0f} m" for k, v in errors.items())
               + f"; per point {cpu:.2f} CPU s, smoothing {cpu_smooth:.1f} CPU s (scale {smo.scale:,.0f} m, "

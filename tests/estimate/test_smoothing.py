@@ -10,9 +10,10 @@ import pytest
 from tracs import Rectangle
 from tracs.estimate import Density, density
 from tracs.estimate.denoise import denoise, smooth_trajectories
-from tracs.estimate.planar import axis_mechanisms
-from tracs.estimate.transition import bin_index, output_grid, snap_edges, transition_matrix
+from tracs.estimate.transition import bin_index
 from tracs.perturbers import TraCSC, TraCSD
+
+from _axis_tables import axis_tables
 
 REGION = Rectangle(0.0, 0.0, 2.0, 1.0)
 
@@ -63,11 +64,7 @@ def test_steps_independent_of_the_last_point_give_the_per_point_posterior(make, 
 def _enumerate_paths(reports, pert, prior, scale, jump):
     """Posterior means by summing over every path of cells (cell centres, dense transition)."""
     (xe, ye), theta = prior.grid, prior.probabilities
-    mx, my = axis_mechanisms(pert, pert.epsilon)
-    ox, oy = output_grid(xe, None), output_grid(ye, None)
-    ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
-    ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
-    ax, ay = transition_matrix(mx, xe, ox), transition_matrix(my, ye, oy)
+    ox, oy, ax, ay = axis_tables(pert, prior)
     cx, cy = 0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:])
     centres = np.array([(x, y) for x in cx for y in cy])
     th = theta.ravel()
