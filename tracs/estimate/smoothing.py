@@ -103,29 +103,24 @@ class _Model:
         return (1.0 - self.jump) * self.inv_z * (self.kx @ weighted @ self.ky) + self.jump * total
 
 
-def _forward(lik, starts, lengths, model, keep):
-    """Scaled forward pass over a chunk; returns (log-likelihood, α or None)."""
-    alpha = np.empty_like(lik) if keep else None
-    ll = 0.0
+def _forward(lik, starts, lengths, model):
+    """Scaled forward pass over a chunk: every point's filtered marginal ``α`` (sums 1)."""
+    alpha = np.empty_like(lik)
     prev = None
     for t in range(int(lengths.max())):
         active = lengths > t
         idx = starts[active] + t
-        prior = np.broadcast_to(model.theta, (len(idx),) + model.theta.shape) if t == 0 \
-            else model.predict(prev[active[lengths > t - 1]])
+        prior = model.theta if t == 0 else model.predict(prev[active[lengths > t - 1]])
         a = prior * lik[idx]
-        c = a.sum(axis=(1, 2))
-        ll += float(np.log(c).sum())
-        a /= c[:, None, None]
-        if keep:
-            alpha[idx] = a
+        a /= a.sum(axis=(1, 2))[:, None, None]
+        alpha[idx] = a
         prev = a
-    return ll, alpha
+    return alpha
 
 
 def _smooth_chunk(lik, mx, my, starts, lengths, model):
     """Smoothed posterior means of a chunk's points: (n, 2)."""
-    _, alpha = _forward(lik, starts, lengths, model, True)
+    alpha = _forward(lik, starts, lengths, model)
     out = np.empty((lik.shape[0], 2))
     beta = None
     for t in range(int(lengths.max()) - 1, -1, -1):
@@ -171,6 +166,28 @@ def _tables(pts, off, perturber, density, family, parts):
     return grid, theta / theta.sum(), tables
 
 
+def _log_likelihoods(lik, starts, lengths, theta, models) -> np.ndarray:
+    """The scaled forward pass of every model at once (stacked): their log-likelihoods of a chunk."""
+    kx = np.stack([m.kx for m in models])[:, None]
+    ky = np.stack([m.ky for m in models])[:, None]
+    inv_z = np.stack([m.inv_z for m in models])[:, None]
+    stay = np.array([1.0 - m.jump for m in models])[:, None, None, None]
+    jump = np.array([m.jump for m in models])[:, None, None, None]
+    ll = np.zeros(len(models))
+    prev = None
+    for t in range(int(lengths.max())):
+        active = lengths > t
+        e = lik[starts[active] + t]
+        if t == 0:
+            a = np.broadcast_to(theta * e, (len(models),) + e.shape).copy()
+        else:
+            a = theta * (stay * (kx @ (prev[:, active[lengths > t - 1]] * inv_z) @ ky) + jump) * e
+        c = a.sum(axis=(2, 3))
+        ll += np.log(c).sum(axis=1)
+        prev = a / c[:, :, None, None]
+    return ll
+
+
 def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
     """The marginal log-likelihood of every ``(scale, jump)`` on the estimate's own grid
     (not its fine grid: the candidates are compared, not used)."""
@@ -178,14 +195,12 @@ def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
     width = float(np.mean([np.mean(np.diff(e)) for e in grid]))
     candidates = [(float(s if s is not None else k * width), float(w))
                   for s in scales for k in (SCALES if s is None else (1,)) for w in jumps]
-    models = {c: _Model(theta, grid, *c) for c in candidates}
-    ll = dict.fromkeys(candidates, 0.0)
-    for i, j in _chunks(off, theta.size):
+    models = [_Model(theta, grid, *c) for c in candidates]
+    total = np.zeros(len(candidates))
+    for i, j in _chunks(off, theta.size * len(candidates)):
         lik, _, _ = tables.chunk(off[i], off[j])
-        starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
-        for c, model in models.items():
-            ll[c] += _forward(lik, starts, lengths, model, False)[0]
-    return ll
+        total += _log_likelihoods(lik, off[i:j] - off[i], np.diff(off[i:j + 1]), theta, models)
+    return dict(zip(candidates, total.tolist()))
 
 
 def smooth(pts, off, perturber, estimate, family, parts, *, scale=None, jump=None) -> Smoothed:
