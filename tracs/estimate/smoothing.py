@@ -71,6 +71,7 @@ class Smoothed:
 
 
 def _kernel(centres: np.ndarray, scale: float) -> np.ndarray:
+    """The Gaussian distance decay ``exp(−d² / 2 scale²)`` between the centres of one axis."""
     if not np.isfinite(scale):
         return np.ones((len(centres), len(centres)))
     d = centres[:, None] - centres[None, :]
@@ -126,20 +127,15 @@ def _smooth_chunk(lik, mx, my, starts, lengths, model):
     for t in range(int(lengths.max()) - 1, -1, -1):
         active = lengths > t
         idx = starts[active] + t
-        if beta is None:
-            b = np.ones((len(idx),) + lik.shape[1:])
-        else:  # trajectories ending at t start afresh; the others take β from step t + 1
-            b = np.ones((len(idx),) + lik.shape[1:])
-            nxt = lengths[active] > t + 1
-            b[nxt] = beta
+        b = np.ones((len(idx),) + lik.shape[1:])  # the last point of a trajectory: β = 1
+        if beta is not None:
+            b[lengths[active] > t + 1] = beta
         g = alpha[idx] * b
         g /= g.sum(axis=(1, 2))[:, None, None]
         out[idx, 0] = (g * mx[idx]).sum(axis=(1, 2))
         out[idx, 1] = (g * my[idx]).sum(axis=(1, 2))
-        if t > 0:
-            cont = lengths[active] > t  # every active trajectory: the β of step t − 1
-            sel = idx[cont]
-            beta = model.back(lik[sel] * b[cont])
+        if t > 0:  # β of step t − 1 of every trajectory active at t
+            beta = model.back(lik[idx] * b)
             beta = beta / beta.max(axis=(1, 2))[:, None, None]  # scaling: the marginals are ratios
     return out
 
@@ -158,6 +154,7 @@ def _chunks(off, cells):
 
 
 def _tables(pts, off, perturber, density, family, parts):
+    """The grid, ``θ`` (sums 1) and the emission tables of ``density``'s cells."""
     from ._emissions import AxesTables, DirectionalTables
 
     grid = tuple(np.asarray(e, dtype=np.float64) for e in density.grid)
