@@ -9,8 +9,8 @@ the transition fitted from the reports); the errors are those of the raw reports
 the per-point and the smoothed points, each as is and rounded to the POIs (the table
 of ``docs/results.md`` rounds to the POIs).
 
-Run: ``TRACS_DATA_DIR=… python examples/denoise_ae.py [--dataset chi] [--epsilon 2]``
-[--method tracs-d]`` (a few minutes on one core).
+Run: ``TRACS_DATA_DIR=… python examples/denoise_ae.py [--dataset chi] [--epsilon 2]
+[--method tracs-d] [--repetitions 3]`` (a few minutes per release on one core).
 """
 
 from __future__ import annotations
