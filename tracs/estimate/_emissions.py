@@ -55,8 +55,8 @@ class AxesTables:
         self.mx, self.my = np.empty_like(self.lx), np.empty_like(self.ly)
         for g, e in enumerate(values):
             sel = np.flatnonzero(inverse == g)
-            for mech, edges, col, lik, mean in ((axis_mechanisms(perturber, float(e))[0], xe, 0, self.lx, self.mx),
-                                                (axis_mechanisms(perturber, float(e))[1], ye, 1, self.ly, self.my)):
+            mx, my = axis_mechanisms(perturber, float(e))
+            for mech, edges, col, lik, mean in ((mx, xe, 0, self.lx, self.mx), (my, ye, 1, self.ly, self.my)):
                 out, table, within = _axis_table(mech, edges, parts)
                 b = bin_index(pts[sel, col], out)
                 lik[sel], mean[sel] = table[b], within[b]
