@@ -461,4 +461,5 @@ def read_pois(path, box: LonLatBox, crs=None):
                          f"(lines {lines})")
     crs = box.metric_crs() if crs is None else crs
     x, y = pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform(lon, lat)
-    return POISpace(np.column_stack([x, y]), region=box.to_region(crs))
+    region = box.to_region(crs)  # POIs of the box outside its inscribed rectangle move onto it, as points do
+    return POISpace(into_region(np.column_stack([x, y]), region)[0], region=region)

@@ -8,9 +8,10 @@ import pytest
 from tracs import Rectangle
 from tracs.estimate import Density, density
 from tracs.estimate.denoise import denoise
-from tracs.estimate.planar import axis_mechanisms
-from tracs.estimate.transition import bin_index, output_grid, snap_edges, transition_matrix
+from tracs.estimate.transition import bin_index
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+
+from _axis_tables import axis_tables
 
 REGION = Rectangle(0.0, 0.0, 2.0, 1.0)
 
@@ -24,11 +25,7 @@ def _prior(probabilities, grid=(4, 3)):
 def _brute_force(reports, pert, prior):
     """Posterior mean by enumerating every cell for every report (cell centres, no subcells)."""
     (xe, ye), theta = prior.grid, prior.probabilities
-    mx, my = axis_mechanisms(pert, pert.epsilon)
-    ox, oy = output_grid(xe, None), output_grid(ye, None)
-    ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
-    ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
-    ax, ay = transition_matrix(mx, xe, ox), transition_matrix(my, ye, oy)
+    ox, oy, ax, ay = axis_tables(pert, prior)
     out = []
     for x, y in reports:
         i, j = int(bin_index(np.array([x]), ox)[0]), int(bin_index(np.array([y]), oy)[0])

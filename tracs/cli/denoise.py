@@ -15,15 +15,19 @@ of its true point: the density of the true points is estimated from the release
 and its JSON sidecar (as 'tracs estimate' does, on --grid G × G cells) and is the
 prior; the method's exact report likelihood gives the posterior of every point
 (tracs.estimate.denoise).  This is post-processing: only the release and its
-public parameters are read.  TraCS-C, TraCS-D and Strawman releases.  The output has the release's
+public parameters are read.  TraCS-C, TraCS-D and Strawman releases.  With
+--trajectory every point is the posterior mean given all the reports of its
+trajectory (forward-backward smoothing; the model of the steps between consecutive
+points is fitted from the release).  The output has the release's
 rows and columns in file order, lat/lng replaced, and a column 'denoised' saying
-how every point was made ("posterior mean"); no sidecar is written, as the points
+how every point was made ("posterior mean" or "smoothed"); no sidecar is written, as the points
 are no longer the method's reports (estimate from the release itself).  Its
 format follows the extension: .csv, .tsv or .parquet.
 """
 
-#: the value of the output's ``denoised`` column
+#: the value of the output's ``denoised`` column (per point, per trajectory)
 DENOISED = "posterior mean"
+SMOOTHED = "smoothed"
 SUFFIXES = (".csv", ".tsv", ".parquet")
 
 
@@ -34,6 +38,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .tsv or .parquet")
     p.add_argument("--grid", type=int, default=64, metavar="G",
                    help="G × G cells of the estimated density, the prior (default 64)")
+    p.add_argument("--trajectory", action="store_true",
+                   help="smooth every trajectory: posterior means given all its reports")
 
 
 def _check_method(release: Path) -> None:
@@ -70,15 +76,17 @@ def run(args) -> int:
     est, data, n = estimate_release(release, args.grid, command="denoise")
     perturber = perturber_from_sidecar(data)
     points, offsets, frame = _release_points(_read_frame(release), data["crs"])
-    den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets)
+    den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory)
     lng, lat = pyproj.Transformer.from_crs(data["crs"], 4326, always_xy=True).transform(den[:, 0], den[:, 1])
-    frame = frame.assign(lat=lat, lng=lng, denoised=DENOISED).sort_index()  # back to file order
+    how = SMOOTHED if args.trajectory else DENOISED
+    frame = frame.assign(lat=lat, lng=lng, denoised=how).sort_index()  # back to file order
     if output.suffix.lower() == ".parquet":
         frame.to_parquet(output, index=False)
     else:
         frame.to_csv(output, index=False, sep="\t" if output.suffix.lower() == ".tsv" else ",")
     from .._text import given, whole
 
-    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(n)} points denoised "
+    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(n)} points "
+          f"{'smoothed per trajectory' if args.trajectory else 'denoised'} "
           f"({args.grid}×{args.grid} prior, {whole(est.iterations)} EM passes) -> {output}")
     return 0

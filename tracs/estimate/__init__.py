@@ -6,7 +6,8 @@
   of TraCS-C, TraCS-D, the Strawman or planar Laplace; a :class:`Density` answers
   range queries and hotspots.
 * :func:`denoise` — every report's posterior mean of its true point under a
-  fitted density (post-processing).
+  fitted density (post-processing); ``trajectory=True`` smooths every trajectory
+  given all its reports (:mod:`tracs.estimate.smoothing`).
 * :func:`frequencies` — POI frequencies from the discrete baselines' reports.
 * :func:`write_sidecar`, :func:`read_sidecar` — the public parameters of a release.
 

@@ -30,25 +30,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..perturbers._base import as_batch
+from ._emissions import split_edges
 from .planar import _epsilons, axis_mechanisms, check_parts, check_perturber
 from .result import Density
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
-__all__ = ["denoise", "DEFAULT_SUBCELLS"]
+__all__ = ["denoise", "smooth_trajectories", "DEFAULT_SUBCELLS"]
 
 #: parts per cell along each axis (within-cell mean)
 DEFAULT_SUBCELLS = 2
 
 
-def _split_edges(edges: np.ndarray, parts: int) -> np.ndarray:
-    """Every interval of ``edges`` cut into ``parts`` equal ones."""
-    t = np.arange(parts) / parts
-    inner = (edges[:-1, None] + np.diff(edges)[:, None] * t).ravel()
-    return np.append(inner, edges[-1])
-
-
 def denoise(reports, perturber, estimate: Density, *, offsets=None,
-            subcells: int = DEFAULT_SUBCELLS) -> np.ndarray:
+            subcells: int = DEFAULT_SUBCELLS, trajectory: bool = False, scale=None, jump=None) -> np.ndarray:
     """The posterior mean of every report's true point (TraCS-C, TraCS-D and Strawman reports).
 
     Parameters
@@ -69,12 +63,39 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
         centres); default :data:`DEFAULT_SUBCELLS`.  TraCS-D / Strawman: the public
         points per cell and axis of their likelihood (``subpoints`` of
         :func:`tracs.estimate.density`), at most 4.
+    trajectory : bool
+        Smooth every trajectory (:mod:`tracs.estimate.smoothing`): the posterior mean of
+        each true point given all the reports of its trajectory, under a transition
+        model of the steps fitted from the reports; needs ``offsets``.
+    scale, jump : float, optional
+        With ``trajectory``: the transition's kernel scale (region units, ``inf``
+        allowed) and its share of fresh jumps in [0, 1]; by default both maximise
+        the reports' marginal likelihood.
 
     Returns
     -------
     numpy.ndarray, shape (N, 2)
         Denoised points, inside the region's bounding box.
     """
+    out = _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump)
+    return out.points if trajectory else out
+
+
+def smooth_trajectories(reports, perturber, estimate: Density, *, offsets, subcells: int = DEFAULT_SUBCELLS,
+                        scale=None, jump=None):
+    """``denoise(..., trajectory=True)`` with the fitted transition model.
+
+    Returns
+    -------
+    tracs.estimate.smoothing.Smoothed
+        The points, the transition's ``scale`` and ``jump`` and the marginal
+        log-likelihood of every candidate.
+    """
+    return _denoise(reports, perturber, estimate, offsets, subcells, True, scale, jump)
+
+
+def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump):
+    """The checks of :func:`denoise`, then the per-point or the per-trajectory means."""
     family = check_perturber(perturber)
     if family == "grid":
         raise ValueError(f"denoise supports TraCS-C, TraCS-D and Strawman reports; "
@@ -84,16 +105,20 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
     s = check_parts(subcells, "subcells", 4 if family == "directional" else 8)
     pts = np.asarray(reports, dtype=np.float64)
     pts, off, _ = as_batch(pts, np.array([0, len(pts)]) if offsets is None else offsets)
-    if len(pts) == 0:
+    if len(pts) == 0 and not trajectory:
         return np.empty((0, 2))
     perturber.region.validate_points(pts, "reports")
     prior = estimate.detail if estimate.detail is not None else estimate
+    if family == "directional" and offsets is None:
+        raise ValueError("TraCS-D and the Strawman need offsets: each report's reference "
+                         "is the previous report of its trajectory")
+    if trajectory:
+        return _smoothed(pts, off, offsets, perturber, estimate, family, s, scale, jump)
+    if scale is not None or jump is not None:
+        raise ValueError("scale and jump are parameters of trajectory=True")
     if family == "directional":
-        if offsets is None:
-            raise ValueError("TraCS-D and the Strawman need offsets: each report's reference "
-                             "is the previous report of its trajectory")
         return _directional_means(pts, off, perturber, prior, s)
-    xe, ye = (_split_edges(np.asarray(e, dtype=np.float64), s) for e in prior.grid)
+    xe, ye = (split_edges(np.asarray(e, dtype=np.float64), s) for e in prior.grid)
     theta = np.repeat(np.repeat(np.asarray(prior.probabilities, dtype=np.float64), s, axis=0), s, axis=1)
     cx, cy = 0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:])
     eps = _epsilons(perturber, None if offsets is None else off, len(pts))
@@ -115,6 +140,20 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
         out[sel, 0] = mean_x[i, j] / z
         out[sel, 1] = mean_y[i, j] / z
     return out
+
+
+def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump) -> np.ndarray:
+    """``trajectory=True``: the checks of the transition's parameters, then
+    :func:`tracs.estimate.smoothing.smooth`."""
+    from .smoothing import smooth
+
+    if offsets is None:
+        raise ValueError("trajectory=True needs offsets: the trajectories to smooth")
+    if scale is not None and not (float(scale) > 0):
+        raise ValueError(f"scale must be > 0 (inf allowed), got {scale!r}")
+    if jump is not None and not (0.0 <= float(jump) <= 1.0):
+        raise ValueError(f"jump must be in [0, 1], got {jump!r}")
+    return smooth(pts, off, perturber, estimate, family, parts, scale=scale, jump=jump)
 
 
 def _directional_means(pts, off, perturber, prior: Density, per_cell: int) -> np.ndarray:

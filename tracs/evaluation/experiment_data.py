@@ -176,6 +176,7 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
     from ..public import into_region  # the points of a box outside its inscribed rectangle: onto it
 
     coords = into_region(coords, region)[0]
+    pois = into_region(pois, region)[0]  # and the POIs, as the points
     offsets = np.asarray(trajectories.offsets, dtype=np.int64)
     keys = None
     if "uid" in trajectories.frame.columns and len(offsets) > 1:
