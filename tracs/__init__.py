@@ -21,6 +21,7 @@ _configure_numba_cache(__path__[0], __version__)  # before any kernel is compile
 # public name -> module that defines it
 _LAZY = {
     "as_generator": "tracs._validation",
+    "TracsError": "tracs.errors",
     "Rectangle": "tracs.region",
     "ConvexRegion": "tracs.region",
     "TraCSD": "tracs.perturbers",
@@ -39,7 +40,7 @@ _LAZY = {
 }
 _SUBMODULES = {"io", "random", "public", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics",
                "region", "gdf", "adapters", "perturbers", "discrete", "trajectories", "query_metrics", "cli",
-               "estimate", "privacy", "engine", "dask"}
+               "estimate", "privacy", "engine", "dask", "errors"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]
 

@@ -11,6 +11,8 @@ import numbers
 
 import numpy as np
 
+from .errors import TracsError
+
 __all__ = ["as_generator", "check_epsilon", "as_float_array", "check_finite", "check_positive_int",
            "NotRealError", "MIN_EPSILON", "MAX_EPSILON", "as_batch", "as_trajectory"]
 
@@ -25,7 +27,7 @@ MIN_EPSILON = 1e-100
 MAX_EPSILON = 700.0
 
 
-class NotRealError(TypeError, ValueError):
+class NotRealError(TracsError, TypeError, ValueError):
     """A complex (or otherwise non-real) number where a real one is needed.
 
     Both a ``TypeError`` (wrong type) and a ``ValueError`` (wrong value: a complex

@@ -9,13 +9,15 @@ import re
 import sys
 from pathlib import Path
 
+from ..errors import TracsError
+
 #: options whose value may begin with a minus sign: coordinates west of Greenwich or south of
 #: the equator (``--region -74.3,40.45,-73.65,41``, ``--anchor -500,20``) or a file so named
 NEGATIVE_VALUE_OPTIONS = ("--region", "--pois", "--anchor")
 _NEGATIVE_VALUE = re.compile(r"-[0-9.]")
 
 
-class CLIError(Exception):
+class CLIError(TracsError):
     """A user error with a message fit for one line of standard error."""
 
 

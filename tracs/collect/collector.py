@@ -18,6 +18,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
+from ..errors import TracsError
 from .checks import REASONS, cap_rejections, check_reports
 from .lattice_counts import LatticeCounts
 from .protocol import COLUMNS, INTEGER_COLUMNS, device_token
@@ -30,7 +31,7 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
 MAX_REPORTS = 100_000
 
 
-class Refused(Exception):
+class Refused(TracsError):
     """A request refused as a whole: ``status`` (HTTP) and ``reason``."""
 
     def __init__(self, status: int, reason: str):

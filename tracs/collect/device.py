@@ -24,6 +24,7 @@ import time as _time
 
 import numpy as np
 
+from ..errors import TracsError
 from .published import ParameterError, Parameters
 from .protocol import ARROW_TYPE, encode_arrow, stream_of
 
@@ -41,7 +42,7 @@ CREATE TABLE IF NOT EXISTS queue (sequence INTEGER PRIMARY KEY, trajectory INTEG
 """
 
 
-class BudgetExhausted(RuntimeError):
+class BudgetExhausted(TracsError, RuntimeError):
     """A report would overspend a cap; nothing was drawn.
 
     Attributes
@@ -59,7 +60,7 @@ class BudgetExhausted(RuntimeError):
         super().__init__(f"the {cap} budget cap is spent ({when}): nothing was released")
 
 
-class UploadError(RuntimeError):
+class UploadError(TracsError, RuntimeError):
     """The collector refused a batch (a 4xx answer) or could not be reached after the retries."""
 
 

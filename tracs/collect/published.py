@@ -19,6 +19,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import TracsError
+
 __all__ = ["PROTOCOL_VERSION", "Parameters", "ParameterError", "CAPS"]
 
 #: the version of the report protocol this code speaks
@@ -27,7 +29,7 @@ PROTOCOL_VERSION = 1
 CAPS = ("trajectory", "day", "lifetime")
 
 
-class ParameterError(ValueError):
+class ParameterError(TracsError, ValueError):
     """Parameters a device or collector cannot honour (the message names what)."""
 
 

@@ -23,6 +23,8 @@ from contextlib import closing, contextmanager
 
 import numpy as np
 
+from ..errors import TracsError
+
 __all__ = ["Store", "SQLiteStore", "StoreError", "open_store"]
 
 _SCHEMA = """
@@ -40,7 +42,7 @@ CREATE TABLE IF NOT EXISTS rejections (reason TEXT PRIMARY KEY, count INTEGER NO
 STORED = ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon")
 
 
-class StoreError(RuntimeError):
+class StoreError(TracsError, RuntimeError):
     """A database that does not hold this collection."""
 
 

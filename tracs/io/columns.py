@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..errors import TracsError
+
 __all__ = ["ALIASES", "API_FLAGS", "CLI_FLAGS", "ColumnMap", "MissingColumnsError", "resolve_columns"]
 
 #: role -> aliases in order of preference (normalised: lower case, letters and digits)
@@ -51,7 +53,7 @@ def normalise(name) -> str:
     return re.sub(r"[^0-9a-z]", "", str(name).lower())
 
 
-class MissingColumnsError(ValueError):
+class MissingColumnsError(TracsError, ValueError):
     """Some columns could not be found; ``missing`` lists their roles, ``found`` the columns."""
 
     def __init__(self, message: str, missing, found):

@@ -15,9 +15,10 @@ from pathlib import Path
 import numpy as np
 
 from .._progress import progress_bar
+from ..errors import TracsError
 from .formats import binary_at, unsupported
 
-class TextParseError(ValueError):
+class TextParseError(TracsError, ValueError):
     """A text file whose records cannot be told apart (the message names the file and line)."""
 
 
@@ -62,7 +63,7 @@ BLOCK_BYTES = 2 << 20
 THREADS = True
 
 
-class ShortLineError(ValueError):
+class ShortLineError(TracsError, ValueError):
     """A line has fewer fields than the header (raised by :func:`_read_text` when asked)."""
 
 

@@ -45,6 +45,8 @@ from importlib import import_module
 from pathlib import Path
 from typing import Callable
 
+from ..errors import TracsError
+
 __all__ = ["FORMATS", "Format", "SUPPORTED", "UnsupportedFormatError", "binary_at", "container_of",
            "format_of", "input_formats", "output_format", "register_format", "supported"]
 
@@ -154,7 +156,7 @@ _MAGIC = {b"PK\x03\x04": "a ZIP archive (a spreadsheet?)", b"\x89PNG": "a PNG im
           b"\x1f\x8b\x08\x00": "a gzip archive", b"%PDF": "a PDF document"}
 
 
-class UnsupportedFormatError(ValueError):
+class UnsupportedFormatError(TracsError, ValueError):
     """A file in none of the supported formats."""
 
 

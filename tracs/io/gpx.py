@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import TracsError
+
 __all__ = ["GPXIdError", "NAMESPACE", "points_table", "read_gpx", "read_gpx_table", "track_ids", "track_names",
            "write_gpx"]
 
@@ -42,7 +44,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _PLAIN = re.compile(r"[^\w.-]|_")
 
 
-class GPXIdError(ValueError):
+class GPXIdError(TracsError, ValueError):
     """An id GPX (XML 1.0) cannot hold."""
 
 #: what a point may hold besides its position and time, as gpxpy names it -> the GPX element

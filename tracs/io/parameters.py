@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import TracsError
+
 __all__ = ["KEY", "GPKG_URI", "ReleaseParametersError", "rows_digest", "embedded_parameters",
            "gpkg_embed", "gpx_metadata", "release_parameters", "write_release_sidecar"]
 
@@ -41,7 +43,7 @@ from .gpx import NAMESPACE as _GPX_NS  # one namespace for every tracs element o
 _HEAD = 1 << 20
 
 
-class ReleaseParametersError(ValueError):
+class ReleaseParametersError(TracsError, ValueError):
     """A release's parameters disagree with its rows or with each other (names both files)."""
 
 

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import TracsError
+
 __all__ = ["NotAReleaseError", "read_release", "read_rows"]
 
 #: released columns and their types (integer columns whose values are not all integers written
@@ -32,7 +34,7 @@ _NUMBERS = {"lat": float, "lng": float, "epsilon_point": float, "epsilon_traject
             "trajectory": np.int64, "point": np.int64, "source_line": np.int64, "source_row": np.int64}
 
 
-class NotAReleaseError(ValueError):
+class NotAReleaseError(TracsError, ValueError):
     """A file without the columns of a release (it names the file and what it lacks)."""
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._text import counted
+from ..errors import TracsError
 
 __all__ = ["DROP_REASONS", "LoadReport", "DroppedRowsError"]
 
@@ -171,7 +172,7 @@ def _rebuild_report(data: dict) -> LoadReport:
     return LoadReport(**data)
 
 
-class DroppedRowsError(ValueError):
+class DroppedRowsError(TracsError, ValueError):
     """Raised by a loader with ``strict=True`` when any row would be dropped.
 
     The full :class:`LoadReport` is in the ``report`` attribute.

@@ -41,6 +41,7 @@ import re
 
 import numpy as np
 
+from ..errors import TracsError
 from .time_readings import (CANDIDATE_FORMATS, EPOCH_FORMATS, Chosen, epoch_of_groups, epoch_to_ns, epoch_unit,
                             group_units, read_grouped, readings)
 from .time_shapes import stamps_ns, try_format
@@ -56,7 +57,7 @@ _EPOCH_ALIASES = {"%s": "epoch-s"}
 _NAT = np.iinfo(np.int64).min
 
 
-class TimeFormatError(ValueError):
+class TimeFormatError(TracsError, ValueError):
     """The times could not be read; the message names what was tried and what to give."""
 
 

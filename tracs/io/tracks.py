@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from tracs._text import counted
+from tracs.errors import TracsError
 
 
 NAT = np.iinfo(np.int64).min
@@ -161,7 +162,7 @@ def per_file(parts: list, path: Path, count: int, kind: str, note, empty: str) -
 # ----------------------------------------------------------------------------- reading many small files
 
 
-class TrackFileError(ValueError):
+class TrackFileError(TracsError, ValueError):
     """A file of a trajectory data set that is not text tracs can read (the message names the file,
     its line and byte offset)."""
 
@@ -369,7 +370,7 @@ def finish(cols: TrackColumns, *, duplicates_note: bool = False) -> TrackColumns
 WHOLE_READ_BYTES_PER_POINT = 220
 
 
-class NotEnoughMemoryError(ValueError):
+class NotEnoughMemoryError(TracsError, ValueError):
     """A whole read would not fit in the memory available (refused before reading)."""
 
 
