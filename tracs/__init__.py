@@ -39,7 +39,7 @@ _LAZY = {
     "AuditReport": "tracs.privacy",
 }
 _SUBMODULES = {"io", "random", "public", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics",
-               "region", "gdf", "adapters", "perturbers", "discrete", "trajectories", "query_metrics", "cli",
+               "region", "gdf", "adapters", "perturbers", "trajectories", "query_metrics", "cli",
                "estimate", "privacy", "engine", "dask", "errors"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]
