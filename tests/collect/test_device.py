@@ -16,14 +16,19 @@ from tracs.public import LonLatBox
 BOX = LonLatBox(139.5, 35.5, 140.0, 35.9)
 
 
-def checkins(n_users: int = 4, per_user: int = 25, seed: int = 3) -> pd.DataFrame:
-    """Check-ins inside :data:`BOX`, users with text ids (``007`` kept as written)."""
+def checkins(n_users: int = 4, per_user: int = 25, seed: int = 3, corners: bool = False) -> pd.DataFrame:
+    """Check-ins inside :data:`BOX`, users with text ids (``007`` kept as written); with
+    ``corners``, each user's first four fixes are the box's corners (inside the box, outside
+    the rectangle inscribed in its projection)."""
     rng = np.random.default_rng(seed)
     rows = []
     for u in range(n_users):
         t0 = pd.Timestamp("2024-03-01", tz="UTC") + pd.Timedelta(hours=u)
         for k in range(per_user):
-            rows.append({"uid": f"00{u + 5}", "lat": rng.uniform(35.55, 35.85), "lng": rng.uniform(139.55, 139.95),
+            lat, lng = rng.uniform(35.55, 35.85), rng.uniform(139.55, 139.95)
+            if corners and k < 4:
+                lng, lat = (BOX.min_lon, BOX.max_lon)[k % 2], (BOX.min_lat, BOX.max_lat)[k // 2]
+            rows.append({"uid": f"00{u + 5}", "lat": lat, "lng": lng,
                          "datetime": (t0 + pd.Timedelta(minutes=7 * k)).isoformat()})
     return pd.DataFrame(rows)
 
@@ -32,9 +37,10 @@ def parameters(method: str, **caps) -> Parameters:
     return Parameters.build(method, 1.5, BOX, caps=caps)
 
 
-@pytest.mark.parametrize("method", ["tracs-d", "tracs-c"])
-def test_device_reports_equal_tracs_perturb_bit_for_bit(tmp_path, method):
-    frame = checkins()
+@pytest.mark.parametrize("method, corners", [("tracs-d", False), ("tracs-c", False), ("tracs-d", True),
+                                             ("tracs-c", True)])
+def test_device_reports_equal_tracs_perturb_bit_for_bit(tmp_path, method, corners):
+    frame = checkins(corners=corners)  # corners: fixes the box holds but its inscribed rectangle does not
     source = tmp_path / "in.csv"
     frame.to_csv(source, index=False)
     release = tmp_path / "out.parquet"
@@ -128,3 +134,11 @@ def test_a_refused_report_inside_a_transaction_changes_nothing(tmp_path):
             device.report(35.7, 139.7, "2024-03-01T18:00Z", trajectory="evening")
         nxt = device.report(35.7, 139.7, "2024-03-02T08:00Z", trajectory="next day")
     assert (nxt["trajectory"], nxt["sequence"]) == (1, 1)  # the refused trajectory took no number
+
+
+def test_a_fix_outside_the_box_is_refused_before_anything_is_drawn(tmp_path):
+    device = Device(parameters("tracs-c"), "007", 11, tmp_path / "d.sqlite")
+    with pytest.raises(ValueError, match=r"lies outside the collection's box \[139.5, 35.5, 140.0, 35.9\]"):
+        device.report(35.95, 139.7, "2024-03-01T00:00:00Z")
+    assert device.report(35.5, 139.5, "2024-03-01T00:00:00Z")["sequence"] == 0  # a corner: moved, released
+    device.close()

@@ -25,6 +25,7 @@ import time as _time
 import numpy as np
 
 from ..errors import TracsError
+from ..public import into_region
 from .published import ParameterError, Parameters
 from .protocol import ARROW_TYPE, encode_arrow, stream_of
 
@@ -118,6 +119,7 @@ class Device:
         import pyproj
 
         self._to_metric = pyproj.Transformer.from_crs(4326, self.parameters.crs, always_xy=True)
+        self._box = self.parameters.lonlat_box()
         self._db = sqlite3.connect(str(state), isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")  # a committed stream position survives a power cut
@@ -229,13 +231,19 @@ class Device:
         one, the first being ``"0"``); a new label starts the device's next
         trajectory, numbered from 0 in order.  Raises :class:`BudgetExhausted` when a
         cap is spent — checked before anything is drawn — and ``ValueError`` for a fix
-        outside the public region.  The report and the advanced state (stream
+        outside the collection's box; a fix of the box outside the rectangle inscribed in
+        it (the public region) moves onto the rectangle, as ``tracs perturb`` moves it.  The report and the advanced state (stream
         position, previous release, ledger, queue) are committed together.
         """
         ns = _nanoseconds(time)
         day = ns // _DAY_NS
+        if not self._box.contains(float(lon), float(lat)):
+            raise ValueError(f"the fix ({float(lat)!r}, {float(lon)!r}) lies outside the collection's box "
+                             f"{list(self.parameters.box)} (min_lon, min_lat, max_lon, max_lat)")
         x, y = self._to_metric.transform(np.array([float(lon)]), np.array([float(lat)]), errcheck=True)
-        point = (float(x[0]), float(y[0]))
+        # a fix of the box outside its inscribed rectangle moves onto it, as in 'tracs perturb'
+        moved = into_region(np.array([[float(x[0]), float(y[0])]]), self._model.region)[0]
+        point = (float(moved[0, 0]), float(moved[0, 1]))
         with self.transaction():
             label, number, index, previous = self._trajectory(trajectory)
             self._check_budget(index, day)
