@@ -155,6 +155,16 @@ def writable_file(path) -> Path:
     return path
 
 
+def check_release_path(path: Path) -> None:
+    """Refuse a release that is neither a file nor a folder of Parquet parts (what
+    ``tracs perturb --engine dask`` writes), naming which."""
+    from ..io.parquet_folder import is_parquet_folder
+
+    if not (path.is_file() or is_parquet_folder(path)):
+        raise CLIError(f"no such file: {path}" if not path.exists() else
+                       f"{path} is not a file, nor a folder of Parquet parts ('tracs perturb --engine dask')")
+
+
 def release_methods():
     """The registered methods that release trajectories (perturbers and baselines), by name."""
     from ..methods import BASELINE, PERTURBER, view

@@ -248,21 +248,21 @@ def frame_in_region(frame, args, *, command: str):
     outside the region refused, dropped or clipped as ``args`` asks, and their labels."""
     from data_loaders import SOURCE_COLUMNS
 
+    from ..io.table import place_labels, with_points
+
     position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
     word = "line" if position == "source_line" else "row"
     traj = frame.attrs.get("trajectory_column")
 
     def labels(rows):
         where = frame[position].to_numpy()[rows] if position is not None else rows
-        files = [f"{f} " for f in frame["source_file"].to_numpy()[rows]] if "source_file" in frame else [""] * len(rows)
-        text = [f"{f}{word} {int(v)}" for f, v in zip(files, where)]
+        text = place_labels(word, where, frame["source_file"].to_numpy()[rows] if "source_file" in frame else None)
         if position is None or traj not in frame.columns:
             return text
         place = frame[[c for c in ("source_file", position) if c in frame.columns]]
         shared = place.duplicated(keep=False).to_numpy()[rows]  # a line of several points (a Porto trip)
         point = frame.groupby(frame[traj].to_numpy(), sort=False).cumcount().to_numpy()[rows]
-        ids = frame[traj].to_numpy()[rows]
-        return [f"{t} (trajectory {i} point {int(k)})" if s else t for t, i, k, s in zip(text, ids, point, shared)]
+        return with_points(text, shared, frame[traj].to_numpy()[rows], point)
 
     lon, lat = frame.geometry.x.to_numpy(), frame.geometry.y.to_numpy()
     keep, new_lon, new_lat, handled = outside_rows(lon, lat, args, labels, command=command,

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._text import significant, whole
 from . import _release_checks
-from ._common import CLIError, workers_arg, writable_file
+from ._common import CLIError, check_release_path, workers_arg, writable_file
 
 #: the largest --grid (cells a side): larger grids are refused up front (:func:`check_grid`)
 MAX_GRID = 512
@@ -246,10 +246,8 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
         memory = check_memory(memory)
     except ValueError as exc:
         raise CLIError(f"--memory: {exc}") from None
-    from ..io.parquet_folder import is_parquet_folder
-
-    if engine != "dask" and not (release.is_file() or is_parquet_folder(release)):
-        raise CLIError(f"{release} is not a file, nor a folder of Parquet parts ('tracs perturb --engine dask')")
+    if engine != "dask":
+        check_release_path(release)
     frame = None if engine == "dask" else _read_frame(release)
     data = read_sidecar(release) if frame is None else release_parameters(release, frame, command)
     warn_data_derived(command, data)

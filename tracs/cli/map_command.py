@@ -13,7 +13,7 @@ import numpy as np
 if TYPE_CHECKING:  # for the annotations only: the command imports geopandas when it runs
     import geopandas
 
-from ._common import CLIError, positive_float, positive_int, seed_int, writable_file
+from ._common import CLIError, check_release_path, positive_float, positive_int, seed_int, writable_file
 
 DESCRIPTION = """\
 Draw the check-ins of INPUT as trajectories on an interactive map (one layer per
@@ -111,12 +111,9 @@ def _read_release(path: Path):
     """The rows of a file 'tracs perturb' wrote, any format (:func:`tracs.io.release.read_release`)."""
     import geopandas as gpd
 
-    from ..io.parquet_folder import is_parquet_folder
     from ..io.release import read_release
 
-    if not (path.is_file() or is_parquet_folder(path)):
-        raise CLIError(f"no such file: {path}" if not path.exists() else
-                       f"{path} is not a file, nor a folder of Parquet parts ('tracs perturb --engine dask')")
+    check_release_path(path)
     frame = read_release(path)
     out = gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(frame["lng"], frame["lat"]), crs=4326)
     out.attrs["order"] = frame.attrs.get("order", "input")

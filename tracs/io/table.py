@@ -21,6 +21,18 @@ import numpy as np
 __all__ = ["Points", "read_points", "released_table", "released_digest", "write_released"]
 
 
+def place_labels(word: str, positions, files=None) -> list:
+    """How messages name rows: ``"line 7"``, or ``"000/a.plt line 7"`` with the file of each."""
+    files = [""] * len(positions) if files is None else [f"{f} " for f in files]
+    return [f"{f}{word} {int(v)}" for f, v in zip(files, positions)]
+
+
+def with_points(labels, shared, ids, points) -> list:
+    """``labels`` of rows whose line holds several points (``shared``) completed with their
+    trajectory and point: ``"line 7 (trajectory T point 2)"`` (a Porto trip)."""
+    return [f"{t} (trajectory {i} point {int(k)})" if s else t for t, i, k, s in zip(labels, ids, points, shared)]
+
+
 @dataclass
 class Points:
     """Check-ins in (user, trajectory, time) order, as arrays.
@@ -90,9 +102,8 @@ class Points:
         """How messages name ``rows``: ``"line 7"``, ``"000/a.plt line 7"`` for a folder, and, for a
         line holding several points (a Porto trip), ``"line 7 (trajectory T point 2)"``."""
         rows = np.asarray(rows, dtype=np.int64)
-        word = "line" if self.position == "line" else "row"
-        files = [f"{self.files[int(f)]} " for f in self.file[rows]] if self.file is not None else [""] * len(rows)
-        text = [f"{f}{word} {int(v)}" for f, v in zip(files, self.source[rows])]
+        files = None if self.file is None else [self.files[int(f)] for f in self.file[rows]]
+        text = place_labels("line" if self.position == "line" else "row", self.source[rows], files)
         place = self.source if self.file is None else self.source * (len(self.files) + 1) + self.file
         _, first, count = np.unique(place, return_inverse=True, return_counts=True)
         shared = count[first[rows]] > 1
@@ -101,8 +112,7 @@ class Points:
         traj = np.searchsorted(self.offsets, rows, side="right") - 1
         ids = self.trajectory_ids()
         ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj).to_numpy()
-        point = rows - self.offsets[traj]
-        return [f"{t} (trajectory {i} point {int(k)})" if s else t for t, i, k, s in zip(text, ids, point, shared)]
+        return with_points(text, shared, ids, rows - self.offsets[traj])
 
     def same_user_as_previous_trajectory(self) -> np.ndarray:
         """``out[t - 1]``: trajectory ``t`` has the same user as trajectory ``t - 1`` (length T - 1)."""
