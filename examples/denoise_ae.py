@@ -3,7 +3,7 @@
 The setting of ``docs/results.md`` (``tracs evaluate --dataset chi``): the data set of
 :func:`tracs.evaluation.load_dataset`, per-user streams, seeds
 ``cell_seed(0, "tracs-c", ε, r)`` for the repetitions ``r``.  Every release is fitted
-with :func:`tracs.estimate.density` (``grid=64``, the defaults otherwise) and denoised
+with :func:`tracs.estimate.grid_density` (``grid=64``, the defaults otherwise) and denoised
 with :func:`tracs.estimate.denoise`, per point and per trajectory (``trajectory=True``,
 the transition fitted from the reports); the errors are those of the raw reports, of
 the per-point and the smoothed points, each as is and rounded to the POIs (the table

@@ -1,7 +1,7 @@
 """How much the held-out pass budget of TraCS-D estimation depends on the fold permutation.
 
 For every data set and release (the reports, boxes and seeds of
-``examples/estimation_tables.py``), :func:`tracs.estimate.density` is fitted with
+``examples/estimation_tables.py``), :func:`tracs.estimate.grid_density` is fitted with
 the stopping rule alone (``stop="rule"``) and with the pass budget chosen on
 held-out trajectories (``stop="cv"``) for several seeds of the permutation that
 deals trajectories into folds (:data:`tracs.estimate._holdout.FOLD_SEED` is the

@@ -5,7 +5,7 @@ reports fix only the total mass of an edge zone, never its split among the
 zone's cells (:mod:`tracs.estimate._edge_zones`).  For every data set, ε and
 release (the reports, boxes and seeds of ``examples/estimation_tables.py``:
 perturbation seeds ``[s, 100·ε]``, ``s = 0 … releases − 1``, 500 boxes of seed
-0, a 32×32 grid), :func:`tracs.estimate.density` is fitted with its defaults
+0, a 32×32 grid), :func:`tracs.estimate.grid_density` is fitted with its defaults
 and every ``--decays`` value ``κ`` (0: the uniform split of plain EM).
 
 Prints one row per (data set, ε): the cells of the widest edge zone on the grid
@@ -27,7 +27,7 @@ import numpy as np
 from tracs._text import given, significant
 from tracs.estimate import density
 from tracs.estimate._edge_zones import zone_labels
-from tracs.estimate.planar import _tracsc_blocks
+from tracs.estimate.grid_density import _tracsc_blocks
 from tracs.perturbers import TraCSC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

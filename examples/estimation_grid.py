@@ -3,7 +3,7 @@
 For every data set, ε and release (the reports, boxes and seeds of
 ``examples/estimation_tables.py``: perturbation seeds ``[s, 100·ε]``,
 ``s = 0 … releases − 1``, 500 boxes of seed 0, a 32×32 grid),
-:func:`tracs.estimate.density` is fitted four ways, all with the stopping rule and
+:func:`tracs.estimate.grid_density` is fitted four ways, all with the stopping rule and
 edge zones split evenly (``edge_decay=0``):
 
 * **plain**: ``refine=1, smoothing=None`` (plain EM on the 32×32 grid);

@@ -9,7 +9,7 @@ points on the same ``--queries`` boxes (sides 10–50 % of the region's, seed
 
 * **raw**: the share of reports inside each box, counted exactly (``raw (hist)``:
   the reports' G×G histogram over the region, mass spread uniformly in each cell);
-* **plain EM**: :func:`tracs.estimate.density` with ``refine=1, stop="rule",
+* **plain EM**: :func:`tracs.estimate.grid_density` with ``refine=1, stop="rule",
   edge_decay=0`` — the exact likelihood on the G×G grid, no smoothing, the
   log-likelihood stopping rule, edge zones split evenly (EM's own split);
 * **EM λ**: a light partial EMS step after every M-step (``smoothing=0.005``),

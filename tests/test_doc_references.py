@@ -1,7 +1,7 @@
 """Every module and file the documentation names exists: stale names fail the suite.
 
-README.md and docs/*.md name modules by dotted path (``tracs.estimate.planar``,
-``data_loaders.trajectory_sets``; attribute paths like ``tracs.estimate.density``
+README.md and docs/*.md name modules by dotted path (``tracs.estimate.grid_density``,
+``data_loaders.trajectory_sets``; attribute paths like ``tracs.estimate.grid_density``
 included) and files by path (``tracs/io/formats.py``, ``data_loaders/…py``,
 ``benchmarks/…py``, ``tests/…py``, ``examples/…py``).  A dotted
 path resolves by importing its longest importable module prefix and reading the
@@ -91,9 +91,9 @@ def test_resolve_rejects_stale_names(dotted, message):
 
 
 def test_resolve_reads_attribute_paths():
-    from tracs.estimate.planar import density
+    from tracs.estimate.grid_density import density
 
-    assert resolve("tracs.estimate.density") is density
+    assert resolve("tracs.estimate.grid_density.density") is density
     assert resolve("tracs.io.formats.FORMATS") is importlib.import_module("tracs.io.formats").FORMATS
 
 

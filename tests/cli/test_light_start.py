@@ -86,7 +86,7 @@ def test_collection_is_paused_only_while_the_command_starts(tmp_path, argv, free
                              "lat": [35.6, 35.61, 35.7, 35.71], "lng": [139.6, 139.61, 139.7, 139.71]}),
                    tmp_path / "in.parquet")
     args = "['perturb', 'in.parquet', '-o', 'out.parquet', '-m', 'tracs-c', '-e', '2', '--region', 'tky', '-q']"
-    code = ("import gc, sys\nimport tracs.cli as c, tracs.cli._fast as f\nseen = {}\nrun = f.run\n"
+    code = ("import gc, sys\nimport tracs.cli as c, tracs.cli._release_files as f\nseen = {}\nrun = f.run\n"
             "def spy(*a, **k):\n    seen['during'] = gc.isenabled()\n    out = run(*a, **k)\n"
             "    seen['after'] = (gc.isenabled(), gc.get_freeze_count() > 0)\n    return out\n"
             "f.run = spy\n"

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from tracs.estimate.planar import axis_mechanisms
+from tracs.estimate.grid_density import axis_mechanisms
 from tracs.estimate.transition import output_grid, snap_edges, transition_matrix
 
 

@@ -94,7 +94,7 @@ def test_directional_equals_enumeration_over_cells(make):
     # the runs' posterior means equal those of one likelihood per (report, cell) from the
     # point test (tracs.estimate._coded), to 1e-12
     from tracs.estimate import _coded, _directional
-    from tracs.estimate.planar import _epsilons, _subpoints
+    from tracs.estimate.grid_density import _epsilons, _subpoints
 
     pert = make(REGION)
     off = np.arange(0, 301, 30)

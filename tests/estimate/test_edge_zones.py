@@ -9,7 +9,7 @@ from tracs import Rectangle
 from tracs.estimate import density
 from tracs.estimate import _expectation_maximisation as fitting
 from tracs.estimate._edge_zones import place_edge_mass, zone_labels, zone_weights
-from tracs.estimate.planar import _tracsc_blocks, _epsilons
+from tracs.estimate.grid_density import _tracsc_blocks, _epsilons
 from tracs.estimate.transition import snap_edges, transition_matrix
 from tracs.mechanisms import OptimalClassical
 from tracs.perturbers import PlanarLaplace, TraCSC

@@ -9,7 +9,7 @@ from tracs import Rectangle
 from tracs.estimate import Density, _holdout, density
 from tracs.estimate import _expectation_maximisation as fitting
 from tracs.estimate._directional import directional_blocks
-from tracs.estimate.planar import _axis_points, _subpoints
+from tracs.estimate.grid_density import _axis_points, _subpoints
 from tracs.perturbers import Strawman, TraCSD
 
 REGION = Rectangle(0.0, 0.0, 2.0, 1.0)

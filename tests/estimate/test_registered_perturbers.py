@@ -1,5 +1,5 @@
 """Every registered perturber (tracs.methods) round-trips through a release sidecar and is either
-estimated by tracs.estimate.density or refused by it, by name: a perturber added to the registry
+estimated by tracs.estimate.grid_density or refused by it, by name: a perturber added to the registry
 without these is a failure here, not a silent gap."""
 
 from __future__ import annotations

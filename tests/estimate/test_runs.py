@@ -7,7 +7,7 @@ import pytest
 
 from tracs import ConvexRegion, Rectangle
 from tracs.estimate import _coded, _directional
-from tracs.estimate.planar import _axis_points, _epsilons, _subpoints
+from tracs.estimate.grid_density import _axis_points, _epsilons, _subpoints
 from tracs.perturbers import Strawman, TraCSD
 
 RECT = Rectangle(0.0, 0.0, 2.0, 1.0)

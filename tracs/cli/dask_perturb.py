@@ -2,7 +2,7 @@
 
 Each partition holds whole users (:func:`tracs.dask.map_users` shuffles by user id
 when a user spans files) and is released by the steps of the in-process command
-(:mod:`tracs.cli._fast`): the same reader and checks (:func:`read_partition`, the one
+(:mod:`tracs.cli._release_files`): the same reader and checks (:func:`read_partition`, the one
 read of a partition), the public region and its projection, rows outside the region,
 trajectories split at ``--split-gap``, one keyed stream per user id from the seed
 and the generator (``--secure-rng``: ChaCha20), the ε columns, the GeoParquet writer.
@@ -132,7 +132,7 @@ def read_partition(part, options: argparse.Namespace):
     The one call of the reader on the Dask path: the partition goes through a
     temporary Parquet file to :func:`tracs.io.table.read_points`, so its checks,
     its grouping and its reading of times (decided from each user's own rows) are
-    those of :func:`tracs.cli._fast.run`.
+    those of :func:`tracs.cli._release_files.run`.
     """
     from ..io.table import read_points
     from . import _columns
@@ -144,7 +144,7 @@ def read_partition(part, options: argparse.Namespace):
 
 
 def release_partition(part, method: str, options: argparse.Namespace, public, crs):
-    """Release one partition of whole users as :func:`tracs.cli._fast.run` releases a file.
+    """Release one partition of whole users as :func:`tracs.cli._release_files.run` releases a file.
 
     ``part``'s index is each row's position in the whole input; the result keeps the
     rows that are released, with that index, in input order.
@@ -155,7 +155,7 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     from ..io.table import released_table, to_wgs84
     from ..methods import get
     from . import _public
-    from ._fast import random_argument, released_columns, user_keys
+    from ._release_files import random_argument, released_columns, user_keys
 
     method = get(method)
     points, _ = _public.points_in_region(read_partition(part, options), options)
@@ -277,7 +277,7 @@ def write_folder(output: Path, write) -> None:
 def run_dask(args, method) -> int:
     """Perturb a Parquet directory on Dask; write a GeoParquet directory (see the module docstring)."""
     from . import _public
-    from ._fast import released_columns
+    from ._release_files import released_columns
     from .estimate import write_perturb_sidecar
 
     try:

@@ -44,7 +44,7 @@ def add_parser(subparsers) -> None:
 
 def _check_method(release: Path) -> None:
     """A release whose sidecar names a method other than TraCS-C is refused before any work."""
-    from ..estimate.planar import check_perturber
+    from ..estimate.grid_density import check_perturber
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
 
     try:

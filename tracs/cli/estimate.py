@@ -227,7 +227,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     """``(density, parameters, reports)`` of a file written by 'tracs perturb', from the
     parameters it carries or its sidecar, checked against its rows."""
     from ..estimate._memory import check_memory
-    from ..estimate.planar import density
+    from ..estimate.grid_density import density
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
 
     if not release.exists():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _columns, _fast, _output, _public
+from . import _columns, _output, _public, _release_files
 from ._common import CLIError, anchor_arg, positive_float, seed_int, workers_arg, writable_file
 
 DESCRIPTION = """\
@@ -143,7 +143,7 @@ def run(args) -> int:
     fmt = _output_format(output, args.geometry)
 
     _public.check_options(args, discrete=method.discrete)
-    return _fast.run(args, method, output, fmt)
+    return _release_files.run(args, method, output, fmt)
 
 
 def released_frame(trajs, released, eps_point, eps_traj, *, keep_lines: bool = False):

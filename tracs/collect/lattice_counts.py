@@ -8,7 +8,7 @@ rebuilds them from the database with one ``GROUP BY`` when the stored count
 differs from its own (at start, after a rolled-back batch, or when another
 collector process writes to the same PostgreSQL database) — the reports are never
 loaded.  An estimate is the fit ``tracs estimate`` makes of the export of those
-reports, with the same options (:func:`tracs.estimate.planar.plan_density`), on the
+reports, with the same options (:func:`tracs.estimate.grid_density.plan_density`), on the
 blocks of the counts; it is kept until the next batch.  Other methods are estimated
 from the export (:func:`tracs.collect.export.estimate_csv`).
 """
@@ -123,7 +123,7 @@ class LatticeCounts:
 
 def plan_of(model, grid: int):
     """The plan of ``tracs estimate --grid GRID``'s fit (its default options) for TraCS-C reports."""
-    from ..estimate.planar import plan_density
+    from ..estimate.grid_density import plan_density
 
     eps = float(model.epsilon)
     return plan_density(model, 0, eps, eps, grid=(grid, grid))

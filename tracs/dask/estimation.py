@@ -30,7 +30,7 @@ def _lengths(held):
 
 def _partition_blocks(held, plan, rank_starts):
     """Blocks of one partition; ``rank_starts``: global first row of each of its trajectories."""
-    from ..estimate.planar import _epsilons
+    from ..estimate.grid_density import _epsilons
 
     points, offsets, _ = held
     if len(points) == 0:
@@ -117,7 +117,7 @@ def _merge_binned(lists):
 
 def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time=None, x=None, y=None,
              shuffle="auto", **options):
-    """:func:`tracs.estimate.density` of the reports in a Dask frame, on the active scheduler.
+    """:func:`tracs.estimate.grid_density` of the reports in a Dask frame, on the active scheduler.
 
     Parameters
     ----------
@@ -131,7 +131,7 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
     shuffle : "auto", True or False
         Bring each user's rows into one partition first (as :func:`perturb`).
     **options
-        Further arguments of :func:`tracs.estimate.density` (``smoothing``,
+        Further arguments of :func:`tracs.estimate.grid_density` (``smoothing``,
         ``stop``, ``memory`` per partition, ``workers`` threads per partition, …).
 
     Returns
@@ -147,7 +147,7 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
     import dask
 
     from ..estimate import _holdout
-    from ..estimate.planar import _epsilons, check_perturber, plan_density
+    from ..estimate.grid_density import _epsilons, check_perturber, plan_density
 
     check_perturber(perturber)
     meta = ddf._meta

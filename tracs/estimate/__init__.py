@@ -23,7 +23,7 @@ _LAZY = {
     "mean": "tracs.estimate.univariate",
     "Distribution": "tracs.estimate.univariate",
     "MeanEstimate": "tracs.estimate.univariate",
-    "density": "tracs.estimate.planar",
+    "density": "tracs.estimate.grid_density",
     "denoise": "tracs.estimate.denoise",
     "Density": "tracs.estimate.result",
     "Hotspots": "tracs.estimate.result",

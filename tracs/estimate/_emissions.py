@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from .._numba_cache import key_on_sources
-from .planar import _axis_points, _epsilons, _subpoints, axis_mechanisms
+from .grid_density import _axis_points, _epsilons, _subpoints, axis_mechanisms
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["split_edges", "AxesTables", "DirectionalTables"]

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..perturbers._base import as_batch
 from ._emissions import split_edges
-from .planar import _epsilons, axis_mechanisms, check_parts, check_perturber
+from .grid_density import _epsilons, axis_mechanisms, check_parts, check_perturber
 from .result import Density
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
@@ -52,7 +52,7 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
     perturber : TraCSC, TraCSD or Strawman
         The public perturber that released them.
     estimate : Density
-        The prior: a density fitted from the reports (:func:`tracs.estimate.density`);
+        The prior: a density fitted from the reports (:func:`tracs.estimate.grid_density`);
         its fine grid (``detail``) when it has one.
     offsets : array_like of int, optional
         Trajectory boundaries; needed for TraCS-D and the Strawman (a report's
@@ -62,7 +62,7 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
         Equal parts of every cell along each axis (1: the posterior mean of the cell
         centres); default :data:`DEFAULT_SUBCELLS`.  TraCS-D / Strawman: the public
         points per cell and axis of their likelihood (``subpoints`` of
-        :func:`tracs.estimate.density`), at most 4.
+        :func:`tracs.estimate.grid_density`), at most 4.
     trajectory : bool
         Smooth every trajectory (:mod:`tracs.estimate.smoothing`): the posterior mean of
         each true point given all the reports of its trajectory, under a transition
@@ -161,7 +161,7 @@ def _directional_means(pts, off, perturber, prior: Density, per_cell: int) -> np
     and ``θ·y``; reports equal to their reference through their dense likelihood rows."""
     from ._directional import directional_blocks
     from ._runs import RunBlock
-    from .planar import _axis_points, _subpoints
+    from .grid_density import _axis_points, _subpoints
 
     xe, ye = (np.asarray(e, dtype=np.float64) for e in prior.grid)
     theta = np.asarray(prior.probabilities, dtype=np.float64)

@@ -7,7 +7,7 @@ and how rows form trajectories.  ``sources`` says where the region, the points o
 interest and the anchor came from: ``"public"`` (given by the user, fixed in
 advance) or ``"data"`` (computed from the check-ins, ``--region-from-data``: such a
 release is not private, and every reader of it is told).  The seed is never written.  :func:`perturber_from_sidecar`
-rebuilds the public perturber for :func:`tracs.estimate.density`.
+rebuilds the public perturber for :func:`tracs.estimate.grid_density`.
 
 The sidecar of ``released.csv`` is ``released.csv.tracs.json`` (:func:`sidecar_path`: the
 whole file name, so ``rel.csv`` and ``rel.parquet`` never share one); the name of older

@@ -1,7 +1,7 @@
 """Per-trajectory denoising: forward–backward smoothing of every trajectory's reports.
 
 A hidden Markov model on the cells of the fitted density ``θ``
-(:func:`tracs.estimate.density`): the hidden state of a point is its true cell, the
+(:func:`tracs.estimate.grid_density`): the hidden state of a point is its true cell, the
 emission of a report is the method's exact report likelihood per cell
 (:mod:`tracs.estimate._emissions`, the same as the per-point posterior's), the first
 point's prior is ``θ`` and the step between consecutive true points follows::

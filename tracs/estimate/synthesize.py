@@ -42,7 +42,7 @@ import numpy as np
 from .._validation import as_batch, as_generator
 from ..mechanisms import OptimalClassical
 from . import _expectation_maximisation as fitting
-from .planar import _check_grid, _epsilons, check_perturber
+from .grid_density import _check_grid, _epsilons, check_perturber
 from ._laplace import laplace_blocks, laplace_keys
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 

@@ -165,7 +165,7 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
         there), so the reports fix only the zone's total
         (:mod:`tracs.estimate._edge_zones`).  ``κ > 0``: a density ``∝ exp(−κ·u)``
         across the zone, falling towards the end; ``0`` (default): EM's even split.
-        The default differs from :func:`tracs.estimate.density`'s (4): a value
+        The default differs from :func:`tracs.estimate.grid_density`'s (4): a value
         domain, unlike a region drawn around a city, often holds data up to its
         ends (clipped values).  The same split is applied to the bootstrap
         replicates.

@@ -1,7 +1,7 @@
 """Estimated-vs-raw query metrics: what the collector gains by estimating from the reports.
 
 For one run, both the raw reports' grid histogram and the EM estimate of
-:func:`tracs.estimate.density` (from the reports and the public perturber only)
+:func:`tracs.estimate.grid_density` (from the reports and the public perturber only)
 answer the same queries on a ``GRID × GRID`` grid over the public region:
 
 * range queries: mean absolute error of the share of points in ``QUERIES`` random

@@ -117,7 +117,7 @@ EXTRA_METRICS: dict[str, MetricSpec] = {
                    "mean absolute error of the share of points in 200 random boxes (10-50 % of each "
                    "side), counted on the raw reports", False),
         MetricSpec("range_query_estimated", _est.range_query_estimated,
-                   "the same boxes answered by the EM density estimate (tracs.estimate.density; "
+                   "the same boxes answered by the EM density estimate (tracs.estimate.grid_density; "
                    "NaN for methods without an estimator)", False, needs_perturber=True),
         MetricSpec("hotspots_raw", _est.hotspots_raw,
                    "share of the 20 busiest true cells (32x32) among the raw reports' 20 busiest", True),

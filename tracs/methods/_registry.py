@@ -22,7 +22,7 @@ MECHANISM, PERTURBER, BASELINE = "mechanism", "perturber", "baseline"
 KINDS = (MECHANISM, PERTURBER, BASELINE)
 
 #: collector-side estimators: a 1-D mechanism's distribution (tracs.estimate.distribution),
-#: 2-D densities (tracs.estimate.density) from per-axis reports, direction-distance reports or a
+#: 2-D densities (tracs.estimate.grid_density) from per-axis reports, direction-distance reports or a
 #: planar grid, and POI frequencies (tracs.estimate.frequencies)
 ESTIMATORS = ("distribution", "axes", "directional", "grid", "frequencies")
 
