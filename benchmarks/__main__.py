@@ -7,7 +7,8 @@ audit-power (planted leaks and false alarms over 100 seeds), cli
 (the cost of per-user keyed streams), setup (install, first and warm call per
 method, test suite), collect (``tracs serve``'s ingest over HTTP, the device's
 releases with their state committed), scaling (1, 2, 4, … workers), reference (the
-published code's per-point structure, DP libraries).
+published code's per-point structure, DP libraries), ldptrace (synthetic trajectories
+against LDPTrace's published code, at equal ε per user; needs ``LDPTRACE_DIR``).
 Each prints items per second, memory and ratios measured in the same run (against
 a naive or reference per-item loop, and against the previous documented run,
 ``benchmarks/previous.json``).  ``--quick`` uses smaller inputs (a smoke run).
@@ -40,6 +41,7 @@ SECTIONS = {
     "keyed": "benchmarks.keyed",
     "setup": "benchmarks.setup",
     "collect": "benchmarks.collect",
+    "ldptrace": "benchmarks.ldptrace",
 }
 #: other names of sections
 ALIASES = {"discrete": "rounding"}
