@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from tracs.errors import InputError
 from tracs.io.checkins import build_checkins, check_duplicates_policy, check_strict
 from tracs.io.text import Table, check_path, map_header, read_table, sniff
 
@@ -34,7 +35,7 @@ def read_known_format(path: Path, *, what: str, columns, aliases: dict, time_fie
     head = sniff(path, what=what, encoding=encoding)
     if len(head.fields) != len(columns):
         sep = "tab" if head.sep == "\t" else repr(head.sep)
-        raise ValueError(f"{path} is not a {what} file: its first line has {len(head.fields)} "
+        raise InputError(f"{path} is not a {what} file: its first line has {len(head.fields)} "
                          f"{sep}-separated fields, expected {len(columns)} ({describe})"
                          f"{hints.get(len(head.fields), '')}")
     if time_pattern.match(head.fields[time_field]):

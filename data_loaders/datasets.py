@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tracs.errors import InputError
 from tracs.io.foursquare_time import FOURSQUARE_TIME as _FOURSQUARE_TIME
 from tracs.io.text import check_path, sniff
 from tracs.io.times import ISO_TIME as _GOWALLA_TIME
@@ -80,7 +81,7 @@ def dataset_path(name: str, data_dir=None) -> Path:
     """
     key = str(name).lower()
     if key not in DATASETS:
-        raise ValueError(f"unknown data set {name!r}; choose from {sorted(DATASETS)} or 'synthetic'")
+        raise InputError(f"unknown data set {name!r}; choose from {sorted(DATASETS)} or 'synthetic'")
     file_name = DATASETS[key][0]
     if data_dir is not None:
         path = Path(data_dir) / file_name
@@ -140,5 +141,5 @@ def load_dataset(name: str = "synthetic", *, data_dir=None, users: int = 200, se
         return DATASETS[key][1](dataset_path(key, data_dir), **kwargs)
     if os.path.sep in str(name) or Path(str(name)).suffix:
         return load_any(name, **kwargs)
-    raise ValueError(f"unknown data set {name!r}; choose from {sorted(DATASETS)}, 'synthetic' "
+    raise InputError(f"unknown data set {name!r}; choose from {sorted(DATASETS)}, 'synthetic' "
                      "or give a file path")

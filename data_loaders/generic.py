@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import shapely
 
+from tracs.errors import InputError, InputTypeError, MissingExtraError
 from tracs.io.checkins import RESERVED, build_checkins, check_duplicates_policy, check_strict
 from tracs.io.text import check_path, read_table, sniff
 
@@ -58,16 +59,16 @@ def _read_path(path: Path, *, sep, encoding, text=()):
             import pyarrow.parquet as pq
             is_geo = b"geo" in (pq.read_schema(path).metadata or {})
         except ImportError as exc:
-            raise ImportError("reading Parquet needs pyarrow (pip install 'tracs[parquet]')") from exc
+            raise MissingExtraError("reading Parquet needs pyarrow (pip install 'tracs[parquet]')") from exc
         except Exception as exc:
-            raise ValueError(f"{path} is not a readable Parquet file: {exc}") from exc
+            raise InputError(f"{path} is not a readable Parquet file: {exc}") from exc
         frame = gpd.read_parquet(path) if is_geo else pd.read_parquet(path)
         return frame, None, None, None, [], "parquet", "row"
     if suffix in _VECTOR:
         try:
             frame = gpd.read_file(path)
         except Exception as exc:
-            raise ValueError(f"{path} is not a readable vector file: {exc}") from exc
+            raise InputError(f"{path} is not a readable vector file: {exc}") from exc
         return frame, None, None, None, [], suffix.lstrip("."), "row"
     head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
     if text:  # trajectory ids are ids too: "01" and "1" are two trajectories
@@ -86,7 +87,7 @@ def _coordinates(frame, lat, lng, *, notes):
     if isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns:
         geom = frame.geometry
         if geom.crs is None:
-            raise ValueError("the GeoDataFrame has no CRS: set it (e.g. .set_crs('EPSG:4326')) "
+            raise InputError("the GeoDataFrame has no CRS: set it (e.g. .set_crs('EPSG:4326')) "
                              "so that its coordinates can be read as longitude/latitude")
         if not geom.crs.equals("EPSG:4326"):
             geom = geom.to_crs("EPSG:4326")
@@ -94,13 +95,13 @@ def _coordinates(frame, lat, lng, *, notes):
         arr = geom.array
         kinds = shapely.get_type_id(np.asarray(arr))
         if not np.all((kinds == 0) | (kinds == -1)):  # points (or missing)
-            raise ValueError("the geometry column must hold points (one per check-in)")
+            raise InputError("the geometry column must hold points (one per check-in)")
         xy = np.full((len(arr), 2), np.nan)
         present = ~(shapely.is_missing(np.asarray(arr)) | shapely.is_empty(np.asarray(arr)))
         xy[present] = shapely.get_coordinates(np.asarray(arr)[present])
         return pd.Series(xy[:, 1]), pd.Series(xy[:, 0]), {frame.geometry.name}
     missing = [c for c in (lat, lng) if c not in frame.columns]
-    raise ValueError(f"missing column(s) {missing} for latitude/longitude; available: "
+    raise InputError(f"missing column(s) {missing} for latitude/longitude; available: "
                      f"{list(frame.columns)} (pass lat=..., lng=... to name them)")
 
 
@@ -167,10 +168,10 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     check_duplicates_policy(duplicates)
     strict = check_strict(strict)
     if id_type not in ("text", "infer"):
-        raise ValueError(f"id_type must be one of text, infer, got {id_type!r}")
+        raise InputError(f"id_type must be one of text, infer, got {id_type!r}")
     for name, value in (("user", user), ("time", time), ("lat", lat), ("lng", lng)):
         if not isinstance(value, str):
-            raise TypeError(f"{name} must be a column name (str), got {type(value).__name__}")
+            raise InputTypeError(f"{name} must be a column name (str), got {type(value).__name__}")
     if isinstance(path_or_frame, pd.DataFrame):
         frame, source = path_or_frame, "<DataFrame>"
         lines = bad = blank = None
@@ -181,19 +182,19 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
             path, sep=sep, encoding=encoding, text=(user,) if id_type == "text" else ())
         source = path.name
     else:
-        raise TypeError("path_or_frame must be a path or a pandas/geopandas DataFrame, "
-                        f"got {type(path_or_frame).__name__}")
+        raise InputTypeError("path_or_frame must be a path or a pandas/geopandas DataFrame, "
+                             f"got {type(path_or_frame).__name__}")
     if len(frame) == 0:
-        raise ValueError(f"{source} has no check-in rows")
+        raise InputError(f"{source} has no check-in rows")
     missing = [c for c in (user, time) if c not in frame.columns]
     if missing:
-        raise ValueError(f"missing column(s) {missing} in {source}; available: {list(frame.columns)} "
+        raise InputError(f"missing column(s) {missing} in {source}; available: {list(frame.columns)} "
                          "(pass user=..., time=... to name them)")
     notes = list(notes)
     lat_s, lng_s, used = _coordinates(frame, lat, lng, notes=notes)
     poi_name = ("poi_id" if "poi_id" in frame.columns else None) if poi is _AUTO else poi
     if poi_name is not None and poi_name not in frame.columns:
-        raise ValueError(f"missing POI column {poi_name!r} in {source}; available: {list(frame.columns)}")
+        raise InputError(f"missing POI column {poi_name!r} in {source}; available: {list(frame.columns)}")
     used |= {user, time} | ({poi_name} if poi_name else set())
     if isinstance(frame, gpd.GeoDataFrame) and frame._geometry_column_name in frame.columns:
         used.add(frame._geometry_column_name)

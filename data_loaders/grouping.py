@@ -14,6 +14,7 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 
+from tracs.errors import InputError, InputTypeError
 from tracs.geo import to_metric
 from tracs.io.checkins import SOURCE_COLUMN, user_order_keys
 from tracs.io.report import LoadReport
@@ -30,14 +31,14 @@ def _check_gap(split_gap):
         return None
     if isinstance(split_gap, bool) or (isinstance(split_gap, numbers.Number)
                                        and not isinstance(split_gap, np.timedelta64)):
-        raise TypeError("split_gap must be a time span such as pd.Timedelta('3h') or '3h', "
-                        f"not a bare number ({split_gap!r}): the unit would be ambiguous")
+        raise InputTypeError("split_gap must be a time span such as pd.Timedelta('3h') or '3h', "
+                             f"not a bare number ({split_gap!r}): the unit would be ambiguous")
     try:
         gap = pd.Timedelta(split_gap)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"split_gap {split_gap!r} is not a time span") from exc
+        raise InputError(f"split_gap {split_gap!r} is not a time span") from exc
     if pd.isna(gap) or gap <= pd.Timedelta(0):
-        raise ValueError(f"split_gap must be a positive time span, got {split_gap!r}")
+        raise InputError(f"split_gap must be a positive time span, got {split_gap!r}")
     return gap
 
 
@@ -68,7 +69,7 @@ def _check_missing_times(checkins, times: pd.Series) -> None:
     column = SOURCE_COLUMN.get(report.get("position", "line")) if isinstance(report, LoadReport) else None
     if column is None or column not in checkins.columns or \
             not np.isin(checkins[column].to_numpy()[missing], report.untimed).all():
-        raise ValueError(f"{int(missing.sum())} check-ins have no time (only points that the loader "
+        raise InputError(f"{int(missing.sum())} check-ins have no time (only points that the loader "
                          "reports as untimed, such as GPX points without <time>, may lack one)")
 
 
@@ -134,34 +135,34 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
     """
     gap = _check_gap(split_gap)
     if isinstance(min_points, bool) or not isinstance(min_points, numbers.Integral):
-        raise TypeError(f"min_points must be an int, got {type(min_points).__name__}")
+        raise InputTypeError(f"min_points must be an int, got {type(min_points).__name__}")
     if min_points < 1:
-        raise ValueError(f"min_points must be >= 1, got {min_points}")
+        raise InputError(f"min_points must be >= 1, got {min_points}")
     if not isinstance(dedupe_consecutive, (bool, np.bool_)):
-        raise TypeError("dedupe_consecutive must be a bool")
+        raise InputTypeError("dedupe_consecutive must be a bool")
     if not isinstance(checkins, gpd.GeoDataFrame):
         if not isinstance(checkins, pd.DataFrame):
-            raise TypeError(f"checkins must be a (Geo)DataFrame, got {type(checkins).__name__}")
+            raise InputTypeError(f"checkins must be a (Geo)DataFrame, got {type(checkins).__name__}")
         checkins = load_checkins(checkins)
     missing = [c for c in ("uid", "datetime") if c not in checkins.columns]
     if missing:
-        raise ValueError(f"checkins lack column(s) {missing}: load them with a data_loaders "
+        raise InputError(f"checkins lack column(s) {missing}: load them with a data_loaders "
                          "function (or rename the columns)")
     if len(checkins) == 0:
-        raise ValueError("no check-ins")
+        raise InputError("no check-ins")
     times = checkins["datetime"]
     if not (isinstance(times.dtype, pd.DatetimeTZDtype) or pd.api.types.is_datetime64_dtype(times.dtype)):
-        raise TypeError(f"the datetime column must hold datetimes, got dtype {times.dtype}")
+        raise InputTypeError(f"the datetime column must hold datetimes, got dtype {times.dtype}")
     _check_missing_times(checkins, times)
     if checkins["uid"].isna().any():
-        raise ValueError(f"{int(checkins['uid'].isna().sum())} check-ins have no user id")
+        raise InputError(f"{int(checkins['uid'].isna().sum())} check-ins have no user id")
 
     # order by (user, time), stably; only touch the frame when it is not already
     ukey = user_order_keys(checkins["uid"].reset_index(drop=True))
     n_users = len(np.unique(ukey))
     if by is not None:
         if by not in checkins.columns:
-            raise ValueError(f"no trajectory column {by!r} among {list(checkins.columns)}")
+            raise InputError(f"no trajectory column {by!r} among {list(checkins.columns)}")
         group = pd.factorize(checkins[by].reset_index(drop=True), sort=True)[0].astype(np.int64)
         dense = np.unique(ukey, return_inverse=True)[1].astype(np.int64)
         ukey = dense * (int(group.max()) + 2) + group  # order and split by (user, trajectory column)
@@ -196,7 +197,7 @@ def to_trajectories(checkins, *, split_gap=None, min_points: int = 1,
     short = (counts > 0) & (counts < min_points)
     keep &= ~short[traj]
     if not keep.any():
-        raise ValueError(f"no trajectory has at least min_points={min_points} points")
+        raise InputError(f"no trajectory has at least min_points={min_points} points")
 
     rows = np.flatnonzero(keep)
     kept_traj = traj[rows]

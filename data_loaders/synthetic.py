@@ -27,8 +27,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tracs._validation import as_generator, check_finite, check_positive_int
+from tracs._validation import as_generator, check_finite, check_integer
 
+from tracs.errors import InputError
 from tracs.io.checkins import build_checkins
 
 __all__ = ["synthetic_checkins"]
@@ -78,19 +79,19 @@ def synthetic_checkins(*, users: int, seed, checkins_per_user: float = 40.0, poi
         (WGS84), sorted by (uid, datetime); ``attrs["report"]`` says nothing was
         dropped (format ``"synthetic"``).
     """
-    users = check_positive_int(users, "users")
-    pois = check_positive_int(pois, "pois")
-    clusters = check_positive_int(clusters, "clusters")
-    favourites = min(check_positive_int(favourites, "favourites"), clusters)
+    users = check_integer(users, "users")
+    pois = check_integer(pois, "pois")
+    clusters = check_integer(clusters, "clusters")
+    favourites = min(check_integer(favourites, "favourites"), clusters)
     mean = check_finite(checkins_per_user, "checkins_per_user")
     if mean < 1:
-        raise ValueError(f"checkins_per_user must be >= 1, got {mean}")
+        raise InputError(f"checkins_per_user must be >= 1, got {mean}")
     radius = check_finite(radius_m, "radius_m")
     if radius <= 0:
-        raise ValueError(f"radius_m must be > 0, got {radius}")
+        raise InputError(f"radius_m must be > 0, got {radius}")
     lon0, lat0 = (check_finite(v, "center") for v in center)
     if abs(lat0) > 80 or abs(lon0) > 180:
-        raise ValueError(f"center must be a (longitude, latitude) away from the poles, got {center}")
+        raise InputError(f"center must be a (longitude, latitude) away from the poles, got {center}")
     rng = as_generator(seed)
 
     # neighbourhoods and venues (metres from the centre)

@@ -144,3 +144,55 @@ def test_refusals_are_caught_as_tracs_errors(call, name, builtin, fragment, tmp_
     assert fragment in str(info.value)
     with pytest.raises(builtin):  # the clause callers already use still catches it
         call(tmp_path)
+
+
+# -- no plain built-in refusal left in the source -------------------------------------------------
+
+#: raises of a plain ValueError / TypeError / KeyError that are not refusals of the user's input:
+#: (file relative to the repository, class, fragment of the raised expression)
+PLAIN_RAISES = {
+    # the Mapping protocol of the registry's views: a name of another kind is simply not a key there
+    ("tracs/methods/_registry.py", "KeyError", "KeyError(name)"),
+    # an invariant of the reader (times are parsed before they reach this point), not a user's error
+    ("tracs/io/checkins.py", "TypeError", "internal: time must be parsed"),
+}
+
+PLAIN = {"ValueError", "TypeError", "KeyError"}
+
+
+def _raises(classes=PLAIN):
+    """(file, class, source of the raised expression) of every ``raise`` of one of ``classes``."""
+    import ast
+    from pathlib import Path
+
+    root = Path(tracs.__file__).resolve().parent.parent
+    found = []
+    for package in ("tracs", "data_loaders"):
+        for path in sorted((root / package).rglob("*.py")):
+            source = path.read_text(encoding="utf-8")
+            for node in ast.walk(ast.parse(source)):
+                if not isinstance(node, ast.Raise) or node.exc is None:
+                    continue
+                target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if isinstance(target, ast.Name) and target.id in classes:
+                    found.append((path.relative_to(root).as_posix(), target.id,
+                                  ast.get_source_segment(source, node.exc)))
+    return found
+
+
+def test_no_plain_builtin_raise_outside_the_allow_list():
+    """A deliberate refusal raises a TracsError class (``InputError``, ``InputTypeError`` …): the
+    command line shows those as one line and any other exception as a bug, with its traceback."""
+    found = _raises()
+    allowed = [(path, name, text) for path, name, text in found
+               if any(path == p and name == n and fragment in text for p, n, fragment in PLAIN_RAISES)]
+    outside = sorted(set(found) - set(allowed))
+    assert not outside, "raise a class of tracs.errors instead of:\n" + "\n".join(
+        f"{path}: raise {text}" for path, name, text in outside)
+    assert len(allowed) == len(PLAIN_RAISES), "an allow-list entry matches no raise: remove it"
+
+
+def test_the_source_walk_sees_raises():
+    """The walk reads every file (a changed layout cannot make the test above pass by finding nothing)."""
+    found = _raises({"InputError", "InputTypeError"})
+    assert len(found) >= 500 and {"tracs/_validation.py", "data_loaders/generic.py"} <= {f for f, _, _ in found}

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import InputError, InputTypeError
+
 __all__ = ["from_movingpandas", "perturb_movingpandas", "from_skmob", "to_skmob", "perturb_skmob"]
 
 _MPD_HINT = "pass a movingpandas.TrajectoryCollection or Trajectory (pip install 'tracs[movingpandas]')"
@@ -36,8 +38,8 @@ def _trajectories(collection):
         return [collection]
     if isinstance(collection, mpd.TrajectoryCollection):
         return list(collection.trajectories)
-    raise TypeError(f"expected a MovingPandas TrajectoryCollection or Trajectory, got "
-                    f"{type(collection).__name__}; {_MPD_HINT}")
+    raise InputTypeError(f"expected a MovingPandas TrajectoryCollection or Trajectory, got "
+                         f"{type(collection).__name__}; {_MPD_HINT}")
 
 
 def from_movingpandas(collection):
@@ -60,7 +62,7 @@ def from_movingpandas(collection):
         df.insert(0, "uid", traj.obj_id if traj.obj_id is not None else traj.id)
         frames.append(df)
     if not frames:
-        raise ValueError("the collection holds no trajectories")
+        raise InputError("the collection holds no trajectories")
     crs = frames[0].crs if hasattr(frames[0], "crs") else None
     return gpd.GeoDataFrame(pd.concat(frames, ignore_index=True), geometry="geometry", crs=crs)
 
@@ -93,10 +95,10 @@ def from_skmob(frame):
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"expected a scikit-mobility TrajDataFrame or a pandas DataFrame, got {type(frame).__name__}")
+        raise InputTypeError(f"expected a scikit-mobility TrajDataFrame or a pandas DataFrame, got {type(frame).__name__}")
     missing = [c for c in ("lat", "lng", "uid") if c not in frame.columns]
     if missing:
-        raise ValueError(f"a TrajDataFrame needs the columns lat, lng, uid; missing: {', '.join(missing)} "
+        raise InputError(f"a TrajDataFrame needs the columns lat, lng, uid; missing: {', '.join(missing)} "
                          f"(found: {', '.join(map(str, frame.columns))})")
     data = pd.DataFrame(frame).drop(columns=["lat", "lng"])
     if "tid" in data.columns:

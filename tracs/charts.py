@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import InputError
+
 __all__ = ["error_vs_epsilon_svg", "write_svg", "nice_ticks"]
 
 #: line colours, in order of first appearance (colour-blind-safe, Okabe and Ito)
@@ -27,7 +29,7 @@ LEFT, RIGHT, TOP, BOTTOM = 72, 20, 56, 52
 def nice_ticks(low: float, high: float, count: int = 5) -> np.ndarray:
     """Round tick values (1, 2 or 5 times a power of ten apart) covering ``[low, high]``."""
     if not (math.isfinite(low) and math.isfinite(high)):
-        raise ValueError(f"cannot place ticks on [{low}, {high}]")
+        raise InputError(f"cannot place ticks on [{low}, {high}]")
     if high <= low:
         pad = abs(low) * 0.1 or 1.0
         low, high = low - pad, high + pad
@@ -98,9 +100,9 @@ def error_vs_epsilon_svg(summary, *, value: str = "ae_mean", low: str | None = "
         label = "method"
     for column in ("epsilon", value, label):
         if column not in summary.columns:
-            raise ValueError(f"the summary has no column {column!r}")
+            raise InputError(f"the summary has no column {column!r}")
     if not len(summary):
-        raise ValueError("the summary has no rows to draw")
+        raise InputError("the summary has no rows to draw")
     bands = bool(low and high and low in summary.columns and high in summary.columns)
     groups = []
     for name, group in summary.groupby(label, sort=False):
@@ -114,10 +116,10 @@ def error_vs_epsilon_svg(summary, *, value: str = "ae_mean", low: str | None = "
     ys = np.concatenate([np.concatenate([g[2], g[3], g[4]]) for g in groups])
     ys = ys[np.isfinite(ys)]
     if not ys.size:
-        raise ValueError(f"column {value!r} holds no finite value to draw")
+        raise InputError(f"column {value!r} holds no finite value to draw")
     if logy:
         if (ys <= 0).any():
-            raise ValueError("logy needs positive values; the summary holds values ≤ 0")
+            raise InputError("logy needs positive values; the summary holds values ≤ 0")
         ys = np.log10(ys)
     if logy:  # ticks at powers of ten, at least two
         y_ticks = np.arange(math.floor(ys.min()), max(math.ceil(ys.max()), math.floor(ys.min()) + 1) + 1,

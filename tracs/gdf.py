@@ -14,6 +14,8 @@ import inspect
 
 import numpy as np
 
+from .errors import InputError, InputTypeError
+
 __all__ = ["perturb_gdf", "metric_perturber"]
 
 USER_ALIASES = ("uid", "user_id", "user", "userid")
@@ -29,7 +31,7 @@ _GDF_HINT = ("pass a geopandas.GeoDataFrame of points with a CRS (e.g. "
 def _column(gdf, given, aliases, what):
     if given is not None:
         if given not in gdf.columns:
-            raise ValueError(f"{what} column {given!r} not found; columns: {', '.join(map(str, gdf.columns))}")
+            raise InputError(f"{what} column {given!r} not found; columns: {', '.join(map(str, gdf.columns))}")
         return given
     lowered = {str(c).lower(): c for c in gdf.columns if c != gdf.geometry.name}
     return next((lowered[a] for a in aliases if a in lowered), None)
@@ -72,7 +74,7 @@ def metric_perturber(perturber, crs):
         return perturber, forward, backward, metric
     boundary = np.column_stack(forward.transform(*_boundary(region).T))
     if not np.all(np.isfinite(boundary)):
-        raise ValueError("the region does not project to the metric CRS (is it in the frame's CRS?)")
+        raise InputError("the region does not project to the metric CRS (is it in the frame's CRS?)")
     if isinstance(region, Rectangle):
         new_region = Rectangle(*boundary.min(axis=0), *boundary.max(axis=0))
     elif isinstance(region, ConvexRegion):
@@ -80,7 +82,7 @@ def metric_perturber(perturber, crs):
 
         new_region = ConvexRegion(MultiPoint(boundary).convex_hull)
     else:
-        raise TypeError(f"unsupported region type {type(region).__name__}")
+        raise InputTypeError(f"unsupported region type {type(region).__name__}")
 
     options = {}
     for name, parameter in inspect.signature(type(perturber).__init__).parameters.items():
@@ -137,32 +139,32 @@ def perturb_gdf(gdf, perturber, *, rng=None, user=None, time=None):
     import pandas as pd
 
     if not isinstance(gdf, gpd.GeoDataFrame):
-        raise TypeError(f"perturb_gdf: expected a GeoDataFrame, got {type(gdf).__name__}; {_GDF_HINT}")
+        raise InputTypeError(f"perturb_gdf: expected a GeoDataFrame, got {type(gdf).__name__}; {_GDF_HINT}")
     if not hasattr(perturber, "perturb_many") or not hasattr(perturber, "region"):
-        raise TypeError(f"perturb_gdf: expected a tracs perturber (TraCSD, TraCSC, Strawman, PlanarLaplace), "
-                        f"got {type(perturber).__name__}")
+        raise InputTypeError(f"perturb_gdf: expected a tracs perturber (TraCSD, TraCSC, Strawman, PlanarLaplace), "
+                             f"got {type(perturber).__name__}")
     if gdf.crs is None:
-        raise ValueError("perturb_gdf: the frame has no CRS; set it first, e.g. gdf.set_crs('EPSG:4326')")
+        raise InputError("perturb_gdf: the frame has no CRS; set it first, e.g. gdf.set_crs('EPSG:4326')")
     if len(gdf) == 0:
         return gdf.copy()
     geometry = gdf.geometry
     if geometry.isna().any() or geometry.is_empty.any():
         bad = np.flatnonzero((geometry.isna() | geometry.is_empty).to_numpy())[:5]
-        raise ValueError(f"perturb_gdf: rows at positions {bad.tolist()} have no geometry")
+        raise InputError(f"perturb_gdf: rows at positions {bad.tolist()} have no geometry")
     if not (geometry.geom_type == "Point").all():
-        raise ValueError("perturb_gdf: every geometry must be a Point "
+        raise InputError("perturb_gdf: every geometry must be a Point "
                          f"(found {sorted(set(geometry.geom_type) - {'Point'})})")
 
     user_col = _column(gdf, user, USER_ALIASES, "user")
     time_col = _column(gdf, time, TIME_ALIASES, "time")
     users = gdf[user_col].to_numpy() if user_col is not None else np.zeros(len(gdf), dtype=np.int64)
     if pd.isna(users).any():
-        raise ValueError(f"perturb_gdf: {int(pd.isna(users).sum())} rows have no user id in {user_col!r}")
+        raise InputError(f"perturb_gdf: {int(pd.isna(users).sum())} rows have no user id in {user_col!r}")
     sort_keys = [pd.Series(users).astype(str).to_numpy()]
     if time_col is not None:
         times = pd.to_datetime(gdf[time_col], utc=True, errors="coerce")
         if times.isna().any():
-            raise ValueError(f"perturb_gdf: {int(times.isna().sum())} rows have no readable time in "
+            raise InputError(f"perturb_gdf: {int(times.isna().sum())} rows have no readable time in "
                              f"{time_col!r}; fix them or pass time= naming another column")
         sort_keys.insert(0, times.to_numpy())
     # users first, then time; np.lexsort sorts by its last key first (and is stable)
@@ -173,7 +175,7 @@ def perturb_gdf(gdf, perturber, *, rng=None, user=None, time=None):
     inside = perturber.region.contains(np.column_stack([geometry.x.to_numpy(), geometry.y.to_numpy()])[order])
     if not inside.all():
         bad = np.sort(order[~inside])[:5]
-        raise ValueError(f"perturb_gdf: {int((~inside).sum())} points lie outside the perturber's region "
+        raise InputError(f"perturb_gdf: {int((~inside).sum())} points lie outside the perturber's region "
                          f"(first row positions {bad.tolist()}); the region must cover the data and be "
                          "given in the frame's CRS")
     ordered_users = users[order]

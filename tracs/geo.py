@@ -35,6 +35,7 @@ import numpy as np
 import pyproj
 
 from ._validation import as_float_array
+from .errors import InputError, InputTypeError
 
 __all__ = ["WGS84", "local_metric_crs", "to_metric", "to_wgs84", "transform_xy", "inscribed_rectangle"]
 
@@ -112,9 +113,9 @@ def local_metric_crs(lon, lat) -> pyproj.CRS:
     lon = np.ravel(as_float_array(lon, "lon"))
     lat = np.ravel(as_float_array(lat, "lat"))
     if lon.size == 0 or lat.size == 0:
-        raise ValueError("need at least one point to choose a metric CRS")
+        raise InputError("need at least one point to choose a metric CRS")
     if np.any(np.abs(lon) > 180.0) or np.any(np.abs(lat) > 90.0):
-        raise ValueError("longitudes must lie in [-180, 180] and latitudes in [-90, 90] "
+        raise InputError("longitudes must lie in [-180, 180] and latitudes in [-90, 90] "
                          "(is the data already projected?)")
     centre_lat = (lat.min() + lat.max()) / 2.0
     if centre_lat > 84.0:
@@ -137,11 +138,11 @@ def _check_frame(gdf):
     import geopandas as gpd
 
     if not isinstance(gdf, (gpd.GeoDataFrame, gpd.GeoSeries)):
-        raise TypeError(f"expected a GeoDataFrame or GeoSeries, got {type(gdf).__name__}")
+        raise InputTypeError(f"expected a GeoDataFrame or GeoSeries, got {type(gdf).__name__}")
     if gdf.crs is None:
-        raise ValueError("the data has no CRS: set it first (e.g. .set_crs('EPSG:4326'))")
+        raise InputError("the data has no CRS: set it first (e.g. .set_crs('EPSG:4326'))")
     if len(gdf) == 0:
-        raise ValueError("the data is empty")
+        raise InputError("the data is empty")
 
 
 def _points_xy(gdf):
@@ -190,7 +191,7 @@ def to_metric(gdf, crs=None):
     if crs is not None:
         crs = pyproj.CRS.from_user_input(crs)
         if crs.is_geographic:
-            raise ValueError(f"{crs.to_string()} is geographic (degrees), not a metric CRS")
+            raise InputError(f"{crs.to_string()} is geographic (degrees), not a metric CRS")
         return _reproject(gdf, crs)
     wgs = gdf if gdf.crs.equals(WGS84) else _reproject(gdf, WGS84)
     xy = _points_xy(wgs)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array
+from ._validation import as_float_array, check_offsets
+from .errors import InputError, InputTypeError
 
 __all__ = ["point_errors", "trajectory_errors", "average_error", "point_pairs"]
 
@@ -23,9 +24,9 @@ def point_pairs(true, perturbed) -> tuple[np.ndarray, np.ndarray]:
     a = as_float_array(true, "true")
     b = as_float_array(perturbed, "perturbed")
     if a.ndim != 2 or a.shape[1] != 2:
-        raise ValueError(f"true must have shape (N, 2), got {a.shape}")
+        raise InputError(f"true must have shape (N, 2), got {a.shape}")
     if a.shape != b.shape:
-        raise ValueError(f"true and perturbed differ in shape: {a.shape} vs {b.shape}")
+        raise InputError(f"true and perturbed differ in shape: {a.shape} vs {b.shape}")
     return a, b
 
 
@@ -33,9 +34,9 @@ def _pair(true, perturbed, normalize_by):
     offsets = None
     if isinstance(true, (list, tuple)) and not isinstance(perturbed, np.ndarray):
         if not isinstance(perturbed, (list, tuple)) or len(true) != len(perturbed):
-            raise ValueError("true and perturbed must be lists of the same length")
+            raise InputError("true and perturbed must be lists of the same length")
         if not true:
-            raise ValueError("no trajectories")
+            raise InputError("no trajectories")
         offsets = np.concatenate([[0], np.cumsum([len(t) for t in true])]).astype(np.int64)
         true = np.concatenate([as_float_array(t, "true").reshape(-1, 2) for t in true])
         perturbed = np.concatenate([as_float_array(p, "perturbed").reshape(-1, 2) for p in perturbed])
@@ -53,25 +54,10 @@ def _bounds(region):
     try:
         xmin, ymin, xmax, ymax = (float(v) for v in bounds)
     except (TypeError, ValueError) as exc:
-        raise TypeError("normalize_by must be a region or (xmin, ymin, xmax, ymax)") from exc
+        raise InputTypeError("normalize_by must be a region or (xmin, ymin, xmax, ymax)") from exc
     if not (xmin < xmax and ymin < ymax):
-        raise ValueError(f"normalize_by has empty bounds {bounds!r}")
+        raise InputError(f"normalize_by has empty bounds {bounds!r}")
     return xmin, ymin, xmax, ymax
-
-
-def _check_offsets(offsets, n: int) -> np.ndarray:
-    off = np.asarray(offsets)
-    if off.dtype == bool or not np.issubdtype(off.dtype, np.integer):
-        raise TypeError(f"offsets must be an integer array, got dtype {off.dtype}")
-    if off.ndim != 1 or off.size < 2 or off[0] != 0 or off[-1] != n:
-        raise ValueError(f"offsets must be a 1-D array running from 0 to N={n}")
-    lengths = np.diff(off)
-    if np.any(lengths < 0):
-        raise ValueError("offsets must be non-decreasing")
-    if np.any(lengths == 0):
-        raise ValueError(f"{int(np.count_nonzero(lengths == 0))} trajectory(ies) are empty: "
-                         "their error is undefined")
-    return off.astype(np.int64)
 
 
 def point_errors(true, perturbed, *, normalize_by=None) -> np.ndarray:
@@ -97,8 +83,8 @@ def trajectory_errors(true, perturbed, offsets=None, *, normalize_by=None) -> np
     if list_offsets is not None:
         offsets = list_offsets
     if len(a) == 0:
-        raise ValueError("no points")
-    off = np.array([0, len(a)]) if offsets is None else _check_offsets(offsets, len(a))
+        raise InputError("no points")
+    off = np.array([0, len(a)]) if offsets is None else check_offsets(offsets, len(a), empty=False)
     err = np.hypot(a[:, 0] - b[:, 0], a[:, 1] - b[:, 1])
     sums = np.add.reduceat(err, off[:-1])
     return sums / np.diff(off)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import MissingExtraError
+
 __all__ = ["error_vs_epsilon", "save_figure", "pyplot", "MARKERS"]
 
 PLOTS_EXTRA = 'tracs.plots needs matplotlib, an optional dependency: pip install "tracs[plots]"'
@@ -21,7 +23,7 @@ def _matplotlib():
     try:
         import matplotlib
     except ImportError as error:
-        raise ImportError(PLOTS_EXTRA) from error
+        raise MissingExtraError(PLOTS_EXTRA) from error
     return matplotlib
 
 

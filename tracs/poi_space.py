@@ -14,17 +14,10 @@ import numpy as np
 from scipy.spatial import ConvexHull, cKDTree
 from scipy.spatial import QhullError
 
-from ._validation import as_float_array
+from ._validation import as_points
+from .errors import InputError
 
 __all__ = ["POISpace", "as_points"]
-
-
-def as_points(points, name: str = "points") -> np.ndarray:
-    """Validate an ``(n, 2)`` array of finite coordinates and return it as float64."""
-    arr = as_float_array(points, name)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (n, 2), got {arr.shape}")
-    return arr
 
 
 def _max_pairwise_distance(a: np.ndarray, b: np.ndarray, block: int = 2048) -> float:
@@ -103,14 +96,14 @@ class POISpace:
     def __init__(self, points, *, region=None):
         arr = as_points(points, "points")
         if len(arr) == 0:
-            raise ValueError("a POI space needs at least two distinct points, got none")
+            raise InputError("a POI space needs at least two distinct points, got none")
         _, first, inverse = np.unique(arr, axis=0, return_index=True, return_inverse=True)
         order = np.argsort(first, kind="stable")  # keep the input's order of first occurrence
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
         unique = arr[first[order]]
         if len(unique) < 2:
-            raise ValueError(
+            raise InputError(
                 "a POI space needs at least two distinct points (its diameter would be 0), "
                 f"got {len(arr)} row(s) at a single location"
             )
@@ -126,7 +119,7 @@ class POISpace:
         if region is not None:
             inside = np.asarray(region.contains(unique), dtype=bool)
             if not inside.all():
-                raise ValueError(
+                raise InputError(
                     f"{int(np.count_nonzero(~inside))} POI(s) lie outside the given region"
                 )
 

@@ -29,6 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import column_key
+from .errors import InputError, InputTypeError
+
 __all__ = ["LonLatBox", "CITY_BOXES", "PRESET_SOURCES", "into_region", "city_box", "parse_box", "read_region_file", "read_pois"]
 
 
@@ -62,22 +65,22 @@ class LonLatBox:
         values = (self.min_lon, self.min_lat, self.max_lon, self.max_lat)
         if not all(isinstance(v, (int, float, np.floating, np.integer)) and not isinstance(v, bool)
                    for v in values):
-            raise TypeError(f"a box needs four numbers, got {values!r}")
+            raise InputTypeError(f"a box needs four numbers, got {values!r}")
         if not all(math.isfinite(float(v)) for v in values):
-            raise ValueError(f"a box needs four finite numbers, got {values!r}")
+            raise InputError(f"a box needs four finite numbers, got {values!r}")
         if not (-180.0 <= self.min_lon <= 180.0 and -180.0 <= self.max_lon <= 180.0):
-            raise ValueError(f"longitudes must lie in [-180, 180], got {self.min_lon:g} and {self.max_lon:g}")
+            raise InputError(f"longitudes must lie in [-180, 180], got {self.min_lon:g} and {self.max_lon:g}")
         if not (-90.0 <= self.min_lat <= 90.0 and -90.0 <= self.max_lat <= 90.0):
-            raise ValueError(f"latitudes must lie in [-90, 90], got {self.min_lat:g} and {self.max_lat:g} "
+            raise InputError(f"latitudes must lie in [-90, 90], got {self.min_lat:g} and {self.max_lat:g} "
                              "(order: MINLON,MINLAT,MAXLON,MAXLAT)")
         if self.min_lon > self.max_lon and self.min_lat < self.max_lat:
-            raise ValueError(
+            raise InputError(
                 f"MINLON {self.min_lon:g} > MAXLON {self.max_lon:g}: a box across the antimeridian "
                 "(180°) is not supported, since one region has one projection; split the data at "
                 "180° and release each side with its own region (or, if the order was swapped, "
                 "give MINLON,MINLAT,MAXLON,MAXLAT)")
         if not (self.min_lon < self.max_lon and self.min_lat < self.max_lat):
-            raise ValueError("the box is empty: need MINLON < MAXLON and MINLAT < MAXLAT "
+            raise InputError("the box is empty: need MINLON < MAXLON and MINLAT < MAXLAT "
                              f"(order: MINLON,MINLAT,MAXLON,MAXLAT), got {values!r}")
 
     @property
@@ -136,13 +139,13 @@ class LonLatBox:
         crs = self.metric_crs() if crs is None else crs
         x, y = self._edges(crs)
         if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-            raise ValueError(f"the region {self} cannot be projected to {crs}: it spans "
+            raise InputError(f"the region {self} cannot be projected to {crs}: it spans "
                              f"{self.max_lon - self.min_lon:g}° of longitude, too wide for one "
                              "projection; split the data by area and give each part its own region")
         rectangle = inscribed_rectangle(x, y, self._pole_cap(crs))
         reason = "" if rectangle is None else self._misfit(rectangle, crs)
         if rectangle is None or reason:
-            raise ValueError(self._refusal(reason or "no rectangle in metres lies inside its projection"))
+            raise InputError(self._refusal(reason or "no rectangle in metres lies inside its projection"))
         return rectangle
 
     def _pole_cap(self, crs):
@@ -302,7 +305,7 @@ def city_box(name: str) -> LonLatBox:
     """The fixed box of a preset (:data:`CITY_BOXES`; case, ``_`` and spaces ignored)."""
     key = "-".join(str(name).strip().lower().replace("_", " ").split())
     if key not in CITY_BOXES:
-        raise ValueError(f"unknown region preset {name!r}; choose from {', '.join(CITY_BOXES)} "
+        raise InputError(f"unknown region preset {name!r}; choose from {', '.join(CITY_BOXES)} "
                          "(see 'tracs regions'), give MINLON,MINLAT,MAXLON,MAXLAT or a polygon file "
                          "(.geojson, .gpkg, .shp)")
     return CITY_BOXES[key]
@@ -317,7 +320,7 @@ def parse_box(text: str) -> LonLatBox:
     """A region given as text: a preset name, ``"MINLON,MINLAT,MAXLON,MAXLAT"`` (degrees) or
     the path of a polygon file (:func:`read_region_file`), as a :class:`LonLatBox`."""
     if not isinstance(text, str):
-        raise TypeError(f"a region is a preset name or 'MINLON,MINLAT,MAXLON,MAXLAT', got {type(text).__name__}")
+        raise InputTypeError(f"a region is a preset name or 'MINLON,MINLAT,MAXLON,MAXLAT', got {type(text).__name__}")
     if "," not in text:
         path = Path(text)
         if text and (path.suffix.lower() in REGION_FILE_SUFFIXES or path.is_file()):
@@ -325,11 +328,11 @@ def parse_box(text: str) -> LonLatBox:
         return city_box(text)
     parts = [p.strip() for p in text.split(",")]
     if len(parts) != 4:
-        raise ValueError(f"a region box needs 4 numbers MINLON,MINLAT,MAXLON,MAXLAT, got {len(parts)} in {text!r}")
+        raise InputError(f"a region box needs 4 numbers MINLON,MINLAT,MAXLON,MAXLAT, got {len(parts)} in {text!r}")
     try:
         values = [float(p) for p in parts]
     except ValueError:
-        raise ValueError(f"a region box needs 4 numbers MINLON,MINLAT,MAXLON,MAXLAT, got {text!r}") from None
+        raise InputError(f"a region box needs 4 numbers MINLON,MINLAT,MAXLON,MAXLAT, got {text!r}") from None
     return LonLatBox(*values)
 
 
@@ -369,19 +372,19 @@ def read_region_file(path) -> LonLatBox:
     try:
         frame = gpd.read_file(path)
     except Exception as exc:  # noqa: BLE001 - the driver's error, on one line, with the file named
-        raise ValueError(f"cannot read the region file {path.name} as a polygon file (GeoJSON, "
+        raise InputError(f"cannot read the region file {path.name} as a polygon file (GeoJSON, "
                          f"GeoPackage, Shapefile): {' '.join(str(exc).split())}") from None
     geoms = frame.geometry[frame.geometry.notna() & ~frame.geometry.is_empty]
     if len(geoms) == 0:
-        raise ValueError(f"the region file {path.name} holds no geometry")
+        raise InputError(f"the region file {path.name} holds no geometry")
     kinds = sorted(set(geoms.geom_type))
     if any(k not in ("Polygon", "MultiPolygon") for k in kinds):
-        raise ValueError(f"the region file {path.name} holds {', '.join(kinds)} geometries: a region "
+        raise InputError(f"the region file {path.name} holds {', '.join(kinds)} geometries: a region "
                          "file holds polygons (an area or a box); points and lines are records, and the "
                          "region must not come from the data")
     if frame.crs is None:
         if path.suffix.lower() not in (".geojson", ".json"):
-            raise ValueError(f"the region file {path.name} has no CRS: save it with one (WGS84, EPSG:4326)")
+            raise InputError(f"the region file {path.name} has no CRS: save it with one (WGS84, EPSG:4326)")
         geoms = geoms.set_crs(4326)
     if geoms.crs.to_epsg() != 4326:
         minx, miny, maxx, maxy = geoms.total_bounds
@@ -389,7 +392,7 @@ def read_region_file(path) -> LonLatBox:
         geoms = geoms.segmentize(step).to_crs(4326)
     minx, miny, maxx, maxy = (float(v) for v in geoms.total_bounds)
     if minx <= -180.0 and maxx >= 180.0 and not (miny <= -90.0 or maxy >= 90.0):
-        raise ValueError(f"the polygons of the region file {path.name} reach both -180° and 180°: they "
+        raise InputError(f"the polygons of the region file {path.name} reach both -180° and 180°: they "
                          "cross the antimeridian, which one region (one projection) cannot hold; split "
                          "the data at 180° and give each side its own region")
     n = len(geoms)
@@ -435,29 +438,29 @@ def read_pois(path, box: LonLatBox, crs=None):
         raise FileNotFoundError(f"no such POI file: {path}")
     head = path.read_bytes()[:4096]
     if b"\x00" in head:
-        raise ValueError(f"{path.name}: not a text file (binary data on line 1); a POI file is a CSV "
+        raise InputError(f"{path.name}: not a text file (binary data on line 1); a POI file is a CSV "
                          "with lat and lng columns")
     try:
         frame = pd.read_csv(path, sep=None, engine="python", encoding="latin-1", dtype=str)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error) as exc:
-        raise ValueError(f"{path.name}: cannot read it as CSV ({' '.join(str(exc).split())})") from None
-    columns = {c.strip().lower(): c for c in frame.columns}
+        raise InputError(f"{path.name}: cannot read it as CSV ({' '.join(str(exc).split())})") from None
+    columns = {column_key(c): c for c in frame.columns}
     lat_col = next((columns[c] for c in _LAT if c in columns), None)
     lon_col = next((columns[c] for c in _LON if c in columns), None)
     if lat_col is None or lon_col is None:
-        raise ValueError(f"{path.name}: a POI file needs a latitude column (lat) and a longitude "
+        raise InputError(f"{path.name}: a POI file needs a latitude column (lat) and a longitude "
                          f"column (lng); found {list(frame.columns)}")
     lat = pd.to_numeric(frame[lat_col], errors="coerce").to_numpy(dtype=np.float64)
     lon = pd.to_numeric(frame[lon_col], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~(np.isfinite(lat) & np.isfinite(lon))
     if bad.any():
         lines = ", ".join(str(int(i) + 2) for i in np.flatnonzero(bad)[:5])
-        raise ValueError(f"{path.name}: {int(bad.sum())} POI row(s) without a numeric latitude and "
+        raise InputError(f"{path.name}: {int(bad.sum())} POI row(s) without a numeric latitude and "
                          f"longitude (lines {lines})")
     outside = ~box.contains(lon, lat)
     if outside.any():
         lines = ", ".join(str(int(i) + 2) for i in np.flatnonzero(outside)[:5])
-        raise ValueError(f"{path.name}: {int(outside.sum())} POI(s) outside the region {box} "
+        raise InputError(f"{path.name}: {int(outside.sum())} POI(s) outside the region {box} "
                          f"(lines {lines})")
     crs = box.metric_crs() if crs is None else crs
     x, y = pyproj.Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform(lon, lat)

@@ -50,8 +50,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, as_generator
-from .metrics import _check_offsets, point_pairs
+from ._validation import as_float_array, as_generator, check_offsets
+from .errors import InputError
+from .metrics import point_pairs
 
 __all__ = [
     "range_preservation",
@@ -71,14 +72,14 @@ __all__ = [
 def _pair(true, perturbed) -> tuple[np.ndarray, np.ndarray]:
     true, perturbed = point_pairs(true, perturbed)
     if len(true) == 0:
-        raise ValueError("no points to score")
+        raise InputError("no points to score")
     return true, perturbed
 
 
 def _bounds(bounds) -> tuple[float, float, float, float]:
     xmin, ymin, xmax, ymax = (float(v) for v in as_float_array(bounds, "bounds").reshape(4))
     if not (xmax > xmin and ymax > ymin):
-        raise ValueError(f"bounds must be (xmin, ymin, xmax, ymax) with xmax > xmin, ymax > ymin, got {bounds}")
+        raise InputError(f"bounds must be (xmin, ymin, xmax, ymax) with xmax > xmin, ymax > ymin, got {bounds}")
     return xmin, ymin, xmax, ymax
 
 
@@ -103,10 +104,10 @@ def random_range_queries(bounds, n_queries: int = 200, *, size=(0.05, 0.2), rng=
     xmin, ymin, xmax, ymax = _bounds(bounds)
     n_queries = int(n_queries)
     if n_queries < 1:
-        raise ValueError(f"n_queries must be >= 1, got {n_queries}")
+        raise InputError(f"n_queries must be >= 1, got {n_queries}")
     low, high = (float(v) for v in size)
     if not 0.0 < low <= high <= 1.0:
-        raise ValueError(f"size must satisfy 0 < low <= high <= 1, got {size}")
+        raise InputError(f"size must satisfy 0 < low <= high <= 1, got {size}")
     gen = as_generator(rng)
     span = np.array([xmax - xmin, ymax - ymin])
     sides = gen.uniform(low, high, size=(n_queries, 2)) * span
@@ -143,7 +144,7 @@ def range_query_error(true, perturbed, bounds, *, n_queries: int = 200, size=(0.
     """
     true, perturbed = _pair(true, perturbed)
     if not sanity > 0:
-        raise ValueError(f"sanity must be > 0, got {sanity}")
+        raise InputError(f"sanity must be > 0, got {sanity}")
     queries = random_range_queries(bounds, n_queries, size=size, rng=rng)
     c_true = range_query_counts(true, queries)
     c_pert = range_query_counts(perturbed, queries)
@@ -161,7 +162,7 @@ def grid_counts(points, bounds, cells: int = 20) -> np.ndarray:
     xmin, ymin, xmax, ymax = _bounds(bounds)
     cells = int(cells)
     if cells < 1:
-        raise ValueError(f"cells must be >= 1, got {cells}")
+        raise InputError(f"cells must be >= 1, got {cells}")
     ix = np.clip(((points[:, 0] - xmin) / (xmax - xmin) * cells).astype(np.int64), 0, cells - 1)
     iy = np.clip(((points[:, 1] - ymin) / (ymax - ymin) * cells).astype(np.int64), 0, cells - 1)
     return np.bincount(iy * cells + ix, minlength=cells * cells)
@@ -175,7 +176,7 @@ def _top_k(counts: np.ndarray, k: int) -> np.ndarray:
 def _check_k(k, n_cells: int) -> int:
     k = int(k)
     if not 1 <= k <= n_cells:
-        raise ValueError(f"k must be between 1 and the number of cells ({n_cells}), got {k}")
+        raise InputError(f"k must be between 1 and the number of cells ({n_cells}), got {k}")
     return k
 
 
@@ -209,7 +210,7 @@ def preservation_ratio(true, perturbed, radius: float) -> float:
     true, perturbed = _pair(true, perturbed)
     radius = float(radius)
     if not radius > 0:
-        raise ValueError(f"radius must be > 0, got {radius}")
+        raise InputError(f"radius must be > 0, got {radius}")
     return float(np.mean(np.hypot(*(true - perturbed).T) <= radius))
 
 
@@ -218,7 +219,7 @@ def preservation_ratio(true, perturbed, radius: float) -> float:
 
 def _pair_offsets(true, perturbed, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     true, perturbed = _pair(true, perturbed)
-    off = np.array([0, len(true)], dtype=np.int64) if offsets is None else _check_offsets(offsets, len(true))
+    off = np.array([0, len(true)], dtype=np.int64) if offsets is None else check_offsets(offsets, len(true), empty=False)
     return true, perturbed, off
 
 
@@ -248,12 +249,12 @@ def range_preservation(true, perturbed, offsets=None, *, radius: float, scale=No
     true, perturbed, off = _pair_offsets(true, perturbed, offsets)
     radius = float(radius)
     if not radius > 0:
-        raise ValueError(f"radius must be > 0, got {radius}")
+        raise InputError(f"radius must be > 0, got {radius}")
     diff = true - perturbed
     if scale is not None:
         sx, sy = (float(v) for v in as_float_array(scale, "scale").reshape(2))
         if not (sx > 0 and sy > 0):
-            raise ValueError(f"scale must be two positive numbers, got {scale}")
+            raise InputError(f"scale must be two positive numbers, got {scale}")
         diff = diff / (sx, sy)
     kept = (np.hypot(diff[:, 0], diff[:, 1]) <= radius).astype(np.float64)
     return float(np.mean(np.add.reduceat(kept, off[:-1]) / np.diff(off)))
@@ -275,7 +276,7 @@ def metres_per_degree(latitude: float) -> tuple[float, float]:
     """
     latitude = float(latitude)
     if not -90.0 <= latitude <= 90.0:
-        raise ValueError(f"latitude must be in [-90, 90] degrees, got {latitude}")
+        raise InputError(f"latitude must be in [-90, 90] degrees, got {latitude}")
     phi = np.radians(latitude)
     north = 111132.92 - 559.82 * np.cos(2 * phi) + 1.175 * np.cos(4 * phi) - 0.0023 * np.cos(6 * phi)
     east = 111412.84 * np.cos(phi) - 93.5 * np.cos(3 * phi) + 0.118 * np.cos(5 * phi)
@@ -301,14 +302,14 @@ def hotspot_locations(points, share: float = 0.2) -> np.ndarray:
     """
     points = as_float_array(points, "points")
     if points.ndim != 2 or points.shape[1] != 2 or len(points) == 0:
-        raise ValueError(f"points must have shape (N, 2) with N >= 1, got {points.shape}")
+        raise InputError(f"points must have shape (N, 2) with N >= 1, got {points.shape}")
     share = float(share)
     if not 0.0 < share <= 1.0:
-        raise ValueError(f"share must be in (0, 1], got {share}")
+        raise InputError(f"share must be in (0, 1], got {share}")
     keys, first, counts = np.unique(_location_keys(points), return_index=True, return_counts=True)
     k = int(len(keys) * share)
     if k < 1:
-        raise ValueError(f"share {share} of {len(keys)} distinct locations selects no hotspot")
+        raise InputError(f"share {share} of {len(keys)} distinct locations selects no hotspot")
     order = np.lexsort((first, -counts))[:k]
     return points[first[order]]
 
@@ -326,7 +327,7 @@ def hotspot_count_error(true, perturbed, offsets=None, *, hotspots=None, share: 
     hot = hotspot_locations(true, share) if hotspots is None else as_float_array(hotspots, "hotspots")
     hot = hot.reshape(-1, 2)
     if len(hot) == 0:
-        raise ValueError("no hotspots given")
+        raise InputError("no hotspots given")
     hot_keys = _location_keys(hot)
     hits_true = np.isin(_location_keys(true), hot_keys).astype(np.int64)
     hits_pert = np.isin(_location_keys(perturbed), hot_keys).astype(np.int64)

@@ -20,17 +20,10 @@ import math
 
 import numpy as np
 
-from ._validation import as_float_array, check_finite
+from ._validation import as_float_array, as_points, check_finite
+from .errors import InputError, InputTypeError
 
 __all__ = ["Region", "Rectangle", "ConvexRegion"]
-
-
-def _as_points(points, name: str = "points") -> np.ndarray:
-    """Validate an ``(..., 2)`` array of finite coordinates."""
-    arr = as_float_array(points, name)
-    if arr.ndim == 0 or arr.shape[-1] != 2:
-        raise ValueError(f"{name} must have shape (..., 2), got {arr.shape}")
-    return arr
 
 
 class Region:
@@ -132,7 +125,7 @@ class Region:
         -------
         numpy.ndarray of bool, shape (...)
         """
-        pts = _as_points(points)
+        pts = as_points(points, leading=True)
         return self._contains(pts)
 
     def _contains(self, pts: np.ndarray) -> np.ndarray:
@@ -144,11 +137,11 @@ class Region:
 
     def validate_points(self, points, name: str = "points") -> np.ndarray:
         """Return ``points`` as a float ``(..., 2)`` array; ``ValueError`` if any lies outside."""
-        pts = _as_points(points, name)
+        pts = as_points(points, name, leading=True)
         inside = self._contains(pts)
         if not np.all(inside):
             bad = int(np.count_nonzero(~inside))
-            raise ValueError(f"{bad} point(s) of {name} lie outside the region {self!r}")
+            raise InputError(f"{bad} point(s) of {name} lie outside the region {self!r}")
         return pts
 
     def exit_distance(self, origins, angles) -> np.ndarray:
@@ -237,7 +230,7 @@ class Region:
         Used after sampling, to undo floating-point error and to truncate
         unbounded mechanisms (post-processing: no privacy cost).
         """
-        pts = np.array(_as_points(points), dtype=np.float64, copy=True)
+        pts = np.array(as_points(points, leading=True), dtype=np.float64, copy=True)
         return self._clip(pts)
 
     def _clip(self, pts: np.ndarray) -> np.ndarray:
@@ -269,11 +262,11 @@ def _check_extent(coords: np.ndarray) -> None:
     """Reject regions whose coordinates or extent leave the range where the geometry is finite."""
     big = float(np.max(np.abs(coords)))
     if not big <= MAX_COORDINATE:
-        raise ValueError(f"region coordinates must lie within ±{MAX_COORDINATE:g} (distances and "
+        raise InputError(f"region coordinates must lie within ±{MAX_COORDINATE:g} (distances and "
                          f"their squares must stay finite), got a coordinate of magnitude {big:g}")
     extent = np.ptp(coords.reshape(-1, 2), axis=0)
     if not np.all(extent >= 1.0 / MAX_COORDINATE):
-        raise ValueError(f"the region's width and height must be at least {1.0 / MAX_COORDINATE:g} "
+        raise InputError(f"the region's width and height must be at least {1.0 / MAX_COORDINATE:g} "
                          f"(its lattice spacings must stay normal numbers), got {extent.tolist()}")
 
 
@@ -301,7 +294,7 @@ class Rectangle(Region):
         xmin, ymin = _real(xmin, "xmin"), _real(ymin, "ymin")
         xmax, ymax = _real(xmax, "xmax"), _real(ymax, "ymax")
         if not (xmin < xmax and ymin < ymax):
-            raise ValueError(
+            raise InputError(
                 f"need xmin < xmax and ymin < ymax, got ({xmin}, {ymin}, {xmax}, {ymax})")
         _check_extent(np.array([xmin, ymin, xmax, ymax]))
         self.xmin, self.ymin, self.xmax, self.ymax = xmin, ymin, xmax, ymax
@@ -318,12 +311,12 @@ class Rectangle(Region):
         Only for data that is itself public: a region derived from private points
         leaks their extent.
         """
-        pts = _as_points(points).reshape(-1, 2)
+        pts = as_points(points, leading=True).reshape(-1, 2)
         if len(pts) == 0:
-            raise ValueError("points is empty")
+            raise InputError("points is empty")
         pad = _real(pad, "pad")
         if pad < 0:
-            raise ValueError(f"pad must be >= 0, got {pad}")
+            raise InputError(f"pad must be >= 0, got {pad}")
         (xmin, ymin), (xmax, ymax) = pts.min(axis=0), pts.max(axis=0)
         return cls(xmin - pad, ymin - pad, xmax + pad, ymax + pad)
 
@@ -440,17 +433,17 @@ def _vertices_of(obj) -> np.ndarray:
     geom_type = getattr(obj, "geom_type", None)
     if geom_type is not None:
         if geom_type != "Polygon":
-            raise TypeError(f"expected a shapely Polygon or a vertex list, got a {geom_type}")
+            raise InputTypeError(f"expected a shapely Polygon or a vertex list, got a {geom_type}")
         if obj.is_empty:
-            raise ValueError("the polygon is empty")
+            raise InputError("the polygon is empty")
         if len(obj.interiors):
-            raise ValueError("the polygon has holes: a convex region cannot")
+            raise InputError("the polygon has holes: a convex region cannot")
         return np.asarray(obj.exterior.coords, dtype=np.float64)
     if isinstance(obj, (str, bytes)) or not hasattr(obj, "__len__") and not hasattr(obj, "__array__"):
-        raise TypeError(f"expected a shapely Polygon or a vertex list, got {type(obj).__name__}")
+        raise InputTypeError(f"expected a shapely Polygon or a vertex list, got {type(obj).__name__}")
     arr = as_float_array(obj, "vertices")
     if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"vertices must have shape (m, 2), got {arr.shape}")
+        raise InputError(f"vertices must have shape (m, 2), got {arr.shape}")
     return arr
 
 
@@ -473,20 +466,20 @@ def _convex_ccw(v: np.ndarray) -> np.ndarray:
             drop = int(np.flatnonzero(flat)[0])
             v = np.delete(v, drop, axis=0)
     if len(v) < 3:
-        raise ValueError("a convex region needs at least 3 non-collinear vertices")
+        raise InputError("a convex region needs at least 3 non-collinear vertices")
     prev, nxt = np.roll(v, 1, axis=0), np.roll(v, -1, axis=0)
     cross = _cross(v - prev, nxt - v)
     if np.all(cross < 0):
         v = v[::-1].copy()
     elif not np.all(cross > 0):
-        raise ValueError("the polygon is not convex (or its vertices are not in boundary order)")
+        raise InputError("the polygon is not convex (or its vertices are not in boundary order)")
     # the turns all agree; a star-shaped self-intersecting loop would wind more than once
     angles = np.arctan2(*(np.roll(v, -1, axis=0) - v)[:, ::-1].T)
     turn = np.mod(np.diff(np.append(angles, angles[0])), 2 * np.pi)
     if not math.isclose(float(np.sum(turn)), 2 * np.pi, rel_tol=1e-9):
-        raise ValueError("the polygon is not convex (its boundary winds more than once)")
+        raise InputError("the polygon is not convex (its boundary winds more than once)")
     if 0.5 * np.sum(_cross(v, np.roll(v, -1, axis=0))) <= 1e-300 * max(scale, 1.0) ** 2:
-        raise ValueError("the polygon has zero area")
+        raise InputError("the polygon has zero area")
     return np.ascontiguousarray(v, dtype=np.float64)
 
 

@@ -24,7 +24,8 @@ import pyproj
 import shapely
 
 from . import geo
-from ._validation import as_float_array, check_finite
+from ._validation import as_float_array, check_finite, check_offsets
+from .errors import InputError, InputTypeError
 
 __all__ = ["Trajectories", "POIs"]
 
@@ -39,33 +40,16 @@ class POIs(NamedTuple):
     ids: np.ndarray | None
 
 
-def _check_offsets(offsets, n: int) -> np.ndarray:
-    arr = np.asarray(offsets)
-    if arr.ndim != 1 or arr.size < 2:
-        raise ValueError("offsets must be a 1-D array of length T + 1 >= 2")
-    if not np.issubdtype(arr.dtype, np.integer):
-        if not (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr))):
-            raise TypeError(f"offsets must be integers, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64)
-    if arr[0] != 0 or arr[-1] != n:
-        raise ValueError(f"offsets must start at 0 and end at the number of rows ({n}), "
-                         f"got {arr[0]} ... {arr[-1]}")
-    if np.any(np.diff(arr) <= 0):
-        raise ValueError("offsets must be strictly increasing (no empty trajectory)")
-    arr.setflags(write=False)
-    return arr
-
-
 def _point_coords(frame: gpd.GeoDataFrame) -> np.ndarray:
     geoms = np.asarray(frame.geometry.array)
     kinds = shapely.get_type_id(geoms)
     if np.any(kinds != 0):
-        raise ValueError("every row's geometry must be a point")
+        raise InputError("every row's geometry must be a point")
     if np.any(shapely.is_empty(geoms)):
-        raise ValueError("the geometry holds empty points")
+        raise InputError("the geometry holds empty points")
     coords = shapely.get_coordinates(geoms)
     if not np.all(np.isfinite(coords)):
-        raise ValueError("the geometry holds NaN or infinite coordinates")
+        raise InputError("the geometry holds NaN or infinite coordinates")
     coords.setflags(write=False)
     return coords
 
@@ -95,25 +79,26 @@ class Trajectories:
 
     def __init__(self, frame, offsets=None, *, report=None):
         if not isinstance(frame, gpd.GeoDataFrame):
-            raise TypeError(f"frame must be a GeoDataFrame, got {type(frame).__name__}")
+            raise InputTypeError(f"frame must be a GeoDataFrame, got {type(frame).__name__}")
         n = len(frame)
         if n == 0:
-            raise ValueError("no trajectories: the frame is empty")
+            raise InputError("no trajectories: the frame is empty")
         if offsets is None:
             if "trajectory" not in frame.columns:
-                raise ValueError("give offsets or a 'trajectory' column")
+                raise InputError("give offsets or a 'trajectory' column")
             ids = frame["trajectory"].to_numpy()
             starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
             offsets = np.r_[starts, n]
-        self._offsets = _check_offsets(offsets, n)
+        self._offsets = check_offsets(offsets, n, empty=False)
+        self._offsets.setflags(write=False)
         lengths = np.diff(self._offsets)
         if "trajectory" in frame.columns:
             ids = frame["trajectory"].to_numpy()
             first = ids[self._offsets[:-1]]
             if not np.array_equal(np.repeat(first, lengths), ids):
-                raise ValueError("the 'trajectory' column is not constant within each trajectory")
+                raise InputError("the 'trajectory' column is not constant within each trajectory")
             if pd.unique(first).size != first.size:
-                raise ValueError("the 'trajectory' column repeats an id in two trajectories")
+                raise InputError("the 'trajectory' column repeats an id in two trajectories")
         else:
             frame = frame.copy()
             frame["trajectory"] = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
@@ -131,7 +116,7 @@ class Trajectories:
         """
         xy = as_float_array(coords, "coords")
         if xy.ndim != 2 or xy.shape[1] != 2 or xy.shape[0] == 0:
-            raise ValueError(f"coords must have shape (N, 2) with N >= 1, got {xy.shape}")
+            raise InputError(f"coords must have shape (N, 2) with N >= 1, got {xy.shape}")
         offsets = np.array([0, len(xy)]) if offsets is None else offsets
         frame = gpd.GeoDataFrame(columns, index=pd.RangeIndex(len(xy)),
                                  geometry=gpd.points_from_xy(xy[:, 0], xy[:, 1]), crs=crs)
@@ -179,7 +164,7 @@ class Trajectories:
     def __getitem__(self, i) -> np.ndarray:
         """Coordinates ``(n_i, 2)`` of trajectory ``i`` (an int; negative counts from the end)."""
         if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
-            raise TypeError("index with an int; use select() for several trajectories")
+            raise InputTypeError("index with an int; use select() for several trajectories")
         t = len(self)
         if not -t <= i < t:
             raise IndexError(f"trajectory {i} out of range for {t} trajectories")
@@ -191,7 +176,7 @@ class Trajectories:
         picked = np.arange(len(self))[indices]
         picked = np.atleast_1d(picked)
         if picked.size == 0:
-            raise ValueError("no trajectory selected")
+            raise InputError("no trajectory selected")
         lengths = self.lengths[picked]
         starts = self._offsets[:-1][picked]
         rows = np.repeat(starts - np.r_[0, np.cumsum(lengths)[:-1]], lengths) + np.arange(lengths.sum())
@@ -209,7 +194,7 @@ class Trajectories:
     def to_crs(self, crs) -> "Trajectories":
         """The same trajectories in another CRS (rows unchanged)."""
         if self.crs is None:
-            raise ValueError("these trajectories have no CRS to convert from")
+            raise InputError("these trajectories have no CRS to convert from")
         return self._with_frame(self._frame.to_crs(crs))
 
     def to_metric(self, crs=None) -> "Trajectories":
@@ -218,7 +203,7 @@ class Trajectories:
         Already-projected trajectories are returned unchanged when ``crs`` is None.
         """
         if self.crs is None:
-            raise ValueError("these trajectories have no CRS to convert from")
+            raise InputError("these trajectories have no CRS to convert from")
         if crs is None and self.crs.is_projected:
             return self
         return self._with_frame(geo.to_metric(self._frame, crs))
@@ -226,7 +211,7 @@ class Trajectories:
     def to_wgs84(self) -> "Trajectories":
         """In WGS84 longitude/latitude (EPSG:4326), e.g. for maps and files."""
         if self.crs is None:
-            raise ValueError("these trajectories have no CRS to convert from")
+            raise InputError("these trajectories have no CRS to convert from")
         return self._with_frame(geo.to_wgs84(self._frame))
 
     # public space ------------------------------------------------------------------
@@ -254,13 +239,13 @@ class Trajectories:
             _, first = np.unique(pd.factorize(keys)[0], return_index=True)
         elif by == "poi_id":
             if not has_ids:
-                raise ValueError("by='poi_id' needs a 'poi_id' column")
+                raise InputError("by='poi_id' needs a 'poi_id' column")
             ids = self._frame["poi_id"]
             if ids.isna().any():
-                raise ValueError("some rows have no poi_id: use by='coords'")
+                raise InputError("some rows have no poi_id: use by='coords'")
             _, first = np.unique(pd.factorize(ids)[0], return_index=True)
         else:
-            raise ValueError(f"by must be 'coords' or 'poi_id', got {by!r}")
+            raise InputError(f"by must be 'coords' or 'poi_id', got {by!r}")
         first = np.sort(first)
         coords = self._coords[first].copy()
         ids = self._frame["poi_id"].to_numpy()[first] if has_ids else None
@@ -293,22 +278,22 @@ class Trajectories:
 
         pad = check_finite(pad, "pad")
         if pad < 0:
-            raise ValueError(f"pad must be >= 0, got {pad}")
+            raise InputError(f"pad must be >= 0, got {pad}")
         if self.crs is not None and not self.crs.is_projected:
-            raise ValueError(f"the CRS {self.crs.to_string()} is in degrees: call to_metric() "
+            raise InputError(f"the CRS {self.crs.to_string()} is in degrees: call to_metric() "
                              "first so that the region and all distances are in metres")
         points = self.pois().coords
         if not hull:
             lo, hi = points.min(axis=0) - pad, points.max(axis=0) + pad
             if np.any(hi <= lo):
-                raise ValueError("the points of interest lie on a line: the bounding rectangle "
+                raise InputError("the points of interest lie on a line: the bounding rectangle "
                                  "has no area (pass pad > 0)")
             return Rectangle(float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
         shape = shapely.MultiPoint(points).convex_hull
         if pad > 0:
             shape = shape.buffer(pad, join_style="mitre")
         if not isinstance(shape, shapely.Polygon) or shape.area <= 0:
-            raise ValueError("the points of interest lie on a line: their convex hull has no "
+            raise InputError("the points of interest lie on a line: their convex hull has no "
                              "area (pass pad > 0)")
         shape = shapely.geometry.polygon.orient(shape, sign=1.0)
         return ConvexRegion(np.asarray(shape.exterior.coords)[:-1])
@@ -326,7 +311,7 @@ class Trajectories:
         """
         xy = as_float_array(coords, "coords")
         if xy.shape != self._coords.shape:
-            raise ValueError(f"coords must have shape {self._coords.shape}, got {xy.shape}")
+            raise InputError(f"coords must have shape {self._coords.shape}, got {xy.shape}")
         frame = self._frame.copy()
         frame = frame.set_geometry(gpd.points_from_xy(xy[:, 0], xy[:, 1]),
                                    crs=self.crs if crs is None else crs)

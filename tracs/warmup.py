@@ -29,6 +29,7 @@ import time
 import numpy as np
 
 from ._numba_cache import KERNEL_FAMILIES, compile_notices
+from .errors import InputError
 
 __all__ = ["FAMILIES", "INSTALLED", "compile_all", "add_parser", "run", "main"]
 
@@ -180,7 +181,7 @@ def compile_all(families=None, *, secure: bool = False, jobs: int = 1, verbose: 
     names = list(FAMILIES) if families is None else list(families)
     unknown = [name for name in names if name not in FAMILIES]
     if unknown:
-        raise ValueError(f"unknown kernel families {unknown}; choose from {', '.join(FAMILIES)}")
+        raise InputError(f"unknown kernel families {unknown}; choose from {', '.join(FAMILIES)}")
     say = say or (lambda line: print(line, flush=True))
     names.sort(key=lambda name: -KERNEL_FAMILIES[name][1])
     seconds = {}

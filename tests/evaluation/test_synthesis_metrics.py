@@ -101,7 +101,7 @@ BAD = [
     ("no queries", lambda: query_error(P, P, BOX, n_queries=0), ValueError, "n_queries must be >= 1"),
     ("k too big", lambda: hotspot_ndcg(P, P, BOX, cells=2, k=5), ValueError, r"k must be between 1 and .*\(4\)"),
     ("k float", lambda: hotspot_ndcg(P, P, BOX, cells=2, k=1.0), TypeError, "k must be an int"),
-    ("offsets short", lambda: trip_error(P, [0, 1], P, OFF, BOX), ValueError, "running from 0 to N=2"),
+    ("offsets short", lambda: trip_error(P, [0, 1], P, OFF, BOX), ValueError, "must run from 0 to N=2"),
     ("offsets float", lambda: trip_error(P, OFF, P, [0.0, 2.0], BOX), TypeError, "offsets must be an integer"),
     ("empty trajectory", lambda: trip_error(P, [0, 0, 2], P, OFF, BOX), ValueError, "are empty"),
     ("bins 0", lambda: length_error(P, OFF, P, OFF, bins=0), ValueError, "bins must be an int >= 1"),

@@ -144,10 +144,10 @@ def test_loaders_read_each_users_times_by_their_own_values(tmp_path):
     ("uid,lat,lng\na,41.1,-8.6\n", {}, "MissingColumnsError",
      "in.csv: missing column for time: none of datetime, time, timestamp, utctime, checkintime, trackedat, basedatetime (name it with time= "
      "NAME, or give no_time=True to keep the file's order without times). Columns found: uid, lat, lng"),
-    ("uid,datetime,lat,lng\na,,41.1,-8.6\n", {}, "ValueError",
+    ("uid,datetime,lat,lng\na,,41.1,-8.6\n", {}, "InputError",
      "in.csv: the time column 'datetime' is empty in every row (name another with time= NAME, or give "
      "no_time=True to keep the file's order without times)"),
-    ("uid,datetime,lat,lng\na,2024-01-01 00:00,41.1,-8.6\n", {"ambiguous": "both"}, "ValueError",
+    ("uid,datetime,lat,lng\na,2024-01-01 00:00,41.1,-8.6\n", {"ambiguous": "both"}, "InputError",
      "ambiguous= both: choose earlier or later"),
     ("uid,datetime,lat,lng\na,soon,41.1,-8.6\nb,later,41.2,-8.6\n", {}, "TimeFormatError",
      "cannot read times like 'soon': tried ISO 8601 and 42 common layouts"),

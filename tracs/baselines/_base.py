@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_epsilon
+from ..errors import InputError, InputTypeError
 from ..poi_space import POISpace
 from ..perturbers._base import PrivacyLedger, as_batch, as_trajectory, batch_streams, key_list, on_workers
 from ._draws import PointDraws
@@ -73,9 +74,9 @@ class Baseline(ABC):
 
     def __init__(self, poi_space, epsilon=None, *, epsilon_per_trajectory=None):
         if not isinstance(poi_space, POISpace):
-            raise TypeError(f"poi_space must be a tracs.POISpace, got {type(poi_space).__name__}")
+            raise InputTypeError(f"poi_space must be a tracs.POISpace, got {type(poi_space).__name__}")
         if (epsilon is None) == (epsilon_per_trajectory is None):
-            raise ValueError("give exactly one of epsilon (per point) and epsilon_per_trajectory")
+            raise InputError("give exactly one of epsilon (per point) and epsilon_per_trajectory")
         self.poi_space = poi_space
         self.epsilon = None if epsilon is None else check_epsilon(epsilon)
         self.epsilon_per_trajectory = (None if epsilon_per_trajectory is None
@@ -129,7 +130,7 @@ class Baseline(ABC):
         for value in np.unique(np.asarray(epsilons, dtype=np.float64)):
             limit = self._max_draw_epsilon(float(value))
             if value > limit:
-                raise ValueError(
+                raise InputError(
                     f"a budget of {value:g} on {step} is too large for a faithful "
                     f"double-precision sampler over this POI space ({len(self.poi_space)} "
                     f"POIs): its smallest output probability would fall below 2^-40; the "
@@ -139,7 +140,7 @@ class Baseline(ABC):
     def privacy_spent(self, n: int) -> BaselineLedger:
         """Privacy spent on one trajectory of ``n`` points (see :class:`BaselineLedger`)."""
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n must be a positive integer, got {n!r}")
+            raise InputError(f"n must be a positive integer, got {n!r}")
         n = int(n)
         basis = "per_point" if self.epsilon is not None else "per_trajectory"
         if self.unit == "point":
@@ -211,7 +212,7 @@ class Baseline(ABC):
         flat, off, as_list = as_batch(coords, offsets)
         streams = batch_streams(rng, keys, len(off) - 1)
         if len(flat) == 0:
-            raise ValueError("coords is empty")
+            raise InputError("coords is empty")
         _, idx = self.poi_space.round(flat)
         indices = self._perturb(idx, off.astype(np.intp), PointDraws(streams, off))
         out = self.poi_space.points[indices]
@@ -233,12 +234,12 @@ class Baseline(ABC):
         """
         indices = np.asarray(indices)
         if indices.ndim != 1 or (indices.size and indices.dtype.kind not in "iu"):
-            raise TypeError("indices must be a 1-D integer array")
+            raise InputTypeError("indices must be a 1-D integer array")
         indices = indices.astype(np.intp)
         if indices.size == 0:
-            raise ValueError("indices is empty")
+            raise InputError("indices is empty")
         if indices.min() < 0 or indices.max() >= len(self.poi_space):
-            raise ValueError(f"indices must lie in 0 … {len(self.poi_space) - 1}")
+            raise InputError(f"indices must lie in 0 … {len(self.poi_space) - 1}")
         _, off, _ = as_batch(np.zeros((len(indices), 2)), offsets)
         streams = batch_streams(rng, keys, len(off) - 1)
         return self._perturb(indices, off.astype(np.intp), PointDraws(streams, off))

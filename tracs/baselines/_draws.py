@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
 from ..perturbers._keyed import proposals, uniform_at, words_at
 from ..random import point_streams
 
@@ -53,7 +54,7 @@ class PointDraws:
     def at(self, rows, site: int) -> "RowDraws":
         """Draws of the points ``rows`` (batch positions) for the sampling step ``site``."""
         if not 0 <= int(site) < 128:
-            raise ValueError(f"site must lie in 0 .. 127, got {site}")
+            raise InputError(f"site must lie in 0 .. 127, got {site}")
         return RowDraws(self, np.asarray(rows, dtype=np.intp), np.uint64(site) * np.uint64(SITE))
 
     def _grid(self, rows, draws, kernel):
@@ -82,7 +83,7 @@ class PointDraws:
                                              np.asarray(draws, dtype=np.uint64),
                                              np.asarray(n, dtype=np.uint64))
         if np.any(n < 1):
-            raise ValueError("integers() needs n >= 1")
+            raise InputError("integers() needs n >= 1")
         limit = (np.uint64(0xFFFFFFFFFFFFFFFF) // n) * n  # words below this are unbiased
         words = self.words(rows, draws)
         bad = words >= limit
@@ -160,7 +161,7 @@ def as_row_draws(draws, n: int) -> RowDraws:
     """``draws`` if it is a :class:`RowDraws` of ``n`` rows; an rng gives each of ``n`` rows its own stream."""
     if isinstance(draws, RowDraws):
         if len(draws) != n:
-            raise ValueError(f"draws cover {len(draws)} rows, expected {n}")
+            raise InputError(f"draws cover {len(draws)} rows, expected {n}")
         return draws
     from ..random import resolve_streams
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
 from ._base import Baseline
 from ._exponential_sampler import em_probabilities, sample_em
 
@@ -55,7 +56,7 @@ class ExponentialMechanism(Baseline):
         """
         eps = self.epsilon if epsilon is None else epsilon
         if eps is None:
-            raise ValueError("give the per-draw epsilon (this mechanism was built per trajectory)")
+            raise InputError("give the per-draw epsilon (this mechanism was built per trajectory)")
         dist = self.poi_space.distances_from(x_index)
         return em_probabilities(dist, eps / (2.0 * self.poi_space.diameter))
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from .._validation import as_float_array
+from ..errors import InputError, InputTypeError
 from ._base import Baseline
 from ._exponential_sampler import RESOLUTION
 
@@ -143,9 +144,9 @@ class LSRR(Baseline):
                  sizes=None, groups: int = 3, grouping: str = "fixed", thresholds=(0.3, 0.6)):
         super().__init__(poi_space, epsilon, epsilon_per_trajectory=epsilon_per_trajectory)
         if isinstance(groups, bool) or not isinstance(groups, numbers.Integral) or groups < 2:
-            raise ValueError(f"groups must be an integer >= 2, got {groups!r}")
+            raise InputError(f"groups must be an integer >= 2, got {groups!r}")
         if grouping not in GROUPINGS:
-            raise ValueError(f"grouping must be one of {', '.join(map(repr, GROUPINGS))}, got {grouping!r}")
+            raise InputError(f"grouping must be one of {', '.join(map(repr, GROUPINGS))}, got {grouping!r}")
         n_poi = len(poi_space)
         self.grouping = grouping
         self.thresholds = None
@@ -153,17 +154,17 @@ class LSRR(Baseline):
         self._losses: dict[float, float] = {}
         if grouping == "thresholds":
             if sizes is not None:
-                raise ValueError("sizes apply to grouping='fixed'; grouping='thresholds' takes thresholds")
+                raise InputError("sizes apply to grouping='fixed'; grouping='thresholds' takes thresholds")
             self.thresholds = self._check_thresholds(thresholds)
             if groups not in (3, len(self.thresholds) + 1):
-                raise ValueError(f"{len(self.thresholds)} thresholds make {len(self.thresholds) + 1} groups, "
+                raise InputError(f"{len(self.thresholds)} thresholds make {len(self.thresholds) + 1} groups, "
                                  f"not {groups}")
             self.groups = len(self.thresholds) + 1
             self._unit_points = self._normalised_points()
             self._table = None  # (|P|, m) group sizes, computed on first use
         else:
             if groups > n_poi:
-                raise ValueError(f"{groups} groups need at least {groups} POIs, the space has {n_poi}")
+                raise InputError(f"{groups} groups need at least {groups} POIs, the space has {n_poi}")
             self.groups = int(groups)
             self._sizes = None if sizes is None else self._check_sizes(sizes, n_poi)
             if self._sizes is not None:
@@ -175,9 +176,9 @@ class LSRR(Baseline):
     def _check_thresholds(thresholds) -> tuple[float, ...]:
         values = as_float_array(thresholds, "thresholds").reshape(-1)
         if values.size < 1:
-            raise ValueError("give at least one threshold")
+            raise InputError("give at least one threshold")
         if values[0] <= 0 or np.any(np.diff(values) <= 0):
-            raise ValueError(f"thresholds must be positive and strictly increasing, got {list(values)}")
+            raise InputError(f"thresholds must be positive and strictly increasing, got {list(values)}")
         return tuple(float(v) for v in values)
 
     def _normalised_points(self) -> np.ndarray:
@@ -189,7 +190,7 @@ class LSRR(Baseline):
         xmin, ymin, xmax, ymax = (float(v) for v in bounds)
         side = np.array([xmax - xmin, ymax - ymin])
         if not np.all(side > 0):
-            raise ValueError("grouping='thresholds' needs a bounding box of positive width and height "
+            raise InputError("grouping='thresholds' needs a bounding box of positive width and height "
                              f"(distances are fractions of its sides), got bounds {(xmin, ymin, xmax, ymax)}")
         return (self.poi_space.points - (xmin, ymin)) / side
 
@@ -219,23 +220,23 @@ class LSRR(Baseline):
     def _check_sizes(sizes, n_poi: int) -> tuple[int, ...]:
         values = np.asarray(sizes)
         if values.ndim != 1 or values.size < 1 or values.dtype.kind not in "iu":
-            raise TypeError("sizes must be a 1-D sequence of integers")
+            raise InputTypeError("sizes must be a 1-D sequence of integers")
         values = [int(v) for v in values]
         if min(values) < 1:
-            raise ValueError(f"every group size must be >= 1, got {values}")
+            raise InputError(f"every group size must be >= 1, got {values}")
         total = sum(values)
         if total < n_poi:
             values.append(n_poi - total)
         elif total > n_poi:
-            raise ValueError(f"group sizes sum to {total}, more than the {n_poi} POIs")
+            raise InputError(f"group sizes sum to {total}, more than the {n_poi} POIs")
         if len(values) < 2:
-            raise ValueError("L-SRR needs at least two groups")
+            raise InputError("L-SRR needs at least two groups")
         return tuple(values)
 
     def _epsilon(self, epsilon):
         eps = self.epsilon if epsilon is None else epsilon
         if eps is None:
-            raise ValueError("give the per-point epsilon (this mechanism was built per trajectory)")
+            raise InputError("give the per-point epsilon (this mechanism was built per trajectory)")
         return eps
 
     # -- groups ------------------------------------------------------------------------
@@ -246,7 +247,7 @@ class LSRR(Baseline):
         (:meth:`group_sizes`).
         """
         if self.grouping == "thresholds":
-            raise ValueError("with grouping='thresholds' the group sizes depend on the true POI: "
+            raise InputError("with grouping='thresholds' the group sizes depend on the true POI: "
                              "use group_sizes()")
         if self._sizes is not None:
             return self._sizes

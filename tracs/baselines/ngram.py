@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_finite
+from ..errors import InputError
 from ._base import Baseline
 from ._exponential_sampler import Disc, em_probabilities, sample_em
 
@@ -54,7 +55,7 @@ class NGram(Baseline):
             theta = poi_space.diameter / 4.0
         self.theta = check_finite(theta, "theta")
         if self.theta <= 0:
-            raise ValueError(f"theta must be > 0, got {self.theta}")
+            raise InputError(f"theta must be > 0, got {self.theta}")
 
     def candidates(self, previous_index) -> np.ndarray:
         """Boolean mask of ``C_i`` over the POIs given the previous released POI (or ``None``)."""
@@ -69,7 +70,7 @@ class NGram(Baseline):
         """Exact distribution of one release given the true POI and the previous release."""
         eps = self.epsilon if epsilon is None else epsilon
         if eps is None:
-            raise ValueError("give the per-point epsilon (this mechanism was built per trajectory)")
+            raise InputError("give the per-point epsilon (this mechanism was built per trajectory)")
         dist = self.poi_space.distances_from(x_index)
         return em_probabilities(dist, eps / (2.0 * self.poi_space.diameter),
                                 self.candidates(previous_index))

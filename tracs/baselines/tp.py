@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from .._numba_cache import key_on_sources
+from ..errors import InputError
 from ..mechanisms import KRR, SquareWave
 from ..mechanisms import _lattice_kernels as lk
 from ..mechanisms.piecewise import square_wave_b
@@ -166,10 +167,10 @@ class TP(Baseline):
         super().__init__(poi_space, epsilon, epsilon_per_trajectory=epsilon_per_trajectory)
         if isinstance(sectors, str):
             if sectors != "auto":
-                raise ValueError(f"sectors must be one of {SECTOR_CHOICES} or 'auto', got {sectors!r}")
+                raise InputError(f"sectors must be one of {SECTOR_CHOICES} or 'auto', got {sectors!r}")
         elif isinstance(sectors, bool) or not isinstance(sectors, numbers.Integral) \
                 or sectors not in SECTOR_CHOICES:
-            raise ValueError(f"sectors must be one of {SECTOR_CHOICES} or 'auto', got {sectors!r}")
+            raise InputError(f"sectors must be one of {SECTOR_CHOICES} or 'auto', got {sectors!r}")
         self.sectors = sectors if isinstance(sectors, str) else int(sectors)
         self._check_construction()
 
@@ -213,7 +214,7 @@ class TP(Baseline):
         over = has_dir & (budgets["direction"] > limit)
         if over.any():
             i = int(np.argmax(over))
-            raise ValueError(
+            raise InputError(
                 f"a budget of {budgets['direction'][i]:g} on one direction report is too "
                 f"large for a faithful double-precision k-RR sampler (k = {budgets['k'][i]}): "
                 f"its lie probability would fall below 2^-40; the largest budget accepted "

@@ -2,9 +2,10 @@
 
 ``main(argv)`` parses the arguments, runs one subcommand and returns its exit
 status.  Bad input (an unknown method, ε ≤ 0, a missing file, an unwritable output,
-empty data) ends with a one-line message on standard error and a non-zero status,
-never a traceback; set ``TRACS_DEBUG=1`` to see the traceback of an unexpected
-error.
+empty data: a :class:`~tracs.errors.TracsError` or an ``OSError``) ends with a
+one-line message on standard error and status 1, never a traceback.  Any other
+exception is a bug in tracs: it is shown with its traceback and the status is
+:data:`BUG_STATUS`.  ``TRACS_DEBUG=1`` lets every exception propagate.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import os
 import sys
 from contextlib import contextmanager
 
-from ._common import CLIError, Parser, fail
+from ..errors import TracsError
+from ._common import BUG_STATUS, CLIError, Parser, fail, report_bug
 
-__all__ = ["main", "build_parser", "CLIError"]
+__all__ = ["main", "build_parser", "CLIError", "BUG_STATUS"]
 
 #: subcommand name -> its module, relative to this package (each offers add_parser(subparsers) and run(args))
 _COMMANDS = {"perturb": ".perturb", "evaluate": ".evaluate", "demo": ".demo", "estimate": ".estimate",
@@ -121,11 +123,11 @@ def _main(argv) -> int:
         return 130
     except BrokenPipeError:  # e.g. `tracs evaluate ... | head`
         return 0
-    except (CLIError, ValueError, TypeError, OSError, ImportError, KeyError) as exc:
+    except (TracsError, OSError) as exc:
         if os.environ.get("TRACS_DEBUG"):
             raise
         return fail(args.command, exc)
-    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
+    except Exception as exc:  # noqa: BLE001 - anything else is a bug: shown with its traceback
         if os.environ.get("TRACS_DEBUG"):
             raise
-        return fail(args.command, exc, unexpected=True)
+        return report_bug(args.command, exc)

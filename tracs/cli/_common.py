@@ -70,21 +70,34 @@ def join_negative_values(argv: list) -> list:
     return out
 
 
-def fail(command: str, exc: BaseException, *, unexpected: bool = False) -> int:
-    """Print ``exc`` as one line on standard error and return the exit status."""
+#: the exit status of a command that ends in a bug of tracs (an exception that is not a
+#: :class:`~tracs.errors.TracsError` or an ``OSError``): EX_SOFTWARE of sysexits.h.  1 is a
+#: refused input, 2 a usage error, 3 an audit that could not verify every bit
+BUG_STATUS = 70
+
+
+def fail(command: str, exc: BaseException) -> int:
+    """Print ``exc`` (a refused input or an unreadable file) as one line on standard error; return 1."""
     if isinstance(exc, FileNotFoundError) and exc.filename and not exc.args[1:]:
         message = f"no such file: {exc.filename}"
     elif isinstance(exc, OSError) and exc.strerror and exc.filename:
         message = f"{exc.strerror}: {exc.filename}"
     else:
         message = str(exc) or type(exc).__name__
-    if isinstance(exc, KeyError):
-        message = f"missing column or key {message}"
     message = " ".join(message.split())  # one line, whatever the exception said
-    if unexpected:
-        message = f"unexpected {type(exc).__name__}: {message} (set TRACS_DEBUG=1 for the traceback)"
     print(f"tracs {command}: error: {message}", file=sys.stderr)
     return 1
+
+
+def report_bug(command: str, exc: BaseException) -> int:
+    """Print ``exc`` with its traceback as a bug in tracs; return :data:`BUG_STATUS`."""
+    import traceback
+
+    traceback.print_exception(exc, file=sys.stderr)
+    print(f"tracs {command}: this is a bug in tracs, not a problem with the input: the "
+          f"{type(exc).__name__} above was not expected; please report it with the traceback",
+          file=sys.stderr)
+    return BUG_STATUS
 
 
 def positive_float(text: str) -> float:

@@ -226,7 +226,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
                      clip_reports: bool = False):
     """``(density, parameters, reports)`` of a file written by 'tracs perturb', from the
     parameters it carries or its sidecar, checked against its rows."""
-    from ..estimate._memory import check_memory
+    from .._validation import check_memory_budget
     from ..estimate.grid_density import density
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
 
@@ -243,7 +243,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
         except ValueError:
             raise CLIError(f"--edge-decay must be a finite number >= 0, got {edge_decay:g}") from None
     try:
-        memory = check_memory(memory)
+        memory = check_memory_budget(memory)
     except ValueError as exc:
         raise CLIError(f"--memory: {exc}") from None
     if engine != "dask":

@@ -8,6 +8,7 @@ import sys
 
 from .._text import counted
 from . import _columns
+from ..errors import InputError
 from ._common import anchor_arg, positive_int, seed_int, writable_dir, writable_file
 
 DESCRIPTION = """\
@@ -149,9 +150,9 @@ def run(args) -> int:
     epsilons = evaluation.parse_epsilons(args.epsilons)
     metrics = evaluation.parse_metrics(args.metrics)
     if not 0 < args.confidence < 1:
-        raise ValueError(f"--confidence must be in (0, 1), got {args.confidence}")
+        raise InputError(f"--confidence must be in (0, 1), got {args.confidence}")
     if args.output is not None and args.format != "json":
-        raise ValueError("-o/--output goes with --format json (tables go to stdout, files to --output-dir)")
+        raise InputError("-o/--output goes with --format json (tables go to stdout, files to --output-dir)")
     output_dir = args.output_dir
     if output_dir is None and args.format == "table":
         output_dir = "tracs-results"

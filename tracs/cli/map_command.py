@@ -13,6 +13,7 @@ import numpy as np
 if TYPE_CHECKING:  # for the annotations only: the command imports geopandas when it runs
     import geopandas
 
+from ..errors import TracsError
 from ._common import CLIError, check_release_path, positive_float, positive_int, seed_int, writable_file
 
 DESCRIPTION = """\
@@ -240,7 +241,7 @@ def run(args) -> int:
         if args.online and args.offline:
             raise CLIError("--online and --offline contradict each other: give one")
         return _run(args)
-    except (CLIError, ValueError, TypeError, OSError, ImportError, KeyError) as exc:
+    except (TracsError, OSError) as exc:
         message = " ".join((str(exc) or type(exc).__name__).split())
         print(f"tracs map: error: {message}", file=sys.stderr)
         return 1

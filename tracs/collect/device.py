@@ -24,7 +24,7 @@ import time as _time
 
 import numpy as np
 
-from ..errors import TracsError
+from ..errors import InputError, InputTypeError, TracsError
 from ..public import into_region
 from .published import ParameterError, Parameters
 from .protocol import ARROW_TYPE, encode_arrow, stream_of
@@ -73,7 +73,7 @@ def _nanoseconds(time) -> int:
         return int(time)
     stamp = pd.Timestamp(time)
     if pd.isna(stamp):
-        raise ValueError(f"time: not a time, got {time!r}")
+        raise InputError(f"time: not a time, got {time!r}")
     if stamp.tzinfo is not None:
         stamp = stamp.tz_convert("UTC").tz_localize(None)
     return int(stamp.as_unit("ns").value)
@@ -108,10 +108,10 @@ class Device:
 
         self.parameters = parameters if isinstance(parameters, Parameters) else Parameters.from_json(parameters)
         if not isinstance(device_id, str) or not device_id:
-            raise TypeError(f"device_id must be a non-empty str, got {device_id!r}")
+            raise InputTypeError(f"device_id must be a non-empty str, got {device_id!r}")
         if isinstance(key, bool) or not isinstance(key, (int, np.integer, Secure)):
-            raise TypeError("key must be a non-negative int or tracs.random.Secure(seed): a reproducible key, "
-                            f"so that a restart continues its streams, got {type(key).__name__}")
+            raise InputTypeError("key must be a non-negative int or tracs.random.Secure(seed): a reproducible key, "
+                                 f"so that a restart continues its streams, got {type(key).__name__}")
         self.device_id, self.token = device_id, token
         self._key = resolve_key(int(key) if isinstance(key, np.integer) else key)
         self._model = self.parameters.perturber()
@@ -238,7 +238,7 @@ class Device:
         ns = _nanoseconds(time)
         day = ns // _DAY_NS
         if not self._box.contains(float(lon), float(lat)):
-            raise ValueError(f"the fix ({float(lat)!r}, {float(lon)!r}) lies outside the collection's box "
+            raise InputError(f"the fix ({float(lat)!r}, {float(lon)!r}) lies outside the collection's box "
                              f"{list(self.parameters.box)} (min_lon, min_lat, max_lon, max_lat)")
         x, y = self._to_metric.transform(np.array([float(lon)]), np.array([float(lat)]), errcheck=True)
         # a fix of the box outside its inscribed rectangle moves onto it, as in 'tracs perturb'
@@ -301,7 +301,7 @@ class Device:
         import httpx
 
         if body not in ("arrow", "json"):
-            raise ValueError(f"body must be 'arrow' or 'json', got {body!r}")
+            raise InputError(f"body must be 'arrow' or 'json', got {body!r}")
         own = client is None
         client = httpx.Client(timeout=timeout) if own else client
         totals = {"sent": 0, "accepted": 0, "rejected": {}}

@@ -28,6 +28,8 @@ import hmac
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["COLUMNS", "INTEGER_COLUMNS", "ARROW_TYPE", "BATCH_FIELDS", "encode_arrow", "decode_arrow",
            "device_token", "stream_of"]
 
@@ -70,7 +72,7 @@ def decode_arrow(body: bytes) -> dict:
         table = pa.ipc.open_stream(pa.py_buffer(body)).read_all()
         meta = {k.decode(): json.loads(v) for k, v in (table.schema.metadata or {}).items()}
     except (pa.ArrowException, ValueError, UnicodeDecodeError) as exc:
-        raise ValueError(f"the body is not an Arrow IPC stream of a batch: {exc}") from None
+        raise InputError(f"the body is not an Arrow IPC stream of a batch: {exc}") from None
     reports = {}
     for name in table.column_names:
         column = table.column(name)

@@ -23,7 +23,7 @@ from contextlib import closing, contextmanager
 
 import numpy as np
 
-from ..errors import TracsError
+from ..errors import InputError, TracsError
 
 __all__ = ["Store", "SQLiteStore", "StoreError", "open_store"]
 
@@ -203,7 +203,7 @@ class SQLiteStore(Store):
 
     def __init__(self, path, parameters, *, synchronous: str = "normal"):
         if synchronous not in ("normal", "full"):
-            raise ValueError(f"synchronous must be 'normal' or 'full', got {synchronous!r}")
+            raise InputError(f"synchronous must be 'normal' or 'full', got {synchronous!r}")
         self.path = str(path)
         self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")

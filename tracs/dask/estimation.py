@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from .frames import _check_columns, _coordinates, _order
 from .partitions import survey
 
@@ -153,7 +154,7 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
     meta = ddf._meta
     _check_columns(meta, user, trajectory, time, x, y)
     if shuffle not in ("auto", True, False):
-        raise ValueError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
+        raise InputError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
     spans = survey(ddf, user, caller="estimate")  # refuses ids of more than one type
     spans = spans if shuffle == "auto" else bool(shuffle)
     work = ddf.shuffle(on=user) if spans else ddf
@@ -164,7 +165,7 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
                      ignore_index=True)
     keys = keys[keys.length > 0].sort_values(["user", "trajectory"], kind="stable")
     if len(keys) == 0:
-        raise ValueError("reports is empty")
+        raise InputError("reports is empty")
     lengths = keys.length.to_numpy(np.int64)
     offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
     eps = _epsilons(perturber, offsets, int(offsets[-1]))

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import engine
+from ..errors import InputError
 
 __all__ = ["perturb_frame", "check_user_ids", "id_kind"]
 
@@ -33,7 +34,7 @@ def _coordinates(frame, x, y):
     if x is None:
         geometry = frame.geometry
         if len(geometry) and not (geometry.geom_type == "Point").all():
-            raise ValueError("perturb_frame: every geometry must be a point")
+            raise InputError("perturb_frame: every geometry must be a point")
         return np.column_stack([geometry.x.to_numpy(np.float64), geometry.y.to_numpy(np.float64)])
     return np.column_stack([frame[x].to_numpy(np.float64), frame[y].to_numpy(np.float64)])
 
@@ -42,13 +43,13 @@ def _check_columns(frame, user, trajectory, time, x, y):
     needed = [c for c in (user, trajectory, time, x, y) if c is not None]
     missing = [c for c in needed if c not in frame.columns]
     if missing:
-        raise ValueError(f"perturb_frame: missing column(s) {', '.join(map(repr, missing))}")
+        raise InputError(f"perturb_frame: missing column(s) {', '.join(map(repr, missing))}")
     if x is None and not hasattr(frame, "geometry"):
-        raise ValueError("perturb_frame: give x= and y= columns, or a GeoDataFrame with point geometry")
+        raise InputError("perturb_frame: give x= and y= columns, or a GeoDataFrame with point geometry")
     if (x is None) != (y is None):
-        raise ValueError("perturb_frame: give both x= and y=, or neither (point geometry)")
+        raise InputError("perturb_frame: give both x= and y=, or neither (point geometry)")
     if frame[user].isna().any():
-        raise ValueError(f"perturb_frame: column {user!r} has missing user ids")
+        raise InputError(f"perturb_frame: column {user!r} has missing user ids")
     check_user_ids([id_kind(frame[user])], column=user, caller="perturb_frame")
 
 
@@ -85,7 +86,7 @@ def check_user_ids(kinds, *, column: str = "uid", caller: str = "perturb") -> No
     """
     found = sorted({kind for kind in kinds if kind is not None})
     if len(found) > 1 or (found and found[0].startswith("mixed")):
-        raise ValueError(f"{caller}: column {column!r} holds user ids of more than one type "
+        raise InputError(f"{caller}: column {column!r} holds user ids of more than one type "
                          f"({' and '.join(found)}); 7 and '7' would draw the same noise: give every id one type")
 
 
@@ -150,7 +151,7 @@ def perturb_frame(frame, perturber, *, seed, user="uid", trajectory=None, time=N
     replaced by the released ones.
     """
     if seed is None:
-        raise ValueError("perturb_frame: give a seed (int, SeedSequence or tracs.random.Secure(seed)); "
+        raise InputError("perturb_frame: give a seed (int, SeedSequence or tracs.random.Secure(seed)); "
                          "without one, separate partitions could not agree on the key")
     _check_columns(frame, user, trajectory, time, x, y)
     if len(frame) == 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from .frames import check_user_ids, id_kind
 
 __all__ = ["map_users", "needs_shuffle", "survey", "with_row_numbers"]
@@ -105,7 +106,7 @@ def _apply_in_order(part, fn, index_name, args, empty):
     else:  # rows left out: find the others by their (unique) index
         kept = clean.index.get_indexer(out.index) if clean.index.is_unique else np.array([-1])
         if (kept < 0).any() or len(kept) != len(out) or np.any(np.diff(kept) <= 0):
-            raise ValueError("map_users: a function that leaves rows out must return the others "
+            raise InputError("map_users: a function that leaves rows out must return the others "
                              "in input order with their (unique) index")
     out[_ROW] = rows[kept]
     out[_INDEX] = index[kept]
@@ -137,7 +138,7 @@ def map_users(ddf, fn, *, user="uid", meta, shuffle="auto", args=()):
         ``fn``'s rows, in the input's partitions, order and index.
     """
     if shuffle not in ("auto", True, False):
-        raise ValueError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
+        raise InputError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
     spans, lengths = _survey(ddf, user, "map_users")  # refuses ids of more than one type, whatever ``shuffle``
     spans = spans if shuffle == "auto" else bool(shuffle)
     numbered, starts = _numbered(ddf, lengths)

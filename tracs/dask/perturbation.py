@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from .frames import _check_columns, _coordinates, _released
 from .partitions import map_users
 
@@ -41,7 +42,7 @@ def perturb(ddf, perturber, *, seed, user="uid", trajectory=None, time=None, x=N
     released coordinates.  Call ``.compute()`` or write it (``to_parquet``).
     """
     if seed is None:
-        raise ValueError("perturb: give a seed (int, SeedSequence or tracs.random.Secure(seed)); "
+        raise InputError("perturb: give a seed (int, SeedSequence or tracs.random.Secure(seed)); "
                          "without one, separate partitions could not agree on the key")
     meta = ddf._meta
     _check_columns(meta, user, trajectory, time, x, y)

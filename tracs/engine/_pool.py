@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
 from ._account import timed_task
 
 __all__ = ["resolve_workers", "trajectory_chunks", "point_chunks", "map_ordered", "CHUNKS_PER_WORKER",
@@ -42,10 +43,10 @@ def resolve_workers(workers) -> int:
                            and workers == -1):
         return max(1, os.cpu_count() or 1)
     if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
-        raise TypeError(f"workers must be a positive int, or -1 / None for all cores, "
-                        f"got {type(workers).__name__}")
+        raise InputTypeError(f"workers must be a positive int, or -1 / None for all cores, "
+                             f"got {type(workers).__name__}")
     if workers < 1:
-        raise ValueError(f"workers must be a positive int, or -1 / None for all cores, got {workers}")
+        raise InputError(f"workers must be a positive int, or -1 / None for all cores, got {workers}")
     return int(workers)
 
 

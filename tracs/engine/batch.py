@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import metrics
 from .._validation import as_batch
+from ..errors import InputError, InputTypeError
 from ..random import KeyedStreams, resolve_key
 from ._account import serial_step
 from ._keys import fast_stream_ids
@@ -70,7 +71,7 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     n_workers = resolve_workers(workers)
     if not _keyed(perturber):  # no per-trajectory streams: only one worker gives the same output
         if keys is not None:
-            raise TypeError(f"{type(perturber).__name__}.perturb_many takes no keys")
+            raise InputTypeError(f"{type(perturber).__name__}.perturb_many takes no keys")
         return perturber.perturb_many(coords, offsets, rng=rng, return_indices=return_indices, **kwargs)
     try:  # the batch's shape here; its values (finite, inside the region) chunk by chunk below
         with serial_step("perturb: batch shape"):
@@ -83,13 +84,13 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     n_traj = len(off) - 1
     if isinstance(rng, KeyedStreams):
         if keys is not None:
-            raise TypeError("give either keys or resolved KeyedStreams as rng, not both")
+            raise InputTypeError("give either keys or resolved KeyedStreams as rng, not both")
         if len(rng.streams) != n_traj:
-            raise ValueError(f"rng holds {len(rng.streams)} streams for {n_traj} trajectories")
+            raise InputError(f"rng holds {len(rng.streams)} streams for {n_traj} trajectories")
         streams = rng
     else:
         if keys is not None and (isinstance(keys, (str, bytes)) or not hasattr(keys, "__len__")):
-            raise TypeError(f"keys must be a sequence of one key per trajectory, got {type(keys).__name__}")
+            raise InputTypeError(f"keys must be a sequence of one key per trajectory, got {type(keys).__name__}")
         random_key = resolve_key(rng)
         streams = KeyedStreams(random_key.kind, random_key.key, fast_stream_ids(keys, n_traj, workers=n_workers))
     chunks = trajectory_chunks(off, n_workers * 4) if n_workers > 1 else [(0, n_traj)]

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
+
 __all__ = ["DEFAULT_EDGE_DECAY", "check_edge_decay", "zone_labels", "zone_weights", "edge_axes",
            "place_edge_mass"]
 
@@ -38,10 +40,10 @@ _SAME = 1e-12
 def check_edge_decay(edge_decay) -> float:
     """``edge_decay`` as a float ``κ ≥ 0`` (finite), or a clear error."""
     if isinstance(edge_decay, bool) or not isinstance(edge_decay, (int, float, np.integer, np.floating)):
-        raise TypeError(f"edge_decay must be a number >= 0, got {type(edge_decay).__name__}")
+        raise InputTypeError(f"edge_decay must be a number >= 0, got {type(edge_decay).__name__}")
     value = float(edge_decay)
     if not np.isfinite(value) or value < 0:
-        raise ValueError(f"edge_decay must be a finite number >= 0, got {edge_decay!r}")
+        raise InputError(f"edge_decay must be a finite number >= 0, got {edge_decay!r}")
     return value
 
 

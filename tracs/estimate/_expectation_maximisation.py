@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._progress import progress_bar, progress_lines
+from ..errors import InputError
 
 __all__ = ["EMResult", "run_em", "smooth", "ProductBlock", "DenseBlock", "choose_smoothing"]
 
@@ -137,7 +138,7 @@ class DenseBlock:
     def split(self, rng, share):
         """``(train, held)`` with integer weights (counts of binned reports) thinned binomially."""
         if not np.array_equal(self.weights, np.round(self.weights)):
-            raise ValueError("held-out smoothing needs reports counted in bins")
+            raise InputError("held-out smoothing needs reports counted in bins")
         held = rng.binomial(self.weights.astype(np.int64), share).astype(np.float64)
         return DenseBlock(self.likelihood, self.weights - held), DenseBlock(self.likelihood, held)
 
@@ -168,7 +169,7 @@ def choose_smoothing(blocks, support, *, tol=DEFAULT_TOL, max_iterations=None,
     :func:`run_em`.
     """
     if not all(hasattr(b, "split") for b in blocks):
-        raise ValueError("smoothing='cv' needs reports counted in bins (TraCS-C, planar Laplace)")
+        raise InputError("smoothing='cv' needs reports counted in bins (TraCS-C, planar Laplace)")
     lines = progress_lines("estimate") if lines is None else lines
     scores = np.zeros(len(CV_WEIGHTS))
     for seed in range(CV_SPLITS):
@@ -193,11 +194,11 @@ def _smoothing_weight(smoothing) -> float:
         return 0.0
     if isinstance(smoothing, str):
         if smoothing != "ems":
-            raise ValueError(f"smoothing must be None, 'ems' or a weight in (0, 1], got {smoothing!r}")
+            raise InputError(f"smoothing must be None, 'ems' or a weight in (0, 1], got {smoothing!r}")
         return 1.0
     if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float, np.floating)) \
             or not 0.0 < float(smoothing) <= 1.0:
-        raise ValueError(f"smoothing must be None, 'ems' or a weight in (0, 1], got {smoothing!r}")
+        raise InputError(f"smoothing must be None, 'ems' or a weight in (0, 1], got {smoothing!r}")
     return float(smoothing)
 
 
@@ -263,10 +264,10 @@ def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate
     weight = _smoothing_weight(smoothing)
     support = np.asarray(support, dtype=bool)
     if not support.any():
-        raise ValueError("the support holds no cell")
+        raise InputError("the support holds no cell")
     total = sum(b.weight for b in blocks)
     if total <= 0:
-        raise ValueError("no reports to estimate from")
+        raise InputError("no reports to estimate from")
     limit = DEFAULT_MAX_ITERATIONS if max_iterations is None else int(max_iterations)
     if initial is None:
         theta = support / support.sum()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputTypeError
 from ..region import Rectangle
 from . import _expectation_maximisation as fitting
 from .transition import bin_index, output_grid
@@ -26,8 +27,8 @@ def laplace_keys(pts, perturber, xe, ye, output_bins) -> np.ndarray:
     :func:`laplace_blocks` are the distinct keys, in increasing order)."""
     region = perturber.region
     if not isinstance(region, Rectangle):
-        raise TypeError("planar Laplace estimation needs a Rectangle region (clipping onto a "
-                        "polygon has no closed-form preimage here)")
+        raise InputTypeError("planar Laplace estimation needs a Rectangle region (clipping onto a "
+                             "polygon has no closed-form preimage here)")
     bx, by = output_grid(xe, output_bins), output_grid(ye, output_bins)
     on_x, on_y = _clamped_sides(pts, perturber, region)
     kind = (on_x + 1) * 3 + (on_y + 1)  # 4 = interior

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
 from ..perturbers._base import as_batch
 from ._emissions import split_edges
 from .grid_density import _epsilons, axis_mechanisms, check_parts, check_perturber
@@ -98,10 +99,10 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
     """The checks of :func:`denoise`, then the per-point or the per-trajectory means."""
     family = check_perturber(perturber)
     if family == "grid":
-        raise ValueError(f"denoise supports TraCS-C, TraCS-D and Strawman reports; "
+        raise InputError(f"denoise supports TraCS-C, TraCS-D and Strawman reports; "
                          f"{type(perturber).__name__} reports are not supported yet")
     if not isinstance(estimate, Density):
-        raise TypeError(f"estimate must be a Density, got {type(estimate).__name__}")
+        raise InputTypeError(f"estimate must be a Density, got {type(estimate).__name__}")
     s = check_parts(subcells, "subcells", 4 if family == "directional" else 8)
     pts = np.asarray(reports, dtype=np.float64)
     pts, off, _ = as_batch(pts, np.array([0, len(pts)]) if offsets is None else offsets)
@@ -110,12 +111,12 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
     perturber.region.validate_points(pts, "reports")
     prior = estimate.detail if estimate.detail is not None else estimate
     if family == "directional" and offsets is None:
-        raise ValueError("TraCS-D and the Strawman need offsets: each report's reference "
+        raise InputError("TraCS-D and the Strawman need offsets: each report's reference "
                          "is the previous report of its trajectory")
     if trajectory:
         return _smoothed(pts, off, offsets, perturber, estimate, family, s, scale, jump)
     if scale is not None or jump is not None:
-        raise ValueError("scale and jump are parameters of trajectory=True")
+        raise InputError("scale and jump are parameters of trajectory=True")
     if family == "directional":
         return _directional_means(pts, off, perturber, prior, s)
     xe, ye = (split_edges(np.asarray(e, dtype=np.float64), s) for e in prior.grid)
@@ -148,11 +149,11 @@ def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump
     from .smoothing import smooth
 
     if offsets is None:
-        raise ValueError("trajectory=True needs offsets: the trajectories to smooth")
+        raise InputError("trajectory=True needs offsets: the trajectories to smooth")
     if scale is not None and not (float(scale) > 0):
-        raise ValueError(f"scale must be > 0 (inf allowed), got {scale!r}")
+        raise InputError(f"scale must be > 0 (inf allowed), got {scale!r}")
     if jump is not None and not (0.0 <= float(jump) <= 1.0):
-        raise ValueError(f"jump must be in [0, 1], got {jump!r}")
+        raise InputError(f"jump must be in [0, 1], got {jump!r}")
     return smooth(pts, off, perturber, estimate, family, parts, scale=scale, jump=jump)
 
 

@@ -31,13 +31,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._progress import progress_lines
+from .._validation import check_memory_budget
+from ..errors import InputError, InputTypeError
 from ..mechanisms import OptimalClassical
 from ..methods import PERTURBER, method_of, view
 from ..perturbers import TraCSD
 from ..perturbers._base import as_batch
 from . import _expectation_maximisation as fitting
 from . import _holdout
-from ._memory import check_memory, refuse_above
+from ._memory import refuse_above
 from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, edge_axes, place_edge_mass
 from .result import Density
 from ._laplace import laplace_blocks, laplace_counts, merge_counts
@@ -52,12 +54,12 @@ def _check_grid(grid) -> tuple[int, int]:
     try:
         gx, gy = grid
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"grid must be an int or a pair of ints, got {grid!r}") from exc
+        raise InputTypeError(f"grid must be an int or a pair of ints, got {grid!r}") from exc
     for g in (gx, gy):
         if isinstance(g, bool) or not isinstance(g, (int, np.integer)):
-            raise TypeError(f"grid must be an int or a pair of ints, got {grid!r}")
+            raise InputTypeError(f"grid must be an int or a pair of ints, got {grid!r}")
         if g < 2:
-            raise ValueError(f"grid sizes must be >= 2, got {grid!r}")
+            raise InputError(f"grid sizes must be >= 2, got {grid!r}")
     return int(gx), int(gy)
 
 
@@ -66,7 +68,7 @@ def _epsilons(perturber, offsets, n) -> np.ndarray:
     if perturber.epsilon is not None:
         return np.full(n, float(perturber.epsilon))
     if offsets is None:
-        raise ValueError("with a per-trajectory budget the estimator needs offsets")
+        raise InputError("with a per-trajectory budget the estimator needs offsets")
     lengths = np.diff(offsets)
     return np.repeat(perturber.epsilon_per_point(lengths), lengths)
 
@@ -107,8 +109,8 @@ def _family(perturber) -> str:
     if family not in ("axes", "directional", "grid"):
         choices = ", ".join(m.name for m in view(PERTURBER).values() if m.estimator in ("axes", "directional", "grid"))
         what = "not a registered method" if method is None else f"the method {method.name!r}"
-        raise TypeError(f"perturber must be a registered perturber with a density estimator ({choices}); "
-                        f"{type(perturber).__name__} is {what} without one")
+        raise InputTypeError(f"perturber must be a registered perturber with a density estimator ({choices}); "
+                             f"{type(perturber).__name__} is {what} without one")
     return family
 
 
@@ -130,13 +132,13 @@ def _check_refine(refine, eps, smoothed: bool = False) -> int:
     """
     if isinstance(refine, str):
         if refine != "auto":
-            raise ValueError(f"refine must be an int in 1..8 or 'auto', got {refine!r}")
+            raise InputError(f"refine must be an int in 1..8 or 'auto', got {refine!r}")
         low = float(np.min(eps))
         return 2 if low >= AUTO_REFINE_EPSILON or (smoothed and low >= AUTO_SMOOTHING_EPSILON) else 1
     if isinstance(refine, bool) or not isinstance(refine, (int, np.integer)):
-        raise TypeError(f"refine must be an int in 1..8 or 'auto', got {type(refine).__name__}")
+        raise InputTypeError(f"refine must be an int in 1..8 or 'auto', got {type(refine).__name__}")
     if not 1 <= refine <= 8:
-        raise ValueError(f"refine must be an int in 1..8 or 'auto', got {refine}")
+        raise InputError(f"refine must be an int in 1..8 or 'auto', got {refine}")
     return int(refine)
 
 
@@ -212,7 +214,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         in chunk order).
     memory : int, str or None
         Budget of the estimator's own working memory, in bytes or as ``"2GB"``
-        (:func:`tracs.estimate._memory.check_memory`).  TraCS-D / Strawman keep every
+        (:func:`tracs._validation.check_memory_budget`).  TraCS-D / Strawman keep every
         report's runs (``6 × rows`` bytes; :mod:`tracs.estimate._runs`) when they fit,
         else recompute them per chunk on every pass (slower, memory
         ``O(reports + rows × chunk)``); a grid that cannot fit even then is refused
@@ -237,11 +239,11 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     family = check_perturber(perturber)
     _check_grid(grid)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
-        raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
+        raise InputError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
     if offsets is None:
         pts = np.asarray(reports, dtype=np.float64) if not isinstance(reports, list) else reports
         if family == "directional" and not isinstance(reports, list):
-            raise ValueError("TraCS-D and the Strawman need offsets: each report's reference "
+            raise InputError("TraCS-D and the Strawman need offsets: each report's reference "
                              "is the previous report of its trajectory")
         if isinstance(pts, list):
             pts, off, _ = as_batch(pts)
@@ -251,7 +253,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     else:
         pts, off, _ = as_batch(reports, offsets)
     if len(pts) == 0:
-        raise ValueError("reports is empty")
+        raise InputError("reports is empty")
     perturber.region.validate_points(pts, "reports")
     eps = _epsilons(perturber, off, len(pts))
     plan = plan_density(perturber, len(pts), float(np.min(eps)), float(np.max(eps)), grid=grid,
@@ -299,7 +301,7 @@ class DensityPlan:
         ``weights`` (TraCS-C only): the number of reports at each point of ``pts``, so
         that counts of reports per lattice value give the blocks of the reports."""
         if weights is not None and self.family != "axes":
-            raise ValueError("weights are counts of TraCS-C reports per lattice value")
+            raise InputError("weights are counts of TraCS-C reports per lattice value")
         pert, (gx, gy) = self.perturber, self.shape
         if self.family in ("axes", "grid"):
             bins = (2 * gx if self.output_bins is None else int(self.output_bins)) * \
@@ -370,7 +372,7 @@ def check_perturber(perturber) -> str:
     ``ValueError`` otherwise."""
     family = _family(perturber)
     if perturber.round_to is not None:
-        raise ValueError("reports rounded to points of interest are not supported: their "
+        raise InputError("reports rounded to points of interest are not supported: their "
                          "references (the continuous releases) are not public")
     return family
 
@@ -384,11 +386,11 @@ def plan_density(perturber, n_reports: int, eps_low: float, eps_high: float, *, 
     gx, gy = _check_grid(grid)
     edge_decay = check_edge_decay(edge_decay)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
-        raise ValueError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
+        raise InputError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
     if stop == "cv" and family != "directional":
-        raise ValueError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
+        raise InputError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
     workers = _check_workers(workers)
-    memory = check_memory(memory)
+    memory = check_memory_budget(memory)
     eps = np.array([eps_low, eps_high])
     smoothing = _auto_smoothing(smoothing, family, eps)
     smoothed = family == "axes" and isinstance(smoothing, str) and smoothing == "cv"
@@ -405,18 +407,18 @@ def plan_density(perturber, n_reports: int, eps_low: float, eps_high: float, *, 
 
 def _check_workers(workers) -> int:
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)):
-        raise TypeError(f"workers must be an int, got {type(workers).__name__}")
+        raise InputTypeError(f"workers must be an int, got {type(workers).__name__}")
     if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
+        raise InputError(f"workers must be >= 1, got {workers}")
     return int(workers)
 
 
 def check_parts(value, name: str, high: int) -> int:
     """``value`` as an int in ``1..high`` (parts of a cell per axis), named ``name`` in the errors."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        raise InputTypeError(f"{name} must be an int, got {type(value).__name__}")
     if not 1 <= value <= high:
-        raise ValueError(f"{name} must lie in 1..{high}, got {value}")
+        raise InputError(f"{name} must lie in 1..{high}, got {value}")
     return int(value)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..baselines import LSRR, ExponentialMechanism, NGram
+from ..errors import InputError, InputTypeError
 from ..perturbers._base import as_batch
 from . import _expectation_maximisation as fitting
 
@@ -36,14 +37,14 @@ def _indices(reports, baseline, offsets):
         pts, off, _ = as_batch(arr, offsets if offsets is not None else np.array([0, len(arr)]))
         coords, idx = baseline.poi_space.round(pts)
         if not np.allclose(coords, pts, rtol=0, atol=1e-6 * baseline.poi_space.diameter):
-            raise ValueError("reports must be released POIs of the baseline's POI space")
+            raise InputError("reports must be released POIs of the baseline's POI space")
         return np.asarray(idx, dtype=np.intp), off
     if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-        raise TypeError("reports must be POI indices (1-D ints) or released POI coordinates (n, 2)")
+        raise InputTypeError("reports must be POI indices (1-D ints) or released POI coordinates (n, 2)")
     if arr.size == 0:
-        raise ValueError("reports is empty")
+        raise InputError("reports is empty")
     if arr.min() < 0 or arr.max() >= len(baseline.poi_space):
-        raise ValueError(f"POI indices must lie in 0 … {len(baseline.poi_space) - 1}")
+        raise InputError(f"POI indices must lie in 0 … {len(baseline.poi_space) - 1}")
     off = np.array([0, len(arr)]) if offsets is None else as_batch(np.zeros((len(arr), 2)), offsets)[1]
     return arr.astype(np.intp), off
 
@@ -69,17 +70,17 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
     Frequencies
     """
     if not isinstance(baseline, (ExponentialMechanism, LSRR, NGram)):
-        raise TypeError(f"baseline must be ExponentialMechanism, LSRR or NGram, got {type(baseline).__name__}")
+        raise InputTypeError(f"baseline must be ExponentialMechanism, LSRR or NGram, got {type(baseline).__name__}")
     if baseline.epsilon is None:
-        raise ValueError("frequencies need a per-point epsilon (the baseline was built per trajectory)")
+        raise InputError("frequencies need a per-point epsilon (the baseline was built per trajectory)")
     if isinstance(baseline, LSRR) and baseline.grouping != "fixed":
-        raise ValueError("L-SRR with threshold grouping is not ε-LDP; estimate from the fixed grouping")
+        raise InputError("L-SRR with threshold grouping is not ε-LDP; estimate from the fixed grouping")
     idx, off = _indices(reports, baseline, offsets)
     m = len(baseline.poi_space)
     support = np.ones(m, dtype=bool)
     if isinstance(baseline, NGram):
         if offsets is None:
-            raise ValueError("N-gram needs offsets: each report's candidates follow the previous report")
+            raise InputError("N-gram needs offsets: each report's candidates follow the previous report")
         block = fitting.DenseBlock(_ngram_rows(idx, off, baseline))
     else:
         matrix = np.array([baseline.probabilities(i) for i in range(m)]).T  # [y, x]

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
+
 __all__ = ["Density", "Hotspots", "check_boxes"]
 
 
@@ -23,15 +25,15 @@ def check_boxes(boxes) -> np.ndarray:
     try:
         arr = np.asarray(boxes, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"boxes must be numeric, got {type(boxes).__name__}") from exc
+        raise InputTypeError(f"boxes must be numeric, got {type(boxes).__name__}") from exc
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] != 4:
-        raise ValueError(f"boxes must have shape (m, 4) (xmin, ymin, xmax, ymax), got {arr.shape}")
+        raise InputError(f"boxes must have shape (m, 4) (xmin, ymin, xmax, ymax), got {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError("boxes contain NaN or infinite values")
+        raise InputError("boxes contain NaN or infinite values")
     if np.any(arr[:, 2] < arr[:, 0]) or np.any(arr[:, 3] < arr[:, 1]):
-        raise ValueError("every box needs xmin <= xmax and ymin <= ymax")
+        raise InputError("every box needs xmin <= xmax and ymin <= ymax")
     return arr
 
 
@@ -121,9 +123,9 @@ class Density:
     def hotspots(self, k: int = 10) -> Hotspots:
         """The ``k`` cells of highest estimated probability (ties: lower index first)."""
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise TypeError(f"k must be an int, got {type(k).__name__}")
+            raise InputTypeError(f"k must be an int, got {type(k).__name__}")
         if k < 1:
-            raise ValueError(f"k must be >= 1, got {k}")
+            raise InputError(f"k must be >= 1, got {k}")
         flat = self.probabilities.ravel()
         order = np.argsort(-flat, kind="stable")[: min(int(k), flat.size)]
         cells = np.column_stack(np.unravel_index(order, self.shape))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
 from ..methods import PERTURBER, MethodContext, get
 from ..region import ConvexRegion, Rectangle
 
@@ -66,29 +67,29 @@ def _region_json(region) -> dict:
         return {"type": "rectangle", "bounds": [float(v) for v in region.bounds]}
     if isinstance(region, ConvexRegion):
         return {"type": "convex", "vertices": np.asarray(region.vertices, dtype=float).tolist()}
-    raise TypeError(f"region must be a Rectangle or ConvexRegion, got {type(region).__name__}")
+    raise InputTypeError(f"region must be a Rectangle or ConvexRegion, got {type(region).__name__}")
 
 
 def _region_from(data) -> Rectangle | ConvexRegion:
     """The region of a sidecar, refused when it is not plausible (larger than the Earth, or a
     polygon of more than :data:`MAX_VERTICES` vertices)."""
     if not isinstance(data, dict) or data.get("type") not in ("rectangle", "convex"):
-        raise ValueError(f"sidecar region must be a rectangle or convex polygon, got {str(data)[:80]}")
+        raise InputError(f"sidecar region must be a rectangle or convex polygon, got {str(data)[:80]}")
     if data["type"] == "convex":
         vertices = data.get("vertices")
         count = len(vertices) if isinstance(vertices, list) else 0
         if count > MAX_VERTICES:
-            raise ValueError(f"the region has {count:,} vertices, more than the {MAX_VERTICES:,} a sidecar "
+            raise InputError(f"the region has {count:,} vertices, more than the {MAX_VERTICES:,} a sidecar "
                              f"may hold: its ray exits alone would need {count * 8 / 1e6:,.1f} MB per report "
                              f"({count * 8 * 1000 / 1e9:,.1f} GB per 1,000 reports) on every EM pass")
     try:
         region = Rectangle(*data["bounds"]) if data["type"] == "rectangle" else ConvexRegion(data["vertices"])
     except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"the region is not valid: {' '.join(str(exc).split())[:200]}") from None
+        raise InputError(f"the region is not valid: {' '.join(str(exc).split())[:200]}") from None
     lo, hi = np.min(region.vertices, axis=0), np.max(region.vertices, axis=0)
     side = float(np.max(hi - lo))
     if not np.isfinite(side) or side > MAX_REGION_SIDE:
-        raise ValueError(f"the region spans {side:,.0f} m, more than the Earth's circumference "
+        raise InputError(f"the region spans {side:,.0f} m, more than the Earth's circumference "
                          f"({MAX_REGION_SIDE:,.0f} m): not a region of this release")
     return region
 
@@ -193,12 +194,12 @@ def _check_sources(sources):
     if sources is None:
         return None
     if not isinstance(sources, dict):
-        raise TypeError(f"sources must be a dict, got {type(sources).__name__}")
+        raise InputTypeError(f"sources must be a dict, got {type(sources).__name__}")
     for name, source in sources.items():
         if name not in SOURCE_FIELDS:
-            raise ValueError(f"sources: unknown parameter {name!r}; one of {', '.join(SOURCE_FIELDS)}")
+            raise InputError(f"sources: unknown parameter {name!r}; one of {', '.join(SOURCE_FIELDS)}")
         if source not in SOURCES:
-            raise ValueError(f"sources[{name!r}] must be 'public' or 'data', got {source!r}")
+            raise InputError(f"sources[{name!r}] must be 'public' or 'data', got {source!r}")
     return {name: sources[name] for name in SOURCE_FIELDS if name in sources}
 
 
@@ -231,7 +232,7 @@ def read_sidecar(path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path.name} is not valid JSON: {exc}") from exc
+        raise InputError(f"{path.name} is not valid JSON: {exc}") from exc
     data = parse_parameters(data, path.name)
     data["sidecar"] = path
     return data
@@ -241,24 +242,24 @@ def parse_parameters(data, name: str) -> dict:
     """Check the JSON object of a release's parameters (a sidecar's, or embedded in a release
     and named ``name`` in messages); the region comes back as a region."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{name} is not a tracs release sidecar")
+        raise InputError(f"{name} is not a tracs release sidecar")
     data = dict(data)
     for key in ("method", "epsilon", "per_trajectory", "region"):
         if key not in data:
-            raise ValueError(f"{name} lacks the field {key!r}")
+            raise InputError(f"{name} lacks the field {key!r}")
     epsilon = data["epsilon"]
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not np.isfinite(epsilon) \
             or epsilon <= 0:
-        raise ValueError(f"{name}: epsilon must be a finite number > 0, got {epsilon!r}")
+        raise InputError(f"{name}: epsilon must be a finite number > 0, got {epsilon!r}")
     try:
         data["region"] = _region_from(data["region"])
     except ValueError as exc:
-        raise ValueError(f"{name}: {exc}") from None
+        raise InputError(f"{name}: {exc}") from None
     if "sources" in data:
         try:
             data["sources"] = _check_sources(data["sources"])
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name}: {exc}") from None
+            raise InputError(f"{name}: {exc}") from None
     return data
 
 
@@ -273,7 +274,7 @@ def perturber_from_sidecar(data: dict):
     if method.kind != PERTURBER:
         hint = ("use tracs.estimate.frequencies for its POI reports" if method.estimator == "frequencies"
                 else "it has no estimator")
-        raise ValueError(f"no density estimator for method {data['method']!r}; {hint}")
+        raise InputError(f"no density estimator for method {data['method']!r}; {hint}")
     region = data["region"]
     context = MethodContext(region=region, anchor=tuple(data.get("anchor", region.center)))
     options = {name: tuple(data[name]) if name == "anchor" else data[name]

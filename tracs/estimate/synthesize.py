@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_batch, as_generator
+from ..errors import InputError, InputTypeError
 from ..mechanisms import OptimalClassical
 from . import _expectation_maximisation as fitting
 from .grid_density import _check_grid, _epsilons, check_perturber
@@ -102,7 +103,7 @@ class Synthetic:
     def lonlat(self) -> np.ndarray:
         """The points in WGS84 ``(lon, lat)``; needs the model's CRS."""
         if self.crs is None:
-            raise ValueError("the model has no CRS: give crs= to fit_mobility_model for WGS84 output")
+            raise InputError("the model has no CRS: give crs= to fit_mobility_model for WGS84 output")
         import pyproj
 
         to_wgs84 = pyproj.Transformer.from_crs(self.crs, 4326, always_xy=True)
@@ -204,17 +205,17 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     family = check_perturber(perturber)
     gx, gy = _check_grid(grid)
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
-        raise ValueError(f"iterations must be an int >= 1, got {iterations!r}")
+        raise InputError(f"iterations must be an int >= 1, got {iterations!r}")
     if max(gx, gy) > MAX_GRID:
-        raise ValueError(f"a mobility model holds a (G^2)^2 transition matrix: grid sides up to {MAX_GRID}, "
+        raise InputError(f"a mobility model holds a (G^2)^2 transition matrix: grid sides up to {MAX_GRID}, "
                          f"got {(gx, gy)}")
     if not (isinstance(tol, (int, float, np.floating)) and np.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol must be a finite number > 0, got {tol!r}")
+        raise InputError(f"tol must be a finite number > 0, got {tol!r}")
     pts, off, _ = as_batch(reports, offsets)
     lengths = np.diff(off)
     off = off[np.r_[True, lengths > 0]]  # empty trajectories hold no report
     if len(pts) == 0:
-        raise ValueError("reports is empty")
+        raise InputError("reports is empty")
     perturber.region.validate_points(pts, "reports")
     xmin, ymin, xmax, ymax = perturber.region.bounds
     xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
@@ -303,11 +304,11 @@ def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
     Synthetic
     """
     if not isinstance(model, MobilityModel):
-        raise TypeError(f"model must be a MobilityModel, got {type(model).__name__}")
+        raise InputTypeError(f"model must be a MobilityModel, got {type(model).__name__}")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"n must be an int, got {type(n).__name__}")
+        raise InputTypeError(f"n must be an int, got {type(n).__name__}")
     if n < 1:
-        raise ValueError(f"n must be >= 1, got {n}")
+        raise InputError(f"n must be >= 1, got {n}")
     gen = as_generator(rng)
     gx, gy = model.shape
     c = gx * gy

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
 from ..mechanisms import KRR, Circle, Duchi, RealLine
 
 __all__ = ["input_edges", "output_edges", "snap_edges", "transition_matrix", "bin_reports",
@@ -218,9 +219,9 @@ def default_output_bins(bins: int) -> int:
 def check_bins(bins, name: str = "bins") -> int:
     """A positive number of bins (``TypeError`` / ``ValueError`` otherwise)."""
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(bins).__name__}")
+        raise InputTypeError(f"{name} must be an int, got {type(bins).__name__}")
     if bins < 2:
-        raise ValueError(f"{name} must be >= 2, got {bins}")
+        raise InputError(f"{name} must be >= 2, got {bins}")
     return int(bins)
 
 
@@ -228,7 +229,7 @@ def output_grid(edges_cells: np.ndarray, output_bins) -> np.ndarray:
     """Edges of ``output_bins`` equal bins over the cells' span (default 2 per cell)."""
     n = 2 * (len(edges_cells) - 1) if output_bins is None else int(output_bins)
     if n < 2:
-        raise ValueError(f"output_bins must be >= 2, got {output_bins}")
+        raise InputError(f"output_bins must be >= 2, got {output_bins}")
     return np.linspace(edges_cells[0], edges_cells[-1], n + 1)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_float_array
+from ..errors import InputError, InputTypeError
 from ..mechanisms import KRR, Circle, RealLine
 from ._edge_zones import check_edge_decay, edge_axes, place_edge_mass
 from ._expectation_maximisation import DEFAULT_TOL, run_em
@@ -85,22 +86,22 @@ class MeanEstimate:
 def _reports(reports, mechanism) -> np.ndarray:
     arr = as_float_array(reports, "reports").ravel()
     if arr.size == 0:
-        raise ValueError("reports is empty")
+        raise InputError("reports is empty")
     if not np.all(np.isfinite(arr)):
-        raise ValueError("reports contains NaN or infinite values")
+        raise InputError("reports contains NaN or infinite values")
     dom = mechanism.output_domain
     if not isinstance(dom, RealLine) and hasattr(dom, "low"):
         span = dom.high - dom.low
         bad = (arr < dom.low - 1e-9 * span) | (arr > dom.high + 1e-9 * span)
         if np.any(bad):
-            raise ValueError(f"{int(bad.sum())} report(s) lie outside the output domain "
+            raise InputError(f"{int(bad.sum())} report(s) lie outside the output domain "
                              f"[{dom.low}, {dom.high}] of {type(mechanism).__name__}")
     return arr
 
 
 def _check_mechanism(mechanism):
     if not hasattr(mechanism, "input_domain") or not hasattr(mechanism, "epsilon"):
-        raise TypeError(f"mechanism must be a tracs mechanism, got {type(mechanism).__name__}")
+        raise InputTypeError(f"mechanism must be a tracs mechanism, got {type(mechanism).__name__}")
 
 
 def _model(reports, mechanism, bins, output_bins):
@@ -182,9 +183,9 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
     edges, counts, matrix = _model(arr, mechanism, bins, nout)
     fit = _fit(counts, matrix, smoothing, tol, max_iterations)
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)):
-        raise TypeError(f"workers must be an int, got {type(workers).__name__}")
+        raise InputTypeError(f"workers must be an int, got {type(workers).__name__}")
     if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
+        raise InputError(f"workers must be >= 1, got {workers}")
     reps = _bootstrap(counts, matrix, smoothing, tol, max_iterations, bootstrap, seed, int(workers))
     theta = fit.theta
     if edge_decay and not isinstance(mechanism, KRR):
@@ -214,7 +215,7 @@ def _conditional_mean(mechanism, x: np.ndarray) -> np.ndarray:
     if isinstance(dom, RealLine):
         return x.astype(np.float64)  # symmetric additive noise
     if not hasattr(dom, "low"):
-        raise TypeError(f"{type(mechanism).__name__} has no numeric output")
+        raise InputTypeError(f"{type(mechanism).__name__} has no numeric output")
     if hasattr(mechanism, "outputs"):  # Duchi
         lo, hi = mechanism.outputs
         return lo * mechanism.pmf(np.full(x.shape, lo), x) + hi * mechanism.pmf(np.full(x.shape, hi), x)
@@ -267,7 +268,7 @@ def mean(reports, mechanism, *, bins: int = 256, smoothing=None) -> MeanEstimate
     """
     _check_mechanism(mechanism)
     if isinstance(mechanism, KRR):
-        raise TypeError("KRR reports categories, which have no mean; use distribution()")
+        raise InputTypeError("KRR reports categories, which have no mean; use distribution()")
     arr = _reports(reports, mechanism)
     n = arr.size
     if isinstance(mechanism.output_domain, Circle):

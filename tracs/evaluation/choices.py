@@ -4,6 +4,7 @@ of ``--methods`` and ``--epsilons``."""
 from __future__ import annotations
 
 from .._validation import check_epsilon
+from ..errors import InputError
 from ..methods import BASELINE, PERTURBER, MethodContext, view
 
 __all__ = ["METHODS", "MethodContext", "parse_methods", "parse_epsilons"]
@@ -17,7 +18,7 @@ def parse_methods(methods) -> list[str]:
     """Validate method names (a comma-separated string or a sequence); keep their order."""
     names = _parse_names(methods, METHODS, "method")
     if not names:
-        raise ValueError("no method given")
+        raise InputError("no method given")
     return names
 
 
@@ -28,9 +29,9 @@ def _parse_names(values, registry, what: str) -> list[str]:
     names = [str(v).strip().lower() for v in values]
     unknown = [v for v in names if v not in registry]
     if unknown:
-        raise ValueError(f"unknown {what} {unknown[0]!r}; choose from {', '.join(registry)}")
+        raise InputError(f"unknown {what} {unknown[0]!r}; choose from {', '.join(registry)}")
     if len(set(names)) != len(names):
-        raise ValueError(f"a {what} is listed twice")
+        raise InputError(f"a {what} is listed twice")
     return names
 
 
@@ -43,11 +44,11 @@ def parse_epsilons(epsilons) -> list[float]:
             try:
                 values.append(float(part))
             except ValueError:
-                raise ValueError(f"epsilon must be a number, got {part!r}") from None
+                raise InputError(f"epsilon must be a number, got {part!r}") from None
         epsilons = values
     values = [check_epsilon(e) for e in epsilons]
     if not values:
-        raise ValueError("no epsilon given")
+        raise InputError("no epsilon given")
     if len(set(values)) != len(values):
-        raise ValueError("an epsilon is listed twice")
+        raise InputError("an epsilon is listed twice")
     return values

@@ -8,6 +8,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
+
 
 DATA_FILES = {
     "tky": "foursquare_tky_101users.csv",
@@ -103,9 +105,9 @@ class Dataset:
 
 def _check_count(value, name: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+        raise InputTypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+        raise InputError(f"{name} must be >= {minimum}, got {value}")
     return int(value)
 
 
@@ -119,7 +121,7 @@ def continuous_dataset(name: str = "unit-square", *, trajectories: int = 100, po
     from ..region import Rectangle
 
     if name not in REGIONS:
-        raise ValueError(f"unknown continuous region {name!r}; choose from {', '.join(REGIONS)}")
+        raise InputError(f"unknown continuous region {name!r}; choose from {', '.join(REGIONS)}")
     trajectories = _check_count(trajectories, "trajectories")
     points = _check_count(points, "points")
     xmin, ymin, xmax, ymax = REGIONS[name]
@@ -156,7 +158,7 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
     # the location space and the region are those of the whole data set, even when only
     # the first trajectories are perturbed
     if len(trajectories.coords) == 0:
-        raise ValueError(f"{name}: no points left to perturb")
+        raise InputError(f"{name}: no points left to perturb")
     from .._text import counted
 
     venues = "poi_id" in trajectories.frame.columns
@@ -199,7 +201,7 @@ def degree_scale(trajectories) -> tuple[float, float]:
     from ..query_metrics import metres_per_degree
 
     if trajectories.crs is None:
-        raise ValueError("the trajectories have no CRS: cannot measure distances in degrees")
+        raise InputError("the trajectories have no CRS: cannot measure distances in degrees")
     crs = pyproj.CRS.from_user_input(trajectories.crs)
     if crs.is_geographic:
         return 1.0, 1.0
@@ -278,11 +280,11 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     """
     if name in REGIONS:
         if box is not None or pois is not None:
-            raise ValueError(f"{name} is a continuous region of the paper, fixed in advance: "
+            raise InputError(f"{name} is a continuous region of the paper, fixed in advance: "
                              "a region box or a POI file applies to check-in data only")
         return continuous_dataset(name, trajectories=trajectories, points=points)
     if pois is not None and box is None:
-        raise ValueError("a POI file needs a public region box to lie in")
+        raise InputError("a POI file needs a public region box to lie in")
     import data_loaders
 
     if name == "synthetic":
@@ -290,7 +292,7 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     else:
         checkins = read_checkins(name, name=name, fmt=fmt, **(read_options or {}))
     if len(checkins) == 0:
-        raise ValueError(f"{name}: the file holds no check-ins")
+        raise InputError(f"{name}: the file holds no check-ins")
     # the shipped cities are perturbed over their fixed public boxes (tracs.public.CITY_BOXES),
     # projected to the UTM zone of the box's centre; other files over their own bounding box
     # (published extent of a research data set: a measurement convention, not a private release)

@@ -7,6 +7,7 @@ from typing import Callable
 
 
 from . import estimated as _est
+from ..errors import InputError
 from .choices import _parse_names
 
 
@@ -38,7 +39,7 @@ def _range_preservation(true, pert, offsets, dataset, rng):
     from ..query_metrics import range_preservation
 
     if dataset.degree_scale is None and dataset.normalise:
-        raise ValueError(f"range_preservation measures δ = {RANGE_DELTA} degree, but data set "
+        raise InputError(f"range_preservation measures δ = {RANGE_DELTA} degree, but data set "
                          f"{dataset.name!r} has no CRS to convert its units to degrees")
     return range_preservation(true, pert, offsets, radius=RANGE_DELTA, scale=dataset.degree_scale)
 
@@ -51,7 +52,7 @@ def in_degrees(coords, dataset):
     import numpy as np
 
     if dataset.degree_scale is None:
-        raise ValueError(f"errors in degrees need a geographic reference, but data set {dataset.name!r} "
+        raise InputError(f"errors in degrees need a geographic reference, but data set {dataset.name!r} "
                          "has none (a continuous region, or data without a CRS)")
     return np.asarray(coords, dtype=np.float64) / np.asarray(dataset.degree_scale, dtype=np.float64).reshape(1, 2)
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_epsilon
+from ..errors import InputError, InputTypeError
 from .experiment_data import Dataset, _check_count
 from .choices import METHODS, MethodContext, parse_epsilons, parse_methods
 from .extra_metrics import EXTRA_METRICS, in_degrees, parse_metrics
@@ -23,9 +24,9 @@ def _tag(value) -> int:
 
 def _check_seed(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be a non-negative integer, got {type(seed).__name__}")
+        raise InputTypeError(f"seed must be a non-negative integer, got {type(seed).__name__}")
     if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+        raise InputError(f"seed must be >= 0, got {seed}")
     return int(seed)
 
 
@@ -156,23 +157,23 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
     has_pois = dataset.pois is not None
     needs = [m for m in metrics if EXTRA_METRICS[m].needs_pois]
     if needs and not has_pois:
-        raise ValueError(f"metric {needs[0]!r} matches released points to locations exactly and needs "
+        raise InputError(f"metric {needs[0]!r} matches released points to locations exactly and needs "
                          f"points of interest, but data set {dataset.name!r} is a continuous region")
     if round_to_pois is None:
         round_to_pois = has_pois and dataset.round_by_default
     if (round_to_pois or any(METHODS[m].discrete for m in names)) and not has_pois:
         needs = [m for m in names if METHODS[m].discrete]
         what = f"method {needs[0]!r}" if needs else "rounding to POIs"
-        raise ValueError(f"{what} needs points of interest, but data set {dataset.name!r} is a "
+        raise InputError(f"{what} needs points of interest, but data set {dataset.name!r} is a "
                          "continuous region; use check-in data (tky, chi, synthetic or a file)")
     ctx = MethodContext(region=dataset.region, pois=dataset.pois, anchor=anchor)
     offsets = np.asarray(dataset.offsets, dtype=np.int64)
     n_points, n_traj = int(offsets[-1]), len(offsets) - 1
 
     if units not in ("metres", "degrees"):
-        raise ValueError(f"units must be 'metres' or 'degrees', got {units!r}")
+        raise InputError(f"units must be 'metres' or 'degrees', got {units!r}")
     if units == "degrees" and dataset.degree_scale is None:
-        raise ValueError(f"data set {dataset.name!r} has no geographic reference (a continuous region): "
+        raise InputError(f"data set {dataset.name!r} has no geographic reference (a continuous region): "
                          "errors in degrees need check-in data")
     degrees = units == "degrees"
     rows = []

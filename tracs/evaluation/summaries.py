@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError
 from .extra_metrics import EXTRA_METRICS
 
 
@@ -36,7 +37,7 @@ def summarise(results: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     from scipy import stats
 
     if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+        raise InputError(f"confidence must be in (0, 1), got {confidence}")
     extra = [c for c in EXTRA_METRICS if c in results.columns]
     rows = []
     for (dataset, method, eps), group in results.groupby(["dataset", "method", "epsilon"], sort=False):

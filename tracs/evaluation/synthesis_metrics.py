@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import _as_xy, as_float_array
-from ..metrics import _check_offsets
+from .._validation import as_float_array, as_points, check_offsets
+from ..errors import InputError, InputTypeError
 from ..query_metrics import random_range_queries, range_query_counts
 
 __all__ = ["jensen_shannon", "density_error", "query_error", "hotspot_ndcg", "trip_error",
@@ -24,28 +24,28 @@ __all__ = ["jensen_shannon", "density_error", "query_error", "hotspot_ndcg", "tr
 
 
 def _points(points, name: str) -> np.ndarray:
-    arr = _as_xy(points, name)
+    arr = as_points(points, name)
     if len(arr) == 0:
-        raise ValueError(f"{name} holds no point")
+        raise InputError(f"{name} holds no point")
     return arr
 
 
 def _trajectories(points, offsets, name: str):
     pts = _points(points, name)
-    return pts, np.unique(_check_offsets(offsets, len(pts)).astype(np.int64))  # empty trajectories dropped
+    return pts, np.unique(check_offsets(offsets, len(pts), empty=False))  # empty trajectories dropped
 
 
 def _grid(bounds, cells):
     box = as_float_array(bounds, "bounds")
     if box.shape != (4,):
-        raise ValueError(f"bounds must be (xmin, ymin, xmax, ymax), got shape {box.shape}")
+        raise InputError(f"bounds must be (xmin, ymin, xmax, ymax), got shape {box.shape}")
     xmin, ymin, xmax, ymax = (float(v) for v in box)
     if not (xmax > xmin and ymax > ymin):
-        raise ValueError(f"bounds must satisfy xmin < xmax and ymin < ymax, got {tuple(box)}")
+        raise InputError(f"bounds must satisfy xmin < xmax and ymin < ymax, got {tuple(box)}")
     if isinstance(cells, bool) or not isinstance(cells, (int, np.integer)):
-        raise TypeError(f"cells must be an int, got {type(cells).__name__}")
+        raise InputTypeError(f"cells must be an int, got {type(cells).__name__}")
     if cells < 1:
-        raise ValueError(f"cells must be >= 1, got {cells}")
+        raise InputError(f"cells must be >= 1, got {cells}")
     return (xmin, ymin, xmax, ymax), int(cells)
 
 
@@ -65,11 +65,11 @@ def jensen_shannon(p, q) -> float:
     """
     p, q = as_float_array(p, "p").ravel(), as_float_array(q, "q").ravel()
     if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same size, got {p.size} and {q.size}")
+        raise InputError(f"p and q must have the same size, got {p.size} and {q.size}")
     if np.any(p < 0) or np.any(q < 0):
-        raise ValueError("p and q must be non-negative")
+        raise InputError("p and q must be non-negative")
     if p.sum() <= 0 or q.sum() <= 0:
-        raise ValueError("p and q must have a positive total")
+        raise InputError("p and q must have a positive total")
     p, q = p / p.sum(), q / q.sum()
     m = 0.5 * (p + q)
 
@@ -120,7 +120,7 @@ def query_error(true, synthetic, bounds, *, n_queries: int = 500, size=(0.05, 0.
     """
     true, synthetic = _points(true, "true"), _points(synthetic, "synthetic")
     if not sanity > 0:
-        raise ValueError(f"sanity must be > 0, got {sanity}")
+        raise InputError(f"sanity must be > 0, got {sanity}")
     queries = random_range_queries(bounds, n_queries, size=size, rng=rng)
     s_true = range_query_counts(true, queries) / len(true)
     s_syn = range_query_counts(synthetic, queries) / len(synthetic)
@@ -137,9 +137,9 @@ def hotspot_ndcg(true, synthetic, bounds, *, cells: int = 16, k: int = 10) -> fl
     box, cells = _grid(bounds, cells)
     n = cells * cells
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be an int, got {type(k).__name__}")
+        raise InputTypeError(f"k must be an int, got {type(k).__name__}")
     if not 1 <= k <= n:
-        raise ValueError(f"k must be between 1 and the number of cells ({n}), got {k}")
+        raise InputError(f"k must be between 1 and the number of cells ({n}), got {k}")
     c = np.bincount(_cells(_points(true, "true"), box, cells), minlength=n).astype(np.float64)
     s = np.bincount(_cells(_points(synthetic, "synthetic"), box, cells), minlength=n)
     discount = 1.0 / np.log2(np.arange(2, k + 2))
@@ -179,7 +179,7 @@ def length_error(true, true_offsets, synthetic, synthetic_offsets, *, bins: int 
     (larger synthetic distances in the last bin).
     """
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ValueError(f"bins must be an int >= 1, got {bins!r}")
+        raise InputError(f"bins must be an int >= 1, got {bins!r}")
     a = _travelled(*_trajectories(true, true_offsets, "true"))
     b = _travelled(*_trajectories(synthetic, synthetic_offsets, "synthetic"))
     top = float(a.max()) if len(a) and a.max() > 0 else 1.0
@@ -203,7 +203,7 @@ def transition_error(true, true_offsets, synthetic, synthetic_offsets, bounds, *
     a = _transitions(*_trajectories(true, true_offsets, "true"), box, cells)
     b = _transitions(*_trajectories(synthetic, synthetic_offsets, "synthetic"), box, cells)
     if a.sum() == 0 or b.sum() == 0:
-        raise ValueError("the trajectories have no consecutive points")
+        raise InputError("the trajectories have no consecutive points")
     return jensen_shannon(a, b)
 
 
@@ -226,5 +226,5 @@ def coverage_kendall_tau(true, true_offsets, synthetic, synthetic_offsets, bound
     a = _coverage(*_trajectories(true, true_offsets, "true"), box, cells)
     b = _coverage(*_trajectories(synthetic, synthetic_offsets, "synthetic"), box, cells)
     if np.all(a == a[0]) or np.all(b == b[0]):
-        raise ValueError("every cell has the same coverage: τ is undefined")
+        raise InputError("every cell has the same coverage: τ is undefined")
     return float(kendalltau(a, b)[0])

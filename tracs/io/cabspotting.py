@@ -26,9 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
 from tracs._text import counted
 
-from .tracks import NAT, TrackColumns, check_memory, finish, numbers, per_file, read_files, to_raw
+from .tracks import NAT, TrackColumns, check_fits_in_memory, finish, numbers, per_file, read_files, to_raw
 
 __all__ = ["CABSPOTTING_FIELDS", "cab_of", "read_cabspotting", "read_cabspotting_columns"]
 
@@ -54,7 +55,7 @@ def _files(path: Path) -> tuple[list, bool]:
         raise FileNotFoundError(f"no such file or folder: {path}")
     files = sorted(path.glob(PREFIX + "*.txt")) or sorted(p for p in path.glob("*.txt") if not p.name.startswith("_"))
     if not files:
-        raise ValueError(f"{path} holds no Cabspotting file (new_<cab>.txt)")
+        raise InputError(f"{path} holds no Cabspotting file (new_<cab>.txt)")
     return files, (path / "_cabs.txt").is_file()
 
 
@@ -67,7 +68,7 @@ def read_cabspotting_columns(path_or_dir) -> TrackColumns:
 
     path = Path(path_or_dir)
     files, index = _files(path)
-    check_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, path.name,
+    check_fits_in_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, path.name,
                  "read fewer cabs at a time (a folder of some of the files)")
     names = [p.name for p in files]
     cabs = pa.array([cab_of(p) for p in files], type=pa.large_string())

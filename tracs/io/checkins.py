@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from ..errors import InputError, InputTypeError
 from .report import DroppedRowsError, LoadReport
 
 #: the column that records where each row came from, by kind of position
@@ -47,13 +48,13 @@ RESERVED = ("uid", "datetime", "poi_id", "geometry")
 
 def check_duplicates_policy(duplicates) -> str:
     if duplicates not in DUPLICATE_POLICIES:
-        raise ValueError(f"duplicates must be one of {DUPLICATE_POLICIES}, got {duplicates!r}")
+        raise InputError(f"duplicates must be one of {DUPLICATE_POLICIES}, got {duplicates!r}")
     return duplicates
 
 
 def check_strict(strict) -> bool:
     if not isinstance(strict, (bool, np.bool_)):
-        raise TypeError(f"strict must be a bool, got {type(strict).__name__}")
+        raise InputTypeError(f"strict must be a bool, got {type(strict).__name__}")
     return bool(strict)
 
 
@@ -193,11 +194,11 @@ def make_report(*, source, fmt, rows, kept, dropped, exact, repeated, duplicates
         columns=column_names,
     )
     if report.rows_read == 0:
-        raise ValueError(f"{source} has no check-in rows")
+        raise InputError(f"{source} has no check-in rows")
     if strict and report.n_dropped:
         raise DroppedRowsError(report)
     if report.rows_kept == 0:
-        raise ValueError(f"no valid check-in left in {source}:\n{report.summary()}")
+        raise InputError(f"no valid check-in left in {source}:\n{report.summary()}")
     return report
 
 
@@ -218,7 +219,7 @@ def build_checkins(*, uid: pd.Series, time: pd.Series, lat: pd.Series, lng: pd.S
     extra = dict(extra or {})
     for name in extra:
         if name in RESERVED:
-            raise ValueError(f"an extra column is named {name!r}, which the output uses for "
+            raise InputError(f"an extra column is named {name!r}, which the output uses for "
                              "another meaning: rename it first")
     n = len(uid)
     lines = np.asarray(lines, dtype=np.int64)

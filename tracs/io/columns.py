@@ -24,9 +24,9 @@ columns found and the option that names it (``--lat-col`` on the command line,
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from .._validation import column_key as normalise
 from ..errors import TracsError
 
 __all__ = ["ALIASES", "API_FLAGS", "CLI_FLAGS", "ColumnMap", "MissingColumnsError", "resolve_columns"]
@@ -46,11 +46,6 @@ ROLE_NAMES = {"user": "user id", "time": "time", "lat": "latitude", "lon": "long
 CLI_FLAGS = {"user": "--user-col", "time": "--time-col", "lat": "--lat-col", "lon": "--lon-col",
              "traj": "--traj-col"}
 API_FLAGS = {"user": "user=", "time": "time=", "lat": "lat=", "lon": "lng=", "traj": "traj="}
-
-
-def normalise(name) -> str:
-    """Key for matching column names: lower case, letters and digits only."""
-    return re.sub(r"[^0-9a-z]", "", str(name).lower())
 
 
 class MissingColumnsError(TracsError, ValueError):

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .._progress import progress_bar
-from ..errors import TracsError
+from ..errors import InputError, TracsError
 from .formats import binary_at, unsupported
 
 class TextParseError(TracsError, ValueError):
@@ -216,7 +216,7 @@ def _lonlat_from_geoms(geoms, crs, notes, source: str = "the file", first_row: i
 
     geoms = np.asarray(geoms, dtype=object)
     if geometry_kind(geoms, source, first_row) != "points":
-        raise ValueError(f"{source}: lines among the points of row group starting at row {first_row}: "
+        raise InputError(f"{source}: lines among the points of row group starting at row {first_row}: "
                          "a file holds points or lines")
     xy = np.full((len(geoms), 2), np.nan)
     present = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
@@ -286,7 +286,7 @@ def open_parquet(path: Path):
                  "a Parquet footer: a truncated or damaged file, or not Parquet at all"
                  if "magic" in str(exc).lower() or "footer" in str(exc).lower() else
                  f"reading its metadata at the end of the file ({size} bytes) failed")
-        raise ValueError(f"{path.name} is not a readable Parquet file: {where} ({_first_line(exc)})") from None
+        raise InputError(f"{path.name} is not a readable Parquet file: {where} ({_first_line(exc)})") from None
 
 
 def _first_line(exc) -> str:
@@ -305,7 +305,7 @@ def _batches(handle, path: Path, columns):
         except Exception as exc:
             chunks = [meta.row_group(group).column(c) for c in range(meta.num_columns)]
             offsets = [c.dictionary_page_offset if c.has_dictionary_page else c.data_page_offset for c in chunks]
-            raise ValueError(f"{path.name}: cannot read row group {group} (rows {first}–{first + rows - 1}, "
+            raise InputError(f"{path.name}: cannot read row group {group} (rows {first}–{first + rows - 1}, "
                              f"from byte offset {min(offsets)}): {_first_line(exc)}") from None
         first += rows
 
@@ -332,7 +332,7 @@ def _read_features(path: Path, frame, kind: str) -> RawColumns:
     if not (isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns):
         return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind)
     if frame.crs is None:
-        raise ValueError(f"{path.name} has no CRS: its coordinates cannot be read as longitude/latitude")
+        raise InputError(f"{path.name} has no CRS: its coordinates cannot be read as longitude/latitude")
     geoms = np.asarray(frame.geometry.array, dtype=object)
     crs = frame.crs
     frame = pd.DataFrame(frame.drop(columns=frame.geometry.name))
@@ -377,7 +377,7 @@ def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
             where = binary_at(path, utf8=False)
             if where is not None:
                 raise unsupported(path, f"binary data from byte offset {where[0]}, line {where[1]}") from None
-            raise ValueError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
+            raise InputError(f"{path.name} cannot be parsed as {head.sep!r}-delimited text: {exc}") from exc
         raw = _read_text_pandas(path, sep=head.sep, names=names, header=header, encoding=request.encoding)
         raw.table = raw.table[include]
     if _holds_nul(raw.table):  # a NUL byte in a text column (an id): never a new id, the place named

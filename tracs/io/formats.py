@@ -45,7 +45,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import Callable
 
-from ..errors import TracsError
+from ..errors import InputError, InputTypeError, TracsError
 
 __all__ = ["FORMATS", "Format", "SUPPORTED", "UnsupportedFormatError", "binary_at", "container_of",
            "format_of", "input_formats", "output_format", "register_format", "supported"]
@@ -93,11 +93,11 @@ FORMATS: dict[str, Format] = {}
 def register_format(fmt: Format) -> Format:
     """Add ``fmt`` to :data:`FORMATS` (or replace the entry of its key); return it."""
     if not isinstance(fmt, Format):
-        raise TypeError(f"register_format takes a Format, got {type(fmt).__name__}")
+        raise InputTypeError(f"register_format takes a Format, got {type(fmt).__name__}")
     taken = {s: f.key for f in FORMATS.values() for s in f.suffixes if f.key != fmt.key}
     clash = [s for s in fmt.suffixes if s in taken]
     if clash:
-        raise ValueError(f"the extension {clash[0]} is already the format {taken[clash[0]]!r}")
+        raise InputError(f"the extension {clash[0]} is already the format {taken[clash[0]]!r}")
     FORMATS[fmt.key] = fmt
     return fmt
 

@@ -30,10 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
 from tracs._text import counted
 
 from .layouts import geolife_files_of
-from .tracks import TrackColumns, check_memory, concat, finish, numbers, parse_datetime, read_files, to_raw
+from .tracks import TrackColumns, check_fits_in_memory, concat, finish, numbers, parse_datetime, read_files, to_raw
 
 __all__ = ["GEOLIFE_FIELDS", "read_geolife", "read_geolife_columns"]
 
@@ -48,14 +49,14 @@ def _files(root: Path):
     """``(files, users, relative names, labels count)`` of a Geolife folder or ``.plt`` file."""
     if root.is_file():
         if root.suffix.lower() != ".plt":
-            raise ValueError(f"{root.name} is not a Geolife .plt file")
+            raise InputError(f"{root.name} is not a Geolife .plt file")
         user = root.parent.parent.name if root.parent.name == "Trajectory" else root.stem
         return [root], [user], [root.name], 0
     if not root.is_dir():
         raise FileNotFoundError(f"no such file or folder: {root}")
     files = geolife_files_of(root)
     if not files:
-        raise ValueError(f"{root} holds no Geolife trajectories: expected Data/<user>/Trajectory/*.plt "
+        raise InputError(f"{root} holds no Geolife trajectories: expected Data/<user>/Trajectory/*.plt "
                          "(or <user>/Trajectory/*.plt) below it")
     users = [p.parent.parent.name for p in files]
     base = files[0].parent.parent.parent
@@ -74,7 +75,7 @@ def read_geolife_columns(root) -> TrackColumns:
 
     root = Path(root)
     files, users, names, labels = _files(root)
-    check_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, root.name,
+    check_fits_in_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, root.name,
                  "read fewer users at a time (a user's folder, or a folder of some users' folders)")
     user_of = pa.array(users, type=pa.large_string())
     stem_of = pa.array([p.stem for p in files], type=pa.large_string())
@@ -91,7 +92,7 @@ def read_geolife_columns(root) -> TrackColumns:
             trajectory_name="trajectory_id", file=file, files=names, bad_lines=bad_lines, bad_files=bad_files,
             blank_lines=blank, extra={"altitude_ft": numbers(table.column("altitude").combine_chunks())}))
     if not parts:
-        raise ValueError(f"{root.name}: no point in {len(files):,} .plt file(s) (each has only its "
+        raise InputError(f"{root.name}: no point in {len(files):,} .plt file(s) (each has only its "
                          f"{_HEADER_LINES} header lines)")
     cols = concat(parts)
     if len(files) == 1:

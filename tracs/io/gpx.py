@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import TracsError
+from ..errors import InputError, TracsError
 
 __all__ = ["GPXIdError", "NAMESPACE", "points_table", "read_gpx", "read_gpx_table", "track_ids", "track_names",
            "write_gpx"]
@@ -93,7 +93,7 @@ def read_gpx_table(path):
             times.append(p.time)
             traj.append(k)
     if not lat:
-        raise ValueError(f"{path.name} holds no track or route points")
+        raise InputError(f"{path.name} holds no track or route points")
     unread = _unread(gpx, segments)
     time = pd.to_datetime(pd.Series(times, dtype=object), utc=True)
     notes = [_segments_note(segments, where, "track segment" if gpx.tracks else "route")]

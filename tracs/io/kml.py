@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["read_kml", "read_kml_table"]
 
 
@@ -57,7 +59,7 @@ def _lonlat(tokens, sep, source: str, where: str) -> np.ndarray:
         except ValueError:
             values = []
         if len(values) < 2:
-            raise ValueError(f"{source}: {where}: coordinate {k + 1} ({token!r}) is not lon,lat[,alt]")
+            raise InputError(f"{source}: {where}: coordinate {k + 1} ({token!r}) is not lon,lat[,alt]")
         out[k, :len(values)] = values
     return out
 
@@ -83,7 +85,7 @@ def read_kml_table(path):
                 whens = [w.text or "" for w in _children(geometry, "when")]
                 coords = [c.text or "" for c in _children(geometry, "coord")]
                 if len(whens) != len(coords) and whens:
-                    raise ValueError(f"{path.name}: {where}: {len(whens)} <when> for {len(coords)} <gx:coord>: "
+                    raise InputError(f"{path.name}: {where}: {len(whens)} <when> for {len(coords)} <gx:coord>: "
                                      "a track gives one time per position")
                 parts.append(_lonlat(coords, None, path.name, where))
                 times.append(whens or [None] * len(coords))
@@ -94,7 +96,7 @@ def read_kml_table(path):
             elif kind == "Point":
                 tokens = " ".join(c.text or "" for c in _children(geometry, "coordinates")).split()
                 if len(tokens) != 1:
-                    raise ValueError(f"{path.name}: {where}: {len(tokens)} coordinates: a point has one lon,lat[,alt]")
+                    raise InputError(f"{path.name}: {where}: {len(tokens)} coordinates: a point has one lon,lat[,alt]")
                 points.append(_lonlat(tokens, ",", path.name, where))
                 point_times.append(stamp)
             elif kind in ("Polygon", "Model"):
@@ -104,7 +106,7 @@ def read_kml_table(path):
         times.append(point_times)
     lengths = [len(p) for p in parts]
     if not sum(lengths):
-        raise ValueError(f"{path.name} holds no <gx:Track>, <LineString> or <Point> positions")
+        raise InputError(f"{path.name} holds no <gx:Track>, <LineString> or <Point> positions")
     xyz = np.vstack(parts)
     traj = np.repeat(np.arange(len(parts), dtype=np.int64), lengths)
     time = pd.to_datetime(pd.Series([t for ts in times for t in ts], dtype=object), utc=True, errors="coerce",

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .._validation import column_key
+
 __all__ = ["TRACK_FORMATS", "cabspotting_line", "detect_track_format", "geolife_files_of", "is_cabspotting",
            "is_geolife", "is_porto", "is_tdrive", "tdrive_line"]
 
@@ -76,7 +78,7 @@ def detect_track_format(path) -> str | None:
     if path.suffix.lower() not in {".csv", ".txt", ".tsv", ".dat", ""}:
         return None
     line = _first_line(path)
-    names = {re.sub(r"[^0-9a-z]", "", f.lower()) for f in line.split(",")}
+    names = {column_key(f) for f in line.split(",")}
     if "polyline" in names:
         return "porto"
     if tdrive_line(line):

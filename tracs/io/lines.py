@@ -37,6 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["ADDED", "TIME_LISTS", "LinePoints", "explode", "geometry_kind", "line_features", "line_table"]
 
 #: property names (normalised: lower case, letters and digits) holding one time per vertex
@@ -57,7 +59,7 @@ def geometry_kind(geoms, source: str, first_row: int = 0) -> str:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         found = sorted({_TYPES.get(int(k), str(k)) for k in kinds[bad]})
-        raise ValueError(f"{source}: row {first_row + row} holds a {found[0]}"
+        raise InputError(f"{source}: row {first_row + row} holds a {found[0]}"
                          + (f" (also {', '.join(found[1:])})" if len(found) > 1 else "")
                          + ": tracs reads points (one check-in per feature) or LineStrings / MultiLineStrings "
                          "(one trajectory per line part); convert the other geometries first, e.g. polygons "
@@ -132,7 +134,7 @@ def point_times(lines: LinePoints, lists, source: str, first_row: int = 0):
         wrong = np.flatnonzero((lengths != counts) & (lengths > 0))
         if len(wrong):
             r = int(wrong[0])
-            raise ValueError(f"{source}: row {first_row + r} has {lengths[r]} times for {counts[r]} vertices: "
+            raise InputError(f"{source}: row {first_row + r} has {lengths[r]} times for {counts[r]} vertices: "
                              "the time list must give one time per vertex")
         flat = [t for v in per_row for t in v]
         if len(flat) == len(lines.rows):

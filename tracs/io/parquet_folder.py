@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["is_parquet_folder", "parquet_parts", "read_parquet_folder"]
 
 _PART = re.compile(r"part\.(\d+)\.parquet", flags=re.IGNORECASE)
@@ -49,13 +51,13 @@ def read_parquet_folder(path: Path, request):
 
     parts = [read_parquet(p, request) for p in parquet_parts(path)]
     if not parts:
-        raise ValueError(f"{Path(path).name} is a folder without .parquet files")
+        raise InputError(f"{Path(path).name} is a folder without .parquet files")
     try:
         tables = [p.table if hasattr(p.table, "column_names") else pa.Table.from_pandas(p.table, preserve_index=False)
                   for p in parts]  # GeoParquet of lines is read as a frame
         table = pa.concat_tables(tables, promote_options="default")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        raise ValueError(f"the Parquet files of {Path(path).name} do not hold the same columns: "
+        raise InputError(f"the Parquet files of {Path(path).name} do not hold the same columns: "
                          f"{' '.join(str(exc).split())}") from None
     starts = np.cumsum([0] + [p.table.num_rows for p in parts[:-1]])
     lonlat = None

@@ -34,9 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
 from tracs._text import counted
 
-from .tracks import NAT, SHOW, TrackColumns, check_memory, concat, finish, numbers, to_raw
+from .tracks import NAT, SHOW, TrackColumns, check_fits_in_memory, concat, finish, numbers, to_raw
 
 __all__ = ["CHUNK_BYTES", "PORTO_COLUMNS", "POINT_SECONDS", "iter_porto_columns", "porto_notes", "read_porto",
            "read_porto_columns"]
@@ -59,7 +60,7 @@ def _header(path: Path) -> list:
     names = [f.strip() for f in next(csv.reader([first]))] if first.strip() else []
     missing = [c for c in _READ if c not in names]
     if missing:
-        raise ValueError(f"{path.name} is not a Porto taxi file: no column {', '.join(missing)} in its header "
+        raise InputError(f"{path.name} is not a Porto taxi file: no column {', '.join(missing)} in its header "
                          f"(expected {', '.join(PORTO_COLUMNS)}); found: {', '.join(names) or '(nothing)'} "
                          "(input_format='checkins' / --input-format checkins reads it as a plain table)")
     return names
@@ -229,7 +230,7 @@ def iter_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES):
     if not path.is_file():
         raise FileNotFoundError(f"no such file: {path}")
     if isinstance(chunk_bytes, bool) or not isinstance(chunk_bytes, (int, np.integer)) or chunk_bytes < 1 << 12:
-        raise ValueError(f"chunk_bytes must be an int >= 4096, got {chunk_bytes!r}")
+        raise InputError(f"chunk_bytes must be an int >= 4096, got {chunk_bytes!r}")
     batches = _batches(path, chunk_bytes)
     while True:
         try:
@@ -269,16 +270,16 @@ def read_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES) -> TrackColumns:
     """Every point of a Porto file (see :func:`iter_porto_columns`), with the notes.
 
     Refused up front (:class:`~tracs.io.tracks.NotEnoughMemoryError`) when the file would
-    need more memory than is available (:func:`~tracs.io.tracks.check_memory`).
+    need more memory than is available (:func:`~tracs.io.tracks.check_fits_in_memory`).
     """
     path = Path(path)
     if path.is_file():
-        check_memory(path.stat().st_size, TEXT_BYTES_PER_POINT, path.name,
+        check_fits_in_memory(path.stat().st_size, TEXT_BYTES_PER_POINT, path.name,
                      "read it in blocks (data_loaders.iter_porto, tracs.io.porto.iter_porto_columns) or "
                      "split the file by lines (the header first)")
     parts = list(iter_porto_columns(path, chunk_bytes=chunk_bytes))
     if not parts:
-        raise ValueError(f"{Path(path).name} has no trip rows")
+        raise InputError(f"{Path(path).name} has no trip rows")
     return porto_notes(concat(parts))
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
 from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
 from .containers import _float_column
 from .layouts import TRACK_FORMATS
@@ -130,9 +131,9 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
 
     choices = input_formats()
     if input_format not in choices:
-        raise ValueError(f"unknown input format {input_format!r}; choose from {', '.join(choices)}")
+        raise InputError(f"unknown input format {input_format!r}; choose from {', '.join(choices)}")
     if id_type not in ID_TYPES:
-        raise ValueError(f"id_type must be one of {', '.join(ID_TYPES)}, got {id_type!r}")
+        raise InputError(f"id_type must be one of {', '.join(ID_TYPES)}, got {id_type!r}")
     if isinstance(path, (str, os.PathLike)) and Path(path).is_dir():
         path = Path(path)  # a folder: read only by a layout of folders (format_of says which)
     else:
@@ -221,7 +222,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     else:
         time_s = pd.Series(_utc_times(raw.table, cmap.time, times, uid_s), copy=False).dt.tz_localize("UTC")
     if untimed is None and len(time_s) and time_s.isna().all() and not time_notes:  # not one time in the column
-        raise ValueError(f"{path.name}: the time column {cmap.time!r} is empty in every row (name another with "
+        raise InputError(f"{path.name}: the time column {cmap.time!r} is empty in every row (name another with "
                          f"{flags.get('time', 'time=')} NAME, or give {flags.get('no_time', 'no_time=True')} to "
                          "keep the file's order without times)")
     notes.extend(time_notes)
@@ -238,7 +239,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
                 extra[c] = _column(raw.table, c)
     for c in list(extra):
         if c in RESERVED:
-            raise ValueError(f"the trajectory column may not be named {c!r}")
+            raise InputError(f"the trajectory column may not be named {c!r}")
     return dict(
         uid=uid_s, time=time_s, lat=lat_s, lng=lon_s,
         poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
@@ -346,7 +347,7 @@ def _split_time(time, flags):
         return time, None
     parts = [p.strip() for p in str(time).split(",")]
     if len(parts) != 2 or not all(parts):
-        raise ValueError(f"{flags.get('time', 'time=')} {time}: two names separated by a comma are a date column "
+        raise InputError(f"{flags.get('time', 'time=')} {time}: two names separated by a comma are a date column "
                          "and a time-of-day column (e.g. date,time); one name is a column of whole times")
     return parts[0], parts[1]
 

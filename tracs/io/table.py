@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
+
 __all__ = ["Points", "read_points", "released_table", "released_digest", "write_released"]
 
 
@@ -162,7 +164,7 @@ def _gap_ns(split_gap) -> int | None:
 
     gap = pd.Timedelta(split_gap)
     if pd.isna(gap) or gap <= pd.Timedelta(0):
-        raise ValueError(f"split_gap must be a positive time span, got {split_gap!r}")
+        raise InputError(f"split_gap must be a positive time span, got {split_gap!r}")
     return int(gap.value)
 
 

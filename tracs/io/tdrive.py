@@ -29,9 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
 from tracs._text import counted
 
-from .tracks import TrackColumns, check_memory, finish, numbers, parse_datetime, per_file, read_files, to_raw
+from .tracks import TrackColumns, check_fits_in_memory, finish, numbers, parse_datetime, per_file, read_files, to_raw
 
 __all__ = ["TDRIVE_FIELDS", "read_tdrive", "read_tdrive_columns"]
 
@@ -48,7 +49,7 @@ def _files(path: Path) -> list:
         raise FileNotFoundError(f"no such file or folder: {path}")
     files = sorted(path.glob("*.txt"), key=lambda p: (len(p.stem), p.stem))
     if not files:
-        raise ValueError(f"{path} holds no T-Drive file (<taxi id>.txt)")
+        raise InputError(f"{path} holds no T-Drive file (<taxi id>.txt)")
     return files
 
 
@@ -62,7 +63,7 @@ def read_tdrive_columns(path_or_dir) -> TrackColumns:
 
     path = Path(path_or_dir)
     files = _files(path)
-    check_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, path.name,
+    check_fits_in_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, path.name,
                  "read fewer taxis at a time (a folder of some of the files)")
     names = [p.name for p in files]
     parts, mismatched = [], []

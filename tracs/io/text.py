@@ -31,6 +31,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._validation import column_key
+from ..errors import InputError, InputTypeError
+
 _FALLBACK = "tracs-utf8-latin1"
 
 
@@ -54,12 +57,12 @@ _BAD_LINE = re.compile(r"Skipping line (\d+)")
 def check_path(path) -> Path:
     """Return ``path`` as a :class:`~pathlib.Path` of an existing regular file."""
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        raise InputTypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"no such file: {p}")
     if not p.is_file():
-        raise ValueError(f"not a regular file: {p}")
+        raise InputError(f"not a regular file: {p}")
     return p
 
 
@@ -88,30 +91,25 @@ def sniff(path: Path, *, what: str, delimiters: str = "\t,", encoding: str | Non
     with open(path, "rb") as fh:
         data = fh.read(_SNIFF_BYTES)
     if not data.strip():
-        raise ValueError(f"{path} is empty: expected a {what} file")
+        raise InputError(f"{path} is empty: expected a {what} file")
     if b"\x00" in data:
         offset = data.index(b"\x00")
         line = data.count(b"\n", 0, offset) + 1
-        raise ValueError(f"{path} is a binary file, not a {what} text file (NUL byte at byte offset "
+        raise InputError(f"{path} is a binary file, not a {what} text file (NUL byte at byte offset "
                          f"{offset}, line {line})")
     try:
         text = decode(data, encoding).lstrip("\ufeff")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path} cannot be decoded as {encoding}: {exc}") from exc
+        raise InputError(f"{path} cannot be decoded as {encoding}: {exc}") from exc
     lines = [ln for ln in text.splitlines() if ln.strip()]
     first = lines[0]
     counts = [first.count(d) for d in delimiters]
     if max(counts) == 0:
-        raise ValueError(f"{path} is not a {what} file: no delimiter "
+        raise InputError(f"{path} is not a {what} file: no delimiter "
                          f"({' or '.join(map(repr, delimiters))}) in its first line {first[:80]!r}")
     sep = delimiters[int(np.argmax(counts))]
     fields = next(csv.reader([first], delimiter=sep))  # quoted as the rows are, whatever the delimiter
     return Head(line=first, sep=sep, fields=[f.strip() for f in fields])
-
-
-def normalise_name(name: str) -> str:
-    """Column name key for matching headers: lower case, letters and digits only."""
-    return re.sub(r"[^0-9a-z]", "", str(name).lower())
 
 
 def map_header(fields, aliases: dict, required, *, path, what: str) -> dict:
@@ -122,12 +120,12 @@ def map_header(fields, aliases: dict, required, *, path, what: str) -> dict:
     """
     mapping = {}
     for name in fields:
-        canonical = aliases.get(normalise_name(name))
+        canonical = aliases.get(column_key(name))
         if canonical is not None and canonical not in mapping.values():
             mapping[name] = canonical
     missing = [c for c in required if c not in mapping.values()]
     if missing:
-        raise ValueError(f"{path} is not a {what} file: its header {fields} lacks "
+        raise InputError(f"{path} is not a {what} file: its header {fields} lacks "
                          f"column(s) for {missing}")
     return mapping
 
@@ -296,11 +294,11 @@ def read_table_pandas(path: Path, *, sep: str, header: bool, names=None, text=()
             frame, bad = parse(encoding=encoding or "utf-8",
                                **({"encoding_errors": _FALLBACK} if notes else {}))
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path} cannot be decoded as {encoding}: {exc}") from exc
+        raise InputError(f"{path} cannot be decoded as {encoding}: {exc}") from exc
     except pd.errors.EmptyDataError as exc:
-        raise ValueError(f"{path} has no data") from exc
+        raise InputError(f"{path} has no data") from exc
     except pd.errors.ParserError as exc:
-        raise ValueError(f"{path} cannot be parsed: {exc}") from exc
+        raise InputError(f"{path} cannot be parsed: {exc}") from exc
 
     bad_lines = np.asarray(sorted(bad), dtype=np.int64)
     first = 2 if header else 1

@@ -41,7 +41,7 @@ import re
 
 import numpy as np
 
-from ..errors import TracsError
+from ..errors import InputError, InputTypeError, TracsError
 from .time_readings import (CANDIDATE_FORMATS, EPOCH_FORMATS, Chosen, epoch_of_groups, epoch_to_ns, epoch_unit,
                             group_units, read_grouped, readings)
 from .time_shapes import stamps_ns, try_format
@@ -75,7 +75,7 @@ def check_timezone(tz, flag: str = "tz="):
     if match:
         sign, hours, minutes = match.group(1), int(match.group(2)), int(match.group(3) or 0)
         if hours > 18 or minutes >= 60:
-            raise ValueError(f"{flag} {tz}: an offset must be within ±18:00")
+            raise InputError(f"{flag} {tz}: an offset must be within ±18:00")
         delta = dt.timedelta(hours=hours, minutes=minutes)
         return dt.timezone(-delta if sign == "-" else delta)
     import zoneinfo
@@ -83,7 +83,7 @@ def check_timezone(tz, flag: str = "tz="):
     try:
         zoneinfo.ZoneInfo(text)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"{flag} {tz}: not a timezone; give a name such as Europe/Lisbon or Asia/Shanghai, "
+        raise InputError(f"{flag} {tz}: not a timezone; give a name such as Europe/Lisbon or Asia/Shanghai, "
                          "or a constant offset such as +01:00") from None
     return text
 
@@ -96,9 +96,9 @@ def _group_codes(groups, n: int):
 
     groups = np.asarray(groups)
     if groups.ndim != 1 or len(groups) != n:
-        raise ValueError(f"groups= needs one code per value ({n:,}), got {groups.shape}")
+        raise InputError(f"groups= needs one code per value ({n:,}), got {groups.shape}")
     if groups.dtype.kind not in "iu":
-        raise TypeError(f"groups= must be integer codes, got {groups.dtype}")
+        raise InputTypeError(f"groups= must be integer codes, got {groups.dtype}")
     codes, uniques = pd.factorize(groups)
     return codes.astype(np.int64), max(len(uniques), 1)
 
@@ -118,10 +118,10 @@ class TimeReader:
         self.flags = flags or {}
         time_format = _EPOCH_ALIASES.get(time_format, time_format)
         if isinstance(time_format, str) and time_format.startswith("epoch") and time_format not in EPOCH_FORMATS:
-            raise ValueError(f"{self.flags.get('time_format', 'time_format=')} {time_format}: the epoch units are "
+            raise InputError(f"{self.flags.get('time_format', 'time_format=')} {time_format}: the epoch units are "
                              f"{', '.join(EPOCH_FORMATS)}")
         if ambiguous not in AMBIGUOUS:
-            raise ValueError(f"{self.flags.get('ambiguous', 'ambiguous=')} {ambiguous}: choose "
+            raise InputError(f"{self.flags.get('ambiguous', 'ambiguous=')} {ambiguous}: choose "
                              f"{' or '.join(AMBIGUOUS)}")
         self.time_format, self.dayfirst, self.ambiguous = time_format, bool(dayfirst), ambiguous
         self.tz = check_timezone(tz, self.flags.get("tz", "tz="))
@@ -159,7 +159,7 @@ class TimeReader:
             ns, naive = stamps_ns(s)
             return self._place(ns, np.full(len(ns), naive)).view("datetime64[ns]")
         if pd.api.types.is_bool_dtype(s.dtype):
-            raise TypeError("the time column holds booleans, not times")
+            raise InputTypeError("the time column holds booleans, not times")
         if pd.api.types.is_numeric_dtype(s.dtype):
             ns, chosen = self._numbers(s, codes, n_groups, fixed)
         else:

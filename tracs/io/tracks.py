@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from tracs._text import counted
-from tracs.errors import TracsError
+from tracs.errors import InputError, TracsError
 
 
 NAT = np.iinfo(np.int64).min
@@ -148,7 +148,7 @@ def per_file(parts: list, path: Path, count: int, kind: str, note, empty: str) -
     Cabspotting): ``note(files read)`` first, then how many files were empty (``empty`` says what
     that means); one file keeps no file index.  No part at all raises naming ``kind``."""
     if not parts:
-        raise ValueError(f"{path.name}: no point in {counted(count, kind)} (all empty)")
+        raise InputError(f"{path.name}: no point in {counted(count, kind)} (all empty)")
     cols = concat(parts)
     read = len(np.unique(cols.file))
     if count == 1:
@@ -386,7 +386,7 @@ def available_memory() -> int | None:
     return None
 
 
-def check_memory(text_bytes: int, text_bytes_per_point: float, source: str, advice: str) -> None:
+def check_fits_in_memory(text_bytes: int, text_bytes_per_point: float, source: str, advice: str) -> None:
     """Refuse up front a whole read of ``text_bytes`` of text (about ``text_bytes_per_point`` per
     point) that would need more than the memory available, saying what to do instead."""
     points = text_bytes / text_bytes_per_point

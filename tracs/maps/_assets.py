@@ -25,6 +25,8 @@ import re
 from pathlib import Path
 from urllib.parse import urlparse
 
+from ..errors import InputError, MissingExtraError
+
 __all__ = ["embed_assets", "external_assets", "LOCAL_ASSETS"]
 
 #: file name at the end of a CDN URL -> (Python module holding it, path in its data folder)
@@ -50,7 +52,7 @@ def _data_dir(module_name: str) -> Path:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ModuleNotFoundError(
+        raise MissingExtraError(
             f"an offline map needs the module {module_name}: {INSTALL_HINT}") from exc
     base = getattr(module, "BASE_DIR", None)
     return Path(base) if base else Path(module.__file__).parent
@@ -59,7 +61,7 @@ def _data_dir(module_name: str) -> Path:
 def _local_file(url: str) -> Path:
     name = urlparse(url).path.rsplit("/", 1)[-1]
     if name not in LOCAL_ASSETS:
-        raise ValueError(
+        raise InputError(
             f"no local copy of {url} for an offline page; known files: {', '.join(LOCAL_ASSETS)}")
     module_name, relative = LOCAL_ASSETS[name]
     path = _data_dir(module_name) / relative
@@ -111,5 +113,5 @@ def embed_assets(page: str) -> str:
     page = _STYLESHEET.sub(stylesheet, page)
     left = external_assets(page)
     if left:
-        raise ValueError(f"cannot inline these assets for an offline page: {', '.join(left)}")
+        raise InputError(f"cannot inline these assets for an offline page: {', '.join(left)}")
     return page

@@ -21,6 +21,8 @@ import json
 from branca.element import Element, Figure, MacroElement
 from jinja2 import Template
 
+from ..errors import InputTypeError
+
 __all__ = ["TrackLayer", "Legend", "ViewSync", "FitView", "HeaderStyle", "to_js", "add_runtime"]
 
 _RUNTIME = """<script>
@@ -192,7 +194,7 @@ def add_runtime(element: MacroElement) -> None:
     """Put the runtime script in the page header once (named, so it is deduplicated)."""
     figure = element.get_root()
     if not isinstance(figure, Figure):
-        raise TypeError("this map element must be added to a folium map before rendering")
+        raise InputTypeError("this map element must be added to a folium map before rendering")
     if "tracs_maps_runtime" not in figure.header._children:  # compile the template once
         figure.header.add_child(Element(_RUNTIME), name="tracs_maps_runtime")
 

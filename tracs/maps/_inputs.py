@@ -15,7 +15,8 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 
-from .._validation import as_float_array
+from .._validation import as_float_array, as_points
+from ..errors import InputError, InputTypeError
 
 __all__ = ["Rows", "as_rows", "as_coordinates", "same_length", "unwrap_longitudes"]
 
@@ -51,7 +52,7 @@ def _frame_of(obj, name: str):
     if isinstance(obj, (gpd.GeoDataFrame, gpd.GeoSeries)):
         return obj
     if isinstance(obj, (pd.DataFrame, pd.Series)):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} is a plain pandas object without point geometry; pass a GeoDataFrame "
             "(geopandas.GeoDataFrame(df, geometry=geopandas.points_from_xy(lng, lat), crs=4326))"
         )
@@ -60,16 +61,16 @@ def _frame_of(obj, name: str):
 
 def _wgs84_points(geoms: gpd.GeoSeries, name: str) -> tuple[np.ndarray, np.ndarray]:
     if geoms.crs is None:
-        raise ValueError(f"{name} has no CRS; set one first, e.g. .set_crs(4326) for longitude/latitude")
+        raise InputError(f"{name} has no CRS; set one first, e.g. .set_crs(4326) for longitude/latitude")
     if len(geoms) == 0:
-        raise ValueError(f"{name} is empty")
+        raise InputError(f"{name} is empty")
     missing = geoms.isna().to_numpy() | geoms.is_empty.to_numpy()
     if missing.any():
-        raise ValueError(f"{name} has {int(missing.sum())} row(s) without a geometry")
+        raise InputError(f"{name} has {int(missing.sum())} row(s) without a geometry")
     kinds = geoms.geom_type.to_numpy()
     if (kinds != "Point").any():
         bad = sorted(set(kinds[kinds != "Point"]))
-        raise ValueError(f"{name} must hold point geometries, found {', '.join(bad)}")
+        raise InputError(f"{name} must hold point geometries, found {', '.join(bad)}")
     if not geoms.crs.equals(WGS84):
         geoms = geoms.to_crs(WGS84)
     lon = as_float_array(geoms.x.to_numpy(), f"{name} longitudes")
@@ -111,13 +112,13 @@ def as_rows(obj, name: str, *, require_uid: bool = False, crs=None) -> Rows:
     frame = _frame_of(obj, name)
     if frame is None:
         if require_uid:
-            raise TypeError(
+            raise InputTypeError(
                 f"{name} must be a tracs.Trajectories or a GeoDataFrame with a 'uid' column, "
                 f"got {type(obj).__name__}"
             )
         xy = as_coordinates(obj, name)
         if crs is None:
-            raise ValueError(f"{name} is a coordinate array but there is no CRS to read it in")
+            raise InputError(f"{name} is a coordinate array but there is no CRS to read it in")
         geoms = gpd.GeoSeries(gpd.points_from_xy(xy[:, 0], xy[:, 1]), crs=crs)
         lat, lon = _wgs84_points(geoms, name)
         return Rows(lat, lon, None, None, None, crs)
@@ -129,12 +130,12 @@ def as_rows(obj, name: str, *, require_uid: bool = False, crs=None) -> Rows:
         if "uid" in frame.columns:
             uid = frame["uid"].to_numpy(dtype=object)
             if pd.isna(frame["uid"]).any():
-                raise ValueError(f"{name} has rows without a uid")
+                raise InputError(f"{name} has rows without a uid")
         if "trajectory" in frame.columns:
             track = frame["trajectory"].to_numpy(dtype=object)
         times = _times(frame)
     if require_uid and uid is None:
-        raise ValueError(f"{name} needs a 'uid' column (one trajectory owner per row)")
+        raise InputError(f"{name} needs a 'uid' column (one trajectory owner per row)")
     if uid is not None and track is None:
         track = uid
     return Rows(lat, lon, uid, track, times, geoms.crs)
@@ -143,22 +144,20 @@ def as_rows(obj, name: str, *, require_uid: bool = False, crs=None) -> Rows:
 def as_coordinates(obj, name: str) -> np.ndarray:
     """Validate an ``(N, 2)`` array of finite coordinates."""
     if isinstance(obj, (str, bytes)) or not hasattr(obj, "__len__"):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be a tracs.Trajectories, a GeoDataFrame, a GeoSeries or an (N, 2) "
             f"array, got {type(obj).__name__}"
         )
-    xy = as_float_array(obj, name)
-    if xy.ndim != 2 or xy.shape[1] != 2:
-        raise ValueError(f"{name} must have shape (N, 2), got {xy.shape}")
+    xy = as_points(obj, name)
     if len(xy) == 0:
-        raise ValueError(f"{name} is empty")
+        raise InputError(f"{name} is empty")
     return xy
 
 
 def same_length(original: Rows, other: Rows, name: str) -> None:
     """Check that ``other`` has one row per original row, for the same users."""
     if len(other) != len(original):
-        raise ValueError(
+        raise InputError(
             f"{name} must have one row per original row ({len(original)}), got {len(other)}"
         )
     if other.uid is not None and original.uid is not None:
@@ -166,7 +165,7 @@ def same_length(original: Rows, other: Rows, name: str) -> None:
             np.asarray([str(a) for a in other.uid]) != np.asarray([str(b) for b in original.uid])
         )
         if len(differ):
-            raise ValueError(
+            raise InputError(
                 f"{name} rows must correspond in order to the original rows; first mismatch at "
                 f"row {int(differ[0])} (uid {other.uid[differ[0]]!r} vs {original.uid[differ[0]]!r})"
             )

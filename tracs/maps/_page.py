@@ -16,6 +16,7 @@ from pathlib import Path
 import folium
 from branca.element import Element, Figure
 
+from ..errors import InputError, InputTypeError
 from ._assets import embed_assets
 from ._elements import TILE_FAILURE_NOTE, FitView, HeaderStyle, TileFailureNote, ViewSync, to_js
 
@@ -42,7 +43,7 @@ def check_tiles(tiles):
     except ValueError:
         return tiles  # a name folium may know; it reports unknown ones itself
     if provider.requires_token():
-        raise ValueError(f"the tiles {tiles!r} need an API key, so the page would show no background: "
+        raise InputError(f"the tiles {tiles!r} need an API key, so the page would show no background: "
                          f"use {DEFAULT_TILES} (the default) or none")
     return tiles
 
@@ -118,15 +119,15 @@ def compare_maps(left: folium.Map, right: folium.Map, *, titles=None,
         The page; save it with :func:`save_map`.
     """
     if not isinstance(left, folium.Map) or not isinstance(right, folium.Map):
-        raise TypeError("compare_maps takes two folium.Map objects")
+        raise InputTypeError("compare_maps takes two folium.Map objects")
     if left is right:
-        raise ValueError("compare_maps needs two different maps")
+        raise InputError("compare_maps needs two different maps")
     if layout not in ("horizontal", "vertical"):
-        raise ValueError(f"layout must be 'horizontal' or 'vertical', got {layout!r}")
+        raise InputError(f"layout must be 'horizontal' or 'vertical', got {layout!r}")
     if titles is not None:
         titles = [str(t) for t in titles]
         if len(titles) != 2:
-            raise ValueError("titles must be a pair of strings")
+            raise InputError("titles must be a pair of strings")
     figure = Figure()
     horizontal = layout == "horizontal"
     for index, fmap in enumerate((left, right)):
@@ -170,7 +171,7 @@ def map_html(page, *, offline: bool = True) -> str:
     """The full HTML of a map or page; ``offline=True`` (the default) inlines Leaflet and plugins."""
     root = getattr(page, "get_root", None)
     if root is None:
-        raise TypeError(f"expected a folium map or branca element, got {type(page).__name__}")
+        raise InputTypeError(f"expected a folium map or branca element, got {type(page).__name__}")
     text = _render(root(), page)
     return embed_assets(text) if offline else text
 
@@ -223,7 +224,7 @@ def save_map(page, path, *, offline: bool = True) -> Path:
         The written file.
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        raise InputTypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     path = Path(path)
     path.write_text(map_html(page, offline=offline), encoding="utf-8")
     return path

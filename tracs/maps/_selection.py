@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .._validation import check_positive_int
+from .._validation import check_integer
+from ..errors import InputError
 
 __all__ = ["UserRows", "select_users"]
 
@@ -33,13 +34,13 @@ def _wanted_codes(users, uniques: np.ndarray) -> np.ndarray:
         return np.arange(n_users)
     if isinstance(users, numbers.Integral) and not isinstance(users, bool):
         if users < 1:
-            raise ValueError(f"users must be >= 1 when given as a count, got {users}")
+            raise InputError(f"users must be >= 1 when given as a count, got {users}")
         return np.arange(min(int(users), n_users))
     if isinstance(users, (str, bytes)) or not hasattr(users, "__iter__"):
         users = [users]
     wanted = list(users)
     if not wanted:
-        raise ValueError("users is empty")
+        raise InputError("users is empty")
     exact = {value: code for code, value in enumerate(uniques)}
     by_text = {str(value): code for code, value in enumerate(uniques)}
     codes, missing = [], []
@@ -53,7 +54,7 @@ def _wanted_codes(users, uniques: np.ndarray) -> np.ndarray:
             codes.append(code)
     if missing:
         shown = ", ".join(repr(u) for u in missing[:5]) + (" ..." if len(missing) > 5 else "")
-        raise ValueError(f"{len(missing)} requested user(s) not in the data: {shown}")
+        raise InputError(f"{len(missing)} requested user(s) not in the data: {shown}")
     return np.asarray(codes, dtype=np.int64)
 
 
@@ -89,8 +90,8 @@ def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int
     -------
     list of UserRows
     """
-    max_points = check_positive_int(max_points, "max_points")
-    max_users = check_positive_int(max_users, "max_users")
+    max_points = check_integer(max_points, "max_points")
+    max_users = check_integer(max_users, "max_users")
     codes, uniques = pd.factorize(pd.Series(uid, dtype=object), sort=False)
     uniques = np.asarray(uniques, dtype=object)
     track_codes = pd.factorize(pd.Series(track, dtype=object), sort=False)[0]

@@ -12,6 +12,7 @@ from folium.plugins import FastMarkerCluster, HeatMap
 from .._progress import progress_bar
 from .._text import counted
 from .._validation import check_epsilon
+from ..errors import InputTypeError
 from ._elements import FitView, Legend, TrackLayer
 from ._inputs import Rows, as_rows, same_length, unwrap_longitudes
 from ._page import DEFAULT_TILES, base_map
@@ -254,9 +255,9 @@ def trajectory_map(
     if epsilon is not None:
         epsilon = check_epsilon(epsilon)
     if method is not None and not isinstance(method, str):
-        raise TypeError(f"method must be a str, got {type(method).__name__}")
+        raise InputTypeError(f"method must be a str, got {type(method).__name__}")
     if isinstance(cluster_pois, bool) or not isinstance(cluster_pois, numbers.Integral):
-        raise TypeError(f"cluster_pois must be an int, got {type(cluster_pois).__name__}")
+        raise InputTypeError(f"cluster_pois must be an int, got {type(cluster_pois).__name__}")
     poi_rows, poi_ids = _poi_rows(pois, orig.crs) if pois is not None else (None, None)
     missing = as_rows(unreleased, "unreleased", crs=orig.crs) if unreleased is not None else None
 

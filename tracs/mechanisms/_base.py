@@ -17,6 +17,7 @@ import numpy as np
 
 from .._validation import as_float_array, check_epsilon
 from . import _band
+from ..errors import InputError
 from ._closed_forms import band
 from ._domain import Circle, Interval
 from ..random import resolve_streams
@@ -28,7 +29,7 @@ __all__ = ["Mechanism", "PiecewiseConstantMechanism", "check_error_power"]
 def check_error_power(p) -> int:
     """Validate the error exponent ``p`` (1: absolute error, 2: squared error)."""
     if p not in (1, 2) or isinstance(p, bool):
-        raise ValueError(f"p must be 1 (absolute error) or 2 (squared error), got {p!r}")
+        raise InputError(f"p must be 1 (absolute error) or 2 (squared error), got {p!r}")
     return int(p)
 
 
@@ -59,7 +60,7 @@ class Mechanism(LatticeMixin, ABC):
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, maximum=self.max_epsilon))
         if self.epsilon < self.min_epsilon:
-            raise ValueError(f"epsilon = {self.epsilon:g} is below {self.min_epsilon:g}, the smallest budget "
+            raise InputError(f"epsilon = {self.epsilon:g} is below {self.min_epsilon:g}, the smallest budget "
                              f"{type(self).__name__} samples on its lattice within the stated accuracy "
                              "(its output window is then so wide that the cells' masses fall below "
                              "the resolution of their cumulative thresholds)")

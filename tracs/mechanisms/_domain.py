@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_float_array
+from ..errors import InputError, InputTypeError
 
 __all__ = ["Interval", "Circle", "RealLine", "Categories"]
 
@@ -26,9 +27,9 @@ class Interval:
 
     def __post_init__(self):
         if not (math.isfinite(self.low) and math.isfinite(self.high)):
-            raise ValueError(f"interval bounds must be finite, got [{self.low}, {self.high}]")
+            raise InputError(f"interval bounds must be finite, got [{self.low}, {self.high}]")
         if not self.low < self.high:
-            raise ValueError(f"need low < high, got low={self.low}, high={self.high}")
+            raise InputError(f"need low < high, got low={self.low}, high={self.high}")
 
     @property
     def width(self) -> float:
@@ -47,7 +48,7 @@ class Interval:
         arr = as_float_array(x, name)
         if arr.size and (arr.min() < self.low or arr.max() > self.high):
             outside = int(np.count_nonzero((arr < self.low) | (arr > self.high)))
-            raise ValueError(
+            raise InputError(
                 f"{outside} value(s) of {name} lie outside the input domain "
                 f"[{self.low}, {self.high}]"
             )
@@ -83,7 +84,7 @@ class Circle:
 
     def __post_init__(self):
         if not (math.isfinite(self.period) and self.period > 0):
-            raise ValueError(f"period must be finite and > 0, got {self.period}")
+            raise InputError(f"period must be finite and > 0, got {self.period}")
 
     @property
     def low(self) -> float:
@@ -113,7 +114,7 @@ class Circle:
         arr = as_float_array(x, name)
         if arr.size and (arr.min() < 0.0 or arr.max() >= self.period):
             outside = int(np.count_nonzero((arr < 0.0) | (arr >= self.period)))
-            raise ValueError(
+            raise InputError(
                 f"{outside} value(s) of {name} lie outside the circle [0, {self.period})"
             )
         return arr
@@ -139,7 +140,7 @@ class Categories:
 
     def __post_init__(self):
         if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 2:
-            raise ValueError(f"need an integer k >= 2, got {self.k!r}")
+            raise InputError(f"need an integer k >= 2, got {self.k!r}")
 
     @property
     def low(self) -> int:
@@ -168,13 +169,13 @@ class Categories:
             out = arr.astype(np.int64, copy=False)
         elif arr.dtype.kind == "f":
             if not np.all(np.isfinite(arr)):
-                raise ValueError(f"{name} contains NaN or infinite value(s)")
+                raise InputError(f"{name} contains NaN or infinite value(s)")
             if not np.all(arr == np.floor(arr)):
-                raise ValueError(f"{name} must hold whole numbers (category indices)")
+                raise InputError(f"{name} must hold whole numbers (category indices)")
             out = arr.astype(np.int64)
         else:
-            raise TypeError(f"{name} must be an array of integers, got dtype {arr.dtype}")
+            raise InputTypeError(f"{name} must be an array of integers, got dtype {arr.dtype}")
         if out.size and (out.min() < 0 or out.max() >= self.k):
             outside = int(np.count_nonzero((out < 0) | (out >= self.k)))
-            raise ValueError(f"{outside} value(s) of {name} lie outside 0..{self.k - 1}")
+            raise InputError(f"{outside} value(s) of {name} lie outside 0..{self.k - 1}")
         return out

@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-__all__ = ["logistic", "exp_tail", "exp_tail_ratio", "over_expm1", "check_integer", "EXP_MAX",
+
+__all__ = ["logistic", "exp_tail", "exp_tail_ratio", "over_expm1", "EXP_MAX",
            "rare_probability"]
 
 
@@ -92,17 +93,3 @@ def over_expm1(a: float, t: float) -> float:
         return a / math.expm1(t)
     return a * math.exp(-t)
 
-
-def check_integer(value, name: str, minimum: int) -> int:
-    """Validate an integer parameter ``>= minimum``; integral floats such as ``6.0`` are accepted."""
-    import numbers
-
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if not isinstance(value, numbers.Integral):
-        if not (math.isfinite(value) and float(value).is_integer()):
-            raise ValueError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .._validation import check_finite
+from ..errors import InputError
 from ._domain import Circle, Interval
 
 __all__ = ["check_interval", "check_parameter", "IntervalInput", "CircleDomain"]
@@ -13,7 +14,7 @@ def check_interval(obj) -> None:
     object.__setattr__(obj, "low", check_finite(obj.low, "low"))
     object.__setattr__(obj, "high", check_finite(obj.high, "high"))
     if not obj.low < obj.high:
-        raise ValueError(f"need low < high, got low={obj.low}, high={obj.high}")
+        raise InputError(f"need low < high, got low={obj.low}, high={obj.high}")
 
 
 def check_parameter(obj, name: str, valid, requirement: str, *, optional: bool = False) -> None:
@@ -27,7 +28,7 @@ def check_parameter(obj, name: str, valid, requirement: str, *, optional: bool =
         return
     value = check_finite(value, name)
     if not valid(value):
-        raise ValueError(f"{name} must {requirement}, got {value}")
+        raise InputError(f"{name} must {requirement}, got {value}")
     object.__setattr__(obj, name, value)
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _cdf_kernels
+from ..errors import InputError
 from ._base import Mechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
@@ -56,7 +57,7 @@ def bounded_laplace_scale(epsilon: float, low: float, high: float, sensitivity: 
     width = high - low
     delta = width if sensitivity is None else float(sensitivity)
     if not 0 < delta <= width:
-        raise ValueError(f"sensitivity must lie in (0, high - low], got {sensitivity}")
+        raise InputError(f"sensitivity must lie in (0, high - low], got {sensitivity}")
 
     def gap(b):
         ratio = _mass(low + delta, low, high, b) / _mass(low, low, high, b)

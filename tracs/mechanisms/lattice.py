@@ -42,6 +42,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validation import NotRealError
+from ..errors import InputError, InputTypeError
 from ..random import resolve_streams
 from . import _lattice_kernels as lk
 
@@ -97,13 +98,13 @@ def check_resolution(resolution) -> int:
     if isinstance(resolution, numbers.Complex) and not isinstance(resolution, numbers.Real):
         raise NotRealError(f"resolution must be a real number, got {resolution!r}")
     if isinstance(resolution, bool) or not isinstance(resolution, numbers.Real):
-        raise TypeError(f"resolution must be a real number, got {type(resolution).__name__}")
+        raise InputTypeError(f"resolution must be a real number, got {type(resolution).__name__}")
     value = float(resolution)
     if not (math.isfinite(value) and 0.0 < value <= 0.5):
-        raise ValueError(f"resolution must lie in (0, 0.5] (a fraction of the domain width), got {value}")
+        raise InputError(f"resolution must lie in (0, 0.5] (a fraction of the domain width), got {value}")
     cells = int(round(1.0 / value))
     if cells > _MAX_CELLS:
-        raise ValueError(f"resolution {value:g} asks for more than 2^40 cells")
+        raise InputError(f"resolution {value:g} asks for more than 2^40 cells")
     return cells
 
 
@@ -150,7 +151,7 @@ def check_table_bytes(nbytes: int, what: str) -> None:
         ``"<what> needs <size> of tables, more than the limit of 1 GiB ..."``.
     """
     if nbytes > TABLE_LIMIT:
-        raise ValueError(f"{what} needs {_size(int(nbytes))} of tables, more than the limit of "
+        raise InputError(f"{what} needs {_size(int(nbytes))} of tables, more than the limit of "
                          f"{_size(TABLE_LIMIT)} (tracs.mechanisms.lattice.TABLE_LIMIT); use a coarser resolution")
 
 
@@ -254,7 +255,7 @@ class LatticeMixin:
         """``P(j | x_k)`` for every output index ``j``: the realised law at input lattice point ``k``."""
         inp = self.input_lattice
         if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 0 <= k < inp.count:
-            raise ValueError(f"k must be an input lattice index in 0..{inp.count - 1}, got {k!r}")
+            raise InputError(f"k must be an input lattice index in 0..{inp.count - 1}, got {k!r}")
         return self._row(int(k))
 
     def _search(self):
@@ -296,7 +297,7 @@ class LatticeMixin:
         """
         x = self.input_domain.validate(x, "x")
         if x.ndim:
-            raise ValueError("lattice_pmf() takes one input value")
+            raise InputError("lattice_pmf() takes one input value")
         n = self._cells()
         i, lam = snap_weights(float(self._snap_t(x)), n)
         inp = self.input_lattice
@@ -334,7 +335,7 @@ class LatticeMixin:
         x = self.input_domain.validate(x, "x")
         flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
         if flat.size >= 2 ** 32:
-            raise ValueError("at most 2^32 - 1 inputs per call")
+            raise InputError("at most 2^32 - 1 inputs per call")
         return self._sample_indices(flat, rng).reshape(x.shape)
 
     def _sample_indices(self, flat: np.ndarray, rng) -> np.ndarray:

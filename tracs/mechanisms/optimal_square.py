@@ -64,6 +64,8 @@ import functools
 import math
 from typing import NamedTuple
 
+from ..errors import InputError
+
 __all__ = ["LOSSES", "check_loss", "square_exponent", "SquareShape", "square_shape", "worst_square_error"]
 
 #: the losses the optimal mechanisms are built for
@@ -72,7 +74,7 @@ LOSSES = ("absolute", "square")
 def check_loss(loss) -> str:
     """Validate the ``loss`` of an optimal mechanism: ``"absolute"`` or ``"square"``."""
     if not isinstance(loss, str) or loss not in LOSSES:
-        raise ValueError(f"loss must be 'absolute' (worst-case E|y - x|) or 'square' "
+        raise InputError(f"loss must be 'absolute' (worst-case E|y - x|) or 'square' "
                          f"(worst-case E(y - x)^2), got {loss!r}")
     return loss
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..errors import InputError
 from ._base import PiecewiseConstantMechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._numeric import EXP_MAX, exp_tail, logistic, over_expm1
@@ -93,7 +94,7 @@ class SquareWave(IntervalInput, PiecewiseConstantMechanism):
     def _densities(self):
         # q = 1/(2b e^ε + 1),  p = q·e^ε  (per unit of the input interval)
         if self.epsilon >= EXP_MAX:
-            raise ValueError(f"SquareWave's high density e^ε/(2b e^ε + 1) exceeds the "
+            raise InputError(f"SquareWave's high density e^ε/(2b e^ε + 1) exceeds the "
                              f"floating-point range for epsilon >= {EXP_MAX} (got "
                              f"{self.epsilon}); sampling is supported, densities and errors "
                              "are not")

@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit
 
 from .._numba_cache import key_on_sources
-from .._validation import MAX_EPSILON, as_float_array, check_epsilon
+from .._validation import MAX_EPSILON, as_float_array, check_epsilon, check_integer
+from ..errors import InputError
 from ..random import resolve_streams
 from . import _lattice_kernels as lk
 from ..random.kernels import draw_u64_pair
@@ -26,7 +27,7 @@ from ._base import check_error_power
 from ._closed_forms import lie_probability
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Categories, Interval
-from ._numeric import check_integer, logistic, rare_probability
+from ._numeric import logistic, rare_probability
 from ._params import check_interval
 from .lattice import Lattice, check_resolution, lattice_point, snap_weights
 
@@ -119,7 +120,7 @@ class KRR:
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon, maximum=MAX_EPSILON))
-        object.__setattr__(self, "k", check_integer(self.k, "k", 2))
+        object.__setattr__(self, "k", check_integer(self.k, "k", 2, integral_floats=True))
 
     @property
     def input_domain(self) -> Categories:
@@ -307,7 +308,7 @@ class Duchi:
         x = self.input_domain.validate(x, "x")
         flat = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
         if flat.size >= 2 ** 32:
-            raise ValueError("at most 2^32 - 1 inputs per call")
+            raise InputError("at most 2^32 - 1 inputs per call")
         ks = resolve_streams(rng, None, 1)
         inp = self.input_lattice
         idx = snapped_duchi(flat, inp.count - 1, self.low, self.high, inp.spacing, logistic(self.epsilon),

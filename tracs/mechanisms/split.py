@@ -7,6 +7,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from .._validation import check_epsilon
+from ..errors import InputTypeError
 from ._base import check_error_power
 
 __all__ = ["optimal_split", "BudgetSplit"]
@@ -24,7 +25,7 @@ def _as_factory(factory) -> Callable[[float], object]:
     if isinstance(factory, type):
         return lambda epsilon: factory(epsilon=epsilon)
     if not callable(factory):
-        raise TypeError(f"expected a mechanism class or a callable epsilon -> mechanism, got {factory!r}")
+        raise InputTypeError(f"expected a mechanism class or a callable epsilon -> mechanism, got {factory!r}")
     return factory
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
 from ._base import Mechanism
 from ._domain import Interval
 from .lattice import Lattice, lattice_point
@@ -31,9 +32,9 @@ __all__ = ["Compressed", "Truncated"]
 
 def _check_wrappable(mechanism) -> None:
     if not isinstance(mechanism, Mechanism):
-        raise TypeError(f"expected a continuous Mechanism, got {type(mechanism).__name__}")
+        raise InputTypeError(f"expected a continuous Mechanism, got {type(mechanism).__name__}")
     if not isinstance(mechanism.input_domain, Interval):
-        raise TypeError(f"{type(mechanism).__name__} does not take inputs on an interval")
+        raise InputTypeError(f"{type(mechanism).__name__} does not take inputs on an interval")
 
 
 class _Wrapper(Mechanism):
@@ -127,7 +128,7 @@ class Compressed(_Wrapper):
         super().__post_init__()
         out = self.mechanism.output_domain
         if not (isinstance(out, Interval) and math.isfinite(out.low) and math.isfinite(out.high)):
-            raise TypeError(f"{type(self.mechanism).__name__} has no bounded output interval to compress")
+            raise InputTypeError(f"{type(self.mechanism).__name__} has no bounded output interval to compress")
 
     def _factor(self) -> float:
         """``(b − a)/(B − A)``: how much the map shrinks lengths."""
@@ -236,7 +237,7 @@ class Truncated(_Wrapper):
         """Point masses at the two ends: ``([a, b], [P(Y ≤ a | x), P(Y > b | x)])`` for scalar ``x``."""
         x = self.input_domain.validate(x, "x")
         if x.ndim:
-            raise ValueError("atoms() takes one input value")
+            raise InputError("atoms() takes one input value")
         low, high = self._masses(x)
         dom = self.output_domain
         return np.array([dom.low, dom.high]), np.array([float(low), float(high)])

@@ -13,6 +13,8 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
+
 __all__ = ["MECHANISM", "PERTURBER", "BASELINE", "KINDS", "ESTIMATORS", "Method", "MethodContext",
            "register", "registered", "get", "view", "method_of"]
 
@@ -44,7 +46,7 @@ class MethodContext:
     def poi_space(self):
         if self._poi_space is None:
             if self.pois is None:
-                raise ValueError("this data set has no points of interest (a continuous region); "
+                raise InputError("this data set has no points of interest (a continuous region); "
                                  "discrete methods and --round-to-pois need check-in data")
             from ..poi_space import POISpace
 
@@ -109,13 +111,13 @@ class Method:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or self.name != self.name.strip().lower():
-            raise ValueError(f"a method name is a non-empty lower-case word, got {self.name!r}")
+            raise InputError(f"a method name is a non-empty lower-case word, got {self.name!r}")
         if self.kind not in KINDS:
-            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+            raise InputError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         if self.estimator is not None and self.estimator not in ESTIMATORS:
-            raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}, got {self.estimator!r}")
+            raise InputError(f"estimator must be one of {', '.join(ESTIMATORS)}, got {self.estimator!r}")
         if not callable(self.factory):
-            raise TypeError(f"factory of {self.name!r} must be callable")
+            raise InputTypeError(f"factory of {self.name!r} must be callable")
 
     @property
     def discrete(self) -> bool:
@@ -131,7 +133,7 @@ class Method:
         options = {**self.options, **options}
         if self.kind == MECHANISM:
             if per_trajectory:
-                raise ValueError(f"{self.name} is a 1-D mechanism: its budget is per value")
+                raise InputError(f"{self.name} is a 1-D mechanism: its budget is per value")
             return self.factory(epsilon, **options)
         budget = {"epsilon_per_trajectory": epsilon} if per_trajectory else {"epsilon": epsilon}
         return self.factory(context, budget, **options)
@@ -143,9 +145,9 @@ _REGISTRY: dict[str, Method] = {}
 def register(method: Method) -> Method:
     """Add ``method`` to the registry (its name must be new); returns it."""
     if not isinstance(method, Method):
-        raise TypeError(f"register takes a tracs.methods.Method, got {type(method).__name__}")
+        raise InputTypeError(f"register takes a tracs.methods.Method, got {type(method).__name__}")
     if method.name in _REGISTRY:
-        raise ValueError(f"a method named {method.name!r} is already registered")
+        raise InputError(f"a method named {method.name!r} is already registered")
     _REGISTRY[method.name] = method
     return method
 
@@ -164,7 +166,7 @@ def get(name: str) -> Method:
     """The registered method called ``name`` (``ValueError`` naming the choices otherwise)."""
     method = _REGISTRY.get(name) if isinstance(name, str) else None
     if method is None:
-        raise ValueError(f"unknown method {name!r}; choose from {', '.join(_REGISTRY)}")
+        raise InputError(f"unknown method {name!r}; choose from {', '.join(_REGISTRY)}")
     return method
 
 
@@ -194,7 +196,7 @@ def view(*kinds: str) -> Mapping:
     """A live mapping of the registered methods of ``kinds`` (all kinds when none is given)."""
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {unknown[0]!r}")
+        raise InputError(f"kind must be one of {', '.join(KINDS)}, got {unknown[0]!r}")
     return _View(kinds or KINDS)
 
 

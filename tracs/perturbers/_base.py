@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import MAX_EPSILON, MIN_EPSILON, as_batch, as_trajectory, check_epsilon
+from ..errors import InputError, InputTypeError
 from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Region
 
@@ -58,10 +59,10 @@ def _check_lengths(n) -> np.ndarray:
     arr = np.asarray(n)
     if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
         if not (arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
-            raise TypeError(f"n must be an integer number of points, got {n!r}")
+            raise InputTypeError(f"n must be an integer number of points, got {n!r}")
     arr = arr.astype(np.int64)
     if np.any(arr < 1):
-        raise ValueError(f"n must be >= 1, got {n!r}")
+        raise InputError(f"n must be >= 1, got {n!r}")
     return arr
 
 
@@ -74,20 +75,20 @@ def batch_streams(rng, keys, n: int) -> KeyedStreams:
     """
     if isinstance(rng, KeyedStreams):
         if keys is not None:
-            raise TypeError("give either keys or resolved KeyedStreams as rng, not both")
+            raise InputTypeError("give either keys or resolved KeyedStreams as rng, not both")
         if len(rng.streams) != n:
-            raise ValueError(f"rng holds {len(rng.streams)} streams for {n} trajectories")
+            raise InputError(f"rng holds {len(rng.streams)} streams for {n} trajectories")
         return rng
     if keys is not None and (isinstance(keys, (str, bytes)) or not hasattr(keys, "__len__")):
-        raise TypeError(f"keys must be a sequence of one key per trajectory, got {type(keys).__name__}")
+        raise InputTypeError(f"keys must be a sequence of one key per trajectory, got {type(keys).__name__}")
     return resolve_streams(rng, keys, n)
 
 
 def key_list(key):
     """``keys`` for a single trajectory given its ``key`` (``None``: position 0)."""
     if isinstance(key, (list, tuple, set, dict, np.ndarray)):
-        raise TypeError(f"key is the key of one user (an int, str or bytes), got a {type(key).__name__}; "
-                        "give several keys to perturb_many(keys=...)")
+        raise InputTypeError(f"key is the key of one user (an int, str or bytes), got a {type(key).__name__}; "
+                             "give several keys to perturb_many(keys=...)")
     return None if key is None else [key]
 
 
@@ -140,16 +141,16 @@ def resolve_anchor(region: Region, anchor) -> np.ndarray:
         elif anchor == "corner":
             point = region.corner
         else:
-            raise ValueError(f"anchor must be 'center', 'corner' or a point (x, y), got {anchor!r}")
+            raise InputError(f"anchor must be 'center', 'corner' or a point (x, y), got {anchor!r}")
         return np.array(point, dtype=np.float64)
     try:
         point = np.asarray(anchor, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"anchor must be 'center', 'corner' or a point (x, y), got {anchor!r}") from exc
+        raise InputTypeError(f"anchor must be 'center', 'corner' or a point (x, y), got {anchor!r}") from exc
     if point.shape != (2,) or not np.all(np.isfinite(point)):
-        raise ValueError(f"anchor must be a finite point (x, y), got {anchor!r}")
+        raise InputError(f"anchor must be a finite point (x, y), got {anchor!r}")
     if not region.contains(point):
-        raise ValueError(f"anchor {tuple(point)} lies outside the region {region!r}")
+        raise InputError(f"anchor {tuple(point)} lies outside the region {region!r}")
     return point
 
 
@@ -157,13 +158,13 @@ def check_share(share, name: str):
     """A budget share in (0, 1), or the string ``"optimal"``."""
     if isinstance(share, str):
         if share != "optimal":
-            raise ValueError(f"{name} must be a number in (0, 1) or 'optimal', got {share!r}")
+            raise InputError(f"{name} must be a number in (0, 1) or 'optimal', got {share!r}")
         return share
     if isinstance(share, bool) or not isinstance(share, numbers.Real):
-        raise TypeError(f"{name} must be a number in (0, 1) or 'optimal', got {type(share).__name__}")
+        raise InputTypeError(f"{name} must be a number in (0, 1) or 'optimal', got {type(share).__name__}")
     share = float(share)
     if not 0.0 < share < 1.0:
-        raise ValueError(f"{name} must lie strictly between 0 and 1, got {share}")
+        raise InputError(f"{name} must lie strictly between 0 and 1, got {share}")
     return share
 
 
@@ -192,7 +193,7 @@ class Perturber(ABC):
 
     def __init__(self, region, epsilon=None, *, epsilon_per_trajectory=None, round_to=None):
         if not isinstance(region, Region):
-            raise TypeError(f"region must be a tracs Rectangle or ConvexRegion, got {type(region).__name__}")
+            raise InputTypeError(f"region must be a tracs Rectangle or ConvexRegion, got {type(region).__name__}")
         if (epsilon is None) == (epsilon_per_trajectory is None):
             raise (TypeError if epsilon is None else ValueError)(
                 "give exactly one of epsilon (per point) and epsilon_per_trajectory")
@@ -202,7 +203,7 @@ class Perturber(ABC):
         self._epsilon_traj = (None if epsilon_per_trajectory is None
                               else check_epsilon(epsilon_per_trajectory, "epsilon_per_trajectory"))
         if round_to is not None and not callable(getattr(round_to, "round", None)):
-            raise TypeError("round_to must have a method round(points) -> (coords, indices)")
+            raise InputTypeError("round_to must have a method round(points) -> (coords, indices)")
         self.round_to = round_to
 
     # -- budget ------------------------------------------------------------------
@@ -294,14 +295,14 @@ class Perturber(ABC):
         flat, off, as_list = as_batch(coords, offsets)
         streams = batch_streams(rng, keys, len(off) - 1)
         if len(flat) == 0:
-            raise ValueError("coords is empty")
+            raise InputError("coords is empty")
         self.region.validate_points(flat, "coords")
         out = self._run(flat, off, KeyedSource(streams, off), **kwargs)
         indices = None
         if self.round_to is not None:
             out, indices = self.round_to.round(out)
         elif return_indices:
-            raise ValueError("return_indices needs round_to")
+            raise InputError("return_indices needs round_to")
         if as_list:
             out = np.split(out, off[1:-1])
             if indices is not None:

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from .._validation import read_only
+from ..errors import InputError
 from ..mechanisms._closed_forms import classical_bands
 from ..mechanisms.lattice import Lattice, check_resolution, check_table_bytes, fit_spacing
 from ..random import KeyedStreams, point_streams, resolve_streams
@@ -159,7 +160,7 @@ class LatticeReleases:
         coords = self.region.validate_points(np.asarray(point, dtype=np.float64).reshape(1, 2), "point")
         index = int(index)
         if index < 0 or (index > 0 and previous is None and getattr(self, "_anchor", None) is not None):
-            raise ValueError(f"index must be >= 0, with the previous release when it is not 0; got {index}")
+            raise InputError(f"index must be >= 0, with the previous release when it is not 0; got {index}")
         # the kernels draw point i of trajectory t at index i − (offsets[t] − offsets[0]): offsets
         # [0, −index, 1] put the one point at ``index`` of the second stream (the first trajectory is empty)
         offsets = np.array([0, -index, 1], dtype=np.int64)
@@ -171,7 +172,7 @@ class LatticeReleases:
 
     def _run(self, coords, offsets, rng, *, engine="compiled"):
         if engine != "compiled":
-            raise ValueError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
+            raise InputError(f"engine must be 'compiled' (the lattice kernel), got {engine!r}")
         return self._release(coords, offsets, rng, indices=False)[0]
 
 
@@ -241,7 +242,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
         """``(ε_direction, ε_distance)`` spent on every point (of a trajectory of ``n``
         points, needed only with a per-trajectory budget)."""
         if n is None and self.epsilon is None:
-            raise ValueError("with epsilon_per_trajectory, give the trajectory length n")
+            raise InputError("with epsilon_per_trajectory, give the trajectory length n")
         eps = self.epsilon if self.epsilon is not None else float(self.privacy_spent(n).per_point)
         share = float(self.shares(np.array([eps]))[0])
         eps_dir = share * eps

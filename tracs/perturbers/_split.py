@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from ..errors import InputTypeError
 from ..mechanisms import OptimalClassical
 from ..mechanisms._closed_forms import circular_half_width, classical_half_width
 from ..region import Rectangle, Region
@@ -128,7 +129,7 @@ def optimal_x_share(region: Rectangle, epsilon, grid: bool = False) -> np.ndarra
     per-trajectory budgets, whose per-point ε take as many values as there are lengths).
     """
     if not isinstance(region, Rectangle):
-        raise TypeError("TraCS-C's split needs a Rectangle")
+        raise InputTypeError("TraCS-C's split needs a Rectangle")
     return _per_value(_x_share, region, epsilon, grid)
 
 

@@ -51,6 +51,7 @@ import math
 import numpy as np
 
 from .._validation import read_only
+from ..errors import InputError
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ..region import Rectangle
 from . import _planar_kernel
@@ -105,11 +106,11 @@ class PlanarLaplace(LatticeReleases, Perturber):
     def _scales(self, eps: np.ndarray) -> np.ndarray:
         eps = np.asarray(eps, dtype=np.float64).reshape(-1)
         if np.any(eps > MAX_PLANAR_EPSILON):
-            raise ValueError(f"epsilon = {float(eps.max()):g} exceeds {MAX_PLANAR_EPSILON:g}, the largest "
+            raise InputError(f"epsilon = {float(eps.max()):g} exceeds {MAX_PLANAR_EPSILON:g}, the largest "
                              "budget the planar Laplace grid samples exactly")
         floor = self.min_epsilon
         if np.any(eps < floor):
-            raise ValueError(f"epsilon = {float(eps.min())!r} is below the smallest supported budget "
+            raise InputError(f"epsilon = {float(eps.min())!r} is below the smallest supported budget "
                              f"{floor:.3g} (of this grid)")
         return eps * self.rate
 
@@ -126,7 +127,7 @@ class PlanarLaplace(LatticeReleases, Perturber):
     def _check_polygon_grid(self) -> None:
         centre = self._round_to_grid(np.asarray(self.region.center, dtype=np.float64)[None, :])[1]
         if not self.region._contains(centre)[0]:
-            raise ValueError("the polygon is too thin for the grid: the grid point nearest to its centre "
+            raise InputError("the polygon is too thin for the grid: the grid point nearest to its centre "
                              "lies outside it; use a finer resolution")
 
     def _round_to_grid(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -17,6 +17,7 @@ import numbers
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
 from ..mechanisms._closed_forms import lie_probabilities
 from . import _kernels
 from ._sequential import DEFAULT_DIRECTION_SHARE, SequentialPerturber
@@ -45,11 +46,11 @@ class Strawman(SequentialPerturber):
     def __init__(self, region, epsilon=None, *, sectors=6, direction_share=DEFAULT_DIRECTION_SHARE,
                  anchor="center", epsilon_per_trajectory=None, round_to=None, resolution=None):
         if isinstance(sectors, bool) or not isinstance(sectors, numbers.Integral):
-            raise TypeError(f"sectors must be an int, got {type(sectors).__name__}")
+            raise InputTypeError(f"sectors must be an int, got {type(sectors).__name__}")
         if sectors < 2:
-            raise ValueError(f"sectors must be >= 2, got {sectors}")
+            raise InputError(f"sectors must be >= 2, got {sectors}")
         if direction_share == "optimal":
-            raise ValueError("the Strawman has no 'optimal' direction share; give a number")
+            raise InputError("the Strawman has no 'optimal' direction share; give a number")
         self.sectors = int(sectors)
         super().__init__(region, epsilon, direction_share=direction_share, anchor=anchor,
                          epsilon_per_trajectory=epsilon_per_trajectory, round_to=round_to,

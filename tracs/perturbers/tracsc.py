@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import read_only
+from ..errors import InputError, InputTypeError
 from ..region import Rectangle
 from . import _kernels
 from ..mechanisms._closed_forms import classical_bands
@@ -53,8 +54,8 @@ class TraCSC(LatticeReleases, Perturber):
     def __init__(self, region, epsilon=None, *, x_share=0.5, epsilon_per_trajectory=None,
                  round_to=None, resolution=None):
         if not isinstance(region, Rectangle):
-            raise TypeError("TraCS-C needs a Rectangle region; for a polygon use "
-                            f"Rectangle(*region.bounds), got {type(region).__name__}")
+            raise InputTypeError("TraCS-C needs a Rectangle region; for a polygon use "
+                                 f"Rectangle(*region.bounds), got {type(region).__name__}")
         super().__init__(region, epsilon, epsilon_per_trajectory=epsilon_per_trajectory,
                          round_to=round_to)
         self.x_share = check_share(x_share, "x_share")
@@ -84,7 +85,7 @@ class TraCSC(LatticeReleases, Perturber):
     def split(self, n: int | None = None) -> tuple[float, float]:
         """``(ε_x, ε_y)`` spent on every point (``n`` needed with a per-trajectory budget)."""
         if n is None and self.epsilon is None:
-            raise ValueError("with epsilon_per_trajectory, give the trajectory length n")
+            raise InputError("with epsilon_per_trajectory, give the trajectory length n")
         eps = self.epsilon if self.epsilon is not None else float(self.privacy_spent(n).per_point)
         eps_x = float(self.shares(np.array([eps]))[0]) * eps
         return eps_x, eps - eps_x

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError
 from ..mechanisms._closed_forms import circular_bands
 from . import _kernels
 from ._sequential import DEFAULT_DIRECTION_SHARE, TWO_PI, SequentialPerturber
@@ -91,7 +92,7 @@ class TraCSD(SequentialPerturber):
                  anchor="center", epsilon_per_trajectory=None, round_to=None, resolution=None,
                  distance_along="released"):
         if not isinstance(distance_along, str) or distance_along not in ("released", "true"):
-            raise ValueError(f"distance_along must be 'released' or 'true', got {distance_along!r}")
+            raise InputError(f"distance_along must be 'released' or 'true', got {distance_along!r}")
         super().__init__(region, epsilon, direction_share=direction_share, anchor=anchor,
                          epsilon_per_trajectory=epsilon_per_trajectory, round_to=round_to,
                          resolution=resolution)

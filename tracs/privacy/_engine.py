@@ -28,6 +28,7 @@ import numbers
 import numpy as np
 
 from .._validation import check_epsilon
+from ..errors import InputError, InputTypeError
 from .bounds import epsilon_lower_bound
 from .audit_report import AuditReport
 from .events import partitions
@@ -52,14 +53,14 @@ def check_audit_arguments(epsilon, samples, confidence):
     """Validate the common arguments; return them normalised."""
     epsilon = check_epsilon(epsilon)
     if isinstance(samples, bool) or not isinstance(samples, numbers.Integral):
-        raise TypeError(f"samples must be an int, got {type(samples).__name__}")
+        raise InputTypeError(f"samples must be an int, got {type(samples).__name__}")
     if samples < MIN_SAMPLES:
-        raise ValueError(f"samples must be >= {MIN_SAMPLES} (draws per input), got {samples}")
+        raise InputError(f"samples must be >= {MIN_SAMPLES} (draws per input), got {samples}")
     if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
-        raise TypeError(f"confidence must be a real number, got {type(confidence).__name__}")
+        raise InputTypeError(f"confidence must be a real number, got {type(confidence).__name__}")
     confidence = float(confidence)
     if not 0.5 <= confidence < 1.0:
-        raise ValueError(f"confidence must be in [0.5, 1), got {confidence}")
+        raise InputError(f"confidence must be in [0.5, 1), got {confidence}")
     return epsilon, int(samples), confidence
 
 
@@ -70,7 +71,7 @@ def seed_sequence(rng) -> np.random.SeedSequence:
         return np.random.SeedSequence()
     if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng >= 0:
         return np.random.SeedSequence(int(rng))
-    raise TypeError(f"rng must be None, a non-negative int or a numpy.random.SeedSequence, got {rng!r}")
+    raise InputTypeError(f"rng must be None, a non-negative int or a numpy.random.SeedSequence, got {rng!r}")
 
 
 def input_generator(ss: np.random.SeedSequence) -> np.random.Generator:

@@ -16,6 +16,7 @@ import numbers
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
 from ._engine import check_audit_arguments, input_generator, run_audit, seed_sequence
 from .candidates import circle_inputs, interval_inputs
 from .lattice_check import declared_lattice
@@ -30,7 +31,7 @@ def sampler_call(sampler, method: str):
         return lambda x, rng: bound(x, rng=rng)
     if callable(sampler):
         return sampler
-    raise TypeError(
+    raise InputTypeError(
         f"sampler must have a {method}(x, rng=...) method or be a callable (x, rng) -> y, "
         f"got {type(sampler).__name__}"
     )
@@ -70,13 +71,13 @@ def _domain_inputs(sampler, domain, spacing, gen):
         try:
             lo, hi = (float(v) for v in domain)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"domain must be a pair (lo, hi) of numbers, got {domain!r}") from exc
+            raise InputTypeError(f"domain must be a pair (lo, hi) of numbers, got {domain!r}") from exc
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-            raise ValueError(f"domain must be finite with lo < hi, got {domain!r}")
+            raise InputError(f"domain must be finite with lo < hi, got {domain!r}")
         return interval_inputs(lo, hi, spacing, gen)
     dom = getattr(sampler, "input_domain", None)
     if dom is None:
-        raise TypeError("domain=(lo, hi) is required for a sampler without an input_domain")
+        raise InputTypeError("domain=(lo, hi) is required for a sampler without an input_domain")
     if hasattr(dom, "k"):  # categories 0..k-1: all pairs alike up to relabelling
         return [float(c) for c in range(min(int(dom.k), 4))]
     if hasattr(dom, "period"):  # circle [0, period): antipodes included
@@ -87,9 +88,9 @@ def _domain_inputs(sampler, domain, spacing, gen):
 def _check_inputs(inputs):
     arr = np.asarray(inputs, dtype=np.float64)
     if arr.ndim != 1 or len(arr) < 2:
-        raise ValueError(f"inputs must be a 1-D sequence of at least 2 values, got shape {arr.shape}")
+        raise InputError(f"inputs must be a 1-D sequence of at least 2 values, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError("inputs must be finite")
+        raise InputError("inputs must be finite")
     return list(arr)
 
 
@@ -146,7 +147,7 @@ def audit(sampler, epsilon, *, domain=None, inputs=None, samples: int = 100_000,
     """
     epsilon, samples, confidence = check_audit_arguments(epsilon, samples, confidence)
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 1:
-        raise ValueError(f"bins must be an int >= 1, got {bins!r}")
+        raise InputError(f"bins must be an int >= 1, got {bins!r}")
     call = sampler_call(sampler, "sample")
     lattice = declared_lattice(sampler, lattice)
     ss = seed_sequence(rng)

@@ -18,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import InputError
 from ..methods import MECHANISM, MethodContext, view
 from .audit import audit
 from .perturber_audit import audit_perturber
@@ -87,7 +88,7 @@ def audit_target(name: str, epsilon: float, **options):
     true loss; the audit shows the nominal claim is broken).
     """
     if name not in CATALOG:
-        raise ValueError(f"unknown method {name!r}; choose from {', '.join(CATALOG)}")
+        raise InputError(f"unknown method {name!r}; choose from {', '.join(CATALOG)}")
     target = CATALOG[name]
     method = target.build(epsilon)
     if target.kind == "1d":

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
+
 __all__ = ["declared_lattice", "off_lattice", "release_indices", "PointSet", "IndexedRelease", "is_indexed"]
 
 
@@ -107,7 +109,7 @@ class PointSet:
     def __init__(self, points):
         pts = np.asarray(points, dtype=np.float64)
         if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) == 0:
-            raise ValueError(f"points must have shape (m, 2) with m >= 1, got {pts.shape}")
+            raise InputError(f"points must have shape (m, 2) with m >= 1, got {pts.shape}")
         self._keys = np.unique((pts[:, 0] + 0.0) + 1j * (pts[:, 1] + 0.0))
 
     def __len__(self) -> int:
@@ -135,7 +137,7 @@ def _triple(lat):
         origin, spacing, count = lat
         return float(origin), float(spacing), int(count)
     except (TypeError, ValueError) as exc:
-        raise TypeError(
+        raise InputTypeError(
             "lattice must be (origin, spacing, count), a pair of those (one per axis) or an "
             f"object with contains(values), got {lat!r}"
         ) from exc
@@ -144,7 +146,7 @@ def _triple(lat):
 def _on_axis(values: np.ndarray, lat) -> np.ndarray:
     origin, spacing, count = _triple(lat)
     if not (np.isfinite(origin) and np.isfinite(spacing) and spacing > 0 and count >= 1):
-        raise ValueError(f"lattice needs a finite origin, spacing > 0 and count >= 1, got {lat!r}")
+        raise InputError(f"lattice needs a finite origin, spacing > 0 and count >= 1, got {lat!r}")
     with np.errstate(invalid="ignore", over="ignore"):
         k = np.rint((values - origin) / spacing)
         return (k >= 0) & (k < count) & (origin + k * spacing == values)
@@ -164,7 +166,7 @@ def off_lattice(values, lattice) -> tuple[int, object]:
     """
     values = np.asarray(values, dtype=np.float64)
     if is_indexed(lattice):
-        raise TypeError("a (direction, distance) lattice is checked through IndexedRelease")
+        raise InputTypeError("a (direction, distance) lattice is checked through IndexedRelease")
     if hasattr(lattice, "contains"):
         ok = np.asarray(lattice.contains(values), dtype=bool)
     elif values.ndim == 2 and _is_pair(lattice):

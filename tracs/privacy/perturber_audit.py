@@ -27,6 +27,8 @@ import numbers
 
 import numpy as np
 
+from .._validation import as_points
+from ..errors import InputError, InputTypeError
 from ._engine import check_audit_arguments, input_generator, run_audit, seed_sequence
 from .audit import draw_vectorised
 from .candidates import Scenario, perturber_scenarios
@@ -56,7 +58,7 @@ def _call(perturber):
                 else perturb_many(perturber, pts, off, rng=rng, keys=keys)), True
     if callable(perturber):
         return (lambda pts, off, rng, keys: perturber(pts, rng)), False
-    raise TypeError(
+    raise InputTypeError(
         "perturber must have perturb_many(coords, offsets, rng=...) or be a callable "
         f"(points (n, 2), rng) -> (n, 2), got {type(perturber).__name__}"
     )
@@ -83,7 +85,7 @@ def perturber_inputs(perturber, gen=None, *, sequences=True, extra=None) -> list
         firsts = [pois[i] for i in dict.fromkeys(int(i) for i in picks)] + extra
         return [Scenario(empty, p, flag) for flag in ((True, False) if keyed else (False,)) for p in firsts]
     if not extra:
-        raise TypeError("points= is required for a perturber without a region or a poi_space")
+        raise InputTypeError("points= is required for a perturber without a region or a poi_space")
     return [Scenario(empty, p, keyed) for p in extra]
 
 
@@ -96,11 +98,9 @@ def _half_cell(perturber):
 
 
 def _check_points(points):
-    arr = np.asarray(points, dtype=np.float64)
-    if arr.ndim != 2 or arr.shape[1] != 2 or len(arr) < 2:
-        raise ValueError(f"points must have shape (m, 2) with m >= 2, got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("points must be finite")
+    arr = as_points(points)
+    if len(arr) < 2:
+        raise InputError(f"points must have shape (m, 2) with m >= 2, got {arr.shape}")
     return list(arr)
 
 
@@ -174,11 +174,11 @@ def audit_perturber(perturber, epsilon=None, *, points=None, samples: int = 20_0
     if epsilon is None:
         spent = getattr(perturber, "privacy_spent", None)
         if spent is None:
-            raise TypeError("epsilon is required for a perturber without privacy_spent()")
+            raise InputTypeError("epsilon is required for a perturber without privacy_spent()")
         epsilon = float(np.max(spent(1).per_point))
     epsilon, samples, confidence = check_audit_arguments(epsilon, samples, confidence)
     if isinstance(bins, bool) or not isinstance(bins, numbers.Integral) or bins < 4:
-        raise ValueError(f"bins must be an int >= 4, got {bins!r}")
+        raise InputError(f"bins must be an int >= 4, got {bins!r}")
     call, trajectories = _call(perturber)
     ss = seed_sequence(rng)
     extra = None if points is None else _check_points(points)

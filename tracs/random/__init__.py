@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError, InputTypeError
 from .kernels import KIND_CHACHA20, KIND_PHILOX, fill_point_streams, fill_uniforms
 
 __all__ = ["RandomKey", "KeyedStreams", "Secure", "resolve_key", "stream_ids", "resolve_streams",
@@ -69,10 +70,10 @@ class Secure:
     def key_bytes(self) -> bytes:
         seed = self.seed
         if isinstance(seed, bool) or not isinstance(seed, (numbers.Integral, str, bytes)):
-            raise TypeError(f"Secure(seed): seed must be an int, str or bytes, got {type(seed).__name__}")
+            raise InputTypeError(f"Secure(seed): seed must be an int, str or bytes, got {type(seed).__name__}")
         if isinstance(seed, numbers.Integral):
             if seed < 0:
-                raise ValueError(f"Secure(seed): seed must be non-negative, got {seed}")
+                raise InputError(f"Secure(seed): seed must be non-negative, got {seed}")
             seed = b"i" + int(seed).to_bytes((int(seed).bit_length() + 8) // 8, "little")
         elif isinstance(seed, str):
             seed = b"s" + seed.encode("utf-8")
@@ -122,7 +123,7 @@ def resolve_key(rng=None) -> RandomKey:
         return rng.random_key
     if isinstance(rng, str):
         if rng != "secure":
-            raise ValueError(f"rng: the only string accepted is 'secure', got {rng!r}")
+            raise InputError(f"rng: the only string accepted is 'secure', got {rng!r}")
         return RandomKey(KIND_CHACHA20, _words(os.urandom(32)))
     if isinstance(rng, Secure):
         return RandomKey(KIND_CHACHA20, _words(rng.key_bytes()))
@@ -132,10 +133,10 @@ def resolve_key(rng=None) -> RandomKey:
         sequence = rng if rng is not None else np.random.SeedSequence()
     elif isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
         if rng < 0:
-            raise ValueError(f"rng seed must be non-negative, got {rng}")
+            raise InputError(f"rng seed must be non-negative, got {rng}")
         sequence = np.random.SeedSequence(int(rng))
     else:
-        raise TypeError(
+        raise InputTypeError(
             "rng must be None, a non-negative int, a numpy.random.SeedSequence, a "
             f"numpy.random.Generator, 'secure' or tracs.random.Secure(seed), got {type(rng).__name__}"
         )
@@ -166,19 +167,19 @@ def _canonical(key) -> bytes:
     if isinstance(key, str):
         return _Canonical(b"s" + key.encode("utf-8"))
     if isinstance(key, (bool, np.bool_)):
-        raise TypeError("keys: a user key must be an int, str or bytes, not a bool")
+        raise InputTypeError("keys: a user key must be an int, str or bytes, not a bool")
     if isinstance(key, numbers.Integral):
         return _Canonical(b"s" + str(int(key)).encode("ascii"))
     if isinstance(key, numbers.Real):
         value = float(key)
         if not np.isfinite(value):
-            raise ValueError(f"keys: a user key is missing or not finite, got {key!r}")
+            raise InputError(f"keys: a user key is missing or not finite, got {key!r}")
         if value.is_integer():
             return _Canonical(b"s" + str(int(value)).encode("ascii"))
         return _Canonical(b"s" + repr(value).encode("ascii"))
     if key is None:
-        raise ValueError("keys: a user key is missing (None)")
-    raise TypeError(f"keys: a user key must be an int, str or bytes, got {type(key).__name__}")
+        raise InputError("keys: a user key is missing (None)")
+    raise InputTypeError(f"keys: a user key must be an int, str or bytes, got {type(key).__name__}")
 
 
 def _hash_names(names) -> np.ndarray:
@@ -213,7 +214,7 @@ def _position_streams(n: int) -> np.ndarray:
     """
     global _POSITIONS
     if n < 0:
-        raise ValueError(f"stream_ids: the number of trajectories must be >= 0, got {n}")
+        raise InputError(f"stream_ids: the number of trajectories must be >= 0, got {n}")
     have = len(_POSITIONS)
     if n > have:
         extra = _hash_names([b"s%d" % k for k in range(have, n)])
@@ -240,19 +241,19 @@ def stream_ids(keys=None, n: int | None = None) -> np.ndarray:
     """
     if keys is None:
         if n is None:
-            raise ValueError("stream_ids: give keys or the number of trajectories n")
+            raise InputError("stream_ids: give keys or the number of trajectories n")
         return _position_streams(int(n))
     if isinstance(keys, (str, bytes)):
-        raise TypeError("keys must be a sequence with one key per trajectory, not a single string")
+        raise InputTypeError("keys must be a sequence with one key per trajectory, not a single string")
     keys = np.asarray(keys, dtype=object) if not isinstance(keys, np.ndarray) else keys
     if keys.ndim != 1:
-        raise ValueError(f"keys must be one-dimensional, got shape {keys.shape}")
+        raise InputError(f"keys must be one-dimensional, got shape {keys.shape}")
     if n is not None and len(keys) != n:
-        raise ValueError(f"keys has {len(keys)} entries for {n} trajectories")
+        raise InputError(f"keys has {len(keys)} entries for {n} trajectories")
     if len(keys) == 0:
         return np.zeros(0, dtype=np.uint64)
     if keys.dtype.kind == "f" and np.isnan(keys).any():
-        raise ValueError("keys: a user key is missing or not finite, got nan")
+        raise InputError("keys: a user key is missing or not finite, got nan")
     if keys.dtype.kind in "iuf":
         unique, inverse = np.unique(keys, return_inverse=True)
         if unique.dtype.kind in "iu":  # integer keys: their canonical names without the per-key dispatch
@@ -292,11 +293,11 @@ def resolve_streams(rng=None, keys=None, n: int | None = None) -> KeyedStreams:
 def _offsets(offsets, streams) -> np.ndarray:
     offsets = np.asarray(offsets, dtype=np.int64)
     if offsets.ndim != 1 or len(offsets) != len(streams) + 1:
-        raise ValueError(f"offsets must have {len(streams) + 1} entries (one more than the streams)")
+        raise InputError(f"offsets must have {len(streams) + 1} entries (one more than the streams)")
     if np.any(np.diff(offsets) < 0):
-        raise ValueError("offsets must be non-decreasing")
+        raise InputError("offsets must be non-decreasing")
     if len(offsets) > 1 and np.max(np.diff(offsets)) >= 2**32:
-        raise ValueError("a trajectory of 2^32 points or more is not supported")
+        raise InputError("a trajectory of 2^32 points or more is not supported")
     return offsets
 
 
