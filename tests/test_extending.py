@@ -64,14 +64,11 @@ def installed(monkeypatch):
 
 @pytest.fixture
 def cli(capsys):
+    """``tracs ARGS`` through the command's main function, in this process."""
     from tracs.cli import main
 
-    def run(*args):
-        code = main([str(a) for a in args])
-        out, err = capsys.readouterr()
-        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
-
-    return run
+    return lambda *args: SimpleNamespace(returncode=main(list(map(str, args))), **dict(
+        zip(("stdout", "stderr"), capsys.readouterr())))
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["GROUPS", "load_group", "resolve", "PluginWarning"]
+__all__ = ["GROUPS", "add", "load_group", "resolve", "PluginWarning"]
 
 #: the entry-point groups tracs reads
 GROUPS = ("tracs.methods", "tracs.formats", "tracs.estimators")
@@ -82,3 +82,17 @@ def resolve(ref):
     from importlib import import_module
 
     return getattr(import_module(module), name)
+
+
+def add(table: dict, entry, kind: type, *, takes: str, named: str):
+    """Put ``entry`` (a ``kind`` with a ``name``) into a registry's ``table``; return it.
+
+    ``TypeError`` ("``takes``, got str") for another type, ``ValueError`` ("``named`` 'x' is
+    already registered") for a name already taken.
+    """
+    if not isinstance(entry, kind):
+        raise TypeError(f"{takes}, got {type(entry).__name__}")
+    if entry.name in table:
+        raise ValueError(f"{named} {entry.name!r} is already registered")
+    table[entry.name] = entry
+    return entry

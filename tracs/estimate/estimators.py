@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .._plugins import load_group, resolve
+from .._plugins import add, load_group, resolve
 from ._expectation_maximisation import DenseBlock, ProductBlock  # the blocks ``blocks`` returns
 
 __all__ = ["DENSITY", "DISTRIBUTION", "FREQUENCIES", "TARGETS", "DenseBlock", "Estimator", "ProductBlock",
@@ -118,12 +118,8 @@ _REGISTRY: dict[str, Estimator] = {}
 
 def register_estimator(estimator: Estimator) -> Estimator:
     """Add ``estimator`` to the registry (its name must be new); return it."""
-    if not isinstance(estimator, Estimator):
-        raise TypeError(f"register_estimator takes an Estimator, got {type(estimator).__name__}")
-    if estimator.name in _REGISTRY:
-        raise ValueError(f"an estimator named {estimator.name!r} is already registered")
-    _REGISTRY[estimator.name] = estimator
-    return estimator
+    return add(_REGISTRY, estimator, Estimator, takes="register_estimator takes an Estimator",
+               named="an estimator named")
 
 
 def unregister_estimator(name: str) -> None:

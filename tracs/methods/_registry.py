@@ -13,6 +13,8 @@ from typing import Callable
 
 import numpy as np
 
+from .._plugins import add, load_group
+
 __all__ = ["MECHANISM", "PERTURBER", "BASELINE", "KINDS", "Method", "MethodContext",
            "register", "registered", "get", "view", "method_of"]
 
@@ -149,20 +151,13 @@ _REGISTRY: dict[str, Method] = {}
 def _installed() -> dict:
     """The registry, with the methods of installed extensions (entry-point group ``tracs.methods``,
     :mod:`tracs._plugins`) registered on the first call."""
-    from .._plugins import load_group
-
     load_group("tracs.methods", register, Method)
     return _REGISTRY
 
 
 def register(method: Method) -> Method:
     """Add ``method`` to the registry (its name must be new); returns it."""
-    if not isinstance(method, Method):
-        raise TypeError(f"register takes a tracs.methods.Method, got {type(method).__name__}")
-    if method.name in _REGISTRY:
-        raise ValueError(f"a method named {method.name!r} is already registered")
-    _REGISTRY[method.name] = method
-    return method
+    return add(_REGISTRY, method, Method, takes="register takes a tracs.methods.Method", named="a method named")
 
 
 @contextmanager
