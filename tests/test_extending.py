@@ -184,3 +184,39 @@ def test_a_broken_extension_is_a_warning_naming_it(monkeypatch, installed):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         view("perturber")  # a group is read once
+
+
+def test_the_dask_estimate_runs_the_toy_estimator(installed):
+    """An estimator without counts or merge keeps its blocks in the partitions: the Dask estimate
+    equals the in-process one to 1e-9 (3 partitions, users spanning them; seed 3)."""
+    dask = pytest.importorskip("dask", reason="tracs[dask] is not installed")
+    dd = pytest.importorskip("dask.dataframe", reason="tracs[dask] is not installed")
+    from tracs import Rectangle
+    from tracs import dask as tdask
+    from tracs.estimate import density
+    from tracs.methods import MethodContext, get
+
+    region = Rectangle(0.0, 0.0, 800.0, 800.0)
+    toy = get("toy-cells").build(MethodContext(region=region), 2.0)
+    rng = np.random.default_rng(0)
+    uid = np.repeat(np.arange(20), 30)
+    reports = toy.perturb_many(rng.normal(300.0, 120.0, (600, 2)).clip(0.0, 800.0), np.arange(0, 601, 30), rng=3)
+    frame = pd.DataFrame({"uid": uid, "t": np.arange(600), "x": reports[:, 0], "y": reports[:, 1]})
+    ref = density(reports, toy, offsets=np.arange(0, 601, 30), grid=8)
+    with dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"}):
+        est = tdask.estimate(dd.from_pandas(frame.sample(frac=1.0, random_state=1), npartitions=3, sort=False),
+                             toy, grid=8, user="uid", time="t", x="x", y="y")
+    np.testing.assert_allclose(est.probabilities, ref.probabilities, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("cells", [2, 8, 1024])
+def test_the_toy_pmf_is_within_the_bound(installed, cells):
+    """The keep probability as sampled (a multiple of 2^-53) gives a worst ratio of at most e^ε."""
+    from tracs import Rectangle
+    from tracs_toy.perturber import MAX_EPSILON, RandomCells
+
+    toy = RandomCells(Rectangle(0.0, 0.0, 1.0, 1.0), 1.0, cells=cells)
+    eps = np.array([1e-6, 0.1, 1.0, 2.0, 10.0, 20.0, MAX_EPSILON])
+    p = toy.keep_probability(eps)
+    assert np.all(p * 2.0 ** 53 == np.floor(p * 2.0 ** 53)) and np.all((p >= 0.0) & (p < 1.0))
+    assert np.all(1.0 + p * cells ** 2 / (1.0 - p) <= np.exp(eps))
