@@ -42,6 +42,18 @@ def test_bad_entries_are_refused(make, error, message):
     assert str(info.value).startswith(message)
 
 
+def test_a_method_naming_no_registered_estimator_is_refused_by_name():
+    from tracs.estimate import density
+
+    class Typo(TraCSC):
+        pass
+
+    entry = Method("typo", "typo", PERTURBER, lambda ctx, budget: Typo(ctx.region, **budget), model=Typo,
+                   estimator="axis")
+    with registered(entry), pytest.raises(ValueError, match="unknown estimator 'axis'; choose from distribution, "):
+        density(np.array([[1.0, 1.0]]), entry.build(MethodContext(region=REGION), 2.0), grid=4)
+
+
 def test_the_shipped_entries_say_what_the_branches_said():
     table = estimators()
     assert [n for n, e in table.items() if e.target == DENSITY] == ["axes", "directional", "grid"]

@@ -104,6 +104,8 @@ def _family(perturber) -> str:
     (TraCS-C), ``"directional"`` (TraCS-D, Strawman) or ``"grid"`` (planar Laplace)."""
     method = method_of(perturber)
     family = None if method is None else method.estimator
+    if family is not None:
+        get_estimator(family)  # a name no estimator has: ValueError naming the registered ones
     density_names = [name for name, est in estimators().items() if est.target == DENSITY]
     if family not in density_names:
         choices = ", ".join(m.name for m in view(PERTURBER).values() if m.estimator in density_names)

@@ -30,12 +30,12 @@ Then one entry::
 -> bool`` recognises a layout the extension does not tell (a folder of Geolife
 ``Data/<user>/Trajectory/*.plt`` files, headerless T-Drive text, a Porto CSV with a
 ``POLYLINE`` column); detected layouts are tried first, in the table's order, and
-``directories=True`` lets a format read a folder.  ``parameters(path)`` gives the
-JSON text of the release parameters a file of the format embeds (the writer finds
-them in the tables' schema metadata ``tracs``: :func:`tracs.io.write.with_parameters`),
-or None; the shipped formats' are read by :func:`tracs.io.parameters.embedded_parameters`
-itself.  ``selectable=True`` offers
-the key to ``--input-format`` (:func:`input_formats`).  A format of another
+``directories=True`` lets a format read a folder.  ``selectable=True`` offers
+the key to ``--input-format`` (:func:`input_formats`).  ``parameters(path)`` gives
+the JSON text of the release parameters a file of the format embeds (the writer
+finds them in the tables' schema metadata ``tracs``:
+:func:`tracs.io.write.with_parameters`), or None; the shipped formats' are read by
+:func:`tracs.io.parameters.embedded_parameters` itself.  A format of another
 package is named by an entry point of the group ``tracs.formats``
 (:mod:`tracs._plugins`; ``docs/extending.md``).
 
