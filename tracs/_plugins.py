@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import warnings
 
+from .errors import TracsError
+
 __all__ = ["GROUPS", "add", "load_group", "resolve", "PluginWarning"]
 
 #: the entry-point groups tracs reads
@@ -32,7 +34,7 @@ GROUPS = ("tracs.methods", "tracs.formats", "tracs.estimators")
 loaded: set = set()
 
 
-class PluginWarning(UserWarning):
+class PluginWarning(TracsError, UserWarning):
     """An installed extension of tracs that could not be loaded or registered."""
 
 
