@@ -82,10 +82,13 @@ def test_every_kernel_belongs_to_a_family():
 
     assert list(cache.KERNEL_FAMILIES) == list(FAMILIES) and set(INSTALLED) < set(FAMILIES)
     from tracs.methods import view
+    from tracs.warmup import methods_of
 
-    registered = {**view("perturber"), **view("mechanism"), **view("baseline")}
-    listed = [name for task in FAMILIES.values() for name in getattr(task, "methods", ())]
-    assert sorted(set(listed) - set(registered)) == [] and len(listed) == len(set(listed))
+    # every registered warm-up hook is run by exactly one family: the one its entry names
+    warmed = [method.name for family in FAMILIES for method in methods_of(family)]
+    assert sorted(warmed) == sorted(name for name, method in view().items() if method.warm is not None)
+    assert len(warmed) == len(set(warmed)) and methods_of("tracs-d") == [view()[name] for name in
+                                                                         ("tracs-d", "strawman", "tracs-d-paper")]
 
 
 def test_helpers_compile_once_for_every_constant():

@@ -32,8 +32,16 @@ def _references(pattern):
     return sorted(found.items())
 
 
-DOTTED_REFS = _references(DOTTED)
+#: names of entry-point groups (tracs._plugins.GROUPS), not modules: ``tracs.formats``, ...
+GROUPS = ("tracs.methods", "tracs.formats", "tracs.estimators")
+DOTTED_REFS = [(ref, where) for ref, where in _references(DOTTED) if ref not in GROUPS[1:]]
 FILE_REFS = _references(FILES)
+
+
+def test_the_groups_are_those_read():
+    from tracs._plugins import GROUPS as READ
+
+    assert READ == GROUPS
 
 
 def resolve(dotted: str):

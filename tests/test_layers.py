@@ -20,6 +20,7 @@ LAYERS = {
     "tracs._text": 0,
     "tracs._progress": 0,
     "tracs._lazy": 0,
+    "tracs._plugins": 0,
     "tracs.errors": 0,
     "tracs.mechanisms": 1,
     "tracs.region": 2,

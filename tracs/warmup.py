@@ -39,29 +39,25 @@ def _trajectories():
     return xy, np.array([0, 2, 4])
 
 
-def _registered(*names):
-    """A family's first calls: the warm-up hook of each registered method in ``names`` (:mod:`tracs.methods`)."""
-    def task(rng) -> None:
-        from .methods import view
-
-        methods = {**view("perturber"), **view("mechanism"), **view("baseline")}
-        for name in names:
-            if methods[name].warm is not None:
-                methods[name].warm(rng)
-
-    task.methods = names
-    return task
-
-
-def _unclaimed(rng) -> None:
-    """Registered methods with a warm-up hook that no named family lists (a method added later)."""
+def methods_of(family: str) -> list:
+    """The registered methods (:mod:`tracs.methods`) whose warm-up hook belongs to ``family``: those
+    whose entry names it, and for ``"other"`` those naming none, in the registry's order."""
     from .methods import view
 
-    claimed = {name for task in FAMILIES.values() for name in getattr(task, "methods", ())}
-    for kind in ("perturber", "mechanism", "baseline"):
-        for name, method in view(kind).items():
-            if name not in claimed and method.warm is not None:
-                method.warm(rng)
+    return [method for method in view().values() if method.warm is not None
+            and (method.family or "other") == family]
+
+
+def _family(name: str, own=None):
+    """A family's first calls: ``own(rng)`` if given, then the warm-up hook of each registered
+    method of the family."""
+    def task(rng) -> None:
+        if own is not None:
+            own(rng)
+        for method in methods_of(name):
+            method.warm(rng)
+
+    return task
 
 
 def _streams(rng) -> None:
@@ -122,18 +118,14 @@ def _estimators(rng) -> None:
         distribution(mech.sample(np.array([0.1, 0.5, 0.9]), rng=0), mech, bins=4, bootstrap=0)
 
 
-#: family -> function(rng) making the first calls of its kernels with that generator: the
-#: registered methods' own warm-up hooks (``tracs.methods``), grouped by the kernels they share
-#: (their names in the compile line and seconds: :data:`tracs._numba_cache.KERNEL_FAMILIES`)
-FAMILIES = {"tracs-d": _registered("tracs-d", "strawman", "tracs-d-paper"),  # one kernel, three modes
-            "tracs-c": _registered("tracs-c"), "planar-laplace": _registered("planar-laplace"),
-            "optimal": _registered("optimal-classical", "optimal-unbiased", "optimal-circular"),
-            "streams": _streams, "time-parser": _time_parser,
-            "classical": _registered("piecewise", "square-wave", "ptt", "duchi", "laplace", "purkayastha", "krr"),
-            "staircase": _registered("staircase"), "bounded": _registered("bounded-laplace", "ii-ptt"),
-            "baselines": _registered("em", "ngram", "lsrr", "atp", "tp"), "estimators": _estimators,
-            "polylines": _polylines,
-            "other": _unclaimed}
+#: the families' own first calls (other than methods' warm-up hooks)
+_OWN = {"streams": _streams, "time-parser": _time_parser, "estimators": _estimators, "polylines": _polylines}
+
+#: family -> function(rng) making the first calls of its kernels with that generator, for every
+#: family of the one table :data:`tracs._numba_cache.KERNEL_FAMILIES` (its name in the compile line,
+#: seconds, kernels): the family's own first calls, then the warm-up hooks of the registered methods
+#: whose entry names the family (``Method.family``; ``"other"``: those naming none)
+FAMILIES = {name: _family(name, _OWN.get(name)) for name in KERNEL_FAMILIES}
 #: the families compiled when the package is installed: everything the default path calls
 INSTALLED = ("tracs-d", "tracs-c", "planar-laplace", "optimal", "streams", "time-parser")
 

@@ -9,7 +9,9 @@ import pytest
 
 from tracs import Rectangle
 from tracs.estimate import density, distribution, frequencies
-from tracs.methods import BASELINE, ESTIMATORS, MECHANISM, PERTURBER, MethodContext, get, view
+from tracs.estimate.estimators import (DENSITY, DISTRIBUTION, FREQUENCIES, TARGETS, estimators,
+                                       get_estimator)
+from tracs.methods import BASELINE, MECHANISM, PERTURBER, MethodContext, get, view
 
 REGION = Rectangle(0.0, 0.0, 10.0, 5.0)
 POIS = np.array([[1.0, 1.0], [2.0, 3.5], [9.0, 4.0], [5.0, 2.5], [0.5, 4.5], [7.0, 0.5], [4.0, 4.0],
@@ -35,48 +37,46 @@ def _mechanism_estimate(method):
     return distribution(reports, mechanism, bins=4, bootstrap=0, max_iterations=5)
 
 
-def _trajectory_estimate(method, estimator):
+def _trajectory_estimate(method, target):
     built = method.build(MethodContext(region=REGION, pois=POIS), EPSILON)
     reports = built.perturb_many(POINTS, OFFSETS, rng=5)
-    if estimator == "frequencies":
+    if target == FREQUENCIES:
         return frequencies(reports, built, offsets=OFFSETS, iterations=5)
     return density(reports, built, offsets=OFFSETS, grid=4, iterations=5)
 
 
-#: how each estimator named in the registry is called on a method's reports (small sizes)
-CALLS = {"distribution": lambda method: _mechanism_estimate(method),
-         "axes": lambda method: _trajectory_estimate(method, "axes"),
-         "directional": lambda method: _trajectory_estimate(method, "directional"),
-         "grid": lambda method: _trajectory_estimate(method, "grid"),
-         "frequencies": lambda method: _trajectory_estimate(method, "frequencies")}
+#: how the estimators of each target (tracs.estimate.estimators) are called on a method's reports
+CALLS = {DISTRIBUTION: _mechanism_estimate,
+         DENSITY: lambda method: _trajectory_estimate(method, DENSITY),
+         FREQUENCIES: lambda method: _trajectory_estimate(method, FREQUENCIES)}
 
 
-def test_every_estimator_name_is_called_here():
-    assert set(CALLS) == set(ESTIMATORS)
+def test_every_target_is_called_here():
+    assert set(CALLS) == set(TARGETS) >= {e.target for e in estimators().values()}
 
 
 @pytest.mark.parametrize("name", [n for n, m in view().items() if m.estimator is not None])
 def test_the_registered_estimator_accepts_the_reports(name):
     method = get(name)
-    est = CALLS[method.estimator](method)
+    est = CALLS[get_estimator(method.estimator).target](method)
     p = np.asarray(est.probabilities)
     assert p.size > 1 and np.all(np.isfinite(p)) and p.min() >= 0.0
     assert abs(p.sum() - 1.0) < 1e-9
 
 
 # the estimator each kind of method without one would be handed, and the refusal it gives (by name)
-REFUSALS = {PERTURBER: ("directional", TypeError, "without one"),
-            BASELINE: ("frequencies", (TypeError, ValueError), "baseline must be ExponentialMechanism, LSRR or "
-                                                               "NGram|L-SRR with threshold grouping is not ε-LDP")}
+REFUSALS = {PERTURBER: (DENSITY, TypeError, "without one"),
+            BASELINE: (FREQUENCIES, TypeError, "baseline must be a registered baseline with the frequencies "
+                                                 r"estimator \(em, ngram, lsrr\); .* without it")}
 
 
 @pytest.mark.parametrize("name", [n for n, m in view().items() if m.estimator is None])
 def test_methods_without_an_estimator_are_refused(name):
     method = get(name)
     assert method.kind in REFUSALS, f"{name}: a {method.kind} without an estimator has no refusal checked here"
-    estimator, error, message = REFUSALS[method.kind]
+    target, error, message = REFUSALS[method.kind]
     with pytest.raises(error, match=message):
-        _trajectory_estimate(method, estimator)
+        _trajectory_estimate(method, target)
 
 
 def test_atp_tp_and_the_thresholds_variant_have_no_estimator():

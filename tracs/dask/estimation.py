@@ -37,7 +37,7 @@ def _partition_blocks(held, plan, rank_starts):
     if len(points) == 0:
         return []
     eps = _epsilons(plan.perturber, offsets, len(points))
-    if plan.family == "grid":  # planar Laplace: counts of distinct keys travel
+    if plan.estimator.counts is not None:  # counts travel (planar Laplace: counts of distinct keys)
         return plan.counts(points, eps)
     rows = np.concatenate([np.arange(s, s + n) for s, n in zip(rank_starts, np.diff(offsets))])
     blocks = plan.blocks(points, offsets, eps)
@@ -100,22 +100,6 @@ class PartitionBlocks:
         return PartitionBlocks(list(parts), kept, len(kept))
 
 
-def _merge_binned(lists):
-    """TraCS-C blocks from every partition as one list: the counts of equal matrices added,
-    in the order of ε (that of the in-process blocks)."""
-    from ..estimate._expectation_maximisation import ProductBlock
-
-    merged: dict = {}
-    for blocks in lists:
-        for block in blocks:
-            key = (block.eps, block.first.tobytes(), block.second.tobytes())
-            if key in merged:
-                merged[key] = ProductBlock(merged[key].counts + block.counts, block.first, block.second)
-            else:
-                merged[key] = block
-    return [merged[key] for key in sorted(merged, key=lambda k: k[0])]
-
-
 def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time=None, x=None, y=None,
              shuffle="auto", **options):
     """:func:`tracs.estimate.grid_density` of the reports in a Dask frame, on the active scheduler.
@@ -141,8 +125,9 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
         What ``density`` returns for the same reports with trajectories in
         (user, trajectory) order, to 1e-9: the partitions hold their reports and
         their likelihood blocks; every EM pass maps the E-step over the
-        partitions and adds the per-cell sums; binned reports (TraCS-C, planar
-        Laplace) travel as counts per bin.  Held-out folds (``stop="cv"``) deal
+        partitions and adds the per-cell sums; an estimator with ``counts`` or
+        ``merge`` (:mod:`tracs.estimate.estimators`: binned reports, TraCS-C and
+        planar Laplace) has its partitions' counts or blocks brought together.  Held-out folds (``stop="cv"``) deal
         trajectories in the same global order.
     """
     import dask
@@ -179,10 +164,10 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
         firsts[mine.local.to_numpy()] = mine["first"].to_numpy()
         parts.append(dask.delayed(_partition_blocks)(h, plan, firsts))
     parts = list(dask.persist(*parts))
-    if plan.family == "grid":
+    if plan.estimator.counts is not None:
         blocks = plan.blocks_from_counts(dask.compute(*parts))
-    elif plan.family == "axes":
-        blocks = _merge_binned(dask.compute(*parts))
+    elif plan.estimator.merge is not None:  # binned reports: equal matrices added
+        blocks = plan.estimator.call("merge", dask.compute(*parts))
     else:
         weights = dask.compute(*[dask.delayed(_weight)(p) for p in parts])
         blocks = [PartitionBlocks(parts, np.arange(offsets[-1]), sum(weights))]

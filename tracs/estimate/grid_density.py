@@ -35,14 +35,13 @@ from .._validation import check_memory_budget
 from ..errors import InputError, InputTypeError
 from ..mechanisms import OptimalClassical
 from ..methods import PERTURBER, method_of, view
-from ..perturbers import TraCSD
 from ..perturbers._base import as_batch
 from . import _expectation_maximisation as fitting
 from . import _holdout
-from ._memory import refuse_above
+
+from .estimators import DENSITY, Estimator, estimators, get_estimator
 from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, edge_axes, place_edge_mass
 from .result import Density
-from ._laplace import laplace_blocks, laplace_counts, merge_counts
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["density"]
@@ -103,22 +102,26 @@ AUTO_SMOOTHING_EPSILON = 2.0
 
 def _family(perturber) -> str:
     """Which likelihood ``perturber``'s reports have, from its entry in the registry of methods:
-    ``"axes"`` (TraCS-C), ``"directional"`` (TraCS-D, Strawman) or ``"grid"`` (planar Laplace)."""
+    the name of a density estimator (:mod:`tracs.estimate.estimators`), e.g. ``"axes"``
+    (TraCS-C), ``"directional"`` (TraCS-D, Strawman) or ``"grid"`` (planar Laplace)."""
     method = method_of(perturber)
     family = None if method is None else method.estimator
-    if family not in ("axes", "directional", "grid"):
-        choices = ", ".join(m.name for m in view(PERTURBER).values() if m.estimator in ("axes", "directional", "grid"))
+    if family is not None:
+        get_estimator(family)  # a name no estimator has: ValueError naming the registered ones
+    density_names = [name for name, est in estimators().items() if est.target == DENSITY]
+    if family not in density_names:
+        choices = ", ".join(m.name for m in view(PERTURBER).values() if m.estimator in density_names)
         what = "not a registered method" if method is None else f"the method {method.name!r}"
         raise InputTypeError(f"perturber must be a registered perturber with a density estimator ({choices}); "
                              f"{type(perturber).__name__} is {what} without one")
     return family
 
 
-def _auto_smoothing(smoothing, family, eps):
-    """``"auto"`` -> ``"cv"`` for per-axis reports (TraCS-C) when every report's ε is at least 2,
-    else ``None``."""
+def _auto_smoothing(smoothing, estimator: Estimator, eps):
+    """``"auto"`` -> ``"cv"`` for an estimator with ``held_out_smoothing`` (TraCS-C's per-axis
+    reports) when every report's ε is at least 2, else ``None``."""
     if isinstance(smoothing, str) and smoothing == "auto":
-        held_out = family == "axes" and float(np.min(eps)) >= AUTO_SMOOTHING_EPSILON
+        held_out = estimator.held_out_smoothing and float(np.min(eps)) >= AUTO_SMOOTHING_EPSILON
         return "cv" if held_out else None
     return smoothing
 
@@ -242,7 +245,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         raise InputError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
     if offsets is None:
         pts = np.asarray(reports, dtype=np.float64) if not isinstance(reports, list) else reports
-        if family == "directional" and not isinstance(reports, list):
+        if get_estimator(family).trajectories and not isinstance(reports, list):
             raise InputError("TraCS-D and the Strawman need offsets: each report's reference "
                              "is the previous report of its trajectory")
         if isinstance(pts, list):
@@ -260,7 +263,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
                         iterations=iterations, smoothing=smoothing, tol=tol, subpoints=subpoints,
                         output_bins=output_bins, refine=refine, accelerate=accelerate, stop=stop,
                         workers=workers, edge_decay=edge_decay, memory=memory)
-    if off is None and plan.family == "directional":
+    if off is None and plan.estimator.trajectories:
         off = np.array([0, len(pts)])
     blocks = plan.blocks(pts, off, eps)
     return plan.fit(blocks, lambda: _holdout.trajectory_folds(off))
@@ -295,45 +298,33 @@ class DensityPlan:
     def shape(self) -> tuple[int, int]:
         return len(self.xe) - 1, len(self.ye) - 1
 
+    @property
+    def estimator(self) -> Estimator:
+        """The registered estimator of the reports (:mod:`tracs.estimate.estimators`)."""
+        return get_estimator(self.family)
+
     def blocks(self, pts, off, eps, weights=None) -> list:
         """Likelihood blocks of reports ``pts`` (trajectory ``off``, per-report ``eps``).
 
-        ``weights`` (TraCS-C only): the number of reports at each point of ``pts``, so
-        that counts of reports per lattice value give the blocks of the reports."""
-        if weights is not None and self.family != "axes":
+        ``weights`` (a ``weighted`` estimator: TraCS-C): the number of reports at each point
+        of ``pts``, so that counts of reports per lattice value give the blocks of the reports."""
+        if weights is not None and not self.estimator.weighted:
             raise InputError("weights are counts of TraCS-C reports per lattice value")
-        pert, (gx, gy) = self.perturber, self.shape
-        if self.family in ("axes", "grid"):
-            bins = (2 * gx if self.output_bins is None else int(self.output_bins)) * \
-                   (2 * gy if self.output_bins is None else int(self.output_bins))
-            dense = 8 * gx * gy * min(len(pts), 9 * bins) if self.family == "grid" else 0
-            refuse_above(40 * len(pts) + 64 * bins + dense, self.memory,
-                         f"estimating {len(pts):,} reports on {gx * gy:,} cells")
-            if self.family == "axes":
-                return _tracsc_blocks(pts, pert, eps, self.xe, self.ye, self.output_bins, weights)
-            return self.blocks_from_counts([self.counts(pts, eps)])
-        from ._directional import directional_blocks
-
-        sub = self.subpoints
-        return directional_blocks(pts, off, pert, eps, _axis_points(self.xe, sub),
-                                  _axis_points(self.ye, sub), sub, _subpoints(self.xe, self.ye, sub),
-                                  workers=self.workers, memory=self.memory)
+        return self.estimator.call("blocks", self, pts, off, eps, weights)
 
     def counts(self, pts, eps):
-        """Planar Laplace: the reports' sufficient statistics (counts of distinct keys)."""
-        return laplace_counts(pts, self.perturber, eps, self.xe, self.ye, self.output_bins)
+        """The reports' sufficient statistics (planar Laplace: counts of distinct keys)."""
+        return self.estimator.call("counts", self, pts, eps)
 
     def blocks_from_counts(self, parts) -> list:
-        """Planar Laplace: the blocks of the reports whose :meth:`counts` are ``parts``."""
-        return laplace_blocks(merge_counts(parts), self.perturber, self.xe, self.ye, self.output_bins)
+        """The blocks of the reports whose :meth:`counts` are ``parts``."""
+        return self.estimator.call("from_counts", self, parts)
 
     def support(self) -> np.ndarray:
-        """Cells that may hold mass: those with a public point inside the region."""
-        gx, gy = self.shape
-        if self.family in ("axes", "grid"):
-            return np.ones((gx, gy), dtype=bool)
-        points = _subpoints(self.xe, self.ye, self.subpoints).reshape(-1, 2)
-        return self.perturber.region.contains(points).reshape(gx * gy, -1).any(axis=1).reshape(gx, gy)
+        """Cells that may hold mass (the estimator's ``support``; default every cell)."""
+        if self.estimator.support is None:
+            return np.ones(self.shape, dtype=bool)
+        return self.estimator.call("support", self)
 
     def fit(self, blocks, folds) -> Density:
         """EM over ``blocks``; ``folds()`` gives every report's trajectory fold when ``stop`` is ``"cv"``."""
@@ -368,7 +359,7 @@ class DensityPlan:
 
 def check_perturber(perturber) -> str:
     """The likelihood family of a perturber :func:`density` can estimate from (its registry
-    entry's estimator: ``"axes"``, ``"directional"`` or ``"grid"``); ``TypeError`` /
+    entry's estimator, a density estimator of :mod:`tracs.estimate.estimators`); ``TypeError`` /
     ``ValueError`` otherwise."""
     family = _family(perturber)
     if perturber.round_to is not None:
@@ -383,24 +374,25 @@ def plan_density(perturber, n_reports: int, eps_low: float, eps_high: float, *, 
                  edge_decay=DEFAULT_EDGE_DECAY, memory=None) -> DensityPlan:
     """The choices of :func:`density` (same arguments) from the reports' count and ε range."""
     family = check_perturber(perturber)
+    estimator = get_estimator(family)
     gx, gy = _check_grid(grid)
     edge_decay = check_edge_decay(edge_decay)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):
         raise InputError(f"stop must be 'auto', 'rule' or 'cv', got {stop!r}")
-    if stop == "cv" and family != "directional":
+    if stop == "cv" and not estimator.trajectories:
         raise InputError("stop='cv' holds out trajectories of TraCS-D or Strawman reports")
     workers = _check_workers(workers)
     memory = check_memory_budget(memory)
     eps = np.array([eps_low, eps_high])
-    smoothing = _auto_smoothing(smoothing, family, eps)
-    smoothed = family == "axes" and isinstance(smoothing, str) and smoothing == "cv"
+    smoothing = _auto_smoothing(smoothing, estimator, eps)
+    smoothed = estimator.held_out_smoothing and isinstance(smoothing, str) and smoothing == "cv"
     r = _check_refine(refine, eps, smoothed)
     gx, gy = gx * r, gy * r
     xmin, ymin, xmax, ymax = perturber.region.bounds
     xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
     if stop == "auto":
-        stop = "cv" if isinstance(perturber, TraCSD) and eps_high < AUTO_CV_EPSILON else "rule"
-    sub = check_parts(subpoints, "subpoints", 4) if family == "directional" else 1
+        stop = "rule" if estimator.auto_stop is None else estimator.call("auto_stop", perturber, eps_high)
+    sub = check_parts(subpoints, "subpoints", 4) if estimator.trajectories else 1
     return DensityPlan(perturber, family, xe, ye, r, smoothing, stop, tol, iterations, accelerate, edge_decay,
                        sub, output_bins, workers, memory)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..baselines import LSRR, ExponentialMechanism, NGram
+from ..baselines import NGram
 from ..errors import InputError, InputTypeError
 from ..perturbers._base import as_batch
 from . import _expectation_maximisation as fitting
@@ -57,8 +57,9 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
     ----------
     reports : array_like
         Released POI indices (N,), or released POI coordinates (N, 2).
-    baseline : ExponentialMechanism, LSRR or NGram
-        The public baseline (POI space, per-point ε).
+    baseline : a registered baseline whose entry names the ``"frequencies"`` estimator
+        The public baseline (POI space, per-point ε): ExponentialMechanism,
+        NGram, or LSRR with fixed groups.
     offsets : array_like of int, optional
         Trajectory boundaries; required for N-gram (previous releases are public
         and shape the candidate set).
@@ -69,12 +70,9 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
     -------
     Frequencies
     """
-    if not isinstance(baseline, (ExponentialMechanism, LSRR, NGram)):
-        raise InputTypeError(f"baseline must be ExponentialMechanism, LSRR or NGram, got {type(baseline).__name__}")
+    _check_baseline(baseline)
     if baseline.epsilon is None:
         raise InputError("frequencies need a per-point epsilon (the baseline was built per trajectory)")
-    if isinstance(baseline, LSRR) and baseline.grouping != "fixed":
-        raise InputError("L-SRR with threshold grouping is not ε-LDP; estimate from the fixed grouping")
     idx, off = _indices(reports, baseline, offsets)
     m = len(baseline.poi_space)
     support = np.ones(m, dtype=bool)
@@ -89,6 +87,19 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
         block = fitting.DenseBlock(matrix[keep], counts[keep])
     fit = fitting.run_em([block], support, tol=tol, max_iterations=iterations)
     return Frequencies(fit.theta, fit.iterations, fit.converged)
+
+
+def _check_baseline(baseline) -> None:
+    """``TypeError`` unless ``baseline``'s registry entry names the ``"frequencies"`` estimator
+    (EM, N-gram and L-SRR with fixed groups; L-SRR with threshold groups is not ε-LDP)."""
+    from ..methods import BASELINE, method_of, view
+
+    method = method_of(baseline)
+    if method is None or method.estimator != "frequencies":
+        choices = ", ".join(m.name for m in view(BASELINE).values() if m.estimator == "frequencies")
+        what = "not a registered method" if method is None else f"the method {method.name!r}"
+        raise InputTypeError(f"baseline must be a registered baseline with the frequencies estimator ({choices}); "
+                        f"{type(baseline).__name__} is {what} without it")
 
 
 def _ngram_rows(idx, off, baseline) -> np.ndarray:

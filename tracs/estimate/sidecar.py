@@ -29,6 +29,7 @@ import numpy as np
 from ..errors import InputError, InputTypeError
 from ..methods import PERTURBER, MethodContext, get
 from ..region import ConvexRegion, Rectangle
+from .estimators import FREQUENCIES, get_estimator
 
 __all__ = ["sidecar_path", "legacy_sidecar_path", "sidecar_data", "write_sidecar", "write_sidecar_data",
            "read_sidecar", "parse_parameters", "perturber_from_sidecar", "data_derived"]
@@ -100,9 +101,9 @@ def _field(perturber, name):
         anchor = perturber.anchor_point
         return [float(anchor[0]), float(anchor[1])]
     value = getattr(perturber, name)
-    if isinstance(value, str):
+    if isinstance(value, (str, bool)):
         return value
-    return int(value) if name == "sectors" else float(value)
+    return int(value) if isinstance(value, (int, np.integer)) else float(value)  # an int stays an int
 
 
 def _perturber_fields(perturber, method) -> dict:
@@ -272,7 +273,8 @@ def perturber_from_sidecar(data: dict):
     """
     method = get(data["method"])
     if method.kind != PERTURBER:
-        hint = ("use tracs.estimate.frequencies for its POI reports" if method.estimator == "frequencies"
+        target = None if method.estimator is None else get_estimator(method.estimator).target
+        hint = ("use tracs.estimate.frequencies for its POI reports" if target == FREQUENCIES
                 else "it has no estimator")
         raise InputError(f"no density estimator for method {data['method']!r}; {hint}")
     region = data["region"]

@@ -12,8 +12,9 @@ answer the same queries on a ``GRID × GRID`` grid over the public region:
 * hotspot preservation: share of the ``HOT`` busiest true cells among the ``HOT``
   busiest cells of the raw reports / of the estimate.
 
-Methods without a density estimator (the discrete baselines, outputs rounded to
-POIs) score NaN in the estimated columns.
+Methods whose registry entry names no density estimator
+(:func:`tracs.estimate.estimators.density_estimator`: the discrete baselines, outputs
+rounded to POIs) score NaN in the estimated columns.
 """
 
 from __future__ import annotations
@@ -42,9 +43,9 @@ def _grid(region):
 def _estimate(pert, offsets, dataset, perturber):
     """The EM density of this run (computed once per run, shared by the estimated columns)."""
     from ..estimate import density
-    from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
+    from ..estimate.estimators import density_estimator
 
-    if not isinstance(perturber, (TraCSC, TraCSD, Strawman, PlanarLaplace)) or perturber.round_to is not None:
+    if density_estimator(perturber) is None:  # no density estimator registered, or rounded to POIs
         return None
     # one entry, matched by identity of the very objects (ids of freed objects are reused)
     hit = _cache.get("run")

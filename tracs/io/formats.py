@@ -31,7 +31,13 @@ Then one entry::
 ``Data/<user>/Trajectory/*.plt`` files, headerless T-Drive text, a Porto CSV with a
 ``POLYLINE`` column); detected layouts are tried first, in the table's order, and
 ``directories=True`` lets a format read a folder.  ``selectable=True`` offers
-the key to ``--input-format`` (:func:`input_formats`).
+the key to ``--input-format`` (:func:`input_formats`).  ``parameters(path)`` gives
+the JSON text of the release parameters a file of the format embeds (the writer
+finds them in the tables' schema metadata ``tracs``:
+:func:`tracs.io.write.with_parameters`), or None; the shipped formats' are read by
+:func:`tracs.io.parameters.embedded_parameters` itself.  A format of another
+package is named by an entry point of the group ``tracs.formats``
+(:mod:`tracs._plugins`; ``docs/extending.md``).
 
 Otherwise the container is told by the extension and, when that says nothing,
 by the first bytes (``PAR1``, ``<gpx``, ``<kml``, ``{``); anything else is one
@@ -41,10 +47,11 @@ by the first bytes (``PAR1``, ``<gpx``, ``<kml``, ``{``); anything else is one
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
 from typing import Callable
 
+from .._plugins import load_group
+from .._plugins import resolve as _resolve
 from ..errors import InputError, InputTypeError, TracsError
 
 __all__ = ["FORMATS", "Format", "SUPPORTED", "UnsupportedFormatError", "binary_at", "container_of",
@@ -68,6 +75,7 @@ class Format:
     directories: bool = False           # reads a folder
     geometry: tuple = field(default=("points",))  # what the writer can write: points, lines
     time_ns: int = 1                    # the writer keeps times to this many nanoseconds (floor)
+    parameters: Callable | str | None = None  # parameters(path) -> the JSON text a file embeds, or None
 
     def reader(self) -> Callable:
         return _resolve(self.read)
@@ -75,19 +83,24 @@ class Format:
     def writer(self) -> Callable:
         return _resolve(self.write)
 
+    def embedded(self, path: Path):
+        """The JSON text of the release parameters ``path`` embeds, or None."""
+        return None if self.parameters is None else _resolve(self.parameters)(path)
+
     def detects(self, path: Path) -> bool:
         return self.detect is not None and bool(_resolve(self.detect)(path))
 
 
-def _resolve(ref):
-    if ref is None or callable(ref):
-        return ref
-    module, _, name = ref.partition(":")
-    return getattr(import_module(module), name)
-
-
-#: every format, in detection order: key -> :class:`Format`
+#: every format, in detection order: key -> :class:`Format` (the formats of installed extensions,
+#: entry-point group ``tracs.formats``, join it when a lookup below first asks: :func:`installed`)
 FORMATS: dict[str, Format] = {}
+
+
+def installed() -> dict:
+    """:data:`FORMATS`, with the formats of installed extensions (:mod:`tracs._plugins`) registered on
+    the first call."""
+    load_group("tracs.formats", register_format, Format)
+    return FORMATS
 
 
 def register_format(fmt: Format) -> Format:
@@ -136,19 +149,20 @@ for _entry in (
 del _entry
 
 
-def supported() -> str:
+def supported(table=None) -> str:
     """The formats that can be read, for messages (``"CSV, TSV, GeoJSON, ..."``)."""
-    return ", ".join(f.label or f.name for f in FORMATS.values() if f.read is not None)
+    return ", ".join(f.label or f.name for f in (table or installed()).values() if f.read is not None)
 
 
-SUPPORTED = supported()
+#: the shipped formats that can be read (:func:`supported` adds installed extensions)
+SUPPORTED = supported(FORMATS)
 
 
 def input_formats() -> tuple:
     """The choices of ``--input-format``: ``auto``, the column profiles and the selectable layouts."""
     from .profiles import PROFILES
 
-    return ("auto", *PROFILES, *(f.key for f in FORMATS.values() if f.selectable and f.key not in PROFILES))
+    return ("auto", *PROFILES, *(f.key for f in installed().values() if f.selectable and f.key not in PROFILES))
 
 
 #: first bytes of common binary files that are no check-in table
@@ -167,7 +181,7 @@ def unsupported(path, why: str = "") -> UnsupportedFormatError:
 
 def _by_suffix(path: Path) -> Format | None:
     suffix = path.suffix.lower()
-    return next((f for f in FORMATS.values() if suffix in f.suffixes and f.read is not None), None)
+    return next((f for f in installed().values() if suffix in f.suffixes and f.read is not None), None)
 
 
 def format_of(path, input_format: str = "auto") -> Format:
@@ -180,7 +194,7 @@ def format_of(path, input_format: str = "auto") -> Format:
     FileNotFoundError, UnsupportedFormatError
     """
     path = Path(path)
-    named = FORMATS.get(input_format)
+    named = installed().get(input_format)
     if named is not None and named.selectable:
         return named
     for fmt in FORMATS.values():
@@ -257,7 +271,7 @@ def binary_at(path, *, utf8: bool = True):
 def output_format(path, *, geometry: str = "points") -> Format:
     """The format an output name asks for (by its extension), able to write ``geometry``."""
     suffix = Path(path).suffix.lower()
-    fmt = next((f for f in FORMATS.values() if suffix in f.suffixes and f.write is not None), None)
+    fmt = next((f for f in installed().values() if suffix in f.suffixes and f.write is not None), None)
     if fmt is None:
         raise UnsupportedFormatError(f"cannot tell the output format of {Path(path).name}: use "
                                      f"{_written(geometry)}")
@@ -268,5 +282,5 @@ def output_format(path, *, geometry: str = "points") -> Format:
 
 def _written(geometry: str) -> str:
     """``".csv, .tsv, ... or .gpx"``: the extensions of the writers of ``geometry``."""
-    names = [f.suffixes[0] for f in FORMATS.values() if f.write is not None and geometry in f.geometry]
+    names = [f.suffixes[0] for f in installed().values() if f.write is not None and geometry in f.geometry]
     return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]

@@ -123,8 +123,13 @@ def embedded_parameters(path):
             text = html.unescape(match.group(1))
         elif suffix in (".geojson", ".json"):
             text = _geojson_member(path)
-        else:
-            return None
+        else:  # a format of the table that says how its files embed them (an extension's)
+            from .formats import installed
+
+            fmt = next((f for f in installed().values() if suffix in f.suffixes and f.parameters is not None), None)
+            if fmt is None:
+                return None
+            text = fmt.embedded(path)
     except OSError:
         return None
     if text is None:

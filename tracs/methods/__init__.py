@@ -13,13 +13,17 @@ its module plus one :func:`register` call::
     register(Method("my-perturber", "Mine", PERTURBER, lambda ctx, budget: Mine(ctx.region, **budget),
                     model=Mine, estimator="axes"))
 
+A method of another package is named by an entry point of the group
+``tracs.methods`` instead (registered when the registry is first asked:
+:mod:`tracs._plugins`; ``docs/extending.md``).
+
 Lookups: :func:`get` by name, :func:`view` (a live mapping of some kinds),
 :func:`method_of` (the entry that built an object).
 """
 
-from ._registry import (BASELINE, ESTIMATORS, KINDS, MECHANISM, PERTURBER, Method, MethodContext, get,
+from ._registry import (BASELINE, KINDS, MECHANISM, PERTURBER, Method, MethodContext, get,
                         method_of, register, registered, view)
 from . import _shipped  # noqa: F401  (registers the shipped methods)
 
-__all__ = ["Method", "MethodContext", "MECHANISM", "PERTURBER", "BASELINE", "KINDS", "ESTIMATORS",
+__all__ = ["Method", "MethodContext", "MECHANISM", "PERTURBER", "BASELINE", "KINDS",
            "register", "registered", "get", "view", "method_of"]

@@ -13,20 +13,16 @@ from typing import Callable
 
 import numpy as np
 
+from .._plugins import add, load_group
 from ..errors import InputError, InputTypeError
 
-__all__ = ["MECHANISM", "PERTURBER", "BASELINE", "KINDS", "ESTIMATORS", "Method", "MethodContext",
+__all__ = ["MECHANISM", "PERTURBER", "BASELINE", "KINDS", "Method", "MethodContext",
            "register", "registered", "get", "view", "method_of"]
 
 #: kinds of method: a 1-D mechanism on an interval or a circle, a trajectory perturber on a
 #: continuous region, a baseline choosing among points of interest
 MECHANISM, PERTURBER, BASELINE = "mechanism", "perturber", "baseline"
 KINDS = (MECHANISM, PERTURBER, BASELINE)
-
-#: collector-side estimators: a 1-D mechanism's distribution (tracs.estimate.distribution),
-#: 2-D densities (tracs.estimate.grid_density) from per-axis reports, direction-distance reports or a
-#: planar grid, and POI frequencies (tracs.estimate.frequencies)
-ESTIMATORS = ("distribution", "axes", "directional", "grid", "frequencies")
 
 
 @dataclass
@@ -91,10 +87,15 @@ class Method:
         and given back to the factory, as keyword options, to rebuild the method
         (``"anchor"``: the reference point ``(x, y)`` actually used).
     estimator : str, optional
-        The collector-side estimator of its reports, one of :data:`ESTIMATORS`.
+        The collector-side estimator of its reports: the name of an entry of
+        :mod:`tracs.estimate.estimators` (``get_estimator`` refuses an unknown
+        name, listing the choices).
     warm : callable, optional
         ``warm(rng)`` makes the first calls of its compiled kernels on tiny inputs
         (``tracs warmup``).
+    family : str, optional
+        The family of compiled kernels its ``warm`` hook belongs to (a key of
+        :data:`tracs._numba_cache.KERNEL_FAMILIES`); None: ``"other"``.
     """
 
     name: str
@@ -108,14 +109,20 @@ class Method:
     sidecar: tuple = ()
     estimator: str | None = None
     warm: Callable | None = None
+    family: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or self.name != self.name.strip().lower():
             raise InputError(f"a method name is a non-empty lower-case word, got {self.name!r}")
         if self.kind not in KINDS:
             raise InputError(f"kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
-        if self.estimator is not None and self.estimator not in ESTIMATORS:
-            raise InputError(f"estimator must be one of {', '.join(ESTIMATORS)}, got {self.estimator!r}")
+        if self.estimator is not None and (not isinstance(self.estimator, str) or not self.estimator):
+            raise InputError(f"estimator must be an estimator's name or None, got {self.estimator!r}")
+        if self.family is not None:
+            from .._numba_cache import KERNEL_FAMILIES
+
+            if self.family not in KERNEL_FAMILIES:
+                raise InputError(f"family must be one of {', '.join(KERNEL_FAMILIES)}, got {self.family!r}")
         if not callable(self.factory):
             raise InputTypeError(f"factory of {self.name!r} must be callable")
 
@@ -142,14 +149,16 @@ class Method:
 _REGISTRY: dict[str, Method] = {}
 
 
+def _installed() -> dict:
+    """The registry, with the methods of installed extensions (entry-point group ``tracs.methods``,
+    :mod:`tracs._plugins`) registered on the first call."""
+    load_group("tracs.methods", register, Method)
+    return _REGISTRY
+
+
 def register(method: Method) -> Method:
     """Add ``method`` to the registry (its name must be new); returns it."""
-    if not isinstance(method, Method):
-        raise InputTypeError(f"register takes a tracs.methods.Method, got {type(method).__name__}")
-    if method.name in _REGISTRY:
-        raise InputError(f"a method named {method.name!r} is already registered")
-    _REGISTRY[method.name] = method
-    return method
+    return add(_REGISTRY, method, Method, takes="register takes a tracs.methods.Method", named="a method named")
 
 
 @contextmanager
@@ -164,7 +173,7 @@ def registered(method: Method):
 
 def get(name: str) -> Method:
     """The registered method called ``name`` (``ValueError`` naming the choices otherwise)."""
-    method = _REGISTRY.get(name) if isinstance(name, str) else None
+    method = _installed().get(name) if isinstance(name, str) else None
     if method is None:
         raise InputError(f"unknown method {name!r}; choose from {', '.join(_REGISTRY)}")
     return method
@@ -177,13 +186,13 @@ class _View(Mapping):
         self._kinds = tuple(kinds)
 
     def __getitem__(self, name):
-        method = _REGISTRY[name]
+        method = _installed()[name]
         if method.kind not in self._kinds:
             raise KeyError(name)
         return method
 
     def __iter__(self):
-        return (name for name, method in list(_REGISTRY.items()) if method.kind in self._kinds)
+        return (name for name, method in list(_installed().items()) if method.kind in self._kinds)
 
     def __len__(self):
         return sum(1 for _ in self)
@@ -213,7 +222,7 @@ def method_of(obj) -> Method | None:
     """
     for cls in type(obj).__mro__:
         path = _path(cls)
-        candidates = [m for m in _REGISTRY.values()
+        candidates = [m for m in _installed().values()
                       if m.model is cls or (isinstance(m.model, str) and m.model == path)]
         candidates = [m for m in candidates
                       if all(getattr(obj, k, object()) == v for k, v in m.options.items())]

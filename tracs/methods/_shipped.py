@@ -77,9 +77,9 @@ def _warm(*steps, **fixed):
     return bind
 
 
-def _mechanism_entry(name, label, factory, help, *warm_steps, **warm_fixed):
+def _mechanism_entry(name, label, factory, help, *warm_steps, family=None):
     return Method(name, label, MECHANISM, factory, help, estimator="distribution",
-                  warm=_warm(*warm_steps, **warm_fixed)(factory) if warm_steps else None)
+                  warm=_warm(*warm_steps)(factory) if warm_steps else None, family=family)
 
 
 _THREE = _sample_at(0.1, 0.5, 0.9)
@@ -87,32 +87,34 @@ _ON_CIRCLE = _sample_at(0.1, 3.0)
 
 MECHANISMS = [
     _mechanism_entry("optimal-classical", "optimal classical", _mechanism("OptimalClassical"),
-                     "optimal piecewise mechanism on [0, 1] (absolute error)", _THREE),
+                     "optimal piecewise mechanism on [0, 1] (absolute error)", _THREE, family="optimal"),
     _mechanism_entry("optimal-circular", "optimal circular", _mechanism("OptimalCircular"),
-                     "optimal piecewise mechanism on the circle (absolute error)", _ON_CIRCLE),
+                     "optimal piecewise mechanism on the circle (absolute error)", _ON_CIRCLE, family="optimal"),
     _mechanism_entry("optimal-classical-square", "optimal classical (square)",
                      _mechanism("OptimalClassical", loss="square"), "optimal piecewise mechanism, square error"),
     _mechanism_entry("optimal-circular-square", "optimal circular (square)",
                      _mechanism("OptimalCircular", loss="square"),
                      "optimal circular mechanism, square error"),
     _mechanism_entry("optimal-unbiased", "optimal unbiased", _mechanism("OptimalUnbiased"),
-                     "optimal unbiased piecewise mechanism", _THREE),
-    _mechanism_entry("piecewise", "PM", _mechanism("PiecewiseMechanism"), "piecewise mechanism", _THREE),
-    _mechanism_entry("square-wave", "SW", _mechanism("SquareWave"), "square wave", _THREE),
-    _mechanism_entry("ptt", "PTT", _mechanism("PTT"), "piecewise-then-truncate", _THREE),
+                     "optimal unbiased piecewise mechanism", _THREE, family="optimal"),
+    _mechanism_entry("piecewise", "PM", _mechanism("PiecewiseMechanism"), "piecewise mechanism", _THREE,
+                     family="classical"),
+    _mechanism_entry("square-wave", "SW", _mechanism("SquareWave"), "square wave", _THREE, family="classical"),
+    _mechanism_entry("ptt", "PTT", _mechanism("PTT"), "piecewise-then-truncate", _THREE, family="classical"),
     _mechanism_entry("duchi", "Duchi", _mechanism("Duchi"), "Duchi et al.'s binary mechanism",
-                     _THREE, _exact_rows),
+                     _THREE, _exact_rows, family="classical"),
     _mechanism_entry("laplace", "Laplace", _mechanism("Laplace"), "discrete Laplace offset",
-                     _THREE, _exact_rows),
+                     _THREE, _exact_rows, family="classical"),
     _mechanism_entry("bounded-laplace", "B-Laplace", _mechanism("BoundedLaplace"), "bounded Laplace",
-                     _inverted_law, _exact_rows),
-    _mechanism_entry("ii-ptt", "II-PTT", _mechanism("IIPTT"), "II-PTT", _inverted_law, _exact_rows),
+                     _inverted_law, _exact_rows, family="bounded"),
+    _mechanism_entry("ii-ptt", "II-PTT", _mechanism("IIPTT"), "II-PTT", _inverted_law, _exact_rows,
+                     family="bounded"),
     _mechanism_entry("staircase", "staircase", _mechanism("Staircase"), "staircase mechanism",
-                     _THREE, _exact_rows),
+                     _THREE, _exact_rows, family="staircase"),
     _mechanism_entry("purkayastha", "Purkayastha", _mechanism("Purkayastha"),
-                     "Purkayastha's mechanism on the circle", _ON_CIRCLE, _exact_rows),
+                     "Purkayastha's mechanism on the circle", _ON_CIRCLE, _exact_rows, family="classical"),
     _mechanism_entry("krr", "k-RR", _mechanism("KRR", k=8), "k-ary randomized response (k = 8)",
-                     _sample_at(0, 3)),
+                     _sample_at(0, 3), family="classical"),
     _mechanism_entry("compressed-pm", "compressed PM", _wrapped("Compressed", "PiecewiseMechanism"),
                      "PM with outputs compressed into the input domain"),
     _mechanism_entry("compressed-sw", "compressed SW", _wrapped("Compressed", "SquareWave"),
@@ -178,27 +180,27 @@ def warm_trajectories(factory, epsilon: float = 2.0):
     return warm
 
 
-def _perturber(name, label, factory, help, model, estimator, sidecar=(), **options):
+def _perturber(name, label, factory, help, model, estimator, sidecar=(), *, family, **options):
     return Method(name, label, PERTURBER, factory, help, model=f"tracs.perturbers.{model}", options=options,
-                  sidecar=sidecar, estimator=estimator,
+                  sidecar=sidecar, estimator=estimator, family=family,
                   warm=warm_trajectories(lambda ctx, budget: factory(ctx, budget, **options)))
 
 
 PERTURBERS = [
     _perturber("tracs-d", "TraCS-D", _tracs_d, "direction + distance (TraCS-D)", "tracsd.TraCSD",
-               "directional", ("direction_share", "anchor")),
+               "directional", ("direction_share", "anchor"), family="tracs-d"),
     _perturber("tracs-c", "TraCS-C", _tracs_c, "coordinates (TraCS-C)", "tracsc.TraCSC", "axes",
-               ("x_share",)),
+               ("x_share",), family="tracs-c"),
     _perturber("strawman", "Strawman", _strawman, "6-sector k-RR direction + TraCS-D distance",
-               "strawman.Strawman", "directional", ("direction_share", "sectors", "anchor")),
+               "strawman.Strawman", "directional", ("direction_share", "sectors", "anchor"), family="tracs-d"),
     _perturber("planar-laplace", "planar Laplace", _planar_laplace, "planar Laplace with ε/diameter, clipped",
-               "planar_laplace.PlanarLaplace", "grid"),
+               "planar_laplace.PlanarLaplace", "grid", family="planar-laplace"),
     # the authors' code: ε-LDP like tracs-d, its distance estimate biased (docs/results.md); the
     # density estimator's likelihood is that of tracs-d, so it has none
     _perturber("tracs-d-paper", "TraCS-D (paper)", _tracs_d,
                "TraCS-D with the distance normalised along the true direction (the authors' code; "
                "a reproduction variant)", "tracsd.TraCSD", None, ("direction_share", "anchor", "distance_along"),
-               distance_along="true"),
+               family="tracs-d", distance_along="true"),
 ]
 
 
@@ -218,6 +220,7 @@ def _poi_baseline(name, label, class_name, module, help, *, ldp=True, warm_epsil
     factory = _baseline(class_name)
     return Method(name, label, BASELINE, factory, help, ldp=ldp, model=f"tracs.baselines.{module}.{class_name}",
                   options=options, sidecar=sidecar, estimator=estimator,
+                  family=None if warm_epsilon is None else "baselines",
                   warm=None if warm_epsilon is None else
                   warm_trajectories(lambda ctx, budget: factory(ctx, budget, **options), warm_epsilon))
 

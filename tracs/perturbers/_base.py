@@ -188,7 +188,11 @@ def check_parts(*parts: np.ndarray) -> None:
 class Perturber(ABC):
     """Base of the perturbers: budget, validation, batching, rounding.
 
-    Subclasses implement :meth:`_run` on a validated flat batch.
+    Subclasses implement :meth:`_run` on a validated flat batch and declare the public
+    lattice of their releases as a ``lattice`` property: ``tracs audit`` checks the
+    released values against it (without one a method is unverifiable, never passing),
+    :mod:`tracs.estimate.reports` refuses reports off it and the release sidecar records
+    it (``docs/extending.md``).
     """
 
     def __init__(self, region, epsilon=None, *, epsilon_per_trajectory=None, round_to=None):

@@ -221,7 +221,8 @@ def run_audit(draw, inputs, epsilon, *, samples, confidence, lattice, rng, bins,
     if check.non_finite:
         reasons.append(f"{check.non_finite} output(s) are NaN or infinite")
     if lattice is None:
-        reasons.append("unverifiable low bits: the sampler declares no output lattice")
+        reasons.append("unverifiable low bits: the sampler declares no output lattice (a perturber's "
+                       "`lattice` property: docs/extending.md)")
     if not check.vectorised:
         reasons.append("the sampler rejected arrays, so it was called once per draw")
     event_text = part.describe(event) if len(event) else "none (no two inputs of one scenario)"
