@@ -53,6 +53,18 @@ def report_error(args) -> bool:
     return bool(getattr(args, "report_error", False))
 
 
+def release_parameters(args, model, crs, public) -> dict:
+    """The public parameters of the release ``args`` asks for (:func:`tracs.release.perturb_parameters`):
+    the sidecar's data, in process and on Dask."""
+    from ..release import perturb_parameters
+
+    return perturb_parameters(args.method, args.epsilon, model, public.region, crs,
+                              per_trajectory=args.per_trajectory, split_gap=args.split_gap,
+                              round_to_pois=getattr(args, "round_to_pois", False),
+                              anchor_given=isinstance(getattr(args, "anchor", None), tuple),
+                              from_data=public.from_data, pois_used=public.pois is not None)
+
+
 def random_argument(args):
     """The ``rng`` of a run: the seed (Philox), or ChaCha20 with ``--secure-rng`` (keyed by the seed or the OS)."""
     if getattr(args, "secure_rng", False):
@@ -74,7 +86,7 @@ def run(args, method, output: Path, fmt) -> int:
     from ..io.table import read_points, released_digest, to_wgs84, write_released
     from ..methods import MethodContext
     from ..region import Rectangle
-    from ..release import perturb_parameters, release_points, write_perturb_sidecar
+    from ..release import release_points, write_perturb_sidecar
     from . import _columns, _output, _public, _startup
     from ._common import CLIError
 
@@ -125,11 +137,7 @@ def run(args, method, output: Path, fmt) -> int:
     ae = average_error(coords, done.coords, offsets, workers=args.workers) if report_error(args) else None
     lonlat = to_wgs84(done.coords, crs, workers=threads)
     del done  # the released metres: only their WGS84 copy is written
-    parameters = perturb_parameters(args.method, args.epsilon, model, ctx.region, crs,
-                                    per_trajectory=args.per_trajectory, split_gap=args.split_gap,
-                                    round_to_pois=getattr(args, "round_to_pois", False),
-                                    anchor_given=isinstance(getattr(args, "anchor", None), tuple),
-                                    from_data=public.from_data, pois_used=public.pois is not None)
+    parameters = release_parameters(args, model, crs, public)
     # the digest of the rows, from the columns the writer is given (equal to the file's read back),
     # on a thread while the file is written (the hashing kernel releases the interpreter lock)
     with ThreadPoolExecutor(1) as pool, \

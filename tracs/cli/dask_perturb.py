@@ -275,9 +275,9 @@ def write_folder(output: Path, write) -> None:
 
 def run_dask(args, method) -> int:
     """Perturb a Parquet directory on Dask; write a GeoParquet directory (see the module docstring)."""
-    from ..release import perturb_parameters, write_perturb_sidecar
+    from ..release import write_perturb_sidecar
     from . import _public
-    from ._release_files import released_columns
+    from ._release_files import release_parameters, released_columns
 
     try:
         import dask
@@ -307,7 +307,7 @@ def run_dask(args, method) -> int:
 
     public = _public.public_parameters(args, crs, from_data, from_data,
                                        pois_needed=method.discrete or args.round_to_pois)
-    ctx, model = build_model(method, args, public)  # for the sidecar; each worker builds the same
+    _, model = build_model(method, args, public)  # for the sidecar; each worker builds the same
     options = argparse.Namespace(**vars(args))
     start = time.perf_counter()
     with client(args):
@@ -335,12 +335,7 @@ def run_dask(args, method) -> int:
                 raise CLIError(f"{source}: no points left to perturb")
             digest = combine(written[0][1], np.concatenate([hashes for _, _, hashes in written]))
             # the sidecar before the folder is renamed into place, as the in-process command does
-            data = perturb_parameters(args.method, args.epsilon, model, ctx.region, crs,
-                                      per_trajectory=args.per_trajectory, split_gap=args.split_gap,
-                                      round_to_pois=args.round_to_pois,
-                                      anchor_given=isinstance(getattr(args, "anchor", None), tuple),
-                                      from_data=public.from_data, pois_used=public.pois is not None)
-            write_perturb_sidecar(output, data, digest=digest)
+            write_perturb_sidecar(output, release_parameters(args, model, crs, public), digest=digest)
 
         write_folder(output, write)
     from .._text import counted, given, significant
