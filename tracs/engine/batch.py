@@ -51,7 +51,9 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     Notes
     -----
     An object that draws from no per-trajectory keyed streams
-    (:func:`tracs.releaser.takes_keys`) runs on one worker: without such streams no split is bit-identical.
+    (:func:`tracs.releaser.takes_keys`) runs on one worker: without such streams no
+    split is bit-identical.  A releaser's chunks are released by its public
+    :meth:`tracs.releaser.Releaser.release_into`.
     A user's release depends only on ``(seed, key)`` and the user's own points
     (:mod:`tracs.random`), so splitting the batch changes nothing.  With
     ``rng=None`` the fresh OS seed is drawn once for the whole batch.  The streams
