@@ -28,7 +28,8 @@ _LAZY = {
     "TraCSC": "tracs.perturbers",
     "Strawman": "tracs.perturbers",
     "PlanarLaplace": "tracs.perturbers",
-    "PrivacyLedger": "tracs.perturbers",
+    "PrivacyLedger": "tracs.releaser",
+    "Releaser": "tracs.releaser",
     "average_error": "tracs.metrics",
     "trajectory_errors": "tracs.metrics",
     "POISpace": "tracs.poi_space",
@@ -40,7 +41,7 @@ _LAZY = {
 }
 _SUBMODULES = {"io", "random", "public", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics",
                "region", "gdf", "adapters", "perturbers", "trajectories", "query_metrics", "cli",
-               "estimate", "privacy", "engine", "dask", "errors"}
+               "estimate", "privacy", "engine", "dask", "errors", "releaser"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]
 

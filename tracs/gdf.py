@@ -10,13 +10,10 @@ order; only the geometry is replaced.
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from .errors import InputError, InputTypeError
-
-__all__ = ["perturb_gdf", "metric_perturber"]
+__all__ = ["perturb_gdf", "metric_perturber", "rebuilt"]
 
 USER_ALIASES = ("uid", "user_id", "user", "userid")
 TIME_ALIASES = ("datetime", "timestamp", "time", "utctimestamp")
@@ -52,7 +49,8 @@ def metric_perturber(perturber, crs):
     boundary (the projected shape's edges curve slightly), a convex polygon the
     convex hull of its projected boundary: both contain the projected region and
     depend on the public region only.  A point anchor and a POI set are projected
-    too; every other parameter is kept.
+    too; every other public parameter is kept, and the perturber is rebuilt by its
+    registry entry (:func:`rebuilt`).
     """
     import pyproj
 
@@ -84,22 +82,43 @@ def metric_perturber(perturber, crs):
     else:
         raise InputTypeError(f"unsupported region type {type(region).__name__}")
 
-    options = {}
-    for name, parameter in inspect.signature(type(perturber).__init__).parameters.items():
-        if parameter.kind is not parameter.KEYWORD_ONLY or name == "epsilon_per_trajectory":
-            continue
-        if hasattr(perturber, name):
-            options[name] = getattr(perturber, name)
-    anchor = options.get("anchor")
+    anchor = getattr(perturber, "anchor", None)
     if anchor is not None and not isinstance(anchor, str):
-        options["anchor"] = tuple(forward.transform(*np.asarray(anchor, dtype=np.float64)))
-    if isinstance(options.get("round_to"), POISpace):
-        pois = options["round_to"].points
-        options["round_to"] = POISpace(np.column_stack(forward.transform(pois[:, 0], pois[:, 1])),
-                                       region=new_region)
-    budget = ({"epsilon_per_trajectory": perturber.epsilon_per_trajectory}
-              if perturber.privacy_spent(1).basis == "per_trajectory" else {"epsilon": perturber.epsilon})
-    return type(perturber)(new_region, **budget, **options), forward, backward, metric
+        anchor = tuple(forward.transform(*np.asarray(anchor, dtype=np.float64)))
+    round_to = getattr(perturber, "round_to", None)
+    if isinstance(round_to, POISpace):
+        pois = round_to.points
+        round_to = POISpace(np.column_stack(forward.transform(pois[:, 0], pois[:, 1])), region=new_region)
+    return rebuilt(perturber, new_region, anchor=anchor, round_to=round_to), forward, backward, metric
+
+
+#: public options of every perturber that its registry entry's sidecar fields do not name
+COMMON_OPTIONS = ("resolution", "round_to")
+
+
+def rebuilt(perturber, region, **replaced):
+    """The perturber with the same public parameters on another ``region``, built by its registry entry.
+
+    The entry (:func:`tracs.methods.method_of`) names the options a release records
+    (``sidecar``); those, :data:`COMMON_OPTIONS` and the budget are read from the
+    perturber, ``replaced`` (e.g. a projected ``anchor``) given instead, and the entry's
+    factory builds the new perturber (:meth:`tracs.methods.Method.build`).  A class no
+    entry builds (a subclass of a shipped one too) is refused: register it first.
+    """
+    from .methods import MethodContext, method_of
+
+    entry = method_of(perturber)
+    model = None if entry is None else entry.model
+    cls = type(perturber)
+    if model is not cls and model != f"{cls.__module__}.{cls.__qualname__}":
+        raise InputTypeError(f"{cls.__name__} is not a registered perturber: register it with "
+                        "tracs.methods.register(Method(..., model=its class)) to perturb a GeoDataFrame")
+    options = {name: getattr(perturber, name) for name in (*entry.sidecar, *COMMON_OPTIONS)
+               if hasattr(perturber, name)}
+    options.update({name: value for name, value in replaced.items() if name in options})
+    per_trajectory = perturber.basis == "per_trajectory"
+    epsilon = perturber.epsilon_per_trajectory if per_trajectory else perturber.epsilon
+    return entry.build(MethodContext(region=region), epsilon, per_trajectory=per_trajectory, **options)
 
 
 def perturb_gdf(gdf, perturber, *, rng=None, user=None, time=None):
@@ -137,6 +156,8 @@ def perturb_gdf(gdf, perturber, *, rng=None, user=None, time=None):
     """
     import geopandas as gpd
     import pandas as pd
+
+    from .engine import perturb_many
 
     if not isinstance(gdf, gpd.GeoDataFrame):
         raise InputTypeError(f"perturb_gdf: expected a GeoDataFrame, got {type(gdf).__name__}; {_GDF_HINT}")
@@ -181,7 +202,7 @@ def perturb_gdf(gdf, perturber, *, rng=None, user=None, time=None):
     ordered_users = users[order]
     starts = np.flatnonzero(np.r_[True, ordered_users[1:] != ordered_users[:-1]])
     offsets = np.r_[starts, len(order)].astype(np.int64)
-    released = metric_p.perturb_many(coords, offsets, rng=rng, keys=list(ordered_users[starts]))
+    released = perturb_many(metric_p, coords, offsets, rng=rng, keys=list(ordered_users[starts]))
     rx, ry = backward.transform(released[:, 0], released[:, 1])
     out_x, out_y = np.empty(len(gdf)), np.empty(len(gdf))
     out_x[order], out_y[order] = rx, ry

@@ -226,13 +226,13 @@ def test_no_progress_bar_without_terminal(cli, checkins_csv, tmp_path):
 
 
 def test_chunks_give_the_same_release_as_one_batch(cli, checkins_csv, tmp_path, monkeypatch):
-    from tracs.cli import _release_files
+    from tracs.release import steps
 
     whole, pieces = tmp_path / "whole.csv", tmp_path / "pieces.csv"
     assert cli("perturb", checkins_csv, "-o", whole, "-m", "tracs-d", "-e", "2", "--seed", "5", *REGION).returncode == 0
-    monkeypatch.setattr(_release_files, "CHUNK_POINTS", 7)  # a chunk per user (25, 20, 15 points)
-    assert _release_files.chunks(np.array([0, 25, 45, 60]), np.array([True, True, True]), 7) == [(0, 1), (1, 2), (2, 3)]
-    assert _release_files.chunks(np.array([0, 5, 9, 20]), np.array([True, False, True]), 7) == [(0, 2), (2, 3)]
+    monkeypatch.setattr(steps, "CHUNK_POINTS", 7)  # a chunk per user (25, 20, 15 points)
+    assert steps.chunks(np.array([0, 25, 45, 60]), np.array([True, True, True]), 7) == [(0, 1), (1, 2), (2, 3)]
+    assert steps.chunks(np.array([0, 5, 9, 20]), np.array([True, False, True]), 7) == [(0, 2), (2, 3)]
     assert cli("perturb", checkins_csv, "-o", pieces, "-m", "tracs-d", "-e", "2", "--seed", "5", *REGION).returncode == 0
     assert whole.read_bytes() == pieces.read_bytes()
 

@@ -17,7 +17,7 @@ import pytest
 import data_loaders
 from tracs.io import read_checkins
 from tracs.io.table import read_points
-from tracs.cli._release_files import user_keys
+from tracs.release import user_keys
 from tracs.random import stream_ids
 
 LONG = "9" * 40

@@ -189,7 +189,7 @@ def test_per_point_ledgers(grid_space, cls):
 
 @pytest.mark.parametrize("cls", [ExponentialMechanism, NGram, LSRR])
 def test_budget_validation(grid_space, cls):
-    with pytest.raises(ValueError, match="exactly one"):
+    with pytest.raises(TypeError, match="exactly one"):  # no budget: a missing argument, as for the perturbers
         cls(grid_space)
     with pytest.raises(ValueError, match="exactly one"):
         cls(grid_space, 1.0, epsilon_per_trajectory=2.0)

@@ -99,3 +99,26 @@ def test_bad_inputs(call, error, fragment):
 def test_empty_frame_comes_back_empty():
     empty = _frame().iloc[:0]
     assert len(perturb_gdf(empty, tracs.TraCSD(REGION, 1.0))) == 0
+
+
+def test_the_metric_perturber_is_rebuilt_by_its_registry_entry_with_every_public_option():
+    from tracs.gdf import metric_perturber
+    from tracs.methods import method_of
+
+    pois = tracs.POISpace(np.array([[139.6, 35.6], [139.7, 35.7], [139.8, 35.65]]))
+    given = tracs.TraCSD(REGION, epsilon_per_trajectory=12.0, anchor=(139.7, 35.65), direction_share=0.6,
+                         distance_along="true", resolution=2.0 ** -12, round_to=pois)
+    metric, forward, _, _ = metric_perturber(given, "EPSG:4326")
+    assert type(metric) is tracs.TraCSD and method_of(metric).name == "tracs-d-paper"
+    assert (metric.epsilon, metric.epsilon_per_trajectory) == (None, 12.0)
+    assert (metric.direction_share, metric.distance_along, metric.resolution) == (0.6, "true", 2.0 ** -12)
+    np.testing.assert_allclose(metric.anchor, forward.transform(139.7, 35.65))
+    np.testing.assert_allclose(metric.round_to.points[:, 0], forward.transform(*pois.points.T)[0])
+
+
+def test_a_class_no_registry_entry_builds_is_refused_in_degrees():
+    class Mine(tracs.TraCSC):
+        pass
+
+    with pytest.raises(TypeError, match="Mine is not a registered perturber"):
+        perturb_gdf(_frame(), Mine(REGION, 1.0))

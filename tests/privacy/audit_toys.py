@@ -162,7 +162,7 @@ def second_point_leak(region, epsilon):
             idx[hit, 1] = 0
             return out, (idx if indices else None)
 
-        def _run_into(self, coords, offsets, streams, out):
+        def release_into(self, coords, offsets, streams, out):
             """The chunk path of tracs.engine.perturb_many (tracs perturb): through the leak too."""
             out[...] = self._release(coords, offsets, self._keyed_source(streams, None, offsets), indices=False)[0]
 

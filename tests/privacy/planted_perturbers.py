@@ -11,7 +11,7 @@ lattice, so the lattice check cannot see them; only the statistics can:
 * ``near-vertex``: points 0 < d ≤ 30 m from the vertex (0, 0), not the vertex itself;
 * ``keyed``: every point, but only on the keyed path of ``tracs perturb``
   (:func:`tracs.engine.perturb_many` with ``keys=``, which releases chunks through
-  ``_run_into``), or ``perturb_many`` given ``keys=``.
+  ``release_into``), or ``perturb_many`` given ``keys=``.
 """
 
 from __future__ import annotations
@@ -65,11 +65,11 @@ class PlantedLeak:
         out[leak] = hot[leak]
         return out
 
-    def _run_into(self, coords, offsets, streams, out):
+    def release_into(self, coords, offsets, streams, out):
         """The chunk path of :func:`tracs.engine.perturb_many` (keyed streams resolved)."""
         hot = np.empty_like(out)
-        self.base._run_into(coords, offsets, streams, out)
-        self.hot._run_into(coords, offsets, streams, hot)
+        self.base.release_into(coords, offsets, streams, out)
+        self.hot.release_into(coords, offsets, streams, hot)
         lengths = np.diff(offsets)
         pos = np.arange(len(coords)) - np.repeat(offsets[:-1], lengths)
         leak = self.leaks(coords, pos, np.repeat(lengths, lengths), True)

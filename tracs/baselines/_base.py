@@ -1,10 +1,11 @@
-"""The perturber interface shared by the discrete-space baselines, and their ledger.
+"""The base of the discrete-space baselines (a :class:`tracs.releaser.Releaser`), and their ledger.
 
 Every baseline is built from a public :class:`~tracs.poi_space.POISpace` and a
 privacy budget, snaps its inputs to their nearest POI (the true location is assumed
 to be a POI; snapping is a public, deterministic map applied before the mechanism)
-and releases POIs.  It offers the TraCS perturbers' interface:
-``perturb(points)``, ``perturb_many(coords, offsets)`` and ``privacy_spent(n)``.
+and releases POIs.  It offers the releasers' interface, as the perturbers do:
+``perturb(points)``, ``perturb_many(coords, offsets)``, ``privacy_spent(n)`` and the
+engine's ``release_into``.
 
 Per-user independence: a trajectory's release depends only on its own points, the
 public POI space and budget, the seed and its key.  Every random number a baseline
@@ -14,16 +15,15 @@ no shared generator, and no statistic of the batch, enters any user's release.
 
 from __future__ import annotations
 
-import numbers
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_epsilon
 from ..errors import InputError, InputTypeError
 from ..poi_space import POISpace
-from ..perturbers._base import PrivacyLedger, as_batch, as_trajectory, batch_streams, key_list, on_workers
+from .._validation import as_batch
+from ..releaser import PrivacyLedger, Releaser, batch_streams, check_lengths
 from ._draws import PointDraws
 from ._exponential_sampler import em_max_epsilon
 
@@ -53,8 +53,8 @@ class BaselineLedger(PrivacyLedger):
     note: str = ""
 
 
-class Baseline(ABC):
-    """Base of the discrete-space baselines.
+class Baseline(Releaser):
+    """Base of the discrete-space baselines: a :class:`tracs.releaser.Releaser` on a public POI space.
 
     Parameters
     ----------
@@ -75,13 +75,8 @@ class Baseline(ABC):
     def __init__(self, poi_space, epsilon=None, *, epsilon_per_trajectory=None):
         if not isinstance(poi_space, POISpace):
             raise InputTypeError(f"poi_space must be a tracs.POISpace, got {type(poi_space).__name__}")
-        if (epsilon is None) == (epsilon_per_trajectory is None):
-            raise InputError("give exactly one of epsilon (per point) and epsilon_per_trajectory")
+        super().__init__(epsilon, epsilon_per_trajectory=epsilon_per_trajectory)
         self.poi_space = poi_space
-        self.epsilon = None if epsilon is None else check_epsilon(epsilon)
-        self.epsilon_per_trajectory = (None if epsilon_per_trajectory is None
-                                       else check_epsilon(epsilon_per_trajectory,
-                                                          "epsilon_per_trajectory"))
         if not self._deferred_check:
             self._check_construction()
 
@@ -101,14 +96,6 @@ class Baseline(ABC):
         if self.epsilon_per_trajectory is not None:
             return np.full(lengths.shape, self.epsilon_per_trajectory)
         return self.epsilon * lengths
-
-    def epsilon_per_point(self, lengths) -> np.ndarray:
-        """ε of each point of trajectories of the given lengths (float array): the per-point
-        budget, or the per-trajectory budget split evenly over the points."""
-        lengths = np.asarray(lengths, dtype=np.float64)
-        if self.epsilon is not None:
-            return np.full(lengths.shape, self.epsilon)
-        return self.epsilon_per_trajectory / np.maximum(lengths, 1.0)
 
     def _max_draw_epsilon(self, epsilon: float) -> float:
         """Largest budget of one draw that the sampler realises faithfully.
@@ -139,10 +126,11 @@ class Baseline(ABC):
 
     def privacy_spent(self, n: int) -> BaselineLedger:
         """Privacy spent on one trajectory of ``n`` points (see :class:`BaselineLedger`)."""
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise InputError(f"n must be a positive integer, got {n!r}")
-        n = int(n)
-        basis = "per_point" if self.epsilon is not None else "per_trajectory"
+        lengths = check_lengths(n)
+        if lengths.ndim:
+            raise InputTypeError(f"n must be the length of one trajectory, got an array of {lengths.size}")
+        n = int(lengths)
+        basis = self.basis
         if self.unit == "point":
             eps = float(self.epsilon_per_point(np.array([n]))[0])
             return BaselineLedger(eps, eps * n, n, basis, "point",
@@ -156,76 +144,17 @@ class Baseline(ABC):
     def _split_note(self, n: int, total: float) -> str:
         return ""
 
-    # -- perturbation ------------------------------------------------------------------
-    def perturb(self, points, *, rng=None, key=None, return_indices=False):
-        """Perturb one trajectory.
+    # -- release -------------------------------------------------------------------------
+    def _release_batch(self, coords, offsets, streams, *, return_indices=False):
+        """Each point snapped to its nearest POI, then the mechanism: ``(POI coordinates, POI indices)``."""
+        _, idx = self.poi_space.round(coords)
+        indices = self._perturb(idx, offsets.astype(np.intp), PointDraws(streams, offsets))
+        return self.poi_space.points[indices], indices
 
-        Parameters
-        ----------
-        points : array_like, shape (n, 2)
-            The trajectory in time order, in metres; each point is first snapped to
-            its nearest POI.
-        rng : None, int, SeedSequence, numpy.random.Generator, "secure" or tracs.random.Secure
-            The seed (see :mod:`tracs.random`).
-        key : int, str or bytes, optional
-            The user's key (see :meth:`perturb_many`).
-        return_indices : bool
-            Also return the indices of the released POIs.
-
-        Returns
-        -------
-        numpy.ndarray, shape (n, 2)
-            Released POI coordinates (and their indices with ``return_indices``).
-        """
-        return self.perturb_many(*as_trajectory(points), rng=rng, keys=key_list(key),
-                                 return_indices=return_indices)
-
-    def perturb_many(self, coords, offsets=None, *, rng=None, keys=None, return_indices=False, workers=1):
-        """Perturb many trajectories held as one flat array.
-
-        Parameters
-        ----------
-        coords : array_like, shape (N, 2), or a list of (n_i, 2) arrays
-            All points, trajectory after trajectory, in metres.
-        offsets : array_like of int, shape (T + 1,)
-            Trajectory ``t`` is ``coords[offsets[t]:offsets[t + 1]]``.  Omit it when
-            ``coords`` is a list.
-        rng : None, int, SeedSequence, numpy.random.Generator, "secure", tracs.random.Secure
-            The seed (see :mod:`tracs.random`), or resolved ``KeyedStreams``.
-        keys : sequence, optional
-            One key (user id) per trajectory: trajectory ``t`` draws only from the
-            stream of ``(seed, keys[t])``, so its release is bit for bit the same in
-            any batch.  ``None``: the positions ``0 … T − 1``.
-        return_indices : bool
-            Also return the indices of the released POIs.
-        workers : int or None
-            Threads (``None`` or ``-1``: every core); the output is the same for any number.
-
-        Returns
-        -------
-        numpy.ndarray, shape (N, 2), or a list of arrays when ``coords`` was a list
-            Released POI coordinates, in the input's order.
-        """
-        if workers != 1:
-            return on_workers(self, coords, offsets, rng=rng, keys=keys, return_indices=return_indices,
-                              workers=workers)
-        flat, off, as_list = as_batch(coords, offsets)
-        streams = batch_streams(rng, keys, len(off) - 1)
-        if len(flat) == 0:
-            raise InputError("coords is empty")
-        _, idx = self.poi_space.round(flat)
-        indices = self._perturb(idx, off.astype(np.intp), PointDraws(streams, off))
-        out = self.poi_space.points[indices]
-        if as_list:
-            out = np.split(out, off[1:-1])
-            indices = np.split(indices, off[1:-1])
-        return (out, indices) if return_indices else out
-
-    def _run_into(self, coords: np.ndarray, offsets: np.ndarray, streams, out: np.ndarray) -> None:
+    def release_into(self, coords: np.ndarray, offsets: np.ndarray, streams, out: np.ndarray) -> None:
         """The releases of a validated batch (``as_batch``) with its trajectories' resolved ``streams``,
         written into ``out``: the engine's path for one chunk (what :meth:`perturb_many` computes)."""
-        _, idx = self.poi_space.round(coords)
-        out[...] = self.poi_space.points[self._perturb(idx, offsets.astype(np.intp), PointDraws(streams, offsets))]
+        out[...] = self._release_batch(coords, offsets, streams)[0]
 
     def perturb_indices(self, indices, offsets, *, rng=None, keys=None) -> np.ndarray:
         """Perturb trajectories given as POI indices (no snapping); returns POI indices.

@@ -1,17 +1,15 @@
-"""``tracs perturb`` on plain arrays: read with Arrow, perturb in chunks of users, write with Arrow.
+"""``tracs perturb`` on plain arrays: read with Arrow, release through :mod:`tracs.release`, write with Arrow.
 
 The rows never become a GeoDataFrame: user ids, times and source lines stay
 NumPy / Arrow arrays (:mod:`tracs.io.table`), coordinates are projected to the
 local UTM zone by pyproj on ``--workers`` threads (:func:`tracs.geo.transform_xy`),
-trajectories are perturbed in chunks of
-whole users (bounded temporary memory, a progress bar) when the perturbers take
-per-user keys — a user's draws then do not depend on the chunk — and in one batch
-otherwise, and the released rows are written back in the input's order in batches.
+trajectories are released by :func:`tracs.release.release_points` (chunks of whole
+users through the engine, a progress bar), and the released rows are written back in
+the input's order in batches, with the sidecar of :mod:`tracs.release.record`.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -20,23 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .._text import counted, given, significant
-
-#: points per perturbation chunk (whole trajectories; a longer trajectory is one chunk)
-CHUNK_POINTS = 1 << 18
-
-
-def chunks(offsets: np.ndarray, user_start: np.ndarray, size: int = CHUNK_POINTS):
-    """``(first, last)`` trajectory ranges of about ``size`` points, cut only where a user starts.
-
-    ``user_start[t]`` is true when trajectory ``t`` is its user's first: a user's
-    trajectories stay in one chunk, so keyed streams (the k-th trajectory of a key
-    gets the k-th stream) are the same as in one batch.
-    """
-    starts = np.flatnonzero(user_start)
-    cuts = np.searchsorted(offsets[starts], np.arange(0, offsets[-1], size), side="right") - 1
-    bounds = np.unique(np.r_[starts[np.clip(cuts, 0, None)], len(offsets) - 1])
-    return list(zip(bounds[:-1], bounds[1:]))
-
+from ..release.steps import user_keys  # noqa: F401 - the stream keys of user ids, named here by tracs.collect
 
 def warm_up(method):
     """Load (or compile) the method's kernels in a background thread; join it before perturbing.
@@ -59,24 +41,6 @@ def warm_up(method):
     return thread
 
 
-def keyed(model) -> bool:
-    """Whether ``model.perturb_many`` draws from per-trajectory keyed streams (takes ``keys``)."""
-    try:
-        return "keys" in inspect.signature(model.perturb_many).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def user_keys(users):
-    """The stream keys of user ids, from their exact value: numbers as they are (an integer, an
-    integral float and its decimal text name one stream in :func:`tracs.random.stream_ids`, so
-    no string is built per trajectory), text as it is (``"007"`` and ``"7"`` are two streams)."""
-    users = np.asarray(users)
-    if users.dtype.kind in "iuf":
-        return users
-    return [k if isinstance(k, str) else str(k) for k in users]
-
-
 def released_columns(args) -> dict:
     """The optional released columns asked for: ``--keep-lines``, ``--no-budget-columns``."""
     return dict(keep_lines=bool(getattr(args, "keep_lines", False)),
@@ -87,6 +51,18 @@ def report_error(args) -> bool:
     """Whether the run prints the average error (``--report-error``): a figure of the true
     points, never printed unless asked."""
     return bool(getattr(args, "report_error", False))
+
+
+def release_parameters(args, model, crs, public) -> dict:
+    """The public parameters of the release ``args`` asks for (:func:`tracs.release.perturb_parameters`):
+    the sidecar's data, in process and on Dask."""
+    from ..release import perturb_parameters
+
+    return perturb_parameters(args.method, args.epsilon, model, public.region, crs,
+                              per_trajectory=args.per_trajectory, split_gap=args.split_gap,
+                              round_to_pois=getattr(args, "round_to_pois", False),
+                              anchor_given=isinstance(getattr(args, "anchor", None), tuple),
+                              from_data=public.from_data, pois_used=public.pois is not None)
 
 
 def random_argument(args):
@@ -103,14 +79,14 @@ def run(args, method, output: Path, fmt) -> int:
 
     The release path: the registry builds the method once from the public
     parameters and the budget (per point, or per trajectory: the method splits it),
-    and :func:`tracs.engine.perturb_many` releases chunks of whole users on
-    ``--workers`` threads.
+    and :func:`tracs.release.release_points` releases chunks of whole users through
+    :func:`tracs.engine.perturb_many` on ``--workers`` threads.
     """
-    from ..engine import average_error, perturb_many, resolve_workers, round_points
+    from ..engine import average_error, resolve_workers
     from ..io.table import read_points, released_digest, to_wgs84, write_released
     from ..methods import MethodContext
-    from ..random import resolve_key
     from ..region import Rectangle
+    from ..release import release_points, write_perturb_sidecar
     from . import _columns, _output, _public, _startup
     from ._common import CLIError
 
@@ -149,37 +125,19 @@ def run(args, method, output: Path, fmt) -> int:
     if warm is not None and warm.is_alive():
         warm.join()
     _startup.resume()  # imports done, kernels loaded: collect normally from here (tracs.cli._startup)
-    is_keyed = keyed(model)
-    users = points.trajectory_users() if is_keyed else None
-    rng = resolve_key(random_argument(args)) if is_keyed else np.random.default_rng(args.seed)
-
-    released = np.empty_like(coords)
-    lengths = np.diff(offsets)
-    eps_point = np.repeat(model.epsilon_per_point(lengths), lengths)
     # two bars of the points' count: perturbing, then writing (one bar of twice the points misled)
     with _columns.progress_bar(len(coords), quiet=quiet, desc="perturb") as bar:
-        # keyed streams make a user's draws independent of the batch, so users go in chunks; a
-        # sequential generator's draws depend on the batch (lattice samplers draw on demand): one batch
-        user_start = np.r_[True, ~points.same_user_as_previous_trajectory()]
-        pieces = chunks(offsets, user_start, CHUNK_POINTS) if is_keyed else [(0, len(offsets) - 1)]
-        for first, last in pieces:
-            a, b = offsets[first], offsets[last]
-            extra = {"keys": user_keys(users[first:last])} if is_keyed else {}
-            out = perturb_many(model, coords[a:b], offsets[first:last + 1] - a, rng=rng, workers=args.workers,
-                               **extra)
-            if args.round_to_pois and not method.discrete:
-                out = round_points(ctx.poi_space, out, workers=args.workers)[0]
-            released[a:b] = out
-            bar.update(b - a)
+        done = release_points(model, coords, offsets, points.trajectory_users,
+                              np.r_[True, ~points.same_user_as_previous_trajectory()],
+                              rng=random_argument(args), seed=args.seed, workers=args.workers,
+                              round_to=ctx.poi_space if args.round_to_pois and not method.discrete else None,
+                              progress=bar.update)
+    eps_point, eps_traj, lengths = done.epsilon_point, done.epsilon_trajectory, np.diff(offsets)
     # a figure computed from the true points: only when asked (--report-error; not private)
-    ae = average_error(coords, released, offsets, workers=args.workers) if report_error(args) else None
-    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
-    lonlat = to_wgs84(released, crs, workers=threads)
-    del released
-    from .estimate import perturb_parameters, write_perturb_sidecar  # the public parameters
-
-    parameters = perturb_parameters(args, model, ctx.region, crs, from_data=public.from_data,
-                                    pois_used=public.pois is not None)
+    ae = average_error(coords, done.coords, offsets, workers=args.workers) if report_error(args) else None
+    lonlat = to_wgs84(done.coords, crs, workers=threads)
+    del done  # the released metres: only their WGS84 copy is written
+    parameters = release_parameters(args, model, crs, public)
     # the digest of the rows, from the columns the writer is given (equal to the file's read back),
     # on a thread while the file is written (the hashing kernel releases the interpreter lock)
     with ThreadPoolExecutor(1) as pool, \

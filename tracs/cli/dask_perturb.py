@@ -151,11 +151,11 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     """
     import pandas as pd
 
-    from ..engine import perturb_many
     from ..io.table import released_table, to_wgs84
     from ..methods import get
+    from ..release import release_points
     from . import _public
-    from ._release_files import random_argument, released_columns, user_keys
+    from ._release_files import random_argument, released_columns
 
     method = get(method)
     points, _ = _public.points_in_region(read_partition(part, options), options)
@@ -166,13 +166,12 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
         coords = into_region(coords, public.region)[0]
     offsets = points.offsets
     ctx, model = build_model(method, options, public)
-    keys = user_keys(points.trajectory_users())  # as in process: from the ids' exact values
-    released = perturb_many(model, coords, offsets, rng=random_argument(options), keys=keys, workers=1)
-    if options.round_to_pois and not method.discrete:
-        released = ctx.poi_space.round(released)[0]
-    lengths = np.diff(offsets)
-    eps_point = np.repeat(model.epsilon_per_point(lengths), lengths)
-    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
+    # as in process: keys from the ids' exact values, chunks of whole users through the engine
+    done = release_points(model, coords, offsets, points.trajectory_users,
+                          np.r_[True, ~points.same_user_as_previous_trajectory()],
+                          rng=random_argument(options), seed=options.seed, workers=1,
+                          round_to=ctx.poi_space if options.round_to_pois and not method.discrete else None)
+    released, eps_point, eps_traj = done.coords, done.epsilon_point, done.epsilon_trajectory
     columns = released_columns(options)
     table = released_table(points, to_wgs84(np.asarray(released, dtype=np.float64), crs), eps_point, eps_traj,
                            text_times=False, keep_lines=True, budget=columns["budget"]).to_pandas()
@@ -276,9 +275,9 @@ def write_folder(output: Path, write) -> None:
 
 def run_dask(args, method) -> int:
     """Perturb a Parquet directory on Dask; write a GeoParquet directory (see the module docstring)."""
+    from ..release import write_perturb_sidecar
     from . import _public
-    from ._release_files import released_columns
-    from .estimate import write_perturb_sidecar
+    from ._release_files import release_parameters, released_columns
 
     try:
         import dask
@@ -308,7 +307,7 @@ def run_dask(args, method) -> int:
 
     public = _public.public_parameters(args, crs, from_data, from_data,
                                        pois_needed=method.discrete or args.round_to_pois)
-    ctx, model = build_model(method, args, public)  # for the sidecar; each worker builds the same
+    _, model = build_model(method, args, public)  # for the sidecar; each worker builds the same
     options = argparse.Namespace(**vars(args))
     start = time.perf_counter()
     with client(args):
@@ -336,8 +335,7 @@ def run_dask(args, method) -> int:
                 raise CLIError(f"{source}: no points left to perturb")
             digest = combine(written[0][1], np.concatenate([hashes for _, _, hashes in written]))
             # the sidecar before the folder is renamed into place, as the in-process command does
-            write_perturb_sidecar(output, args, model, ctx.region, crs, from_data=public.from_data,
-                                  pois_used=public.pois is not None, digest=digest)
+            write_perturb_sidecar(output, release_parameters(args, model, crs, public), digest=digest)
 
         write_folder(output, write)
     from .._text import counted, given, significant

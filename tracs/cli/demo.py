@@ -55,6 +55,7 @@ def _choose_dataset(name: str) -> str:
 def run(args) -> int:
     from .. import evaluation
     from ..charts import error_vs_epsilon_svg, write_svg
+    from ..engine import perturb_many
     from .evaluate import format_table
     from .perturb import released_frame, write_frame
 
@@ -83,7 +84,7 @@ def run(args) -> int:
     ctx = evaluation.MethodContext(region=dataset.region, pois=dataset.pois)
     perturber = evaluation.METHODS["tracs-d"].build(ctx, eps)
     rng = np.random.default_rng(evaluation.cell_seed(args.seed, "demo", eps, 0))
-    raw = perturber.perturb_many(dataset.coords, dataset.offsets, rng=rng, keys=dataset.keys)
+    raw = perturb_many(perturber, dataset.coords, dataset.offsets, rng=rng, keys=dataset.keys)
     released = ctx.poi_space.round(raw)[0]
     trajs = dataset.trajectories
     eps_point = np.full(len(released), eps)

@@ -77,43 +77,6 @@ def add_parser(subparsers) -> None:
                         "cluster of --workers processes)")
 
 
-def perturb_parameters(args, perturber, region, crs, *, from_data: bool = False, pois_used: bool = False) -> dict:
-    """The public parameters of a 'tracs perturb' release (:func:`tracs.estimate.sidecar.sidecar_data`),
-    and where the region, the POIs and the anchor came from (``from_data``: ``--region-from-data``)."""
-    from ..estimate.sidecar import sidecar_data
-
-    region_source = "data" if from_data else "public"
-    sources = {"region": region_source}
-    if pois_used:
-        sources["pois"] = region_source  # --pois with --region; the data's venues otherwise
-    if getattr(perturber, "anchor_point", None) is not None:
-        # an anchor given as X,Y is public; "center" / "corner" are those of the region
-        sources["anchor"] = "public" if isinstance(getattr(args, "anchor", None), tuple) else region_source
-    return sidecar_data(method=args.method, epsilon=args.epsilon, per_trajectory=args.per_trajectory,
-                        region=region, crs=crs, perturber=perturber, split_gap=args.split_gap,
-                        round_to_pois=bool(getattr(args, "round_to_pois", False)), sources=sources)
-
-
-def write_perturb_sidecar(output, args=None, perturber=None, region=None, crs=None, *, from_data: bool = False,
-                          pois_used: bool = False, data: dict | None = None, digest: str | None = None,
-                          rows=None) -> Path:
-    """Write the sidecar of the release ``output`` (``OUTPUT.tracs.json``) and return its path.
-
-    The one function the commands write a release's sidecar with.  ``data``: the
-    parameters (:func:`perturb_parameters`; else built from ``args``, ``perturber``,
-    ``region``, ``crs``, ``from_data``, ``pois_used``).  The digest of the rows is
-    ``digest`` (:func:`tracs.io.table.released_digest`: 'tracs perturb' writes the sidecar
-    before it renames the release into place, so a crash leaves at worst a new sidecar the
-    old release's digest refuses), else that of the frame ``rows``, else that of ``output``
-    read back (:func:`tracs.io.parameters.write_release_sidecar`).
-    """
-    from ..io.parameters import write_release_sidecar
-
-    if data is None:
-        data = perturb_parameters(args, perturber, region, crs, from_data=from_data, pois_used=pois_used)
-    return write_release_sidecar(output, data, digest=digest, rows=rows)
-
-
 def warn_data_derived(command: str, data: dict) -> None:
     """Say on standard error when a release was shaped by parameters computed from the data."""
     import sys

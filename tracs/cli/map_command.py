@@ -122,7 +122,9 @@ def _read_release(path: Path):
 
 
 def _perturb(trajs, method: str, epsilon: float, seed):
+    from ..engine import perturb_many
     from ..methods import MethodContext
+    from ..release import user_keys
     from ._common import release_methods
 
     METHODS = release_methods()
@@ -138,9 +140,9 @@ def _perturb(trajs, method: str, epsilon: float, seed):
           file=sys.stderr)
     ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois().coords, dtype=float))
     offsets = np.asarray(trajs.offsets, dtype=np.int64)
-    keys = [str(k) for k in trajs.frame["uid"].to_numpy()[offsets[:-1]]]  # one stream per user
-    released = spec.build(ctx, epsilon).perturb_many(np.asarray(trajs.coords, dtype=float), offsets,
-                                                      rng=np.random.default_rng(seed), keys=keys)
+    keys = user_keys(trajs.frame["uid"].to_numpy()[offsets[:-1]])  # one stream per user, as tracs perturb keys it
+    released = perturb_many(spec.build(ctx, epsilon), np.asarray(trajs.coords, dtype=float), offsets,
+                            rng=np.random.default_rng(seed), keys=keys)
     return np.asarray(released, dtype=float), spec.label
 
 

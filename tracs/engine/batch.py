@@ -23,21 +23,12 @@ from .. import metrics
 from .._validation import as_batch
 from ..errors import InputError, InputTypeError
 from ..random import KeyedStreams, resolve_key
+from ..releaser import takes_keys
 from ._account import serial_step
 from ._keys import fast_stream_ids
 from ._pool import map_ordered, point_chunks, resolve_workers, trajectory_chunks
 
 __all__ = ["perturb_many", "round_points", "point_errors", "trajectory_errors", "average_error"]
-
-
-def _keyed(perturber) -> bool:
-    """Whether ``perturber.perturb_many`` draws from per-trajectory keyed streams (takes ``keys``)."""
-    import inspect
-
-    try:
-        return "keys" in inspect.signature(perturber.perturb_many).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, workers=1,
@@ -60,8 +51,10 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
 
     Notes
     -----
-    An object whose ``perturb_many`` takes no ``keys`` (no per-trajectory keyed
-    streams) runs on one worker: without such streams no split is bit-identical.
+    An object that draws from no per-trajectory keyed streams
+    (:func:`tracs.releaser.takes_keys`) runs on one worker: without such streams no
+    split is bit-identical.  A releaser's chunks are released by its public
+    :meth:`tracs.releaser.Releaser.release_into`.
     A user's release depends only on ``(seed, key)`` and the user's own points
     (:mod:`tracs.random`), so splitting the batch changes nothing.  With
     ``rng=None`` the fresh OS seed is drawn once for the whole batch.  The streams
@@ -69,10 +62,12 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     :mod:`tracs.engine._keys` (the same values as :func:`tracs.random.stream_ids`).
     """
     n_workers = resolve_workers(workers)
-    if not _keyed(perturber):  # no per-trajectory streams: only one worker gives the same output
+    if not takes_keys(perturber):  # no per-trajectory streams: only one worker gives the same output
         if keys is not None:
             raise InputTypeError(f"{type(perturber).__name__}.perturb_many takes no keys")
-        return perturber.perturb_many(coords, offsets, rng=rng, return_indices=return_indices, **kwargs)
+        if return_indices:  # asked only when wanted: a plain perturb_many(coords, offsets, *, rng) is enough
+            kwargs["return_indices"] = True
+        return perturber.perturb_many(coords, offsets, rng=rng, **kwargs)
     try:  # the batch's shape here; its values (finite, inside the region) chunk by chunk below
         with serial_step("perturb: batch shape"):
             flat, off, as_list = as_batch(coords, offsets, finite=False)
@@ -95,7 +90,7 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
         streams = KeyedStreams(random_key.kind, random_key.key, fast_stream_ids(keys, n_traj, workers=n_workers))
     chunks = trajectory_chunks(off, n_workers * 4) if n_workers > 1 else [(0, n_traj)]
 
-    direct = (not return_indices and not kwargs and hasattr(perturber, "_run_into")
+    direct = (not return_indices and not kwargs and callable(getattr(perturber, "release_into", None))
               and getattr(perturber, "round_to", None) is None)
     region = getattr(perturber, "region", None)  # a baseline without one takes any finite point
     # a plain perturber or baseline writes each chunk's releases straight into the rows of one
@@ -112,7 +107,7 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
         local = off[t0:t1 + 1] - a
         if not direct:
             return perturber.perturb_many(flat[a:b], local, rng=sub, return_indices=return_indices, **kwargs)
-        perturber._run_into(flat[a:b], local, sub, out[a:b])
+        perturber.release_into(flat[a:b], local, sub, out[a:b])
         return None
 
     results = map_ordered(run, chunks, n_workers)

@@ -10,8 +10,9 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .._validation import check_epsilon
 from ..errors import InputError, InputTypeError
+from .._validation import check_epsilon
+from ..engine import perturb_many
 from .experiment_data import Dataset, _check_count
 from .choices import METHODS, MethodContext, parse_epsilons, parse_methods
 from .extra_metrics import EXTRA_METRICS, in_degrees, parse_metrics
@@ -52,7 +53,8 @@ def _errors(true, pert, offsets, normalize_by=None) -> np.ndarray:
 
 
 def _run_method(perturber, coords, offsets, ctx, rounding, rng, keys=None):
-    out = perturber.perturb_many(coords, offsets, rng=rng, **({} if keys is None else {"keys": keys}))
+    """The releases of one cell through the engine (:func:`tracs.engine.perturb_many`), rounded when asked."""
+    out = perturb_many(perturber, coords, offsets, rng=rng, keys=keys)
     if rounding:
         out = ctx.poi_space.round(out)[0]
     return np.asarray(out, dtype=np.float64)
@@ -333,8 +335,7 @@ def time_methods(dataset: Dataset, methods, epsilon: float = 4.0, *, repeat: int
             start = time.perf_counter()
             perturber = spec.build(ctx, epsilon)
             built = time.perf_counter()
-            out = perturber.perturb_many(coords, offsets, rng=rng,
-                                         **({} if dataset.keys is None else {"keys": dataset.keys}))
+            out = perturb_many(perturber, coords, offsets, rng=rng, keys=dataset.keys)
             perturbed = time.perf_counter()
             if rounding:
                 ctx.poi_space.round(out)

@@ -132,31 +132,34 @@ MECHANISMS = [
 
 # ----------------------------------------------------------------------------- perturbers
 
-def _tracs_d(ctx, budget, *, direction_share=DIRECTION_SHARE, distance_along="released", anchor=None):
-    """TraCS-D; its first reference is the context's anchor (``--anchor``) unless ``anchor`` is given."""
+def _tracs_d(ctx, budget, *, direction_share=DIRECTION_SHARE, distance_along="released", anchor=None, **public):
+    """TraCS-D; its first reference is the context's anchor (``--anchor``) unless ``anchor`` is given.
+
+    ``public``: the perturbers' other public options (``resolution``, ``round_to``), as given."""
     from ..perturbers import TraCSD
 
     return TraCSD(ctx.region, anchor=ctx.anchor if anchor is None else anchor, direction_share=direction_share,
-                  distance_along=distance_along, **budget)
+                  distance_along=distance_along, **budget, **public)
 
 
-def _tracs_c(ctx, budget, *, x_share=0.5):
+def _tracs_c(ctx, budget, *, x_share=0.5, **public):
     from ..perturbers import TraCSC
 
-    return TraCSC(ctx.region, x_share=x_share, **budget)
+    return TraCSC(ctx.region, x_share=x_share, **budget, **public)
 
 
-def _strawman(ctx, budget, *, direction_share=DIRECTION_SHARE, sectors=6, anchor="center"):
+def _strawman(ctx, budget, *, direction_share=DIRECTION_SHARE, sectors=6, anchor="center", **public):
     """The Strawman; the context's anchor is TraCS-D's (``--anchor``), not the Strawman's."""
     from ..perturbers import Strawman
 
-    return Strawman(ctx.region, anchor=anchor, direction_share=direction_share, sectors=sectors, **budget)
+    return Strawman(ctx.region, anchor=anchor, direction_share=direction_share, sectors=sectors, **budget,
+                    **public)
 
 
-def _planar_laplace(ctx, budget):
+def _planar_laplace(ctx, budget, **public):
     from ..perturbers import PlanarLaplace
 
-    return PlanarLaplace(ctx.region, **budget)
+    return PlanarLaplace(ctx.region, **budget, **public)
 
 
 def warm_trajectories(factory, epsilon: float = 2.0):

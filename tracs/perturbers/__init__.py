@@ -10,7 +10,8 @@ Every release is made of lattice indices (``lattice``, ``lattice_indices``); the
 released point is a function of the indices, the previous release and public
 parameters only (``docs/privacy.md``).
 
-Common interface: ``perturb(points, *, rng=None)``,
+Common interface, that of every releaser (:class:`tracs.releaser.Releaser`, shared with
+the baselines): ``perturb(points, *, rng=None)``,
 ``perturb_many(coords, offsets, *, rng=None)`` and ``privacy_spent(n)`` returning a
 :class:`PrivacyLedger` (per point and per trajectory).  ``epsilon`` is per point;
 give ``epsilon_per_trajectory=`` instead for a per-trajectory budget.

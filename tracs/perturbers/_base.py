@@ -1,4 +1,5 @@
-"""Plumbing shared by every perturber: budget ledger, batch validation, keyed streams.
+"""Plumbing shared by every perturber: the region, keyed sources, budget parts (the budget itself:
+:class:`tracs.releaser.Releaser`).
 
 Randomness discipline (what independence means here): every trajectory draws from
 its own stream of the counter-based generator of :mod:`tracs.random`, named by the
@@ -16,80 +17,19 @@ each gets its own stream, in order.
 from __future__ import annotations
 
 import numbers
-from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from abc import abstractmethod
 
 import numpy as np
 
-from .._validation import MAX_EPSILON, MIN_EPSILON, as_batch, as_trajectory, check_epsilon
 from ..errors import InputError, InputTypeError
-from ..random import KeyedStreams, point_streams, resolve_streams
+from .._validation import MAX_EPSILON, MIN_EPSILON, as_batch, as_trajectory, check_epsilon
+from ..random import KeyedStreams, point_streams
 from ..region import Region
+from ..releaser import PrivacyLedger, Releaser, batch_streams
 
 __all__ = ["PrivacyLedger", "Perturber", "as_batch", "as_trajectory", "batch_streams", "KeyedSource"]  # as_batch and
-# as_trajectory: the batch validators of tracs._validation, shared with the engine
-
-
-
-@dataclass(frozen=True)
-class PrivacyLedger:
-    """Privacy spent on a trajectory of ``n_points`` points.
-
-    Attributes
-    ----------
-    per_point : float or numpy.ndarray
-        ε of every single released point (each point is ``per_point``-LDP over
-        the whole region).
-    per_trajectory : float or numpy.ndarray
-        ``n_points · per_point``: the whole trajectory's guarantee by sequential
-        composition.
-    n_points : int or numpy.ndarray
-    basis : str
-        Which of the two numbers the perturber was given: ``"per_point"`` or
-        ``"per_trajectory"`` (the other one is derived).
-    """
-
-    per_point: float
-    per_trajectory: float
-    n_points: int
-    basis: str
-
-
-def _check_lengths(n) -> np.ndarray:
-    arr = np.asarray(n)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        if not (arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
-            raise InputTypeError(f"n must be an integer number of points, got {n!r}")
-    arr = arr.astype(np.int64)
-    if np.any(arr < 1):
-        raise InputError(f"n must be >= 1, got {n!r}")
-    return arr
-
-
-def batch_streams(rng, keys, n: int) -> KeyedStreams:
-    """One keyed stream per trajectory of a batch of ``n``.
-
-    ``rng`` is any ``rng`` of :func:`tracs.random.resolve_streams`, or already
-    resolved :class:`tracs.random.KeyedStreams` of ``n`` streams (then ``keys`` must
-    be ``None``).  ``keys``: ``None`` (positions ``0 … n − 1``) or one key per trajectory.
-    """
-    if isinstance(rng, KeyedStreams):
-        if keys is not None:
-            raise InputTypeError("give either keys or resolved KeyedStreams as rng, not both")
-        if len(rng.streams) != n:
-            raise InputError(f"rng holds {len(rng.streams)} streams for {n} trajectories")
-        return rng
-    if keys is not None and (isinstance(keys, (str, bytes)) or not hasattr(keys, "__len__")):
-        raise InputTypeError(f"keys must be a sequence of one key per trajectory, got {type(keys).__name__}")
-    return resolve_streams(rng, keys, n)
-
-
-def key_list(key):
-    """``keys`` for a single trajectory given its ``key`` (``None``: position 0)."""
-    if isinstance(key, (list, tuple, set, dict, np.ndarray)):
-        raise InputTypeError(f"key is the key of one user (an int, str or bytes), got a {type(key).__name__}; "
-                             "give several keys to perturb_many(keys=...)")
-    return None if key is None else [key]
+# as_trajectory: the batch validators of tracs._validation, shared with the engine; PrivacyLedger,
+# batch_streams: of tracs.releaser, the base of every perturber and baseline
 
 
 class KeyedSource:
@@ -120,17 +60,6 @@ class KeyedSource:
     def index(self) -> np.ndarray:
         """Position of each point in its trajectory (uint64)."""
         return self._point_arrays()[1]
-
-
-def on_workers(model, coords, offsets, *, workers, **kwargs):
-    """``model.perturb_many`` on ``workers`` threads through :func:`tracs.engine.perturb_many`.
-
-    The batch is cut between whole trajectories, each piece drawn from its own
-    users' keyed streams, so the result is bit for bit that of one worker.
-    """
-    from ..engine import perturb_many as perturb_on_threads
-
-    return perturb_on_threads(model, coords, offsets, workers=workers, **kwargs)
 
 
 def resolve_anchor(region: Region, anchor) -> np.ndarray:
@@ -185,8 +114,8 @@ def check_parts(*parts: np.ndarray) -> None:
             check_epsilon(float(part[bad].ravel()[0]), "epsilon", maximum=MAX_EPSILON)
 
 
-class Perturber(ABC):
-    """Base of the perturbers: budget, validation, batching, rounding.
+class Perturber(Releaser):
+    """Base of the perturbers: a :class:`tracs.releaser.Releaser` on a public region.
 
     Subclasses implement :meth:`_run` on a validated flat batch and declare the public
     lattice of their releases as a ``lattice`` property: ``tracs audit`` checks the
@@ -198,120 +127,25 @@ class Perturber(ABC):
     def __init__(self, region, epsilon=None, *, epsilon_per_trajectory=None, round_to=None):
         if not isinstance(region, Region):
             raise InputTypeError(f"region must be a tracs Rectangle or ConvexRegion, got {type(region).__name__}")
-        if (epsilon is None) == (epsilon_per_trajectory is None):
-            raise (TypeError if epsilon is None else ValueError)(
-                "give exactly one of epsilon (per point) and epsilon_per_trajectory")
+        super().__init__(epsilon, epsilon_per_trajectory=epsilon_per_trajectory)
         self.region = region
-        self._basis = "per_point" if epsilon is not None else "per_trajectory"
-        self._epsilon = None if epsilon is None else check_epsilon(epsilon, "epsilon")
-        self._epsilon_traj = (None if epsilon_per_trajectory is None
-                              else check_epsilon(epsilon_per_trajectory, "epsilon_per_trajectory"))
         if round_to is not None and not callable(getattr(round_to, "round", None)):
             raise InputTypeError("round_to must have a method round(points) -> (coords, indices)")
         self.round_to = round_to
 
-    # -- budget ------------------------------------------------------------------
-    @property
-    def epsilon(self):
-        """ε per point, or ``None`` when a per-trajectory budget was given."""
-        return self._epsilon
+    def _check_points(self, coords: np.ndarray) -> None:
+        """Every point inside the region."""
+        self.region.validate_points(coords, "coords")
 
-    @property
-    def epsilon_per_trajectory(self):
-        """ε per trajectory, or ``None`` when a per-point budget was given."""
-        return self._epsilon_traj
-
-    def privacy_spent(self, n) -> PrivacyLedger:
-        """Ledger for a trajectory of ``n`` points (or an array of lengths).
-
-        With a per-point ε the trajectory spends ``n·ε``; with a per-trajectory
-        budget every point spends ``epsilon_per_trajectory / n``.
-        """
-        arr = _check_lengths(n)
-        per_point = self.epsilon_per_point(arr)
-        per_traj = arr * per_point if self._basis == "per_point" else np.full(arr.shape, self._epsilon_traj)
-        if arr.ndim == 0:
-            return PrivacyLedger(float(per_point), float(per_traj), int(arr), self._basis)
-        return PrivacyLedger(per_point, per_traj, arr, self._basis)
-
-    def epsilon_per_point(self, lengths) -> np.ndarray:
-        """ε of each point of trajectories of the given lengths (float array)."""
-        lengths = np.asarray(lengths, dtype=np.int64)
-        if self._basis == "per_point":
-            return np.full(lengths.shape, self._epsilon)
-        return self._epsilon_traj / np.maximum(lengths, 1)
-
-    # -- public sampling API ------------------------------------------------------
-    def perturb(self, points, *, rng=None, key=None, return_indices=False, **kwargs):
-        """Perturb one trajectory.
-
-        Parameters
-        ----------
-        points : array_like, shape (n, 2)
-            The trajectory in time order, inside the region.
-        rng : None, int, SeedSequence, numpy.random.Generator, "secure" or tracs.random.Secure
-            The seed (see :mod:`tracs.random`).
-        key : int, str or bytes, optional
-            The user's key: the output equals that of ``perturb_many`` on any batch
-            holding this trajectory under this key, with the same seed.
-        return_indices : bool
-            With ``round_to``, also return the indices of the chosen points.
-
-        Returns
-        -------
-        numpy.ndarray, shape (n, 2)
-            The released points (and their indices with ``return_indices``).
-        """
-        return self.perturb_many(*as_trajectory(points), rng=rng, keys=key_list(key),
-                                 return_indices=return_indices, **kwargs)
-
-    def perturb_many(self, coords, offsets=None, *, rng=None, keys=None, return_indices=False,
-                     workers=1, **kwargs):
-        """Perturb many trajectories held as one flat array.
-
-        Parameters
-        ----------
-        coords : array_like, shape (N, 2), or a list of (n_i, 2) arrays
-        offsets : array_like of int, shape (T+1,)
-            Trajectory ``t`` is ``coords[offsets[t]:offsets[t+1]]`` (the shapely /
-            Arrow convention).  Omit it when ``coords`` is a list.
-        rng : None, int, SeedSequence, numpy.random.Generator, "secure", tracs.random.Secure
-            The seed (see :mod:`tracs.random`), or resolved ``KeyedStreams``.
-        keys : sequence, optional
-            One key (user id: int, str or bytes) per trajectory.  Trajectory ``t``
-            draws from the stream of ``(seed, keys[t])`` (repeated keys: that user's
-            successive trajectories, in order), so its output does not depend on the
-            rest of the batch.  ``None``: keys are the positions ``0 … T − 1``.
-        return_indices : bool
-            With ``round_to``, also return the indices of the chosen points.
-        workers : int or None
-            Threads (``None`` or ``-1``: every core; :mod:`tracs.engine`).  The output
-            is bit for bit the same for any number.
-
-        Returns
-        -------
-        numpy.ndarray, shape (N, 2), or a list of arrays when ``coords`` was a list
-            Outputs in the same order as the input, inside the region.
-        """
-        if workers != 1:
-            return on_workers(self, coords, offsets, rng=rng, keys=keys, return_indices=return_indices,
-                              workers=workers, **kwargs)
-        flat, off, as_list = as_batch(coords, offsets)
-        streams = batch_streams(rng, keys, len(off) - 1)
-        if len(flat) == 0:
-            raise InputError("coords is empty")
-        self.region.validate_points(flat, "coords")
-        out = self._run(flat, off, KeyedSource(streams, off), **kwargs)
+    def _release_batch(self, coords, offsets, streams, *, return_indices=False, **kwargs):
+        """The releases of a validated batch, rounded by ``round_to`` when given."""
+        out = self._run(coords, offsets, KeyedSource(streams, offsets), **kwargs)
         indices = None
         if self.round_to is not None:
             out, indices = self.round_to.round(out)
         elif return_indices:
             raise InputError("return_indices needs round_to")
-        if as_list:
-            out = np.split(out, off[1:-1])
-            if indices is not None:
-                indices = np.split(np.asarray(indices), off[1:-1])
-        return (out, indices) if return_indices else out
+        return out, indices
 
     # -- helpers for subclasses --------------------------------------------------------
     def _point_params(self, offsets: np.ndarray, params_of) -> np.ndarray:
@@ -324,7 +158,7 @@ class Perturber(ABC):
         if self._basis == "per_point":
             rows = getattr(self, "_point_rows", None)
             if rows is None:
-                rows = self._point_rows = np.ascontiguousarray(params_of(np.array([self._epsilon])))
+                rows = self._point_rows = np.ascontiguousarray(params_of(np.array([self._eps_point])))
             return rows
         eps = self.epsilon_per_point(np.diff(offsets))
         values, inverse = np.unique(eps, return_inverse=True)
@@ -334,7 +168,7 @@ class Perturber(ABC):
         """The :class:`KeyedSource` of a validated batch (see :meth:`perturb_many`)."""
         return KeyedSource(batch_streams(rng, keys, len(offsets) - 1), offsets)
 
-    def _run_into(self, coords: np.ndarray, offsets: np.ndarray, streams: KeyedStreams, out: np.ndarray) -> None:
+    def release_into(self, coords: np.ndarray, offsets: np.ndarray, streams: KeyedStreams, out: np.ndarray) -> None:
         """:meth:`_run` of validated points with the trajectories' resolved ``streams``, its
         releases written into ``out`` (same shape as ``coords``): the engine's path for one chunk."""
         out[...] = self._run(coords, offsets, KeyedSource(streams, offsets))
@@ -345,6 +179,6 @@ class Perturber(ABC):
         """Perturb a validated batch drawing from its keyed streams; return a new ``(N, 2)`` array."""
 
     def __repr__(self):
-        budget = (f"epsilon={self._epsilon!r}" if self._basis == "per_point"
-                  else f"epsilon_per_trajectory={self._epsilon_traj!r}")
+        budget = (f"epsilon={self._eps_point!r}" if self._basis == "per_point"
+                  else f"epsilon_per_trajectory={self._eps_trajectory!r}")
         return f"{type(self).__name__}({self.region!r}, {budget})"

@@ -280,6 +280,6 @@ class SequentialPerturber(LatticeReleases, Perturber):
                                    self.region.tolerance, self._mode, self._sectors, self._along_true, out, idx)
         return out, (idx if indices else None)
 
-    def _run_into(self, coords, offsets, streams, out) -> None:
+    def release_into(self, coords, offsets, streams, out) -> None:
         """The releases of validated points written into ``out`` (the engine's rows of a chunk)."""
         self._release(coords, offsets, KeyedSource(streams, offsets), indices=False, out=out)

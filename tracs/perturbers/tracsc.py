@@ -114,6 +114,6 @@ class TraCSC(LatticeReleases, Perturber):
                                    self._bbox, self._cells, lx.spacing, ly.spacing, out, idx)
         return out, (idx if indices else None)
 
-    def _run_into(self, coords, offsets, streams, out) -> None:
+    def release_into(self, coords, offsets, streams, out) -> None:
         """The releases of validated points written into ``out`` (the engine's rows of a chunk)."""
         self._release(coords, offsets, KeyedSource(streams, offsets), indices=False, out=out)

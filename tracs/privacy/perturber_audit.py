@@ -22,7 +22,6 @@ input's times, not perturbed, so they are neither protected nor audited.
 from __future__ import annotations
 
 import copy
-import inspect
 import numbers
 
 import numpy as np
@@ -33,16 +32,9 @@ from ._engine import check_audit_arguments, input_generator, run_audit, seed_seq
 from .audit import draw_vectorised
 from .candidates import Scenario, perturber_scenarios
 from .lattice_check import IndexedRelease, PointSet, declared_lattice, is_indexed
+from ..releaser import takes_keys
 
 __all__ = ["audit_perturber", "perturber_inputs", "takes_keys"]
-
-
-def takes_keys(perturber) -> bool:
-    """Whether ``perturber.perturb_many`` takes per-user ``keys`` (as ``tracs perturb`` passes them)."""
-    try:
-        return "keys" in inspect.signature(perturber.perturb_many).parameters
-    except (AttributeError, TypeError, ValueError):
-        return False
 
 
 def _call(perturber):

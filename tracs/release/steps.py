@@ -1,0 +1,106 @@
+"""The points of a grouped batch released through the engine, in chunks of whole users.
+
+A releaser that draws from keyed streams (:func:`tracs.releaser.takes_keys`) gets each
+user's stream from the user's id (:func:`user_keys`), so a user's draws do not
+depend on the chunk: the batch goes in chunks of whole users (:func:`chunks`,
+bounded temporary memory, a progress step per chunk).  Any other releaser gets the
+whole batch at once, drawing from one generator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["release_points", "Released", "chunks", "user_keys", "CHUNK_POINTS"]
+
+#: points per chunk (whole users; a longer user is one chunk)
+CHUNK_POINTS = 1 << 18
+
+
+def chunks(offsets: np.ndarray, user_start: np.ndarray, size: int = CHUNK_POINTS):
+    """``(first, last)`` trajectory ranges of about ``size`` points, cut only where a user starts.
+
+    ``user_start[t]`` is true when trajectory ``t`` is its user's first: a user's
+    trajectories stay in one chunk, so keyed streams (the k-th trajectory of a key
+    gets the k-th stream) are the same as in one batch.
+    """
+    starts = np.flatnonzero(user_start)
+    cuts = np.searchsorted(offsets[starts], np.arange(0, offsets[-1], size), side="right") - 1
+    bounds = np.unique(np.r_[starts[np.clip(cuts, 0, None)], len(offsets) - 1])
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def user_keys(users):
+    """The stream keys of user ids, from their exact value: numbers as they are (an integer, an
+    integral float and its decimal text name one stream in :func:`tracs.random.stream_ids`, so
+    no string is built per trajectory), text as it is (``"007"`` and ``"7"`` are two streams)."""
+    users = np.asarray(users)
+    if users.dtype.kind in "iuf":
+        return users
+    return [k if isinstance(k, str) else str(k) for k in users]
+
+
+@dataclass(frozen=True)
+class Released:
+    """The releases of a batch: ``coords`` (metres, the input's order), and the ε spent by each
+    point (``epsilon_point``) and by its trajectory (``epsilon_trajectory``)."""
+
+    coords: np.ndarray
+    epsilon_point: np.ndarray
+    epsilon_trajectory: np.ndarray
+
+
+def release_points(releaser, coords: np.ndarray, offsets: np.ndarray, users, user_start: np.ndarray, *,
+                   rng=None, seed=None, workers=1, round_to=None, progress=None,
+                   chunk_points: int | None = None) -> Released:
+    """Release every trajectory of a grouped batch through :func:`tracs.engine.perturb_many`.
+
+    Parameters
+    ----------
+    releaser : tracs.Releaser or any object with ``perturb_many``
+        Built from public parameters only (:meth:`tracs.methods.Method.build`).
+    coords, offsets : numpy.ndarray
+        The points in metres, trajectory after trajectory, and the offsets ``(T+1,)``.
+    users : callable
+        ``users()`` gives the user id of each trajectory (called only for a keyed releaser).
+    user_start : numpy.ndarray of bool, shape (T,)
+        Whether trajectory ``t`` is its user's first.
+    rng : seed, "secure" or tracs.random.Secure
+        The generator of a keyed releaser (resolved once for the whole batch).
+    seed : int, optional
+        The seed of the one generator of a releaser without keyed streams.
+    workers : int or None
+        Threads of the engine; the releases are the same for any number.
+    round_to : POISpace, optional
+        Round the releases to the nearest POI (post-processing), on ``workers`` threads.
+    progress : callable, optional
+        Called with the number of points released after each chunk.
+    chunk_points : int, optional
+        Points per chunk (default :data:`CHUNK_POINTS`).
+    """
+    from ..engine import perturb_many, round_points
+    from ..random import resolve_key
+    from ..releaser import takes_keys
+
+    keyed = takes_keys(releaser)
+    keys = users() if keyed else None
+    random = resolve_key(rng) if keyed else np.random.default_rng(seed)
+    released = np.empty_like(coords)
+    lengths = np.diff(offsets)
+    eps_point = np.repeat(releaser.epsilon_per_point(lengths), lengths)
+    size = CHUNK_POINTS if chunk_points is None else chunk_points
+    pieces = chunks(offsets, user_start, size) if keyed else [(0, len(offsets) - 1)]
+    for first, last in pieces:
+        a, b = offsets[first], offsets[last]
+        extra = {"keys": user_keys(keys[first:last])} if keyed else {}
+        out = perturb_many(releaser, coords[a:b], offsets[first:last + 1] - a, rng=random, workers=workers,
+                           **extra)
+        if round_to is not None:
+            out = round_points(round_to, out, workers=workers)[0]
+        released[a:b] = out
+        if progress is not None:
+            progress(b - a)
+    eps_traj = np.repeat(np.add.reduceat(eps_point, offsets[:-1]), lengths)
+    return Released(released, eps_point, eps_traj)
