@@ -91,17 +91,20 @@ def cap_rejections(params, c: dict, reason: np.ndarray, spent) -> dict:
 
     ``spent(cap, keys) -> counts``: the points the collector already stored under each
     key of ``cap``.  Returns ``{cap: (keys, added)}``, the points the accepted
-    reports add to the ledger.
+    reports add to the ledger of each cap the parameters set (a cap they leave unset is
+    never checked: its ledger is not kept, as the parameters of a collection never change).
     """
     limits = params.cap_points()
     keys_of = ledger_keys(c)
     added = {}
     order = np.argsort(c["sequence"], kind="stable")
     for cap in CAPS:
+        if limits[cap] is None:
+            continue
         keys = keys_of[cap]
         live = order[reason[order] == 0]
         unique, inverse = np.unique(keys[live], return_inverse=True)
-        if limits[cap] is not None and len(live):
+        if len(live):
             # rank of each live report among the batch's live reports of its key, in sequence order
             by_key = np.argsort(inverse, kind="stable")
             starts = np.flatnonzero(np.r_[True, inverse[by_key][1:] != inverse[by_key][:-1]])

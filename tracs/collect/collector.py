@@ -71,15 +71,18 @@ class _GroupWriter:
                 except queue.Empty:
                     break
             group.sort(key=lambda item: item[0])  # devices' locks in one order (stable: a device's batches in turn)
-            try:
-                with self._collector.store.transaction():
-                    reasons = [self._collector._store(device, columns) for device, columns, _ in group]
-            except BaseException as exc:  # noqa: BLE001 - every waiting batch is answered with it
-                for _, _, future in group:
-                    future.set_exception(exc)
-                continue
-            for (_, columns, future), reason in zip(group, reasons):
-                self._collector.density.add(columns["i"][reason == 0], columns["j"][reason == 0])
+            store = self._collector.store
+            with store.writing():  # the batches are counted for the estimate as their transaction commits
+                try:
+                    with store.transaction():
+                        reasons = [self._collector._store(device, columns) for device, columns, _ in group]
+                except BaseException as exc:  # noqa: BLE001 - every waiting batch is answered with it
+                    for _, _, future in group:
+                        future.set_exception(exc)
+                    continue
+                for (_, columns, _), reason in zip(group, reasons):
+                    self._collector.density.add(columns["i"][reason == 0], columns["j"][reason == 0])
+            for (_, _, future), reason in zip(group, reasons):
                 future.set_result(reason)
 
 

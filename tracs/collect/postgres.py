@@ -34,6 +34,8 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS ledger (device TEXT NOT NULL, cap TEXT NOT NULL, key BIGINT NOT NULL, "
     "points BIGINT NOT NULL, PRIMARY KEY (device, cap, key))",
     "CREATE TABLE IF NOT EXISTS rejections (reason TEXT PRIMARY KEY, count BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS last_points (device TEXT NOT NULL, trajectory BIGINT NOT NULL, idx BIGINT NOT NULL, "
+    "x DOUBLE PRECISION NOT NULL, y DOUBLE PRECISION NOT NULL, PRIMARY KEY (device, trajectory))",
 )
 
 
@@ -43,6 +45,7 @@ class PostgresStore(Store):
 
     MARK = "%s"
     DEVICE_ORDER = 'device COLLATE "C"'  # byte order, as SQLite compares text
+    SHARED = True
 
     def __init__(self, url: str, parameters):
         try:
@@ -92,6 +95,12 @@ class PostgresStore(Store):
 
         with psycopg.connect(self.path) as db:
             yield db
+
+    def _stream(self, db, text: str):
+        """A server-side cursor (rows fetched in chunks, not all at once by the client)."""
+        cursor = db.cursor(name="tracs_stream")
+        cursor.execute(text)
+        return cursor
 
     def lock_device(self, device: str) -> None:
         """Hold ``device``'s advisory lock until the transaction ends (other collector processes wait)."""

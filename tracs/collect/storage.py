@@ -37,9 +37,17 @@ CREATE TABLE IF NOT EXISTS reports (device TEXT NOT NULL, sequence INTEGER NOT N
 CREATE TABLE IF NOT EXISTS ledger (device TEXT NOT NULL, cap TEXT NOT NULL, key INTEGER NOT NULL,
     points INTEGER NOT NULL, PRIMARY KEY (device, cap, key));
 CREATE TABLE IF NOT EXISTS rejections (reason TEXT PRIMARY KEY, count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS last_points (device TEXT NOT NULL, trajectory INTEGER NOT NULL, idx INTEGER NOT NULL,
+    x REAL NOT NULL, y REAL NOT NULL, PRIMARY KEY (device, trajectory)) WITHOUT ROWID;
 """
 #: the stored columns of a report, in the table's order
 STORED = ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon")
+#: each trajectory's last stored report (TraCS-D checks the next one exactly about it), filled from
+#: the reports of a database written before the table was kept
+_FILL_LAST = ("INSERT INTO last_points SELECT r.device, r.trajectory, r.idx, r.x, r.y FROM reports AS r JOIN "
+              "(SELECT device, trajectory, max(idx) AS idx FROM reports GROUP BY device, trajectory) AS m "
+              "ON r.device = m.device AND r.trajectory = m.trajectory AND r.idx = m.idx WHERE true "
+              "ON CONFLICT DO NOTHING")
 
 
 class StoreError(TracsError, RuntimeError):
@@ -64,6 +72,8 @@ class Store:
     MARK = "?"
     #: the order of device ids in an export (byte order, as SQLite compares text)
     DEVICE_ORDER = "device"
+    #: other processes may write to the database (its counts are read from it, not kept)
+    SHARED = False
 
     def _sql(self, text: str) -> str:
         return text.replace("?", self.MARK)
@@ -76,6 +86,9 @@ class Store:
         with self.transaction():
             for name, value in (("secret", secrets.token_hex(32)), ("parameters", parameters.to_json())):
                 self._db.execute(self._sql("INSERT INTO meta VALUES (?, ?) ON CONFLICT DO NOTHING"), (name, value))
+            if not self._rows("SELECT 1 FROM meta WHERE name = 'last points'"):
+                self._db.execute(_FILL_LAST)
+                self._db.execute("INSERT INTO meta VALUES ('last points', 'kept') ON CONFLICT DO NOTHING")
             held = self._value("parameters")
         if held != parameters.to_json():
             raise StoreError(f"{self.path} holds the reports of a collection with other parameters; give "
@@ -121,23 +134,53 @@ class Store:
             out[at[hit]] = have[hit, 1]
         return out
 
-    def commit(self, device: str, columns: dict, accepted: np.ndarray, added: dict, rejected: dict) -> None:
-        """Store the ``accepted`` reports, add to the ledger and count the rejections (one transaction)."""
+    def last_points(self, device: str, trajectories: np.ndarray) -> np.ndarray:
+        """Rows ``(trajectory, index, x, y)`` of the last stored report of each of ``device``'s
+        ``trajectories`` that has one (float64)."""
+        if not len(trajectories):
+            return np.zeros((0, 4))
+        rows = self._rows("SELECT trajectory, idx, x, y FROM last_points WHERE device = ? AND trajectory BETWEEN ? AND ?",
+                          (device, int(trajectories.min()), int(trajectories.max())))
+        return np.array(rows, dtype=np.float64).reshape(-1, 4)
+
+    def commit(self, device: str, columns: dict, accepted: np.ndarray, added: dict, rejected: dict,
+               last: bool = False) -> None:
+        """Store the ``accepted`` reports, add to the ledger and count the rejections (one transaction);
+        ``last``: keep each trajectory's last stored report too (:meth:`last_points`)."""
         rows = np.flatnonzero(accepted)
         with self.transaction(), closing(self._db.cursor()) as cursor:
-            self._insert_reports(cursor, device, {name: columns[name][rows] for name in STORED})
+            kept = {name: columns[name][rows] for name in STORED}
+            self._insert_reports(cursor, device, kept)
+            if last and len(rows):
+                order = np.lexsort((kept["index"], kept["trajectory"]))
+                ends = order[np.r_[kept["trajectory"][order][1:] != kept["trajectory"][order][:-1], True]]
+                cursor.executemany(self._sql(
+                    "INSERT INTO last_points VALUES (?, ?, ?, ?, ?) ON CONFLICT (device, trajectory) DO UPDATE "
+                    "SET idx = excluded.idx, x = excluded.x, y = excluded.y WHERE excluded.idx > last_points.idx"),
+                    list(zip([device] * len(ends), *(kept[name][ends].tolist() for name in ("trajectory", "index",
+                                                                                            "x", "y")))))
             for cap, (keys, points) in added.items():
                 cursor.executemany(self._sql("INSERT INTO ledger VALUES (?, ?, ?, ?) ON CONFLICT (device, cap, key) "
                                              "DO UPDATE SET points = ledger.points + excluded.points"),
                                    list(zip([device] * len(keys), [cap] * len(keys), keys.tolist(), points.tolist())))
-            cursor.executemany(self._sql("INSERT INTO rejections VALUES (?, ?) ON CONFLICT (reason) DO UPDATE "
-                                         "SET count = rejections.count + excluded.count"), list(rejected.items()))
+            if rejected:
+                cursor.executemany(self._sql("INSERT INTO rejections VALUES (?, ?) ON CONFLICT (reason) DO UPDATE "
+                                             "SET count = rejections.count + excluded.count"), list(rejected.items()))
 
     def _insert_reports(self, cursor, device: str, columns: dict) -> None:
         """Insert the rows ``columns`` of ``device`` (a report stored before is kept, not doubled)."""
         values = [columns[name].tolist() for name in STORED]
         cursor.executemany(self._sql("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                                      "ON CONFLICT DO NOTHING"), list(zip([device] * len(values[0]), *values)))
+        self._inserted(cursor.rowcount)
+
+    def _inserted(self, rows: int) -> None:
+        """``rows`` reports were inserted by the transaction under way."""
+
+    def writing(self):
+        """A context in which no batch is being written by this process (its writer waits): what it
+        reads of the database and of the counts the writer keeps agree."""
+        return self._lock
 
     # -- reading back -----------------------------------------------------------------------
     def count(self) -> int:
@@ -160,8 +203,8 @@ class Store:
         of about ``rows`` that end with a whole trajectory, read on a connection of their own
         (the writer is not held up)."""
         with self._reader() as db:
-            cursor = db.execute(self._sql("SELECT device, sequence, trajectory, idx, time, x, y, i, j, epsilon "
-                                          f"FROM reports ORDER BY {self.DEVICE_ORDER}, trajectory, idx"))
+            cursor = self._stream(db, "SELECT device, sequence, trajectory, idx, time, x, y, i, j, epsilon "
+                                      f"FROM reports ORDER BY {self.DEVICE_ORDER}, trajectory, idx")
             held = []
             while True:
                 fetched = cursor.fetchmany(rows)
@@ -178,13 +221,17 @@ class Store:
                     yield [r[0] for r in held[:cut]], _columns(held[:cut])
                     held = held[cut:]
 
-    def lattice_counts(self, chunk: int = 65_536):
-        """Chunks ``(k, 3)`` of ``(i, j, reports)``: the stored reports counted per lattice pair (read on
-        a connection of its own)."""
+    def lattice_pairs(self, chunk: int = 65_536):
+        """Chunks ``(k, 2)`` of the lattice indices ``(i, j)`` of the stored reports, read on a connection
+        of its own from the snapshot the first chunk is read in (never all at once)."""
         with self._reader() as db:
-            cursor = db.execute("SELECT i, j, count(*) FROM reports GROUP BY i, j")
+            cursor = self._stream(db, "SELECT i, j FROM reports")
             while rows := cursor.fetchmany(chunk):
                 yield np.array(rows, dtype=np.int64)
+
+    def _stream(self, db, text: str):
+        """A cursor of ``db`` running ``text`` whose rows are fetched as they are read."""
+        return db.execute(text)
 
     def close(self) -> None:
         self._db.close()
@@ -210,7 +257,17 @@ class SQLiteStore(Store):
         self._db.execute(f"PRAGMA synchronous={synchronous.upper()}")
         self._db.executescript(_SCHEMA)
         self._lock = threading.RLock()
+        self._count = self._adding = 0
         self._start(parameters)
+        self._count = self._rows("SELECT count(*) FROM reports")[0][0]
+
+    def count(self) -> int:
+        """The stored reports (kept in memory: one process writes the file)."""
+        with self._lock:
+            return self._count
+
+    def _inserted(self, rows: int) -> None:
+        self._adding += rows
 
     @contextmanager
     def transaction(self):
@@ -220,12 +277,14 @@ class SQLiteStore(Store):
                 yield
                 return
             self._db.execute("BEGIN IMMEDIATE")
+            self._adding = 0
             try:
                 yield
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
+            self._count += self._adding
 
     def lock_device(self, device: str) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already serialises every writer of the file."""
