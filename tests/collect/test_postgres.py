@@ -83,3 +83,34 @@ def test_postgres_stores_each_report_once_and_keeps_the_ledger(postgres_url, tmp
     assert devices == ["pg-1"] * 10
     for name in ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon"):
         np.testing.assert_array_equal(stored[name], np.array(body["reports"][name][:10]))
+
+
+def test_serve_runs_worker_processes_on_postgresql(postgres_url, tmp_path):
+    from .conftest import ADMIN
+    from .test_faults import start_collector
+    from .test_server import enrolled_device
+
+    db = postgres_url.rsplit("/", 1)[0] + "/workers"
+    _createdb(postgres_url, "workers")
+    port = free_port()
+    proc = start_collector(db, port, "--workers", "2")
+    try:
+        url = f"http://127.0.0.1:{port}"
+        params = make_collector(db).parameters
+        for k in range(4):
+            device = enrolled_device(url, params, f"w{k}", tmp_path / f"w{k}.sqlite", seed=k)
+            walk(device, 30, seed=k)
+            assert device.upload(url, batch_size=7)["accepted"] == 30
+        assert httpx.get(url + "/v1/health").json()["stored"] == 120
+        assert httpx.get(url + "/v1/export?format=csv", headers={"Authorization": f"Bearer {ADMIN}"}).text.count(
+            "\n") == 121
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def _createdb(url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(f"CREATE DATABASE {name}")

@@ -104,6 +104,55 @@ def test_modified_reports_are_rejected_by_reason(serve, tmp_path):
     assert stats["stored"] == 3 and stats["rejected"] == 6
 
 
+@pytest.mark.parametrize("method", ["tracs-d", "strawman"])
+def test_a_report_continuing_a_stored_trajectory_is_checked_about_the_last_stored_report(serve, tmp_path, method):
+    running, collector = serve(method=method)
+    device = enrolled_device(running.url, collector.parameters, "t", tmp_path / "t.sqlite")
+    walk(device, 4, trajectory="a")
+    assert device.upload(running.url, batch_size=1)["accepted"] == 4  # each report about the stored one before it
+    walk(device, 3, trajectory="a", seed=1)
+    body = device.batch()
+    r = body["reports"]
+    token = {"Authorization": f"Bearer {device.token}"}
+    cases = [  # (what is changed in the batch, the first report's reason)
+        (lambda r: r["x"].__setitem__(0, r["x"][0] + 1.0), "not on the published lattice"),  # moved off its release
+        (lambda r: [r[k].__setitem__(0, v) for k, v in (("index", 5), ("sequence", 40))],  # index 4 never came
+         "the report before it in its trajectory is not stored"),
+        (lambda r: r["trajectory"].__setitem__(0, 9), "the report before it in its trajectory is not stored"),
+    ]
+    for change, reason in cases:  # the batch's first report alone, changed
+        sent = {k: [v[0]] for k, v in r.items()}
+        change(sent)
+        answer = httpx.post(running.url + "/v1/reports", json=dict(body, reports=sent), headers=token).json()
+        assert answer == {"accepted": 0, "rejected": [{"sequence": sent["sequence"][0], "reason": reason}]}
+    assert device.upload(running.url)["accepted"] == 3
+    assert httpx.get(running.url + "/v1/stats").json()["stored"] == 7
+
+
+def test_a_database_written_before_the_last_reports_were_kept_gets_them_from_its_reports(tmp_path):
+    import sqlite3
+
+    from tracs.collect.collector import Collector
+    from tracs.collect.storage import open_store
+
+    from .conftest import make_collector
+
+    collector = make_collector(tmp_path / "reports.sqlite")
+    device = Device(collector.parameters, "old", 5, tmp_path / "old.sqlite", token=collector.enroll("old"))
+    walk(device, 5, trajectory="a")
+    walk(device, 2, trajectory="b", seed=1)
+    assert collector.ingest(device.batch(), f"Bearer {device.token}")["accepted"] == 7
+    collector.store.close()
+    with sqlite3.connect(tmp_path / "reports.sqlite") as db:  # as an earlier collector left it
+        db.execute("DROP TABLE last_points")
+        db.execute("DELETE FROM meta WHERE name = 'last points'")
+    reopened = Collector(collector.parameters, open_store(tmp_path / "reports.sqlite", collector.parameters))
+    device.acknowledge(range(7))
+    walk(device, 2, trajectory="a", seed=2)
+    walk(device, 1, trajectory="b", seed=3)
+    assert reopened.ingest(device.batch(), f"Bearer {device.token}") == {"accepted": 3, "rejected": []}
+
+
 def _arrow_with_text_x(body: dict) -> bytes:
     import pyarrow as pa
 
@@ -215,6 +264,10 @@ def test_serve_refuses_a_database_of_other_parameters(tmp_path, capsys):
     assert "holds the reports of a collection with other parameters" in capsys.readouterr().err
     assert main(["serve", "-m", "ngram", "-e", "2", *region]) != 0
     assert "cannot be collected point by point" in capsys.readouterr().err
+    assert main(["serve", "-m", "tracs-d", "-e", "1.5", *region[:-2], "--workers", "2"]) != 0
+    assert "--workers 2: a SQLite database is written by one process" in capsys.readouterr().err
+    assert main(["serve", "-m", "tracs-d", "-e", "1.5", *region, "--workers", "0"]) != 0
+    assert "a whole number of processes >= 1 is needed, got '0'" in capsys.readouterr().err
 
 
 def test_concurrent_uploads_are_stored_once_and_share_the_ledger(serve, tmp_path):

@@ -19,7 +19,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from ..errors import TracsError
-from .checks import REASONS, cap_rejections, check_reports
+from .checks import REASONS, cap_rejections, check_reports, referenced
 from .lattice_counts import LatticeCounts
 from .protocol import COLUMNS, INTEGER_COLUMNS, device_token
 
@@ -122,6 +122,7 @@ class Collector:
         self.parameters, self.store, self.admin_token = parameters, store, admin_token
         self._secret = store.secret()
         self._digest = parameters.digest
+        self._referenced = referenced(parameters.perturber())
         self.density = LatticeCounts(store, parameters)
         self._writer = _GroupWriter(self)
         self.latency = np.zeros(len(LATENCY_BUCKETS) + 1, dtype=np.int64)
@@ -198,12 +199,13 @@ class Collector:
         """Check one batch against the stored reports and ledger and write it (inside the writer's
         transaction); returns the reason code of each report."""
         self.store.lock_device(device)
-        reason = check_reports(self.parameters, c, self.store.stored(device, c["sequence"]))
+        last = self.store.last_points(device, c["trajectory"]) if self._referenced else None
+        reason = check_reports(self.parameters, c, self.store.stored(device, c["sequence"]), last)
         added = cap_rejections(self.parameters, c, reason, lambda cap, keys: self.store.spent(device, cap, keys))
         accepted = reason == 0
         codes, counts = np.unique(reason[~accepted], return_counts=True)
         self.store.commit(device, c, accepted, added,
-                          {REASONS[k]: int(v) for k, v in zip(codes.tolist(), counts.tolist())})
+                          {REASONS[k]: int(v) for k, v in zip(codes.tolist(), counts.tolist())}, last=self._referenced)
         return reason
 
     def _time(self, seconds: float) -> None:

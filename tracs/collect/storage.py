@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import TracsError
 
-__all__ = ["Store", "SQLiteStore", "StoreError", "open_store"]
+__all__ = ["Store", "SQLiteStore", "StoreError", "open_store", "is_postgres"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -54,10 +54,15 @@ class StoreError(TracsError, RuntimeError):
     """A database that does not hold this collection."""
 
 
+def is_postgres(db) -> bool:
+    """Whether ``db`` names a PostgreSQL database (a ``postgresql://`` URL) rather than a SQLite file."""
+    return str(db).startswith(("postgresql://", "postgres://"))
+
+
 def open_store(db, parameters, *, synchronous: str = "normal"):
     """The store of ``db``: a ``postgresql://`` URL (:class:`tracs.collect.postgres.PostgresStore`)
     or a SQLite file (:class:`SQLiteStore`, with its ``synchronous`` level)."""
-    if str(db).startswith(("postgresql://", "postgres://")):
+    if is_postgres(db):
         from .postgres import PostgresStore
 
         return PostgresStore(str(db), parameters)
@@ -139,8 +144,9 @@ class Store:
         ``trajectories`` that has one (float64)."""
         if not len(trajectories):
             return np.zeros((0, 4))
-        rows = self._rows("SELECT trajectory, idx, x, y FROM last_points WHERE device = ? AND trajectory BETWEEN ? AND ?",
-                          (device, int(trajectories.min()), int(trajectories.max())))
+        rows = self._rows("SELECT trajectory, idx, x, y FROM last_points WHERE device = ? AND trajectory "
+                          "BETWEEN ? AND ? ORDER BY trajectory", (device, int(trajectories.min()),
+                                                                  int(trajectories.max())))
         return np.array(rows, dtype=np.float64).reshape(-1, 4)
 
     def commit(self, device: str, columns: dict, accepted: np.ndarray, added: dict, rejected: dict,
