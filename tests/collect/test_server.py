@@ -129,28 +129,48 @@ def test_a_report_continuing_a_stored_trajectory_is_checked_about_the_last_store
     assert httpx.get(running.url + "/v1/stats").json()["stored"] == 7
 
 
-def test_a_database_written_before_the_last_reports_were_kept_gets_them_from_its_reports(tmp_path):
+_ROWS_TABLE = """CREATE TABLE reports (device TEXT NOT NULL, sequence INTEGER NOT NULL,
+    trajectory INTEGER NOT NULL, idx INTEGER NOT NULL, time INTEGER NOT NULL, x REAL NOT NULL,
+    y REAL NOT NULL, i INTEGER NOT NULL, j INTEGER NOT NULL, epsilon REAL NOT NULL,
+    PRIMARY KEY (device, sequence)) WITHOUT ROWID"""
+
+
+def test_a_database_of_one_row_per_report_is_converted_and_keeps_every_report(tmp_path):
     import sqlite3
 
     from tracs.collect.collector import Collector
-    from tracs.collect.storage import open_store
+    from tracs.collect.storage import STORED, open_store
 
     from .conftest import make_collector
 
     collector = make_collector(tmp_path / "reports.sqlite")
-    device = Device(collector.parameters, "old", 5, tmp_path / "old.sqlite", token=collector.enroll("old"))
+    device = Device(collector.parameters, "007", 5, tmp_path / "old.sqlite", token=collector.enroll("007"))
     walk(device, 5, trajectory="a")
     walk(device, 2, trajectory="b", seed=1)
     assert collector.ingest(device.batch(), f"Bearer {device.token}")["accepted"] == 7
+    devices, columns = collector.store.reports()
     collector.store.close()
-    with sqlite3.connect(tmp_path / "reports.sqlite") as db:  # as an earlier collector left it
+    with sqlite3.connect(tmp_path / "reports.sqlite") as db:  # the layout of an earlier collector
+        db.execute("DELETE FROM batches")
         db.execute("DROP TABLE last_points")
         db.execute("DELETE FROM meta WHERE name = 'last points'")
+        db.execute(_ROWS_TABLE)
+        db.executemany("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       zip(devices, *(columns[name].tolist() for name in STORED)))
     reopened = Collector(collector.parameters, open_store(tmp_path / "reports.sqlite", collector.parameters))
+    assert reopened.store.count() == 7
+    again_devices, again = reopened.store.reports()
+    assert again_devices == devices == ["007"] * 7
+    for name in STORED:
+        np.testing.assert_array_equal(again[name], columns[name])
     device.acknowledge(range(7))
-    walk(device, 2, trajectory="a", seed=2)
+    walk(device, 2, trajectory="a", seed=2)  # each checked about the last converted report of its trajectory
     walk(device, 1, trajectory="b", seed=3)
-    assert reopened.ingest(device.batch(), f"Bearer {device.token}") == {"accepted": 3, "rejected": []}
+    walk(device, 1, trajectory="b", seed=4)
+    body = device.batch()
+    body["reports"]["sequence"][-1] = 3  # stored before the conversion
+    assert reopened.ingest(body, f"Bearer {device.token}") == {
+        "accepted": 3, "rejected": [{"sequence": 3, "reason": "already stored"}]}
 
 
 def _arrow_with_text_x(body: dict) -> bytes:
