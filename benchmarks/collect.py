@@ -65,6 +65,79 @@ def _start(db, port: int, method: str):
     raise RuntimeError("tracs serve did not start")
 
 
+def bare_endpoint(db: str, port: int) -> None:
+    """The yardstick of the ingest figures: a Starlette endpoint on uvicorn that only parses a JSON
+    batch of columns and inserts its rows into a SQLite table keyed by ``(device, sequence)``
+    (write-ahead log, ``synchronous=NORMAL``, a commit per batch): no token, no check, no ledger."""
+    import json
+    import sqlite3
+    import threading
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    store = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    store.execute("PRAGMA journal_mode=WAL")
+    store.execute("PRAGMA synchronous=NORMAL")
+    store.execute("CREATE TABLE reports (device TEXT NOT NULL, sequence INTEGER NOT NULL, trajectory INTEGER NOT NULL, "
+                  "idx INTEGER NOT NULL, time INTEGER NOT NULL, x REAL NOT NULL, y REAL NOT NULL, i INTEGER NOT NULL, "
+                  "j INTEGER NOT NULL, epsilon REAL NOT NULL, PRIMARY KEY (device, sequence)) WITHOUT ROWID")
+    lock = threading.Lock()
+    names = ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon")
+
+    def insert(body: bytes) -> int:
+        batch = json.loads(body)
+        r = batch["reports"]
+        rows = list(zip([batch["device"]] * len(r["sequence"]), *(r[name] for name in names)))
+        with lock:
+            store.execute("BEGIN IMMEDIATE")
+            store.executemany("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
+            store.execute("COMMIT")
+        return len(rows)
+
+    async def reports(request):
+        return JSONResponse({"accepted": await run_in_threadpool(insert, await request.body()), "rejected": []})
+
+    async def health(request):
+        return JSONResponse({"stored": store.execute("SELECT count(*) FROM reports").fetchone()[0]})
+
+    app = Starlette(routes=[Route("/v1/reports", reports, methods=["POST"]), Route("/v1/health", health)])
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+def _bare_rate(n_batches: int) -> float:
+    """Reports/s of :func:`bare_endpoint` over the JSON bodies of ``n_batches`` TraCS-C batches, 4 clients."""
+    import httpx
+
+    from tracs.collect import Parameters
+    from tracs.public import city_box
+
+    params = Parameters.build("tracs-c", 2.0, city_box("tky"))
+    devices = [f"device-{k}" for k in range(20)]
+    bodies = _bodies(params, n_batches, devices, "json")
+    port = _free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with tempfile.TemporaryDirectory() as folder:
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; from benchmarks.collect import bare_endpoint; "
+                                 "bare_endpoint(sys.argv[1], int(sys.argv[2]))", str(Path(folder) / "bare.sqlite"),
+                                 str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(600):
+                try:
+                    httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=1)
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            rate, _ = _post_all([f"http://127.0.0.1:{port}"], bodies, {d: "-" for d in devices}, 4, "json")
+        finally:
+            proc.kill()
+            proc.wait()
+    return rate
+
+
 def _lattice_walks(params, n_batches: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(i, j, x, y)`` of ``n_batches`` batches (rows) of valid releases: TraCS-C lattice values;
     TraCS-D trajectories of 100 points, each point the release of its indices about the one before."""
@@ -354,13 +427,17 @@ def run(quick: bool = False) -> None:
         return
     n_batches = 30 if quick else 300
     print(f"\n## collect (tracs serve on 127.0.0.1, SQLite, batches of {BATCH:,}, every check on)")
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    bare = _bare_rate(n_batches // 3)
+    print(f"yardstick: a bare Starlette endpoint parsing JSON batches into SQLite rows, 4 clients: {bare:,.0f} "
+          f"reports/s ({n_batches * BATCH // 3:,} reports)")
     for method, kind in (("tracs-c", "arrow"), ("tracs-d", "arrow"), ("tracs-c", "json")):
         peak, runs = _ingest(method, n_batches, kind)
         for (clients, rate), (got, p50, p99) in runs.items():
             pace = f", paced at {rate:,}/s" if rate else ""
             print(f"ingest {method}, {kind}, {clients} client(s){pace}: {got:,.0f} reports/s over HTTP "
-                  f"({n_batches * BATCH // 3:,} reports); upload latency p50 {p50 * 1e3:.1f} ms, "
-                  f"p99 {p99 * 1e3:.1f} ms")
+                  f"({n_batches * BATCH // 3:,} reports, {got / bare:.2f} × the yardstick); upload latency "
+                  f"p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms")
         print(f"collector {method}, {kind}: peak resident memory {peak:,.0f} MB with {n_batches * BATCH:,} "
               "reports stored")
     with _postgres() as url:

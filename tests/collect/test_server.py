@@ -69,6 +69,11 @@ def test_upload_is_stored_once_and_export_is_a_release(serve, tmp_path):
     assert "tracs_reports_stored 30" in metrics
     assert 'tracs_reports_rejected_total{reason="already stored"} 30' in metrics
     assert 'tracs_batch_seconds_count 6' in metrics
+    # the estimate is kept while nothing new is stored, fitted again after a batch
+    walk(device, 5, seed=9)
+    device.upload(running.url)
+    after = httpx.get(running.url + "/v1/estimate?grid=16&format=csv", timeout=60).content
+    assert after != served.content
 
 
 def uncapped_device(url, capped, device_id, state):

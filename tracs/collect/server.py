@@ -93,6 +93,7 @@ def create_app(collector, *, max_body: int = MAX_BODY):
     from starlette.routing import Route
 
     params_json = collector.parameters.to_json()
+    estimates = {}  # grid -> (stored count, CSV): the estimates of methods other than TraCS-C
 
     def refused(exc: Refused):
         return JSONResponse({"error": exc.reason}, status_code=exc.status)
@@ -149,9 +150,7 @@ def create_app(collector, *, max_body: int = MAX_BODY):
         if collector.density.applies:
             data = await run_in_threadpool(collector.density.estimate_csv, int(grid))
         else:
-            from .export import estimate_csv
-
-            data = await run_in_threadpool(estimate_csv, collector.store, collector.parameters, int(grid))
+            data = await run_in_threadpool(_estimate_of_export, collector, estimates, int(grid))
         if fmt == "csv":
             return Response(data, media_type="text/csv")
         import io
@@ -184,6 +183,21 @@ def create_app(collector, *, max_body: int = MAX_BODY):
               Route("/v1/stats", guarded(stats)),
               Route("/metrics", guarded(metrics)), Route("/", guarded(page))]
     return Starlette(routes=routes)
+
+
+def _estimate_of_export(collector, estimates: dict, grid: int) -> bytes:
+    """``tracs estimate`` of the export on ``grid`` (:func:`tracs.collect.export.estimate_csv`), kept
+    in ``estimates`` while the stored count does not change (the last 4 grids asked for)."""
+    from .export import estimate_csv
+
+    stored = collector.store.count()
+    kept = estimates.pop(grid, None)
+    if kept is None or kept[0] != stored:  # counted before the export: a batch during it is fitted next time
+        kept = stored, estimate_csv(collector.store, collector.parameters, grid)
+    estimates[grid] = kept
+    while len(estimates) > 4:
+        del estimates[next(iter(estimates))]
+    return kept[1]
 
 
 def _export_file(collector, path: Path) -> Path:
