@@ -14,9 +14,13 @@ or TraCS-D, as Arrow IPC or JSON: a third from one client, a third from 4 client
 once, a third from one client paced at 20,000 reports/s; its peak resident memory is
 read from ``/proc`` at the end.  PostgreSQL: a throwaway server (``initdb``, ``pg_ctl``,
 synced commits) shared by 2 collector processes, 4 clients posting a third of the
-batches to them in turn (TraCS-C, Arrow).  Estimate refresh: the collector's TraCS-C estimate
+batches to them in turn (TraCS-C, Arrow).  Yardstick, measured in the same run: a bare
+Starlette endpoint on uvicorn that only parses JSON batches of columns and inserts their
+rows into SQLite (:func:`bare_endpoint`), 4 clients, a third of the batches; each ingest
+figure is also given as a multiple of it, which a loaded machine changes less than the
+figures.  Estimate refresh: the collector's TraCS-C estimate
 (:mod:`tracs.collect.lattice_counts`) on 64 × 64 cells after one more batch, with 10^6
-reports counted (``--quick``: 10^5).  Memory: ``tracs serve`` over a database of 10^7
+reports counted (``--quick``: 10^5): warm-started, and the first fit (as every fit afresh).  Memory: ``tracs serve`` over a database of 10^7
 TraCS-C reports (``--quick``: 10^5) written in process, its peak resident memory after
 start, after an estimate on 64 × 64 cells, after a Parquet export.  Device: ``Device.report`` of TraCS-D fixes,
 the state committed after every report, then in transactions of 100 reports: 300
