@@ -79,7 +79,7 @@ def test_postgres_stores_each_report_once_and_keeps_the_ledger(postgres_url, tmp
     other = make_collector(postgres_url, caps={"trajectory": 15.0})
     assert other.store.count() == 10 and other.token("pg-1") == device.token
     assert other.store.rejections() == {"already stored": 10, "trajectory cap spent": 4}
-    devices, stored = other.store.reports()  # written by a binary COPY: every value exactly as sent
+    devices, stored = other.store.reports()  # every value exactly as sent
     assert devices == ["pg-1"] * 10
     for name in ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon"):
         np.testing.assert_array_equal(stored[name], np.array(body["reports"][name][:10]))
@@ -114,3 +114,21 @@ def _createdb(url: str, name: str) -> None:
 
     with psycopg.connect(url, autocommit=True) as db:
         db.execute(f"CREATE DATABASE {name}")
+
+
+def test_tracs_c_estimate_on_postgresql_counts_every_process_s_reports(postgres_url, tmp_path):
+    from tracs.collect import Device
+
+    _createdb(postgres_url, "counts")
+    db = postgres_url.rsplit("/", 1)[0] + "/counts"
+    first, second = (make_collector(db, method="tracs-c", epsilon=1.0) for _ in range(2))
+    alone = make_collector(tmp_path / "alone.sqlite", method="tracs-c", epsilon=1.0)
+    for k, collector in enumerate((first, second, first)):  # two processes writing the same database
+        device = Device(first.parameters, f"p{k}", k, tmp_path / f"p{k}.sqlite", token=first.enroll(f"p{k}"))
+        alone.enroll(f"p{k}")
+        walk(device, 40, seed=k)
+        batch = device.batch()
+        assert collector.ingest(batch, f"Bearer {device.token}")["accepted"] == 40
+        assert alone.ingest(batch, f"Bearer {alone.token(f'p{k}')}")["accepted"] == 40
+        assert first.density.estimate_csv(8) == alone.density.estimate_csv(8)
+    assert first.density._grids[8].counted == 120
