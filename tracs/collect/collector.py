@@ -123,6 +123,7 @@ class Collector:
         self._secret = store.secret()
         self._digest = parameters.digest
         self._referenced = referenced(parameters.perturber())
+        self._enrolled = set()  # devices found enrolled (never removed): checked without the database
         self.density = LatticeCounts(store, parameters)
         self._writer = _GroupWriter(self)
         self.latency = np.zeros(len(LATENCY_BUCKETS) + 1, dtype=np.int64)
@@ -153,11 +154,16 @@ class Collector:
             raise Refused(422, "device: the batch must name its device (a non-empty string)")
         if not authorization or not authorization.startswith("Bearer "):
             raise Refused(401, f"device {device!r}: send its token as 'Authorization: Bearer <token>'")
-        if not self.store.enrolled(device):
+        if not self.known(device) and not self.store.enrolled(device):
             raise Refused(403, f"unknown device {device!r}: enrol it first (POST /v1/devices or "
                                "tracs serve --issue-token)")
         if not hmac.compare_digest(authorization[7:].encode(), self.token(device).encode()):
             raise Refused(403, f"wrong token for device {device!r}")
+        self._enrolled.add(device)
+
+    def known(self, device) -> bool:
+        """Whether ``device`` was found enrolled before (then checking a batch reads no database)."""
+        return device in self._enrolled
 
     # -- batches ---------------------------------------------------------------------------
     def _columns(self, batch) -> tuple[str, dict]:
@@ -180,13 +186,22 @@ class Collector:
     def ingest(self, batch, authorization: str | None) -> dict:
         """Check and store one batch; the answer, once it is committed: ``accepted`` (the count)
         and ``rejected`` (sequence and reason of each rejected report)."""
+        future, c, start = self.submit(batch, authorization)
+        return self.answer(future.result(), c, start)
+
+    def submit(self, batch, authorization: str | None) -> tuple[Future, dict, float]:
+        """Check a batch's fields and hand it to the writer: ``(future of its reason codes, its
+        columns, the time it came)``, for :meth:`answer`."""
         start = time.perf_counter()
         if not isinstance(batch, dict):
             raise Refused(422, "the body must be a JSON object {\"device\": ..., \"reports\": {...}}")
         device = batch.get("device")
         self._check_device(device, authorization)
         n, c = self._columns(batch)
-        reason = self._writer.submit(device, c).result()
+        return self._writer.submit(device, c), c, start
+
+    def answer(self, reason: np.ndarray, c: dict, start: float) -> dict:
+        """The answer to a batch of columns ``c`` whose reports got ``reason`` (once committed)."""
         accepted = reason == 0
         bad = np.flatnonzero(~accepted)
         answer = {"accepted": int(accepted.sum()),

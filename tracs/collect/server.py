@@ -19,6 +19,7 @@ A request refused gets a 4xx status and ``{"error": reason}``; the server keeps 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import tempfile
@@ -118,8 +119,12 @@ def create_app(collector, *, max_body: int = MAX_BODY):
 
     async def reports(request):
         batch = await _batch(request, max_body)
-        answer = await run_in_threadpool(collector.ingest, batch, request.headers.get("authorization"))
-        return JSONResponse(answer)
+        authorization = request.headers.get("authorization")
+        if _kind(request) == ARROW_TYPE and collector.known(batch.get("device")):  # no database read: on the loop
+            future, columns, start = collector.submit(batch, authorization)
+        else:
+            future, columns, start = await run_in_threadpool(collector.submit, batch, authorization)
+        return JSONResponse(collector.answer(await asyncio.wrap_future(future), columns, start))
 
     async def export(request):
         collector.check_admin(request.headers.get("authorization"))
