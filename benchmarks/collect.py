@@ -373,6 +373,34 @@ def _estimate_refresh(n: int, epsilon: float) -> tuple[float, float]:
     return time.perf_counter() - start, afresh
 
 
+def _export_estimate(n: int) -> float:
+    """Seconds of the collector's TraCS-D estimate on 64 × 64 cells (``tracs estimate`` of the export,
+    :func:`tracs.collect.export.estimate_csv`) over ``n`` stored reports (trajectories of 100 points)."""
+    from tracs.collect import Parameters
+    from tracs.collect.collector import Collector
+    from tracs.collect.export import estimate_csv
+    from tracs.collect.storage import open_store
+    from tracs.public import city_box
+
+    params = Parameters.build("tracs-d", 2.0, city_box("tky"))
+    with tempfile.TemporaryDirectory() as folder:
+        collector = Collector(params, open_store(Path(folder) / "reports.sqlite", params), ADMIN)
+        collector.enroll("device")
+        i, j, x, y = _lattice_walks(params, n // BATCH)
+        with collector.store.transaction():
+            for b in range(n // BATCH):
+                sequence = np.arange(b * BATCH, (b + 1) * BATCH)
+                collector._store("device", {"sequence": sequence, "trajectory": sequence // 100,
+                                            "index": sequence % 100, "time": 1_700_000_000_000_000_000 + sequence,
+                                            "x": x[b], "y": y[b], "i": i[b], "j": j[b],
+                                            "epsilon": np.full(BATCH, params.epsilon)})
+        start = time.perf_counter()
+        estimate_csv(collector.store, params, 64)
+        seconds = time.perf_counter() - start
+        collector.store.close()
+    return seconds
+
+
 def _memory(n: int) -> dict:
     """Peak resident memory (MB) of ``tracs serve`` (TraCS-C) on a SQLite database of ``n`` stored
     reports (written by the collector's own checks and store, in process): after start, after an
@@ -458,6 +486,9 @@ def run(quick: bool = False) -> None:
         warm, afresh = _estimate_refresh(n, epsilon)
         print(f"estimate refresh, TraCS-C at ε = {epsilon:g}, {n:,} reports, 64 × 64 cells, after a batch: "
               f"{warm:.2f} s (warm-started; the first fit and each fit afresh: {afresh:.2f} s)")
+    for n in (10**3, 10**4) if quick else (10**4, 10**5):
+        print(f"estimate of TraCS-D at ε = 2 from the export (tracs estimate of it), {n:,} reports, 64 × 64 "
+              f"cells: {_export_estimate(n):.1f} s")
     n = 10**5 if quick else 10**7
     peaks = _memory(n)
     print(f"collector's peak resident memory over {n:,} stored TraCS-C reports: " +
