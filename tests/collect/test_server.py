@@ -221,6 +221,28 @@ def _request(case: str, body: dict, token: dict):
     }[case]
 
 
+def test_arrow_batches_of_a_known_device_are_checked_as_any(serve, tmp_path):
+    from tracs.collect.protocol import ARROW_TYPE, encode_arrow
+
+    running, collector = serve()
+    device = enrolled_device(running.url, collector.parameters, "k", tmp_path / "k.sqlite")
+    walk(device, 3)
+    assert device.upload(running.url)["accepted"] == 3 and collector.known("k")
+    walk(device, 2, seed=1)
+    body = device.batch()
+    cases = [  # (batch fields changed, token, status, message): checked on the event loop as in the thread pool
+        ({}, "0" * 64, 403, "wrong token for device 'k'"),
+        ({"device": ["k"]}, device.token, 422, "device: the batch must name its device (a non-empty string)"),
+        ({"parameters": "0" * 64}, device.token, 422, "the batch was made under other parameters"),
+    ]
+    for change, token, status, message in cases:
+        answer = httpx.post(running.url + "/v1/reports", content=encode_arrow(dict(body, **change)),
+                            headers={"Authorization": f"Bearer {token}", "Content-Type": ARROW_TYPE})
+        assert answer.status_code == status and message in answer.json()["error"], answer.text
+    assert device.upload(running.url)["accepted"] == 2
+    assert httpx.get(running.url + "/v1/health").json()["stored"] == 5
+
+
 @pytest.fixture(scope="module")
 def refusing(tmp_path_factory):
     """One collector (bodies up to 4,096 bytes) shared by the refusal cases: none stores anything."""

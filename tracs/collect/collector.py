@@ -163,7 +163,7 @@ class Collector:
 
     def known(self, device) -> bool:
         """Whether ``device`` was found enrolled before (then checking a batch reads no database)."""
-        return device in self._enrolled
+        return isinstance(device, str) and device in self._enrolled
 
     # -- batches ---------------------------------------------------------------------------
     def _columns(self, batch) -> tuple[str, dict]:
