@@ -128,7 +128,8 @@ class Collector:
         self._writer = _GroupWriter(self)
         self.latency = np.zeros(len(LATENCY_BUCKETS) + 1, dtype=np.int64)
         self.latency_sum = 0.0
-        parameters.perturber()  # built once, before the first batch
+        one = {name: np.zeros(1, dtype=np.int64 if name in INTEGER_COLUMNS else np.float64) for name in COLUMNS}
+        check_reports(parameters, one, np.zeros(1, dtype=bool))  # perturber built, kernels loaded: not in a batch
 
     # -- access ---------------------------------------------------------------------------
     def token(self, device: str) -> str:

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from .collector import Refused
-from .protocol import ARROW_TYPE, decode_arrow
+from .protocol import ARROW_TYPE, BATCH_FIELDS, COLUMNS, decode_arrow, encode_arrow
 
 __all__ = ["create_app", "MAX_BODY"]
 
@@ -93,6 +93,9 @@ def create_app(collector, *, max_body: int = MAX_BODY):
     from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
     from starlette.routing import Route
 
+    # what decoding an Arrow batch loads (pyarrow, and pandas through it) loaded now, not in the first
+    # batch's answer (a second on a busy machine)
+    decode_arrow(encode_arrow({**dict.fromkeys(BATCH_FIELDS, ""), "reports": {name: [] for name in COLUMNS}}))
     params_json = collector.parameters.to_json()
     estimates = {}  # grid -> (stored count, CSV): the estimates of methods other than TraCS-C
 
