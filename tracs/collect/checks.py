@@ -8,8 +8,9 @@ collector stored its sequence before (a re-sent report: answered, stored once);
 it would overspend a budget cap of the device's ledger, which the collector keeps
 too (so a modified device cannot overspend); TraCS-D: its reference — the report
 before it in its trajectory — is neither in the batch nor the last report the
-collector stored of that trajectory, so the report cannot be checked exactly.  The batch-level fields (protocol
-version, parameters digest, method) are checked by :mod:`tracs.collect.collector`.
+collector stored of that trajectory, so the report cannot be checked exactly.  The
+batch-level fields (protocol version, parameters digest, method) are checked by
+:mod:`tracs.collect.collector`.
 """
 
 from __future__ import annotations

@@ -118,6 +118,9 @@ class Collector:
         The bearer token of the admin endpoints (``None``: they are closed).
     """
 
+    #: most devices remembered as enrolled (then forgotten all at once, and read again)
+    KNOWN = 1 << 16
+
     def __init__(self, parameters, store, admin_token: str | None = None):
         self.parameters, self.store, self.admin_token = parameters, store, admin_token
         self._secret = store.secret()
@@ -160,6 +163,8 @@ class Collector:
                                "tracs serve --issue-token)")
         if not hmac.compare_digest(authorization[7:].encode(), self.token(device).encode()):
             raise Refused(403, f"wrong token for device {device!r}")
+        if len(self._enrolled) >= self.KNOWN:
+            self._enrolled.clear()
         self._enrolled.add(device)
 
     def known(self, device) -> bool:
