@@ -81,19 +81,22 @@ class LatticeCounts:
         """``(fit, chunks)``: the kept fit of ``grid``, or a new one and the chunks of the stored
         lattice indices it is built from (their snapshot taken while no batch is written, so that
         it and the batches counted later hold every report once)."""
-        with self.store.writing():
-            stored = self.store.count() if self.store.SHARED else None
-            with self._lock:
-                fit = self._grids.get(grid)
-                if fit is not None and (stored is None or fit.counted + fit.waiting == stored):
-                    return fit, None
-                self._grids.pop(grid, None)
-                while len(self._grids) >= self.GRIDS:  # the public endpoint may ask for any grid
-                    del self._grids[next(iter(self._grids))]
-                fit = self._grids[grid] = _GridFit(self.parameters, grid)
-                chunks = self.store.lattice_pairs()
-                first = next(chunks, None)
-        return fit, _chain(first, chunks)
+        new = None
+        while True:
+            with self.store.writing():
+                stored = self.store.count() if self.store.SHARED else None
+                with self._lock:
+                    fit = self._grids.get(grid)
+                    if fit is not None and (stored is None or fit.counted + fit.waiting == stored):
+                        return fit, None
+                    if new is not None:
+                        self._grids.pop(grid, None)
+                        while len(self._grids) >= self.GRIDS:  # the public endpoint may ask for any grid
+                            del self._grids[next(iter(self._grids))]
+                        self._grids[grid] = new
+                        chunks = self.store.lattice_pairs()
+                        return new, _chain(next(chunks, None), chunks)
+            new = _GridFit(self.parameters, grid)  # made while batches are written (its matrices take a while)
 
 
 def _chain(first, rest):
