@@ -14,9 +14,13 @@ or TraCS-D, as Arrow IPC or JSON: a third from one client, a third from 4 client
 once, a third from one client paced at 20,000 reports/s; its peak resident memory is
 read from ``/proc`` at the end.  PostgreSQL: a throwaway server (``initdb``, ``pg_ctl``,
 synced commits) shared by 2 collector processes, 4 clients posting a third of the
-batches to them in turn (TraCS-C, Arrow).  Estimate refresh: the collector's TraCS-C estimate
+batches to them in turn (TraCS-C, Arrow).  Yardstick, measured in the same run: a bare
+Starlette endpoint on uvicorn that only parses JSON batches of columns and inserts their
+rows into SQLite (:func:`bare_endpoint`), 4 clients, a third of the batches; each ingest
+figure is also given as a multiple of it, which a loaded machine changes less than the
+figures.  Estimate refresh: the collector's TraCS-C estimate
 (:mod:`tracs.collect.lattice_counts`) on 64 × 64 cells after one more batch, with 10^6
-reports counted (``--quick``: 10^5).  Memory: ``tracs serve`` over a database of 10^7
+reports counted (``--quick``: 10^5): warm-started, and the first fit (as every fit afresh).  Memory: ``tracs serve`` over a database of 10^7
 TraCS-C reports (``--quick``: 10^5) written in process, its peak resident memory after
 start, after an estimate on 64 × 64 cells, after a Parquet export.  Device: ``Device.report`` of TraCS-D fixes,
 the state committed after every report, then in transactions of 100 reports: 300
@@ -63,6 +67,79 @@ def _start(db, port: int, method: str):
             time.sleep(0.1)
     proc.kill()
     raise RuntimeError("tracs serve did not start")
+
+
+def bare_endpoint(db: str, port: int) -> None:
+    """The yardstick of the ingest figures: a Starlette endpoint on uvicorn that only parses a JSON
+    batch of columns and inserts its rows into a SQLite table keyed by ``(device, sequence)``
+    (write-ahead log, ``synchronous=NORMAL``, a commit per batch): no token, no check, no ledger."""
+    import json
+    import sqlite3
+    import threading
+
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    store = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    store.execute("PRAGMA journal_mode=WAL")
+    store.execute("PRAGMA synchronous=NORMAL")
+    store.execute("CREATE TABLE reports (device TEXT NOT NULL, sequence INTEGER NOT NULL, trajectory INTEGER NOT NULL, "
+                  "idx INTEGER NOT NULL, time INTEGER NOT NULL, x REAL NOT NULL, y REAL NOT NULL, i INTEGER NOT NULL, "
+                  "j INTEGER NOT NULL, epsilon REAL NOT NULL, PRIMARY KEY (device, sequence)) WITHOUT ROWID")
+    lock = threading.Lock()
+    names = ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon")
+
+    def insert(body: bytes) -> int:
+        batch = json.loads(body)
+        r = batch["reports"]
+        rows = list(zip([batch["device"]] * len(r["sequence"]), *(r[name] for name in names)))
+        with lock:
+            store.execute("BEGIN IMMEDIATE")
+            store.executemany("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
+            store.execute("COMMIT")
+        return len(rows)
+
+    async def reports(request):
+        return JSONResponse({"accepted": await run_in_threadpool(insert, await request.body()), "rejected": []})
+
+    async def health(request):
+        return JSONResponse({"stored": store.execute("SELECT count(*) FROM reports").fetchone()[0]})
+
+    app = Starlette(routes=[Route("/v1/reports", reports, methods=["POST"]), Route("/v1/health", health)])
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+def _bare_rate(n_batches: int) -> float:
+    """Reports/s of :func:`bare_endpoint` over the JSON bodies of ``n_batches`` TraCS-C batches, 4 clients."""
+    import httpx
+
+    from tracs.collect import Parameters
+    from tracs.public import city_box
+
+    params = Parameters.build("tracs-c", 2.0, city_box("tky"))
+    devices = [f"device-{k}" for k in range(20)]
+    bodies = _bodies(params, n_batches, devices, "json")
+    port = _free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    with tempfile.TemporaryDirectory() as folder:
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; from benchmarks.collect import bare_endpoint; "
+                                 "bare_endpoint(sys.argv[1], int(sys.argv[2]))", str(Path(folder) / "bare.sqlite"),
+                                 str(port)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(600):
+                try:
+                    httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=1)
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            rate, _ = _post_all([f"http://127.0.0.1:{port}"], bodies, {d: "-" for d in devices}, 4, "json")
+        finally:
+            proc.kill()
+            proc.wait()
+    return rate
 
 
 def _lattice_walks(params, n_batches: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -253,20 +330,27 @@ def _device(n: int) -> tuple[float, float]:
     return each, batched
 
 
-def _estimate_refresh(n: int, epsilon: float) -> float:
+def _estimate_refresh(n: int, epsilon: float) -> tuple[float, float]:
     """Seconds to refresh the collector's TraCS-C estimate on 64 × 64 cells after one batch of
-    1,000 reports, with ``n`` reports counted before (3 clusters of lattice values)."""
+    1,000 reports with ``n`` reports counted before (3 clusters of lattice values): the fit
+    warm-started from the previous one, and the fit afresh (as every :attr:`LatticeCounts.REFIT`
+    growth of the reports, and the first)."""
     from tracs.collect import Parameters
     from tracs.collect.lattice_counts import LatticeCounts
     from tracs.public import city_box
 
     params = Parameters.build("tracs-c", epsilon, city_box("tky"))
     (_, _, n0), (_, _, n1) = params.release["lattice"]
-    stored = [0]
+    stored = []
 
-    class Store:  # the stored count the estimate checks its counts against
-        def count(self):
-            return stored[0]
+    class Store:  # the stored reports' lattice indices, as a database gives them in chunks
+        SHARED = False
+
+        def writing(self):
+            return contextlib.nullcontext()
+
+        def lattice_pairs(self):
+            yield from stored
 
     counts = LatticeCounts(Store(), params)
     rng = np.random.default_rng(0)
@@ -275,16 +359,46 @@ def _estimate_refresh(n: int, epsilon: float) -> float:
         c = rng.integers(0, 3, BATCH)
         i = np.clip((np.array([0.3, 0.5, 0.7])[c] + rng.normal(0, 0.1, BATCH)) * n0, 0, n0 - 1).astype(np.int64)
         j = np.clip((np.array([0.4, 0.6, 0.5])[c] + rng.normal(0, 0.1, BATCH)) * n1, 0, n1 - 1).astype(np.int64)
+        stored.append(np.column_stack([i, j]))
         counts.add(i, j)
-        stored[0] += BATCH
 
     for _ in range(n // BATCH):
         batch()
+    start = time.perf_counter()
     counts.estimate_csv(64)
+    afresh = time.perf_counter() - start
     batch()
     start = time.perf_counter()
     counts.estimate_csv(64)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, afresh
+
+
+def _export_estimate(n: int) -> float:
+    """Seconds of the collector's TraCS-D estimate on 64 × 64 cells (``tracs estimate`` of the export,
+    :func:`tracs.collect.export.estimate_csv`) over ``n`` stored reports (trajectories of 100 points)."""
+    from tracs.collect import Parameters
+    from tracs.collect.collector import Collector
+    from tracs.collect.export import estimate_csv
+    from tracs.collect.storage import open_store
+    from tracs.public import city_box
+
+    params = Parameters.build("tracs-d", 2.0, city_box("tky"))
+    with tempfile.TemporaryDirectory() as folder:
+        collector = Collector(params, open_store(Path(folder) / "reports.sqlite", params), ADMIN)
+        collector.enroll("device")
+        i, j, x, y = _lattice_walks(params, n // BATCH)
+        with collector.store.transaction():
+            for b in range(n // BATCH):
+                sequence = np.arange(b * BATCH, (b + 1) * BATCH)
+                collector._store("device", {"sequence": sequence, "trajectory": sequence // 100,
+                                            "index": sequence % 100, "time": 1_700_000_000_000_000_000 + sequence,
+                                            "x": x[b], "y": y[b], "i": i[b], "j": j[b],
+                                            "epsilon": np.full(BATCH, params.epsilon)})
+        start = time.perf_counter()
+        estimate_csv(collector.store, params, 64)
+        seconds = time.perf_counter() - start
+        collector.store.close()
+    return seconds
 
 
 def _memory(n: int) -> dict:
@@ -345,13 +459,17 @@ def run(quick: bool = False) -> None:
         return
     n_batches = 30 if quick else 300
     print(f"\n## collect (tracs serve on 127.0.0.1, SQLite, batches of {BATCH:,}, every check on)")
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
+    bare = _bare_rate(n_batches // 3)
+    print(f"yardstick: a bare Starlette endpoint parsing JSON batches into SQLite rows, 4 clients: {bare:,.0f} "
+          f"reports/s ({n_batches * BATCH // 3:,} reports)")
     for method, kind in (("tracs-c", "arrow"), ("tracs-d", "arrow"), ("tracs-c", "json")):
         peak, runs = _ingest(method, n_batches, kind)
         for (clients, rate), (got, p50, p99) in runs.items():
             pace = f", paced at {rate:,}/s" if rate else ""
             print(f"ingest {method}, {kind}, {clients} client(s){pace}: {got:,.0f} reports/s over HTTP "
-                  f"({n_batches * BATCH // 3:,} reports); upload latency p50 {p50 * 1e3:.1f} ms, "
-                  f"p99 {p99 * 1e3:.1f} ms")
+                  f"({n_batches * BATCH // 3:,} reports, {got / bare:.2f} × the yardstick); upload latency "
+                  f"p50 {p50 * 1e3:.1f} ms, p99 {p99 * 1e3:.1f} ms")
         print(f"collector {method}, {kind}: peak resident memory {peak:,.0f} MB with {n_batches * BATCH:,} "
               "reports stored")
     with _postgres() as url:
@@ -365,8 +483,12 @@ def run(quick: bool = False) -> None:
                   f"p99 {p99 * 1e3:.1f} ms")
     n = 10**5 if quick else 10**6
     for epsilon in (1.0, 2.0):
+        warm, afresh = _estimate_refresh(n, epsilon)
         print(f"estimate refresh, TraCS-C at ε = {epsilon:g}, {n:,} reports, 64 × 64 cells, after a batch: "
-              f"{_estimate_refresh(n, epsilon):.2f} s")
+              f"{warm:.2f} s (warm-started; the first fit and each fit afresh: {afresh:.2f} s)")
+    for n in (10**3, 10**4) if quick else (10**4, 10**5):
+        print(f"estimate of TraCS-D at ε = 2 from the export (tracs estimate of it), {n:,} reports, 64 × 64 "
+              f"cells: {_export_estimate(n):.1f} s")
     n = 10**5 if quick else 10**7
     peaks = _memory(n)
     print(f"collector's peak resident memory over {n:,} stored TraCS-C reports: " +

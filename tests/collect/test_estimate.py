@@ -47,11 +47,57 @@ def test_estimate_from_counts_equals_tracs_estimate_of_the_export(serve, tmp_pat
         served = httpx.get(running.url + "/v1/estimate?grid=8&format=csv", timeout=60)
         assert served.status_code == 200, served.text
         _assert_close(served.content, _export_estimate(running.url, tmp_path, 8))  # refreshed after each batch
-    assert collector.density.total == sum(batches)
-    # a collector started on the same database rebuilds the counts from it
+    assert collector.density._grids[8].counted == sum(batches) == collector.density._grids[8].counts.sum()
+    # a collector started on the same database counts the reports again from it
     again = make_collector(tmp_path / "reports.sqlite", method="tracs-c", epsilon=epsilon)
     assert again.density.estimate_csv(8) == collector.density.estimate_csv(8)
-    assert again.density.total == sum(batches) and again.density.counts.sum() == sum(batches)
+    assert again.density._grids[8].counted == sum(batches) == again.density._grids[8].counts.sum()
     for grid in (2, 3, 4, 5, 6):  # the fits of the last 4 grids asked for are kept
         again.density.estimate_csv(grid)
     assert list(again.density._grids) == [3, 4, 5, 6]
+
+
+def _served_after(running, collector, tmp_path, sizes, grid=8):
+    """Upload batches of ``sizes`` reports, the estimate asked for after each: the fine-grid
+    estimate before the last batch, and the CSV served after it."""
+    before = None
+    for k, n in enumerate(sizes):
+        before = None if collector.density._grids.get(grid) is None else collector.density._grids[grid].theta
+        device = enrolled_device(running.url, collector.parameters, f"w{k}", tmp_path / f"w{k}.sqlite", seed=k)
+        walk(device, n, seed=10 + k)
+        assert device.upload(running.url)["accepted"] == n
+        served = httpx.get(running.url + f"/v1/estimate?grid={grid}&format=csv", timeout=60)
+        assert served.status_code == 200, served.text
+    return before, served.content
+
+
+@pytest.mark.parametrize("epsilon", [1.0, 2.0])
+def test_estimate_after_a_small_batch_is_warm_started_from_the_previous_one(serve, tmp_path, epsilon):
+    from tracs.collect.lattice_counts import plan_of
+
+    running, collector = serve(method="tracs-c", epsilon=epsilon)
+    before, served = _served_after(running, collector, tmp_path, [200, 15])  # 215 < 1.1 · 200: not afresh
+    fit = collector.density._grids[8]
+    assert fit.fresh == 200 and fit.counted == fit.fitted == 215
+    # the same fit made independently: the blocks of every stored report, the weight of the fresh fit,
+    # EM from the estimate before the batch to the same stopping rule
+    _, c = collector.store.reports()
+    model = collector.parameters.perturber()
+    plan = plan_of(model, 8)
+    blocks = plan.blocks(np.column_stack([c["x"], c["y"]]), None, c["epsilon"])
+    np.testing.assert_array_equal(blocks[0].counts, fit.counts)
+    if epsilon >= 2:
+        import dataclasses
+
+        assert plan.smoothing == "cv" and fit.weight is not None
+        plan = dataclasses.replace(plan, smoothing=fit.weight)
+    expected = plan.fit(blocks, lambda: None, initial=before).to_table(collector.parameters.crs)
+    _assert_close(served, expected)
+
+
+def test_estimate_is_fitted_afresh_once_the_reports_grew_by_the_refit_share(serve, tmp_path):
+    running, collector = serve(method="tracs-c", epsilon=1.0)
+    collector.density.REFIT = 0.0  # every estimate afresh: tracs estimate of the export
+    _, served = _served_after(running, collector, tmp_path, [200, 15])
+    assert collector.density._grids[8].fresh == 215
+    _assert_close(served, _export_estimate(running.url, tmp_path, 8))

@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[2]
 REGION = "139.5,35.5,140.0,35.9"
 
 
-def start_collector(db, port):
+def start_collector(db, port, *options):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "tracs.cli", "serve", "-m", "tracs-d", "-e", "1.5", "--region",
-                             REGION, "--db", str(db), "--port", str(port), "--admin-token", ADMIN],
+                             REGION, "--db", str(db), "--port", str(port), "--admin-token", ADMIN, *options],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

@@ -79,7 +79,56 @@ def test_postgres_stores_each_report_once_and_keeps_the_ledger(postgres_url, tmp
     other = make_collector(postgres_url, caps={"trajectory": 15.0})
     assert other.store.count() == 10 and other.token("pg-1") == device.token
     assert other.store.rejections() == {"already stored": 10, "trajectory cap spent": 4}
-    devices, stored = other.store.reports()  # written by a binary COPY: every value exactly as sent
+    devices, stored = other.store.reports()  # every value exactly as sent
     assert devices == ["pg-1"] * 10
     for name in ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilon"):
         np.testing.assert_array_equal(stored[name], np.array(body["reports"][name][:10]))
+
+
+def test_serve_runs_worker_processes_on_postgresql(postgres_url, tmp_path):
+    from .conftest import ADMIN
+    from .test_faults import start_collector
+    from .test_server import enrolled_device
+
+    db = postgres_url.rsplit("/", 1)[0] + "/workers"
+    _createdb(postgres_url, "workers")
+    port = free_port()
+    proc = start_collector(db, port, "--workers", "2")
+    try:
+        url = f"http://127.0.0.1:{port}"
+        params = make_collector(db).parameters
+        for k in range(4):
+            device = enrolled_device(url, params, f"w{k}", tmp_path / f"w{k}.sqlite", seed=k)
+            walk(device, 30, seed=k)
+            assert device.upload(url, batch_size=7)["accepted"] == 30
+        assert httpx.get(url + "/v1/health").json()["stored"] == 120
+        assert httpx.get(url + "/v1/export?format=csv", headers={"Authorization": f"Bearer {ADMIN}"}).text.count(
+            "\n") == 121
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def _createdb(url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(f"CREATE DATABASE {name}")
+
+
+def test_tracs_c_estimate_on_postgresql_counts_every_process_s_reports(postgres_url, tmp_path):
+    from tracs.collect import Device
+
+    _createdb(postgres_url, "counts")
+    db = postgres_url.rsplit("/", 1)[0] + "/counts"
+    first, second = (make_collector(db, method="tracs-c", epsilon=1.0) for _ in range(2))
+    alone = make_collector(tmp_path / "alone.sqlite", method="tracs-c", epsilon=1.0)
+    for k, collector in enumerate((first, second, first)):  # two processes writing the same database
+        device = Device(first.parameters, f"p{k}", k, tmp_path / f"p{k}.sqlite", token=first.enroll(f"p{k}"))
+        alone.enroll(f"p{k}")
+        walk(device, 40, seed=k)
+        batch = device.batch()
+        assert collector.ingest(batch, f"Bearer {device.token}")["accepted"] == 40
+        assert alone.ingest(batch, f"Bearer {alone.token(f'p{k}')}")["accepted"] == 40
+        assert first.density.estimate_csv(8) == alone.density.estimate_csv(8)
+    assert first.density._grids[8].counted == 120

@@ -69,6 +69,11 @@ def test_upload_is_stored_once_and_export_is_a_release(serve, tmp_path):
     assert "tracs_reports_stored 30" in metrics
     assert 'tracs_reports_rejected_total{reason="already stored"} 30' in metrics
     assert 'tracs_batch_seconds_count 6' in metrics
+    # the estimate is kept while nothing new is stored, fitted again after a batch
+    walk(device, 5, seed=9)
+    device.upload(running.url)
+    after = httpx.get(running.url + "/v1/estimate?grid=16&format=csv", timeout=60).content
+    assert after != served.content
 
 
 def uncapped_device(url, capped, device_id, state):
@@ -102,6 +107,75 @@ def test_modified_reports_are_rejected_by_reason(serve, tmp_path):
     assert answer["rejected"] == [{"sequence": 50, "reason": "outside the region"}]
     stats = httpx.get(running.url + "/v1/stats").json()
     assert stats["stored"] == 3 and stats["rejected"] == 6
+
+
+@pytest.mark.parametrize("method", ["tracs-d", "strawman"])
+def test_a_report_continuing_a_stored_trajectory_is_checked_about_the_last_stored_report(serve, tmp_path, method):
+    running, collector = serve(method=method)
+    device = enrolled_device(running.url, collector.parameters, "t", tmp_path / "t.sqlite")
+    walk(device, 4, trajectory="a")
+    assert device.upload(running.url, batch_size=1)["accepted"] == 4  # each report about the stored one before it
+    walk(device, 3, trajectory="a", seed=1)
+    body = device.batch()
+    r = body["reports"]
+    token = {"Authorization": f"Bearer {device.token}"}
+    cases = [  # (what is changed in the batch, the first report's reason)
+        (lambda r: r["x"].__setitem__(0, r["x"][0] + 1.0), "not on the published lattice"),  # moved off its release
+        (lambda r: [r[k].__setitem__(0, v) for k, v in (("index", 5), ("sequence", 40))],  # index 4 never came
+         "the report before it in its trajectory is not stored"),
+        (lambda r: r["trajectory"].__setitem__(0, 9), "the report before it in its trajectory is not stored"),
+    ]
+    for change, reason in cases:  # the batch's first report alone, changed
+        sent = {k: [v[0]] for k, v in r.items()}
+        change(sent)
+        answer = httpx.post(running.url + "/v1/reports", json=dict(body, reports=sent), headers=token).json()
+        assert answer == {"accepted": 0, "rejected": [{"sequence": sent["sequence"][0], "reason": reason}]}
+    assert device.upload(running.url)["accepted"] == 3
+    assert httpx.get(running.url + "/v1/stats").json()["stored"] == 7
+
+
+_ROWS_TABLE = """CREATE TABLE reports (device TEXT NOT NULL, sequence INTEGER NOT NULL,
+    trajectory INTEGER NOT NULL, idx INTEGER NOT NULL, time INTEGER NOT NULL, x REAL NOT NULL,
+    y REAL NOT NULL, i INTEGER NOT NULL, j INTEGER NOT NULL, epsilon REAL NOT NULL,
+    PRIMARY KEY (device, sequence)) WITHOUT ROWID"""
+
+
+def test_a_database_of_one_row_per_report_is_converted_and_keeps_every_report(tmp_path):
+    import sqlite3
+
+    from tracs.collect.collector import Collector
+    from tracs.collect.storage import STORED, open_store
+
+    from .conftest import make_collector
+
+    collector = make_collector(tmp_path / "reports.sqlite")
+    device = Device(collector.parameters, "007", 5, tmp_path / "old.sqlite", token=collector.enroll("007"))
+    walk(device, 5, trajectory="a")
+    walk(device, 2, trajectory="b", seed=1)
+    assert collector.ingest(device.batch(), f"Bearer {device.token}")["accepted"] == 7
+    devices, columns = collector.store.reports()
+    collector.store.close()
+    with sqlite3.connect(tmp_path / "reports.sqlite") as db:  # the layout of an earlier collector
+        db.execute("DELETE FROM batches")
+        db.execute("DROP TABLE last_points")
+        db.execute("DELETE FROM meta WHERE name = 'last points'")
+        db.execute(_ROWS_TABLE)
+        db.executemany("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       zip(devices, *(columns[name].tolist() for name in STORED)))
+    reopened = Collector(collector.parameters, open_store(tmp_path / "reports.sqlite", collector.parameters))
+    assert reopened.store.count() == 7
+    again_devices, again = reopened.store.reports()
+    assert again_devices == devices == ["007"] * 7
+    for name in STORED:
+        np.testing.assert_array_equal(again[name], columns[name])
+    device.acknowledge(range(7))
+    walk(device, 2, trajectory="a", seed=2)  # each checked about the last converted report of its trajectory
+    walk(device, 1, trajectory="b", seed=3)
+    walk(device, 1, trajectory="b", seed=4)
+    body = device.batch()
+    body["reports"]["sequence"][-1] = 3  # stored before the conversion
+    assert reopened.ingest(body, f"Bearer {device.token}") == {
+        "accepted": 3, "rejected": [{"sequence": 3, "reason": "already stored"}]}
 
 
 def _arrow_with_text_x(body: dict) -> bytes:
@@ -145,6 +219,28 @@ def _request(case: str, body: dict, token: dict):
         "admin wrong token": ("GET", "/v1/export", dict(headers={"Authorization": "Bearer nope"})),
         "export format": ("GET", "/v1/export?format=xls", dict(headers=ADMIN_HEADERS)),
     }[case]
+
+
+def test_arrow_batches_of_a_known_device_are_checked_as_any(serve, tmp_path):
+    from tracs.collect.protocol import ARROW_TYPE, encode_arrow
+
+    running, collector = serve()
+    device = enrolled_device(running.url, collector.parameters, "k", tmp_path / "k.sqlite")
+    walk(device, 3)
+    assert device.upload(running.url)["accepted"] == 3 and collector.known("k")
+    walk(device, 2, seed=1)
+    body = device.batch()
+    cases = [  # (batch fields changed, token, status, message): checked on the event loop as in the thread pool
+        ({}, "0" * 64, 403, "wrong token for device 'k'"),
+        ({"device": ["k"]}, device.token, 422, "device: the batch must name its device (a non-empty string)"),
+        ({"parameters": "0" * 64}, device.token, 422, "the batch was made under other parameters"),
+    ]
+    for change, token, status, message in cases:
+        answer = httpx.post(running.url + "/v1/reports", content=encode_arrow(dict(body, **change)),
+                            headers={"Authorization": f"Bearer {token}", "Content-Type": ARROW_TYPE})
+        assert answer.status_code == status and message in answer.json()["error"], answer.text
+    assert device.upload(running.url)["accepted"] == 2
+    assert httpx.get(running.url + "/v1/health").json()["stored"] == 5
 
 
 @pytest.fixture(scope="module")
@@ -215,6 +311,10 @@ def test_serve_refuses_a_database_of_other_parameters(tmp_path, capsys):
     assert "holds the reports of a collection with other parameters" in capsys.readouterr().err
     assert main(["serve", "-m", "ngram", "-e", "2", *region]) != 0
     assert "cannot be collected point by point" in capsys.readouterr().err
+    assert main(["serve", "-m", "tracs-d", "-e", "1.5", *region[:-2], "--workers", "2"]) != 0
+    assert "--workers 2: a SQLite database is written by one process" in capsys.readouterr().err
+    assert main(["serve", "-m", "tracs-d", "-e", "1.5", *region, "--workers", "0"]) != 0
+    assert "a whole number of processes >= 1 is needed, got '0'" in capsys.readouterr().err
 
 
 def test_concurrent_uploads_are_stored_once_and_share_the_ledger(serve, tmp_path):

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import base64
+import os
+import pickle
 
 from ._common import CLIError, anchor_arg, positive_float
 
@@ -41,10 +44,31 @@ def add_parser(subparsers) -> None:
                         "it also survives a power loss (one fsync per commit, slower)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--workers", type=_workers, default=1, metavar="N",
+                   help="collector processes (uvicorn workers) sharing the port (default 1); more than 1 needs "
+                        "a PostgreSQL --db (one process writes a SQLite file)")
     p.add_argument("--admin-token", default=None, metavar="T",
                    help="bearer token of the admin endpoints (enrolment, export); without it they are closed")
     p.add_argument("--issue-token", default=None, metavar="DEVICE",
                    help="enrol DEVICE in --db, print its upload token and exit")
+
+
+def _workers(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of processes >= 1 is needed, got {text!r}")
+    return int(text)
+
+
+#: the environment variable that hands the options to each worker process (pickled, base64)
+_OPTIONS = "TRACS_SERVE_OPTIONS"
+
+
+def worker_app():
+    """The application of one worker process of ``tracs serve --workers N`` (its own collector on
+    the shared PostgreSQL database, built from the options the parent process handed down)."""
+    from ..collect.server import create_app
+
+    return create_app(collector_of(pickle.loads(base64.b64decode(os.environ[_OPTIONS]))))
 
 
 def collector_of(args):
@@ -63,6 +87,11 @@ def collector_of(args):
 
 
 def run(args) -> int:
+    from ..collect.storage import is_postgres
+
+    if args.workers > 1 and not is_postgres(args.db):
+        raise CLIError(f"--workers {args.workers}: a SQLite database is written by one process; run one worker "
+                       "or give a PostgreSQL database (--db postgresql://USER@HOST:PORT/NAME)")
     collector = collector_of(args)
     if args.issue_token is not None:
         print(collector.enroll(args.issue_token))
@@ -75,5 +104,11 @@ def run(args) -> int:
 
     print(f"tracs serve: {collector.parameters.method} at ε = {args.epsilon:g} per point over {args.region}, "
           f"{collector.store.count():,} reports in {args.db}, on http://{args.host}:{args.port}")
-    uvicorn.run(create_app(collector), host=args.host, port=args.port, log_level="warning")
+    if args.workers == 1:
+        uvicorn.run(create_app(collector), host=args.host, port=args.port, log_level="warning")
+        return 0
+    collector.store.close()  # each worker opens its own
+    os.environ[_OPTIONS] = base64.b64encode(pickle.dumps(args)).decode()
+    uvicorn.run("tracs.cli.serve:worker_app", factory=True, workers=args.workers, host=args.host, port=args.port,
+                log_level="warning")
     return 0

@@ -19,7 +19,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from ..errors import TracsError
-from .checks import REASONS, cap_rejections, check_reports
+from .checks import REASONS, cap_rejections, check_reports, referenced
 from .lattice_counts import LatticeCounts
 from .protocol import COLUMNS, INTEGER_COLUMNS, device_token
 
@@ -71,15 +71,18 @@ class _GroupWriter:
                 except queue.Empty:
                     break
             group.sort(key=lambda item: item[0])  # devices' locks in one order (stable: a device's batches in turn)
-            try:
-                with self._collector.store.transaction():
-                    reasons = [self._collector._store(device, columns) for device, columns, _ in group]
-            except BaseException as exc:  # noqa: BLE001 - every waiting batch is answered with it
-                for _, _, future in group:
-                    future.set_exception(exc)
-                continue
-            for (_, columns, future), reason in zip(group, reasons):
-                self._collector.density.add(columns["i"][reason == 0], columns["j"][reason == 0])
+            store = self._collector.store
+            with store.writing():  # the batches are counted for the estimate as their transaction commits
+                try:
+                    with store.transaction():
+                        reasons = [self._collector._store(device, columns) for device, columns, _ in group]
+                except BaseException as exc:  # noqa: BLE001 - every waiting batch is answered with it
+                    for _, _, future in group:
+                        future.set_exception(exc)
+                    continue
+                for (_, columns, _), reason in zip(group, reasons):
+                    self._collector.density.add(columns["i"][reason == 0], columns["j"][reason == 0])
+            for (_, _, future), reason in zip(group, reasons):
                 future.set_result(reason)
 
 
@@ -115,15 +118,21 @@ class Collector:
         The bearer token of the admin endpoints (``None``: they are closed).
     """
 
+    #: most devices remembered as enrolled (then forgotten all at once, and read again)
+    KNOWN = 1 << 16
+
     def __init__(self, parameters, store, admin_token: str | None = None):
         self.parameters, self.store, self.admin_token = parameters, store, admin_token
         self._secret = store.secret()
         self._digest = parameters.digest
+        self._referenced = referenced(parameters.perturber())
+        self._enrolled = set()  # devices found enrolled (never removed): checked without the database
         self.density = LatticeCounts(store, parameters)
         self._writer = _GroupWriter(self)
         self.latency = np.zeros(len(LATENCY_BUCKETS) + 1, dtype=np.int64)
         self.latency_sum = 0.0
-        parameters.perturber()  # built once, before the first batch
+        one = {name: np.zeros(1, dtype=np.int64 if name in INTEGER_COLUMNS else np.float64) for name in COLUMNS}
+        check_reports(parameters, one, np.zeros(1, dtype=bool))  # perturber built, kernels loaded: not in a batch
 
     # -- access ---------------------------------------------------------------------------
     def token(self, device: str) -> str:
@@ -149,11 +158,18 @@ class Collector:
             raise Refused(422, "device: the batch must name its device (a non-empty string)")
         if not authorization or not authorization.startswith("Bearer "):
             raise Refused(401, f"device {device!r}: send its token as 'Authorization: Bearer <token>'")
-        if not self.store.enrolled(device):
+        if not self.known(device) and not self.store.enrolled(device):
             raise Refused(403, f"unknown device {device!r}: enrol it first (POST /v1/devices or "
                                "tracs serve --issue-token)")
         if not hmac.compare_digest(authorization[7:].encode(), self.token(device).encode()):
             raise Refused(403, f"wrong token for device {device!r}")
+        if len(self._enrolled) >= self.KNOWN:
+            self._enrolled.clear()
+        self._enrolled.add(device)
+
+    def known(self, device) -> bool:
+        """Whether ``device`` was found enrolled before (then checking a batch reads no database)."""
+        return isinstance(device, str) and device in self._enrolled
 
     # -- batches ---------------------------------------------------------------------------
     def _columns(self, batch) -> tuple[str, dict]:
@@ -176,13 +192,22 @@ class Collector:
     def ingest(self, batch, authorization: str | None) -> dict:
         """Check and store one batch; the answer, once it is committed: ``accepted`` (the count)
         and ``rejected`` (sequence and reason of each rejected report)."""
+        future, c, start = self.submit(batch, authorization)
+        return self.answer(future.result(), c, start)
+
+    def submit(self, batch, authorization: str | None) -> tuple[Future, dict, float]:
+        """Check a batch's fields and hand it to the writer: ``(future of its reason codes, its
+        columns, the time it came)``, for :meth:`answer`."""
         start = time.perf_counter()
         if not isinstance(batch, dict):
             raise Refused(422, "the body must be a JSON object {\"device\": ..., \"reports\": {...}}")
         device = batch.get("device")
         self._check_device(device, authorization)
         n, c = self._columns(batch)
-        reason = self._writer.submit(device, c).result()
+        return self._writer.submit(device, c), c, start
+
+    def answer(self, reason: np.ndarray, c: dict, start: float) -> dict:
+        """The answer to a batch of columns ``c`` whose reports got ``reason`` (once committed)."""
         accepted = reason == 0
         bad = np.flatnonzero(~accepted)
         answer = {"accepted": int(accepted.sum()),
@@ -195,12 +220,13 @@ class Collector:
         """Check one batch against the stored reports and ledger and write it (inside the writer's
         transaction); returns the reason code of each report."""
         self.store.lock_device(device)
-        reason = check_reports(self.parameters, c, self.store.stored(device, c["sequence"]))
+        last = self.store.last_points(device, c["trajectory"]) if self._referenced else None
+        reason = check_reports(self.parameters, c, self.store.stored(device, c["sequence"]), last)
         added = cap_rejections(self.parameters, c, reason, lambda cap, keys: self.store.spent(device, cap, keys))
         accepted = reason == 0
         codes, counts = np.unique(reason[~accepted], return_counts=True)
         self.store.commit(device, c, accepted, added,
-                          {REASONS[k]: int(v) for k, v in zip(codes.tolist(), counts.tolist())})
+                          {REASONS[k]: int(v) for k, v in zip(codes.tolist(), counts.tolist())}, last=self._referenced)
         return reason
 
     def _time(self, seconds: float) -> None:

@@ -1,20 +1,29 @@
 """The collector's estimate of TraCS-C reports, kept up to date batch by batch.
 
-TraCS-C's likelihood depends on the reports only through how many fall on each
-value of the public lattice (a report is binned by its lattice value), so the
-counts of reports per lattice pair ``(i, j)`` are its sufficient statistics.
-:class:`LatticeCounts` adds each committed batch's accepted reports to them and
-rebuilds them from the database with one ``GROUP BY`` when the stored count
-differs from its own (at start, after a rolled-back batch, or when another
-collector process writes to the same PostgreSQL database) — the reports are never
-loaded.  An estimate is the fit ``tracs estimate`` makes of the export of those
-reports, with the same options (:func:`tracs.estimate.grid_density.plan_density`), on the
-blocks of the counts; it is kept until the next batch.  Other methods are estimated
-from the export (:func:`tracs.collect.export.estimate_csv`).
+TraCS-C's likelihood depends on the reports only through how many fall in each
+output bin (a report is binned by its lattice value), so each grid asked for keeps
+those counts — its sufficient statistics, a few thousand numbers — and adds each
+committed batch's accepted reports to them.  They are built from the database
+once per grid, in chunks of lattice indices (:meth:`Store.lattice_pairs`: the
+reports are never all in memory), and again when the database holds reports this
+process did not count (a PostgreSQL database other collector processes write to).
+
+A grid's first fit is ``tracs estimate``'s fit of the export of the stored reports,
+with the same options (:func:`tracs.estimate.grid_density.plan_density`): EM from
+the uniform start, at ε ≥ 2 with the smoothing weight chosen on held-out reports.
+A fit after further batches starts EM from the previous estimate, with the same
+smoothing weight and stopping rule (a warm start: tens of passes instead of
+hundreds).  EM on these grids stops before it converges (the stopping rule fires
+on a slow path), so a warm-started fit stops elsewhere than a fit from the uniform
+start; the fit is made afresh — the weight chosen again — once the reports have
+grown by :attr:`LatticeCounts.REFIT` since the last fresh fit, and then equals
+``tracs estimate`` of the export again.  Other methods are estimated from the
+export (:func:`tracs.collect.export.estimate_csv`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import numpy as np
@@ -22,103 +31,79 @@ import numpy as np
 __all__ = ["LatticeCounts"]
 
 
-def _merged(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct ``keys`` and the sum of ``counts`` of each."""
-    unique, inverse = np.unique(keys, return_inverse=True)
-    return unique, np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64)
-
-
 class LatticeCounts:
-    """Counts of the stored reports per lattice pair, for the parameters of ``store``'s collection.
+    """The TraCS-C estimates of the reports of ``store``'s collection, one per grid asked for.
 
-    ``applies``: the method is TraCS-C (otherwise nothing is counted).  A pair ``(i, j)``
-    is kept as the key ``i·n₁ + j`` (``n₁`` values on the second axis), with its count,
-    for the pairs that hold reports only (the lattice has up to 2²⁰ values per axis);
-    the keys of new batches wait in a list until an estimate or 2²⁰ of them.  Each grid
-    asked for (the last :attr:`GRIDS`) keeps its blocks (the counts per output bin: a
-    new batch's reports are binned and added) and its estimate until the next batch;
-    EM is run afresh on the blocks (a fit warm-started from the previous one stops
-    elsewhere, and cells it had emptied stay empty).
+    ``applies``: the method is TraCS-C (otherwise nothing is counted).  The lattice
+    indices of new batches wait in a list per grid until its next estimate; a grid
+    not asked for while :attr:`PENDING` reports came is dropped (built again from the
+    database when asked for).  The last :attr:`GRIDS` grids asked for are kept.
     """
 
     PENDING = 1 << 20
     #: most grids whose fits are kept (the oldest asked for first is dropped)
     GRIDS = 4
+    #: a grid is fitted afresh (uniform start, smoothing weight chosen again) once its reports have
+    #: grown by this share since its last fresh fit; 0: every estimate is fitted afresh
+    REFIT = 0.1
 
     def __init__(self, store, parameters):
         self.store, self.parameters = store, parameters
         self.applies = parameters.method == "tracs-c" and parameters.perturber().epsilon is not None
-        self._n1 = int(parameters.release["lattice"][1][2])
-        self.keys, self.counts = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        self.total = 0
-        self._pending, self._waiting = [], 0
         self._lock, self._fitting = threading.Lock(), threading.Lock()
         self._grids = {}  # grid -> its fit (_GridFit)
 
     def add(self, i: np.ndarray, j: np.ndarray) -> None:
         """Count the accepted reports of a committed batch (their lattice indices)."""
         if self.applies and len(i):
-            keys = np.asarray(i, dtype=np.int64) * self._n1 + j
+            pairs = np.column_stack([i, j]).astype(np.int64, copy=False)
             with self._lock:
-                self._pending.append(keys)
-                self._waiting += len(keys)
-                self.total += len(keys)
-                for fit in list(self._grids.values()):
-                    fit.pending.append(keys)
-                    fit.waiting += len(keys)
-                if self._waiting >= self.PENDING:
-                    self._merge()
-
-    def _merge(self) -> None:
-        if self._pending:
-            new = np.concatenate(self._pending)
-            self.keys, self.counts = _merged(np.concatenate([self.keys, new]),
-                                             np.concatenate([self.counts, np.ones(len(new), dtype=np.int64)]))
-            self._pending, self._waiting = [], 0
-        for grid in [g for g, fit in self._grids.items() if fit.waiting >= self.PENDING]:
-            del self._grids[grid]  # asked for too long ago: fitted afresh next time
-
-    def _sync(self) -> None:
-        """Count again from the database when it holds other reports than those counted."""
-        stored = self.store.count()
-        with self._lock:
-            if stored != self.total:  # at start, or rows written elsewhere: counted again from the database
-                chunks = list(self.store.lattice_counts()) or [np.zeros((0, 3), dtype=np.int64)]
-                rows = np.concatenate(chunks)
-                self.keys, self.counts = _merged(rows[:, 0] * self._n1 + rows[:, 1], rows[:, 2])
-                self.total, self._pending, self._waiting, self._grids = int(self.counts.sum()), [], 0, {}
-
-    def _points(self, keys: np.ndarray) -> np.ndarray:
-        (o0, h0, _), (o1, h1, _) = self.parameters.release["lattice"]
-        ii, jj = np.divmod(keys, self._n1)
-        return np.column_stack([o0 + ii * h0, o1 + jj * h1])
+                for grid, fit in list(self._grids.items()):
+                    fit.pending.append(pairs)
+                    fit.waiting += len(pairs)
+                    if fit.waiting >= self.PENDING:  # asked for too long ago: built again next time
+                        del self._grids[grid]
 
     def estimate_csv(self, grid: int) -> bytes:
-        """The CSV ``tracs estimate --grid GRID`` writes for the export of the stored reports."""
+        """The CSV of the estimate on ``grid`` × ``grid`` cells (``tracs estimate``'s columns)."""
         with self._fitting:
-            self._sync()
-            model = self.parameters.perturber()
-            eps = float(model.epsilon)
+            fit, chunks = self._fit_of(grid)
+            if chunks is not None:
+                for pairs in chunks:
+                    fit.count(pairs)
             with self._lock:
-                fit = self._grids.get(grid)
-                if fit is None:
-                    self._merge()
-                    keys, counts, total = self.keys, self.counts, self.total
-                    while len(self._grids) >= self.GRIDS:  # the public endpoint may ask for any grid
-                        del self._grids[next(iter(self._grids))]
-                    fit = self._grids[grid] = _GridFit(plan_of(model, grid))
-                else:
-                    keys = np.concatenate(fit.pending) if fit.pending else np.zeros(0, dtype=np.int64)
-                    counts, total = np.ones(len(keys), dtype=np.int64), self.total
-                fit.pending, fit.waiting = [], 0
-            if fit.csv is not None and fit.total == total:
-                return fit.csv
-            if len(keys):
-                new = fit.plan.blocks(self._points(keys), None, np.full(len(keys), eps), weights=counts)
-                fit.blocks = new if fit.blocks is None else [_added(a, b) for a, b in zip(fit.blocks, new)]
-            est = fit.plan.fit(fit.blocks, lambda: None)
-            fit.total, fit.csv = total, est.to_table(self.parameters.crs).to_csv(index=False).encode()
-            return fit.csv
+                pending, fit.pending, fit.waiting = fit.pending, [], 0
+            for pairs in pending:
+                fit.count(pairs)
+            return fit.refresh(self.parameters.crs, self.REFIT)
+
+    def _fit_of(self, grid: int):
+        """``(fit, chunks)``: the kept fit of ``grid``, or a new one and the chunks of the stored
+        lattice indices it is built from (their snapshot taken while no batch is written, so that
+        it and the batches counted later hold every report once)."""
+        new = None
+        while True:
+            with self.store.writing():
+                stored = self.store.count() if self.store.SHARED else None
+                with self._lock:
+                    fit = self._grids.get(grid)
+                    if fit is not None and (stored is None or fit.counted + fit.waiting == stored):
+                        return fit, None
+                    if new is not None:
+                        self._grids.pop(grid, None)
+                        while len(self._grids) >= self.GRIDS:  # the public endpoint may ask for any grid
+                            del self._grids[next(iter(self._grids))]
+                        self._grids[grid] = new
+                        chunks = self.store.lattice_pairs()
+                        return new, _chain(next(chunks, None), chunks)
+            new = _GridFit(self.parameters, grid)  # made while batches are written (its matrices take a while)
+
+
+def _chain(first, rest):
+    """``first`` (unless ``None``), then the chunks of ``rest``."""
+    if first is not None:
+        yield first
+    yield from rest
 
 
 def plan_of(model, grid: int):
@@ -129,18 +114,60 @@ def plan_of(model, grid: int):
     return plan_density(model, 0, eps, eps, grid=(grid, grid))
 
 
-def _added(block, new):
-    """The product block of the reports of ``block`` and of ``new`` (same matrices)."""
-    from ..estimate._expectation_maximisation import ProductBlock
-
-    out = ProductBlock(block.counts + new.counts, block.first, block.second)
-    out.eps = block.eps
-    return out
-
-
 class _GridFit:
-    """One grid's fit: its plan, its blocks, the reports they count and the CSV of their estimate."""
+    """One grid's fit: its plan, the reports counted per output bin, the smoothing weight and the
+    estimate of the last fit (the start of the next), and the CSV of the estimate."""
 
-    def __init__(self, plan):
-        self.plan, self.blocks, self.total, self.csv = plan, None, 0, None
-        self.pending, self.waiting = [], 0
+    def __init__(self, parameters, grid: int):
+        from ..estimate.grid_density import axis_mechanisms
+        from ..estimate.transition import output_grid, snap_edges
+
+        model = parameters.perturber()
+        self.eps = float(model.epsilon)
+        self.plan = plan_of(model, grid)
+        (self._origin, self._step) = [np.array([axis[k] for axis in parameters.release["lattice"]]) for k in (0, 1)]
+        (block,) = self.plan.blocks(self._origin[None, :], None, np.full(1, self.eps), weights=np.zeros(1))
+        self.first, self.second = block.first, block.second
+        self.edges = []  # the output bins' edges per axis, as the blocks snap them
+        for mechanism, edges in zip(axis_mechanisms(model, self.eps), (self.plan.xe, self.plan.ye)):
+            out = output_grid(edges, self.plan.output_bins)
+            out[0], out[-1] = -np.inf, np.inf
+            self.edges.append(snap_edges(mechanism, out))
+        self.counts = np.zeros(block.counts.shape)
+        self.counted, self.pending, self.waiting = 0, [], 0
+        self.weight, self.theta, self.csv, self.fitted, self.fresh = None, None, None, -1, 0
+
+    def count(self, pairs: np.ndarray) -> None:
+        """Add the reports of lattice indices ``pairs`` (rows ``(i, j)``) to the counts per output bin."""
+        from ..estimate.transition import bin_index
+
+        points = self._origin + pairs * self._step
+        key = bin_index(points[:, 0], self.edges[0]) * self.counts.shape[1] + bin_index(points[:, 1], self.edges[1])
+        self.counts += np.bincount(key, minlength=self.counts.size).reshape(self.counts.shape)
+        self.counted += len(pairs)
+
+    def refresh(self, crs, refit: float) -> bytes:
+        """The CSV of the estimate of the counted reports: the kept one when no report came since,
+        else a fit afresh (the first, or after the reports grew by ``refit``) or warm-started."""
+        from ..estimate import _expectation_maximisation as fitting
+
+        if self.csv is not None and self.fitted == self.counted:
+            return self.csv
+        from ..estimate._expectation_maximisation import ProductBlock
+
+        block = ProductBlock(self.counts, self.first, self.second)
+        block.eps = self.eps
+        afresh = self.theta is None or self.counted >= (1 + refit) * self.fresh
+        plan, start = self.plan, None
+        if afresh and isinstance(plan.smoothing, str) and plan.smoothing == "cv":
+            self.weight = fitting.choose_smoothing([block], plan.support(), tol=plan.tol,
+                                                   max_iterations=plan.iterations, accelerate=plan.accelerate) or None
+        elif not afresh:
+            start = self.theta
+        if isinstance(plan.smoothing, str) and plan.smoothing == "cv":
+            plan = dataclasses.replace(plan, smoothing=self.weight)
+        est = plan.fit([block], lambda: None, initial=start)
+        self.theta = (est.detail or est).probabilities
+        self.fitted, self.fresh = self.counted, self.counted if afresh else self.fresh
+        self.csv = est.to_table(crs).to_csv(index=False).encode()
+        return self.csv

@@ -7,10 +7,8 @@ NOTHING`` (stored once), and a batch's reports, ledger and counts are one
 transaction committed before the batch is answered.  Several collector processes
 may share the database: a batch takes a transaction-level advisory lock on its
 device (:meth:`PostgresStore.lock_device`), so two batches of one device are
-checked against the ledger one after the other.  A batch's reports go in with
-``COPY … FROM STDIN`` in PostgreSQL's binary format (built from the NumPy columns at
-once, :func:`copy_rows`) into a temporary table, then ``INSERT … SELECT … ON CONFLICT
-DO NOTHING``.
+checked against the ledger one after the other.  A batch's accepted reports are one row
+of ``batches`` (their columns as one ``BYTEA`` value, :func:`tracs.collect.storage.pack`).
 """
 
 from __future__ import annotations
@@ -20,20 +18,21 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .storage import STORED, Store, StoreError
+from .storage import Store, StoreError
 
 __all__ = ["PostgresStore"]
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS devices (device TEXT PRIMARY KEY)",
-    "CREATE TABLE IF NOT EXISTS reports (device TEXT NOT NULL, sequence BIGINT NOT NULL, "
-    "trajectory BIGINT NOT NULL, idx BIGINT NOT NULL, time BIGINT NOT NULL, x DOUBLE PRECISION NOT NULL, "
-    "y DOUBLE PRECISION NOT NULL, i BIGINT NOT NULL, j BIGINT NOT NULL, epsilon DOUBLE PRECISION NOT NULL, "
-    "PRIMARY KEY (device, sequence))",
+    "CREATE TABLE IF NOT EXISTS batches (device TEXT NOT NULL, low BIGINT NOT NULL, high BIGINT NOT NULL, "
+    "reports BIGINT NOT NULL, body BYTEA NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS batches_high ON batches (device, high)",
     "CREATE TABLE IF NOT EXISTS ledger (device TEXT NOT NULL, cap TEXT NOT NULL, key BIGINT NOT NULL, "
     "points BIGINT NOT NULL, PRIMARY KEY (device, cap, key))",
     "CREATE TABLE IF NOT EXISTS rejections (reason TEXT PRIMARY KEY, count BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS last_points (device TEXT NOT NULL, trajectory BIGINT NOT NULL, idx BIGINT NOT NULL, "
+    "x DOUBLE PRECISION NOT NULL, y DOUBLE PRECISION NOT NULL, PRIMARY KEY (device, trajectory))",
 )
 
 
@@ -43,6 +42,9 @@ class PostgresStore(Store):
 
     MARK = "%s"
     DEVICE_ORDER = 'device COLLATE "C"'  # byte order, as SQLite compares text
+    SHARED = True
+    ROWS_TABLE = ("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() "
+                  "AND table_name = 'reports'")
 
     def __init__(self, url: str, parameters):
         try:
@@ -76,15 +78,6 @@ class PostgresStore(Store):
             finally:
                 self._depth = 0
 
-    def _insert_reports(self, cursor, device: str, columns: dict) -> None:
-        if not len(columns["sequence"]):
-            return
-        cursor.execute("CREATE TEMP TABLE IF NOT EXISTS incoming (LIKE reports) ON COMMIT DELETE ROWS")
-        with cursor.copy("COPY incoming (device, sequence, trajectory, idx, time, x, y, i, j, epsilon) "
-                         "FROM STDIN (FORMAT BINARY)") as copy:
-            copy.write(copy_rows(device, columns))
-        cursor.execute("INSERT INTO reports SELECT * FROM incoming ON CONFLICT DO NOTHING")
-
     @contextmanager
     def _reader(self):
         """A connection of its own for a long read."""
@@ -93,25 +86,15 @@ class PostgresStore(Store):
         with psycopg.connect(self.path) as db:
             yield db
 
+    def _stream(self, db, text: str):
+        """A server-side cursor (rows fetched in chunks, not all at once by the client)."""
+        cursor = db.cursor(name="tracs_stream")
+        cursor.execute(text)
+        return cursor
+
+    def _snapshot(self, db) -> None:
+        db.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+
     def lock_device(self, device: str) -> None:
         """Hold ``device``'s advisory lock until the transaction ends (other collector processes wait)."""
         self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (device,))
-
-
-_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8  # signature, flags, header extension length
-_FLOATS = ("x", "y", "epsilon")
-
-
-def copy_rows(device: str, columns: dict) -> bytes:
-    """The reports of ``device`` (the :data:`tracs.collect.storage.STORED` columns) as the body of a
-    binary ``COPY``: each row a field count, then each field's length and big-endian value."""
-    name = device.encode("utf-8")
-    fields = [("count", ">i2"), ("device_size", ">i4"), ("device", f"S{len(name)}")]
-    for column in STORED:
-        fields += [(f"{column}_size", ">i4"), (column, ">f8" if column in _FLOATS else ">i8")]
-    rows = np.zeros(len(columns["sequence"]), dtype=np.dtype(fields))
-    rows["count"], rows["device_size"], rows["device"] = 1 + len(STORED), len(name), name
-    for column in STORED:
-        rows[f"{column}_size"] = 8
-        rows[column] = columns[column]
-    return _COPY_HEADER + rows.tobytes() + b"\xff\xff"

@@ -19,13 +19,14 @@ A request refused gets a 4xx status and ``{"error": reason}``; the server keeps 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import tempfile
 from pathlib import Path
 
 from .collector import Refused
-from .protocol import ARROW_TYPE, decode_arrow
+from .protocol import ARROW_TYPE, BATCH_FIELDS, COLUMNS, decode_arrow, encode_arrow
 
 __all__ = ["create_app", "MAX_BODY"]
 
@@ -92,7 +93,11 @@ def create_app(collector, *, max_body: int = MAX_BODY):
     from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
     from starlette.routing import Route
 
+    # what decoding an Arrow batch loads (pyarrow, and pandas through it) loaded now, not in the first
+    # batch's answer (a second on a busy machine)
+    decode_arrow(encode_arrow({**dict.fromkeys(BATCH_FIELDS, ""), "reports": {name: [] for name in COLUMNS}}))
     params_json = collector.parameters.to_json()
+    estimates = {}  # grid -> (stored count, CSV): the estimates of methods other than TraCS-C
 
     def refused(exc: Refused):
         return JSONResponse({"error": exc.reason}, status_code=exc.status)
@@ -117,8 +122,12 @@ def create_app(collector, *, max_body: int = MAX_BODY):
 
     async def reports(request):
         batch = await _batch(request, max_body)
-        answer = await run_in_threadpool(collector.ingest, batch, request.headers.get("authorization"))
-        return JSONResponse(answer)
+        authorization = request.headers.get("authorization")
+        if _kind(request) == ARROW_TYPE and collector.known(batch.get("device")):  # no database read: on the loop
+            future, columns, start = collector.submit(batch, authorization)
+        else:
+            future, columns, start = await run_in_threadpool(collector.submit, batch, authorization)
+        return JSONResponse(collector.answer(await asyncio.wrap_future(future), columns, start))
 
     async def export(request):
         collector.check_admin(request.headers.get("authorization"))
@@ -149,9 +158,7 @@ def create_app(collector, *, max_body: int = MAX_BODY):
         if collector.density.applies:
             data = await run_in_threadpool(collector.density.estimate_csv, int(grid))
         else:
-            from .export import estimate_csv
-
-            data = await run_in_threadpool(estimate_csv, collector.store, collector.parameters, int(grid))
+            data = await run_in_threadpool(_estimate_of_export, collector, estimates, int(grid))
         if fmt == "csv":
             return Response(data, media_type="text/csv")
         import io
@@ -184,6 +191,21 @@ def create_app(collector, *, max_body: int = MAX_BODY):
               Route("/v1/stats", guarded(stats)),
               Route("/metrics", guarded(metrics)), Route("/", guarded(page))]
     return Starlette(routes=routes)
+
+
+def _estimate_of_export(collector, estimates: dict, grid: int) -> bytes:
+    """``tracs estimate`` of the export on ``grid`` (:func:`tracs.collect.export.estimate_csv`), kept
+    in ``estimates`` while the stored count does not change (the last 4 grids asked for)."""
+    from .export import estimate_csv
+
+    stored = collector.store.count()
+    kept = estimates.pop(grid, None)
+    if kept is None or kept[0] != stored:  # counted before the export: a batch during it is fitted next time
+        kept = stored, estimate_csv(collector.store, collector.parameters, grid)
+    estimates[grid] = kept
+    while len(estimates) > 4:
+        del estimates[next(iter(estimates))]
+    return kept[1]
 
 
 def _export_file(collector, path: Path) -> Path:

@@ -326,8 +326,9 @@ class DensityPlan:
             return np.ones(self.shape, dtype=bool)
         return self.estimator.call("support", self)
 
-    def fit(self, blocks, folds) -> Density:
-        """EM over ``blocks``; ``folds()`` gives every report's trajectory fold when ``stop`` is ``"cv"``."""
+    def fit(self, blocks, folds, initial=None) -> Density:
+        """EM over ``blocks``; ``folds()`` gives every report's trajectory fold when ``stop`` is ``"cv"``;
+        ``initial``: the final fit's start on the grid of :attr:`shape` (default uniform)."""
         support, smoothing, iterations = self.support(), self.smoothing, self.iterations
         options = {"tol": self.tol, "accelerate": self.accelerate, "lines": progress_lines("estimate")}
         if isinstance(smoothing, str) and smoothing == "cv":
@@ -341,7 +342,8 @@ class DensityPlan:
                 if budget is not None:
                     iterations = budget if iterations is None else min(iterations, budget)
         options["lines"].stage = "final fit"
-        fit = fitting.run_em(blocks, support, smoothing=smoothing, max_iterations=iterations, **options)
+        fit = fitting.run_em(blocks, support, smoothing=smoothing, max_iterations=iterations, initial=initial,
+                             **options)
         theta = fit.theta
         if self.edge_decay and all(isinstance(b, fitting.ProductBlock) for b in blocks):
             axes = edge_axes([[b.first for b in blocks], [b.second for b in blocks]], self.edge_decay)
