@@ -29,8 +29,6 @@ import inspect
 
 from numba import njit, types
 
-from .errors import InputTypeError
-
 __all__ = ["helper"]
 
 
@@ -57,7 +55,7 @@ def helper(func=None, *, uint64=()):
     names = list(inspect.signature(func).parameters)
     unknown = sorted(set(uint64) - set(names))
     if unknown:
-        raise InputTypeError(f"{func.__qualname__} has no parameters {unknown}")
+        raise TypeError(f"{func.__qualname__} has no parameters {unknown}")
     unsigned = {names.index(name) for name in uint64}
 
     def plain(a, unsigned_here):

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tracs.cli import dask_perturb, main
+from tracs.cli import BUG_STATUS, dask_perturb, main
 from tracs.cli._common import release_methods
 
 dask = pytest.importorskip("dask", reason="tracs[dask] is not installed")
@@ -188,7 +188,8 @@ def test_a_failed_write_leaves_the_target_as_it_was(data, tmp_path, monkeypatch,
     target.mkdir()  # an empty folder of that name may be the target: it stays as it was
     code = main(["perturb", str(data / "3"), "-o", str(target), "--engine", "dask",
                  *_options("tracs-d", "philox", data)])
-    assert code == 1 and "RuntimeError: worker lost" in capsys.readouterr().err
+    # not a refusal of the input: shown with its traceback as a failure of tracs
+    assert code == BUG_STATUS and "RuntimeError: worker lost" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["many"] and not any(target.iterdir())
 
 
