@@ -28,8 +28,9 @@ model, the recursions run on each trajectory's own reports.  Everything is
 post-processing of the release and its public parameters: it costs no privacy.
 
 Work runs over chunks of whole trajectories holding at most :data:`CHUNK_CELLS`
-report-cells (a longer trajectory is a chunk of its own), steps of the chunk's
-trajectories batched together: memory is a few arrays of ``chunk × cells``.
+report-cells (a longer trajectory is a chunk of its own): memory is a few arrays of
+``chunk × cells``.  The recursions of a chunk are one compiled call
+(:mod:`tracs.estimate._smoothing_kernels`), its trajectories one after the other.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from ._smoothing_kernels import log_likelihoods, smoothed_marginals
 
 #: report × cell entries per chunk of trajectories (bounds memory: ~5 float64 arrays of this size)
 CHUNK_CELLS = 1 << 21
@@ -82,61 +85,25 @@ class _Model:
     """The transition ``(1 − w)·K θ / Z + w·θ`` on a grid."""
 
     def __init__(self, theta, grid, scale, jump):
-        self.theta, self.jump = theta, float(jump)
+        self.theta, self.jump = np.ascontiguousarray(theta), float(jump)
         cx, cy = (0.5 * (e[:-1] + e[1:]) for e in grid)
         self.kx, self.ky = _kernel(cx, scale), _kernel(cy, scale)
+        self.full = not np.isfinite(scale)
         z = self.kx @ theta @ self.ky
         self.inv_z = 1.0 / np.maximum(z, 1e-300)  # α_c > 0 needs θ_c > 0, hence Z_c ≥ K(c, c)·θ_c > 0
 
-    def predict(self, alpha):
-        """Prior of the next points, ``Σ_c α_c P(· | c)``, for a batch ``alpha`` (B, Gx, Gy) of sums 1."""
-        if self.jump >= 1.0:
-            return np.broadcast_to(self.theta, alpha.shape)
-        spread = self.kx @ (alpha * self.inv_z) @ self.ky
-        return self.theta * ((1.0 - self.jump) * spread + self.jump)
-
-    def back(self, g):
-        """``Σ_n P(n | c)·g_n`` for a batch ``g`` (B, Gx, Gy)."""
-        weighted = g * self.theta
-        total = weighted.sum(axis=(1, 2))[:, None, None]
-        if self.jump >= 1.0:
-            return np.broadcast_to(total, g.shape)
-        return (1.0 - self.jump) * self.inv_z * (self.kx @ weighted @ self.ky) + self.jump * total
-
-
-def _forward(lik, starts, lengths, model):
-    """Scaled forward pass over a chunk: every point's filtered marginal ``α`` (sums 1)."""
-    alpha = np.empty_like(lik)
-    prev = None
-    for t in range(int(lengths.max())):
-        active = lengths > t
-        idx = starts[active] + t
-        prior = model.theta if t == 0 else model.predict(prev[active[lengths > t - 1]])
-        a = prior * lik[idx]
-        a /= a.sum(axis=(1, 2))[:, None, None]
-        alpha[idx] = a
-        prev = a
-    return alpha
+    def arguments(self) -> tuple:
+        """The model's arguments of the kernels, after ``θ``."""
+        return self.kx, self.ky, self.full, self.inv_z, self.jump
 
 
 def _smooth_chunk(lik, mx, my, starts, lengths, model):
     """Smoothed posterior means of a chunk's points: (n, 2)."""
-    alpha = _forward(lik, starts, lengths, model)
+    gamma = np.empty_like(lik)
+    smoothed_marginals(lik, starts, lengths, model.theta, *model.arguments(), gamma)
     out = np.empty((lik.shape[0], 2))
-    beta = None
-    for t in range(int(lengths.max()) - 1, -1, -1):
-        active = lengths > t
-        idx = starts[active] + t
-        b = np.ones((len(idx),) + lik.shape[1:])  # the last point of a trajectory: β = 1
-        if beta is not None:
-            b[lengths[active] > t + 1] = beta
-        g = alpha[idx] * b
-        g /= g.sum(axis=(1, 2))[:, None, None]
-        out[idx, 0] = (g * mx[idx]).sum(axis=(1, 2))
-        out[idx, 1] = (g * my[idx]).sum(axis=(1, 2))
-        if t > 0:  # β of step t − 1 of every trajectory active at t
-            beta = model.back(lik[idx] * b)
-            beta = beta / beta.max(axis=(1, 2))[:, None, None]  # scaling: the marginals are ratios
+    out[:, 0] = (gamma * mx).sum(axis=(1, 2))
+    out[:, 1] = (gamma * my).sum(axis=(1, 2))
     return out
 
 
@@ -164,24 +131,10 @@ def _tables(pts, off, perturber, density, family, parts):
 
 
 def _log_likelihoods(lik, starts, lengths, theta, models) -> np.ndarray:
-    """The scaled forward pass of every model at once (stacked): their log-likelihoods of a chunk."""
-    kx = np.stack([m.kx for m in models])[:, None]
-    ky = np.stack([m.ky for m in models])[:, None]
-    inv_z = np.stack([m.inv_z for m in models])[:, None]
-    stay = np.array([1.0 - m.jump for m in models])[:, None, None, None]
-    jump = np.array([m.jump for m in models])[:, None, None, None]
+    """The scaled forward pass of every model: their log-likelihoods of a chunk."""
+    fields = [np.stack(values) for values in zip(*(m.arguments() for m in models))]
     ll = np.zeros(len(models))
-    prev = None
-    for t in range(int(lengths.max())):
-        active = lengths > t
-        e = lik[starts[active] + t]
-        if t == 0:
-            a = np.broadcast_to(theta * e, (len(models),) + e.shape).copy()
-        else:
-            a = theta * (stay * (kx @ (prev[:, active[lengths > t - 1]] * inv_z) @ ky) + jump) * e
-        c = a.sum(axis=(2, 3))
-        ll += np.log(c).sum(axis=1)
-        prev = a / c[:, :, None, None]
+    log_likelihoods(lik, starts, lengths, np.ascontiguousarray(theta), *fields, ll)
     return ll
 
 
