@@ -223,8 +223,9 @@ def test_compiled_sampler_draws_what_the_step_loop_drew(seed):
     trans = rng.random((c, c)) ** 4 * (rng.random((c, c)) < 0.5) + 1e-9
     lengths = rng.random(int(rng.integers(2, 1200))) * (rng.random(1) < 0.5)[0]
     lengths[0], lengths[-1] = 0.0, 1.0
-    model = MobilityModel(np.sort(rng.uniform(0, 9, gx + 1)), np.sort(rng.uniform(0, 9, gy + 1)), rng.dirichlet(np.ones(c)),
-                          trans / trans.sum(axis=1, keepdims=True), lengths / lengths.sum())
+    xe, ye = np.sort(rng.uniform(0, 9, gx + 1)), np.sort(rng.uniform(0, 9, gy + 1))
+    model = MobilityModel(xe, ye, rng.dirichlet(np.ones(c)), trans / trans.sum(axis=1, keepdims=True),
+                          lengths / lengths.sum())
     new, old = synthesize(model, 700, rng=seed), former(model, 700, rng=seed)
     for field in ("offsets", "cells", "coords"):
         assert np.array_equal(getattr(new, field), getattr(old, field))

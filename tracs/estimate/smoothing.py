@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._expectation_maximisation import one_blas_thread
 from ._smoothing_kernels import log_likelihoods, smoothed_marginals
 
 #: report × cell entries per chunk of trajectories (bounds memory: ~5 float64 arrays of this size)
@@ -155,21 +156,24 @@ def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
 
 def smooth(pts, off, perturber, estimate, family, parts, *, scale=None, jump=None) -> Smoothed:
     """Forward–backward posterior means of validated reports (see :func:`tracs.estimate.denoise`):
-    on the estimate's fine grid (``detail``) when it has one."""
+    on the estimate's fine grid (``detail``) when it has one.  BLAS runs on one thread
+    (:func:`tracs.estimate._expectation_maximisation.one_blas_thread`): the steps' products
+    are small."""
     off = np.asarray(off, dtype=np.int64)
     keep = np.concatenate([[True], np.diff(off) > 0])
     off = off[keep]  # empty trajectories hold nothing to smooth
     ll = {}
-    if scale is None or jump is None:
-        ll = _fit(pts, off, perturber, estimate, family, parts,
-                  [scale], [jump] if jump is not None else JUMPS)
-        scale, jump = max(ll, key=ll.get)
-    prior = estimate.detail if estimate.detail is not None else estimate
-    grid, theta, tables = _tables(pts, off, perturber, prior, family, parts)
-    model = _Model(theta, grid, float(scale), float(jump))
-    out = np.empty((len(pts), 2))
-    for i, j in _chunks(off, theta.size):
-        lik, mx, my = tables.chunk(off[i], off[j])
-        starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
-        out[off[i]:off[j]] = _smooth_chunk(lik, mx, my, starts, lengths, model)
+    with one_blas_thread():
+        if scale is None or jump is None:
+            ll = _fit(pts, off, perturber, estimate, family, parts,
+                      [scale], [jump] if jump is not None else JUMPS)
+            scale, jump = max(ll, key=ll.get)
+        prior = estimate.detail if estimate.detail is not None else estimate
+        grid, theta, tables = _tables(pts, off, perturber, prior, family, parts)
+        model = _Model(theta, grid, float(scale), float(jump))
+        out = np.empty((len(pts), 2))
+        for i, j in _chunks(off, theta.size):
+            lik, mx, my = tables.chunk(off[i], off[j])
+            starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
+            out[off[i]:off[j]] = _smooth_chunk(lik, mx, my, starts, lengths, model)
     return Smoothed(out, float(scale), float(jump), ll)
