@@ -19,21 +19,10 @@ def synthesize(model, n: int, *, rng=None):
     gen = as_generator(rng)
     gx, gy = model.shape
     c = gx * gy
-    length_cdf = np.cumsum(model.lengths)
-    lengths = np.searchsorted(length_cdf, gen.random(n) * length_cdf[-1], side="right")
-    lengths = np.minimum(lengths, len(length_cdf) - 1)
-    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    total = int(offsets[-1])
-    # step-major buffer: the trajectories sorted longest first, so those still running at step t
-    # are a prefix and every step reads and writes contiguous slices
-    order = np.argsort(-lengths, kind="stable")
-    running = np.searchsorted(-lengths[order], -np.arange(1, int(lengths.max(initial=0)) + 1), side="right")
-    step_start = np.r_[0, np.cumsum(running)].astype(np.int64)
-    u = gen.random(total)
+    offsets, order, running, step_start, u, first_cells = synthesis._steps(model, n, gen)
+    lengths, total = np.diff(offsets), int(offsets[-1])
     buf = np.empty(total, dtype=np.int64)
-    start_cdf = np.cumsum(model.start)
-    first = int(running[0]) if len(running) else 0  # every trajectory with a point
-    buf[:first] = np.minimum(np.searchsorted(start_cdf, u[:first] * start_cdf[-1], side="right"), c - 1)
+    buf[:len(first_cells)] = first_cells
     prob, alias = synthesis._alias_tables(model.transition)
     for step in range(1, len(running)):
         m, here, before = running[step], step_start[step], step_start[step - 1]

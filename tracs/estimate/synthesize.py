@@ -273,6 +273,31 @@ def _alias_tables(transition: np.ndarray):
     return np.clip(prob, 0.0, 1.0).ravel(), alias.ravel()
 
 
+def _steps(model: MobilityModel, n: int, gen):
+    """Every trajectory's length and the uniforms of its steps: ``(offsets, order, running, step_start, u,
+    first cells)``.
+
+    The uniforms ``u`` are in step-major order: the trajectories sorted longest first
+    (``order``), so those still running at step ``t`` (``running[t]`` of them) are a
+    prefix and the step's uniforms are ``u[step_start[t]:step_start[t] + running[t]]``;
+    the first cells (by sorted position) are drawn from ``model.start`` by inverse cdf
+    with the uniforms of step 0 (:mod:`tracs.estimate._sampling_kernel`).
+    """
+    length_cdf = np.cumsum(model.lengths)
+    lengths = np.searchsorted(length_cdf, gen.random(n) * length_cdf[-1], side="right")
+    lengths = np.minimum(lengths, len(length_cdf) - 1)
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    order = np.argsort(-lengths, kind="stable").astype(np.int64)
+    running = np.searchsorted(-lengths[order], -np.arange(1, int(lengths.max(initial=0)) + 1), side="right")
+    step_start = np.r_[0, np.cumsum(running)].astype(np.int64)
+    u = gen.random(int(offsets[-1]))
+    start_cdf = np.cumsum(model.start)
+    first = int(running[0]) if len(running) else 0  # every trajectory with a point
+    c = model.shape[0] * model.shape[1]
+    first_cells = np.minimum(np.searchsorted(start_cdf, u[:first] * start_cdf[-1], side="right"), c - 1)
+    return offsets, order, running.astype(np.int64), step_start, u, first_cells.astype(np.int64)
+
+
 def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
     """Sample ``n`` trajectories from a mobility model.
 
@@ -302,26 +327,11 @@ def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
     gen = as_generator(rng)
-    gx, gy = model.shape
-    c = gx * gy
-    length_cdf = np.cumsum(model.lengths)
-    lengths = np.searchsorted(length_cdf, gen.random(n) * length_cdf[-1], side="right")
-    lengths = np.minimum(lengths, len(length_cdf) - 1)
-    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    total = int(offsets[-1])
-    # the uniforms of the steps in step-major order: the trajectories sorted longest first, so those
-    # still running at step t are a prefix (:mod:`tracs.estimate._sampling_kernel`)
-    order = np.argsort(-lengths, kind="stable")
-    running = np.searchsorted(-lengths[order], -np.arange(1, int(lengths.max(initial=0)) + 1), side="right")
-    step_start = np.r_[0, np.cumsum(running)].astype(np.int64)
-    u = gen.random(total)
-    start_cdf = np.cumsum(model.start)
-    first = int(running[0]) if len(running) else 0  # every trajectory with a point
-    first_cells = np.minimum(np.searchsorted(start_cdf, u[:first] * start_cdf[-1], side="right"), c - 1)
+    offsets, order, running, step_start, u, first_cells = _steps(model, n, gen)
     prob, alias = _alias_tables(model.transition)
+    total = int(offsets[-1])
     w = gen.random((total, 2))
     cells, coords = np.empty(total, dtype=np.int64), np.empty((total, 2))
-    sample_trajectories(u, first_cells.astype(np.int64), order.astype(np.int64), running.astype(np.int64),
-                        step_start, offsets, prob, alias, np.asarray(model.xe, dtype=np.float64),
-                        np.asarray(model.ye, dtype=np.float64), w, cells, coords)
+    xe, ye = (np.asarray(e, dtype=np.float64) for e in (model.xe, model.ye))
+    sample_trajectories(u, first_cells, order, running, step_start, offsets, prob, alias, xe, ye, w, cells, coords)
     return Synthetic(coords, offsets, cells, model.crs)
