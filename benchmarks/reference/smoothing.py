@@ -13,8 +13,23 @@ from tracs.estimate import smoothing
 __all__ = ["smooth"]
 
 
-class _Model(smoothing._Model):
-    """The library's transition, with the former batched NumPy steps."""
+def _kernel(centres: np.ndarray, scale: float) -> np.ndarray:
+    """The Gaussian distance decay ``exp(−d² / 2 scale²)`` between the centres of one axis."""
+    if not np.isfinite(scale):
+        return np.ones((len(centres), len(centres)))
+    d = centres[:, None] - centres[None, :]
+    return np.exp(-0.5 * (d / scale) ** 2)
+
+
+class _Model:
+    """The transition ``(1 − w)·K θ / Z + w·θ`` on a grid."""
+
+    def __init__(self, theta, grid, scale, jump):
+        self.theta, self.jump = theta, float(jump)
+        cx, cy = (0.5 * (e[:-1] + e[1:]) for e in grid)
+        self.kx, self.ky = _kernel(cx, scale), _kernel(cy, scale)
+        z = self.kx @ theta @ self.ky
+        self.inv_z = 1.0 / np.maximum(z, 1e-300)  # α_c > 0 needs θ_c > 0, hence Z_c ≥ K(c, c)·θ_c > 0
 
     def predict(self, alpha):
         """Prior of the next points, ``Σ_c α_c P(· | c)``, for a batch ``alpha`` (B, Gx, Gy) of sums 1."""

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._expectation_maximisation import one_blas_thread
-from ._smoothing_kernels import log_likelihoods, smoothed_marginals
+from ._smoothing_kernels import log_likelihood, smoothed_marginals
 
 #: report × cell entries per chunk of trajectories (bounds memory: ~5 float64 arrays of this size)
 CHUNK_CELLS = 1 << 21
@@ -48,8 +48,12 @@ CHUNK_CELLS = 1 << 21
 SCALES = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: candidate shares of fresh jumps
 JUMPS = (0.05, 0.2, 0.5)
+#: kernel entries below this are zero (``d > 9.6·scale``): the kernels are banded
+CUTOFF = 1e-20
+#: rows per block of a banded kernel (:mod:`tracs.estimate._smoothing_kernels`)
+BLOCK_ROWS = 16
 
-__all__ = ["Smoothed", "smooth", "CHUNK_CELLS", "SCALES", "JUMPS"]
+__all__ = ["Smoothed", "smooth", "CHUNK_CELLS", "SCALES", "JUMPS", "CUTOFF", "BLOCK_ROWS"]
 
 
 @dataclass(frozen=True)
@@ -75,11 +79,30 @@ class Smoothed:
 
 
 def _kernel(centres: np.ndarray, scale: float) -> np.ndarray:
-    """The Gaussian distance decay ``exp(−d² / 2 scale²)`` between the centres of one axis."""
+    """The Gaussian distance decay ``exp(−d² / 2 scale²)`` between the centres of one axis, zero
+    below :data:`CUTOFF`."""
     if not np.isfinite(scale):
         return np.ones((len(centres), len(centres)))
     d = centres[:, None] - centres[None, :]
-    return np.exp(-0.5 * (d / scale) ** 2)
+    k = np.exp(-0.5 * (d / scale) ** 2)
+    k[k < CUTOFF] = 0.0
+    return k
+
+
+def _blocks(kernel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A kernel as blocks of :data:`BLOCK_ROWS` rows and the columns their nonzero entries span, all
+    blocks equally wide: ``(blocks (B, rows, W), first columns (B,))``."""
+    g = len(kernel)
+    nonzero = kernel != 0.0
+    low, high = np.argmax(nonzero, axis=1), g - np.argmax(nonzero[:, ::-1], axis=1)
+    first = np.arange(0, g, BLOCK_ROWS)
+    low, high = np.minimum.reduceat(low, first), np.maximum.reduceat(high, first)
+    width = int(np.max(high - low))
+    low = np.minimum(low, g - width)
+    columns = low[:, None] + np.arange(width)
+    rows = np.minimum(first[:, None] + np.arange(BLOCK_ROWS), g - 1)
+    blocks = kernel[rows[:, :, None], columns[:, None, :]]
+    return np.ascontiguousarray(blocks), low.astype(np.int64)
 
 
 class _Model:
@@ -88,14 +111,15 @@ class _Model:
     def __init__(self, theta, grid, scale, jump):
         self.theta, self.jump = np.ascontiguousarray(theta), float(jump)
         cx, cy = (0.5 * (e[:-1] + e[1:]) for e in grid)
-        self.kx, self.ky = _kernel(cx, scale), _kernel(cy, scale)
+        kx, ky = _kernel(cx, scale), _kernel(cy, scale)
         self.full = not np.isfinite(scale)
-        z = self.kx @ theta @ self.ky
+        (self.bx, self.sx), (self.by, self.sy) = _blocks(kx), _blocks(ky)
+        z = kx @ theta @ ky
         self.inv_z = 1.0 / np.maximum(z, 1e-300)  # α_c > 0 needs θ_c > 0, hence Z_c ≥ K(c, c)·θ_c > 0
 
     def arguments(self) -> tuple:
         """The model's arguments of the kernels, after ``θ``."""
-        return self.kx, self.ky, self.full, self.inv_z, self.jump
+        return self.bx, self.sx, self.by, self.sy, self.full, self.inv_z, self.jump
 
 
 def _smooth_chunk(lik, mx, my, starts, lengths, model):
@@ -133,10 +157,8 @@ def _tables(pts, off, perturber, density, family, parts):
 
 def _log_likelihoods(lik, starts, lengths, theta, models) -> np.ndarray:
     """The scaled forward pass of every model: their log-likelihoods of a chunk."""
-    fields = [np.stack(values) for values in zip(*(m.arguments() for m in models))]
-    ll = np.zeros(len(models))
-    log_likelihoods(lik, starts, lengths, np.ascontiguousarray(theta), *fields, ll)
-    return ll
+    theta = np.ascontiguousarray(theta)
+    return np.array([log_likelihood(lik, starts, lengths, theta, *m.arguments()) for m in models])
 
 
 def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
