@@ -1,7 +1,8 @@
 """Benchmark entry point: ``python -m benchmarks [SECTION ...] [--quick] [--write-docs]``.
 
 Sections: mechanisms, perturbers, rounding (also named discrete), loaders, porto (streaming read of a
-generated Porto-shaped taxi file of 10^7 points: points/s and peak memory), estimate, audit,
+generated Porto-shaped taxi file of 10^7 points: points/s and peak memory), estimate, postprocess
+(smoothing, per-point posterior, TraCS-D's fit against TraCS-C's, synthesis), audit,
 audit-power (planted leaks and false alarms over 100 seeds), cli
 (``tracs perturb`` on a generated file against a plain pyarrow read + write), keyed
 (the cost of per-user keyed streams), setup (install, first and warm call per
@@ -33,6 +34,7 @@ SECTIONS = {
     "loaders": "benchmarks.loaders",
     "porto": "benchmarks.porto",
     "estimate": "benchmarks.estimate",
+    "postprocess": "benchmarks.postprocess",
     "audit": "benchmarks.audit",
     "audit-power": "benchmarks.audit_power",
     "scaling": "benchmarks.scaling",

@@ -102,6 +102,7 @@ def _polylines(rng) -> None:
 def _estimators(rng) -> None:
     from .estimate import density, distribution
     from .estimate.denoise import denoise  # the function (the package's attribute may be the module)
+    from .estimate.synthesize import fit_mobility_model, synthesize
     from .mechanisms import Laplace, OptimalClassical
     from .perturbers import TraCSC, TraCSD
     from .region import Rectangle
@@ -113,7 +114,8 @@ def _estimators(rng) -> None:
         for subpoints in (1, 2):
             est = density(reports, perturber, offsets=offsets, grid=4, iterations=2, subpoints=subpoints)
         denoise(reports, perturber, est, offsets=offsets)
-        denoise(reports, perturber, est, offsets=offsets, trajectory=True, scale=250.0, jump=0.1)
+        denoise(reports, perturber, est, offsets=offsets, trajectory=True)  # the fitted transition
+    synthesize(fit_mobility_model(reports, perturber, offsets=offsets, grid=2), 3, rng=rng)
     for mech in (OptimalClassical(epsilon=1.0), Laplace(epsilon=1.0)):
         distribution(mech.sample(np.array([0.1, 0.5, 0.9]), rng=0), mech, bins=4, bootstrap=0)
 

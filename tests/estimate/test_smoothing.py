@@ -157,3 +157,33 @@ def test_denoise_command_smooths_every_trajectory(tmp_path, tky_path, capsys):
     assert (smoothed["denoised"] == "smoothed").all()
     assert smoothed["uid"].astype(str).tolist() == raw["uid"].astype(str).tolist()
     assert not np.allclose(smoothed["lat"], den["lat"])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_recursions_equal_the_numpy_steps(seed):
+    # random grids (up to 40 × 40: several blocks of a banded kernel), priors, likelihood tables and
+    # trajectory lengths (seeds 0..5): the compiled forward–backward and log-likelihoods (banded
+    # kernels) equal the former batched NumPy steps (dense kernels) to 1e-9
+    from benchmarks.reference import smoothing as former
+    from tracs.estimate import smoothing
+
+    rng = np.random.default_rng(seed)
+    gx, gy = rng.integers(2, 41, 2)
+    grid = (np.sort(rng.uniform(0, 2, gx + 1)), np.sort(rng.uniform(0, 1, gy + 1)))
+    theta = rng.random((gx, gy)) ** 3
+    theta /= theta.sum()
+    lengths = rng.integers(1, 12, rng.integers(1, 6))
+    starts = np.r_[0, np.cumsum(lengths)[:-1]]
+    n = int(lengths.sum())
+    lik = rng.uniform(0.05, 1.0, (n, gx, gy))
+    mx, my = rng.uniform(0, 2, (n, gx, 1)), rng.uniform(0, 1, (n, gx, gy))
+    for scale, jump in [(0.2, 0.1), (1.5, 0.0), (np.inf, 0.4), (0.05, 1.0), (0.01, 0.0), (0.03, 0.2)]:
+        new = smoothing._Model(theta, grid, scale, jump)
+        old = former._Model(theta, grid, scale, jump)
+        np.testing.assert_allclose(smoothing._smooth_chunk(lik, mx, my, starts, lengths, new),
+                                   former._smooth_chunk(lik, mx, my, starts, lengths, old), rtol=0, atol=1e-9)
+    models = [(s, w) for s in (0.02, 0.1, 0.7, np.inf) for w in (0.0, 0.2, 1.0)]
+    np.testing.assert_allclose(
+        smoothing._log_likelihoods(lik, starts, lengths, theta, [smoothing._Model(theta, grid, *m) for m in models]),
+        former._log_likelihoods(lik, starts, lengths, theta, [former._Model(theta, grid, *m) for m in models]),
+        rtol=1e-12, atol=1e-9)

@@ -28,8 +28,9 @@ model, the recursions run on each trajectory's own reports.  Everything is
 post-processing of the release and its public parameters: it costs no privacy.
 
 Work runs over chunks of whole trajectories holding at most :data:`CHUNK_CELLS`
-report-cells (a longer trajectory is a chunk of its own), steps of the chunk's
-trajectories batched together: memory is a few arrays of ``chunk × cells``.
+report-cells (a longer trajectory is a chunk of its own): memory is a few arrays of
+``chunk × cells``.  The recursions of a chunk are one compiled call
+(:mod:`tracs.estimate._smoothing_kernels`), its trajectories one after the other.
 """
 
 from __future__ import annotations
@@ -38,14 +39,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._expectation_maximisation import one_blas_thread
+from ._smoothing_kernels import log_likelihood, smoothed_marginals
+
 #: report × cell entries per chunk of trajectories (bounds memory: ~5 float64 arrays of this size)
 CHUNK_CELLS = 1 << 21
 #: candidate scales, in mean cell widths
 SCALES = (0.5, 1.0, 2.0, 4.0, 8.0)
 #: candidate shares of fresh jumps
 JUMPS = (0.05, 0.2, 0.5)
+#: kernel entries below this are zero (``d > 9.6·scale``): the kernels are banded
+CUTOFF = 1e-20
+#: rows per block of a banded kernel (:mod:`tracs.estimate._smoothing_kernels`)
+BLOCK_ROWS = 16
 
-__all__ = ["Smoothed", "smooth", "CHUNK_CELLS", "SCALES", "JUMPS"]
+__all__ = ["Smoothed", "smooth", "CHUNK_CELLS", "SCALES", "JUMPS", "CUTOFF", "BLOCK_ROWS"]
 
 
 @dataclass(frozen=True)
@@ -71,72 +79,56 @@ class Smoothed:
 
 
 def _kernel(centres: np.ndarray, scale: float) -> np.ndarray:
-    """The Gaussian distance decay ``exp(−d² / 2 scale²)`` between the centres of one axis."""
+    """The Gaussian distance decay ``exp(−d² / 2 scale²)`` between the centres of one axis, zero
+    below :data:`CUTOFF`."""
     if not np.isfinite(scale):
         return np.ones((len(centres), len(centres)))
     d = centres[:, None] - centres[None, :]
-    return np.exp(-0.5 * (d / scale) ** 2)
+    k = np.exp(-0.5 * (d / scale) ** 2)
+    k[k < CUTOFF] = 0.0
+    return k
+
+
+def _blocks(kernel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A kernel as blocks of :data:`BLOCK_ROWS` rows and the columns their nonzero entries span, all
+    blocks equally wide: ``(blocks (B, rows, W), first columns (B,))``."""
+    g = len(kernel)
+    nonzero = kernel != 0.0
+    low, high = np.argmax(nonzero, axis=1), g - np.argmax(nonzero[:, ::-1], axis=1)
+    first = np.arange(0, g, BLOCK_ROWS)
+    low, high = np.minimum.reduceat(low, first), np.maximum.reduceat(high, first)
+    width = int(np.max(high - low))
+    low = np.minimum(low, g - width)
+    columns = low[:, None] + np.arange(width)
+    rows = np.minimum(first[:, None] + np.arange(BLOCK_ROWS), g - 1)
+    blocks = kernel[rows[:, :, None], columns[:, None, :]]
+    return np.ascontiguousarray(blocks), low.astype(np.int64)
 
 
 class _Model:
     """The transition ``(1 − w)·K θ / Z + w·θ`` on a grid."""
 
     def __init__(self, theta, grid, scale, jump):
-        self.theta, self.jump = theta, float(jump)
+        self.theta, self.jump = np.ascontiguousarray(theta), float(jump)
         cx, cy = (0.5 * (e[:-1] + e[1:]) for e in grid)
-        self.kx, self.ky = _kernel(cx, scale), _kernel(cy, scale)
-        z = self.kx @ theta @ self.ky
+        kx, ky = _kernel(cx, scale), _kernel(cy, scale)
+        self.full = not np.isfinite(scale)
+        (self.bx, self.sx), (self.by, self.sy) = _blocks(kx), _blocks(ky)
+        z = kx @ theta @ ky
         self.inv_z = 1.0 / np.maximum(z, 1e-300)  # α_c > 0 needs θ_c > 0, hence Z_c ≥ K(c, c)·θ_c > 0
 
-    def predict(self, alpha):
-        """Prior of the next points, ``Σ_c α_c P(· | c)``, for a batch ``alpha`` (B, Gx, Gy) of sums 1."""
-        if self.jump >= 1.0:
-            return np.broadcast_to(self.theta, alpha.shape)
-        spread = self.kx @ (alpha * self.inv_z) @ self.ky
-        return self.theta * ((1.0 - self.jump) * spread + self.jump)
-
-    def back(self, g):
-        """``Σ_n P(n | c)·g_n`` for a batch ``g`` (B, Gx, Gy)."""
-        weighted = g * self.theta
-        total = weighted.sum(axis=(1, 2))[:, None, None]
-        if self.jump >= 1.0:
-            return np.broadcast_to(total, g.shape)
-        return (1.0 - self.jump) * self.inv_z * (self.kx @ weighted @ self.ky) + self.jump * total
-
-
-def _forward(lik, starts, lengths, model):
-    """Scaled forward pass over a chunk: every point's filtered marginal ``α`` (sums 1)."""
-    alpha = np.empty_like(lik)
-    prev = None
-    for t in range(int(lengths.max())):
-        active = lengths > t
-        idx = starts[active] + t
-        prior = model.theta if t == 0 else model.predict(prev[active[lengths > t - 1]])
-        a = prior * lik[idx]
-        a /= a.sum(axis=(1, 2))[:, None, None]
-        alpha[idx] = a
-        prev = a
-    return alpha
+    def arguments(self) -> tuple:
+        """The model's arguments of the kernels, after ``θ``."""
+        return self.bx, self.sx, self.by, self.sy, self.full, self.inv_z, self.jump
 
 
 def _smooth_chunk(lik, mx, my, starts, lengths, model):
     """Smoothed posterior means of a chunk's points: (n, 2)."""
-    alpha = _forward(lik, starts, lengths, model)
+    gamma = np.empty_like(lik)
+    smoothed_marginals(lik, starts, lengths, model.theta, *model.arguments(), gamma)
     out = np.empty((lik.shape[0], 2))
-    beta = None
-    for t in range(int(lengths.max()) - 1, -1, -1):
-        active = lengths > t
-        idx = starts[active] + t
-        b = np.ones((len(idx),) + lik.shape[1:])  # the last point of a trajectory: β = 1
-        if beta is not None:
-            b[lengths[active] > t + 1] = beta
-        g = alpha[idx] * b
-        g /= g.sum(axis=(1, 2))[:, None, None]
-        out[idx, 0] = (g * mx[idx]).sum(axis=(1, 2))
-        out[idx, 1] = (g * my[idx]).sum(axis=(1, 2))
-        if t > 0:  # β of step t − 1 of every trajectory active at t
-            beta = model.back(lik[idx] * b)
-            beta = beta / beta.max(axis=(1, 2))[:, None, None]  # scaling: the marginals are ratios
+    out[:, 0] = (gamma * mx).sum(axis=(1, 2))
+    out[:, 1] = (gamma * my).sum(axis=(1, 2))
     return out
 
 
@@ -164,25 +156,9 @@ def _tables(pts, off, perturber, density, family, parts):
 
 
 def _log_likelihoods(lik, starts, lengths, theta, models) -> np.ndarray:
-    """The scaled forward pass of every model at once (stacked): their log-likelihoods of a chunk."""
-    kx = np.stack([m.kx for m in models])[:, None]
-    ky = np.stack([m.ky for m in models])[:, None]
-    inv_z = np.stack([m.inv_z for m in models])[:, None]
-    stay = np.array([1.0 - m.jump for m in models])[:, None, None, None]
-    jump = np.array([m.jump for m in models])[:, None, None, None]
-    ll = np.zeros(len(models))
-    prev = None
-    for t in range(int(lengths.max())):
-        active = lengths > t
-        e = lik[starts[active] + t]
-        if t == 0:
-            a = np.broadcast_to(theta * e, (len(models),) + e.shape).copy()
-        else:
-            a = theta * (stay * (kx @ (prev[:, active[lengths > t - 1]] * inv_z) @ ky) + jump) * e
-        c = a.sum(axis=(2, 3))
-        ll += np.log(c).sum(axis=1)
-        prev = a / c[:, :, None, None]
-    return ll
+    """The scaled forward pass of every model: their log-likelihoods of a chunk."""
+    theta = np.ascontiguousarray(theta)
+    return np.array([log_likelihood(lik, starts, lengths, theta, *m.arguments()) for m in models])
 
 
 def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
@@ -202,21 +178,24 @@ def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
 
 def smooth(pts, off, perturber, estimate, family, parts, *, scale=None, jump=None) -> Smoothed:
     """Forward–backward posterior means of validated reports (see :func:`tracs.estimate.denoise`):
-    on the estimate's fine grid (``detail``) when it has one."""
+    on the estimate's fine grid (``detail``) when it has one.  BLAS runs on one thread
+    (:func:`tracs.estimate._expectation_maximisation.one_blas_thread`): the steps' products
+    are small."""
     off = np.asarray(off, dtype=np.int64)
     keep = np.concatenate([[True], np.diff(off) > 0])
     off = off[keep]  # empty trajectories hold nothing to smooth
     ll = {}
-    if scale is None or jump is None:
-        ll = _fit(pts, off, perturber, estimate, family, parts,
-                  [scale], [jump] if jump is not None else JUMPS)
-        scale, jump = max(ll, key=ll.get)
-    prior = estimate.detail if estimate.detail is not None else estimate
-    grid, theta, tables = _tables(pts, off, perturber, prior, family, parts)
-    model = _Model(theta, grid, float(scale), float(jump))
-    out = np.empty((len(pts), 2))
-    for i, j in _chunks(off, theta.size):
-        lik, mx, my = tables.chunk(off[i], off[j])
-        starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
-        out[off[i]:off[j]] = _smooth_chunk(lik, mx, my, starts, lengths, model)
+    with one_blas_thread():
+        if scale is None or jump is None:
+            ll = _fit(pts, off, perturber, estimate, family, parts,
+                      [scale], [jump] if jump is not None else JUMPS)
+            scale, jump = max(ll, key=ll.get)
+        prior = estimate.detail if estimate.detail is not None else estimate
+        grid, theta, tables = _tables(pts, off, perturber, prior, family, parts)
+        model = _Model(theta, grid, float(scale), float(jump))
+        out = np.empty((len(pts), 2))
+        for i, j in _chunks(off, theta.size):
+            lik, mx, my = tables.chunk(off[i], off[j])
+            starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
+            out[off[i]:off[j]] = _smooth_chunk(lik, mx, my, starts, lengths, model)
     return Smoothed(out, float(scale), float(jump), ll)

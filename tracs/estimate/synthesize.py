@@ -45,6 +45,7 @@ from ..mechanisms import OptimalClassical
 from . import _expectation_maximisation as fitting
 from .grid_density import _check_grid, _epsilons, check_perturber
 from ._laplace import laplace_blocks, laplace_keys
+from ._sampling_kernel import alias_tables, sample_trajectories
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["MobilityModel", "Synthetic", "fit_mobility_model", "synthesize"]
@@ -263,21 +264,39 @@ def _alias_tables(transition: np.ndarray):
 
     Row ``a``, column ``k`` is drawn with probability ``1/C``, then kept when a uniform is
     below ``prob[a·C + k]``, else replaced by ``alias[a·C + k]``.  Built by Marsaglia's square
-    histogram, all rows at once: ``C − 1`` times, the smallest open entry of each row (scaled
-    by ``C``: at most 1) is closed and topped up from the row's largest.
+    histogram (:func:`tracs.estimate._sampling_kernel.alias_tables`): ``C − 1`` times, the smallest
+    open entry of each row (scaled by ``C``: at most 1) is closed and topped up from the row's largest.
     """
     rows, c = transition.shape
     q = transition / transition.sum(axis=1, keepdims=True) * c
-    prob, alias = np.ones_like(q), np.tile(np.arange(c), (rows, 1))
-    closed = np.zeros(q.shape, dtype=bool)
-    r = np.arange(rows)
-    for _ in range(c - 1):
-        small = np.argmin(np.where(closed, np.inf, q), axis=1)
-        large = np.argmax(np.where(closed, -np.inf, q), axis=1)
-        prob[r, small], alias[r, small] = q[r, small], large
-        q[r, large] -= 1.0 - q[r, small]
-        closed[r, small] = True
+    prob, alias = np.ones_like(q), np.tile(np.arange(c, dtype=np.int64), (rows, 1))
+    alias_tables(q, prob, alias)
     return np.clip(prob, 0.0, 1.0).ravel(), alias.ravel()
+
+
+def _steps(model: MobilityModel, n: int, gen):
+    """Every trajectory's length and the uniforms of its steps: ``(offsets, order, running, step_start, u,
+    first cells)``.
+
+    The uniforms ``u`` are in step-major order: the trajectories sorted longest first
+    (``order``), so those still running at step ``t`` (``running[t]`` of them) are a
+    prefix and the step's uniforms are ``u[step_start[t]:step_start[t] + running[t]]``;
+    the first cells (by sorted position) are drawn from ``model.start`` by inverse cdf
+    with the uniforms of step 0 (:mod:`tracs.estimate._sampling_kernel`).
+    """
+    length_cdf = np.cumsum(model.lengths)
+    lengths = np.searchsorted(length_cdf, gen.random(n) * length_cdf[-1], side="right")
+    lengths = np.minimum(lengths, len(length_cdf) - 1)
+    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
+    order = np.argsort(-lengths, kind="stable").astype(np.int64)
+    running = np.searchsorted(-lengths[order], -np.arange(1, int(lengths.max(initial=0)) + 1), side="right")
+    step_start = np.r_[0, np.cumsum(running)].astype(np.int64)
+    u = gen.random(int(offsets[-1]))
+    start_cdf = np.cumsum(model.start)
+    first = int(running[0]) if len(running) else 0  # every trajectory with a point
+    c = model.shape[0] * model.shape[1]
+    first_cells = np.minimum(np.searchsorted(start_cdf, u[:first] * start_cdf[-1], side="right"), c - 1)
+    return offsets, order, running.astype(np.int64), step_start, u, first_cells.astype(np.int64)
 
 
 def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
@@ -286,10 +305,9 @@ def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
     Every trajectory draws its length from ``model.lengths``, its first cell from
     ``model.start`` and every next cell from the row of the current one; each cell
     becomes a point uniform within it (metres of the region's CRS;
-    :meth:`Synthetic.lonlat` for WGS84).  Vectorised: one pass per step over the
-    trajectories still running (longest first, contiguous in a step-major buffer),
-    each next cell drawn in constant time from the rows' alias tables
-    (:func:`_alias_tables`).
+    :meth:`Synthetic.lonlat` for WGS84).  One compiled pass over the trajectories
+    (:mod:`tracs.estimate._sampling_kernel`), each next cell drawn in constant time
+    from the rows' alias tables (:func:`_alias_tables`).
 
     Parameters
     ----------
@@ -310,36 +328,11 @@ def synthesize(model: MobilityModel, n: int, *, rng=None) -> Synthetic:
     if n < 1:
         raise InputError(f"n must be >= 1, got {n}")
     gen = as_generator(rng)
-    gx, gy = model.shape
-    c = gx * gy
-    length_cdf = np.cumsum(model.lengths)
-    lengths = np.searchsorted(length_cdf, gen.random(n) * length_cdf[-1], side="right")
-    lengths = np.minimum(lengths, len(length_cdf) - 1)
-    offsets = np.r_[0, np.cumsum(lengths)].astype(np.int64)
-    total = int(offsets[-1])
-    # step-major buffer: the trajectories sorted longest first, so those still running at step t
-    # are a prefix and every step reads and writes contiguous slices
-    order = np.argsort(-lengths, kind="stable")
-    running = np.searchsorted(-lengths[order], -np.arange(1, int(lengths.max(initial=0)) + 1), side="right")
-    step_start = np.r_[0, np.cumsum(running)].astype(np.int64)
-    u = gen.random(total)
-    buf = np.empty(total, dtype=np.int64)
-    start_cdf = np.cumsum(model.start)
-    first = int(running[0]) if len(running) else 0  # every trajectory with a point
-    buf[:first] = np.minimum(np.searchsorted(start_cdf, u[:first] * start_cdf[-1], side="right"), c - 1)
+    offsets, order, running, step_start, u, first_cells = _steps(model, n, gen)
     prob, alias = _alias_tables(model.transition)
-    for step in range(1, len(running)):
-        m, here, before = running[step], step_start[step], step_start[step - 1]
-        x = u[here: here + m] * c
-        k = np.minimum(x.astype(np.int64), c - 1)
-        at = buf[before: before + m] * c + k
-        buf[here: here + m] = np.where(x - k < prob[at], k, alias[at])
-    position = np.empty(n, dtype=np.int64)
-    position[order] = np.arange(n)
-    within = np.arange(total) - np.repeat(offsets[:-1], lengths)
-    cells = buf[step_start[within] + np.repeat(position, lengths)]
-    ix, iy = cells // gy, cells % gy
+    total = int(offsets[-1])
     w = gen.random((total, 2))
-    x = model.xe[ix] + w[:, 0] * (model.xe[ix + 1] - model.xe[ix])
-    y = model.ye[iy] + w[:, 1] * (model.ye[iy + 1] - model.ye[iy])
-    return Synthetic(np.column_stack([x, y]), offsets, cells, model.crs)
+    cells, coords = np.empty(total, dtype=np.int64), np.empty((total, 2))
+    xe, ye = (np.asarray(e, dtype=np.float64) for e in (model.xe, model.ye))
+    sample_trajectories(u, first_cells, order, running, step_start, offsets, prob, alias, xe, ye, w, cells, coords)
+    return Synthetic(coords, offsets, cells, model.crs)

@@ -1,0 +1,150 @@
+"""The collector's computations after a fit: smoothing, per-point posterior, TraCS-D's fit, synthesis.
+
+Reports of the generated city of :mod:`benchmarks.estimate` (walks of 100 points,
+ε = 2 per point) on a 64×64 grid.  Every figure is CPU seconds of this process
+(``time.process_time``: other jobs on a shared machine do not inflate it), measured
+once after a warm-up call on a small input (the kernels are compiled outside the
+timing), the before and after of the same run side by side:
+
+* **smoothing** (``denoise(..., trajectory=True)`` with a given transition, on the
+  estimate's fine grid when it has one): µs per point, the compiled recursions against
+  the former batched NumPy steps with dense kernels (:mod:`benchmarks.reference.smoothing`),
+  their largest difference, both with BLAS on one thread (the former steps ran on
+  threaded BLAS, which on a loaded machine spent 65 times the CPU of one thread on a
+  pair of 128 × 128 products, and is not timed);
+* **posterior** (``denoise(...)``, one point at a time): µs per point, target ≤ 10;
+* **TraCS-D / TraCS-C**: CPU seconds of the two ``density(...)`` fits on the same
+  reports' positions, their ratio (target ≤ 10×; the estimate section measures 10^6
+  reports);
+* **synthesis**: seconds for 10^5 trajectories of a 24×24 chain with lengths of mean
+  about 290 (a TKY-like model: ~2.9·10^7 points), the compiled sampler against the
+  former step loop (:mod:`benchmarks.reference.synthesis`), same output; target ≤ 10 s.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from benchmarks._record import record
+from benchmarks.estimate import _perturber, city
+
+GRID = 64
+
+
+def _cpu(fn):
+    """``(CPU seconds, result)`` of one call."""
+    start = time.process_time()
+    out = fn()
+    return time.process_time() - start, out
+
+
+def _fitted(method: str, n: int):
+    pert = _perturber(method)
+    pts, off = city(n)
+    rep = pert.perturb_many(pts, off, rng=1)
+    from tracs.estimate import density
+
+    return pert, rep, off, density(rep, pert, offsets=off, grid=GRID)
+
+
+def smoothing_rows(n: int) -> list[tuple]:
+    """``(method, grid smoothed on, µs/point compiled, µs/point NumPy steps, largest difference)``."""
+    from benchmarks.reference import smoothing as former
+    from tracs.estimate import smoothing
+    from tracs.estimate._expectation_maximisation import one_blas_thread
+
+    rows = []
+    for method, family in (("tracs-c", "axes"), ("tracs-d", "directional")):
+        pert, rep, off, est = _fitted(method, n)
+        prior = est.detail if est.detail is not None else est
+        args = (pert, est, family, 2)
+        smoothing.smooth(rep[:200], off[:3], *args, scale=500.0, jump=0.2)  # compile outside the timing
+        new_s, new = _cpu(lambda: smoothing.smooth(rep, off, *args, scale=500.0, jump=0.2))
+        with one_blas_thread():
+            old_s, old = _cpu(lambda: former.smooth(rep, off, *args, scale=500.0, jump=0.2))
+        rows.append((method, prior.probabilities.shape[0], 1e6 * new_s / len(rep), 1e6 * old_s / len(rep),
+                     float(np.abs(new.points - old.points).max())))
+    return rows
+
+
+def posterior_rows(n: int) -> list[tuple]:
+    """``(method, µs/point)`` of the per-point posterior means."""
+    from tracs.estimate.denoise import denoise
+
+    rows = []
+    for method in ("tracs-c", "tracs-d"):
+        pert, rep, off, est = _fitted(method, n)
+        denoise(rep[:200], pert, est, offsets=off[:3])
+        seconds, _ = _cpu(lambda: denoise(rep, pert, est, offsets=off))
+        rows.append((method, 1e6 * seconds / len(rep)))
+    return rows
+
+
+def estimation_ratio(n: int) -> dict:
+    """CPU seconds of TraCS-C's and TraCS-D's fits of ``n`` reports on 64×64, and EM passes."""
+    from tracs.estimate import density
+
+    out = {}
+    for method in ("tracs-c", "tracs-d"):
+        pert = _perturber(method)
+        pts, off = city(n)
+        rep = pert.perturb_many(pts, off, rng=1)
+        density(rep[:2000], pert, offsets=off[off <= 2000], grid=GRID)
+        seconds, est = _cpu(lambda: density(rep, pert, offsets=off, grid=GRID))
+        out[method] = (seconds, est.iterations)
+    return out
+
+
+def tky_like_model(seed: int = 0):
+    """A 24×24 chain with sparse rows and lengths uniform-ish up to 576 (mean about 290)."""
+    from tracs.estimate.synthesize import MobilityModel
+
+    rng = np.random.default_rng(seed)
+    g, c = 24, 24 * 24
+    trans = rng.random((c, c)) ** 8
+    start = rng.random(c)
+    lengths = np.r_[0.0, rng.random(2 * 288)]
+    return MobilityModel(np.linspace(0, 2e4, g + 1), np.linspace(0, 1e4, g + 1), start / start.sum(),
+                         trans / trans.sum(axis=1, keepdims=True), lengths / lengths.sum())
+
+
+def synthesis_row(n: int) -> tuple:
+    """``(points, seconds compiled, seconds step loop, same output)``."""
+    from benchmarks.reference.synthesis import synthesize as former
+    from tracs.estimate.synthesize import synthesize
+
+    model = tky_like_model()
+    synthesize(model, 10, rng=1)
+    new_s, new = _cpu(lambda: synthesize(model, n, rng=5))
+    old_s, old = _cpu(lambda: former(model, n, rng=5))
+    same = all(np.array_equal(getattr(new, f), getattr(old, f)) for f in ("offsets", "cells", "coords"))
+    return len(new.cells), new_s, old_s, same
+
+
+def run(quick: bool = False) -> None:
+    load = os.getloadavg()[0]
+    print(f"\n## postprocess (generated city, ε = 2 per point, {GRID}×{GRID}; CPU time; load average {load:.1f})")
+    n_smooth = 2_000 if quick else 10_000
+    print(f"smoothing, {n_smooth:,} reports, transition given (scale 500 m, jump 0.2):")
+    for method, grid, new, old, diff in smoothing_rows(n_smooth):
+        prev = record(f"postprocess / smoothing {method}", 1e6 / new, "points/s")
+        print(f"  {method:<8} on {grid}×{grid}: {new:8.0f} µs/point compiled, {old:8.0f} µs/point NumPy steps "
+              f"({old / new:.2f}× faster); largest difference {diff:.1e} (vs prev {prev})")
+    n_post = 10_000 if quick else 100_000
+    print(f"per-point posterior, {n_post:,} reports (target ≤ 10 µs/point):")
+    for method, us in posterior_rows(n_post):
+        prev = record(f"postprocess / posterior {method}", 1e6 / us, "points/s")
+        print(f"  {method:<8} {us:8.2f} µs/point (vs prev {prev})")
+    n_fit = 20_000 if quick else 100_000
+    fits = estimation_ratio(n_fit)
+    (c_s, c_it), (d_s, d_it) = fits["tracs-c"], fits["tracs-d"]
+    print(f"density, {n_fit:,} reports: TraCS-C {c_s:.2f} CPU s ({c_it} passes), TraCS-D {d_s:.2f} CPU s "
+          f"({d_it} passes): {d_s / c_s:.1f}× (target ≤ 10×)")
+    n_syn = 10_000 if quick else 100_000
+    points, new, old, same = synthesis_row(n_syn)
+    prev = record("postprocess / synthesis", points / new, "points/s")
+    print(f"synthesis, {n_syn:,} trajectories ({points:,} points; target ≤ 10 s at 10^5): {new:.2f} s compiled, "
+          f"{old:.2f} s step loop ({old / new:.2f}× faster), same output: {same} (vs prev {prev})")
