@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .gdf import perturb_gdf
+
 __all__ = ["from_movingpandas", "perturb_movingpandas", "from_skmob", "to_skmob", "perturb_skmob"]
 
 _MPD_HINT = "pass a movingpandas.TrajectoryCollection or Trajectory (pip install 'tracs[movingpandas]')"
@@ -74,8 +76,6 @@ def perturb_movingpandas(collection, perturber, *, rng=None):
     seed.  Trajectory ids, object ids, times and the other columns are kept.
     """
     import movingpandas as mpd
-
-    from .gdf import perturb_gdf
 
     points = from_movingpandas(collection)
     released = perturb_gdf(points, perturber, rng=rng, user="uid", time="datetime")
@@ -128,7 +128,5 @@ def to_skmob(gdf):
 
 def perturb_skmob(frame, perturber, *, rng=None):
     """Release a TrajDataFrame's points (region in degrees); same rows, columns and order."""
-    from .gdf import perturb_gdf
-
     return to_skmob(perturb_gdf(from_skmob(frame), perturber, rng=rng, user="uid",
                                 time="datetime" if "datetime" in frame.columns else None))

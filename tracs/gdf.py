@@ -14,6 +14,8 @@ import inspect
 
 import numpy as np
 
+from .region import ConvexRegion, Rectangle
+
 __all__ = ["perturb_gdf", "metric_perturber"]
 
 USER_ALIASES = ("uid", "user_id", "user", "userid")
@@ -56,7 +58,6 @@ def metric_perturber(perturber, crs):
 
     from .poi_space import POISpace
     from .geo import local_metric_crs
-    from .region import ConvexRegion, Rectangle
 
     crs = pyproj.CRS.from_user_input(crs)
     region = perturber.region

@@ -15,6 +15,7 @@ from scipy.spatial import ConvexHull, cKDTree
 from scipy.spatial import QhullError
 
 from ._validation import as_float_array
+from .region import Rectangle
 
 __all__ = ["POISpace", "as_points"]
 
@@ -153,8 +154,6 @@ class POISpace:
     def region(self):
         """The public continuous region covering the POIs (default: bounding rectangle)."""
         if self._region is None:
-            from .region import Rectangle
-
             self._region = Rectangle(*self.bounds)
         return self._region
 

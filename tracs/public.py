@@ -23,11 +23,14 @@ with one user, releases are confined to that user's own box).
 
 from __future__ import annotations
 
+import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from .region import Rectangle
 
 __all__ = ["LonLatBox", "CITY_BOXES", "PRESET_SOURCES", "into_region", "city_box", "parse_box", "read_region_file", "read_pois"]
 
@@ -233,8 +236,6 @@ def into_region(coords: np.ndarray, region) -> tuple[np.ndarray, int, float]:
     ``--clip`` moves a row outside the box.  Returns the coordinates, how many points
     moved by more than :data:`SLACK` and the largest move in metres.
     """
-    from .region import Rectangle
-
     if not isinstance(region, Rectangle) or len(coords) == 0:
         return coords, 0, 0.0
     low, high = np.array([region.xmin, region.ymin]), np.array([region.xmax, region.ymax])
@@ -423,8 +424,6 @@ def read_pois(path, box: LonLatBox, crs=None):
         Unreadable file, missing columns, non-numeric or out-of-box rows (the first
         few line numbers are named), fewer than two distinct POIs.
     """
-    import csv
-
     import pandas as pd
     import pyproj
 

@@ -25,6 +25,7 @@ import shapely
 
 from . import geo
 from ._validation import as_float_array, check_finite
+from .region import ConvexRegion, Rectangle
 
 __all__ = ["Trajectories", "POIs"]
 
@@ -289,8 +290,6 @@ class Trajectories:
             The CRS is geographic (project first: ``to_metric()``), ``pad < 0``, or
             the region would have no area.
         """
-        from .region import ConvexRegion, Rectangle
-
         pad = check_finite(pad, "pad")
         if pad < 0:
             raise ValueError(f"pad must be >= 0, got {pad}")

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_epsilon
+from .._validation import as_batch, as_trajectory, check_epsilon
 from ..poi_space import POISpace
-from ..perturbers._base import PrivacyLedger, as_batch, as_trajectory, batch_streams, key_list, on_workers
+from ..perturbers import PrivacyLedger
+from ..perturbers._base import batch_streams, key_list, on_workers
 from ._draws import PointDraws
 from ._exponential_sampler import em_max_epsilon
 

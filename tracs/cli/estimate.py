@@ -226,7 +226,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
                      clip_reports: bool = False):
     """``(density, parameters, reports)`` of a file written by 'tracs perturb', from the
     parameters it carries or its sidecar, checked against its rows."""
-    from ..estimate._memory import check_memory
+    from ..estimate.memory import check_memory
     from ..estimate.grid_density import density
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
 
@@ -236,7 +236,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     if scheduler is not None and engine != "dask":
         raise CLIError("--scheduler goes with --engine dask")
     if edge_decay is not None:
-        from ..estimate._edge_zones import check_edge_decay
+        from ..estimate.edge_zones import check_edge_decay
 
         try:
             check_edge_decay(edge_decay)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import tempfile
+from pathlib import Path
 
 from ._common import CLIError, anchor_arg, positive_float
 
@@ -51,7 +55,8 @@ def collector_of(args):
     """The :class:`tracs.collect.collector.Collector` the options describe."""
     from ..collect.collector import Collector
     from ..collect.published import ParameterError, Parameters
-    from ..collect.storage import StoreError, open_store
+    from ..collect.postgres import open_store
+    from ..collect.storage import StoreError
 
     caps = {cap: getattr(args, f"cap_{cap}") for cap in ("trajectory", "day", "lifetime")}
     try:
@@ -75,5 +80,22 @@ def run(args) -> int:
 
     print(f"tracs serve: {collector.parameters.method} at ε = {args.epsilon:g} per point over {args.region}, "
           f"{collector.store.count():,} reports in {args.db}, on http://{args.host}:{args.port}")
-    uvicorn.run(create_app(collector), host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(create_app(collector, estimate_csv=estimate_csv), host=args.host, port=args.port, log_level="warning")
     return 0
+
+
+def estimate_csv(store, parameters, grid: int) -> bytes:
+    """The CSV ``tracs estimate --grid GRID -o est.csv`` writes for the export of the stored reports
+    (:func:`tracs.collect.export.write_export`): the collector's estimate of a method whose
+    density is not kept from counts, recomputed on each call."""
+    from ..collect.export import write_export
+    from . import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        release = write_export(store, parameters, Path(folder) / "reports.parquet")
+        out = Path(folder) / "est.csv"
+        with contextlib.redirect_stdout(io.StringIO()):
+            status = main(["estimate", str(release), "--grid", str(int(grid)), "-o", str(out)])
+        if status != 0:
+            raise RuntimeError(f"tracs estimate failed on the stored reports (status {status})")
+        return out.read_bytes()

@@ -10,7 +10,7 @@ collector process writes to the same PostgreSQL database) — the reports are ne
 loaded.  An estimate is the fit ``tracs estimate`` makes of the export of those
 reports, with the same options (:func:`tracs.estimate.grid_density.plan_density`), on the
 blocks of the counts; it is kept until the next batch.  Other methods are estimated
-from the export (:func:`tracs.collect.export.estimate_csv`).
+from the export (:func:`tracs.cli.serve.estimate_csv`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+
+from ..estimate.expectation_maximisation import ProductBlock
 
 __all__ = ["LatticeCounts"]
 
@@ -131,8 +133,6 @@ def plan_of(model, grid: int):
 
 def _added(block, new):
     """The product block of the reports of ``block`` and of ``new`` (same matrices)."""
-    from ..estimate._expectation_maximisation import ProductBlock
-
     out = ProductBlock(block.counts + new.counts, block.first, block.second)
     out.eps = block.eps
     return out

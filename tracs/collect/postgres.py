@@ -10,7 +10,7 @@ device (:meth:`PostgresStore.lock_device`), so two batches of one device are
 checked against the ledger one after the other.  A batch's reports go in with
 ``COPY … FROM STDIN`` in PostgreSQL's binary format (built from the NumPy columns at
 once, :func:`copy_rows`) into a temporary table, then ``INSERT … SELECT … ON CONFLICT
-DO NOTHING``.
+DO NOTHING``.  :func:`open_store` opens the store a ``--db`` names: PostgreSQL or SQLite.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .storage import STORED, Store, StoreError
+from .storage import STORED, SQLiteStore, Store, StoreError
 
-__all__ = ["PostgresStore"]
+__all__ = ["PostgresStore", "open_store"]
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -115,3 +115,11 @@ def copy_rows(device: str, columns: dict) -> bytes:
         rows[f"{column}_size"] = 8
         rows[column] = columns[column]
     return _COPY_HEADER + rows.tobytes() + b"\xff\xff"
+
+
+def open_store(db, parameters, *, synchronous: str = "normal"):
+    """The store of ``db``: a ``postgresql://`` URL (:class:`PostgresStore`) or a SQLite file
+    (:class:`tracs.collect.storage.SQLiteStore`, with its ``synchronous`` level)."""
+    if str(db).startswith(("postgresql://", "postgres://")):
+        return PostgresStore(str(db), parameters)
+    return SQLiteStore(db, parameters, synchronous=synchronous)

@@ -19,12 +19,16 @@ A request refused gets a 4xx status and ``{"error": reason}``; the server keeps 
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import tempfile
 from pathlib import Path
 
+from ..estimate.sidecar import sidecar_path
 from .collector import Refused
+from .export import write_export
+from .live_page import live_page
 from .protocol import ARROW_TYPE, decode_arrow
 
 __all__ = ["create_app", "MAX_BODY"]
@@ -84,8 +88,12 @@ def _decode(body: bytes):
         raise Refused(400, f"the body is not valid JSON: {exc}") from None
 
 
-def create_app(collector, *, max_body: int = MAX_BODY):
-    """The Starlette application of ``collector`` (:class:`tracs.collect.collector.Collector`)."""
+def create_app(collector, *, max_body: int = MAX_BODY, estimate_csv=None):
+    """The Starlette application of ``collector`` (:class:`tracs.collect.collector.Collector`).
+
+    ``estimate_csv(store, parameters, grid) -> bytes`` answers ``GET /v1/estimate`` for a method whose
+    density is not kept from counts (``tracs serve`` passes :func:`tracs.cli.serve.estimate_csv`:
+    ``tracs estimate`` of the export); without it such a request is refused (501)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.background import BackgroundTask
@@ -148,14 +156,13 @@ def create_app(collector, *, max_body: int = MAX_BODY):
             raise Refused(409, "no reports stored yet: nothing to estimate")
         if collector.density.applies:
             data = await run_in_threadpool(collector.density.estimate_csv, int(grid))
+        elif estimate_csv is None:
+            raise Refused(501, f"this collector estimates {collector.parameters.method} from the export only: "
+                               "tracs estimate of GET /v1/export")
         else:
-            from .export import estimate_csv
-
             data = await run_in_threadpool(estimate_csv, collector.store, collector.parameters, int(grid))
         if fmt == "csv":
             return Response(data, media_type="text/csv")
-        import io
-
         import pandas as pd
 
         return JSONResponse({"grid": int(grid), "stored": collector.store.count(),
@@ -174,8 +181,6 @@ def create_app(collector, *, max_body: int = MAX_BODY):
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
 
     async def page(request):
-        from .live_page import live_page
-
         return HTMLResponse(live_page(collector.parameters))
 
     routes = [Route("/v1/parameters", guarded(parameters)), Route("/v1/devices", guarded(devices), methods=["POST"]),
@@ -188,16 +193,11 @@ def create_app(collector, *, max_body: int = MAX_BODY):
 
 def _export_file(collector, path: Path) -> Path:
     """The export written to ``path`` (sent from the file, then removed: never whole in memory)."""
-    from .export import write_export
-
     return write_export(collector.store, collector.parameters, path)
 
 
 def _sidecar(collector):
     from starlette.responses import Response
-
-    from ..estimate.sidecar import sidecar_path
-    from .export import write_export
 
     with tempfile.TemporaryDirectory() as folder:
         path = write_export(collector.store, collector.parameters, Path(folder) / "reports.csv")

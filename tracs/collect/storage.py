@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import TracsError
 
-__all__ = ["Store", "SQLiteStore", "StoreError", "open_store"]
+__all__ = ["Store", "SQLiteStore", "StoreError"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -44,16 +44,6 @@ STORED = ("sequence", "trajectory", "index", "time", "x", "y", "i", "j", "epsilo
 
 class StoreError(TracsError, RuntimeError):
     """A database that does not hold this collection."""
-
-
-def open_store(db, parameters, *, synchronous: str = "normal"):
-    """The store of ``db``: a ``postgresql://`` URL (:class:`tracs.collect.postgres.PostgresStore`)
-    or a SQLite file (:class:`SQLiteStore`, with its ``synchronous`` level)."""
-    if str(db).startswith(("postgresql://", "postgres://")):
-        from .postgres import PostgresStore
-
-        return PostgresStore(str(db), parameters)
-    return SQLiteStore(db, parameters, synchronous=synchronous)
 
 
 class Store:

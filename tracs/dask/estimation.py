@@ -5,13 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..estimate import holdout
+from ..estimate.expectation_maximisation import ProductBlock
+from ..estimate.grid_density import _epsilons, check_perturber, plan_density
 from .frames import _check_columns, _coordinates, _order
 from .partitions import survey
 
 __all__ = ["estimate", "PartitionBlocks"]
 
 
-def _trajectories(part, user, trajectory, time, x, y):
+def partition_trajectories(part, user, trajectory, time, x, y):
     """One partition's reports in (user, trajectory, time, row) order: points, offsets, keys."""
     order = _order(part, user, trajectory, time, np.arange(len(part)))
     points = _coordinates(part, x, y)[order]
@@ -30,8 +33,6 @@ def _lengths(held):
 
 def _partition_blocks(held, plan, rank_starts):
     """Blocks of one partition; ``rank_starts``: global first row of each of its trajectories."""
-    from ..estimate.grid_density import _epsilons
-
     points, offsets, _ = held
     if len(points) == 0:
         return []
@@ -102,8 +103,6 @@ class PartitionBlocks:
 def _merge_binned(lists):
     """TraCS-C blocks from every partition as one list: the counts of equal matrices added,
     in the order of ε (that of the in-process blocks)."""
-    from ..estimate._expectation_maximisation import ProductBlock
-
     merged: dict = {}
     for blocks in lists:
         for block in blocks:
@@ -146,9 +145,6 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
     """
     import dask
 
-    from ..estimate import _holdout
-    from ..estimate.grid_density import _epsilons, check_perturber, plan_density
-
     check_perturber(perturber)
     meta = ddf._meta
     _check_columns(meta, user, trajectory, time, x, y)
@@ -157,7 +153,7 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
     spans = survey(ddf, user, caller="estimate")  # refuses ids of more than one type
     spans = spans if shuffle == "auto" else bool(shuffle)
     work = ddf.shuffle(on=user) if spans else ddf
-    held = dask.persist(*[dask.delayed(_trajectories)(p, user, trajectory, time, x, y)
+    held = dask.persist(*[dask.delayed(partition_trajectories)(p, user, trajectory, time, x, y)
                           for p in work.to_delayed()])
     tables = dask.compute(*[dask.delayed(_lengths)(h) for h in held])
     keys = pd.concat([t.assign(part=i, local=np.arange(len(t))) for i, t in enumerate(tables)],
@@ -185,4 +181,4 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
     else:
         weights = dask.compute(*[dask.delayed(_weight)(p) for p in parts])
         blocks = [PartitionBlocks(parts, np.arange(offsets[-1]), sum(weights))]
-    return plan.fit(blocks, lambda: _holdout.trajectory_folds(offsets))
+    return plan.fit(blocks, lambda: holdout.trajectory_folds(offsets))

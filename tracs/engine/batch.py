@@ -17,13 +17,15 @@ every trajectory draws the same numbers whichever chunk and thread runs it.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .. import metrics
 from .._validation import as_batch
 from ..random import KeyedStreams, resolve_key
 from ._account import serial_step
-from ._keys import fast_stream_ids
+from .stream_keys import fast_stream_ids
 from ._pool import map_ordered, point_chunks, resolve_workers, trajectory_chunks
 
 __all__ = ["perturb_many", "round_points", "point_errors", "trajectory_errors", "average_error"]
@@ -31,8 +33,6 @@ __all__ = ["perturb_many", "round_points", "point_errors", "trajectory_errors", 
 
 def _keyed(perturber) -> bool:
     """Whether ``perturber.perturb_many`` draws from per-trajectory keyed streams (takes ``keys``)."""
-    import inspect
-
     try:
         return "keys" in inspect.signature(perturber.perturb_many).parameters
     except (TypeError, ValueError):
@@ -65,7 +65,7 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     (:mod:`tracs.random`), so splitting the batch changes nothing.  With
     ``rng=None`` the fresh OS seed is drawn once for the whole batch.  The streams
     are resolved once, before the batch is cut, with the compiled key hash of
-    :mod:`tracs.engine._keys` (the same values as :func:`tracs.random.stream_ids`).
+    :mod:`tracs.engine.stream_keys` (the same values as :func:`tracs.random.stream_ids`).
     """
     n_workers = resolve_workers(workers)
     if not _keyed(perturber):  # no per-trajectory streams: only one worker gives the same output

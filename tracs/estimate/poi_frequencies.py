@@ -5,7 +5,7 @@ report has the same channel ``P(y | x)`` (the baselines' exact
 ``probabilities``), so the counts per POI go through EM with the full ``m × m``
 matrix.  N-gram's candidate set depends on the previous *released* POI (public),
 so each report gets its own likelihood row ``P(y_r | x, previous_r)`` for all
-``x``.  The stopping rule is that of :mod:`tracs.estimate._expectation_maximisation`.
+``x``.  The stopping rule is that of :mod:`tracs.estimate.expectation_maximisation`.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..baselines import LSRR, ExponentialMechanism, NGram
-from ..perturbers._base import as_batch
-from . import _expectation_maximisation as fitting
+from .._validation import as_batch
+from . import expectation_maximisation as fitting
 
 __all__ = ["Frequencies", "frequencies"]
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..estimate import Density, density
+
 GRID = 32
 QUERIES = 200
 HOT = 20
@@ -41,7 +43,6 @@ def _grid(region):
 
 def _estimate(pert, offsets, dataset, perturber):
     """The EM density of this run (computed once per run, shared by the estimated columns)."""
-    from ..estimate import density
     from ..perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 
     if not isinstance(perturber, (TraCSC, TraCSD, Strawman, PlanarLaplace)) or perturber.round_to is not None:
@@ -80,15 +81,11 @@ def _hot_share(density, truth):
 
 
 def hotspots_raw(true, pert, offsets, dataset, rng, perturber=None):
-    from ..estimate import Density
-
     grid = _grid(dataset.region)
     return _hot_share(Density.from_points(pert, grid), Density.from_points(true, grid))
 
 
 def hotspots_estimated(true, pert, offsets, dataset, rng, perturber=None):
-    from ..estimate import Density
-
     est = _estimate(pert, offsets, dataset, perturber)
     if est is None:
         return float("nan")

@@ -9,6 +9,7 @@ every ``ε`` in ``[1e-12, 700]``.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -95,8 +96,6 @@ def over_expm1(a: float, t: float) -> float:
 
 def check_integer(value, name: str, minimum: int) -> int:
     """Validate an integer parameter ``>= minimum``; integral floats such as ``6.0`` are accepted."""
-    import numbers
-
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if not isinstance(value, numbers.Integral):

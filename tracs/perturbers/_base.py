@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import MAX_EPSILON, MIN_EPSILON, as_batch, as_trajectory, check_epsilon
+from ..engine import perturb_many as perturb_on_threads
 from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Region
 
@@ -127,8 +128,6 @@ def on_workers(model, coords, offsets, *, workers, **kwargs):
     The batch is cut between whole trajectories, each piece drawn from its own
     users' keyed streams, so the result is bit for bit that of one worker.
     """
-    from ..engine import perturb_many as perturb_on_threads
-
     return perturb_on_threads(model, coords, offsets, workers=workers, **kwargs)
 
 
@@ -173,7 +172,7 @@ def check_parts(*parts: np.ndarray) -> None:
 
     The one check of the derived budgets: a per-point budget's parts are checked when the
     perturber is built, a per-trajectory budget's when its lengths are known (each call); the
-    constants computed from them (:mod:`tracs.mechanisms._closed_forms`) are not checked again.
+    constants computed from them (:mod:`tracs.mechanisms.closed_forms`) are not checked again.
     Raises the ``ValueError`` of :func:`tracs._validation.check_epsilon` naming the limit, for
     the first value out of range (parts in the order given, each in its order).
     """

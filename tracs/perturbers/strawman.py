@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-from ..mechanisms._closed_forms import lie_probabilities
+from ..mechanisms.closed_forms import lie_probabilities
 from . import _kernels
 from ._sequential import DEFAULT_DIRECTION_SHARE, SequentialPerturber
 

@@ -108,16 +108,16 @@ class PointSet:
         pts = np.asarray(points, dtype=np.float64)
         if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) == 0:
             raise ValueError(f"points must have shape (m, 2) with m >= 1, got {pts.shape}")
-        self._keys = np.unique((pts[:, 0] + 0.0) + 1j * (pts[:, 1] + 0.0))
+        self.stream_keys = np.unique((pts[:, 0] + 0.0) + 1j * (pts[:, 1] + 0.0))
 
     def __len__(self) -> int:
-        return len(self._keys)
+        return len(self.stream_keys)
 
     def contains(self, values) -> np.ndarray:
         values = np.asarray(values, dtype=np.float64)
         keys = (values[:, 0] + 0.0) + 1j * (values[:, 1] + 0.0)
-        pos = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
-        return self._keys[pos] == keys
+        pos = np.minimum(np.searchsorted(self.stream_keys, keys), len(self.stream_keys) - 1)
+        return self.stream_keys[pos] == keys
 
 
 def declared_lattice(sampler, lattice=None):
