@@ -379,7 +379,7 @@ def _export_estimate(n: int) -> float:
     from tracs.collect import Parameters
     from tracs.collect.collector import Collector
     from tracs.collect.export import estimate_csv
-    from tracs.collect.storage import open_store
+    from tracs.collect.postgres import open_store
     from tracs.public import city_box
 
     params = Parameters.build("tracs-d", 2.0, city_box("tky"))
@@ -409,7 +409,7 @@ def _memory(n: int) -> dict:
 
     from tracs.collect import Parameters
     from tracs.collect.collector import Collector
-    from tracs.collect.storage import open_store
+    from tracs.collect.postgres import open_store
     from tracs.public import city_box
 
     params = Parameters.build("tracs-c", 2.0, city_box("tky"))

@@ -188,7 +188,7 @@ def _mechanisms(epsilon: float):
 
 def _keyed_words(n: int):
     """One keyed Philox word per sample (what every lattice sampler draws at least)."""
-    from tracs.mechanisms import _lattice_kernels as lk
+    from tracs.mechanisms import lattice_kernels as lk
     from tracs.random import resolve_streams
 
     ks = resolve_streams(1, None, 1)

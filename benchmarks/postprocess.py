@@ -54,7 +54,7 @@ def smoothing_rows(n: int) -> list[tuple]:
     """``(method, grid smoothed on, µs/point compiled, µs/point NumPy steps, largest difference)``."""
     from benchmarks.reference import smoothing as former
     from tracs.estimate import smoothing
-    from tracs.estimate._expectation_maximisation import one_blas_thread
+    from tracs.estimate.expectation_maximisation import one_blas_thread
 
     rows = []
     for method, family in (("tracs-c", "axes"), ("tracs-d", "directional")):

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from tracs.io.formats import FORMATS, format_of
+from tracs.io.profiles import HEADERLESS, headerless_profile, profile_of
 from tracs.errors import InputError
-from tracs.io.foursquare_time import FOURSQUARE_TIME as _FOURSQUARE_TIME
 from tracs.io.text import check_path, sniff
-from tracs.io.times import ISO_TIME as _GOWALLA_TIME
 
 from .foursquare import load_foursquare
 from .generic import load_checkins
@@ -98,26 +98,25 @@ def dataset_path(name: str, data_dir=None) -> Path:
 
 
 def detect_format(path) -> str:
-    """``"foursquare"``, ``"gowalla"`` or ``"table"`` (a generic table) from a file's first line."""
+    """``"foursquare"``, ``"gowalla"`` or ``"table"`` (any other file of the format table).
+
+    A delimited text file (:data:`tracs.io.formats.FORMATS`) is Foursquare's or Gowalla's
+    when its first line is the original headerless file's or its header has the
+    profile's names and as many fields (:mod:`tracs.io.profiles`)."""
     path = check_path(path)
-    if path.suffix.lower() not in {".csv", ".tsv", ".txt", ".dat", ""}:
+    if format_of(path).read != FORMATS["csv"].read:
         return "table"
     head = sniff(path, what="check-in", delimiters="\t,;|")
-    fields = head.fields
-    names = {"".join(ch for ch in f.lower() if ch.isalnum()) for f in fields}
-    if len(fields) == 8 and (_FOURSQUARE_TIME.match(fields[7]) or {"venueid", "utctime"} <= names):
-        return "foursquare"
-    if len(fields) == 5 and (_GOWALLA_TIME.match(fields[1]) or {"userid", "locationid"} <= names):
-        return "gowalla"
-    return "table"
+    profile = headerless_profile(head, "auto") or profile_of(head.fields)
+    return profile if len(head.fields) == len(HEADERLESS.get(profile, ())) else "table"
 
 
 def load_any(path_or_frame, **kwargs):
     """Load check-ins in any supported format, detected from the data.
 
     Foursquare and Gowalla files go to :func:`load_foursquare` /
-    :func:`load_gowalla`; anything else (other tables, Parquet, frames) to
-    :func:`load_checkins` with ``kwargs`` (column names, ...).
+    :func:`load_gowalla`; anything else (any format of :data:`tracs.io.formats.FORMATS`,
+    frames) to :func:`load_checkins` with ``kwargs`` (column names, ...).
     """
     if isinstance(path_or_frame, pd.DataFrame):
         return load_checkins(path_or_frame, **kwargs)

@@ -1,4 +1,5 @@
-"""Any check-in table: CSV/TSV, Parquet, a vector file, a DataFrame or a GeoDataFrame.
+"""Any check-in table: CSV/TSV, Parquet, a vector file, any other format of the table of
+:mod:`tracs.io.formats`, a DataFrame or a GeoDataFrame.
 
 Column names are given for user, time, latitude and longitude (defaults: the
 scikit-mobility names ``uid``, ``datetime``, ``lat``, ``lng``).  A GeoDataFrame
@@ -23,13 +24,25 @@ import shapely
 
 from tracs.errors import InputError, InputTypeError, MissingExtraError
 from tracs.io.checkins import RESERVED, build_checkins, check_duplicates_policy, check_strict
+from tracs.io.columns import ALIASES, normalise
+from tracs.io.formats import FORMATS, format_of
+from tracs.io.read import read_checkins, user_codes
 from tracs.io.text import check_path, read_table, sniff
+from tracs.io.times import parse_times
 
 __all__ = ["load_checkins"]
 
-_PARQUET = {".parquet", ".pq", ".geoparquet"}
-_VECTOR = {".geojson", ".gpkg", ".shp", ".fgb", ".json"}
 _AUTO = object()
+
+
+def _kind(fmt) -> str | None:
+    """How this loader reads a format of :data:`tracs.io.formats.FORMATS`: ``"parquet"``, ``"vector"``
+    (geopandas), ``"text"`` (delimited text into pandas), or None: by the format's own reader,
+    through :func:`tracs.io.read.read_checkins`."""
+    for kind, key in (("parquet", "parquet"), ("vector", "geojson"), ("text", "csv")):
+        if fmt.read == FORMATS[key].read:
+            return kind
+    return None
 
 
 def _parse_time(values: pd.Series, uid: pd.Series, *, time_format, tz, ambiguous, notes) -> pd.Series:
@@ -40,21 +53,19 @@ def _parse_time(values: pd.Series, uid: pd.Series, *, time_format, tz, ambiguous
     (explicit ``time_format``, ISO 8601, the Foursquare layout, other common
     layouts detected and noted, epoch numbers).
     """
-    from tracs.io.read import user_codes
-    from tracs.io.times import parse_times
-
     return pd.Series(parse_times(values, time_format=time_format, tz=tz, ambiguous=ambiguous, notes=notes,
                                  groups=user_codes(uid))).dt.tz_localize("UTC")
 
 
-def _read_path(path: Path, *, sep, encoding, text=()):
-    """Read a file into a frame; returns (frame, lines, bad_lines, blank_lines, notes, fmt, position).
+def _read_path(path: Path, kind: str, *, sep, encoding, text=()):
+    """Read a file of ``kind`` (:func:`_kind`) into a frame; returns (frame, lines, bad_lines, blank_lines,
+    notes, fmt, position).
 
     Columns named in ``text`` (ids) and, with them, any trajectory id column of a text
     file keep the file's text.
     """
     suffix = path.suffix.lower()
-    if suffix in _PARQUET:
+    if kind == "parquet":
         try:
             import pyarrow.parquet as pq
             is_geo = b"geo" in (pq.read_schema(path).metadata or {})
@@ -64,7 +75,7 @@ def _read_path(path: Path, *, sep, encoding, text=()):
             raise InputError(f"{path} is not a readable Parquet file: {exc}") from exc
         frame = gpd.read_parquet(path) if is_geo else pd.read_parquet(path)
         return frame, None, None, None, [], "parquet", "row"
-    if suffix in _VECTOR:
+    if kind == "vector":
         try:
             frame = gpd.read_file(path)
         except Exception as exc:
@@ -72,8 +83,6 @@ def _read_path(path: Path, *, sep, encoding, text=()):
         return frame, None, None, None, [], suffix.lstrip("."), "row"
     head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
     if text:  # trajectory ids are ids too: "01" and "1" are two trajectories
-        from tracs.io.columns import ALIASES, normalise
-
         text = (*text, *(f for f in head.fields if normalise(f) in ALIASES["traj"]))
     table = read_table(path, sep=head.sep, header=True, encoding=encoding, text=text)
     fmt = {"\t": "tsv", ",": "csv"}.get(head.sep, "delimited text")
@@ -117,7 +126,9 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     path_or_frame : str, os.PathLike, pandas.DataFrame or geopandas.GeoDataFrame
         A delimited text file with a header (delimiter detected among tab, comma,
         semicolon and pipe unless ``sep`` is given), a Parquet/GeoParquet file
-        (``.parquet``), a vector file (``.geojson``, ``.gpkg``, ...), or a frame.
+        (``.parquet``), a vector file (``.geojson``, ``.gpkg``, ...), a file of any other
+        format of :data:`tracs.io.formats.FORMATS` (read by its reader through
+        :func:`tracs.io.read.read_checkins`; ``poi`` unused), or a frame.
     user, time, lat, lng : str
         Column names for the user id, the time, latitude and longitude (degrees,
         WGS84).  For a GeoDataFrame without ``lat``/``lng`` columns the point
@@ -178,8 +189,14 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
         notes, fmt, position = [], "dataframe", "row"
     elif isinstance(path_or_frame, (str, os.PathLike)):
         path = check_path(path_or_frame)
+        kind = _kind(format_of(path))
+        if kind is None:  # the default names are looked for among the aliases, as the command line does
+            return read_checkins(path, user=None if user == "uid" else user, time=None if time == "datetime" else time,
+                                 lat=None if lat == "lat" else lat, lon=None if lng == "lng" else lng,
+                                 time_format=time_format, tz=tz, ambiguous=ambiguous, keep_columns=True,
+                                 strict=strict, duplicates=duplicates, encoding=encoding, sep=sep, id_type=id_type)
         frame, lines, bad, blank, notes, fmt, position = _read_path(
-            path, sep=sep, encoding=encoding, text=(user,) if id_type == "text" else ())
+            path, kind, sep=sep, encoding=encoding, text=(user,) if id_type == "text" else ())
         source = path.name
     else:
         raise InputTypeError("path_or_frame must be a path or a pandas/geopandas DataFrame, "

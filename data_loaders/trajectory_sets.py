@@ -16,6 +16,8 @@ from __future__ import annotations
 import pandas as pd
 
 from tracs.io.checkins import build_checkins, check_duplicates_policy, check_strict
+from tracs.io.porto import CHUNK_BYTES, iter_porto_columns, porto_notes, read_porto_columns
+from tracs.io.read import read_checkins
 
 __all__ = ["iter_porto", "load_cabspotting", "load_geolife", "load_porto", "load_tdrive"]
 
@@ -46,8 +48,6 @@ def load_geolife(root, *, duplicates: str = "keep", strict: bool = False):
     ------
     FileNotFoundError, ValueError, DroppedRowsError
     """
-    from tracs.io.read import read_checkins
-
     return read_checkins(root, input_format="geolife", keep_columns=True,
                          duplicates=check_duplicates_policy(duplicates), strict=check_strict(strict))
 
@@ -78,8 +78,6 @@ def load_tdrive(path_or_dir, *, tz: str = "UTC", duplicates: str = "keep", stric
     ------
     FileNotFoundError, ValueError, DroppedRowsError
     """
-    from tracs.io.read import read_checkins
-
     return read_checkins(path_or_dir, input_format="tdrive", keep_columns=True, tz=tz,
                          duplicates=check_duplicates_policy(duplicates), strict=check_strict(strict))
 
@@ -105,8 +103,6 @@ def load_cabspotting(path_or_dir, *, duplicates: str = "keep", strict: bool = Fa
     ------
     FileNotFoundError, ValueError, DroppedRowsError
     """
-    from tracs.io.read import read_checkins
-
     return read_checkins(path_or_dir, input_format="cabspotting", keep_columns=True,
                          duplicates=check_duplicates_policy(duplicates), strict=check_strict(strict))
 
@@ -147,8 +143,6 @@ def load_porto(path, *, duplicates: str = "keep", strict: bool = False, chunk_by
     ------
     FileNotFoundError, ValueError, DroppedRowsError
     """
-    from tracs.io.porto import CHUNK_BYTES, read_porto_columns
-
     duplicates, strict = check_duplicates_policy(duplicates), check_strict(strict)
     cols = read_porto_columns(path, chunk_bytes=CHUNK_BYTES if chunk_bytes is None else chunk_bytes)
     return _frame(cols, duplicates, strict)
@@ -163,8 +157,6 @@ def iter_porto(path, *, chunk_bytes: int | None = None, duplicates: str = "keep"
     datetime) gives :func:`load_porto`'s frame; duplicates are found within a chunk
     only.  A block holding only trips without points yields nothing.
     """
-    from tracs.io.porto import CHUNK_BYTES, iter_porto_columns, porto_notes
-
     duplicates, strict = check_duplicates_policy(duplicates), check_strict(strict)
     for cols in iter_porto_columns(path, chunk_bytes=CHUNK_BYTES if chunk_bytes is None else chunk_bytes):
         if len(cols):

@@ -4,7 +4,7 @@ For every data set and release (the reports, boxes and seeds of
 ``examples/estimation_tables.py``), :func:`tracs.estimate.grid_density` is fitted with
 the stopping rule alone (``stop="rule"``) and with the pass budget chosen on
 held-out trajectories (``stop="cv"``) for several seeds of the permutation that
-deals trajectories into folds (:data:`tracs.estimate._holdout.FOLD_SEED` is the
+deals trajectories into folds (:data:`tracs.estimate.holdout.FOLD_SEED` is the
 shipped one).  Prints, per data set and fold seed, the range-query error ratio
 raw / estimate (ratio of the means over the releases) and the budgets chosen.
 The true points only score the answers.
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from tracs._text import significant
-from tracs.estimate import _holdout, density
+from tracs.estimate import holdout, density
 from tracs.evaluation import load_dataset
 from tracs.perturbers import TraCSD
 
@@ -33,7 +33,7 @@ from estimation_tables import random_boxes, true_answers  # noqa: E402
 def run(datasets, eps, seeds, fold_seeds, queries=500, seed=0, grid=32):
     lines = ["| data | stop | fold seed | passes per release | range query: raw / estimate |",
              "| --- | --- | ---: | --- | ---: |"]
-    shipped = _holdout.FOLD_SEED
+    shipped = holdout.FOLD_SEED
     try:
         for name in datasets:
             data = load_dataset(name)
@@ -46,7 +46,7 @@ def run(datasets, eps, seeds, fold_seeds, queries=500, seed=0, grid=32):
             raw = np.mean([np.abs(true_answers(r, boxes) - answers).mean() for r in reports])
             for stop, fold_seed in [("rule", None)] + [("cv", f) for f in fold_seeds]:
                 if fold_seed is not None:
-                    _holdout.FOLD_SEED = fold_seed
+                    holdout.FOLD_SEED = fold_seed
                 errors, passes = [], []
                 for r in reports:
                     est = density(r, pert, offsets=off, grid=grid, stop=stop)
@@ -57,7 +57,7 @@ def run(datasets, eps, seeds, fold_seeds, queries=500, seed=0, grid=32):
                              f"{significant(raw / np.mean(errors))}× |")
                 print(lines[-1], flush=True)
     finally:
-        _holdout.FOLD_SEED = shipped
+        holdout.FOLD_SEED = shipped
     return "\n".join(lines)
 
 

@@ -2,7 +2,7 @@
 
 Near each end of an axis the optimal classical mechanism clamps its band, so the
 reports fix only the total mass of an edge zone, never its split among the
-zone's cells (:mod:`tracs.estimate._edge_zones`).  For every data set, ε and
+zone's cells (:mod:`tracs.estimate.edge_zones`).  For every data set, ε and
 release (the reports, boxes and seeds of ``examples/estimation_tables.py``:
 perturbation seeds ``[s, 100·ε]``, ``s = 0 … releases − 1``, 500 boxes of seed
 0, a 32×32 grid), :func:`tracs.estimate.grid_density` is fitted with its defaults
@@ -26,7 +26,7 @@ import numpy as np
 
 from tracs._text import given, significant
 from tracs.estimate import density
-from tracs.estimate._edge_zones import zone_labels
+from tracs.estimate.edge_zones import zone_labels
 from tracs.estimate.grid_density import _tracsc_blocks
 from tracs.perturbers import TraCSC
 

@@ -19,8 +19,8 @@ RARE_PATH_KERNELS = {
     "tracs.baselines._exponential_kernels._mask_kernel",
     "tracs.baselines._segment._segment_scan",
     "tracs.baselines._segment._inside",  # the helper of _segment_scan alone
-    "tracs.perturbers._keyed._scalar_words",
-    "tracs.perturbers._keyed._proposals",
+    "tracs.perturbers.keyed_draws._scalar_words",
+    "tracs.perturbers.keyed_draws._proposals",
     # the exact scalar path of planar Laplace alone: the oracle the tests compare planar_kernel with
     "tracs.perturbers._planar_kernel.planar_reference",
     # the per-cell codes of TraCS-D / Strawman reports: the oracle the tests compare the runs with
@@ -96,7 +96,7 @@ def test_helpers_compile_once_for_every_constant():
     import numpy as np
     from numba import njit, types
 
-    from tracs.mechanisms._lattice_kernels import below, uniform_index
+    from tracs.mechanisms.lattice_kernels import below, uniform_index
     from tracs.random import resolve_streams
 
     @njit

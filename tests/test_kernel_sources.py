@@ -103,13 +103,13 @@ def test_a_kernel_module_depends_on_every_module_it_inlines_from():
     import tracs.perturbers  # noqa: F401
 
     expected = {
-        "tracs.perturbers._kernels": {"tracs.mechanisms._band", "tracs.mechanisms._lattice_kernels",
+        "tracs.perturbers._kernels": {"tracs.mechanisms.band", "tracs.mechanisms.lattice_kernels",
                                       "tracs.perturbers._angles", "tracs.random.kernels", "tracs._jit"},
-        "tracs.perturbers._keyed": {"tracs.random.kernels", "tracs._jit"},
-        "tracs.perturbers._planar_kernel": {"tracs.mechanisms._geometric", "tracs.mechanisms._vector_log",
-                                            "tracs.mechanisms._lattice_kernels", "tracs.random.kernels"},
-        "tracs.mechanisms._geometric": {"tracs.mechanisms._lattice_kernels", "tracs.random.kernels"},
-        "tracs.mechanisms._staircase": {"tracs.mechanisms._band", "tracs.mechanisms._geometric",
+        "tracs.perturbers.keyed_draws": {"tracs.random.kernels", "tracs._jit"},
+        "tracs.perturbers._planar_kernel": {"tracs.mechanisms.geometric", "tracs.mechanisms.vector_log",
+                                            "tracs.mechanisms.lattice_kernels", "tracs.random.kernels"},
+        "tracs.mechanisms.geometric": {"tracs.mechanisms.lattice_kernels", "tracs.random.kernels"},
+        "tracs.mechanisms._staircase": {"tracs.mechanisms.band", "tracs.mechanisms.geometric",
                                         "tracs.random.kernels"},
         "tracs.baselines._exponential_kernels": {"tracs.random.kernels"},
     }
@@ -224,22 +224,22 @@ def test_every_cached_kernel_is_keyed_on_its_sources(tmp_path):
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("from ._band import (a,\n    b)  # c\n", {"tracs.mechanisms._band"}),
-    ("from . import _band, _geometric as g\n", {"tracs.mechanisms._band", "tracs.mechanisms._geometric"}),
+    ("from .band import (a,\n    b)  # c\n", {"tracs.mechanisms.band"}),
+    ("from . import band, geometric as g\n", {"tracs.mechanisms.band", "tracs.mechanisms.geometric"}),
     ("from ..random.kernels import draw_u64  # a comment, with a comma\n", {"tracs.random.kernels"}),
     ("import tracs.random.kernels as rk, numpy\n", {"tracs.random.kernels"}),
-    ("def f():\n    from ._band import a\n", set()),  # inside a function: runs after the kernel's globals are set
+    ("def f():\n    from .band import a\n", set()),  # inside a function: runs after the kernel's globals are set
     ("import numpy as np\nfrom numba import njit\n", set()),
 ])
 def test_import_scan_cases(monkeypatch, tmp_path, text, expected):
-    import tracs.mechanisms._band as band
-    import tracs.mechanisms._geometric as geometric
+    import tracs.mechanisms.band as band
+    import tracs.mechanisms.geometric as geometric
     import tracs.random.kernels as rk
 
     module = type(sys)("tracs.mechanisms._probe")
     module.__file__ = str(tmp_path / "_probe.py")
     (tmp_path / "_probe.py").write_text(text)
-    module._band, module.g, module.rk = band, geometric, rk
+    module.band, module.g, module.rk = band, geometric, rk
     monkeypatch.setitem(sys.modules, module.__name__, module)
     monkeypatch.setattr(cache, "_state_sources", {"files": {}, "imports": {}, "closures": {}})
     assert cache._imports(module.__name__) == expected

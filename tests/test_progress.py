@@ -78,7 +78,7 @@ def test_readers_and_em_report_progress_when_forced(tmp_path, monkeypatch, capsy
     import numpy as np
     import pandas as pd
 
-    from tracs.estimate._expectation_maximisation import run_em
+    from tracs.estimate.expectation_maximisation import run_em
     from tracs.io import read_checkins
 
     frame = pd.DataFrame({"uid": [1, 1, 2], "datetime": ["2024-05-01T08:00:00Z"] * 3,

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from contextlib import contextmanager
 from contextvars import ContextVar
+from tqdm import tqdm
 
 __all__ = ["DELAY", "ENVIRONMENT", "EVERY", "HiddenBar", "ProgressLines", "progress_bar", "progress_lines",
            "silenced", "shown"]
@@ -95,8 +97,6 @@ def progress_bar(total=None, *, desc: str, unit: str = "it", unit_scale: bool = 
     show = enabled and shown()
     if not show:  # nothing will be drawn: no need to import tqdm (a few hundredths of a second)
         return HiddenBar(total)
-    from tqdm import tqdm
-
     delay = 0.0 if _mode() == "always" else DELAY
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit_scale, delay=delay, disable=not show,
                 file=sys.stderr, leave=leave, dynamic_ncols=True)
@@ -127,8 +127,6 @@ class ProgressLines:
     """
 
     def __init__(self, desc: str, every: float, active: bool):
-        import time
-
         self.desc, self.every, self.active, self.stage = desc, every, active, ""
         self._clock = time.monotonic
         self.start = self.last = self._clock()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .gdf import perturb_gdf
 from .errors import InputError, InputTypeError
 
 __all__ = ["from_movingpandas", "perturb_movingpandas", "from_skmob", "to_skmob", "perturb_skmob"]
@@ -77,8 +78,6 @@ def perturb_movingpandas(collection, perturber, *, rng=None):
     """
     import movingpandas as mpd
 
-    from .gdf import perturb_gdf
-
     points = from_movingpandas(collection)
     released = perturb_gdf(points, perturber, rng=rng, user="uid", time="datetime")
     released = released.set_index("datetime")
@@ -130,7 +129,5 @@ def to_skmob(gdf):
 
 def perturb_skmob(frame, perturber, *, rng=None):
     """Release a TrajDataFrame's points (region in degrees); same rows, columns and order."""
-    from .gdf import perturb_gdf
-
     return to_skmob(perturb_gdf(from_skmob(frame), perturber, rng=rng, user="uid",
                                 time="datetime" if "datetime" in frame.columns else None))

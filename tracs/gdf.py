@@ -13,6 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import InputError, InputTypeError
+from .region import ConvexRegion, Rectangle
+from .methods import MethodContext, method_of
+
 __all__ = ["perturb_gdf", "metric_perturber", "rebuilt"]
 
 USER_ALIASES = ("uid", "user_id", "user", "userid")
@@ -56,7 +59,6 @@ def metric_perturber(perturber, crs):
 
     from .poi_space import POISpace
     from .geo import local_metric_crs
-    from .region import ConvexRegion, Rectangle
 
     crs = pyproj.CRS.from_user_input(crs)
     region = perturber.region
@@ -105,8 +107,6 @@ def rebuilt(perturber, region, **replaced):
     factory builds the new perturber (:meth:`tracs.methods.Method.build`).  A class no
     entry builds (a subclass of a shipped one too) is refused: register it first.
     """
-    from .methods import MethodContext, method_of
-
     entry = method_of(perturber)
     model = None if entry is None else entry.model
     cls = type(perturber)

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import math
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pyproj
 
 from ._validation import as_float_array
+from .region import Rectangle
 from .errors import InputError, InputTypeError
 
 __all__ = ["WGS84", "local_metric_crs", "to_metric", "to_wgs84", "transform_xy", "inscribed_rectangle"]
@@ -59,8 +61,6 @@ def transform_xy(x, y, source, target, *, workers: int = 1) -> tuple[np.ndarray,
     pieces = max(1, min(int(workers), len(x) // _MIN_PIECE))
     if pieces == 1:
         return pyproj.Transformer.from_crs(source, target, always_xy=True).transform(x, y, errcheck=True)
-    from concurrent.futures import ThreadPoolExecutor
-
     out_x, out_y = np.empty_like(x), np.empty_like(y)
     bounds = np.linspace(0, len(x), pieces + 1).astype(np.int64)
 
@@ -227,8 +227,6 @@ def inscribed_rectangle(x: np.ndarray, y: np.ndarray, pole=None):
         edges; when those do not enclose a rectangle (a box turned or narrowing near a pole),
         the largest square that lies 1 m inside the polygon (:func:`_square_inside`).
     """
-    from .region import Rectangle
-
     n = len(x) // 4
     if pole is not None:
         # the edge away from the pole is the cap's circle; its chords come as close as cos(π/n) of it
@@ -260,8 +258,6 @@ def _square_inside(x: np.ndarray, y: np.ndarray):
     ``x``, ``y`` that lies 1 m inside it (a turned or narrowing box near a pole), or None."""
     import shapely
     from shapely.ops import polylabel
-
-    from .region import Rectangle
 
     polygon = shapely.Polygon(np.column_stack([x, y]))
     if not polygon.is_valid:

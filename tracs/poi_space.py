@@ -14,6 +14,7 @@ import numpy as np
 from scipy.spatial import ConvexHull, cKDTree
 from scipy.spatial import QhullError
 
+from .region import Rectangle
 from ._validation import as_points
 from .errors import InputError
 
@@ -146,8 +147,6 @@ class POISpace:
     def region(self):
         """The public continuous region covering the POIs (default: bounding rectangle)."""
         if self._region is None:
-            from .region import Rectangle
-
             self._region = Rectangle(*self.bounds)
         return self._region
 

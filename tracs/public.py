@@ -23,12 +23,14 @@ with one user, releases are confined to that user's own box).
 
 from __future__ import annotations
 
+import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .region import Rectangle
 from ._validation import column_key
 from .errors import InputError, InputTypeError
 
@@ -236,8 +238,6 @@ def into_region(coords: np.ndarray, region) -> tuple[np.ndarray, int, float]:
     ``--clip`` moves a row outside the box.  Returns the coordinates, how many points
     moved by more than :data:`SLACK` and the largest move in metres.
     """
-    from .region import Rectangle
-
     if not isinstance(region, Rectangle) or len(coords) == 0:
         return coords, 0, 0.0
     low, high = np.array([region.xmin, region.ymin]), np.array([region.xmax, region.ymax])
@@ -426,8 +426,6 @@ def read_pois(path, box: LonLatBox, crs=None):
         Unreadable file, missing columns, non-numeric or out-of-box rows (the first
         few line numbers are named), fewer than two distinct POIs.
     """
-    import csv
-
     import pandas as pd
     import pyproj
 

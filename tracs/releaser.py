@@ -26,6 +26,8 @@ import numpy as np
 
 from .errors import InputError, InputTypeError
 from ._validation import as_batch, as_trajectory, check_epsilon
+from .engine.batch import perturb_many as perturb_on_threads
+from .engine.batch import takes_keys
 from .random import KeyedStreams, resolve_streams
 
 __all__ = ["Releaser", "PrivacyLedger", "takes_keys", "batch_streams", "key_list"]
@@ -91,23 +93,6 @@ def key_list(key):
         raise InputTypeError(f"key is the key of one user (an int, str or bytes), got a {type(key).__name__}; "
                         "give several keys to perturb_many(keys=...)")
     return None if key is None else [key]
-
-
-def takes_keys(releaser) -> bool:
-    """Whether ``releaser`` draws each trajectory from its own keyed stream (``perturb_many`` takes ``keys``).
-
-    A :class:`Releaser` (or any object) says so by its class attribute ``keyed``; an
-    object without one is asked whether its ``perturb_many`` has a ``keys`` parameter.
-    """
-    flag = getattr(type(releaser), "keyed", None)
-    if isinstance(flag, bool):
-        return flag
-    import inspect
-
-    try:
-        return "keys" in inspect.signature(releaser.perturb_many).parameters
-    except (AttributeError, TypeError, ValueError):
-        return False
 
 
 class Releaser(ABC):
@@ -236,8 +221,6 @@ class Releaser(ABC):
             Outputs in the same order as the input.
         """
         if workers != 1:
-            from .engine import perturb_many as perturb_on_threads
-
             return perturb_on_threads(self, coords, offsets, rng=rng, keys=keys, return_indices=return_indices,
                                       workers=workers, **kwargs)
         flat, off, as_list = as_batch(coords, offsets)

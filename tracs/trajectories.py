@@ -24,6 +24,7 @@ import pyproj
 import shapely
 
 from . import geo
+from .region import ConvexRegion, Rectangle
 from ._validation import as_float_array, check_finite, check_offsets
 from .errors import InputError, InputTypeError
 
@@ -274,8 +275,6 @@ class Trajectories:
             The CRS is geographic (project first: ``to_metric()``), ``pad < 0``, or
             the region would have no area.
         """
-        from .region import ConvexRegion, Rectangle
-
         pad = check_finite(pad, "pad")
         if pad < 0:
             raise InputError(f"pad must be >= 0, got {pad}")

@@ -61,8 +61,8 @@ def _family(name: str, own=None):
 
 
 def _streams(rng) -> None:
-    from .engine._keys import fast_stream_ids
-    from .mechanisms._lattice_kernels import first_words, resolve_ties
+    from .engine.stream_keys import fast_stream_ids
+    from .mechanisms.lattice_kernels import first_words, resolve_ties
     from .random import keyed_uniforms, resolve_streams
 
     _, offsets = _trajectories()
@@ -85,7 +85,7 @@ def _streams(rng) -> None:
 
 
 def _time_parser(rng) -> None:
-    from .io._time_kernel import parse_fixed_buffers
+    from .io.time_kernel import parse_fixed_buffers
 
     text = b"Tue Apr 03 18:00:09 +0000 2012"
     parse_fixed_buffers(np.array([0, len(text)], dtype=np.int64).tobytes(), text, np.ones(1, dtype=np.bool_))
@@ -94,7 +94,7 @@ def _time_parser(rng) -> None:
 def _polylines(rng) -> None:
     import pyarrow as pa
 
-    from .io._polyline_kernel import parse_polylines
+    from .io.polyline_kernel import parse_polylines
 
     parse_polylines(pa.array(["[[-8.61,41.14],[-8.62,41.15]]", "[]", None]))
 

@@ -1,7 +1,7 @@
 """Rare branches stay reachable at every ε, and the realised probabilities keep ε.
 
 Every release is a lattice index drawn by exact comparisons of a lazily extended
-uniform (:mod:`tracs.mechanisms._lattice_kernels`): ``u < c`` holds with
+uniform (:mod:`tracs.mechanisms.lattice_kernels`): ``u < c`` holds with
 probability exactly ``c`` for every double ``c``, so no threshold is rounded to a
 grid and no branch becomes unreachable.  These tests check the comparison itself
 with scripted random words, that every lattice cell keeps a positive probability
@@ -22,7 +22,7 @@ from tracs.baselines._exponential_sampler import em_max_epsilon
 from tracs.poi_space import POISpace
 from tracs.mechanisms import (KRR, Duchi, Laplace, OptimalCircular, OptimalClassical, OptimalUnbiased,
                               PiecewiseMechanism, PTT, Purkayastha, SquareWave, Staircase)
-from tracs.mechanisms import _lattice_kernels as lk
+from tracs.mechanisms import lattice_kernels as lk
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 from tracs.perturbers import _kernels
 from tracs.region import Rectangle

@@ -46,7 +46,7 @@ class Running:
 def make_collector(db, method="tracs-d", epsilon=1.5, caps=None, admin=ADMIN):
     from tracs.collect.collector import Collector
     from tracs.collect.published import Parameters
-    from tracs.collect.storage import open_store
+    from tracs.collect.postgres import open_store
     from tracs.public import LonLatBox
 
     params = Parameters.build(method, epsilon, LonLatBox(139.5, 35.5, 140.0, 35.9), caps=caps)
@@ -55,14 +55,17 @@ def make_collector(db, method="tracs-d", epsilon=1.5, caps=None, admin=ADMIN):
 
 @pytest.fixture
 def serve(tmp_path):
-    """``serve(**options) -> (Running, Collector)``; every server started is stopped at the end."""
+    """``serve(**options) -> (Running, Collector)``; every server started is stopped at the end
+    (``estimator=False``: no estimate of the export, as ``create_app`` without ``estimate_csv``)."""
+    from tracs.cli.serve import estimate_csv
     from tracs.collect.server import create_app
 
     running = []
 
-    def start(db=None, max_body=1 << 20, **options):
+    def start(db=None, max_body=1 << 20, estimator=True, **options):
         collector = make_collector(db or tmp_path / "reports.sqlite", **options)
-        running.append(Running(create_app(collector, max_body=max_body)))
+        running.append(Running(create_app(collector, max_body=max_body,
+                                          estimate_csv=estimate_csv if estimator else None)))
         return running[-1], collector
 
     yield start

@@ -144,7 +144,8 @@ def test_a_database_of_one_row_per_report_is_converted_and_keeps_every_report(tm
     import sqlite3
 
     from tracs.collect.collector import Collector
-    from tracs.collect.storage import STORED, open_store
+    from tracs.collect.postgres import open_store
+    from tracs.collect.storage import STORED
 
     from .conftest import make_collector
 
@@ -290,7 +291,7 @@ def test_refusals(refusing, tmp_path, case, status, message):
 
 
 def test_offline_enrolment_and_live_page_is_offline(serve, tmp_path, capsys):
-    from tracs.maps._assets import external_assets
+    from tracs.maps.assets import external_assets
 
     db = tmp_path / "offline.sqlite"
     assert main(["serve", "-m", "tracs-d", "-e", "1.5", "--region", "139.5,35.5,140.0,35.9", "--db", str(db),
@@ -302,6 +303,19 @@ def test_offline_enrolment_and_live_page_is_offline(serve, tmp_path, capsys):
     assert page.status_code == 200 and "L.map(" in page.text and external_assets(page.text) == []
     assert httpx.get(running.url + "/v1/estimate?grid=16").status_code == 409  # nothing stored yet
 
+
+
+def test_an_application_without_an_estimator_refuses_the_estimate_of_the_export(serve, tmp_path):
+    """The density of a method not kept from counts is ``tracs estimate`` of the export, which the
+    command gives the application (``create_app(..., estimate_csv=)``); without it: 501, named."""
+    running, collector = serve(estimator=False)
+    device = enrolled_device(running.url, collector.parameters, "phone-1", tmp_path / "d.sqlite")
+    walk(device, 5)
+    device.upload(running.url)
+    answer = httpx.get(running.url + "/v1/estimate?grid=16&format=csv", timeout=60)
+    assert answer.status_code == 501
+    assert answer.json() == {"error": "this collector estimates tracs-d from the export only: "
+                                      "tracs estimate of GET /v1/export"}
 
 def test_serve_refuses_a_database_of_other_parameters(tmp_path, capsys):
     db = str(tmp_path / "r.sqlite")

@@ -73,3 +73,37 @@ def test_foursquare_loader_uses_the_arrow_reader(tmp_path, monkeypatch):
     assert frame["poi_id"].tolist() == ["v1", "v2"] and frame["utc_offset"].tolist() == [540, 540]
     assert frame["source_line"].tolist() == [1, 2]
     assert np.issubdtype(frame["uid"].dtype, np.integer)
+
+
+def test_a_registered_format_is_read_by_load_any(tmp_path, monkeypatch):
+    """A format added to the table of tracs.io.formats (here ``.tsv2``: a tab-separated table after a
+    line naming the layout) is read by ``load_any`` with the format's own reader, like every command."""
+    from tracs.io import formats
+    from tracs.io.containers import read_delimited
+
+    def read_tsv2(path, request):
+        body = tmp_path / "body.tsv"
+        body.write_text(path.read_text().split("\n", 1)[1])
+        return read_delimited(body, request)
+
+    monkeypatch.setitem(formats.FORMATS, "tsv2", formats.Format("TSV2", "tsv2", (".tsv2",), read=read_tsv2))
+    path = tmp_path / "points.tsv2"
+    path.write_text("#tsv2\n" + TABLE.replace(",", "\t").replace("\t12\textra", "\t12").replace("when", "datetime"))
+    assert dl.detect_format(path) == "table"
+    frame = dl.load_any(path)
+    assert frame["uid"].tolist() == ["1", "1", "2", "2"]
+    assert frame.attrs["report"].rows_kept == 4
+    assert "TSV2" in formats.supported()
+
+
+def test_the_help_and_the_refusal_list_the_table(monkeypatch, capsys):
+    """``tracs perturb --help`` and the refusal's list of formats are the table's, a format registered
+    after import included."""
+    from tracs.cli import main
+    from tracs.io import formats
+    from tracs.io.containers import read_delimited
+
+    monkeypatch.setitem(formats.FORMATS, "tsv2", formats.Format("TSV2", "tsv2", (".tsv2",), read=read_delimited))
+    assert formats.SUPPORTED.endswith(", TSV2")
+    assert main(["perturb", "--help"]) == 0
+    assert "TSV2" in " ".join(capsys.readouterr().out.split())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tracs.engine._keys import fast_stream_ids
+from tracs.engine.stream_keys import fast_stream_ids
 from tracs.random import stream_ids
 
 RNG = np.random.default_rng(0)
@@ -66,8 +66,8 @@ def test_repeated_keys_are_numbered_alike_in_any_number_of_buckets(workers):
 
 
 def test_a_hash_shared_by_two_keys_takes_the_reference_path(monkeypatch):
-    from tracs.engine import _keys
+    from tracs.engine import stream_keys
 
     keys = np.arange(20_000)
-    monkeypatch.setattr(_keys, "_hash_all", lambda data, starts, *a: np.zeros(len(starts) - 1, dtype=np.uint64))
-    assert np.array_equal(_keys.fast_stream_ids(keys, len(keys), workers=2), stream_ids(keys, len(keys)))
+    monkeypatch.setattr(stream_keys, "_hash_all", lambda data, starts, *a: np.zeros(len(starts) - 1, dtype=np.uint64))
+    assert np.array_equal(stream_keys.fast_stream_ids(keys, len(keys), workers=2), stream_ids(keys, len(keys)))

@@ -102,7 +102,7 @@ def test_workers_bit_identical(make, monkeypatch):
 def test_cv_smoothing_is_a_fixed_choice_among_the_candidates():
     # TraCS-C at ε = 2 (seeded): "cv" picks one weight of CV_WEIGHTS from held-out reports and
     # equals the fit with that weight; the choice is a function of the reports alone
-    from tracs.estimate import _expectation_maximisation as fitting
+    from tracs.estimate import expectation_maximisation as fitting
 
     pts, off = _clustered(4000, 15)
     pert = TraCSC(REGION, 2.0)
@@ -121,7 +121,7 @@ def test_cv_smoothing_fits_only_smoothed_candidates_warm_started(monkeypatch):
     # (16 s of a 17 s estimate on CHI at 64×64).  Each split fits the weights largest first,
     # every fit after the first starting from the previous fit's estimate; the final fit
     # starts from the uniform density (it equals the fit with the chosen weight, above)
-    from tracs.estimate import _expectation_maximisation as fitting
+    from tracs.estimate import expectation_maximisation as fitting
 
     calls, original = [], fitting.run_em
 

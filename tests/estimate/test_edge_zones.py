@@ -7,8 +7,8 @@ import pytest
 
 from tracs import Rectangle
 from tracs.estimate import density
-from tracs.estimate import _expectation_maximisation as fitting
-from tracs.estimate._edge_zones import place_edge_mass, zone_labels, zone_weights
+from tracs.estimate import expectation_maximisation as fitting
+from tracs.estimate.edge_zones import place_edge_mass, zone_labels, zone_weights
 from tracs.estimate.grid_density import _tracsc_blocks, _epsilons
 from tracs.estimate.transition import snap_edges, transition_matrix
 from tracs.mechanisms import OptimalClassical

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from tracs import Rectangle
-from tracs.estimate import Density, _holdout, density
-from tracs.estimate import _expectation_maximisation as fitting
+from tracs.estimate import Density, holdout, density
+from tracs.estimate import expectation_maximisation as fitting
 from tracs.estimate._directional import directional_blocks
 from tracs.estimate.grid_density import _axis_points, _subpoints
 from tracs.perturbers import Strawman, TraCSD
@@ -26,16 +26,16 @@ def _clustered(n, seed, length=20):
 
 def test_folds_hold_whole_trajectories_and_are_fixed():
     off = np.r_[0, np.cumsum(np.random.default_rng(1).integers(0, 9, 40))]
-    fold = _holdout.trajectory_folds(off)
+    fold = holdout.trajectory_folds(off)
     assert fold.shape == (off[-1],)
     for a, b in zip(off[:-1], off[1:]):
         assert len(set(fold[a:b].tolist())) <= 1  # one fold per trajectory
     per_traj = [fold[a] for a, b in zip(off[:-1], off[1:]) if b > a]
-    counts = np.bincount(np.asarray(per_traj), minlength=_holdout.FOLDS)
-    assert counts.min() >= 1 and set(np.unique(fold).tolist()) <= set(range(_holdout.FOLDS))
-    np.testing.assert_array_equal(fold, _holdout.trajectory_folds(off.copy()))
+    counts = np.bincount(np.asarray(per_traj), minlength=holdout.FOLDS)
+    assert counts.min() >= 1 and set(np.unique(fold).tolist()) <= set(range(holdout.FOLDS))
+    np.testing.assert_array_equal(fold, holdout.trajectory_folds(off.copy()))
     # fewer than 2·FOLDS non-empty trajectories: nothing to hold out
-    assert _holdout.trajectory_folds(np.array([0, 5, 5, 9, 12, 20])) is None
+    assert holdout.trajectory_folds(np.array([0, 5, 5, 9, 12, 20])) is None
 
 
 def test_observe_sees_every_examined_iterate():
@@ -109,4 +109,4 @@ def test_single_fold_has_no_training_reports(folds):
     xe, ye = np.linspace(0, 2, 9), np.linspace(0, 1, 9)
     blocks = directional_blocks(rep, off, pert, np.full(10, 1.0), _axis_points(xe, 1), _axis_points(ye, 1),
                                 1, _subpoints(xe, ye, 1))
-    assert _holdout.choose_passes(blocks, np.ones(GRID, dtype=bool), folds) is None
+    assert holdout.choose_passes(blocks, np.ones(GRID, dtype=bool), folds) is None

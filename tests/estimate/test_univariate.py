@@ -199,7 +199,7 @@ def test_edge_decay_moves_mass_only_inside_the_clamped_zones():
     rep = mech.sample(rng.beta(2, 5, 20000), rng=5)
     flat = distribution(rep, mech, bins=32, bootstrap=3)
     decayed = distribution(rep, mech, bins=32, bootstrap=3, edge_decay=4.0)
-    from tracs.estimate._edge_zones import zone_labels
+    from tracs.estimate.edge_zones import zone_labels
 
     labels = zone_labels(transition_matrix(mech, input_edges(mech, 32), output_edges(mech, rep, 128)))
     zone = labels == labels[-1]

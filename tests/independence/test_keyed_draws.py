@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tracs.baselines._draws import PointDraws, as_row_draws
-from tracs.perturbers._keyed import uniform_at, words_at
+from tracs.perturbers.keyed_draws import uniform_at, words_at
 from tracs.random import Secure, point_streams, resolve_streams
 from tracs.random.kernels import draw_u64, draw_uniform
 

@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from tracs.io._polyline_kernel import BAD, EMPTY, OK, SLOW, parse_polylines
+from tracs.io.polyline_kernel import BAD, EMPTY, OK, SLOW, parse_polylines
 from tracs.io.porto import _arrow_pairs, _pairs
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import tracs.io.containers as io_read
+import tracs.io.arrow_text as io_read
 from tracs.io import SUPPORTED, UnsupportedFormatError, read_checkins
 from tracs.io.columns import MissingColumnsError
 from tracs.io.table import read_points

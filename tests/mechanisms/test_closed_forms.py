@@ -1,4 +1,4 @@
-"""The private closed forms (tracs.mechanisms._closed_forms) that the perturbers and estimators read
+"""The private closed forms (tracs.mechanisms.closed_forms) that the perturbers and estimators read
 for arrays of budgets equal, bit for bit, the constants of the public mechanisms built one budget at
 a time, over a table of budgets from the smallest supported to the largest and the per-point budgets
 of per-trajectory budgets."""
@@ -12,7 +12,7 @@ import pytest
 
 from tracs._validation import MAX_EPSILON, MIN_EPSILON
 from tracs.mechanisms import KRR, OptimalCircular, OptimalClassical
-from tracs.mechanisms._closed_forms import (circular_bands, circular_half_widths, classical_bands,
+from tracs.mechanisms.closed_forms import (circular_bands, circular_half_widths, classical_bands,
                                             classical_half_widths, lie_probabilities)
 
 #: single budgets (tiny to the largest sampled) and per-point budgets of per-trajectory budgets

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tracs.mechanisms import Duchi
-from tracs.mechanisms import _lattice_kernels as lk
+from tracs.mechanisms import lattice_kernels as lk
 from tracs.mechanisms._duchi_kernel import _decide
 from tracs.mechanisms._numeric import logistic
 from tracs.mechanisms.lattice import _Draws, lattice_point, snap_indices

@@ -22,7 +22,7 @@ import pytest
 from scipy import stats
 
 import tracs.mechanisms as m
-from tracs.mechanisms import _circular_geometric, _geometric, _staircase
+from tracs.mechanisms import _circular_geometric, geometric, _staircase
 from tracs.random import resolve_streams
 
 RES = 1 / 63
@@ -112,8 +112,8 @@ def _near(thresholds):
 
 
 LAWS = {
-    "Laplace n=2^20": lambda: (*_geometric.laplace_constants(1.0, 2 ** 20), 0.0, _geometric.NO_TOP),
-    "Laplace n=63 ε=0.01": lambda: (*_geometric.laplace_constants(0.01, 63), 0.0, _geometric.NO_TOP),
+    "Laplace n=2^20": lambda: (*geometric.laplace_constants(1.0, 2 ** 20), 0.0, geometric.NO_TOP),
+    "Laplace n=63 ε=0.01": lambda: (*geometric.laplace_constants(0.01, 63), 0.0, geometric.NO_TOP),
     "circle n=2^20": lambda: _circle_law(1.0, 2 ** 20),
     "circle n=63 ε=0.01": lambda: _circle_law(0.01, 63),
     "circle n=64 ε=30": lambda: _circle_law(30.0, 64),
@@ -134,13 +134,13 @@ def test_shortcut_at_the_thresholds(law):
     stream = np.uint64(ks.streams[0])
     m = np.unique(np.concatenate([np.arange(1, 40), np.geomspace(1, 5e7, 60).astype(np.int64)]))
     m = m[m <= top]
-    firsts = _near(_geometric.thresholds(m, log_r, log_c, shift, top))
+    firsts = _near(geometric.thresholds(m, log_r, log_c, shift, top))
     deferred = 0
     for i, first in enumerate(firsts):
         f = float(first)
         lu = math.log((f + 0.5) * 2.0 ** -53 + shift)
-        fast = _geometric.fast_magnitude(f, lu, log_r, log_c, top)
-        exact = _geometric.magnitude(np.uint64(first), log_r, log_c, shift, top, ks.kind, ks.key, stream, i, 2, False)
+        fast = geometric.fast_magnitude(f, lu, log_r, log_c, top)
+        exact = geometric.magnitude(np.uint64(first), log_r, log_c, shift, top, ks.kind, ks.key, stream, i, 2, False)
         deferred += fast < 0
         assert fast < 0 or fast == exact, (first, fast, exact)
     assert 0 < deferred < len(firsts)  # both paths are exercised
@@ -152,8 +152,8 @@ def test_staircase_shortcut_at_the_thresholds(epsilon, n, gamma):
     ks = resolve_streams(8, None, 1)
     stream = np.uint64(ks.streams[0])
     j = np.arange(0, 30)
-    even = _geometric.thresholds(j, log_r, 0.0, 0.0, _geometric.NO_TOP)
-    odd = _geometric.thresholds(j + 1, log_r, log_t, 0.0, _geometric.NO_TOP)
+    even = geometric.thresholds(j, log_r, 0.0, 0.0, geometric.NO_TOP)
+    odd = geometric.thresholds(j + 1, log_r, log_t, 0.0, geometric.NO_TOP)
     deferred = 0
     firsts = _near(np.concatenate([even, odd]))
     for i, first in enumerate(firsts):

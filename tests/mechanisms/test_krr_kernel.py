@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tracs.mechanisms import KRR
-from tracs.perturbers._keyed import words_at
+from tracs.perturbers.keyed_draws import words_at
 from tracs.random import resolve_streams
 
 

@@ -10,8 +10,8 @@ import pytest
 from numba import njit
 from scipy import stats
 
-from tracs.mechanisms._geometric import tail
-from tracs.mechanisms._vector_log import LOG_ERROR, vector_log
+from tracs.mechanisms.geometric import tail
+from tracs.mechanisms.vector_log import LOG_ERROR, vector_log
 from tracs.perturbers import PlanarLaplace
 from tracs.perturbers import _planar_kernel as pk
 from tracs.perturbers._sequential import keyed_points

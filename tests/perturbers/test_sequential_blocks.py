@@ -11,9 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from tracs.mechanisms._band import (band_part, circular_band_index, classical_band_index, fast_band_part,
+from tracs.mechanisms.band import (band_part, circular_band_index, classical_band_index, fast_band_part,
                                     threshold_compiled)
-from tracs.mechanisms._lattice_kernels import below, split_word, uniform_index
+from tracs.mechanisms.lattice_kernels import below, split_word, uniform_index
 from tracs.perturbers import Strawman, TraCSD
 from tracs.perturbers._angles import angle_tables, unit_vector, unit_vectors
 from tracs.perturbers._kernels import (BLOCK, DRAW_CELL, DRAW_OTHER, EXT_FIRST, EXT_SECOND, INT_FIRST, INT_SECOND,

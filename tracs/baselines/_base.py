@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, InputTypeError
-from ..poi_space import POISpace
 from .._validation import as_batch
+from ..poi_space import POISpace
+from ..errors import InputError, InputTypeError
 from ..releaser import PrivacyLedger, Releaser, batch_streams, check_lengths
 from ._draws import PointDraws
 from ._exponential_sampler import em_max_epsilon

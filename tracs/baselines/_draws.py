@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..perturbers.keyed_draws import proposals, uniform_at, words_at
+from ..random import KIND_CHACHA20, RandomKey, point_streams, resolve_streams
 from ..errors import InputError
-from ..perturbers._keyed import proposals, uniform_at, words_at
-from ..random import point_streams
 
 __all__ = ["PointDraws", "RowDraws", "SITE", "as_row_draws"]
 
@@ -141,14 +141,10 @@ class RowDraws:
         """A random key per point from its own draws: an ``rng`` for a 1-D mechanism's
         ``sample`` (:class:`tracs.random.RandomKey` of the same generator: Philox keyed by
         draw 0, ChaCha20 by draws 0–3, so a secure run stays secure)."""
-        from ..random import RandomKey
-
         return [RandomKey(self.source.kind, np.ascontiguousarray(k)) for k in self.keys(local)]
 
     def keys(self, local) -> np.ndarray:
         """The keys of :meth:`seeds` as one array: ``(n, 2)`` uint64 (Philox) or ``(n, 8)`` uint32 (ChaCha20)."""
-        from ..random import KIND_CHACHA20
-
         local = np.asarray(local, dtype=np.intp)
         if self.source.kind == KIND_CHACHA20:
             words = np.stack([self.words(local, j) for j in range(4)], axis=1)  # 256 bits
@@ -163,7 +159,5 @@ def as_row_draws(draws, n: int) -> RowDraws:
         if len(draws) != n:
             raise InputError(f"draws cover {len(draws)} rows, expected {n}")
         return draws
-    from ..random import resolve_streams
-
     streams = resolve_streams(draws, None, n)
     return PointDraws(streams, np.arange(n + 1)).at(np.arange(n), 0)

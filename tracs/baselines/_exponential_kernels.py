@@ -23,6 +23,7 @@ import numpy as np
 from .._numba_cache import key_on_sources
 from .._jit import helper
 from ..random.kernels import draw_u64, draw_u64_pair
+from ._draws import _REDRAW
 
 __all__ = ["rejection_rows", "candidate_mask"]
 
@@ -153,8 +154,6 @@ def rejection_rows(points, x, scale, draws, rows, budget: int, out, done, disc=N
         return
     src = draws.source
     point_rows = draws.rows[rows]
-    from ._draws import _REDRAW
-
     disc = np.zeros((0, 3)) if disc is None else np.ascontiguousarray(disc, dtype=np.float64)
     if sectors is None:
         sectors, sector_k = np.zeros((0, 1, 4)), np.zeros(0)

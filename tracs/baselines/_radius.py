@@ -16,8 +16,8 @@ import numba
 import numpy as np
 
 from .._numba_cache import key_on_sources
-from ..mechanisms._band import EXT_WORD, INT_WORD, affine_band_index
-from ..mechanisms._lattice_kernels import split_word
+from ..mechanisms.band import EXT_WORD, INT_WORD, affine_band_index
+from ..mechanisms.lattice_kernels import split_word
 from ..mechanisms.lattice import lattice_point
 from ..random import stream_ids
 from ..random.kernels import draw_u64_pair

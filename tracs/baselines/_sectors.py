@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from ._exponential_kernels import candidate_mask
+
 __all__ = ["sector_index", "in_sector", "Sectors", "TWO_PI"]
 
 TWO_PI = 2.0 * math.pi
@@ -68,8 +70,6 @@ class Sectors:
         self.points, self.k, self.reports, self.disc = points, np.asarray(k), list(reports), disc
 
     def __call__(self, local, cand):
-        from ._exponential_kernels import candidate_mask
-
         return candidate_mask(self.points, local, cand, *self.kernel_tables())
 
     def reference(self, local, cand):

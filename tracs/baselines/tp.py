@@ -13,7 +13,7 @@ import numpy as np
 from .._numba_cache import key_on_sources
 from ..errors import InputError
 from ..mechanisms import KRR, SquareWave
-from ..mechanisms import _lattice_kernels as lk
+from ..mechanisms import lattice_kernels as lk
 from ..mechanisms.piecewise import square_wave_b
 from ._base import Baseline
 from ._draws import as_row_draws

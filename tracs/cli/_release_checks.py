@@ -116,12 +116,12 @@ def _counts(part, perturber, column: str, epsilon: float, time):
     """One partition's counts (:data:`_COUNTS`) and up to three ε values that differ."""
     import pandas as pd
 
-    from ..dask.estimation import _trajectories
+    from ..dask.estimation import partition_trajectories
     from ..estimate.reports import off_lattice, outside_region
     from ..io.parameters import epsilon_mismatches
 
     bad, seen = epsilon_mismatches(part[column], {"epsilon": epsilon}) if column in part.columns else (0, [])
-    points, offsets, _ = _trajectories(part, "__trajectory", None, time, "__x", "__y")
+    points, offsets, _ = partition_trajectories(part, "__trajectory", None, time, "__x", "__y")
     outside = outside_region(perturber, points)
     off = off_lattice(perturber, perturber.region.clip(points), offsets) if len(points) else None
     return pd.DataFrame({"rows": [len(part)], "epsilon": [bad], "outside": [int(outside.sum())],

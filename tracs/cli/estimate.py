@@ -199,7 +199,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     if scheduler is not None and engine != "dask":
         raise CLIError("--scheduler goes with --engine dask")
     if edge_decay is not None:
-        from ..estimate._edge_zones import check_edge_decay
+        from ..estimate.edge_zones import check_edge_decay
 
         try:
             check_edge_decay(edge_decay)

@@ -49,18 +49,18 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("perturb", help="perturb a check-in or track file (any format of tracs.io)",
                               description=DESCRIPTION, epilog="methods: " + method_help(),
                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    from ..io.formats import input_formats, supported, written
+
     p.add_argument("input", metavar="INPUT",
-                   help="check-in file: Foursquare / Gowalla (CSV or tab-separated) or any CSV, TSV, "
-                        "Parquet, GeoParquet, GeoJSON, GPX or KML with user, time and coordinates; or a public "
-                        "trajectory data set: a Geolife, T-Drive or Cabspotting folder, a Porto taxi CSV")
-    from ..io.formats import input_formats
+                   help="check-in or track file with user, time and coordinates (Foursquare and Gowalla files "
+                        f"recognised), or a public trajectory data set; formats: {supported()}")
 
     p.add_argument("--input-format", default="auto", choices=input_formats(), help=_columns.INPUT_FORMAT_HELP)
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT",
-                   help="file to write (.csv, .tsv, .geojson, .parquet, .gpkg or .gpx)")
+                   help=f"file to write ({written('points')})")
     p.add_argument("--geometry", choices=("points", "lines"), default="points",
                    help="points (default): one released row per input row; lines: one LineString per "
-                        "released trajectory, with the time of every vertex (.geojson, .parquet or .gpkg)")
+                        f"released trajectory, with the time of every vertex ({written('lines')})")
     p.add_argument("-m", "--method", required=True, choices=list(METHODS), metavar="METHOD",
                    help=f"one of {', '.join(METHODS)} (methods that are not ε-LDP, "
                         f"{', '.join(m for m in METHODS if not METHODS[m].ldp)}, are refused here)")

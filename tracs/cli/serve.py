@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import tempfile
+from pathlib import Path
 import base64
 import os
 import pickle
@@ -68,14 +72,15 @@ def worker_app():
     the shared PostgreSQL database, built from the options the parent process handed down)."""
     from ..collect.server import create_app
 
-    return create_app(collector_of(pickle.loads(base64.b64decode(os.environ[_OPTIONS]))))
+    return create_app(collector_of(pickle.loads(base64.b64decode(os.environ[_OPTIONS]))), estimate_csv=estimate_csv)
 
 
 def collector_of(args):
     """The :class:`tracs.collect.collector.Collector` the options describe."""
     from ..collect.collector import Collector
     from ..collect.published import ParameterError, Parameters
-    from ..collect.storage import StoreError, open_store
+    from ..collect.postgres import open_store
+    from ..collect.storage import StoreError
 
     caps = {cap: getattr(args, f"cap_{cap}") for cap in ("trajectory", "day", "lifetime")}
     try:
@@ -87,7 +92,7 @@ def collector_of(args):
 
 
 def run(args) -> int:
-    from ..collect.storage import is_postgres
+    from ..collect.postgres import is_postgres
 
     if args.workers > 1 and not is_postgres(args.db):
         raise CLIError(f"--workers {args.workers}: a SQLite database is written by one process; run one worker "
@@ -105,10 +110,28 @@ def run(args) -> int:
     print(f"tracs serve: {collector.parameters.method} at ε = {args.epsilon:g} per point over {args.region}, "
           f"{collector.store.count():,} reports in {args.db}, on http://{args.host}:{args.port}")
     if args.workers == 1:
-        uvicorn.run(create_app(collector), host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(create_app(collector, estimate_csv=estimate_csv), host=args.host, port=args.port,
+                    log_level="warning")
         return 0
     collector.store.close()  # each worker opens its own
     os.environ[_OPTIONS] = base64.b64encode(pickle.dumps(args)).decode()
     uvicorn.run("tracs.cli.serve:worker_app", factory=True, workers=args.workers, host=args.host, port=args.port,
                 log_level="warning")
     return 0
+
+
+def estimate_csv(store, parameters, grid: int) -> bytes:
+    """The CSV ``tracs estimate --grid GRID -o est.csv`` writes for the export of the stored reports
+    (:func:`tracs.collect.export.write_export`): the collector's estimate of a method whose
+    density is not kept from counts, recomputed on each call."""
+    from ..collect.export import write_export
+    from . import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        release = write_export(store, parameters, Path(folder) / "reports.parquet")
+        out = Path(folder) / "est.csv"
+        with contextlib.redirect_stdout(io.StringIO()):
+            status = main(["estimate", str(release), "--grid", str(int(grid)), "-o", str(out)])
+        if status != 0:
+            raise RuntimeError(f"tracs estimate failed on the stored reports (status {status})")
+        return out.read_bytes()

@@ -5,29 +5,29 @@ perturb`` (:func:`tracs.io.table.released_table`: the columns ``uid``, ``traject
 ``datetime``, ``lat``, ``lng``, ``epsilon_point``, ``epsilon_trajectory``), streamed in
 chunks of whole trajectories for the formats written in batches (CSV, Parquet), and the
 sidecar of its public parameters (:func:`tracs.estimate.sidecar.write_sidecar`), so
-``tracs estimate`` reads it like any release.  :func:`estimate_csv` is
-``tracs estimate RELEASE --grid G -o est.csv`` of that export, recomputed from the
-stored reports on each call.
+``tracs estimate`` reads it like any release (``tracs serve`` answers an estimate of a
+method whose density is not kept from counts with that command on the export:
+:func:`tracs.cli.serve.estimate_csv`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["write_export", "estimate_csv"]
+from ..estimate.sidecar import write_sidecar
+from ..io.formats import output_format
+from ..io.table import Points, released_table, to_wgs84, write_released
+from ..io.write import bounds
+
+__all__ = ["write_export"]
 
 
 def _points(devices: list, c: dict, crs):
     """The stored reports as the command line's :class:`tracs.io.table.Points` (one trajectory per
     ``(device, trajectory)``, in index order) and their WGS84 positions."""
     import pandas as pd
-
-    from ..io.table import Points, to_wgs84
 
     n = len(devices)
     uid = pd.Series(devices, dtype=object)
@@ -44,9 +44,6 @@ def _points(devices: list, c: dict, crs):
 def _tables(store, crs, text_times: bool):
     """The release's tables, one per chunk of whole trajectories (:meth:`Store.report_chunks`),
     and the WGS84 ``(min, max)`` of every released point (a first pass over the chunks)."""
-    from ..io.table import released_table
-    from ..io.write import bounds
-
     low, high = np.full(2, np.inf), np.full(2, -np.inf)
     for devices, c in store.report_chunks():
         b = bounds(_points(devices, c, crs)[1])
@@ -66,10 +63,6 @@ def _tables(store, crs, text_times: bool):
 def write_export(store, parameters, path) -> Path:
     """Write every stored report to ``path`` (its extension names the format) and its sidecar,
     streaming the reports in chunks of whole trajectories (never all in memory)."""
-    from ..estimate.sidecar import write_sidecar
-    from ..io.formats import output_format
-    from ..io.table import write_released
-
     path = Path(path)
     fmt = output_format(path)
     if store.count() == 0 or not fmt.batch_rows:  # an empty release, or a format written from one table
@@ -87,17 +80,3 @@ def write_export(store, parameters, path) -> Path:
     write_sidecar(path, method=parameters.method, epsilon=parameters.epsilon, per_trajectory=False,
                   region=model.region, crs=parameters.crs, perturber=model, sources=sources)
     return path
-
-
-def estimate_csv(store, parameters, grid: int) -> bytes:
-    """The CSV ``tracs estimate --grid GRID -o est.csv`` writes for the export of the stored reports."""
-    from ..cli import main
-
-    with tempfile.TemporaryDirectory() as folder:
-        release = write_export(store, parameters, Path(folder) / "reports.parquet")
-        out = Path(folder) / "est.csv"
-        with contextlib.redirect_stdout(io.StringIO()):
-            status = main(["estimate", str(release), "--grid", str(int(grid)), "-o", str(out)])
-        if status != 0:
-            raise RuntimeError(f"tracs estimate failed on the stored reports (status {status})")
-        return out.read_bytes()

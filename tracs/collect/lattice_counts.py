@@ -18,7 +18,7 @@ on a slow path), so a warm-started fit stops elsewhere than a fit from the unifo
 start; the fit is made afresh — the weight chosen again — once the reports have
 grown by :attr:`LatticeCounts.REFIT` since the last fresh fit, and then equals
 ``tracs estimate`` of the export again.  Other methods are estimated from the
-export (:func:`tracs.collect.export.estimate_csv`).
+export (:func:`tracs.cli.serve.estimate_csv`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ import dataclasses
 import threading
 
 import numpy as np
+from ..estimate import expectation_maximisation as fitting
+from ..estimate.expectation_maximisation import ProductBlock
+
 
 __all__ = ["LatticeCounts"]
 
@@ -149,12 +152,8 @@ class _GridFit:
     def refresh(self, crs, refit: float) -> bytes:
         """The CSV of the estimate of the counted reports: the kept one when no report came since,
         else a fit afresh (the first, or after the reports grew by ``refit``) or warm-started."""
-        from ..estimate import _expectation_maximisation as fitting
-
         if self.csv is not None and self.fitted == self.counted:
             return self.csv
-        from ..estimate._expectation_maximisation import ProductBlock
-
         block = ProductBlock(self.counts, self.first, self.second)
         block.eps = self.eps
         afresh = self.theta is None or self.counted >= (1 + refit) * self.fresh

@@ -52,7 +52,7 @@ refresh(); setInterval(refresh, __REFRESH__ * 1000);
 
 def live_page(parameters, *, grid: int = 32, refresh: int = 10) -> str:
     """The page's HTML for a collection of ``parameters``, Leaflet inlined."""
-    from ..maps._assets import embed_assets
+    from ..maps.assets import embed_assets
 
     title = f"{parameters.method}, ε = {parameters.epsilon:g} per point"
     page = (_PAGE.replace("__TITLE__", title).replace("__BOX__", json.dumps(list(parameters.box)))

@@ -9,6 +9,7 @@ may share the database: a batch takes a transaction-level advisory lock on its
 device (:meth:`PostgresStore.lock_device`), so two batches of one device are
 checked against the ledger one after the other.  A batch's accepted reports are one row
 of ``batches`` (their columns as one ``BYTEA`` value, :func:`tracs.collect.storage.pack`).
+:func:`open_store` opens the store a ``--db`` names: PostgreSQL or SQLite.
 """
 
 from __future__ import annotations
@@ -16,11 +17,10 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
-import numpy as np
 
-from .storage import Store, StoreError
+from .storage import SQLiteStore, Store, StoreError
 
-__all__ = ["PostgresStore"]
+__all__ = ["PostgresStore", "is_postgres", "open_store"]
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -98,3 +98,16 @@ class PostgresStore(Store):
     def lock_device(self, device: str) -> None:
         """Hold ``device``'s advisory lock until the transaction ends (other collector processes wait)."""
         self._db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (device,))
+
+
+def is_postgres(db) -> bool:
+    """Whether ``db`` names a PostgreSQL database (a ``postgresql://`` URL) rather than a SQLite file."""
+    return str(db).startswith(("postgresql://", "postgres://"))
+
+
+def open_store(db, parameters, *, synchronous: str = "normal"):
+    """The store of ``db``: a ``postgresql://`` URL (:class:`PostgresStore`) or a SQLite file
+    (:class:`tracs.collect.storage.SQLiteStore`, with its ``synchronous`` level)."""
+    if is_postgres(db):
+        return PostgresStore(str(db), parameters)
+    return SQLiteStore(db, parameters, synchronous=synchronous)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 
 import numpy as np
 
@@ -44,8 +45,6 @@ BATCH_FIELDS = ("device", "protocol", "parameters", "method")
 def encode_arrow(batch: dict) -> bytes:
     """A batch (the JSON layout above) as an Arrow IPC stream: columns ``int64``/``float64``,
     the batch fields as JSON text in the schema metadata."""
-    import json
-
     import pyarrow as pa
 
     reports = batch["reports"]
@@ -64,8 +63,6 @@ def decode_arrow(body: bytes) -> dict:
     missing or of another type is left to the collector's checks, which name it).
 
     Raises ``ValueError`` when the body is not an Arrow stream with the batch fields."""
-    import json
-
     import pyarrow as pa
 
     try:

@@ -20,6 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import TracsError
+from ..estimate.sidecar import perturber_from_sidecar, write_sidecar
+from ..methods import PERTURBER, MethodContext, get, view
+from ..public import LonLatBox
+from ..region import Rectangle
 
 __all__ = ["PROTOCOL_VERSION", "Parameters", "ParameterError", "CAPS"]
 
@@ -71,9 +75,6 @@ class Parameters:
     def build(cls, method: str, epsilon: float, box, *, anchor="center", caps=None) -> "Parameters":
         """The parameters of a collection of ``method`` at ``epsilon`` per point over ``box``
         (a :class:`tracs.public.LonLatBox`), TraCS-D's ``anchor`` as in ``tracs perturb``."""
-        from ..estimate.sidecar import write_sidecar
-        from ..methods import PERTURBER, MethodContext, get
-
         entry = get(method)
         if entry.kind != PERTURBER or entry.discrete:
             raise ParameterError(f"method {method!r} cannot be collected point by point: choose one of "
@@ -164,8 +165,6 @@ class Parameters:
 
     def lonlat_box(self):
         """The region as a :class:`tracs.public.LonLatBox`."""
-        from ..public import LonLatBox
-
         return LonLatBox(*self.box)
 
     @property
@@ -174,8 +173,6 @@ class Parameters:
 
     def region(self):
         """The public region in metres (:class:`tracs.Rectangle`)."""
-        from ..region import Rectangle
-
         region = self.release.get("region") or {}
         if region.get("type") != "rectangle":
             raise ParameterError(f"the region must be a rectangle, got {region.get('type')!r}")
@@ -191,8 +188,6 @@ class Parameters:
     def perturber(self):
         """The perturber these parameters describe, rebuilt by the registry
         (:func:`tracs.estimate.sidecar.perturber_from_sidecar`); its lattice must be the published one."""
-        from ..estimate.sidecar import perturber_from_sidecar
-
         cached = self.__dict__.get("_perturber")
         if cached is not None:
             return cached
@@ -212,8 +207,6 @@ class Parameters:
 def supported_methods() -> tuple[str, ...]:
     """The registered perturbers whose releases are lattice indices drawn point by point from the
     keyed streams (the ones a device can release one fix at a time)."""
-    from ..methods import PERTURBER, view
-
     names = []
     for name, entry in view(PERTURBER).items():
         if entry.discrete or not entry.ldp:

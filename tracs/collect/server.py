@@ -19,13 +19,17 @@ A request refused gets a 4xx status and ``{"error": reason}``; the server keeps 
 
 from __future__ import annotations
 
+import io
 import asyncio
 import json
 import shutil
 import tempfile
 from pathlib import Path
 
+from ..estimate.sidecar import sidecar_path
 from .collector import Refused
+from .export import write_export
+from .live_page import live_page
 from .protocol import ARROW_TYPE, BATCH_FIELDS, COLUMNS, decode_arrow, encode_arrow
 
 __all__ = ["create_app", "MAX_BODY"]
@@ -85,8 +89,12 @@ def _decode(body: bytes):
         raise Refused(400, f"the body is not valid JSON: {exc}") from None
 
 
-def create_app(collector, *, max_body: int = MAX_BODY):
-    """The Starlette application of ``collector`` (:class:`tracs.collect.collector.Collector`)."""
+def create_app(collector, *, max_body: int = MAX_BODY, estimate_csv=None):
+    """The Starlette application of ``collector`` (:class:`tracs.collect.collector.Collector`).
+
+    ``estimate_csv(store, parameters, grid) -> bytes`` answers ``GET /v1/estimate`` for a method whose
+    density is not kept from counts (``tracs serve`` passes :func:`tracs.cli.serve.estimate_csv`:
+    ``tracs estimate`` of the export); without it such a request is refused (501)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.background import BackgroundTask
@@ -157,12 +165,13 @@ def create_app(collector, *, max_body: int = MAX_BODY):
             raise Refused(409, "no reports stored yet: nothing to estimate")
         if collector.density.applies:
             data = await run_in_threadpool(collector.density.estimate_csv, int(grid))
+        elif estimate_csv is None:
+            raise Refused(501, f"this collector estimates {collector.parameters.method} from the export only: "
+                               "tracs estimate of GET /v1/export")
         else:
-            data = await run_in_threadpool(_estimate_of_export, collector, estimates, int(grid))
+            data = await run_in_threadpool(_estimate_of_export, collector, estimates, int(grid), estimate_csv)
         if fmt == "csv":
             return Response(data, media_type="text/csv")
-        import io
-
         import pandas as pd
 
         return JSONResponse({"grid": int(grid), "stored": collector.store.count(),
@@ -181,8 +190,6 @@ def create_app(collector, *, max_body: int = MAX_BODY):
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4")
 
     async def page(request):
-        from .live_page import live_page
-
         return HTMLResponse(live_page(collector.parameters))
 
     routes = [Route("/v1/parameters", guarded(parameters)), Route("/v1/devices", guarded(devices), methods=["POST"]),
@@ -193,11 +200,9 @@ def create_app(collector, *, max_body: int = MAX_BODY):
     return Starlette(routes=routes)
 
 
-def _estimate_of_export(collector, estimates: dict, grid: int) -> bytes:
-    """``tracs estimate`` of the export on ``grid`` (:func:`tracs.collect.export.estimate_csv`), kept
+def _estimate_of_export(collector, estimates: dict, grid: int, estimate_csv) -> bytes:
+    """``tracs estimate`` of the export on ``grid`` (``estimate_csv``, given to :func:`create_app`), kept
     in ``estimates`` while the stored count does not change (the last 4 grids asked for)."""
-    from .export import estimate_csv
-
     stored = collector.store.count()
     kept = estimates.pop(grid, None)
     if kept is None or kept[0] != stored:  # counted before the export: a batch during it is fitted next time
@@ -210,16 +215,11 @@ def _estimate_of_export(collector, estimates: dict, grid: int) -> bytes:
 
 def _export_file(collector, path: Path) -> Path:
     """The export written to ``path`` (sent from the file, then removed: never whole in memory)."""
-    from .export import write_export
-
     return write_export(collector.store, collector.parameters, path)
 
 
 def _sidecar(collector):
     from starlette.responses import Response
-
-    from ..estimate.sidecar import sidecar_path
-    from .export import write_export
 
     with tempfile.TemporaryDirectory() as folder:
         path = write_export(collector.store, collector.parameters, Path(folder) / "reports.csv")

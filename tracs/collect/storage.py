@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import InputError, TracsError
 
-__all__ = ["Store", "SQLiteStore", "StoreError", "open_store", "is_postgres"]
+__all__ = ["Store", "SQLiteStore", "StoreError"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,21 +78,6 @@ def _joined(parts: list, names=STORED) -> dict:
     """The columns of several :func:`unpack` results, one after the other."""
     return {name: np.concatenate([p[name] for p in parts]) if parts else
             np.zeros(0, dtype=np.float64 if name in _FLOATS else np.int64) for name in names}
-
-
-def is_postgres(db) -> bool:
-    """Whether ``db`` names a PostgreSQL database (a ``postgresql://`` URL) rather than a SQLite file."""
-    return str(db).startswith(("postgresql://", "postgres://"))
-
-
-def open_store(db, parameters, *, synchronous: str = "normal"):
-    """The store of ``db``: a ``postgresql://`` URL (:class:`tracs.collect.postgres.PostgresStore`)
-    or a SQLite file (:class:`SQLiteStore`, with its ``synchronous`` level)."""
-    if is_postgres(db):
-        from .postgres import PostgresStore
-
-        return PostgresStore(str(db), parameters)
-    return SQLiteStore(db, parameters, synchronous=synchronous)
 
 
 class Store:

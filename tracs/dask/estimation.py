@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..estimate import holdout
+from ..estimate.grid_density import _epsilons, check_perturber, plan_density
 from ..errors import InputError
 from .frames import _check_columns, _coordinates, _order
 from .partitions import survey
@@ -12,7 +14,7 @@ from .partitions import survey
 __all__ = ["estimate", "PartitionBlocks"]
 
 
-def _trajectories(part, user, trajectory, time, x, y):
+def partition_trajectories(part, user, trajectory, time, x, y):
     """One partition's reports in (user, trajectory, time, row) order: points, offsets, keys."""
     order = _order(part, user, trajectory, time, np.arange(len(part)))
     points = _coordinates(part, x, y)[order]
@@ -31,8 +33,6 @@ def _lengths(held):
 
 def _partition_blocks(held, plan, rank_starts):
     """Blocks of one partition; ``rank_starts``: global first row of each of its trajectories."""
-    from ..estimate.grid_density import _epsilons
-
     points, offsets, _ = held
     if len(points) == 0:
         return []
@@ -132,9 +132,6 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
     """
     import dask
 
-    from ..estimate import _holdout
-    from ..estimate.grid_density import _epsilons, check_perturber, plan_density
-
     check_perturber(perturber)
     meta = ddf._meta
     _check_columns(meta, user, trajectory, time, x, y)
@@ -143,7 +140,7 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
     spans = survey(ddf, user, caller="estimate")  # refuses ids of more than one type
     spans = spans if shuffle == "auto" else bool(shuffle)
     work = ddf.shuffle(on=user) if spans else ddf
-    held = dask.persist(*[dask.delayed(_trajectories)(p, user, trajectory, time, x, y)
+    held = dask.persist(*[dask.delayed(partition_trajectories)(p, user, trajectory, time, x, y)
                           for p in work.to_delayed()])
     tables = dask.compute(*[dask.delayed(_lengths)(h) for h in held])
     keys = pd.concat([t.assign(part=i, local=np.arange(len(t))) for i, t in enumerate(tables)],
@@ -171,4 +168,4 @@ def estimate(ddf, perturber, *, grid=(32, 32), user="uid", trajectory=None, time
     else:
         weights = dask.compute(*[dask.delayed(_weight)(p) for p in parts])
         blocks = [PartitionBlocks(parts, np.arange(offsets[-1]), sum(weights))]
-    return plan.fit(blocks, lambda: _holdout.trajectory_folds(offsets))
+    return plan.fit(blocks, lambda: holdout.trajectory_folds(offsets))

@@ -17,18 +17,35 @@ every trajectory draws the same numbers whichever chunk and thread runs it.
 
 from __future__ import annotations
 
+
+import inspect
+
 import numpy as np
 
 from .. import metrics
 from .._validation import as_batch
 from ..errors import InputError, InputTypeError
 from ..random import KeyedStreams, resolve_key
-from ..releaser import takes_keys
 from ._account import serial_step
-from ._keys import fast_stream_ids
+from .stream_keys import fast_stream_ids
 from ._pool import map_ordered, point_chunks, resolve_workers, trajectory_chunks
 
 __all__ = ["perturb_many", "round_points", "point_errors", "trajectory_errors", "average_error"]
+
+
+def takes_keys(releaser) -> bool:
+    """Whether ``releaser`` draws each trajectory from its own keyed stream (``perturb_many`` takes ``keys``).
+
+    A :class:`Releaser` (or any object) says so by its class attribute ``keyed``; an
+    object without one is asked whether its ``perturb_many`` has a ``keys`` parameter.
+    """
+    flag = getattr(type(releaser), "keyed", None)
+    if isinstance(flag, bool):
+        return flag
+    try:
+        return "keys" in inspect.signature(releaser.perturb_many).parameters
+    except (AttributeError, TypeError, ValueError):
+        return False
 
 
 def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, workers=1,
@@ -59,7 +76,7 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     (:mod:`tracs.random`), so splitting the batch changes nothing.  With
     ``rng=None`` the fresh OS seed is drawn once for the whole batch.  The streams
     are resolved once, before the batch is cut, with the compiled key hash of
-    :mod:`tracs.engine._keys` (the same values as :func:`tracs.random.stream_ids`).
+    :mod:`tracs.engine.stream_keys` (the same values as :func:`tracs.random.stream_ids`).
     """
     n_workers = resolve_workers(workers)
     if not takes_keys(perturber):  # no per-trajectory streams: only one worker gives the same output

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..mechanisms._closed_forms import circular_half_widths, classical_half_widths
+from ..mechanisms.closed_forms import circular_half_widths, classical_half_widths
 from ..perturbers import Strawman
 from . import _coded, _runs
-from ._memory import refuse_above
-from . import _expectation_maximisation as fitting
+from .memory import refuse_above
+from . import expectation_maximisation as fitting
 
 #: reports per chunk of runs
 CHUNK = 1 << 14

@@ -19,6 +19,8 @@ import numba
 import numpy as np
 
 from .._numba_cache import key_on_sources
+from ._directional import directional_blocks
+from ._runs import RunBlock
 from .grid_density import _axis_points, _epsilons, _subpoints, axis_mechanisms
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
@@ -104,9 +106,6 @@ class DirectionalTables:
 
     def chunk(self, start, stop):
         """``(L, mx, my)`` of reports ``start:stop`` (whole trajectories), each (n, Gx, Gy)."""
-        from ._directional import directional_blocks
-        from ._runs import RunBlock
-
         off = self.off[(self.off >= start) & (self.off <= stop)] - start
         n, s = stop - start, self.parts
         lik, sx, sy = (np.zeros((n,) + self.shape) for _ in range(3))

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import InputTypeError
 from ..region import Rectangle
-from . import _expectation_maximisation as fitting
+from . import expectation_maximisation as fitting
 from .transition import bin_index, output_grid
 
 __all__ = ["laplace_keys", "laplace_counts", "merge_counts", "laplace_blocks"]

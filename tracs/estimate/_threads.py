@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 __all__ = ["run_chunks"]
 
 
@@ -13,7 +15,5 @@ def run_chunks(function, count: int, workers: int) -> list:
     """
     if workers <= 1 or count <= 1:
         return [function(i) for i in range(count)]
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(max_workers=min(workers, count)) as pool:
         return list(pool.map(function, range(count)))

@@ -29,11 +29,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import as_batch
+from ._directional import directional_blocks
 from ..errors import InputError, InputTypeError
-from ..perturbers._base import as_batch
 from ._emissions import split_edges
-from .grid_density import _epsilons, axis_mechanisms, check_parts, check_perturber
+from ._runs import RunBlock
+from .grid_density import _axis_points, _epsilons, _subpoints, axis_mechanisms, check_parts, check_perturber
 from .result import Density
+from .smoothing import smooth
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["denoise", "smooth_trajectories", "DEFAULT_SUBCELLS"]
@@ -146,8 +149,6 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
 def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump) -> np.ndarray:
     """``trajectory=True``: the checks of the transition's parameters, then
     :func:`tracs.estimate.smoothing.smooth`."""
-    from .smoothing import smooth
-
     if offsets is None:
         raise InputError("trajectory=True needs offsets: the trajectories to smooth")
     if scale is not None and not (float(scale) > 0):
@@ -160,10 +161,6 @@ def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump
 def _directional_means(pts, off, perturber, prior: Density, per_cell: int) -> np.ndarray:
     """TraCS-D / Strawman: the runs of :mod:`tracs.estimate._runs` summed against ``θ``, ``θ·x``
     and ``θ·y``; reports equal to their reference through their dense likelihood rows."""
-    from ._directional import directional_blocks
-    from ._runs import RunBlock
-    from .grid_density import _axis_points, _subpoints
-
     xe, ye = (np.asarray(e, dtype=np.float64) for e in prior.grid)
     theta = np.asarray(prior.probabilities, dtype=np.float64)
     eps = _epsilons(perturber, off, len(pts))

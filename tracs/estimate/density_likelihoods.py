@@ -18,9 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..perturbers import TraCSD
-from . import _expectation_maximisation as fitting
+from . import _directional
+from . import expectation_maximisation as fitting
 from ._laplace import laplace_blocks, laplace_counts, merge_counts
-from ._memory import refuse_above
+from .memory import refuse_above
 from .grid_density import AUTO_CV_EPSILON, _axis_points, _subpoints, _tracsc_blocks
 
 __all__ = ["axes_blocks", "directional_blocks", "directional_stop", "grid_blocks", "grid_blocks_from_counts",
@@ -59,10 +60,8 @@ def grid_blocks(plan, pts, off, eps, weights=None) -> list:
 
 def directional_blocks(plan, pts, off, eps, weights=None) -> list:
     """``"directional"`` (TraCS-D, Strawman): runs of columns per row about each report's reference."""
-    from ._directional import directional_blocks as blocks
-
     sub = plan.subpoints
-    return blocks(pts, off, plan.perturber, eps, _axis_points(plan.xe, sub), _axis_points(plan.ye, sub), sub,
+    return _directional.directional_blocks(pts, off, plan.perturber, eps, _axis_points(plan.xe, sub), _axis_points(plan.ye, sub), sub,
                   _subpoints(plan.xe, plan.ye, sub), workers=plan.workers, memory=plan.memory)
 
 

@@ -28,7 +28,8 @@ from typing import Callable
 
 from .._plugins import add, load_group, resolve
 from ..errors import InputError
-from ._expectation_maximisation import DenseBlock, ProductBlock  # the blocks ``blocks`` returns
+from .expectation_maximisation import DenseBlock, ProductBlock  # the blocks ``blocks`` returns
+from ..methods import method_of
 
 __all__ = ["DENSITY", "DISTRIBUTION", "FREQUENCIES", "TARGETS", "DenseBlock", "Estimator", "ProductBlock",
            "register_estimator", "unregister_estimator", "get_estimator", "estimators", "estimator_of",
@@ -56,7 +57,7 @@ class Estimator:
     blocks : callable or str, optional
         Density estimators: ``blocks(plan, pts, off, eps, weights) -> list`` of EM
         blocks (``ProductBlock`` / ``DenseBlock`` of
-        :mod:`tracs.estimate._expectation_maximisation`) of reports ``pts`` with
+        :mod:`tracs.estimate.expectation_maximisation`) of reports ``pts`` with
         trajectory offsets ``off`` and per-report ``eps``, from the public
         perturber ``plan.perturber`` on the grid ``plan.xe``, ``plan.ye``
         (a :class:`tracs.estimate.grid_density.DensityPlan`).  ``weights`` is None
@@ -144,8 +145,6 @@ def get_estimator(name: str) -> Estimator:
 
 def estimator_of(obj) -> Estimator | None:
     """The estimator named by the registry entry that builds objects like ``obj``, or None."""
-    from ..methods import method_of
-
     method = method_of(obj)
     if method is None or method.estimator is None:
         return None

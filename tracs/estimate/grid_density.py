@@ -1,14 +1,14 @@
 """Two-dimensional density estimation from the reports of a trajectory perturber.
 
 :func:`density` fits the cell probabilities of the true points on a grid over the
-public region by EM (:mod:`tracs.estimate._expectation_maximisation`), with the exact likelihood of
+public region by EM (:mod:`tracs.estimate.expectation_maximisation`), with the exact likelihood of
 each perturber's reports:
 
 * **TraCS-C**: product kernel.  Reports are binned on a fine output grid and the
   transition of every axis is the exact matrix of the optimal classical
   mechanism from its cdf (:mod:`tracs.estimate.transition`).  The reports fix
   only the total mass of each edge zone (cells whose report laws coincide);
-  ``edge_decay`` splits it (:mod:`tracs.estimate._edge_zones`).
+  ``edge_decay`` splits it (:mod:`tracs.estimate.edge_zones`).
 * **TraCS-D / Strawman**: per-report likelihood through the report's reference
   point (the previous report of the trajectory, or the public anchor): the
   closed-form direction and distance densities (the Jacobian depends on the
@@ -35,12 +35,11 @@ from .._validation import check_memory_budget
 from ..errors import InputError, InputTypeError
 from ..mechanisms import OptimalClassical
 from ..methods import PERTURBER, method_of, view
-from ..perturbers._base import as_batch
-from . import _expectation_maximisation as fitting
-from . import _holdout
-
+from .._validation import as_batch
+from . import expectation_maximisation as fitting
+from . import holdout
+from .edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, edge_axes, place_edge_mass
 from .estimators import DENSITY, Estimator, estimators, get_estimator
-from ._edge_zones import DEFAULT_EDGE_DECAY, check_edge_decay, edge_axes, place_edge_mass
 from .result import Density
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
@@ -174,9 +173,9 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     smoothing : "auto", None, "ems", "cv" or float in (0, 1]
         EMS smoothing (Li et al., SIGMOD 2020) after every M-step; a number ``λ``
         blends it in, ``θ <- (1 − λ)θ + λ·smooth(θ)``; ``"cv"`` (TraCS-C and
-        planar Laplace) picks ``λ`` among :data:`tracs.estimate._expectation_maximisation.CV_WEIGHTS`
+        planar Laplace) picks ``λ`` among :data:`tracs.estimate.expectation_maximisation.CV_WEIGHTS`
         (all positive) by the log-likelihood of held-out reports
-        (:func:`tracs.estimate._expectation_maximisation.choose_smoothing`, 12 more fits).  ``"auto"``:
+        (:func:`tracs.estimate.expectation_maximisation.choose_smoothing`, 12 more fits).  ``"auto"``:
         ``"cv"`` for TraCS-C when every report's ε is at least
         :data:`AUTO_SMOOTHING_EPSILON` (2), else ``None`` (plain EM).  There the
         finer grid of ``refine="auto"`` follows: unsmoothed, a grid twice as fine
@@ -185,7 +184,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         more closely; below ε = 2 the held-out likelihood is too flat to choose
         well (``docs/estimation.md``).
     tol : float
-        Stopping tolerance (see :mod:`tracs.estimate._expectation_maximisation`).
+        Stopping tolerance (see :mod:`tracs.estimate.expectation_maximisation`).
     subpoints : int
         TraCS-D / Strawman: each cell is represented by ``subpoints²`` public
         points (1: its centre).
@@ -206,7 +205,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         How EM stops.  ``"rule"``: the log-likelihood stopping rule (and
         ``iterations``).  ``"cv"`` (TraCS-D / Strawman, with at least 6
         trajectories): at most the number of passes whose fits best predict
-        held-out trajectories (:func:`tracs.estimate._holdout.choose_passes`,
+        held-out trajectories (:func:`tracs.estimate.holdout.choose_passes`,
         3 folds: about three more fits), then the rule.  ``"auto"``: ``"cv"``
         for TraCS-D when every report's ε is below :data:`AUTO_CV_EPSILON` (2),
         else ``"rule"`` — at small ε the likelihood is flat and EM's late passes
@@ -227,12 +226,12 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
         TraCS-C: how the mass of an *edge zone* is split among its cells.  Near
         each end of an axis the optimal classical mechanism clamps its band, so
         every cell there has the same report distribution and the reports fix
-        only the zone's total (:mod:`tracs.estimate._edge_zones`).  The split
+        only the zone's total (:mod:`tracs.estimate.edge_zones`).  The split
         follows a density ``∝ exp(−κ·u)`` across the zone (``u`` = 0 at its inner
         boundary, 1 at the region's edge): the region is a public box drawn
         around the data, which thin out towards its rim.  ``0`` splits uniformly
         (plain EM's split).  The likelihood is the same for every value.
-        Default :data:`tracs.estimate._edge_zones.DEFAULT_EDGE_DECAY` (4: the
+        Default :data:`tracs.estimate.edge_zones.DEFAULT_EDGE_DECAY` (4: the
         density falls by e⁻⁴ across a zone); ``docs/estimation.md`` has the sweep.
 
     Returns
@@ -266,7 +265,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     if off is None and plan.estimator.trajectories:
         off = np.array([0, len(pts)])
     blocks = plan.blocks(pts, off, eps)
-    return plan.fit(blocks, lambda: _holdout.trajectory_folds(off))
+    return plan.fit(blocks, lambda: holdout.trajectory_folds(off))
 
 
 @dataclass
@@ -337,7 +336,7 @@ class DensityPlan:
         if self.stop == "cv":
             fold = folds()
             if fold is not None:
-                budget = _holdout.choose_passes(blocks, support, fold, smoothing=smoothing,
+                budget = holdout.choose_passes(blocks, support, fold, smoothing=smoothing,
                                                 max_iterations=iterations, **options)
                 if budget is not None:
                     iterations = budget if iterations is None else min(iterations, budget)

@@ -5,7 +5,7 @@ report has the same channel ``P(y | x)`` (the baselines' exact
 ``probabilities``), so the counts per POI go through EM with the full ``m × m``
 matrix.  N-gram's candidate set depends on the previous *released* POI (public),
 so each report gets its own likelihood row ``P(y_r | x, previous_r)`` for all
-``x``.  The stopping rule is that of :mod:`tracs.estimate._expectation_maximisation`.
+``x``.  The stopping rule is that of :mod:`tracs.estimate.expectation_maximisation`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..baselines import NGram
+from .._validation import as_batch
+from . import expectation_maximisation as fitting
 from ..errors import InputError, InputTypeError
-from ..perturbers._base import as_batch
-from . import _expectation_maximisation as fitting
+from ..methods import BASELINE, method_of, view
 
 __all__ = ["Frequencies", "frequencies"]
 
@@ -92,8 +93,6 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
 def _check_baseline(baseline) -> None:
     """``TypeError`` unless ``baseline``'s registry entry names the ``"frequencies"`` estimator
     (EM, N-gram and L-SRR with fixed groups; L-SRR with threshold groups is not ε-LDP)."""
-    from ..methods import BASELINE, method_of, view
-
     method = method_of(baseline)
     if method is None or method.estimator != "frequencies":
         choices = ", ".join(m.name for m in view(BASELINE).values() if m.estimator == "frequencies")

@@ -63,7 +63,7 @@ def legacy_sidecar_path(release) -> Path:
     return path.with_name(path.stem + SUFFIX)
 
 
-def _region_json(region) -> dict:
+def region_json(region) -> dict:
     if isinstance(region, Rectangle):
         return {"type": "rectangle", "bounds": [float(v) for v in region.bounds]}
     if isinstance(region, ConvexRegion):
@@ -123,7 +123,7 @@ def sidecar_data(*, method: str, epsilon: float, per_trajectory: bool, region, c
     sources = _check_sources(sources)
     entry = get(method)
     data = {"format": FORMAT, "version": VERSION, "method": str(method), "epsilon": float(epsilon),
-            "per_trajectory": bool(per_trajectory), "region": _region_json(region),
+            "per_trajectory": bool(per_trajectory), "region": region_json(region),
             "crs": None if crs is None else (crs if isinstance(crs, str) else crs.to_string()),
             "split_gap": split_gap, "round_to_pois": bool(round_to_pois)}
     if sources is not None:

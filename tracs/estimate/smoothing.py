@@ -39,8 +39,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._expectation_maximisation import one_blas_thread
+from .expectation_maximisation import one_blas_thread
 from ._smoothing_kernels import log_likelihood, smoothed_marginals
+from ._emissions import AxesTables, DirectionalTables
 
 #: report × cell entries per chunk of trajectories (bounds memory: ~5 float64 arrays of this size)
 CHUNK_CELLS = 1 << 21
@@ -147,8 +148,6 @@ def _chunks(off, cells):
 
 def _tables(pts, off, perturber, density, family, parts):
     """The grid, ``θ`` (sums 1) and the emission tables of ``density``'s cells."""
-    from ._emissions import AxesTables, DirectionalTables
-
     grid = tuple(np.asarray(e, dtype=np.float64) for e in density.grid)
     theta = np.asarray(density.probabilities, dtype=np.float64)
     tables = (DirectionalTables if family == "directional" else AxesTables)(pts, off, perturber, grid, parts)
@@ -179,7 +178,7 @@ def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
 def smooth(pts, off, perturber, estimate, family, parts, *, scale=None, jump=None) -> Smoothed:
     """Forward–backward posterior means of validated reports (see :func:`tracs.estimate.denoise`):
     on the estimate's fine grid (``detail``) when it has one.  BLAS runs on one thread
-    (:func:`tracs.estimate._expectation_maximisation.one_blas_thread`): the steps' products
+    (:func:`tracs.estimate.expectation_maximisation.one_blas_thread`): the steps' products
     are small."""
     off = np.asarray(off, dtype=np.int64)
     keep = np.concatenate([[True], np.diff(off) > 0])

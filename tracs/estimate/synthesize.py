@@ -17,7 +17,7 @@ likelihood rows the density estimator uses: for TraCS-C the exact per-axis latti
 matrices of :mod:`tracs.estimate.transition` (``L = A ⊗ B``, two output bins per cell
 and axis), for planar Laplace the rows of :func:`tracs.estimate._laplace.laplace_blocks`
 (binned reports, edges and corners integrated).  EM
-(:func:`tracs.estimate._expectation_maximisation.run_em`, SQUAREM-accelerated) fits
+(:func:`tracs.estimate.expectation_maximisation.run_em`, SQUAREM-accelerated) fits
 the marginal of all points, the start distribution from the first reports, and
 ``π`` over the ``(Gx·Gy)²`` cell pairs, started from the marginal's product with
 itself; the transition matrix is ``π`` normalised by rows.  For **TraCS-D** and the
@@ -42,7 +42,7 @@ import numpy as np
 from .._validation import as_batch, as_generator
 from ..errors import InputError, InputTypeError
 from ..mechanisms import OptimalClassical
-from . import _expectation_maximisation as fitting
+from . import expectation_maximisation as fitting
 from .grid_density import _check_grid, _epsilons, check_perturber
 from ._laplace import laplace_blocks, laplace_keys
 from ._sampling_kernel import alias_tables, sample_trajectories

@@ -19,8 +19,9 @@ import numpy as np
 from .._validation import as_float_array
 from ..errors import InputError, InputTypeError
 from ..mechanisms import KRR, Circle, RealLine
-from ._edge_zones import check_edge_decay, edge_axes, place_edge_mass
-from ._expectation_maximisation import DEFAULT_TOL, run_em
+from ._threads import run_chunks
+from .edge_zones import check_edge_decay, edge_axes, place_edge_mass
+from .expectation_maximisation import DEFAULT_TOL, run_em
 from .transition import (bin_reports, check_bins, default_output_bins, input_edges, krr_matrix,
                          output_edges, transition_matrix)
 
@@ -152,7 +153,7 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
     output_bins : int, optional
         Bins of the reports (default four per cell, at least 64).
     tol, max_iterations
-        Stopping rule of :func:`tracs.estimate._expectation_maximisation.run_em`.
+        Stopping rule of :func:`tracs.estimate.expectation_maximisation.run_em`.
     bootstrap : int
         Parametric bootstrap replicates for the standard errors (0: none).
     seed : int
@@ -164,7 +165,7 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
         How the mass of an *edge zone* is split: cells near an end of the domain
         whose report laws coincide (the optimal classical mechanism clamps its band
         there), so the reports fix only the zone's total
-        (:mod:`tracs.estimate._edge_zones`).  ``κ > 0``: a density ``∝ exp(−κ·u)``
+        (:mod:`tracs.estimate.edge_zones`).  ``κ > 0``: a density ``∝ exp(−κ·u)``
         across the zone, falling towards the end; ``0`` (default): EM's even split.
         The default differs from :func:`tracs.estimate.grid_density`'s (4): a value
         domain, unlike a region drawn around a city, often holds data up to its
@@ -199,8 +200,6 @@ def distribution(reports, mechanism, bins: int = 64, *, smoothing=None, output_b
 def _bootstrap(counts, matrix, smoothing, tol, max_iterations, replicates, seed,
                workers: int = 1) -> np.ndarray:
     """EM fits on multinomial resamples of the binned counts, shape (replicates, bins)."""
-    from ._threads import run_chunks
-
     rng = np.random.default_rng(seed)
     n = int(counts.sum())
     samples = [rng.multinomial(n, counts / n).astype(np.float64) for _ in range(int(replicates))]

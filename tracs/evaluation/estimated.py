@@ -21,6 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..estimate import Density
+from ..estimate import density
+from ..estimate.estimators import density_estimator
+
 GRID = 32
 QUERIES = 200
 HOT = 20
@@ -42,9 +46,6 @@ def _grid(region):
 
 def _estimate(pert, offsets, dataset, perturber):
     """The EM density of this run (computed once per run, shared by the estimated columns)."""
-    from ..estimate import density
-    from ..estimate.estimators import density_estimator
-
     if density_estimator(perturber) is None:  # no density estimator registered, or rounded to POIs
         return None
     # one entry, matched by identity of the very objects (ids of freed objects are reused)
@@ -81,15 +82,11 @@ def _hot_share(density, truth):
 
 
 def hotspots_raw(true, pert, offsets, dataset, rng, perturber=None):
-    from ..estimate import Density
-
     grid = _grid(dataset.region)
     return _hot_share(Density.from_points(pert, grid), Density.from_points(true, grid))
 
 
 def hotspots_estimated(true, pert, offsets, dataset, rng, perturber=None):
-    from ..estimate import Density
-
     est = _estimate(pert, offsets, dataset, perturber)
     if est is None:
         return float("nan")

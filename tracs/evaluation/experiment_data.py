@@ -8,6 +8,12 @@ from typing import Callable
 
 import numpy as np
 
+from .._text import counted
+from ..io import read_checkins as read_file
+from ..public import CITY_BOXES, into_region, read_pois
+from ..query_metrics import metres_per_degree
+from ..region import Rectangle
+import data_loaders
 from ..errors import InputError, InputTypeError
 
 
@@ -118,8 +124,6 @@ def continuous_dataset(name: str = "unit-square", *, trajectories: int = 100, po
     each repetition draws ``trajectories`` trajectories of ``points`` independent
     uniform points (the paper's setting uses 100 points per trajectory).
     """
-    from ..region import Rectangle
-
     if name not in REGIONS:
         raise InputError(f"unknown continuous region {name!r}; choose from {', '.join(REGIONS)}")
     trajectories = _check_count(trajectories, "trajectories")
@@ -159,8 +163,6 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
     # the first trajectories are perturbed
     if len(trajectories.coords) == 0:
         raise InputError(f"{name}: no points left to perturb")
-    from .._text import counted
-
     venues = "poi_id" in trajectories.frame.columns
     given = pois is not None
     pois = np.asarray(trajectories.pois().coords if pois is None else pois, dtype=np.float64)
@@ -175,8 +177,6 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
         if max_trajectories < len(trajectories):
             trajectories = trajectories.select(np.arange(max_trajectories))
     coords = np.asarray(trajectories.coords, dtype=np.float64)
-    from ..public import into_region  # the points of a box outside its inscribed rectangle: onto it
-
     coords = into_region(coords, region)[0]
     pois = into_region(pois, region)[0]  # and the POIs, as the points
     offsets = np.asarray(trajectories.offsets, dtype=np.int64)
@@ -197,8 +197,6 @@ def degree_scale(trajectories) -> tuple[float, float]:
     Geographic coordinates: ``(1, 1)``.  Raises ``ValueError`` when the CRS is unknown.
     """
     import pyproj
-
-    from ..query_metrics import metres_per_degree
 
     if trajectories.crs is None:
         raise InputError("the trajectories have no CRS: cannot measure distances in degrees")
@@ -227,10 +225,6 @@ def read_checkins(source, *, name: str | None = None, fmt: str = "auto", **optio
     (``"auto"``, ``"checkins"``, ``"foursquare"`` or ``"gowalla"``; any supported
     file format) with ``options`` (column names, ``time_format``, ``dayfirst``, ...).
     """
-    import data_loaders
-
-    from ..io import read_checkins as read_file
-
     if name in DATA_FILES:
         return (data_loaders.load_gowalla if name == "chi" else data_loaders.load_foursquare)(data_path(name))
     path = Path(source)
@@ -285,8 +279,6 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
         return continuous_dataset(name, trajectories=trajectories, points=points)
     if pois is not None and box is None:
         raise InputError("a POI file needs a public region box to lie in")
-    import data_loaders
-
     if name == "synthetic":
         checkins = data_loaders.synthetic_checkins(users=synthetic_users, seed=seed)
     else:
@@ -296,8 +288,6 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     # the shipped cities are perturbed over their fixed public boxes (tracs.public.CITY_BOXES),
     # projected to the UTM zone of the box's centre; other files over their own bounding box
     # (published extent of a research data set: a measurement convention, not a private release)
-    from ..public import CITY_BOXES
-
     given = box is not None
     if box is None:
         box = CITY_BOXES.get(name) if name in DATA_FILES else None
@@ -313,8 +303,6 @@ def load_dataset(name: str, *, trajectories: int = 100, points: int = 100, seed:
     label = name if (name in DATA_FILES or name == "synthetic") else Path(name).stem
     poi_coords = None
     if pois is not None:
-        from ..public import read_pois
-
         poi_coords = read_pois(pois, box, trajs.crs).points
     return checkin_dataset(trajs, name=label, max_trajectories=max_trajectories,
                            region=None if box is None else box.to_region(trajs.crs), pois=poi_coords,

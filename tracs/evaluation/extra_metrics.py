@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 from dataclasses import dataclass
 from typing import Callable
 
 
 from . import estimated as _est
+from ..metrics import average_error
+from ..query_metrics import hotspot_count_error, hotspot_ndcg, hotspot_precision, range_preservation, range_query_error
 from ..errors import InputError
 from .choices import _parse_names
 
@@ -18,26 +21,18 @@ HOTSPOT_SHARE = 0.2
 
 
 def _range_query(true, pert, offsets, dataset, rng):
-    from ..query_metrics import range_query_error
-
     return range_query_error(true, pert, dataset.region.bounds, rng=rng)
 
 
 def _hotspot_precision(true, pert, offsets, dataset, rng):
-    from ..query_metrics import hotspot_precision
-
     return hotspot_precision(true, pert, dataset.region.bounds)
 
 
 def _hotspot_ndcg(true, pert, offsets, dataset, rng):
-    from ..query_metrics import hotspot_ndcg
-
     return hotspot_ndcg(true, pert, dataset.region.bounds)
 
 
 def _range_preservation(true, pert, offsets, dataset, rng):
-    from ..query_metrics import range_preservation
-
     if dataset.degree_scale is None and dataset.normalise:
         raise InputError(f"range_preservation measures δ = {RANGE_DELTA} degree, but data set "
                          f"{dataset.name!r} has no CRS to convert its units to degrees")
@@ -49,8 +44,6 @@ def in_degrees(coords, dataset):
 
     Raises ``ValueError`` when the data set has no geographic reference.
     """
-    import numpy as np
-
     if dataset.degree_scale is None:
         raise InputError(f"errors in degrees need a geographic reference, but data set {dataset.name!r} "
                          "has none (a continuous region, or data without a CRS)")
@@ -59,16 +52,12 @@ def in_degrees(coords, dataset):
 
 def _ae_degrees(true, pert, offsets, dataset, rng):
     """Average error in degrees (:func:`in_degrees`); region units on a continuous region."""
-    from ..metrics import average_error
-
     if dataset.degree_scale is None and not dataset.normalise:
         return average_error(true, pert, offsets)
     return average_error(in_degrees(true, dataset), in_degrees(pert, dataset), offsets)
 
 
 def _hotspot_count_error(true, pert, offsets, dataset, rng):
-    from ..query_metrics import hotspot_count_error
-
     return hotspot_count_error(true, pert, offsets, share=HOTSPOT_SHARE)
 
 

@@ -10,12 +10,15 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError, InputTypeError
+from .._progress import progress_bar
 from .._validation import check_epsilon
+from ..metrics import trajectory_errors
+from ..errors import InputError, InputTypeError
 from ..engine import perturb_many
 from .experiment_data import Dataset, _check_count
 from .choices import METHODS, MethodContext, parse_epsilons, parse_methods
 from .extra_metrics import EXTRA_METRICS, in_degrees, parse_metrics
+from ..mechanisms import KRR, Circle, OptimalCircular
 
 
 def _tag(value) -> int:
@@ -47,8 +50,6 @@ def _stream(seed: int, purpose: str, repetition: int) -> np.random.SeedSequence:
 #: check-in data (measured in degrees, see :attr:`Dataset.degree_scale`), 0.1 region
 
 def _errors(true, pert, offsets, normalize_by=None) -> np.ndarray:
-    from ..metrics import trajectory_errors
-
     return np.asarray(trajectory_errors(true, pert, offsets, normalize_by=normalize_by), dtype=np.float64)
 
 
@@ -149,8 +150,6 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         same in the paper's units.  ``seconds`` covers building the perturber,
         perturbing every trajectory and rounding.
     """
-    from .._progress import progress_bar
-
     names = parse_methods(methods)
     eps_values = parse_epsilons(epsilons)
     repetitions = _check_count(repetitions, "repetitions")
@@ -249,8 +248,6 @@ def direction_study(epsilons, *, sectors: Sequence[int] = (3, 6, 12), samples: i
         ``samples`` directions) and ``exact`` (the closed-form expected error, for the
         circular mechanism and for k-RR sectors with uniform inputs).
     """
-    from ..mechanisms import KRR, Circle, OptimalCircular
-
     eps_values = parse_epsilons(epsilons)
     samples = _check_count(samples, "samples")
     repetitions = _check_count(repetitions, "repetitions")

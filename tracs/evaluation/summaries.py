@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .._text import significant
 from ..errors import InputError
 from .extra_metrics import EXTRA_METRICS
 
@@ -85,8 +86,6 @@ def summary_records(summary: pd.DataFrame) -> list[dict]:
 def format_number(x: float, digits: int = 3) -> str:
     """``digits`` significant digits in fixed point, whole with thousands separators from
     ``10**(digits - 1)`` up (:func:`tracs._text.significant`, the rule of every table)."""
-    from .._text import significant
-
     return significant(x, digits)
 
 

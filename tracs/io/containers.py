@@ -9,36 +9,18 @@ text is never held whole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .._progress import progress_bar
-from ..errors import InputError, TracsError
-from .formats import binary_at, unsupported
-
-class TextParseError(TracsError, ValueError):
-    """A text file whose records cannot be told apart (the message names the file and line)."""
-
-
-@dataclass
-class RawColumns:
-    """What a container reader returns: the table, its row positions and what it noticed."""
-
-    table: object                      # pyarrow.Table or pandas.DataFrame
-    lines: np.ndarray                  # line (text) or row (others) of each row
-    position: str                      # "line" or "row"
-    fmt: str
-    bad_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    blank_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    notes: list = field(default_factory=list)
-    lonlat: np.ndarray | None = None   # (n, 2) WGS84 from point geometry, when the table has it
-    geometry: str | None = None        # the geometry column's name (not a data column)
-    untimed: np.ndarray | None = None  # rows with no time of their own (GPX): kept, time left missing
-    roles: dict = field(default_factory=dict)  # column names the layout implies: role -> column
-    profile: str | None = None         # the column profile the layout implies (tracs.io.profiles)
-    unread: list = field(default_factory=list)  # parts of the file not read as columns (GPX waypoints, ...)
+from ..errors import InputError
+from .arrow_text import RawColumns, TextParseError, read_text
+from .formats import binary_at, container_of, unsupported
+from .lines import explode, geometry_kind, line_table
+from .profiles import HEADERLESS, headerless_profile
 
 
 @dataclass
@@ -57,122 +39,6 @@ class ReadRequest:
     encoding: str | None = None
 
 
-#: bytes of text per streamed block (bounds the memory of a read)
-BLOCK_BYTES = 2 << 20
-#: parse blocks on several threads
-THREADS = True
-
-
-class ShortLineError(TracsError, ValueError):
-    """A line has fewer fields than the header (raised by :func:`_read_text` when asked)."""
-
-
-def _read_text(path: Path, *, sep: str, names, header: bool, include, encoding, convert=None,
-               short_lines: str = "skip") -> RawColumns:
-    """Delimited text through pyarrow's streaming CSV reader: every column read as text,
-    each batch converted at once (``convert``: column -> function of an Arrow array), so
-    the text of the whole file is never held in memory.
-
-    Only an empty field is missing (``NA``, ``null``, ``None`` are text: ids as
-    written); a field that begins with ``"`` is quoted, in CSV and TSV alike.
-    Lines with a wrong number of fields are skipped and listed in ``bad_lines``;
-    with ``short_lines="raise"`` a line with too few fields raises
-    :class:`ShortLineError` instead (for readers that pad such lines).  A
-    progress bar of the bytes read appears when the read lasts (:mod:`tracs._progress`).
-    """
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
-    convert = convert or {}
-    block = BLOCK_BYTES
-
-    def read(threads: bool):
-        bad, short = [], []
-
-        def skip(row):
-            if short_lines == "raise" and row.actual_columns < row.expected_columns:
-                short.append(row.number)
-                return "error"
-            bad.append(row.number)
-            if row.text is not None and ("\n" in row.text or "\r" in row.text) and not spans:
-                spans.append((row.number, len(row.text.splitlines())))
-            return "skip"
-
-        chunks = {c: [] for c in include}
-        blanks = []
-        try:
-            reader = pcsv.open_csv(
-                path,
-                read_options=pcsv.ReadOptions(use_threads=threads, block_size=block, column_names=list(names),
-                                              skip_rows=1 if header else 0, encoding=encoding or "utf8"),
-                parse_options=pcsv.ParseOptions(delimiter=sep, ignore_empty_lines=False,
-                                                invalid_row_handler=skip),
-                convert_options=pcsv.ConvertOptions(
-                    include_columns=list(include), column_types={c: pa.string() for c in include},
-                    null_values=[""], strings_can_be_null=True, quoted_strings_can_be_null=True))
-            for batch in reader:
-                blank = np.ones(batch.num_rows, dtype=bool)
-                for column in batch.columns:
-                    blank &= column.is_null().to_numpy(zero_copy_only=False)
-                blanks.append(blank)
-                for name in include:
-                    column = batch.column(name)
-                    chunks[name].append(convert[name](column) if name in convert else column)
-                bar.update(min(block, max(size - bar.n, 0)))
-        except pa.ArrowInvalid:
-            if short:
-                raise ShortLineError(f"{path.name}: line {short[0]} has too few fields") from None
-            raise
-        return chunks, np.concatenate(blanks) if blanks else np.zeros(0, bool), bad
-
-    spans = []  # the first skipped record that runs over several lines (an unclosed quote)
-    size = path.stat().st_size
-    with progress_bar(size, desc=f"read {path.name}", unit="B", unit_scale=True) as bar:
-        chunks, blank, bad = _quietly(read, THREADS)
-        if any(b is None for b in bad) or (spans and spans[0][0] is None):  # line numbers: one thread only
-            spans.clear()
-            bar.reset(size)
-            chunks, blank, bad = _quietly(read, False)
-    if spans:
-        line, count = spans[0]
-        raise TextParseError(f"{path.name}: line {line}: a quoted field is not closed: the record that starts "
-                             f"there runs over {count:,} lines" + (" to the end of the file" if line + count - 1 >=
-                                                                  _last_line(path) else "") +
-                             "; close the quote or remove it")
-    table = pa.table({name: pa.chunked_array(parts, type=parts[0].type if parts else pa.string())
-                      for name, parts in chunks.items()})
-    first = 2 if header else 1
-    bad_lines = np.asarray(sorted(bad), dtype=np.int64)
-    all_lines = np.arange(first, first + table.num_rows + len(bad_lines), dtype=np.int64)
-    lines = all_lines[~np.isin(all_lines, bad_lines)] if len(bad_lines) else all_lines
-    blank_lines = lines[blank]
-    if blank.any():
-        table, lines = table.filter(pa.array(~blank)), lines[~blank]
-    fmt = {"\t": "tsv", ",": "csv"}.get(sep, "delimited text")
-    return RawColumns(table, lines, "line", fmt, bad_lines, blank_lines)
-
-
-def _quietly(read, threads):
-    """``read(threads)`` without the tracebacks pyarrow prints when a skipped line is not
-    valid UTF-8 (it reports them as unraisable; the read then fails and the caller explains)."""
-    import sys
-
-    hook = sys.unraisablehook
-    sys.unraisablehook = lambda unraisable: None
-    try:
-        return read(threads)
-    finally:
-        sys.unraisablehook = hook
-
-
-def _last_line(path: Path) -> int:
-    """Number of lines of a text file (read in blocks; only on the error path)."""
-    count, last = 0, b"\n"
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            count += block.count(b"\n")
-            last = block[-1:]
-    return count + (last != b"\n")
 
 
 def _float_column(column):
@@ -212,8 +78,6 @@ def _lonlat_from_geoms(geoms, crs, notes, source: str = "the file", first_row: i
     :func:`_read_features`)."""
     import shapely
 
-    from .lines import geometry_kind
-
     geoms = np.asarray(geoms, dtype=object)
     if geometry_kind(geoms, source, first_row) != "points":
         raise InputError(f"{source}: lines among the points of row group starting at row {first_row}: "
@@ -241,8 +105,6 @@ def _read_parquet(path: Path, plan) -> RawColumns:
     """Parquet / GeoParquet in batches: ``plan(names) -> (columns, converters)`` chooses the
     columns to read and how to convert each batch (as for text); point geometry (WKB)
     becomes WGS84 longitude/latitude batch by batch."""
-    import json
-
     import pyarrow as pa
 
     handle = open_parquet(path)
@@ -326,8 +188,6 @@ def _read_features(path: Path, frame, kind: str) -> RawColumns:
     import geopandas as gpd
     import pandas as pd
 
-    from .lines import explode, geometry_kind, line_table
-
     notes = []
     if not (isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns):
         return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind)
@@ -353,8 +213,7 @@ def _read_features(path: Path, frame, kind: str) -> RawColumns:
 
 def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
     """CSV / TSV / any delimited text (delimiter detected; the headerless Foursquare and
-    Gowalla files recognised), through :func:`_read_text`; not valid UTF-8: pandas."""
-    from .profiles import HEADERLESS, headerless_profile
+    Gowalla files recognised), through :func:`read_text`; not valid UTF-8: pandas."""
     from .text import sniff
 
     try:
@@ -368,7 +227,7 @@ def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
         roles = {"user": "user", "time": "time", "lat": "lat", "lon": "lng"}
     include, convert = request.plan(names, roles=roles, profile_hint=profile)
     try:
-        raw = _read_text(path, sep=head.sep, names=names, header=header, include=include,
+        raw = read_text(path, sep=head.sep, names=names, header=header, include=include,
                          encoding=request.encoding, convert=convert)
     except TextParseError:
         raise
@@ -414,8 +273,6 @@ def read_parquet(path: Path, request: ReadRequest) -> RawColumns:
 
 def _has_lines(handle) -> bool:
     """Whether a GeoParquet file holds lines: its declared geometry types, or its first rows."""
-    import json
-
     import shapely
 
     geo = json.loads(handle.schema_arrow.metadata[b"geo"])
@@ -431,6 +288,4 @@ def _has_lines(handle) -> bool:
 
 def read_vector(path: Path, request: ReadRequest) -> RawColumns:
     """GeoJSON, GeoPackage, Shapefile, FlatGeobuf (through geopandas)."""
-    from .formats import container_of
-
     return _read_vector(path, "geojson" if container_of(path) == "geojson" else "vector")

@@ -37,7 +37,8 @@ from numba import njit
 from .._numba_cache import key_on_sources
 from .._validation import read_only
 from .._jit import helper
-from ..engine._keys import _IV, _SIGMA, _initial_state, _rotr
+from ..engine import map_ordered, point_chunks
+from ..engine.stream_keys import IV, SIGMA, initial_state, rotr
 
 __all__ = ["DIGEST_COLUMNS", "row_hashes", "combine", "columns_digest", "frame_columns"]
 
@@ -48,20 +49,20 @@ _MISSING = np.iinfo(np.int64).min
 _HEADER = b"tracs-rows-2\n"
 
 
-_H0 = _initial_state(32, b"tracs.rows.1".ljust(16, b"\0"))
+_H0 = initial_state(32, b"tracs.rows.1".ljust(16, b"\0"))
 
 
 @helper
 def _g(a, b, c, d, x, y):
     """BLAKE2b's mixing function G (RFC 7693, 3.1)."""
     a = a + b + x
-    d = _rotr(d ^ a, 32)
+    d = rotr(d ^ a, 32)
     c = c + d
-    b = _rotr(b ^ c, 24)
+    b = rotr(b ^ c, 24)
     a = a + b + y
-    d = _rotr(d ^ a, 16)
+    d = rotr(d ^ a, 16)
     c = c + d
-    b = _rotr(b ^ c, 63)
+    b = rotr(b ^ c, 63)
     return a, b, c, d
 
 
@@ -210,7 +211,6 @@ def row_hashes(columns: dict, *, workers: int = 2) -> np.ndarray:
     workers : int
         Threads hashing contiguous runs of rows (the kernel releases the interpreter lock).
     """
-    from ..engine._pool import map_ordered, point_chunks
 
     names = [name for name in DIGEST_COLUMNS if name in columns]
     n = len(columns[names[0]]) if names else 0
@@ -227,7 +227,7 @@ def row_hashes(columns: dict, *, workers: int = 2) -> np.ndarray:
     def run(rows):
         a, b = rows
         args = [array for data, offsets, valid in ids for array in (data, offsets[a:b + 1], valid[a:b])]
-        out[a:b] = _hash_rows(*args, n_ids, numbers[a:b], _H0, _SIGMA, _IV)
+        out[a:b] = _hash_rows(*args, n_ids, numbers[a:b], _H0, SIGMA, IV)
 
     map_ordered(run, point_chunks(n, workers, min_points=1 << 15), workers)
     return out

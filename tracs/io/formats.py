@@ -46,6 +46,7 @@ by the first bytes (``PAR1``, ``<gpx``, ``<kml``, ``{``); anything else is one
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -53,6 +54,7 @@ from typing import Callable
 from .._plugins import load_group
 from .._plugins import resolve as _resolve
 from ..errors import InputError, InputTypeError, TracsError
+from .profiles import PROFILES
 
 __all__ = ["FORMATS", "Format", "SUPPORTED", "UnsupportedFormatError", "binary_at", "container_of",
            "format_of", "input_formats", "output_format", "register_format", "supported"]
@@ -154,14 +156,15 @@ def supported(table=None) -> str:
     return ", ".join(f.label or f.name for f in (table or installed()).values() if f.read is not None)
 
 
-#: the shipped formats that can be read (:func:`supported` adds installed extensions)
-SUPPORTED = supported(FORMATS)
+def __getattr__(name: str):
+    """``SUPPORTED``: :func:`supported` when it is read (formats registered since included)."""
+    if name == "SUPPORTED":
+        return supported()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def input_formats() -> tuple:
     """The choices of ``--input-format``: ``auto``, the column profiles and the selectable layouts."""
-    from .profiles import PROFILES
-
     return ("auto", *PROFILES, *(f.key for f in installed().values() if f.selectable and f.key not in PROFILES))
 
 
@@ -249,8 +252,6 @@ def container_of(path) -> str:
 def binary_at(path, *, utf8: bool = True):
     """``(byte offset, line)`` of the first NUL byte (or, with ``utf8``, the first byte that is
     not valid UTF-8) of a file, or None: where a text reader must give up.  Reads in blocks."""
-    import codecs
-
     decoder = codecs.getincrementaldecoder("utf-8")()
     offset, line = 0, 1
     with open(path, "rb") as fh:
@@ -274,13 +275,13 @@ def output_format(path, *, geometry: str = "points") -> Format:
     fmt = next((f for f in installed().values() if suffix in f.suffixes and f.write is not None), None)
     if fmt is None:
         raise UnsupportedFormatError(f"cannot tell the output format of {Path(path).name}: use "
-                                     f"{_written(geometry)}")
+                                     f"{written(geometry)}")
     if geometry not in fmt.geometry:
-        raise UnsupportedFormatError(f"{fmt.name} cannot hold {geometry}: for {geometry} use {_written(geometry)}")
+        raise UnsupportedFormatError(f"{fmt.name} cannot hold {geometry}: for {geometry} use {written(geometry)}")
     return fmt
 
 
-def _written(geometry: str) -> str:
+def written(geometry: str) -> str:
     """``".csv, .tsv, ... or .gpx"``: the extensions of the writers of ``geometry``."""
     names = [f.suffixes[0] for f in installed().values() if f.write is not None and geometry in f.geometry]
     return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]

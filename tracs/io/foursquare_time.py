@@ -3,7 +3,7 @@
 :data:`FOURSQUARE_TIME` recognises the layout (the time reader of
 :mod:`tracs.io.times` detects it with this pattern); :func:`parse_foursquare_time`
 reads a column of such times in one compiled pass over Arrow's bytes
-(:mod:`tracs.io._time_kernel`), or with NumPy for text not held by Arrow.
+(:mod:`tracs.io.time_kernel`), or with NumPy for text not held by Arrow.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def parse_foursquare_time(values) -> pd.Series:
         return pd.Series(pd.DatetimeIndex([], tz="UTC"), dtype="datetime64[ns, UTC]")
     arr = _arrow_strings(s)
     if arr is not None:  # one compiled pass over Arrow's bytes (same checks, same numbers)
-        from ._time_kernel import parse_fixed
+        from .time_kernel import parse_fixed
 
         return pd.Series(parse_fixed(arr).view("datetime64[ns]")).dt.tz_localize("UTC")
     return _parse_numpy(s, n)

@@ -26,10 +26,13 @@ line feed and carriage return) is refused with a :class:`GPXIdError` naming it.
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 
+from .arrow_text import RawColumns
+from .formats import unsupported
 from ..errors import InputError, TracsError
 
 __all__ = ["GPXIdError", "NAMESPACE", "points_table", "read_gpx", "read_gpx_table", "track_ids", "track_names",
@@ -64,8 +67,6 @@ def _parse(path: Path):
         with open(path, encoding="utf-8") as fh:
             return gpxpy.parse(fh)
     except (gpxpy.gpx.GPXException, ValueError) as exc:
-        from .formats import unsupported
-
         raise unsupported(path, f"not a readable GPX file: {exc}") from None
 
 
@@ -113,8 +114,6 @@ def points_table(uid, traj, time, lat, lon, ele, *, notes: list, unread: list, f
     the module docstring and are marked ``untimed``), ``lat``, ``lon`` and ``elevation`` when some
     point has one."""
     import pandas as pd
-
-    from .containers import RawColumns
 
     missing = time.isna().to_numpy()
     if missing.any():  # an ordering time only: the loaders set these points' time back to missing
@@ -204,8 +203,6 @@ def write_gpx(path, *, lat, lon, times, trajectory, names=None, users=None, meta
     GPXIdError
         An id holding a character XML 1.0 cannot hold (nothing is written).
     """
-    import xml.etree.ElementTree as ET
-
     import gpxpy.gpx
     import pandas as pd
 

@@ -17,10 +17,13 @@ are not read, and the "not released" message names them.  The file is parsed by
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 
+from .formats import unsupported
+from .gpx import points_table
 from ..errors import InputError
 
 __all__ = ["read_kml", "read_kml_table"]
@@ -31,10 +34,6 @@ def _local(tag) -> str:
 
 
 def _parse(path: Path):
-    import xml.etree.ElementTree as ET
-
-    from .formats import unsupported
-
     try:
         root = ET.parse(path).getroot()
     except (ET.ParseError, UnicodeDecodeError) as exc:
@@ -68,8 +67,6 @@ def read_kml_table(path):
     """The points of a KML file as a :class:`~tracs.io.containers.RawColumns` (the columns of
     :func:`tracs.io.gpx.read_gpx_table`); see the module docstring."""
     import pandas as pd
-
-    from .gpx import points_table
 
     path = Path(path)
     root = _parse(path)

@@ -15,11 +15,9 @@ from pathlib import Path
 
 from .._validation import column_key
 
-__all__ = ["TRACK_FORMATS", "cabspotting_line", "detect_track_format", "geolife_files_of", "is_cabspotting",
+__all__ = ["cabspotting_line", "detect_track_format", "geolife_files_of", "is_cabspotting",
            "is_geolife", "is_porto", "is_tdrive", "tdrive_line"]
 
-#: the data sets of this family, for ``input_format`` / ``--input-format``
-TRACK_FORMATS = ("geolife", "tdrive", "porto", "cabspotting")
 _CAB_LINE = re.compile(r"^-?\d+(\.\d+)? -?\d+(\.\d+)? [01] \d{9,10}$")
 
 _TDRIVE_LINE = re.compile(r"^\s*[^,\s][^,]*,\s*\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}:\d{2}\s*,\s*-?[\d.]+\s*,\s*-?[\d.]+\s*$")

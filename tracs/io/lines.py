@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .columns import ALIASES, normalise
 from ..errors import InputError
 
 __all__ = ["ADDED", "TIME_LISTS", "LinePoints", "explode", "geometry_kind", "line_features", "line_table"]
@@ -106,8 +107,6 @@ def explode(geoms, part_offset: int = 0) -> LinePoints:
 
 
 def _time_list_column(names) -> str | None:
-    from .columns import normalise
-
     return next((n for n in names if normalise(n) in TIME_LISTS), None)
 
 
@@ -146,8 +145,6 @@ def line_table(frame, lines: LinePoints, source: str, *, stem: str, notes: list,
     """The per-vertex table of line features (a pandas frame of the features' attributes):
     attributes repeated, plus :data:`ADDED` columns; returns ``(table, untimed mask or None, roles)``."""
     import pandas as pd
-
-    from .columns import ALIASES, normalise
 
     names = [str(c) for c in frame.columns]
     lists_name = _time_list_column(names)

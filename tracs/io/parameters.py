@@ -24,13 +24,19 @@ rows exactly; ``tracs perturb`` computes it from the columns it gives the writer
 
 from __future__ import annotations
 
+import html
 import json
 import re
+import sqlite3
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import TracsError
+from ..estimate.sidecar import (legacy_sidecar_path, parse_parameters, read_sidecar, region_json, sidecar_path,
+                                write_sidecar_data)
+from .release import read_release
 
 __all__ = ["KEY", "GPKG_URI", "ReleaseParametersError", "rows_digest", "embedded_parameters",
            "gpkg_embed", "gpx_metadata", "release_parameters", "write_release_sidecar"]
@@ -40,6 +46,7 @@ KEY = "tracs"
 #: ``md_standard_uri`` of the parameters' row in a GeoPackage's ``gpkg_metadata``
 GPKG_URI = "urn:tracs:release-parameters:1"
 from .gpx import NAMESPACE as _GPX_NS  # one namespace for every tracs element of a GPX file
+from .formats import installed
 _HEAD = 1 << 20
 
 
@@ -65,8 +72,6 @@ def rows_digest(frame) -> str:
 def gpkg_embed(path, text: str) -> None:
     """Write ``text`` (the parameters' JSON) into the GeoPackage ``path``'s ``gpkg_metadata``
     (the tables and their extension rows are created when missing)."""
-    import sqlite3
-
     with sqlite3.connect(path) as db:
         db.executescript(
             "CREATE TABLE IF NOT EXISTS gpkg_extensions (table_name TEXT, column_name TEXT, "
@@ -92,8 +97,6 @@ def gpkg_embed(path, text: str) -> None:
 
 def gpx_metadata(text: str):
     """The ``<tracs:parameters>`` element of a GPX ``<metadata><extensions>`` holding ``text``."""
-    import xml.etree.ElementTree as ET
-
     element = ET.Element(f"{{{_GPX_NS}}}parameters")
     element.text = text
     return element, {"tracs": _GPX_NS}
@@ -118,14 +121,10 @@ def embedded_parameters(path):
             match = re.search(r"<(?:\w+:)?parameters\b[^>]*>(.*?)</(?:\w+:)?parameters>", head, re.S)
             if match is None:
                 return None
-            import html
-
             text = html.unescape(match.group(1))
         elif suffix in (".geojson", ".json"):
             text = _geojson_member(path)
         else:  # a format of the table that says how its files embed them (an extension's)
-            from .formats import installed
-
             fmt = next((f for f in installed().values() if suffix in f.suffixes and f.parameters is not None), None)
             if fmt is None:
                 return None
@@ -156,8 +155,6 @@ def _geojson_member(path: Path):
 
 
 def _gpkg_text(path: Path):
-    import sqlite3
-
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'gpkg_metadata'").fetchone() is None:
@@ -197,8 +194,6 @@ def release_parameters(release, frame) -> tuple[dict, list]:
         The sidecar's digest or ε differs from the rows, or it differs from the embedded
         parameters; the message names the release and the sidecar.
     """
-    from ..estimate.sidecar import legacy_sidecar_path, parse_parameters, read_sidecar, sidecar_path
-
     release = Path(release)
     notes = []
     embedded = embedded_parameters(release)
@@ -241,13 +236,11 @@ def release_parameters(release, frame) -> tuple[dict, list]:
 
 
 def _differences(side: dict, embedded: dict) -> list:
-    from ..estimate.sidecar import _region_json
-
     names = (set(side) | set(embedded)) - {"rows_sha256", "sidecar"}
 
     def value(data, name):
         v = data.get(name)
-        return _region_json(v) if name == "region" and v is not None else v
+        return region_json(v) if name == "region" and v is not None else v
 
     return sorted(name for name in names if value(side, name) != value(embedded, name))
 
@@ -304,12 +297,8 @@ def write_release_sidecar(release, data: dict, *, digest: str | None = None, row
     the frame ``rows``, else that of ``release`` read back.  The sidecar is written to a
     temporary name and renamed.
     """
-    from ..estimate.sidecar import write_sidecar_data
-
     if digest is None:
         if rows is None:
-            from .release import read_release
-
             rows = read_release(release, need=("lat", "lng"))
         digest = rows_digest(rows)
     return write_sidecar_data(release, data, digest=digest)

@@ -10,11 +10,13 @@ Parquet reader, the row of each record its position in the whole folder (as
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
 import numpy as np
 
+from .containers import read_parquet
 from ..errors import InputError
 
 __all__ = ["is_parquet_folder", "parquet_parts", "read_parquet_folder"]
@@ -43,11 +45,7 @@ def read_parquet_folder(path: Path, request):
     """The Parquet files of a folder (:func:`parquet_parts`) as one
     :class:`~tracs.io.containers.RawColumns`: their columns in turn, point geometry as
     longitude/latitude, each row's position in the whole folder."""
-    import dataclasses
-
     import pyarrow as pa
-
-    from .containers import read_parquet
 
     parts = [read_parquet(p, request) for p in parquet_parts(path)]
     if not parts:

@@ -30,14 +30,16 @@ are the file's physical lines (the header is line 1, one trip per line).
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from .formats import binary_at
 from tracs._text import counted
 
-from .tracks import NAT, SHOW, TrackColumns, check_fits_in_memory, concat, finish, numbers, to_raw
+from ..errors import InputError
+from .tracks import NAT, SHOW, TrackColumns, check_fits_in_memory, concat, finish, not_utf8, nul_byte, numbers, to_raw
 
 __all__ = ["CHUNK_BYTES", "PORTO_COLUMNS", "POINT_SECONDS", "iter_porto_columns", "porto_notes", "read_porto",
            "read_porto_columns"]
@@ -53,8 +55,6 @@ CHUNK_BYTES = 8 << 20
 
 
 def _header(path: Path) -> list:
-    import csv
-
     with open(path, encoding="utf-8", errors="replace", newline="") as fh:
         first = fh.readline().lstrip("\ufeff")
     names = [f.strip() for f in next(csv.reader([first]))] if first.strip() else []
@@ -90,10 +90,10 @@ def _arrow_pairs(column):
 
 def _pairs(column):
     """``(lonlat (P, 2), pairs per trip, empty, bad)`` of a column of polylines: the compiled
-    parser (:mod:`tracs.io._polyline_kernel`), and Arrow for the trips it leaves to Arrow."""
+    parser (:mod:`tracs.io.polyline_kernel`), and Arrow for the trips it leaves to Arrow."""
     import pyarrow as pa
 
-    from ._polyline_kernel import BAD, EMPTY, SLOW, parse_polylines
+    from .polyline_kernel import BAD, EMPTY, SLOW, parse_polylines
 
     column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
     lonlat, counts, status = parse_polylines(column)
@@ -252,9 +252,6 @@ def iter_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES):
 def _not_text(path: Path):
     """The error naming the first NUL byte or byte that is not UTF-8 of a Porto file (file, line,
     byte offset)."""
-    from .formats import binary_at
-    from .tracks import nul_byte, not_utf8
-
     offset, line = binary_at(path) or (0, 1)
     with open(path, "rb") as fh:
         fh.seek(offset)

@@ -8,6 +8,9 @@ original headerless Foursquare and Gowalla text files by their first line.
 
 from __future__ import annotations
 
+from .columns import normalise
+from .times import ISO_TIME as GOWALLA
+
 __all__ = ["HEADERLESS", "PROFILES", "find_poi", "headerless_profile", "profile_of"]
 
 #: profile -> role -> aliases replacing the generic ones
@@ -25,8 +28,6 @@ HEADERLESS = {"foursquare": ("user", "venue", "category_id", "category", "lat", 
 
 def profile_of(names) -> str:
     """The profile a header implies: ``"foursquare"``, ``"gowalla"`` or ``"checkins"``."""
-    from .columns import normalise
-
     keys = {normalise(n) for n in names}
     if {"venueid", "utctime"} <= keys:
         return "foursquare"
@@ -37,8 +38,6 @@ def profile_of(names) -> str:
 
 def find_poi(names, profile) -> str | None:
     """The venue column among ``names`` for ``profile``, or None."""
-    from .columns import normalise
-
     by_key = {normalise(n): n for n in names}
     for alias in PROFILES.get(profile, {}).get("poi", ()) + ("poiid",):
         if alias in by_key:
@@ -50,7 +49,6 @@ def headerless_profile(head, input_format) -> str | None:
     """``"foursquare"`` / ``"gowalla"`` for the original headerless files (``head``: the
     first line, :class:`tracs.io.text.Head`), else None."""
     from .foursquare_time import FOURSQUARE_TIME as FOURSQUARE
-    from .times import ISO_TIME as GOWALLA
 
     fields = head.fields
     if input_format in ("auto", "foursquare") and len(fields) == 8 and FOURSQUARE.match(fields[7]):

@@ -29,10 +29,11 @@ import numpy as np
 
 from ..errors import InputError
 from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
-from .containers import _float_column
-from .layouts import TRACK_FORMATS
+from .containers import ReadRequest, _float_column
+from .formats import format_of, input_formats
 from .lines import ADDED
 from .profiles import PROFILES, find_poi, profile_of
+from .times import TimeReader
 
 #: columns a reader adds under names of its own (never shown as the user's columns)
 PLACEHOLDERS = frozenset(ADDED.values())
@@ -125,8 +126,6 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     command line never writes it.
     """
     from .checkins import RESERVED
-    from .containers import ReadRequest
-    from .formats import format_of, input_formats
     from .text import check_path
 
     choices = input_formats()
@@ -143,8 +142,6 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     time, clock = _split_time(time, flags)
     given = {"user": user, "time": time, "lat": lat, "lon": lon, "traj": traj}
     profile = input_format if input_format in PROFILES else None
-
-    from .times import TimeReader
 
     time_notes = []
     times = TimeReader(time_format=time_format, dayfirst=dayfirst, tz=tz, ambiguous=ambiguous, notes=time_notes,
@@ -172,7 +169,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
 
     planned = None
     raw = fmt.reader()(path, ReadRequest(plan=plan, input_format=input_format, sep=sep, encoding=encoding))
-    if fmt.key in TRACK_FORMATS:  # a public trajectory data set: its reader knows the columns
+    if fmt.selectable:  # a layout --input-format names (a public trajectory data set): its reader knows the columns
         unused = [flags.get(r, r) for r, v in given.items() if v is not None] + \
             ([flags.get("time_format", "time_format=")] if time_format is not None else [])
         if unused:

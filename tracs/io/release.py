@@ -25,6 +25,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import TracsError
+from .containers import ReadRequest
+from .formats import format_of
+from .gpx import track_ids, track_names
 
 __all__ = ["NotAReleaseError", "read_release", "read_rows"]
 
@@ -126,8 +129,6 @@ def read_rows(path):
 def _read(path):
     import pandas as pd
 
-    from .containers import ReadRequest
-    from .formats import format_of
     from .text import check_path
 
     path = Path(path) if isinstance(path, (str, os.PathLike)) and Path(path).is_dir() else check_path(path)
@@ -146,8 +147,6 @@ def _with_lonlat(frame, raw):
 
 def _gpx_release(path: Path, frame):
     """A GPX release's columns under the released names: its tracks are the trajectories."""
-    from .gpx import track_ids, track_names
-
     out = frame.rename(columns={"lon": "lng", "time": "datetime"})
     if track_ids(path) is not None:  # the ids are in the tracks' <extensions>: read as written
         if "point" not in out.columns:  # the points in track order

@@ -13,11 +13,17 @@ rows back in the input's order through the writers of :mod:`tracs.io.formats`.
 
 from __future__ import annotations
 
+import ctypes
+import queue
 import sys
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 
+from .formats import output_format
+from .read import read_columns
+from .write import _times_as_text, bounds, with_parameters
 from ..errors import InputError
 
 __all__ = ["Points", "read_points", "released_table", "released_digest", "write_released"]
@@ -182,8 +188,6 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
 
     from .checkins import _user_ids, check_rows, make_report, to_number, user_order_keys
 
-    from .read import read_columns
-
     gap = _gap_ns(split_gap)
     cols = read_columns(path, with_poi=False, **options)
     lines = np.asarray(cols["lines"], dtype=np.int64)
@@ -281,8 +285,6 @@ def _release_memory() -> None:
 
     pa.default_memory_pool().release_unused()
     if sys.platform.startswith("linux"):
-        import ctypes
-
         try:  # glibc by its usual name; ctypes.util.find_library would run ldconfig (0.1-0.2 s)
             ctypes.CDLL("libc.so.6").malloc_trim(0)
         except (OSError, AttributeError):
@@ -313,8 +315,6 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
     trajectory, time), as lines are written.
     """
     import pyarrow as pa
-
-    from .write import _times_as_text
 
     order = input_order(points) if input_order_rows else np.arange(len(points.source))
     if rows is not None:
@@ -399,9 +399,6 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
     stored in the file by the formats that hold metadata (:mod:`tracs.io.parameters`).
     """
     columns = dict(keep_lines=keep_lines, budget=budget)
-    from .formats import output_format
-    from .write import bounds, with_parameters
-
     fmt = output_format(path, geometry=geometry) if fmt is None else fmt
     if geometry == "lines":
         table = released_table(points, released_lonlat, eps_point, eps_traj, text_times=False,
@@ -425,9 +422,6 @@ class _Failed:
 def _ahead(items, depth: int = 2):
     """Yield ``items``, computing the next ones in a background thread (at most ``depth`` ahead):
     batches are built while the previous one is written."""
-    import queue
-    import threading
-
     pending = queue.Queue(depth)
     done = object()
 

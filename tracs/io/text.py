@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .arrow_text import ShortLineError, read_text
 from .._validation import column_key
 from ..errors import InputError, InputTypeError
 
@@ -152,14 +153,12 @@ def read_table(path: Path, *, sep: str, header: bool, names=None, text=(),
     """
     import pyarrow as pa
 
-    from .containers import ShortLineError, _read_text
-
     if header:  # the header's names exactly as pandas reads them (not stripped)
         names = _header_names(path, sep, encoding)
     names = list(names)
     if encoding is None or codecs.lookup(encoding).name == "utf-8":
         try:
-            raw = _read_text(path, sep=sep, names=names, header=header, include=names, encoding=None,
+            raw = read_text(path, sep=sep, names=names, header=header, include=names, encoding=None,
                              short_lines="raise")
         except (ShortLineError, pa.ArrowInvalid, UnicodeDecodeError):
             raw = None

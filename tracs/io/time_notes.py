@@ -12,6 +12,7 @@ read as its earlier (``fold=0``) or later (``fold=1``) occurrence.
 from __future__ import annotations
 
 import datetime as dt
+import zoneinfo
 
 import numpy as np
 
@@ -189,8 +190,6 @@ def _utc_ns(placed) -> np.ndarray:
 def _jump(tz: str, wall: dt.datetime) -> tuple:
     """The wall clock just before and just after the change of offset around ``wall``
     (a time in a gap or an overlap of ``tz``)."""
-    import zoneinfo
-
     zone = zoneinfo.ZoneInfo(tz)
     first = wall.replace(tzinfo=zone, fold=0).utcoffset()
     second = wall.replace(tzinfo=zone, fold=1).utcoffset()

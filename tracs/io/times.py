@@ -37,10 +37,13 @@ Nothing here silently turns a whole column into missing values.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+import zoneinfo
 
 import numpy as np
 
+from .time_notes import describe, localise
 from ..errors import InputError, InputTypeError, TracsError
 from .time_readings import (CANDIDATE_FORMATS, EPOCH_FORMATS, Chosen, epoch_of_groups, epoch_to_ns, epoch_unit,
                             group_units, read_grouped, readings)
@@ -65,9 +68,6 @@ def check_timezone(tz, flag: str = "tz="):
     """A zone pandas can localise to: ``"UTC"``, an IANA name (``"Europe/Lisbon"``) or a
     constant offset (``"+01:00"``, ``"-0330"``, ``"UTC+2"``; returned as a
     :class:`datetime.timezone`).  Anything else is a ``ValueError`` naming ``flag``."""
-    import datetime as dt
-    import re
-
     if tz is None or tz == "UTC" or isinstance(tz, dt.tzinfo):
         return "UTC" if tz is None else tz
     text = str(tz).strip()
@@ -78,8 +78,6 @@ def check_timezone(tz, flag: str = "tz="):
             raise InputError(f"{flag} {tz}: an offset must be within ±18:00")
         delta = dt.timedelta(hours=hours, minutes=minutes)
         return dt.timezone(-delta if sign == "-" else delta)
-    import zoneinfo
-
     try:
         zoneinfo.ZoneInfo(text)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
@@ -241,8 +239,6 @@ class TimeReader:
             f"(strftime codes, e.g. '%d.%m.%Y %H:%M', or {'|'.join(EPOCH_FORMATS)} for Unix epoch numbers)")
 
     def _say(self, chosen, text, codes, present, ns):
-        from .time_notes import describe
-
         for note in describe(chosen, text, codes, present, ns, flags=self.flags, dayfirst=self.dayfirst,
                              forced=self.time_format, group_name=self.group_name if self._groups_named else None):
             self._note(note)
@@ -251,8 +247,6 @@ class TimeReader:
 
     def _place(self, ns: np.ndarray, naive: np.ndarray) -> np.ndarray:
         """Wall times (``naive``) placed in the timezone and converted to UTC; ``ns`` in place."""
-        from .time_notes import localise
-
         wall = naive & (ns != _NAT)
         if wall.any():
             if self.tz == "UTC":

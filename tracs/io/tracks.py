@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .arrow_text import RawColumns
 from tracs._text import counted
 from tracs.errors import InputError, TracsError
 
@@ -409,8 +410,6 @@ def to_raw(cols: TrackColumns):
     ``roles`` name the columns of :data:`ROLES` and the trajectory's."""
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from .containers import RawColumns
 
     stamps = pa.array(cols.time, type=pa.int64()).cast(pa.timestamp("ns", tz=cols.time_zone))
     valid = pa.array(cols.time != NAT)

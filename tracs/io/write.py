@@ -12,9 +12,17 @@ memory stays bounded by the frame itself.
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from pathlib import Path
 
 import numpy as np
+
+from .formats import FORMATS, Format, UnsupportedFormatError, output_format
+from .gpx import write_gpx
+from .lines import line_features
+from .parameters import KEY, gpkg_embed, gpx_metadata
 
 __all__ = ["arrow_table", "bounds", "parquet_options", "wkb_points", "with_parameters", "write_points"]
 
@@ -102,9 +110,6 @@ def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, sche
     beginning with a quote.  tracs reads both back exactly (:mod:`tracs.io.containers`);
     the header likewise.
     """
-    import csv
-    import io
-
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
@@ -179,23 +184,17 @@ def with_parameters(table, text):
     metadata, for the writers that store them."""
     if text is None:
         return table
-    from .parameters import KEY
-
     return table.replace_schema_metadata({**(table.schema.metadata or {}), KEY.encode(): text.encode()})
 
 
 def _parameters(table):
     """The parameters' JSON text a table carries (:func:`with_parameters`), or None."""
-    from .parameters import KEY
-
     text = (table.schema.metadata or {}).get(KEY.encode())
     return None if text is None else text.decode()
 
 
 def _with_geometry(table, bbox):
     """The table with a WKB ``geometry`` column from ``lng``/``lat`` and GeoParquet metadata."""
-    import json
-
     from pyproj import CRS
 
     lonlat = np.column_stack([table.column("lng").to_numpy(), table.column("lat").to_numpy()])
@@ -277,8 +276,6 @@ def _features(tables, geometry: str):
 
     table, frame, lonlat = _one_frame(tables)
     if geometry == "lines":
-        from .lines import line_features
-
         return table.num_rows, line_features(table)
     return table.num_rows, gpd.GeoDataFrame(frame, geometry=gpd.points_from_xy(lonlat[:, 0], lonlat[:, 1]),
                                             crs=4326)
@@ -294,8 +291,6 @@ def _write_vector(tables, path, driver: str, progress, geometry: str, **options)
         options["layer_options"] = {"FOREIGN_MEMBERS_COLLECTION": '{"tracs": ' + text + "}"}
     features.to_file(path, driver=driver, **options)
     if driver == "GPKG" and text is not None:
-        from .parameters import gpkg_embed
-
         gpkg_embed(path, text)
     if progress is not None:
         progress(rows)
@@ -313,13 +308,9 @@ def write_geopackage(tables, path, *, bbox=None, progress=None, geometry: str = 
 
 def write_gpx_file(tables, path, *, bbox=None, progress=None) -> None:
     """GPX: one track per trajectory, named by its user and trajectory id (:func:`tracs.io.gpx.write_gpx`)."""
-    from .gpx import write_gpx
-
     table, frame, lonlat = _one_frame(tables)
     text = _parameters(table)
     if text is not None:
-        from .parameters import gpx_metadata
-
         text = gpx_metadata(text)
     write_gpx(path, lat=lonlat[:, 1], lon=lonlat[:, 0], times=frame["datetime"],
               trajectory=frame["trajectory"].to_numpy(), names=frame["uid"].astype(str).to_numpy(),
@@ -344,8 +335,6 @@ def write_points(frame, path, fmt=None, *, progress=None) -> None:
     progress : callable, optional
         Called with the number of rows written after each batch.
     """
-    from .formats import FORMATS, Format, UnsupportedFormatError, output_format
-
     path = Path(path)
     if fmt is None:
         fmt = output_format(path)

@@ -12,7 +12,7 @@ This module imports folium; ``import tracs`` does not (it loads this module on
 first use of ``tracs.maps``).
 """
 
-from ._assets import embed_assets, external_assets
+from .assets import embed_assets, external_assets
 from ._page import DEFAULT_TILES, base_map, check_tiles, compare_maps, map_html, save_map
 from ._trajectory_map import DEFAULT_MAX_POINTS, DEFAULT_MAX_USERS, trajectory_map
 

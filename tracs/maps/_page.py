@@ -4,20 +4,23 @@ Every HTML page tracs writes goes through this module: :func:`base_map` makes th
 empty map (Leaflet only — no jQuery, Bootstrap or icon fonts —, tiles that need no
 API key, a note when they fail to load, a scale bar), the drawing functions add
 their layers, and :func:`save_map` writes the page with its scripts and styles
-inlined (:mod:`tracs.maps._assets`), so it opens without a network.
+inlined (:mod:`tracs.maps.assets`), so it opens without a network.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import xyzservices.providers as providers
 from pathlib import Path
 
 import folium
 from branca.element import Element, Figure
 
+from .._progress import progress_bar
+from .assets import embed_assets
 from ..errors import InputError, InputTypeError
-from ._assets import embed_assets
 from ._elements import TILE_FAILURE_NOTE, FitView, HeaderStyle, TileFailureNote, ViewSync, to_js
 
 __all__ = ["base_map", "check_tiles", "compare_maps", "save_map", "map_html", "DEFAULT_TILES"]
@@ -36,8 +39,6 @@ def check_tiles(tiles):
     needs one now and is refused, as is any provider :mod:`xyzservices` marks so)."""
     if tiles is None or not isinstance(tiles, str) or "{" in tiles or tiles.lower() == "openstreetmap":
         return tiles
-    import xyzservices.providers as providers
-
     try:
         provider = providers.query_name(tiles)
     except ValueError:
@@ -141,8 +142,6 @@ def compare_maps(left: folium.Map, right: folium.Map, *, titles=None,
         fmap.position = "absolute"
         figure.add_child(fmap)
     if titles is not None:
-        import html
-
         figure.header.add_child(Element(_TITLE_STYLE), name="tracs_pane_title_style")
         for index, text in enumerate(titles):
             where = (f"left: calc({50 * index}% + 55px)" if horizontal
@@ -179,8 +178,6 @@ def map_html(page, *, offline: bool = True) -> str:
 def _render(root, page) -> str:
     """``root.render()`` with a progress bar over the page's layers (:mod:`tracs._progress`):
     each child of ``page`` reports when it has been rendered."""
-    from .._progress import progress_bar
-
     children = list(getattr(page, "_children", {}).values())
     with progress_bar(len(children), desc="write map", unit="layer") as bar:
         if bar.disable:

@@ -16,9 +16,9 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from .._validation import as_float_array, check_epsilon
-from . import _band
+from . import band as banded
+from .closed_forms import band
 from ..errors import InputError
-from ._closed_forms import band
 from ._domain import Circle, Interval
 from ..random import resolve_streams
 from .lattice import LatticeMixin, _check_enumerable
@@ -210,7 +210,7 @@ class PiecewiseConstantMechanism(Mechanism):
     the mechanism's *real* output coordinates.
 
     Releases are cells of the output interval (:mod:`tracs.mechanisms.lattice`)
-    drawn from the *banded* law of :mod:`tracs.mechanisms._band`: at input lattice
+    drawn from the *banded* law of :mod:`tracs.mechanisms.band`: at input lattice
     point ``x_k`` the ``m ≈ W/h`` cells around the central piece's centre share
     probability ``1 − c``, the other cells ``c``, with the ratio of the two cell
     probabilities exactly ``e^ε`` (the proof is in that module).
@@ -247,7 +247,7 @@ class PiecewiseConstantMechanism(Mechanism):
         """``1 − p·W``: probability of the two side pieces (override with a stable form)."""
         return 1.0 - self._central_mass()
 
-    # -- lattice: the banded law (tracs.mechanisms._band) --------------------------------
+    # -- lattice: the banded law (tracs.mechanisms.band) --------------------------------
     def _lattice_left(self, k: np.ndarray) -> np.ndarray:
         """``l(x_k)``: left end of the central piece at input lattice points ``k``."""
         return self._central_left(self._input_point(k))
@@ -270,23 +270,23 @@ class PiecewiseConstantMechanism(Mechanism):
         """First band cell at input lattice points ``k``."""
         m, _ = self.band()
         alpha, beta = self._band_line()
-        return _band.affine_starts(np.asarray(k, dtype=np.int64).reshape(-1), alpha, beta, m, self._grid()[4])
+        return banded.affine_starts(np.asarray(k, dtype=np.int64).reshape(-1), alpha, beta, m, self._grid()[4])
 
     def _row(self, k):
         count = self._grid()[4]
         _check_enumerable(count)
         m, c = self.band()
-        return _band.band_row(int(self._band_start(np.array([k]))[0]), m, count, c)
+        return banded.band_row(int(self._band_start(np.array([k]))[0]), m, count, c)
 
     def lattice_cumulative(self, b, k):
         m, c = self.band()
-        return _band.band_cumulative(b, self._band_start(k), m, self._grid()[4], c)
+        return banded.band_cumulative(b, self._band_start(k), m, self._grid()[4], c)
 
     def _sample_indices(self, flat, rng):
         ks = resolve_streams(rng, None, 1)
         m, c = self.band()
         alpha, beta = self._band_line()
-        return _band.snapped_affine_band(self._snap_t(flat), self._cells(), alpha, beta, m, self._grid()[4], c,
+        return banded.snapped_affine_band(self._snap_t(flat), self._cells(), alpha, beta, m, self._grid()[4], c,
                                          ks.kind, ks.key, np.uint64(ks.streams[0]))
 
     def _pdf(self, y, x):

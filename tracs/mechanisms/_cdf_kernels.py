@@ -18,7 +18,7 @@ thresholds non-decreasing in ``j`` (``F``) and non-increasing (``S``) the cell
 
 **The sampler** finds that cell without a bisection: a closed-form inverse of
 the continuous cdf at (about) ``u`` gives a guess ``j``, and exact comparisons
-(:func:`~tracs.mechanisms._lattice_kernels.below`) against the two thresholds of
+(:func:`~tracs.mechanisms.lattice_kernels.below`) against the two thresholds of
 that cell move it until ``F_j <= u < F_{j+1}`` (``j = 0`` and ``j = count − 1``
 need only one side) — usually none move it.  For monotone thresholds exactly
 one cell satisfies both, the one the bisection finds, so the result is the
@@ -45,7 +45,7 @@ from numba import njit
 
 from .._numba_cache import key_on_sources
 from ..random.kernels import draw_u64
-from ._lattice_kernels import HALF53, MASK53, TWO53, below, compare, snap, split_word
+from .lattice_kernels import HALF53, MASK53, TWO53, below, compare, snap, split_word
 
 __all__ = ["BOUNDED_LAPLACE", "TENT", "prepare", "cdf", "sf", "masses", "mirror_parameters", "mirror_state",
            "snapped_inversion"]

@@ -14,12 +14,12 @@ same ``Z``, so ``P(j | k)/P(j | k') = r^{δ − δ'} <= r^{−H} <= r^{−n/2} =
 (tight for even ``n``).
 
 **Sampling (exact).**  The magnitude ``M = |D|`` has the tails of the discrete
-Laplace magnitude (``T_m = 2r^m/(1 + r)``, :mod:`tracs.mechanisms._geometric`)
+Laplace magnitude (``T_m = 2r^m/(1 + r)``, :mod:`tracs.mechanisms.geometric`)
 truncated at ``H``: ``S_m = P(M >= m) = (T_m − τ)/(1 − τ)`` for ``1 <= m <= H``, with
 ``τ = r^H`` for even ``n`` (half of the antipode's mass beyond ``H``) and
 ``τ = T_{H+1}`` for odd ``n``; ``S_0 = 1``, ``S_{H+1} = 0``.  The sampler computes
 ``S_m = e^{m·ln r + ln c'} − τ/(1 − τ)`` (``c' = c/(1 − τ)``) and takes the largest
-``m <= H`` with ``u < S_m`` (:func:`~tracs.mechanisms._geometric.magnitude` with
+``m <= H`` with ``u < S_m`` (:func:`~tracs.mechanisms.geometric.magnitude` with
 ``shift = τ/(1 − τ)``, ``top = H``: from ``ln(u + shift)`` when safely between two
 thresholds, else by exact comparisons); the sign is one random bit (for even ``n``
 both signs of ``H`` are the antipode).  The realised law is exactly
@@ -36,8 +36,8 @@ import numpy as np
 from numba import njit
 
 from .._numba_cache import key_on_sources
-from ._geometric import BLOCK, fast_magnitude, first_uniforms, laplace_constants, magnitude, thresholds
-from ._lattice_kernels import snap
+from .geometric import BLOCK, fast_magnitude, first_uniforms, laplace_constants, magnitude, thresholds
+from .lattice_kernels import snap
 
 __all__ = ["circle_constants", "circle_offsets", "circle_row", "circle_cumulative", "snapped_circle"]
 
@@ -99,7 +99,7 @@ def snapped_circle(x, spacing, n, top, log_r, log_c, shift, kind, key, stream, f
     Word ``w0`` gives ``u``'s first 53 bits and the snapping bits, bit 63 of ``w1`` the
     sign; ties of ``u`` read words 2, 3, ….  Block by block: a pass without branches
     (vector code) takes every draw the shortcut decides, a second pass the rest
-    through :func:`~tracs.mechanisms._geometric.magnitude` (``fast=False``: every draw,
+    through :func:`~tracs.mechanisms.geometric.magnitude` (``fast=False``: every draw,
     the reference of the tests).
     """
     size = x.shape[0]

@@ -6,7 +6,7 @@ the high output has probability ``P+ = w·σ(ε) + (1 − w)·σ(−ε)`` and th
 (:func:`plus_minus`, the one function that computes them: the rows of
 :meth:`~tracs.mechanisms.Duchi.lattice_pmf` call it too).  The less likely of
 the two outputs is released when ``u < min(P+, P−)`` for a lazily read uniform
-``u`` (:func:`~tracs.mechanisms._lattice_kernels.below`), so it has probability
+``u`` (:func:`~tracs.mechanisms.lattice_kernels.below`), so it has probability
 exactly that double and the other output the rest: the realised row is
 ``[P−, P+]`` with the rarer entry exact and the other one ``1 −`` it.
 
@@ -25,7 +25,7 @@ from numba import njit
 from .._numba_cache import key_on_sources
 from .._jit import helper
 from ..random.kernels import draw_u64
-from ._lattice_kernels import TWO53, below, snap, split_word
+from .lattice_kernels import TWO53, below, snap, split_word
 
 __all__ = ["plus_minus", "plus_minus_many", "snapped_duchi"]
 

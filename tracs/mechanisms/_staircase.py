@@ -21,7 +21,7 @@ at most ``D`` apart, so each half's row obeys ``P(j | k) <= e^ε P(j | k')``; so
 their fixed mixture, and clamping is post-processing.
 
 **Sampling (exact).**  The step ``J`` is the largest ``j`` with ``u < T_{2j} = e^{−jε}``
-(:func:`~tracs.mechanisms._geometric.magnitude`: ``P(J >= j) = e^{−jε}``), the part is
+(:func:`~tracs.mechanisms.geometric.magnitude`: ``P(J >= j) = e^{−jε}``), the part is
 outer when ``u < T_{2J+1} = e^{−Jε}·s`` with ``s = e^{−ε} + (1 − e^{−ε})·(D − G)e^{−ε}/(G + (D − G)e^{−ε})``
 (the mass of the outer part and of the later steps), and the cell is an exactly
 uniform integer of the part (Lemire); both comparisons read the same lazily
@@ -44,10 +44,10 @@ import numpy as np
 from numba import njit
 
 from .._numba_cache import key_on_sources
-from . import _geometric
-from ._band import uniform_below
-from ._geometric import BLOCK, NO_TOP, first_uniforms, magnitude, threshold
-from ._lattice_kernels import TWO53, below, snap
+from . import geometric
+from .band import uniform_below
+from .geometric import BLOCK, NO_TOP, first_uniforms, magnitude, threshold
+from .lattice_kernels import TWO53, below, snap
 
 __all__ = ["staircase_constants", "part_masses", "magnitude_tail", "staircase_row", "staircase_cumulative",
            "snapped_staircase"]
@@ -94,7 +94,7 @@ def magnitude_tail(a, n: int, inner: int, log_r: float, log_t: float) -> np.ndar
     j, i = np.divmod(a, n)
     flat_j = j.reshape(-1)
     p_in, p_out = part_masses(flat_j, log_r, log_t)
-    later = _geometric.thresholds(flat_j + 1, log_r, 0.0, 0.0, NO_TOP)
+    later = geometric.thresholds(flat_j + 1, log_r, 0.0, 0.0, NO_TOP)
     i = i.reshape(-1)
     in_inner = i < inner
     rest = np.where(in_inner, p_in * (inner - i) / inner + p_out, p_out * (n - i) / (n - inner))
@@ -140,7 +140,7 @@ def _step(first, log_r, log_t, kind, key, stream, index, fast):  # pragma: no co
     ``z = ln u/ln r`` puts ``u`` below ``T_{2j}`` exactly when ``z > j``, and below
     ``T_{2j+1}`` when ``z > j + ρ`` with ``ρ = 1 + ln t/ln r``; when ``z`` lies farther from
     ``⌊z⌋``, ``⌊z⌋ + 1`` and ``⌊z⌋ + ρ`` than every error can move it (the bound of
-    :func:`~tracs.mechanisms._geometric.magnitude`, with ``ln t`` for ``ln c``), both are
+    :func:`~tracs.mechanisms.geometric.magnitude`, with ``ln t`` for ``ln c``), both are
     read from ``z``; otherwise the thresholds are compared exactly.
     """
     f = float(np.int64(first))

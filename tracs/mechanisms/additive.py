@@ -15,7 +15,7 @@ import numpy as np
 
 from .._validation import check_epsilon
 from ..random import resolve_streams
-from . import _geometric, _staircase
+from . import geometric, _staircase
 from ._base import Mechanism
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import RealLine
@@ -114,7 +114,7 @@ class Laplace(_AdditiveNoise):
     (:attr:`window_margin`), on a lattice aligned with the input lattice: the
     snapped input's index plus a discrete Laplace offset ``P(D = d) ∝ e^{−ε|d|/n}``
     (``n`` cells across the input interval), clamped into the window, drawn by exact
-    inversion (:mod:`tracs.mechanisms._geometric`, proof there): no raw
+    inversion (:mod:`tracs.mechanisms.geometric`, proof there): no raw
     floating-point Laplace draw, so no low-bit leak (Mironov, CCS 2012).  ε up to 600.
 
     References
@@ -143,22 +143,22 @@ class Laplace(_AdditiveNoise):
     def _expected_error(self, x, p):
         return np.full(x.shape, self.scale if p == 1 else 2.0 * self.scale**2)
 
-    # -- lattice: the discrete Laplace offset (tracs.mechanisms._geometric) ---------------------
+    # -- lattice: the discrete Laplace offset (tracs.mechanisms.geometric) ---------------------
     def _row(self, k):
         count = self._grid()[4]
         _check_enumerable(count)
-        return _geometric.laplace_row(k, self._margin_cells(), count,
-                                      *_geometric.laplace_constants(self.epsilon, self._cells()))
+        return geometric.laplace_row(k, self._margin_cells(), count,
+                                      *geometric.laplace_constants(self.epsilon, self._cells()))
 
     def lattice_cumulative(self, b, k):
-        return _geometric.laplace_cumulative(b, k, self._margin_cells(), self._grid()[4],
-                                             *_geometric.laplace_constants(self.epsilon, self._cells()))
+        return geometric.laplace_cumulative(b, k, self._margin_cells(), self._grid()[4],
+                                             *geometric.laplace_constants(self.epsilon, self._cells()))
 
     def _compiled_indices(self, flat, ks, fast=True):
         n = self._cells()
-        log_r, log_c = _geometric.laplace_constants(self.epsilon, n)
+        log_r, log_c = geometric.laplace_constants(self.epsilon, n)
         inp = self.input_lattice
-        return _geometric.snapped_laplace(flat, inp.origin, inp.spacing, n, self._margin_cells(), self._grid()[4],
+        return geometric.snapped_laplace(flat, inp.origin, inp.spacing, n, self._margin_cells(), self._grid()[4],
                                           log_r, log_c, ks.kind, ks.key, np.uint64(ks.streams[0]), fast)
 
 

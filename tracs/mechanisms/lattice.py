@@ -27,7 +27,7 @@ the mixing weight may carry any rounding error without affecting the bound.
 Hooks for a new mechanism (the generic path): define ``_cdf``/``_sf`` (masses
 left and right of an output edge given an input) and, for unbounded output,
 ``_output_window``; sampling is then exact inversion of the cumulative masses
-with lazy uniforms (:mod:`tracs.mechanisms._lattice_kernels`), one bisection
+with lazy uniforms (:mod:`tracs.mechanisms.lattice_kernels`), one bisection
 over the cells per draw.  Piecewise-constant mechanisms (banded law), Laplace,
 Staircase and Purkayastha (discrete offsets on an aligned lattice) override the
 rows and the sampler with compiled closed-form kernels.
@@ -44,7 +44,7 @@ import numpy as np
 from .._validation import NotRealError
 from ..errors import InputError, InputTypeError
 from ..random import resolve_streams
-from . import _lattice_kernels as lk
+from . import lattice_kernels as lk
 
 __all__ = ["Lattice", "lattice_point", "fit_spacing", "DEFAULT_RESOLUTION", "check_resolution", "LatticeMixin",
            "row_from_thresholds", "snap_indices", "TABLE_LIMIT", "check_table_bytes"]
@@ -124,7 +124,7 @@ def row_from_thresholds(left: np.ndarray, right: np.ndarray) -> np.ndarray:
 
 
 def snap_indices(t: np.ndarray, n: int, bits: np.ndarray) -> np.ndarray:
-    """NumPy twin of :func:`tracs.mechanisms._lattice_kernels.snap` (same rule, same numbers)."""
+    """NumPy twin of :func:`tracs.mechanisms.lattice_kernels.snap` (same rule, same numbers)."""
     i = np.clip(np.floor(t), 0.0, n - 1.0)
     return (i + (bits < (t - i) * lk.SNAP_SCALE)).astype(np.int64)
 

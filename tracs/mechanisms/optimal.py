@@ -18,7 +18,7 @@ equality attained.  All constants are written with ``s = e^{ε/2}`` in forms tha
 never overflow for ε up to 50 (and far beyond).
 
 Releases are values of a public lattice drawn from the banded law of
-:mod:`tracs.mechanisms._band` (the central piece becomes a band of cells, the ratio
+:mod:`tracs.mechanisms.band` (the central piece becomes a band of cells, the ratio
 of the two cell probabilities is exactly ``e^ε``); the optimal circular
 mechanism's row depends on the offset ``j − k`` only.
 """
@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _band
+from . import band
 from ._base import Mechanism, PiecewiseConstantMechanism
-from ._closed_forms import arc_band, circular_half_width, classical_central_width, classical_half_width
+from .closed_forms import arc_band, circular_half_width, classical_central_width, classical_half_width
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Interval
 from ._numeric import logistic, rare_probability
@@ -206,18 +206,18 @@ class OptimalCircular(CircleDomain, Mechanism):
     def _row(self, k):
         n = self._cells()
         m, c = self.band()
-        return np.roll(_band.band_row(0, m, n, c), k - (m - 1) // 2)
+        return np.roll(band.band_row(0, m, n, c), k - (m - 1) // 2)
 
     def lattice_cumulative(self, b, k):
         n = self._cells()
         m, c = self.band()
         starts = np.mod(np.asarray(k, dtype=np.int64).reshape(-1) - (m - 1) // 2, n)
-        return _band.band_cumulative(b, starts, m, n, c)
+        return band.band_cumulative(b, starts, m, n, c)
 
     def _sample_indices(self, flat, rng):
         ks = resolve_streams(rng, None, 1)
         m, c = self.band()
-        return _band.snapped_circular_band(self._snap_t(flat), self._cells(), m, c, ks.kind, ks.key,
+        return band.snapped_circular_band(self._snap_t(flat), self._cells(), m, c, ks.kind, ks.key,
                                            np.uint64(ks.streams[0]))
 
     def _pdf(self, y, x):

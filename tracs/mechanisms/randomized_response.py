@@ -19,12 +19,12 @@ from .._numba_cache import key_on_sources
 from .._validation import MAX_EPSILON, as_float_array, check_epsilon, check_integer
 from ..errors import InputError
 from ..random import resolve_streams
-from . import _lattice_kernels as lk
+from . import lattice_kernels as lk
 from ..random.kernels import draw_u64_pair
-from ._band import threshold_compiled, uniform_below
+from .band import threshold_compiled, uniform_below
 from ._duchi_kernel import plus_minus_many, snapped_duchi
 from ._base import check_error_power
-from ._closed_forms import lie_probability
+from .closed_forms import lie_probability
 from ._docs import MECHANISM_PARAMETERS, fill_doc
 from ._domain import Categories, Interval
 from ._numeric import logistic, rare_probability
@@ -44,7 +44,7 @@ def _krr_kernel(x, k, lie, kind, key, stream):  # pragma: no cover
 
     Word 0's first 53 bits decide ``u < lie`` exactly (:func:`lk.below`); the low 32
     bits of word 1 give the other value, an exactly uniform one of ``0 … k − 2``
-    (Lemire's multiply-and-reject, :func:`tracs.mechanisms._band.uniform_below`),
+    (Lemire's multiply-and-reject, :func:`tracs.mechanisms.band.uniform_below`),
     shifted past ``x``.  A first pass without branches (vector code) settles every
     element whose draw needs no further word; the rest (a tie of ``u < lie`` or a
     possibly rejected integer: about ``(k − 1)·2^-32`` of them) take the exact

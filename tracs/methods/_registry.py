@@ -15,6 +15,7 @@ import numpy as np
 
 from .._plugins import add, load_group
 from ..errors import InputError, InputTypeError
+from .._numba_cache import KERNEL_FAMILIES
 
 __all__ = ["MECHANISM", "PERTURBER", "BASELINE", "KINDS", "Method", "MethodContext",
            "register", "registered", "get", "view", "method_of"]
@@ -119,8 +120,6 @@ class Method:
         if self.estimator is not None and (not isinstance(self.estimator, str) or not self.estimator):
             raise InputError(f"estimator must be an estimator's name or None, got {self.estimator!r}")
         if self.family is not None:
-            from .._numba_cache import KERNEL_FAMILIES
-
             if self.family not in KERNEL_FAMILIES:
                 raise InputError(f"family must be one of {', '.join(KERNEL_FAMILIES)}, got {self.family!r}")
         if not callable(self.factory):

@@ -103,7 +103,7 @@ def check_parts(*parts: np.ndarray) -> None:
 
     The one check of the derived budgets: a per-point budget's parts are checked when the
     perturber is built, a per-trajectory budget's when its lengths are known (each call); the
-    constants computed from them (:mod:`tracs.mechanisms._closed_forms`) are not checked again.
+    constants computed from them (:mod:`tracs.mechanisms.closed_forms`) are not checked again.
     Raises the ``ValueError`` of :func:`tracs._validation.check_epsilon` naming the limit, for
     the first value out of range (parts in the order given, each in its order).
     """

@@ -15,14 +15,14 @@ extend them from words 4 and 40, the Strawman's sector integers use words 64 and
 
 The one-dimensional parts are those of :class:`tracs.mechanisms.OptimalClassical`
 and :class:`tracs.mechanisms.OptimalCircular` on their lattices: the same
-compiled functions (``tracs.mechanisms._band``, inlined), the same snapping,
+compiled functions (``tracs.mechanisms.band``, inlined), the same snapping,
 band constants and law, so the perturbers' indices follow the mechanisms' exact
 rows (``lattice_row``) and the tests compare them.  Only after the indices are
 drawn is anything mapped to the plane, from the indices, the previous release
 and public parameters.
 
 numba's on-disk cache checks a kernel against its own source file only, not against
-the helpers it inlines from ``tracs.mechanisms._band``, ``_lattice_kernels`` and
+the helpers it inlines from ``tracs.mechanisms.band``, ``lattice_kernels`` and
 ``tracs.random.kernels``; :func:`~tracs._numba_cache.key_on_sources` keys this
 module's cached kernels on the contents of every tracs source they compile in.
 
@@ -45,9 +45,9 @@ from numba import njit
 
 from .._numba_cache import key_on_sources
 from .._jit import helper
-from ..mechanisms._band import (affine_start, band_cell_of, band_part, circular_offset_of, classical_band_index,
+from ..mechanisms.band import (affine_start, band_cell_of, band_part, circular_offset_of, classical_band_index,
                                fast_affine_index, fast_band_part, threshold_compiled, wrap_cell)
-from ..mechanisms._lattice_kernels import (below, rejection_limit, snap, split_word, uniform_index,
+from ..mechanisms.lattice_kernels import (below, rejection_limit, snap, split_word, uniform_index,
                                            uniform_index_from)
 from ._angles import unit_vector
 from ..random.kernels import draw_u64, draw_u64_pair
@@ -250,7 +250,7 @@ def sequential_kernel(coords, offsets, kind, key, streams, params, angle, tables
 
     The points go in blocks of :data:`BLOCK`.  Half of every draw does not depend on
     the input — whether the released cell is in the band or outside it and which
-    of those cells (:func:`tracs.mechanisms._band.band_part`), the k-RR's lie and
+    of those cells (:func:`tracs.mechanisms.band.band_part`), the k-RR's lie and
     its sector, the cell inside a sector — so :func:`_draw_parts` draws it for the
     whole block first; the recursion, which must wait for the previous release,
     only snaps its input and places the band.  The words read are those of the

@@ -3,12 +3,12 @@
 Law of one release (grid ``xmin + i·h_x``, ``ymin + j·h_y``, ``0 <= i, j <= n``):
 
 1. each coordinate is snapped to the grid by randomised rounding
-   (:func:`~tracs.mechanisms._lattice_kernels.snap`), giving the index ``k``;
+   (:func:`~tracs.mechanisms.lattice_kernels.snap`), giving the index ``k``;
 2. an offset ``d ∈ Z²`` is drawn with probability ∝ ``exp(−a‖v‖)``,
    ``v = (d_x h_x, d_y h_y)``, by rejection: each axis proposes a two-sided
    geometric ``D = ±M`` with ``P(D = d) ∝ r^{|d|}``, ``r = e^{−b h}``,
    ``b = a/√2`` — the magnitude ``M`` by exact inversion of its tails
-   ``T_m = P(M >= m) = 2r^m/(1 + r)`` (:func:`~tracs.mechanisms._geometric.magnitude`),
+   ``T_m = P(M >= m) = 2r^m/(1 + r)`` (:func:`~tracs.mechanisms.geometric.magnitude`),
    the sign by one bit — and the pair is accepted when ``u < exp(g)``,
    ``g = b‖v‖₁ − a‖v‖ <= 0`` (``‖v‖₁ <= √2‖v‖``); otherwise a fresh attempt;
 3. the released index is ``clamp(k + d, 0, n)`` per axis.
@@ -17,15 +17,15 @@ The proposal has mass ∝ ``exp(−b‖v‖₁)`` and acceptance ``exp(−a‖v�
 so an accepted offset has mass ∝ ``exp(−a‖v‖)`` (as cells shrink, the share of
 attempts accepted tends to ``(2π/a²)/(8/a²) = π/4``).  The realised law is exactly
 this one for the computed doubles ``T_m`` and ``exp(g)``: every comparison of a
-uniform with them is exact (:func:`~tracs.mechanisms._lattice_kernels.below`).
+uniform with them is exact (:func:`~tracs.mechanisms.lattice_kernels.below`).
 
 **Speed without changing the law.**  ``M`` and the acceptance are decided from
 ``ln u`` when the logarithm lies farther from the threshold than every rounding,
 the logarithm's own error and the unread bits of ``u`` can move it
-(:func:`accept_from_log`, :func:`~tracs.mechanisms._geometric.magnitude_from_log`);
+(:func:`accept_from_log`, :func:`~tracs.mechanisms.geometric.magnitude_from_log`);
 the rare rest (draws within the margin of a threshold) is compared exactly.
 Either way the answer is the exact comparison's.  The logarithm is
-:func:`~tracs.mechanisms._vector_log.vector_log`, so the passes of
+:func:`~tracs.mechanisms.vector_log.vector_log`, so the passes of
 :func:`planar_kernel` — attempt ``t`` for every point still without a release, in
 chunks: draw the words, decide, release — compile to vector code.  Undecided draws
 go through the exact scalar path (:func:`exact_offset`) from attempt ``t``,
@@ -62,9 +62,9 @@ from numba import njit
 
 from .._numba_cache import key_on_sources
 from .._jit import helper
-from ..mechanisms._geometric import NO_TOP, magnitude, magnitude_from_log
-from ..mechanisms._vector_log import LOG_ERROR, vector_log
-from ..mechanisms._lattice_kernels import TWO53, below, snap, split_word
+from ..mechanisms.geometric import NO_TOP, magnitude, magnitude_from_log
+from ..mechanisms.vector_log import LOG_ERROR, vector_log
+from ..mechanisms.lattice_kernels import TWO53, below, snap, split_word
 from ..random.kernels import draw_u64_pair
 
 __all__ = ["planar_constants", "planar_kernel", "planar_reference", "exact_offset", "accept_from_log",
@@ -88,7 +88,7 @@ def planar_constants(a, hx: float, hy: float) -> np.ndarray:
 
     ``b = a/√2``, ``ln r = −b·h`` per axis and ``ln c = ln(2/(1 + r))``: the tails
     ``T_m = exp(m·ln r + ln c)`` of the magnitudes
-    (:func:`tracs.mechanisms._geometric.tail`).
+    (:func:`tracs.mechanisms.geometric.tail`).
     """
     a = np.asarray(a, dtype=np.float64).reshape(-1)
     b = a / math.sqrt(2.0)

@@ -27,8 +27,8 @@ import math
 import numpy as np
 
 from .._validation import read_only
+from ..mechanisms.closed_forms import classical_bands
 from ..errors import InputError
-from ..mechanisms._closed_forms import classical_bands
 from ..mechanisms.lattice import Lattice, check_resolution, check_table_bytes, fit_spacing
 from ..random import KeyedStreams, point_streams, resolve_streams
 from ..region import Rectangle
@@ -255,7 +255,7 @@ class SequentialPerturber(LatticeReleases, Perturber):
     def _params(self, eps: np.ndarray) -> np.ndarray:
         """Kernel rows of the distinct per-point budgets ``eps``: the direction mechanism's
         constants, then the rows ``(m, c)`` of the optimal classical mechanism on the distance
-        lattice (:mod:`tracs.mechanisms._closed_forms`), after :func:`check_parts` of the split."""
+        lattice (:mod:`tracs.mechanisms.closed_forms`), after :func:`check_parts` of the split."""
         eps_dir = self.shares(eps) * eps
         eps_dist = eps - eps_dir
         check_parts(eps_dir, eps_dist)

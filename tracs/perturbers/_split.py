@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import InputTypeError
 from ..mechanisms import OptimalClassical
-from ..mechanisms._closed_forms import circular_half_width, classical_half_width
+from ..mechanisms.closed_forms import circular_half_width, classical_half_width
 from ..region import Rectangle, Region
 
 __all__ = ["optimal_direction_share", "optimal_x_share", "tracsc_mse", "tracsd_mse"]

@@ -17,8 +17,8 @@ import numbers
 
 import numpy as np
 
+from ..mechanisms.closed_forms import lie_probabilities
 from ..errors import InputError, InputTypeError
-from ..mechanisms._closed_forms import lie_probabilities
 from . import _kernels
 from ._sequential import DEFAULT_DIRECTION_SHARE, SequentialPerturber
 

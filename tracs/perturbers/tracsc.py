@@ -16,10 +16,11 @@ from .._validation import read_only
 from ..errors import InputError, InputTypeError
 from ..region import Rectangle
 from . import _kernels
-from ..mechanisms._closed_forms import classical_bands
+from ..mechanisms.closed_forms import classical_bands
 from ..mechanisms.lattice import Lattice, check_resolution, fit_spacing
 from ._base import KeyedSource, Perturber, check_parts, check_share
 from ._sequential import LatticeReleases, keyed_trajectories
+from ._split import optimal_x_share
 
 __all__ = ["TraCSC"]
 
@@ -77,8 +78,6 @@ class TraCSC(LatticeReleases, Perturber):
         """``ε_x / ε`` for each per-point ε."""
         eps = np.asarray(epsilon, dtype=np.float64)
         if self.x_share == "optimal":
-            from ._split import optimal_x_share
-
             return optimal_x_share(self.region, eps)
         return np.full(eps.shape, self.x_share)
 

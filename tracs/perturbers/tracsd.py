@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..mechanisms.closed_forms import circular_bands
 from ..errors import InputError
-from ..mechanisms._closed_forms import circular_bands
 from . import _kernels
 from ._sequential import DEFAULT_DIRECTION_SHARE, TWO_PI, SequentialPerturber
+from ._split import optimal_direction_share
 
 __all__ = ["TraCSD"]
 
@@ -102,8 +103,6 @@ class TraCSD(SequentialPerturber):
     def shares(self, epsilon):
         eps = np.asarray(epsilon, dtype=np.float64)
         if self.direction_share == "optimal":
-            from ._split import optimal_direction_share
-
             # per-trajectory budgets: the fixed grid, so a trajectory's share depends on its length only
             return optimal_direction_share(self.region, eps, grid=self._basis == "per_trajectory")
         return np.full(eps.shape, self.direction_share)

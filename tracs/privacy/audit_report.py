@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .._text import given, significant, whole
+
 __all__ = ["AuditReport", "format_table"]
 
 
@@ -85,8 +87,6 @@ class AuditReport:
         return "unverifiable (no lattice)" if self.unverifiable_low_bits else "pass"
 
     def __str__(self) -> str:
-        from .._text import given, significant, whole
-
         k1, n1, k2, n2 = self.counts
         lines = [
             f"audit: {self.verdict} — claimed ε = {given(self.epsilon)}, "
@@ -109,8 +109,6 @@ def _short(x) -> str:
 
 def format_table(rows) -> str:
     """A Markdown table of ``(name, AuditReport, seconds)`` rows (numbers by the rule of :mod:`tracs._text`)."""
-    from .._text import given, significant, whole
-
     head = ("| method | claimed ε | ε lower bound | confidence | draws/input | lattice | verdict | seconds |\n"
             "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: |")
     body = []

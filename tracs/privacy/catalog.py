@@ -18,8 +18,10 @@ from typing import Callable
 
 import numpy as np
 
+from .._progress import progress_bar
 from ..errors import InputError
 from ..methods import MECHANISM, MethodContext, view
+from ..region import Rectangle
 from .audit import audit
 from .perturber_audit import audit_perturber
 
@@ -45,8 +47,6 @@ class AuditTarget:
 
 def _context() -> MethodContext:
     """The audit's public parameters: the rectangle and 40 POIs drawn from a fixed seed."""
-    from ..region import Rectangle
-
     gen = np.random.default_rng(20260501)
     xmin, ymin, xmax, ymax = REGION_BOUNDS
     points = np.column_stack([gen.uniform(xmin, xmax, 40), gen.uniform(ymin, ymax, 40)])
@@ -98,8 +98,6 @@ def audit_target(name: str, epsilon: float, **options):
 
 def run_catalog(names, epsilon: float, **options):
     """Audit each of ``names`` at ``epsilon``; returns ``[(name, report, seconds)]``."""
-    from .._progress import progress_bar
-
     rows = []
     with progress_bar(len(names), desc="audit", unit="method") as bar:
         for name in names:

@@ -33,6 +33,7 @@ from .audit import draw_vectorised
 from .candidates import Scenario, perturber_scenarios
 from .lattice_check import IndexedRelease, PointSet, declared_lattice, is_indexed
 from ..releaser import takes_keys
+from ..engine import perturb_many
 
 __all__ = ["audit_perturber", "perturber_inputs", "takes_keys"]
 
@@ -42,8 +43,6 @@ def _call(perturber):
 
     With ``keys`` the release goes through :func:`tracs.engine.perturb_many`, the path of
     ``tracs perturb`` (keyed streams resolved once, the perturber's chunk kernel)."""
-    from ..engine import perturb_many
-
     many = getattr(perturber, "perturb_many", None)
     if callable(many):
         return (lambda pts, off, rng, keys: many(pts, off, rng=rng) if keys is None

@@ -143,7 +143,7 @@ def resolve_key(rng=None) -> RandomKey:
     return RandomKey(KIND_PHILOX, sequence.generate_state(2, dtype=np.uint32).astype(np.uint64))
 
 
-def _splitmix64(values: np.ndarray) -> np.ndarray:
+def splitmix64(values: np.ndarray) -> np.ndarray:
     """The splitmix64 finaliser, a bijection of uint64 (vectorised)."""
     z = values.astype(np.uint64, copy=True)
     with np.errstate(over="ignore"):
@@ -280,7 +280,7 @@ def stream_ids(keys=None, n: int | None = None) -> np.ndarray:
     streams = base[inverse]
     later = occurrence > 0
     if later.any():
-        streams[later] = _splitmix64(streams[later] ^ _splitmix64(occurrence[later]))
+        streams[later] = splitmix64(streams[later] ^ splitmix64(occurrence[later]))
     return streams
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
+from ..estimate.sidecar import sidecar_data
+from ..io.parameters import write_release_sidecar
 
 __all__ = ["perturb_parameters", "write_perturb_sidecar"]
 
@@ -26,8 +28,6 @@ def perturb_parameters(method: str, epsilon: float, perturber, region, crs, *, p
     pois_used : bool
         POIs shaped the release (the ``--pois`` file; the data's venues with ``from_data``).
     """
-    from ..estimate.sidecar import sidecar_data
-
     region_source = "data" if from_data else "public"
     sources = {"region": region_source}
     if pois_used:
@@ -50,6 +50,4 @@ def write_perturb_sidecar(output, data: dict, *, digest: str | None = None, rows
     release's digest refuses), else that of the frame ``rows``, else that of ``output``
     read back (:func:`tracs.io.parameters.write_release_sidecar`).
     """
-    from ..io.parameters import write_release_sidecar
-
     return write_release_sidecar(output, data, digest=digest, rows=rows)

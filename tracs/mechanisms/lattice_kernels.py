@@ -9,7 +9,7 @@ probability exactly ``c`` for every double ``c`` (subnormals included): no
 threshold is rounded to the ``2^-53`` grid.
 
 The piecewise-constant mechanisms build their banded law on these
-(:mod:`tracs.mechanisms._band`); the generic path of
+(:mod:`tracs.mechanisms.band`); the generic path of
 :mod:`tracs.mechanisms.lattice` inverts cumulative masses with :func:`below`.
 """
 

@@ -244,7 +244,7 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
     observe : callable, optional
         Called as ``observe(theta, passes)`` with every iterate the stopping rule
         examines (after ``passes`` EM maps); used to score the path on held-out
-        reports (:mod:`tracs.estimate._holdout`).
+        reports (:mod:`tracs.estimate.holdout`).
     lines : tracs._progress.ProgressLines, optional
         Where the progress lines go (pass, log-likelihood change per unit of
         weight, elapsed time; only when standard error is not a terminal): one

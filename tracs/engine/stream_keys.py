@@ -18,16 +18,16 @@ from numba import njit
 from .._numba_cache import key_on_sources
 from .._jit import helper
 from .._validation import read_only
-from ..random import _splitmix64, stream_ids
+from ..random import splitmix64, stream_ids
 from ._account import serial_step
 from ._pool import map_ordered, point_chunks
 
 __all__ = ["fast_stream_ids"]
 
-_IV = np.array([0x6A09E667F3BCC908, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1,
+IV = np.array([0x6A09E667F3BCC908, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1,
                 0x510E527FADE682D1, 0x9B05688C2B3E6C1F, 0x1F83D9ABFB41BD6B, 0x5BE0CD19137E2179],
                dtype=np.uint64)
-_SIGMA = np.array([
+SIGMA = np.array([
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
     [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
     [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
@@ -42,21 +42,21 @@ _SIGMA = np.array([
 _PERSON = b"tracs.user.key".ljust(16, b"\0")
 
 
-def _initial_state(size: int = 8, person: bytes = _PERSON) -> np.ndarray:
+def initial_state(size: int = 8, person: bytes = _PERSON) -> np.ndarray:
     """BLAKE2b's state before the first block: a digest of ``size`` bytes, personalisation ``person``
     (16 bytes)."""
-    h = _IV.copy()
+    h = IV.copy()
     h[0] ^= np.uint64(0x01010000 ^ size)  # fan-out 1, depth 1, no key, the digest's size
     h[6] ^= np.frombuffer(person[:8], dtype="<u8")[0]
     h[7] ^= np.frombuffer(person[8:], dtype="<u8")[0]
     return h
 
 
-_H0 = _initial_state()
+_H0 = initial_state()
 
 
 @helper
-def _rotr(x, n):
+def rotr(x, n):
     return (x >> np.uint64(n)) | (x << np.uint64(64 - n))
 
 
@@ -83,13 +83,13 @@ def _compress(h, block, counter, last, sigma, iv, lanes, v, m):  # pragma: no co
             a, b, c, d = lanes[j, 0], lanes[j, 1], lanes[j, 2], lanes[j, 3]
             x, y = m[sigma[row, 2 * j]], m[sigma[row, 2 * j + 1]]
             v[a] = v[a] + v[b] + x
-            v[d] = _rotr(v[d] ^ v[a], 32)
+            v[d] = rotr(v[d] ^ v[a], 32)
             v[c] = v[c] + v[d]
-            v[b] = _rotr(v[b] ^ v[c], 24)
+            v[b] = rotr(v[b] ^ v[c], 24)
             v[a] = v[a] + v[b] + y
-            v[d] = _rotr(v[d] ^ v[a], 16)
+            v[d] = rotr(v[d] ^ v[a], 16)
             v[c] = v[c] + v[d]
-            v[b] = _rotr(v[b] ^ v[c], 63)
+            v[b] = rotr(v[b] ^ v[c], 63)
     for i in range(8):
         h[i] ^= v[i] ^ v[i + 8]
 
@@ -217,7 +217,7 @@ def _hash_on_threads(data, starts, workers: int) -> np.ndarray:
     hashes = np.empty(n, dtype=np.uint64)
 
     def run(r):
-        hashes[r[0]:r[1]] = _hash_all(data, starts[r[0]:r[1] + 1], _H0, _SIGMA, _IV, _LANES)
+        hashes[r[0]:r[1]] = _hash_all(data, starts[r[0]:r[1] + 1], _H0, SIGMA, IV, _LANES)
 
     map_ordered(run, point_chunks(n, workers, min_points=1 << 13), workers)
     return hashes
@@ -250,7 +250,7 @@ def _number_repeats(hashes, data, starts, workers: int):
         occurrence = (np.arange(len(index)) - np.repeat(first, np.diff(np.r_[first, len(index)])))
         later = occurrence > 0
         repeat = index[later]
-        streams[repeat] = _splitmix64(hashes[repeat] ^ _splitmix64(occurrence[later].astype(np.uint64)))
+        streams[repeat] = splitmix64(hashes[repeat] ^ splitmix64(occurrence[later].astype(np.uint64)))
         return True
 
     return streams if all(map_ordered(bucket, range(n_buckets), workers)) else None

@@ -18,7 +18,7 @@ The ε-dependent factors are evaluated with the scalar ``math.exp`` and ``math.l
 one call per budget (callers pass distinct budgets: a per-trajectory budget has
 one per trajectory length).  numpy's vectorised ``exp`` may differ from them in
 the last bit, and the band's rare mass ``c`` is compared exactly with the random
-words (:mod:`tracs.mechanisms._band`), so the scalar forms keep every release
+words (:mod:`tracs.mechanisms.band`), so the scalar forms keep every release
 bit for bit.
 """
 
@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from ._band import band_width, rare_mass
+from .band import band_width, rare_mass
 
 __all__ = ["classical_half_width", "classical_central_width", "circular_half_width", "band", "arc_band",
            "lie_probability", "classical_half_widths", "circular_half_widths", "classical_bands", "circular_bands",
@@ -55,7 +55,7 @@ def circular_half_width(epsilon: float, period: float) -> float:
 
 
 def band(epsilon: float, central_width: float, spacing: float, count: int) -> tuple[int, float]:
-    """``(m, c)`` of the banded lattice law (:mod:`tracs.mechanisms._band`): ``m`` cells of width
+    """``(m, c)`` of the banded lattice law (:mod:`tracs.mechanisms.band`): ``m`` cells of width
     ``spacing`` cover the central piece of width ``central_width``, ``c`` is the mass of the
     other ``count − m`` cells."""
     m = band_width(central_width, spacing, count)

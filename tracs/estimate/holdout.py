@@ -2,7 +2,7 @@
 
 At small ε the likelihood of TraCS-D reports is flat over many densities: EM's
 path from the uniform start first picks up the broad shape of the data and then,
-long before the stopping rule of :mod:`tracs.estimate._expectation_maximisation` fires, fits the
+long before the stopping rule of :mod:`tracs.estimate.expectation_maximisation` fires, fits the
 reports' noise.  The number of passes is therefore a smoothing parameter, and it
 is chosen here the way ``smoothing="cv"`` chooses the EMS weight: by how well the
 fits predict reports they have not seen.
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _expectation_maximisation as fitting
+from . import expectation_maximisation as fitting
 
 __all__ = ["FOLDS", "FOLD_SEED", "trajectory_folds", "choose_passes"]
 
@@ -72,11 +72,11 @@ def choose_passes(blocks, support, fold, *, smoothing=None, tol=fitting.DEFAULT_
     blocks : sequence of blocks
         Blocks with ``rows`` (their reports' indices) and ``subset(keep)``.
     support : numpy.ndarray of bool
-        As in :func:`tracs.estimate._expectation_maximisation.run_em`.
+        As in :func:`tracs.estimate.expectation_maximisation.run_em`.
     fold : numpy.ndarray of int
         Fold of every report (:func:`trajectory_folds`).
     smoothing, tol, max_iterations, accelerate, lines
-        As in :func:`tracs.estimate._expectation_maximisation.run_em` (the training fits use the same).
+        As in :func:`tracs.estimate.expectation_maximisation.run_em` (the training fits use the same).
 
     Returns
     -------

@@ -4,7 +4,7 @@
 time.  :func:`vector_log` is written with multiplications, comparisons and
 selects only, so loops over it become vector code.  It is used where a decision
 taken from ``ln u`` carries an error margin and undecided cases are settled
-exactly (:func:`tracs.mechanisms._geometric.magnitude_from_log`); its absolute
+exactly (:func:`tracs.mechanisms.geometric.magnitude_from_log`); its absolute
 error enters that margin as :data:`LOG_ERROR`.
 
 Method, for a normal double ``x`` in ``[2^-63, 2)``: the largest ``k`` in

@@ -39,7 +39,7 @@ from numba import njit
 from .._numba_cache import key_on_sources
 from .._jit import helper
 from ..random.kernels import draw_u64_pair
-from ._lattice_kernels import TWO53, below, snap, split_word
+from .lattice_kernels import TWO53, below, snap, split_word
 
 INV_TWO53 = 1.0 / TWO53
 

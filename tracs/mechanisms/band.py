@@ -18,10 +18,10 @@ the ``m`` cells of the band ``a_k, …, a_k + m − 1`` has probability
 output ``j`` and input lattice points ``k, k'``:
 ``P(j | k) <= (1 − c)/m <= e^ε · c/(N − m) <= e^ε · P(j | k')``.  A release
 given ``x`` mixes the rows of the two lattice points around ``x``
-(:func:`~tracs.mechanisms._lattice_kernels.snap`), which keeps the bound whatever
+(:func:`~tracs.mechanisms.lattice_kernels.snap`), which keeps the bound whatever
 the mixing weight; nothing after snapping reads ``x``.  The sampler realises
 these probabilities exactly: ``u < c`` is decided on an infinitely precise
-uniform read lazily (:func:`~tracs.mechanisms._lattice_kernels.below`, so the
+uniform read lazily (:func:`~tracs.mechanisms.lattice_kernels.below`, so the
 rare part has probability exactly the double ``c``) and the cell within the band
 or outside it is an exactly uniform integer (:func:`uniform_below`).  The
 realised ratio is therefore ``e^ε`` up to the rounding of ``c`` (a few ulps), at
@@ -46,7 +46,7 @@ from numba import njit
 from .._numba_cache import key_on_sources
 from .._jit import helper
 from ..random.kernels import draw_u64, draw_u64_pair
-from ._lattice_kernels import TWO53, below, snap, split_word, uniform_index
+from .lattice_kernels import TWO53, below, snap, split_word, uniform_index
 
 __all__ = ["band_width", "rare_mass", "band_row", "band_cumulative", "uniform_below", "band_cell", "affine_start",
            "affine_starts", "affine_band_index", "classical_band_index", "circular_band_index",
