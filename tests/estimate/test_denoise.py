@@ -183,3 +183,86 @@ def test_denoise_command_refuses(tmp_path, tky_path, capsys, method, output, fra
     capsys.readouterr()
     assert main(["denoise", str(release), "-o", str(tmp_path / output), "-q"]) != 0
     assert fragment in capsys.readouterr().err
+
+
+def _small_release(tmp_path, tky_path, method="tracs-c", rows=300, name="rel.csv"):
+    """The first ``rows`` check-ins of TKY released by ``method`` at ε = 2 (seed 1), and a POI file of their venues."""
+    import pandas as pd
+
+    from tracs.cli import main
+
+    data = pd.read_csv(tky_path, nrows=rows)
+    data.to_csv(tmp_path / "in.csv", index=False)
+    pd.DataFrame({"lat": data["Latitude"], "lng": data["Longitude"]}).drop_duplicates().to_csv(
+        tmp_path / "pois.csv", index=False)
+    release = tmp_path / name
+    assert main(["perturb", str(tmp_path / "in.csv"), "-m", method, "-e", "2", "--seed", "1", "--region", "tky",
+                 "-o", str(release), "-q"]) == 0
+    return release, tmp_path / "pois.csv"
+
+
+@pytest.mark.parametrize("rule, how", [(None, "posterior mode at a POI"), ("mean", "POI nearest the posterior mean")])
+def test_denoise_command_onto_the_pois(tmp_path, tky_path, capsys, rule, how):
+    import pandas as pd
+
+    from tracs.cli import main
+
+    release, pois = _small_release(tmp_path, tky_path)
+    out = tmp_path / "den.csv"
+    assert main(["denoise", str(release), "--grid", "8", "--pois", str(pois), "-o", str(out), "-q",
+                 *(["--rule", rule] if rule else [])]) == 0
+    assert f"onto {len(pd.read_csv(pois))} POIs" in capsys.readouterr().out
+    den, venues = pd.read_csv(out, dtype=str), pd.read_csv(pois)
+    assert (den["denoised"] == how).all()
+    # every point is a POI (to the WGS84 round trip through metres)
+    d = np.hypot(den["lat"].astype(float).to_numpy()[:, None] - venues["lat"].to_numpy(),
+                 den["lng"].astype(float).to_numpy()[:, None] - venues["lng"].to_numpy()).min(axis=1)
+    assert d.max() < 1e-9
+    raw = pd.read_csv(release, dtype=str)
+    for column in ("epsilon_point", "epsilon_trajectory"):  # ε as written: 2 stays 2, 222 stays 222
+        assert den[column].tolist() == raw[column].tolist()
+
+
+def test_denoise_and_synthesize_read_a_folder_of_parquet_parts(tmp_path, tky_path, capsys):
+    import shutil
+
+    from tracs.cli import main
+
+    release, _ = _small_release(tmp_path, tky_path, name="rel.parquet")
+    (tmp_path / "parts").mkdir()
+    shutil.copy(release, tmp_path / "parts" / "part.0.parquet")
+    shutil.copy(tmp_path / "rel.parquet.tracs.json", tmp_path / "parts.tracs.json")
+    assert main(["denoise", str(tmp_path / "parts"), "--grid", "8", "-o", str(tmp_path / "den.csv"), "-q"]) == 0
+    assert main(["synthesize", str(tmp_path / "parts"), "-n", "2", "--grid", "8", "-o", str(tmp_path / "syn.csv")]) == 0
+    assert (tmp_path / "den.csv").exists() and (tmp_path / "syn.csv").exists()
+
+
+@pytest.mark.parametrize("args, pois_text, fragment", [
+    (["--rule", "mean"], None, "--rule goes with --pois (the denoised point is a POI)"),
+    (["--pois", "{tmp}/none.csv"], None, "no such POI file:"),
+    (["--pois", "{pois}"], "name,x\na,1\n", "pois.csv: a POI file needs a latitude column (lat) and a longitude "
+                                           "column (lng); found ['name', 'x']"),
+    (["--pois", "{pois}"], "lat,lng\n35.6,139.7\nx,139.7\n", "pois.csv: 1 POI row(s) without a numeric latitude "
+                                                            "and longitude (lines 3)"),
+    (["--pois", "{pois}"], "lat,lng\n35.6,139.7\n10.0,139.7\n", "pois.csv: 1 POI(s) outside the release's region "
+                                                               "(lines 3)"),
+    (["--pois", "{pois}"], "lat,lng\n", "pois.csv: no POI rows"),
+    (["--pois", "{pois}", "--rule", "median"], None, "argument --rule: invalid choice: 'median'"),
+    ([], None, "no such file:"),
+])
+def test_denoise_command_refuses_bad_pois_options(tmp_path, tky_path, capsys, args, pois_text, fragment):
+    from tracs.cli import main
+
+    release, pois = _small_release(tmp_path, tky_path, rows=50)
+    if pois_text is not None:
+        pois.write_text(pois_text)
+    if not args:  # a release that is neither a file nor a folder of Parquet parts
+        release = tmp_path / "missing.csv"
+    capsys.readouterr()
+    args = [a.format(tmp=tmp_path, pois=pois) for a in args]
+    try:
+        code = main(["denoise", str(release), "--grid", "8", "-o", str(tmp_path / "den.csv"), "-q", *args])
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    assert code != 0
+    assert fragment in capsys.readouterr().err

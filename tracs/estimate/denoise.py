@@ -42,7 +42,8 @@ DEFAULT_SUBCELLS = 2
 
 
 def denoise(reports, perturber, estimate: Density, *, offsets=None,
-            subcells: int = DEFAULT_SUBCELLS, trajectory: bool = False, scale=None, jump=None) -> np.ndarray:
+            subcells: int = DEFAULT_SUBCELLS, trajectory: bool = False, scale=None, jump=None,
+            pois=None, rule: str = "mode", iterations: int = 0) -> np.ndarray:
     """The posterior mean of every report's true point (TraCS-C, TraCS-D and Strawman reports).
 
     Parameters
@@ -71,14 +72,61 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
         With ``trajectory``: the transition's kernel scale (region units, ``inf``
         allowed) and its share of fresh jumps in [0, 1]; by default both maximise
         the reports' marginal likelihood.
+    pois : array_like, shape (P, 2), optional
+        The public POIs the true points are among (the discrete setting): the
+        posterior is over the POIs (:mod:`tracs.estimate.poi_posterior`; prior: the
+        estimate's mass per cell shared by the cell's POIs; likelihood: the method's
+        report law at each POI) and every denoised point is a POI.
+    rule : {"mode", "mean"}
+        With ``pois``: the posterior mode, or the POI nearest the posterior mean.
+    iterations : int
+        With ``pois``: EM passes over the POIs refining the prior (default 0).
 
     Returns
     -------
     numpy.ndarray, shape (N, 2)
         Denoised points, inside the region's bounding box.
     """
+    if pois is not None:
+        return _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump)
     out = _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump)
     return out.points if trajectory else out
+
+
+def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump):
+    """``denoise(..., pois=...)``: the checks, then :func:`tracs.estimate.poi_posterior.poi_posterior`."""
+    from ..poi_space import as_points
+    from .poi_posterior import RULES, poi_posterior
+
+    if not trajectory and (scale is not None or jump is not None):
+        raise ValueError("scale and jump are parameters of trajectory=True")
+    if trajectory and iterations:
+        raise ValueError("iterations refine the shared prior of the per-point posterior; trajectory=True "
+                         "uses the prior of every point given its trajectory")
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {', '.join(map(repr, RULES))}, got {rule!r}")
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)):
+        raise TypeError(f"iterations must be an int, got {type(iterations).__name__}")
+    if iterations < 0:
+        raise ValueError(f"iterations must be >= 0, got {iterations}")
+    family = _family(perturber, estimate)
+    pois = as_points(pois, "pois")
+    if len(pois) == 0:
+        raise ValueError("pois is empty")
+    perturber.region.validate_points(pois, "pois")
+    pts, off, _ = as_batch(np.asarray(reports, dtype=np.float64),
+                           np.array([0, len(reports)]) if offsets is None else offsets)
+    if family == "directional" and offsets is None:
+        raise ValueError("TraCS-D and the Strawman need offsets: each report's reference "
+                         "is the previous report of its trajectory")
+    if len(pts) == 0:
+        return np.empty((0, 2))
+    perturber.region.validate_points(pts, "reports")
+    if trajectory:
+        _check_transition(offsets, scale, jump)
+    index = poi_posterior(pts, off, perturber, family, pois, estimate, rule=rule, iterations=iterations,
+                          trajectory=trajectory, scale=scale, jump=jump)
+    return pois[index]
 
 
 def smooth_trajectories(reports, perturber, estimate: Density, *, offsets, subcells: int = DEFAULT_SUBCELLS,
@@ -96,12 +144,7 @@ def smooth_trajectories(reports, perturber, estimate: Density, *, offsets, subce
 
 def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump):
     """The checks of :func:`denoise`, then the per-point or the per-trajectory means."""
-    family = check_perturber(perturber)
-    if family == "grid":
-        raise ValueError(f"denoise supports TraCS-C, TraCS-D and Strawman reports; "
-                         f"{type(perturber).__name__} reports are not supported yet")
-    if not isinstance(estimate, Density):
-        raise TypeError(f"estimate must be a Density, got {type(estimate).__name__}")
+    family = _family(perturber, estimate)
     s = check_parts(subcells, "subcells", 4 if family == "directional" else 8)
     pts = np.asarray(reports, dtype=np.float64)
     pts, off, _ = as_batch(pts, np.array([0, len(pts)]) if offsets is None else offsets)
@@ -142,17 +185,33 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
     return out
 
 
-def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump) -> np.ndarray:
-    """``trajectory=True``: the checks of the transition's parameters, then
-    :func:`tracs.estimate.smoothing.smooth`."""
-    from .smoothing import smooth
+def _family(perturber, estimate) -> str:
+    """The likelihood family of a supported perturber; the estimate must be a :class:`Density`."""
+    family = check_perturber(perturber)
+    if family == "grid":
+        raise ValueError(f"denoise supports TraCS-C, TraCS-D and Strawman reports; "
+                         f"{type(perturber).__name__} reports are not supported yet")
+    if not isinstance(estimate, Density):
+        raise TypeError(f"estimate must be a Density, got {type(estimate).__name__}")
+    return family
 
+
+def _check_transition(offsets, scale, jump) -> None:
+    """The checks of ``trajectory=True``: offsets, and the transition's parameters when given."""
     if offsets is None:
         raise ValueError("trajectory=True needs offsets: the trajectories to smooth")
     if scale is not None and not (float(scale) > 0):
         raise ValueError(f"scale must be > 0 (inf allowed), got {scale!r}")
     if jump is not None and not (0.0 <= float(jump) <= 1.0):
         raise ValueError(f"jump must be in [0, 1], got {jump!r}")
+
+
+def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump) -> np.ndarray:
+    """``trajectory=True``: the checks of the transition's parameters, then
+    :func:`tracs.estimate.smoothing.smooth`."""
+    from .smoothing import smooth
+
+    _check_transition(offsets, scale, jump)
     return smooth(pts, off, perturber, estimate, family, parts, scale=scale, jump=jump)
 
 
