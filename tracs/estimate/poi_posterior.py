@@ -254,7 +254,8 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
     pois : numpy.ndarray, shape (P, 2)
     estimate : Density
         The fitted density: the prior (:func:`prior_at_pois`).
-    rule : {"mode", "mean"}
+    rule : {"mode", "mean"} or a tuple of them
+        A tuple gives one array per rule, from the same pass.
     iterations : int
         EM passes refining the prior over the POIs before the posterior is taken.
     trajectory : bool
@@ -264,7 +265,7 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
     Returns
     -------
     numpy.ndarray of intp, shape (N,)
-        The index of every report's denoised POI.
+        The index of every report's denoised POI (a tuple of them for a tuple of rules).
     """
     source = (_DirectionalRows if family == "directional" else _AxesRows)(pts, off, perturber, pois)
     xs, ys = np.ascontiguousarray(pois[:, 0]), np.ascontiguousarray(pois[:, 1])
@@ -283,11 +284,11 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
                 _posterior_stats(source.rows(np.arange(start, stop)), np.broadcast_to(prior, (stop - start, len(pois))),
                                  xs, ys, back, mode[start:stop], mean[start:stop], evidence[start:stop])
             prior = back / max(len(pts), 1)
-    if rule == "mode":
-        return mode.astype(np.intp)
     from scipy.spatial import cKDTree
 
-    return np.asarray(cKDTree(pois).query(mean, k=1, workers=1)[1], dtype=np.intp)
+    nearest = lambda: np.asarray(cKDTree(pois).query(mean, k=1, workers=1)[1], dtype=np.intp)  # noqa: E731
+    pick = {"mode": lambda: mode.astype(np.intp), "mean": nearest}
+    return tuple(pick[r]() for r in rule) if isinstance(rule, tuple) else pick[rule]()
 
 
 key_on_sources(globals())
