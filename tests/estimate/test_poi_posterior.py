@@ -81,8 +81,8 @@ def test_directional_posterior_at_cell_centres_equals_the_grid_posterior(make):
     np.testing.assert_allclose(means, denoise(reports, pert, prior, offsets=off, subcells=1), rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize("make", [lambda r: TraCSC(r, 1.0), lambda r: TraCSD(r, 1.0), lambda r: Strawman(r, 1.0)],
-                         ids=["tracs-c", "tracs-d", "strawman"])
+@pytest.mark.parametrize("make", [lambda r: TraCSC(r, 1.0), lambda r: TraCSD(r, 1.0), lambda r: Strawman(r, 1.0),
+                                  lambda r: PlanarLaplace(r, 1.0)], ids=["tracs-c", "tracs-d", "strawman", "laplace"])
 @pytest.mark.parametrize("rule", ["mode", "mean"])
 def test_a_point_mass_on_one_poi_returns_it(make, rule):
     # the prior's whole mass in the one cell holding POI 0 (seed 21 POIs, seed 26 release)
@@ -95,6 +95,18 @@ def test_a_point_mass_on_one_poi_returns_it(make, rule):
     _, off, reports = _release(pert, pois, 26)
     out = denoise(reports, pert, prior, offsets=off, pois=pois, rule=rule)
     np.testing.assert_array_equal(out, np.tile(pois[0], (len(reports), 1)))
+
+
+def test_laplace_posterior_at_pois_is_the_density_at_each_poi():
+    # planar Laplace at ε = 3 (seed 45 release): interior reports' likelihood at every POI is the
+    # Laplace density of the report around it, so the uniform-prior mode is the POI nearest the report
+    pert = PlanarLaplace(REGION, 3.0)
+    pois = _pois()
+    _, off, reports = _release(pert, pois, 45)
+    inside = np.all((reports > [0, 0]) & (reports < [2, 1]), axis=1)
+    modes = denoise(reports, pert, _uniform_over(pois), offsets=off, pois=pois)
+    nearest = pois[np.argmin(np.linalg.norm(reports[:, None] - pois[None], axis=2), axis=1)]
+    np.testing.assert_array_equal(modes[inside], nearest[inside])
 
 
 def test_prior_at_pois_shares_each_cell_among_its_pois():
@@ -166,7 +178,8 @@ def test_the_trajectory_prior_is_the_predictive_of_the_other_reports_by_enumerat
     ({"scale": 1.0}, ValueError, "scale and jump are parameters of trajectory=True"),
     ({"trajectory": True, "iterations": 2}, ValueError, "iterations refine the shared prior"),
     ({"trajectory": True, "offsets": None}, ValueError, "trajectory=True needs offsets"),
-    ({"perturber": PlanarLaplace(REGION, 2.0)}, ValueError, "denoise supports TraCS-C, TraCS-D and Strawman"),
+    ({"perturber": PlanarLaplace(REGION, 2.0), "trajectory": True}, ValueError,
+     "trajectory=True supports TraCS-C, TraCS-D and Strawman reports"),
     ({"perturber": TraCSD(REGION, 2.0), "offsets": None}, ValueError, "TraCS-D and the Strawman need offsets"),
 ])
 def test_bad_arguments(options, exc, fragment):

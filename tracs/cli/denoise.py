@@ -15,9 +15,9 @@ of its true point: the density of the true points is estimated from the release
 and its JSON sidecar (as 'tracs estimate' does, on --grid G × G cells) and is the
 prior; the method's exact report likelihood gives the posterior of every point
 (tracs.estimate.denoise).  This is post-processing: only the release and its
-public parameters are read.  TraCS-C, TraCS-D and Strawman releases (a file, or
-a folder of Parquet parts written by 'tracs perturb --engine dask').  With
---trajectory every point is the posterior mean given all the reports of its
+public parameters are read.  TraCS-C, TraCS-D, Strawman and planar Laplace
+releases (a file, or a folder of Parquet parts written by 'tracs perturb --engine
+dask').  With --trajectory (not planar Laplace) every point is the posterior mean given all the reports of its
 trajectory (forward-backward smoothing; the model of the steps between consecutive
 points is fitted from the release).  With --pois FILE (public points of interest,
 a CSV with lat and lng columns: the true points are among them) the posterior is
@@ -42,7 +42,8 @@ SUFFIXES = (".csv", ".tsv", ".parquet")
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("denoise", help="replace released points by posterior means of the true points",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (TraCS-C, TraCS-D or Strawman)")
+    p.add_argument("release", metavar="RELEASED", help="file (or Parquet folder) written by 'tracs perturb' (TraCS-C, TraCS-D, Strawman "
+                        "or planar Laplace)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .tsv or .parquet")
     p.add_argument("--grid", type=int, default=64, metavar="G",
                    help="G × G cells of the estimated density, the prior (default 64)")
@@ -55,8 +56,8 @@ def add_parser(subparsers) -> None:
                    help="with --pois: the posterior mode (default) or the POI nearest the posterior mean")
 
 
-def _check_method(release: Path) -> None:
-    """A release whose sidecar names a method other than TraCS-C is refused before any work."""
+def _check_method(release: Path, trajectory: bool) -> None:
+    """A release whose method has no denoiser (or, with --trajectory, no smoother) is refused before any work."""
     from ..estimate.grid_density import check_perturber
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
 
@@ -65,9 +66,12 @@ def _check_method(release: Path) -> None:
         family = check_perturber(perturber_from_sidecar(data))
     except (OSError, ValueError, TypeError, KeyError):
         return  # the estimate names what is wrong with the sidecar
-    if family not in ("axes", "directional"):
-        raise CLIError(f"tracs denoise supports TraCS-C, TraCS-D and Strawman releases; {release.name} "
-                       f"was released by {data['method']}")
+    if family not in ("axes", "directional", "grid"):
+        raise CLIError(f"tracs denoise supports TraCS-C, TraCS-D, Strawman and planar Laplace releases; "
+                       f"{release.name} was released by {data['method']}")
+    if trajectory and family == "grid":
+        raise CLIError(f"tracs denoise --trajectory supports TraCS-C, TraCS-D and Strawman releases; "
+                       f"{release.name} was released by {data['method']} (denoise it per point)")
 
 
 def _read_pois(path: Path, crs, region) -> np.ndarray:
@@ -129,7 +133,7 @@ def run(args) -> int:
         raise CLIError("--rule goes with --pois (the denoised point is a POI)")
     if args.pois is not None and not Path(args.pois).is_file():
         raise CLIError(f"no such POI file: {args.pois}")
-    _check_method(release)
+    _check_method(release, args.trajectory)
     est, data, n = estimate_release(release, args.grid, command="denoise")
     perturber = perturber_from_sidecar(data)
     pois = None if args.pois is None else _read_pois(Path(args.pois), data["crs"], perturber.region)

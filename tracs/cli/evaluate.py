@@ -108,10 +108,10 @@ def add_parser(subparsers) -> None:
                    help="units of the errors: metres (default; region units on a continuous region) or "
                         "degrees, as the paper's check-in figures")
     p.add_argument("--denoise", choices=("point", "trajectory"), default=None,
-                   help="also the AE of the denoised release of TraCS-C, TraCS-D and the Strawman "
+                   help="also the AE of the denoised release of TraCS-C, TraCS-D, the Strawman and planar Laplace "
                         "(tracs.evaluation.denoised): point: every report's posterior on its own (over the "
                         "POIs when the outputs are rounded to them: its mode, and the POI nearest its mean); "
-                        "trajectory: given the other reports of its trajectory (slower)")
+                        "trajectory: given the other reports of its trajectory (slower; planar Laplace per point)")
     p.add_argument("--seed", type=seed_int, default=0, help="root seed (default: 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
     p.add_argument("--output-dir", default=None, metavar="DIR",

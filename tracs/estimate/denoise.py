@@ -23,6 +23,11 @@ a report looks up its bin's mean.  The cost does not grow with reports × cells.
 per report (:func:`tracs.estimate._runs.runs_moments`).  Reports equal to their
 reference use their likelihood row per cell (:mod:`tracs.estimate._directional`)
 and the cells' centres.
+
+**Planar Laplace** (the ``"grid"`` likelihood).  The estimator's likelihood at the report
+itself (:func:`tracs.estimate._emissions.laplace_rows`: the Laplace density inside the
+region, integrated beyond the edge for a report clamped onto it) at the centres of
+``subcells²`` equal parts of every cell; per point only (``trajectory=True`` is refused).
 """
 
 from __future__ import annotations
@@ -44,13 +49,13 @@ DEFAULT_SUBCELLS = 2
 def denoise(reports, perturber, estimate: Density, *, offsets=None,
             subcells: int = DEFAULT_SUBCELLS, trajectory: bool = False, scale=None, jump=None,
             pois=None, rule: str = "mode", iterations: int = 0) -> np.ndarray:
-    """The posterior mean of every report's true point (TraCS-C, TraCS-D and Strawman reports).
+    """The posterior mean of every report's true point (TraCS-C, TraCS-D, Strawman and planar Laplace reports).
 
     Parameters
     ----------
     reports : array_like, shape (N, 2)
         Released points, in the region's coordinates.
-    perturber : TraCSC, TraCSD or Strawman
+    perturber : TraCSC, TraCSD, Strawman or PlanarLaplace
         The public perturber that released them.
     estimate : Density
         The prior: a density fitted from the reports (:func:`tracs.estimate.grid_density`);
@@ -123,7 +128,7 @@ def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, traj
         return np.empty((0, 2))
     perturber.region.validate_points(pts, "reports")
     if trajectory:
-        _check_transition(offsets, scale, jump)
+        _check_transition(offsets, scale, jump, family)
     index = poi_posterior(pts, off, perturber, family, pois, estimate, rule=rule, iterations=iterations,
                           trajectory=trajectory, scale=scale, jump=jump)
     return pois[index]
@@ -161,6 +166,8 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
         raise ValueError("scale and jump are parameters of trajectory=True")
     if family == "directional":
         return _directional_means(pts, off, perturber, prior, s)
+    if family == "grid":
+        return _laplace_means(pts, off, perturber, prior, s)
     xe, ye = (split_edges(np.asarray(e, dtype=np.float64), s) for e in prior.grid)
     theta = np.repeat(np.repeat(np.asarray(prior.probabilities, dtype=np.float64), s, axis=0), s, axis=1)
     cx, cy = 0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:])
@@ -187,17 +194,22 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
 
 def _family(perturber, estimate) -> str:
     """The likelihood family of a supported perturber; the estimate must be a :class:`Density`."""
+    from ..region import Rectangle
+
     family = check_perturber(perturber)
-    if family == "grid":
-        raise ValueError(f"denoise supports TraCS-C, TraCS-D and Strawman reports; "
-                         f"{type(perturber).__name__} reports are not supported yet")
+    if family == "grid" and not isinstance(perturber.region, Rectangle):
+        raise TypeError("denoising planar Laplace reports needs a Rectangle region (clipping onto a "
+                        "polygon has no closed-form preimage here)")
     if not isinstance(estimate, Density):
         raise TypeError(f"estimate must be a Density, got {type(estimate).__name__}")
     return family
 
 
-def _check_transition(offsets, scale, jump) -> None:
-    """The checks of ``trajectory=True``: offsets, and the transition's parameters when given."""
+def _check_transition(offsets, scale, jump, family) -> None:
+    """The checks of ``trajectory=True``: the method, offsets, and the transition's parameters when given."""
+    if family == "grid":
+        raise ValueError("trajectory=True supports TraCS-C, TraCS-D and Strawman reports; planar Laplace "
+                         "reports are denoised per point")
     if offsets is None:
         raise ValueError("trajectory=True needs offsets: the trajectories to smooth")
     if scale is not None and not (float(scale) > 0):
@@ -211,8 +223,26 @@ def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump
     :func:`tracs.estimate.smoothing.smooth`."""
     from .smoothing import smooth
 
-    _check_transition(offsets, scale, jump)
+    _check_transition(offsets, scale, jump, family)
     return smooth(pts, off, perturber, estimate, family, parts, scale=scale, jump=jump)
+
+
+def _laplace_means(pts, off, perturber, prior: Density, parts: int) -> np.ndarray:
+    """Planar Laplace: the likelihood of every report at the centres of ``parts²`` equal parts of
+    every cell (:func:`tracs.estimate._emissions.laplace_rows`), weighted by the cell's mass."""
+    from ._emissions import laplace_rows
+
+    xe, ye = (split_edges(np.asarray(e, dtype=np.float64), parts) for e in prior.grid)
+    theta = np.repeat(np.repeat(np.asarray(prior.probabilities, dtype=np.float64), parts, axis=0), parts, axis=1)
+    centres = np.stack(np.meshgrid(0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:]), indexing="ij"),
+                       axis=-1).reshape(-1, 2)
+    eps = _epsilons(perturber, off, len(pts))
+    out = np.empty_like(pts)
+    step = max(1, (1 << 22) // len(centres))  # reports per chunk: memory of a few chunk × parts arrays
+    for start in range(0, len(pts), step):
+        weighted = laplace_rows(pts[start:start + step], perturber, eps[start:start + step], centres) * theta.ravel()
+        out[start:start + step] = weighted @ centres / weighted.sum(axis=1, keepdims=True)
+    return out
 
 
 def _directional_means(pts, off, perturber, prior: Density, per_cell: int) -> np.ndarray:

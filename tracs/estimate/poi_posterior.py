@@ -199,6 +199,19 @@ def prior_at_pois(estimate, pois: np.ndarray) -> np.ndarray:
     return weights / total if total > 0 else np.full(len(pois), 1.0 / len(pois))
 
 
+class _LaplaceRows:
+    """Planar Laplace rows: :func:`tracs.estimate._emissions.laplace_rows` at the POIs."""
+
+    def __init__(self, pts, off, perturber, pois):
+        self.pts, self.pois, self.perturber = pts, pois, perturber
+        self.eps = _epsilons(perturber, off, len(pts))
+
+    def rows(self, sel):
+        from ._emissions import laplace_rows
+
+        return laplace_rows(self.pts[sel], self.perturber, self.eps[sel], self.pois)
+
+
 def _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump):
     """Per chunk of whole trajectories: ``(start, stop, prior rows (n, P))``, the prior of every
     report's true POI given the *other* reports of its trajectory.
@@ -250,7 +263,8 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
     off : numpy.ndarray
         Trajectory offsets (TraCS-D / Strawman references, per-trajectory budgets, smoothing).
     perturber, family
-        The public perturber and its likelihood family (``"axes"`` or ``"directional"``).
+        The public perturber and its likelihood family (``"axes"``, ``"directional"`` or ``"grid"``:
+        planar Laplace, whose likelihood is the estimator's at the report itself).
     pois : numpy.ndarray, shape (P, 2)
     estimate : Density
         The fitted density: the prior (:func:`prior_at_pois`).
@@ -267,7 +281,8 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
     numpy.ndarray of intp, shape (N,)
         The index of every report's denoised POI (a tuple of them for a tuple of rules).
     """
-    source = (_DirectionalRows if family == "directional" else _AxesRows)(pts, off, perturber, pois)
+    rows = {"directional": _DirectionalRows, "axes": _AxesRows, "grid": _LaplaceRows}[family]
+    source = rows(pts, off, perturber, pois)
     xs, ys = np.ascontiguousarray(pois[:, 0]), np.ascontiguousarray(pois[:, 1])
     mode, mean, evidence = np.empty(len(pts), dtype=np.int64), np.empty((len(pts), 2)), np.empty(len(pts))
     back = np.zeros(len(pois))
