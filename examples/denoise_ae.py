@@ -41,6 +41,9 @@ def main(argv=None) -> None:
     p.add_argument("--grid", type=int, default=64)
     p.add_argument("--no-smoothing", action="store_true", help="leave out the smoothed columns (the slow part)")
     p.add_argument("--poi-passes", type=int, default=0, help="also the POI posterior after this many EM passes")
+    p.add_argument("--poi-trajectory", default=None, metavar="CELLS,JUMP",
+                   help="also the POI posterior given the trajectory (trajectory=True), the transition's "
+                        "scale in mean cell widths and its jump share given (the fit is slow)")
     args = p.parse_args(argv)
     ds = load_dataset(args.dataset)
     ctx = MethodContext(region=ds.region, pois=ds.pois, anchor="center")
@@ -48,6 +51,7 @@ def main(argv=None) -> None:
     pois = POISpace(ds.pois)  # every POI of the data set, as the evaluation's rounding
     keys = ["raw", "raw, POIs", "per point", "per point, POIs", "POI mode", "POI mean"]
     keys += [f"POI mode, {args.poi_passes} passes", f"POI mean, {args.poi_passes} passes"] if args.poi_passes else []
+    keys += ["POI mode, trajectory", "POI mean, trajectory"] if args.poi_trajectory else []
     errors = {k: [] for k in keys + ([] if args.no_smoothing else ["smoothed", "smoothed, POIs"])}
     for rep in range(args.repetitions):
         coords = ds.draw(_stream(0, "data", rep))
@@ -69,6 +73,13 @@ def main(argv=None) -> None:
             for rule in ("mode", "mean"):
                 p = denoise(out, pert, est, offsets=off, pois=ds.pois, rule=rule, iterations=passes)
                 errors[f"POI {rule}{tail}"].append(float(_errors(coords, p, off).mean()))
+        if args.poi_trajectory:
+            cells, jump = (float(v) for v in args.poi_trajectory.split(","))
+            scale = cells * float(np.mean([np.mean(np.diff(e)) for e in est.grid]))
+            for rule in ("mode", "mean"):
+                p = denoise(out, pert, est, offsets=off, pois=ds.pois, rule=rule, trajectory=True, scale=scale,
+                            jump=jump)
+                errors[f"POI {rule}, trajectory"].append(float(_errors(coords, p, off).mean()))
         print(f"release {rep}: " + ", ".join(f"{k} {v[-1]:,.0f} m" for k, v in errors.items())
               + f"; per point {cpu:.2f} CPU s"
               + ("" if smo is None else f", smoothing {cpu_smooth:.1f} CPU s (scale {smo.scale:,.0f} m, "
