@@ -72,7 +72,7 @@ def smoothing_rows(n: int) -> list[tuple]:
 
 def posterior_rows(n: int) -> list[tuple]:
     """``(method, µs/point)`` of the per-point posterior means."""
-    from tracs.estimate.denoise import denoise
+    from tracs.estimate.denoising import denoise
 
     rows = []
     for method in ("tracs-c", "tracs-d"):

@@ -12,6 +12,9 @@ runs).  Kinds:
 ``loss``       L-SRR thresholds: exact worst-case loss, or the median group sizes
 ``data``       counts of a data set (users, points, venues, hotspots)
 ``lengths``    trajectory lengths of a data set spec
+``denoised``   one grid cell with ``denoise=`` (:mod:`tracs.evaluation.denoised`): the AE raw
+               (rounded to the venues) and of the denoised release (posterior mode over the
+               venues, and the venue nearest the posterior mean)
 ``time``       :func:`tracs.evaluation.time_methods` (not reproducible: wall-clock)
 
 Data sets are named by tuples too (see :func:`dataset`).
@@ -110,6 +113,20 @@ def _grid(seed, spec, method, eps, reps, anchor, rounding, metrics, units):
            "label": str(row["label"])}
     for metric in metrics:
         out[metric] = float(row[metric])
+    return out
+
+
+def _denoised(seed, spec, method, eps, reps, how):
+    from tracs.evaluation import run_grid, summarise
+
+    runs = run_grid(dataset(spec, seed), [method], [eps], repetitions=reps, seed=seed, denoise=how)
+    row = summarise(runs).iloc[0]
+    out = {}
+    for key, column, mean in (("raw", "ae", "ae_mean"), ("mode", "ae_denoised", "ae_denoised"),
+                              ("mean", "ae_denoised_mean", "ae_denoised_mean")):
+        out[key] = {"mean": float(row[mean]), "half": float(row[f"{column}_ci_high"] - row[f"{column}_ci_low"]) / 2,
+                    "runs": runs[column].tolist()}
+    out["seconds"] = float(runs["denoise_seconds"].sum())
     return out
 
 
@@ -212,7 +229,7 @@ def _time(seed, name, methods, eps, repeat, stop):
             for row in table.itertuples()}
 
 
-KINDS = {"grid": _grid, "total": _total, "direction": _direction, "loss": _loss, "data": _data,
+KINDS = {"grid": _grid, "denoised": _denoised, "total": _total, "direction": _direction, "loss": _loss, "data": _data,
          "lengths": _lengths, "time": _time}
 #: kinds whose values are wall-clock measurements: never compared by a test
 NOT_REPRODUCIBLE = {"time"}
@@ -229,9 +246,9 @@ def _spec_name(spec: tuple) -> str:
 
 def describe(unit: tuple) -> str:
     kind, *args = unit
-    if kind == "grid":
+    if kind in ("grid", "denoised"):
         spec, method, eps = args[:3]
-        return f"{_spec_name(spec)} {method} ε={eps:g}"
+        return f"{_spec_name(spec)} {method} ε={eps:g}" + (f" denoised ({args[4]})" if kind == "denoised" else "")
     if kind == "total":
         return f"{_spec_name(args[0])} {args[1]} ε_total={args[2]:g}"
     return " ".join(str(a) for a in unit if not isinstance(a, tuple))

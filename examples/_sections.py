@@ -88,13 +88,20 @@ def direction(cfg: Config) -> Section:
 # ----------------------------------------------------------------------------- check-in data
 
 
-def discrete(cfg: Config) -> Section:
+def checkin_cells(cfg: Config):
+    """``(reps, spec, unit)`` of the check-in tables: 3 repetitions (quick: 1, on 20 users) and
+    ``unit(name, method)(ε)``, the grid unit of a cell."""
     reps = cfg.pick(3, 1)
     stop = cfg.pick(None, 20)
     spec = {name: ("checkins", name, 0, stop) for name in ("tky", "chi")}
 
     def unit(name, method):
         return lambda e: grid_unit(spec[name], method, e, reps, metrics=QUERY)
+    return reps, spec, unit
+
+
+def discrete(cfg: Config) -> Section:
+    reps, spec, unit = checkin_cells(cfg)
 
     def both(methods, text):
         return [Column(f"{name.upper()}: {LABELS[m]}" if i == 0 else LABELS[m], unit(name, m), text)
@@ -155,6 +162,43 @@ def discrete(cfg: Config) -> Section:
 
     return Section("discrete", "check-in data", [data, *ae, normalised, thresholds, sizes, paper_loss, *query],
                    files)
+
+
+# ----------------------------------------------------------------------------- denoised releases
+
+#: ε of the denoised tables: the discrete table's and ε = 1
+DENOISE_EPS = (1.0, 2.0, 4.0, 6.0, 8.0, 10.0)
+BASELINES = ("atp", "ngram", "lsrr")
+
+
+def denoised(cfg: Config) -> Section:
+    """The discrete table's setting, TraCS-D and TraCS-C raw and denoised over the venues
+    (``tracs evaluate --denoise point``), beside the discrete baselines."""
+    reps, spec, base = checkin_cells(cfg)
+
+    def den(name, method):
+        return lambda e: ("denoised", spec[name], method, float(e), reps, "point")
+
+    def gap(name):
+        """Best TraCS (raw or denoised, either rule) against the best baseline: ``−12 %`` means 12 % below it."""
+        def units(e):
+            return [base(name, m)(e) for m in BASELINES] + [den(name, m)(e) for m in ("tracs-d", "tracs-c")]
+
+        def text(results, e):
+            best_base = min(r["mean"] for r in results[:len(BASELINES)])
+            best = min(r[k]["mean"] for r in results[len(BASELINES):] for k in ("raw", "mode", "mean"))
+            return f"{100 * (best / best_base - 1):+.0f} %"
+        return Column("best TraCS vs best baseline", units, text, many=True)
+
+    tables = []
+    for name in ("tky", "chi"):
+        columns = [Column(LABELS[m], base(name, m), pm()) for m in BASELINES]
+        for m in ("tracs-d", "tracs-c"):
+            columns += [Column(LABELS[m], den(name, m), pm(key="raw")),
+                        Column(f"{LABELS[m]} denoised", den(name, m), pm(key="mode")),
+                        Column(f"{LABELS[m]} (mean rule)", den(name, m), pm(key="mean"))]
+        tables.append(Table(f"denoised-{name}", "ε", DENOISE_EPS, columns + [gap(name)]))
+    return Section("denoised", "denoised releases", tables, None, extra_units=[])
 
 
 def degrees(cfg: Config) -> Section:

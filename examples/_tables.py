@@ -39,6 +39,8 @@ class Column:
     label: str
     unit: Callable[[object], tuple | None]
     text: Callable[[object, object], str]  # (unit result or None, row) -> cell text
+    #: ``unit(row)`` is a list of units and ``text`` gets the list of their results
+    many: bool = False
 
 
 @dataclass
@@ -51,10 +53,13 @@ class Table:
     align: str = "---:"
 
     def units(self) -> list[tuple]:
-        return [u for row in self.rows for c in self.columns if (u := c.unit(row)) is not None]
+        return [v for row in self.rows for c in self.columns if (u := c.unit(row)) is not None
+                for v in (u if c.many else [u])]
 
     def cell(self, results: dict, row, column: Column) -> str:
         unit = column.unit(row)
+        if column.many:
+            return column.text([results[u] for u in unit], row)
         return column.text(None if unit is None else results[unit], row)
 
     def render(self, results: dict) -> str:

@@ -36,7 +36,8 @@ from _reproduce import ROOT, add_output_options, parse_output_args  # noqa: E402
 from _tables import PAGE, Config  # noqa: E402
 
 SECTIONS = {"continuous": _sections.continuous, "direction": _sections.direction,
-            "discrete": _sections.discrete, "degrees": _sections.degrees, "time": _sections.timing,
+            "discrete": _sections.discrete, "denoised": _sections.denoised, "degrees": _sections.degrees,
+            "time": _sections.timing,
             "fig5": _tracs_figures.figure5, "fig7": _tracs_figures.figure7, "fig8": _tracs_figures.figure8,
             "total": _tracs_figures.per_trajectory}
 #: units of these kinds run last and alone (wall-clock timings)

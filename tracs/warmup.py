@@ -101,7 +101,7 @@ def _polylines(rng) -> None:
 
 def _estimators(rng) -> None:
     from .estimate import density, distribution
-    from .estimate.denoise import denoise  # the function (the package's attribute may be the module)
+    from .estimate.denoising import denoise
     from .estimate.synthesize import fit_mobility_model, synthesize
     from .mechanisms import Laplace, OptimalClassical
     from .perturbers import TraCSC, TraCSD

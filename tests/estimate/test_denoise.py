@@ -7,7 +7,7 @@ import pytest
 
 from tracs import Rectangle
 from tracs.estimate import Density, density
-from tracs.estimate.denoise import denoise
+from tracs.estimate.denoising import denoise
 from tracs.estimate.transition import bin_index
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 
@@ -73,14 +73,17 @@ def test_a_point_mass_prior_returns_its_point():
     assert np.all((inside[:, 0] > 1.0) & (inside[:, 0] < 1.5) & (inside[:, 1] > 1 / 3) & (inside[:, 1] < 2 / 3))
 
 
-def test_denoising_moves_reports_towards_the_true_points():
-    # TraCS-C at ε = 2 (seeded), two clusters: the posterior means are closer to the true points
-    # than the reports: mean distance below 0.85 of theirs (measured: 0.75)
+@pytest.mark.parametrize("make", [lambda r: TraCSC(r, 2.0), lambda r: PlanarLaplace(r, 4.0)],
+                         ids=["tracs-c", "planar-laplace"])
+def test_denoising_moves_reports_towards_the_true_points(make):
+    # TraCS-C at ε = 2, planar Laplace at ε = 4 (seeds 9, 10), two clusters: the posterior means are
+    # closer to the true points than the reports: mean distance below 0.85 of theirs (measured: TraCS-C
+    # 0.75, planar Laplace 0.58)
     rng = np.random.default_rng(9)
     c = np.where(rng.random(4000)[:, None] < 0.6, [0.5, 0.3], [1.5, 0.7])
     pts = np.clip(c + rng.normal(0, 0.1, (4000, 2)), [0, 0], [2, 1])
     off = np.arange(0, 4001, 20)
-    pert = TraCSC(REGION, 2.0)
+    pert = make(REGION)
     reports = pert.perturb_many(pts, off, rng=10)
     est = density(reports, pert, offsets=off, grid=(8, 8))
     out = denoise(reports, pert, est, offsets=off)
@@ -133,7 +136,6 @@ def test_per_trajectory_budget_needs_offsets():
 
 
 @pytest.mark.parametrize("perturber, estimate, subcells, exc, fragment", [
-    (PlanarLaplace(REGION, 2.0), "prior", 2, ValueError, "denoise supports TraCS-C, TraCS-D and Strawman"),
     (TraCSD(REGION, 2.0), "prior", 5, ValueError, "subcells must lie in 1..4, got 5"),
     (TraCSD(REGION, 2.0), "prior", 2, ValueError, "TraCS-D and the Strawman need offsets"),
     (TraCSC(REGION, 2.0), np.ones((4, 3)), 2, TypeError, "estimate must be a Density, got ndarray"),
@@ -169,8 +171,8 @@ def test_denoise_command_writes_the_release_with_posterior_means(tmp_path, tky_p
 
 
 @pytest.mark.parametrize("method, output, fragment", [
-    ("planar-laplace", "den.csv", "supports TraCS-C, TraCS-D and Strawman releases; rel.csv was released by "
-                                  "planar-laplace"),
+    ("planar-laplace", "den.csv --trajectory", "tracs denoise --trajectory supports TraCS-C, TraCS-D and Strawman "
+                                               "releases; rel.csv was released by planar-laplace"),
     ("tracs-c", "den.geojson", "cannot tell the output format of den.geojson: use .csv, .tsv, .parquet"),
     ("tracs-c", "rel.csv", "the output would overwrite the release"),
 ])
@@ -181,5 +183,115 @@ def test_denoise_command_refuses(tmp_path, tky_path, capsys, method, output, fra
     assert main(["perturb", str(tky_path), "-m", method, "-e", "4", "--seed", "1", "--region", "tky",
                  "-o", str(release), "-q"]) == 0
     capsys.readouterr()
-    assert main(["denoise", str(release), "-o", str(tmp_path / output), "-q"]) != 0
+    output, *extra = output.split()
+    assert main(["denoise", str(release), "-o", str(tmp_path / output), "-q", *extra]) != 0
     assert fragment in capsys.readouterr().err
+
+
+def _small_release(tmp_path, tky_path, method="tracs-c", rows=300, name="rel.csv"):
+    """The first ``rows`` check-ins of TKY released by ``method`` at ε = 2 (seed 1), and a POI file of their venues."""
+    import pandas as pd
+
+    from tracs.cli import main
+
+    data = pd.read_csv(tky_path, nrows=rows)
+    data.to_csv(tmp_path / "in.csv", index=False)
+    pd.DataFrame({"lat": data["Latitude"], "lng": data["Longitude"]}).drop_duplicates().to_csv(
+        tmp_path / "pois.csv", index=False)
+    release = tmp_path / name
+    assert main(["perturb", str(tmp_path / "in.csv"), "-m", method, "-e", "2", "--seed", "1", "--region", "tky",
+                 "-o", str(release), "-q"]) == 0
+    return release, tmp_path / "pois.csv"
+
+
+@pytest.mark.parametrize("rule, how", [(None, "posterior mode at a POI"), ("mean", "POI nearest the posterior mean")])
+def test_denoise_command_onto_the_pois(tmp_path, tky_path, capsys, rule, how):
+    import pandas as pd
+
+    from tracs.cli import main
+
+    release, pois = _small_release(tmp_path, tky_path)
+    out = tmp_path / "den.csv"
+    assert main(["denoise", str(release), "--grid", "8", "--pois", str(pois), "-o", str(out), "-q",
+                 *(["--rule", rule] if rule else [])]) == 0
+    assert f"onto {len(pd.read_csv(pois))} POIs" in capsys.readouterr().out
+    den, venues = pd.read_csv(out, dtype=str), pd.read_csv(pois)
+    assert (den["denoised"] == how).all()
+    # every point is a POI (to the WGS84 round trip through metres)
+    d = np.hypot(den["lat"].astype(float).to_numpy()[:, None] - venues["lat"].to_numpy(),
+                 den["lng"].astype(float).to_numpy()[:, None] - venues["lng"].to_numpy()).min(axis=1)
+    assert d.max() < 1e-9
+    raw = pd.read_csv(release, dtype=str)
+    for column in ("epsilon_point", "epsilon_trajectory"):  # ε as written: 2 stays 2, 222 stays 222
+        assert den[column].tolist() == raw[column].tolist()
+
+
+def test_denoise_and_synthesize_read_a_folder_of_parquet_parts(tmp_path, tky_path, capsys):
+    import shutil
+
+    from tracs.cli import main
+
+    release, _ = _small_release(tmp_path, tky_path, name="rel.parquet")
+    (tmp_path / "parts").mkdir()
+    shutil.copy(release, tmp_path / "parts" / "part.0.parquet")
+    shutil.copy(tmp_path / "rel.parquet.tracs.json", tmp_path / "parts.tracs.json")
+    assert main(["denoise", str(tmp_path / "parts"), "--grid", "8", "-o", str(tmp_path / "den.csv"), "-q"]) == 0
+    assert main(["synthesize", str(tmp_path / "parts"), "-n", "2", "--grid", "8", "-o", str(tmp_path / "syn.csv")]) == 0
+    assert (tmp_path / "den.csv").exists() and (tmp_path / "syn.csv").exists()
+
+
+@pytest.mark.parametrize("args, pois_text, fragment", [
+    (["--rule", "mean"], None, "--rule goes with --pois (the denoised point is a POI)"),
+    (["--pois", "{tmp}/none.csv"], None, "no such POI file:"),
+    (["--pois", "{pois}"], "name,x\na,1\n", "pois.csv: a POI file needs a latitude column (lat) and a longitude "
+                                           "column (lng); found ['name', 'x']"),
+    (["--pois", "{pois}"], "lat,lng\n35.6,139.7\nx,139.7\n", "pois.csv: 1 POI row(s) without a numeric latitude "
+                                                            "and longitude (lines 3)"),
+    (["--pois", "{pois}"], "lat,lng\n35.6,139.7\n10.0,139.7\n", "pois.csv: 1 POI(s) outside the release's region "
+                                                               "(lines 3)"),
+    (["--pois", "{pois}"], "lat,lng\n", "pois.csv: no POI rows"),
+    (["--pois", "{pois}", "--rule", "median"], None, "argument --rule: invalid choice: 'median'"),
+    ([], None, "no such file:"),
+])
+def test_denoise_command_refuses_bad_pois_options(tmp_path, tky_path, capsys, args, pois_text, fragment):
+    from tracs.cli import main
+
+    release, pois = _small_release(tmp_path, tky_path, rows=50)
+    if pois_text is not None:
+        pois.write_text(pois_text)
+    if not args:  # a release that is neither a file nor a folder of Parquet parts
+        release = tmp_path / "missing.csv"
+    capsys.readouterr()
+    args = [a.format(tmp=tmp_path, pois=pois) for a in args]
+    try:
+        code = main(["denoise", str(release), "--grid", "8", "-o", str(tmp_path / "den.csv"), "-q", *args])
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    assert code != 0
+    assert fragment in capsys.readouterr().err
+
+
+def test_planar_laplace_equals_enumeration_over_cells():
+    # planar Laplace at ε = 20 (seeds 41, 42), 4×3 skewed prior, subcells=1: the posterior mean over the
+    # cells' centres with the Laplace density of the report at each (interior reports; clamped ones
+    # integrate beyond the edge), to 1e-12
+    pert = PlanarLaplace(REGION, 20.0)
+    reports = pert.perturb_many(np.random.default_rng(41).uniform([0, 0], [2, 1], (200, 2)), np.array([0, 200]),
+                                rng=42)
+    prior = _prior(np.arange(1, 13).reshape(4, 3) ** 2)
+    out = denoise(reports, pert, prior, offsets=np.array([0, 200]), subcells=1)
+    (xe, ye), theta = prior.grid, prior.probabilities
+    centres = np.array([[(xe[a] + xe[a + 1]) / 2, (ye[b] + ye[b + 1]) / 2] for a in range(4) for b in range(3)])
+    inside = np.all((reports > [0, 0]) & (reports < [2, 1]), axis=1)
+    for r in np.flatnonzero(inside):
+        w = theta.ravel() * np.exp(-20.0 * pert.rate * np.linalg.norm(reports[r] - centres, axis=1))
+        np.testing.assert_allclose(out[r], w @ centres / w.sum(), rtol=0, atol=1e-12)
+    assert inside.sum() > 100 and np.all((out >= [0, 0]) & (out <= [2, 1]))
+
+
+def test_planar_laplace_is_denoised_per_point_only():
+    pert = PlanarLaplace(REGION, 4.0)
+    off = np.array([0, 20])
+    reports = pert.perturb_many(np.random.default_rng(43).uniform([0, 0], [2, 1], (20, 2)), off, rng=44)
+    with pytest.raises(ValueError, match="trajectory=True supports TraCS-C, TraCS-D and Strawman reports"):
+        denoise(reports, pert, _prior(np.ones((4, 3))), offsets=off, trajectory=True)

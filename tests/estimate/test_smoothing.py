@@ -9,7 +9,7 @@ import pytest
 
 from tracs import Rectangle
 from tracs.estimate import Density, density
-from tracs.estimate.denoise import denoise, smooth_trajectories
+from tracs.estimate.denoising import denoise, smooth_trajectories
 from tracs.estimate.transition import bin_index
 from tracs.perturbers import TraCSC, TraCSD
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import CLIError, writable_file
+from ._common import CLIError, check_release_path, writable_file
 
 DESCRIPTION = """\
 Replace every point of a file released by 'tracs perturb' with the posterior mean
@@ -15,35 +15,49 @@ of its true point: the density of the true points is estimated from the release
 and its JSON sidecar (as 'tracs estimate' does, on --grid G × G cells) and is the
 prior; the method's exact report likelihood gives the posterior of every point
 (tracs.estimate.denoise).  This is post-processing: only the release and its
-public parameters are read.  TraCS-C, TraCS-D and Strawman releases.  With
---trajectory every point is the posterior mean given all the reports of its
+public parameters are read.  TraCS-C, TraCS-D, Strawman and planar Laplace
+releases (a file, or a folder of Parquet parts written by 'tracs perturb --engine
+dask').  With --trajectory (not planar Laplace) every point is the posterior mean given all the reports of its
 trajectory (forward-backward smoothing; the model of the steps between consecutive
-points is fitted from the release).  The output has the release's
-rows and columns in file order, lat/lng replaced, and a column 'denoised' saying
-how every point was made ("posterior mean" or "smoothed"); no sidecar is written, as the points
-are no longer the method's reports (estimate from the release itself).  Its
-format follows the extension: .csv, .tsv or .parquet.
+points is fitted from the release).  With --pois FILE (public points of interest,
+a CSV with lat and lng columns: the true points are among them) the posterior is
+over the POIs and every point becomes a POI: the posterior mode (--rule mode,
+the default) or the POI nearest the posterior mean (--rule mean); with
+--trajectory the prior of every point's POI is given the other reports of its
+trajectory.  The output has the release's rows and columns in file order (ε as
+the release writes it), lat/lng replaced, and a column 'denoised' saying how every
+point was made ("posterior mean", "smoothed", "posterior mode at a POI", ...); no
+sidecar is written, as the points are no longer the method's reports (estimate
+from the release itself).  Its format follows the extension: .csv, .tsv or .parquet.
 """
 
 #: the value of the output's ``denoised`` column (per point, per trajectory)
 DENOISED = "posterior mean"
 SMOOTHED = "smoothed"
+#: with --pois: the value of ``denoised`` per --rule
+AT_POIS = {"mode": "posterior mode at a POI", "mean": "POI nearest the posterior mean"}
 SUFFIXES = (".csv", ".tsv", ".parquet")
 
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("denoise", help="replace released points by posterior means of the true points",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("release", metavar="RELEASED", help="file written by 'tracs perturb' (TraCS-C, TraCS-D or Strawman)")
+    p.add_argument("release", metavar="RELEASED", help="file (or Parquet folder) written by 'tracs perturb' (TraCS-C, TraCS-D, Strawman "
+                        "or planar Laplace)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .tsv or .parquet")
     p.add_argument("--grid", type=int, default=64, metavar="G",
                    help="G × G cells of the estimated density, the prior (default 64)")
     p.add_argument("--trajectory", action="store_true",
                    help="smooth every trajectory: posterior means given all its reports")
+    p.add_argument("--pois", default=None, metavar="FILE",
+                   help="public points of interest (CSV with lat and lng columns) the true points are "
+                        "among: the posterior is over them and every output point is one of them")
+    p.add_argument("--rule", choices=("mode", "mean"), default=None,
+                   help="with --pois: the posterior mode (default) or the POI nearest the posterior mean")
 
 
-def _check_method(release: Path) -> None:
-    """A release whose sidecar names a method other than TraCS-C is refused before any work."""
+def _check_method(release: Path, trajectory: bool) -> None:
+    """A release whose method has no denoiser (or, with --trajectory, no smoother) is refused before any work."""
     from ..estimate.grid_density import check_perturber
     from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
 
@@ -52,34 +66,87 @@ def _check_method(release: Path) -> None:
         family = check_perturber(perturber_from_sidecar(data))
     except (OSError, ValueError, TypeError, KeyError):
         return  # the estimate names what is wrong with the sidecar
-    if family not in ("axes", "directional"):
-        raise CLIError(f"tracs denoise supports TraCS-C, TraCS-D and Strawman releases; {release.name} "
-                       f"was released by {data['method']}")
+    if family not in ("axes", "directional", "grid"):
+        raise CLIError(f"tracs denoise supports TraCS-C, TraCS-D, Strawman and planar Laplace releases; "
+                       f"{release.name} was released by {data['method']}")
+    if trajectory and family == "grid":
+        raise CLIError(f"tracs denoise --trajectory supports TraCS-C, TraCS-D and Strawman releases; "
+                       f"{release.name} was released by {data['method']} (denoise it per point)")
+
+
+def _read_pois(path: Path, crs, region) -> np.ndarray:
+    """The POIs of a CSV with lat and lng columns, in the release's CRS; every one inside its region."""
+    import pandas as pd
+    import pyproj
+
+    try:
+        frame = pd.read_csv(path, sep=None, engine="python", encoding="latin-1", dtype=str)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise CLIError(f"{path.name}: cannot read it as CSV ({' '.join(str(exc).split())})") from None
+    columns = {c.strip().lower(): c for c in frame.columns}
+    lat_col = next((columns[c] for c in ("lat", "latitude") if c in columns), None)
+    lng_col = next((columns[c] for c in ("lng", "lon", "longitude") if c in columns), None)
+    if lat_col is None or lng_col is None:
+        raise CLIError(f"{path.name}: a POI file needs a latitude column (lat) and a longitude column (lng); "
+                       f"found {list(frame.columns)}")
+    lat, lng = (pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=np.float64) for c in (lat_col, lng_col))
+    bad = ~(np.isfinite(lat) & np.isfinite(lng))
+    if len(frame) == 0 or bad.any():
+        lines = ", ".join(str(int(i) + 2) for i in np.flatnonzero(bad)[:5])
+        raise CLIError(f"{path.name}: no POI rows" if len(frame) == 0 else
+                       f"{path.name}: {int(bad.sum())} POI row(s) without a numeric latitude and longitude "
+                       f"(lines {lines})")
+    x, y = pyproj.Transformer.from_crs(4326, crs, always_xy=True).transform(lng, lat)
+    pois = np.column_stack([x, y])
+    outside = ~region.contains(pois)
+    if outside.any():
+        lines = ", ".join(str(int(i) + 2) for i in np.flatnonzero(outside)[:5])
+        raise CLIError(f"{path.name}: {int(outside.sum())} POI(s) outside the release's region (lines {lines})")
+    return pois
+
+
+def _epsilon_as_written(frame):
+    """The release's ε columns as written: whole numbers stay whole (``222``, not ``222.0``)."""
+    for column in ("epsilon_point", "epsilon_trajectory"):
+        if column in frame.columns and frame[column].dtype.kind == "f":
+            values = frame[column].to_numpy()
+            if np.all(np.isfinite(values) & (values == np.round(values))):
+                frame[column] = values.astype(np.int64)
+    return frame
 
 
 def run(args) -> int:
     import pyproj
 
-    from ..estimate.denoise import denoise
+    from ..estimate.denoising import denoise
     from ..estimate.sidecar import perturber_from_sidecar
     from .estimate import _read_frame, _release_points, estimate_release
 
     release = Path(args.release)
-    if not release.is_file():
-        raise CLIError(f"no such file: {release}")
+    check_release_path(release)
     output = writable_file(args.output)
     if output.suffix.lower() not in SUFFIXES:
         raise CLIError(f"cannot tell the output format of {output.name}: use {', '.join(SUFFIXES)}")
     if output.exists() and output.resolve() == release.resolve():
         raise CLIError("the output would overwrite the release: give another file")
-    _check_method(release)
+    if args.rule is not None and args.pois is None:
+        raise CLIError("--rule goes with --pois (the denoised point is a POI)")
+    if args.pois is not None and not Path(args.pois).is_file():
+        raise CLIError(f"no such POI file: {args.pois}")
+    _check_method(release, args.trajectory)
     est, data, n = estimate_release(release, args.grid, command="denoise")
     perturber = perturber_from_sidecar(data)
+    pois = None if args.pois is None else _read_pois(Path(args.pois), data["crs"], perturber.region)
     points, offsets, frame = _release_points(_read_frame(release), data["crs"])
-    den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory)
+    rule = args.rule or "mode"
+    den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory,
+                  pois=pois, rule=rule)
     lng, lat = pyproj.Transformer.from_crs(data["crs"], 4326, always_xy=True).transform(den[:, 0], den[:, 1])
-    how = SMOOTHED if args.trajectory else DENOISED
+    how = AT_POIS[rule] if pois is not None else SMOOTHED if args.trajectory else DENOISED
+    if pois is not None and args.trajectory:
+        how += " given the trajectory"
     frame = frame.assign(lat=lat, lng=lng, denoised=how).sort_index()  # back to file order
+    frame = _epsilon_as_written(frame)
     if output.suffix.lower() == ".parquet":
         frame.to_parquet(output, index=False)
     else:
@@ -87,6 +154,7 @@ def run(args) -> int:
     from .._text import given, whole
 
     print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(n)} points "
-          f"{'smoothed per trajectory' if args.trajectory else 'denoised'} "
+          f"{'smoothed per trajectory' if args.trajectory else 'denoised'}"
+          f"{'' if pois is None else f' onto {whole(len(pois))} POIs ({rule} of the posterior)'} "
           f"({args.grid}×{args.grid} prior, {whole(est.iterations)} EM passes) -> {output}")
     return 0

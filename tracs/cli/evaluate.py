@@ -41,6 +41,7 @@ examples:
   tracs evaluate --dataset chi --methods lsrr,tracs-c --repetitions 3 \\
                  --metrics range_preservation,hotspot_count_error
   tracs evaluate --dataset synthetic --methods tracs-d,tracs-c --epsilons 2,4 --format json
+  tracs evaluate --dataset chi --methods lsrr,tracs-c --epsilons 4 --repetitions 3 --denoise point
 """
 
 
@@ -107,6 +108,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--units", choices=("metres", "degrees"), default="metres",
                    help="units of the errors: metres (default; region units on a continuous region) or "
                         "degrees, as the paper's check-in figures")
+    p.add_argument("--denoise", choices=("point", "trajectory"), default=None,
+                   help="also the AE of the denoised release of TraCS-C, TraCS-D, the Strawman and planar Laplace "
+                        "(tracs.evaluation.denoised): point: every report's posterior on its own (over the "
+                        "POIs when the outputs are rounded to them: its mode, and the POI nearest its mean); "
+                        "trajectory: given the other reports of its trajectory (slower; planar Laplace per point)")
     p.add_argument("--seed", type=seed_int, default=0, help="root seed (default: 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
     p.add_argument("--output-dir", default=None, metavar="DIR",
@@ -128,9 +134,12 @@ def format_table(summary) -> str:
 
     units = summary["units"].iloc[0]
     extra = [c for c in EXTRA_METRICS if c in summary]
+    denoised = [c for c in ("ae_denoised", "ae_denoised_mean") if c in summary and summary[c].notna().any()]
+    names = {"ae_denoised": "AE denoised", "ae_denoised_mean": "AE denoised (mean)"}
     width = max(10, *(len(label) for label in summary["label"]))
     header = (f"{'method':<{width}} {'ε':>6} {'reps':>5} {'AE (' + units + ')':>14} {'95% CI':>25} "
-              f"{'AE (paper units)':>17} {'µs/point':>10}" + "".join(f" {c:>18}" for c in extra))
+              f"{'AE (paper units)':>17} {'µs/point':>10}" + "".join(f" {c:>18}" for c in extra)
+              + "".join(f" {names[c]:>18}" for c in denoised))
     lines = [header, "-" * len(header)]
     for row in summary.itertuples(index=False):
         ci = f"[{significant(row.ae_ci_low)}, {significant(row.ae_ci_high)}]"
@@ -138,6 +147,8 @@ def format_table(summary) -> str:
                 f"{significant(row.ae_mean):>14} {ci:>25} {significant(row.ae_mean_normalised):>17} "
                 f"{significant(row.seconds_per_point * 1e6):>10}")
         line += "".join(f" {significant(getattr(row, c)):>18}" for c in extra)
+        line += "".join(f" {'n/a' if getattr(row, c) != getattr(row, c) else significant(getattr(row, c)):>18}"
+                        for c in denoised)
         lines.append(line)
     return "\n".join(lines)
 
@@ -168,7 +179,8 @@ def run(args) -> int:
         print("tracs evaluate: " + FILE_BOUNDS_WARNING.format(name=args.dataset), file=sys.stderr)
     results = evaluation.run_grid(dataset, methods, epsilons, repetitions=args.repetitions, seed=args.seed,
                                   anchor=args.anchor, round_to_pois=args.round_to_pois, metrics=metrics,
-                                  progress=not args.no_progress, on_estimate=_say_estimate, units=args.units)
+                                  progress=not args.no_progress, on_estimate=_say_estimate, units=args.units,
+                                  denoise=args.denoise)
     summary = evaluation.summarise(results, confidence=args.confidence)
     written = []
     if out_dir is not None:

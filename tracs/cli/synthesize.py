@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import CLIError, _int_at_least, positive_int, seed_int, writable_file
+from ._common import CLIError, _int_at_least, check_release_path, positive_int, seed_int, writable_file
 
 DESCRIPTION = """\
 Fit a mobility model (start cell, cell-to-cell transitions, lengths) on a G × G grid
@@ -47,8 +47,7 @@ def run(args) -> int:
     from .perturb import _output_format
 
     release = Path(args.release)
-    if not release.is_file():
-        raise CLIError(f"no such file: {release}")
+    check_release_path(release)
     output = writable_file(args.output)
     if output.resolve() == release.resolve():
         raise CLIError("the output would overwrite the release")

@@ -24,7 +24,7 @@ _LAZY = {
     "Distribution": "tracs.estimate.univariate",
     "MeanEstimate": "tracs.estimate.univariate",
     "density": "tracs.estimate.grid_density",
-    "denoise": "tracs.estimate.denoise",
+    "denoise": "tracs.estimate.denoising",
     "Density": "tracs.estimate.result",
     "Hotspots": "tracs.estimate.result",
     "frequencies": "tracs.estimate.poi_frequencies",

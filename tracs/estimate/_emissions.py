@@ -23,8 +23,9 @@ from ._directional import directional_blocks
 from ._runs import RunBlock
 from .grid_density import _axis_points, _epsilons, _subpoints, axis_mechanisms
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
+from ._laplace import _clamped_sides, _laplace_likelihood
 
-__all__ = ["split_edges", "AxesTables", "DirectionalTables"]
+__all__ = ["split_edges", "AxesTables", "DirectionalTables", "laplace_rows"]
 
 
 def split_edges(edges: np.ndarray, parts: int) -> np.ndarray:
@@ -126,6 +127,29 @@ class DirectionalTables:
                 sx[rows] = self.centres[:, 0].reshape(self.shape)
                 sy[rows] = self.centres[:, 1].reshape(self.shape)
         return lik, sx, sy
+
+
+def laplace_rows(pts, perturber, eps, points) -> np.ndarray:
+    """Planar Laplace: every report's likelihood at ``points`` (reports × points), each row up to a
+    factor of its own.
+
+    The estimator's likelihood (:func:`tracs.estimate._laplace._laplace_likelihood`) at the report
+    itself rather than at its bin's centre: ``exp(−ε·rate·|y − τ|)`` inside the region, the density
+    integrated along the outward normal line for a report clamped onto an edge, over the outward
+    quadrant at a corner.  Interior reports are one array expression; clamped ones row by row.
+    """
+    rate = eps * perturber.rate
+    sx, sy = _clamped_sides(pts, perturber, perturber.region)
+    out = np.empty((len(pts), len(points)))
+    inside = (sx == 0) & (sy == 0)
+    d = np.hypot(pts[inside, 0, None] - points[None, :, 0], pts[inside, 1, None] - points[None, :, 1])
+    out[inside] = np.exp(-rate[inside, None] * d)
+    xmin, ymin, xmax, ymax = perturber.region.bounds
+    for r in np.flatnonzero(~inside):  # clamped reports: a quadrature each (few: the region's edges)
+        y = np.array([[xmin if sx[r] < 0 else xmax if sx[r] > 0 else pts[r, 0],
+                       ymin if sy[r] < 0 else ymax if sy[r] > 0 else pts[r, 1]]])
+        out[r] = _laplace_likelihood(y, sx[r:r + 1], sy[r:r + 1], points, float(rate[r]))[0]
+    return out
 
 
 key_on_sources(globals())

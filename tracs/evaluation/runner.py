@@ -17,6 +17,7 @@ from ..errors import InputError, InputTypeError
 from ..engine import perturb_many
 from .experiment_data import Dataset, _check_count
 from .choices import METHODS, MethodContext, parse_epsilons, parse_methods
+from .denoised import check_denoise, denoised_columns
 from .extra_metrics import EXTRA_METRICS, in_degrees, parse_metrics
 from ..mechanisms import KRR, Circle, OptimalCircular
 
@@ -92,7 +93,7 @@ def _estimate_seconds(names, eps_values, repetitions, ctx, coords, offsets, roun
 
 def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed: int = 0,
              anchor="center", round_to_pois: bool | None = None, metrics: Sequence[str] = (),
-             progress: bool = False, on_estimate=None, units: str = "metres") -> pd.DataFrame:
+             progress: bool = False, on_estimate=None, units: str = "metres", denoise=None) -> pd.DataFrame:
     """Run every (method, ε, repetition) cell and return the tidy results.
 
     Parameters
@@ -138,6 +139,11 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         Called once before the grid runs with ``{method: expected seconds}``, measured
         by timing each method on the first ~2,000 points of the data (so a caller can
         say how long a run will take before it starts).
+    denoise : {"point", "trajectory"}, optional
+        Also the AE of the denoised release (:mod:`tracs.evaluation.denoised`):
+        columns ``ae_denoised``, ``ae_denoised_mean`` (outputs rounded to POIs: the
+        posterior mode and the POI nearest the posterior mean) and
+        ``denoise_seconds``; ``NaN`` for methods not denoised.
 
     Returns
     -------
@@ -155,6 +161,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
     repetitions = _check_count(repetitions, "repetitions")
     seed = _check_seed(seed)
     metrics = parse_metrics(metrics)
+    denoise = check_denoise(denoise)
     has_pois = dataset.pois is not None
     needs = [m for m in metrics if EXTRA_METRICS[m].needs_pois]
     if needs and not has_pois:
@@ -197,7 +204,8 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                     rng = np.random.default_rng(cell_seed(seed, name, eps, rep))
                     start = time.perf_counter()
                     perturber = spec.build(ctx, eps)
-                    out = _run_method(perturber, coords, offsets, ctx, rounding, rng, dataset.keys)
+                    raw = _run_method(perturber, coords, offsets, ctx, False, rng, dataset.keys)
+                    out = np.asarray(ctx.poi_space.round(raw)[0], dtype=np.float64) if rounding else raw
                     seconds = time.perf_counter() - start
                     errors = (_errors(in_degrees(coords, dataset), in_degrees(out, dataset), offsets) if degrees
                               else _errors(coords, out, offsets))
@@ -213,6 +221,11 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                         "n_points": n_points, "n_trajectories": n_traj,
                         "seconds": seconds, "seconds_per_point": seconds / n_points,
                     }
+                    if denoise is not None:
+                        row.update(denoised_columns(
+                            perturber, raw, coords, offsets, ctx.poi_space.points if rounding else None, denoise,
+                            lambda p: (_errors(in_degrees(coords, dataset), in_degrees(p, dataset), offsets)
+                                       if degrees else _errors(coords, p, offsets))))
                     for metric in metrics:
                         query_rng = np.random.default_rng(_stream(seed, "queries", rep))
                         spec_m = EXTRA_METRICS[metric]

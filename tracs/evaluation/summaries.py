@@ -27,6 +27,20 @@ def confidence_interval(values, confidence: float = 0.95) -> tuple[float, float,
     return mean, mean - half, mean + half
 
 
+def _denoised_ci(group, confidence: float) -> dict:
+    """Mean and confidence interval of the denoised columns of one (method, ε) group (NaN when absent)."""
+    row = {}
+    for key in ("ae_denoised", "ae_denoised_mean"):
+        if key not in group.columns:
+            continue
+        values = group[key].to_numpy(dtype=np.float64)
+        if np.isnan(values).all():
+            row[key], row[key + "_ci_low"], row[key + "_ci_high"] = (float("nan"),) * 3
+        else:
+            row[key], row[key + "_ci_low"], row[key + "_ci_high"] = confidence_interval(values, confidence)
+    return row
+
+
 def summarise(results: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     """One row per (dataset, method, ε): mean AE and its confidence interval.
 
@@ -61,6 +75,7 @@ def summarise(results: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         }
         for metric in extra:
             row[metric] = float(group[metric].mean())
+        row.update(_denoised_ci(group, confidence))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -68,17 +83,20 @@ def summarise(results: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
 #: keys of each object of ``tracs evaluate --format json``
 JSON_KEYS = ("method", "epsilon", "ae_mean", "ae_ci_low", "ae_ci_high", "ae_mean_normalised",
              "seconds_per_point")
+#: keys added with ``--denoise`` (NaN, written as null, for methods not denoised)
+DENOISED_KEYS = ("ae_denoised", "ae_denoised_ci_low", "ae_denoised_ci_high", "ae_denoised_mean",
+                 "ae_denoised_mean_ci_low", "ae_denoised_mean_ci_high")
 
 
 def summary_records(summary: pd.DataFrame) -> list[dict]:
     """The summary as plain JSON-ready dicts (keys :data:`JSON_KEYS` + extra metrics)."""
-    keys = list(JSON_KEYS) + [c for c in EXTRA_METRICS if c in summary.columns]
+    keys = list(JSON_KEYS) + [c for c in (*EXTRA_METRICS, *DENOISED_KEYS) if c in summary.columns]
     records = []
     for row in summary.to_dict("records"):
         record = {}
         for key in keys:
             value = row[key]
-            record[key] = value if isinstance(value, str) else float(value)
+            record[key] = value if isinstance(value, str) else None if math.isnan(float(value)) else float(value)
         records.append(record)
     return records
 

@@ -23,6 +23,11 @@ a report looks up its bin's mean.  The cost does not grow with reports × cells.
 per report (:func:`tracs.estimate._runs.runs_moments`).  Reports equal to their
 reference use their likelihood row per cell (:mod:`tracs.estimate._directional`)
 and the cells' centres.
+
+**Planar Laplace** (the ``"grid"`` likelihood).  The estimator's likelihood at the report
+itself (:func:`tracs.estimate._emissions.laplace_rows`: the Laplace density inside the
+region, integrated beyond the edge for a report clamped onto it) at the centres of
+``subcells²`` equal parts of every cell; per point only (``trajectory=True`` is refused).
 """
 
 from __future__ import annotations
@@ -35,9 +40,12 @@ from ..errors import InputError, InputTypeError
 from ._emissions import split_edges
 from ._runs import RunBlock
 from .grid_density import _axis_points, _epsilons, _subpoints, axis_mechanisms, check_parts, check_perturber
+from ..region import Rectangle
 from .result import Density
 from .smoothing import smooth
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
+from .poi_posterior import RULES, poi_posterior
+from ._emissions import laplace_rows
 
 __all__ = ["denoise", "smooth_trajectories", "DEFAULT_SUBCELLS"]
 
@@ -46,14 +54,15 @@ DEFAULT_SUBCELLS = 2
 
 
 def denoise(reports, perturber, estimate: Density, *, offsets=None,
-            subcells: int = DEFAULT_SUBCELLS, trajectory: bool = False, scale=None, jump=None) -> np.ndarray:
-    """The posterior mean of every report's true point (TraCS-C, TraCS-D and Strawman reports).
+            subcells: int = DEFAULT_SUBCELLS, trajectory: bool = False, scale=None, jump=None,
+            pois=None, rule: str = "mode", iterations: int = 0) -> np.ndarray:
+    """The posterior mean of every report's true point (TraCS-C, TraCS-D, Strawman and planar Laplace reports).
 
     Parameters
     ----------
     reports : array_like, shape (N, 2)
         Released points, in the region's coordinates.
-    perturber : TraCSC, TraCSD or Strawman
+    perturber : TraCSC, TraCSD, Strawman or PlanarLaplace
         The public perturber that released them.
     estimate : Density
         The prior: a density fitted from the reports (:func:`tracs.estimate.grid_density`);
@@ -75,14 +84,59 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
         With ``trajectory``: the transition's kernel scale (region units, ``inf``
         allowed) and its share of fresh jumps in [0, 1]; by default both maximise
         the reports' marginal likelihood.
+    pois : array_like, shape (P, 2), optional
+        The public POIs the true points are among (the discrete setting): the
+        posterior is over the POIs (:mod:`tracs.estimate.poi_posterior`; prior: the
+        estimate's mass per cell shared by the cell's POIs; likelihood: the method's
+        report law at each POI) and every denoised point is a POI.
+    rule : {"mode", "mean"}
+        With ``pois``: the posterior mode, or the POI nearest the posterior mean.
+    iterations : int
+        With ``pois``: EM passes over the POIs refining the prior (default 0).
 
     Returns
     -------
     numpy.ndarray, shape (N, 2)
         Denoised points, inside the region's bounding box.
     """
+    if pois is not None:
+        return _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump)
     out = _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump)
     return out.points if trajectory else out
+
+
+def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump):
+    """``denoise(..., pois=...)``: the checks, then :func:`tracs.estimate.poi_posterior.poi_posterior`."""
+    from ..poi_space import as_points
+    if not trajectory and (scale is not None or jump is not None):
+        raise InputError("scale and jump are parameters of trajectory=True")
+    if trajectory and iterations:
+        raise InputError("iterations refine the shared prior of the per-point posterior; trajectory=True "
+                         "uses the prior of every point given its trajectory")
+    if rule not in RULES:
+        raise InputError(f"rule must be one of {', '.join(map(repr, RULES))}, got {rule!r}")
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)):
+        raise InputTypeError(f"iterations must be an int, got {type(iterations).__name__}")
+    if iterations < 0:
+        raise InputError(f"iterations must be >= 0, got {iterations}")
+    family = _family(perturber, estimate)
+    pois = as_points(pois, "pois")
+    if len(pois) == 0:
+        raise InputError("pois is empty")
+    perturber.region.validate_points(pois, "pois")
+    pts, off, _ = as_batch(np.asarray(reports, dtype=np.float64),
+                           np.array([0, len(reports)]) if offsets is None else offsets)
+    if family == "directional" and offsets is None:
+        raise InputError("TraCS-D and the Strawman need offsets: each report's reference "
+                         "is the previous report of its trajectory")
+    if len(pts) == 0:
+        return np.empty((0, 2))
+    perturber.region.validate_points(pts, "reports")
+    if trajectory:
+        _check_transition(offsets, scale, jump, family)
+    index = poi_posterior(pts, off, perturber, family, pois, estimate, rule=rule, iterations=iterations,
+                          trajectory=trajectory, scale=scale, jump=jump)
+    return pois[index]
 
 
 def smooth_trajectories(reports, perturber, estimate: Density, *, offsets, subcells: int = DEFAULT_SUBCELLS,
@@ -100,12 +154,7 @@ def smooth_trajectories(reports, perturber, estimate: Density, *, offsets, subce
 
 def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump):
     """The checks of :func:`denoise`, then the per-point or the per-trajectory means."""
-    family = check_perturber(perturber)
-    if family == "grid":
-        raise InputError(f"denoise supports TraCS-C, TraCS-D and Strawman reports; "
-                         f"{type(perturber).__name__} reports are not supported yet")
-    if not isinstance(estimate, Density):
-        raise InputTypeError(f"estimate must be a Density, got {type(estimate).__name__}")
+    family = _family(perturber, estimate)
     s = check_parts(subcells, "subcells", 4 if family == "directional" else 8)
     pts = np.asarray(reports, dtype=np.float64)
     pts, off, _ = as_batch(pts, np.array([0, len(pts)]) if offsets is None else offsets)
@@ -122,6 +171,8 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
         raise InputError("scale and jump are parameters of trajectory=True")
     if family == "directional":
         return _directional_means(pts, off, perturber, prior, s)
+    if family == "grid":
+        return _laplace_means(pts, off, perturber, prior, s)
     xe, ye = (split_edges(np.asarray(e, dtype=np.float64), s) for e in prior.grid)
     theta = np.repeat(np.repeat(np.asarray(prior.probabilities, dtype=np.float64), s, axis=0), s, axis=1)
     cx, cy = 0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:])
@@ -146,16 +197,51 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
     return out
 
 
-def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump) -> np.ndarray:
-    """``trajectory=True``: the checks of the transition's parameters, then
-    :func:`tracs.estimate.smoothing.smooth`."""
+def _family(perturber, estimate) -> str:
+    """The likelihood family of a supported perturber; the estimate must be a :class:`Density`."""
+    family = check_perturber(perturber)
+    if family == "grid" and not isinstance(perturber.region, Rectangle):
+        raise InputTypeError("denoising planar Laplace reports needs a Rectangle region (clipping onto a "
+                        "polygon has no closed-form preimage here)")
+    if not isinstance(estimate, Density):
+        raise InputTypeError(f"estimate must be a Density, got {type(estimate).__name__}")
+    return family
+
+
+def _check_transition(offsets, scale, jump, family) -> None:
+    """The checks of ``trajectory=True``: the method, offsets, and the transition's parameters when given."""
+    if family == "grid":
+        raise InputError("trajectory=True supports TraCS-C, TraCS-D and Strawman reports; planar Laplace "
+                         "reports are denoised per point")
     if offsets is None:
         raise InputError("trajectory=True needs offsets: the trajectories to smooth")
     if scale is not None and not (float(scale) > 0):
         raise InputError(f"scale must be > 0 (inf allowed), got {scale!r}")
     if jump is not None and not (0.0 <= float(jump) <= 1.0):
         raise InputError(f"jump must be in [0, 1], got {jump!r}")
+
+
+def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump) -> np.ndarray:
+    """``trajectory=True``: the checks of the transition's parameters, then
+    :func:`tracs.estimate.smoothing.smooth`."""
+    _check_transition(offsets, scale, jump, family)
     return smooth(pts, off, perturber, estimate, family, parts, scale=scale, jump=jump)
+
+
+def _laplace_means(pts, off, perturber, prior: Density, parts: int) -> np.ndarray:
+    """Planar Laplace: the likelihood of every report at the centres of ``parts²`` equal parts of
+    every cell (:func:`tracs.estimate._emissions.laplace_rows`), weighted by the cell's mass."""
+    xe, ye = (split_edges(np.asarray(e, dtype=np.float64), parts) for e in prior.grid)
+    theta = np.repeat(np.repeat(np.asarray(prior.probabilities, dtype=np.float64), parts, axis=0), parts, axis=1)
+    centres = np.stack(np.meshgrid(0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:]), indexing="ij"),
+                       axis=-1).reshape(-1, 2)
+    eps = _epsilons(perturber, off, len(pts))
+    out = np.empty_like(pts)
+    step = max(1, (1 << 22) // len(centres))  # reports per chunk: memory of a few chunk × parts arrays
+    for start in range(0, len(pts), step):
+        weighted = laplace_rows(pts[start:start + step], perturber, eps[start:start + step], centres) * theta.ravel()
+        out[start:start + step] = weighted @ centres / weighted.sum(axis=1, keepdims=True)
+    return out
 
 
 def _directional_means(pts, off, perturber, prior: Density, per_cell: int) -> np.ndarray:
