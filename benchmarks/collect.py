@@ -375,10 +375,10 @@ def _estimate_refresh(n: int, epsilon: float) -> tuple[float, float]:
 
 def _export_estimate(n: int) -> float:
     """Seconds of the collector's TraCS-D estimate on 64 × 64 cells (``tracs estimate`` of the export,
-    :func:`tracs.collect.export.estimate_csv`) over ``n`` stored reports (trajectories of 100 points)."""
+    :func:`tracs.cli.serve.estimate_csv`) over ``n`` stored reports (trajectories of 100 points)."""
     from tracs.collect import Parameters
     from tracs.collect.collector import Collector
-    from tracs.collect.export import estimate_csv
+    from tracs.cli.serve import estimate_csv
     from tracs.collect.postgres import open_store
     from tracs.public import city_box
 
