@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .._text import counted, given, significant
-from ..release.steps import user_keys  # noqa: F401 - the stream keys of user ids, named here by tracs.collect
+
 
 def warm_up(method):
     """Load (or compile) the method's kernels in a background thread; join it before perturbing.

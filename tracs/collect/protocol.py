@@ -83,7 +83,7 @@ def decode_arrow(body: bytes) -> dict:
 def stream_of(user: str, trajectory: int) -> np.ndarray:
     """The keyed stream of ``user``'s trajectory number ``trajectory`` (its ``trajectory``-th,
     from 0), as ``tracs perturb --seed`` names it: :func:`tracs.random.stream_ids` of the user's
-    key repeated once per trajectory (:func:`tracs.cli._release_files.user_keys` keys users by their id)."""
+    key repeated once per trajectory (:func:`tracs.release.user_keys` keys users by their id)."""
     from ..random import stream_ids
 
     return stream_ids([user] * (trajectory + 1))[-1:]
