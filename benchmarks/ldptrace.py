@@ -32,6 +32,7 @@ section says what is missing and returns.
 
 from __future__ import annotations
 
+import functools
 import lzma
 import os
 import pickle
@@ -52,22 +53,6 @@ LDPTRACE_GRIDS = (6, 16)
 TRACS_GRID = 16
 #: seconds LDPTrace may take to synthesise one data set
 TIMEOUT = 1800
-METRICS = ("density JSD", "query AvRE", "NDCG@10", "trip JSD", "length JSD", "transition JSD", "coverage τ")
-
-
-def metrics(true, offsets, other, other_offsets, bounds, seed: int) -> list[float]:
-    """Every synthesis metric of ``other`` against ``true``, in the order of :data:`METRICS`."""
-    from tracs.evaluation import synthesis_metrics as m
-
-    return [m.density_error(true, other, bounds, cells=TRACS_GRID),
-            m.query_error(true, other, bounds, rng=seed + 1000),
-            m.hotspot_ndcg(true, other, bounds, cells=TRACS_GRID, k=10),
-            m.trip_error(true, offsets, other, other_offsets, bounds),
-            m.length_error(true, offsets, other, other_offsets),
-            m.transition_error(true, offsets, other, other_offsets, bounds),
-            m.coverage_kendall_tau(true, offsets, other, other_offsets, bounds, cells=TRACS_GRID)]
-
-
 def ldptrace_code(root: Path) -> Path:
     """The folder of LDPTrace's ``main.py`` under a checkout's root."""
     code = root / "LDPTrace" / "code"
@@ -141,21 +126,24 @@ def run_tracs(data, epsilon: float, seed: int):
 def rows(root: Path, datasets=("chi", "tky"), epsilons=EPSILONS, seed: int = 0) -> list[tuple]:
     """``(data, ε, method, metrics, seconds)`` for every data set, ε and method."""
     from tracs.evaluation.experiment_data import load_dataset
+    from tracs.evaluation.synthesis_metrics import every_metric
 
     out = []
     for name in datasets:
         data = load_dataset(name)
         true, offsets, bounds = data.coords, data.offsets, data.region.bounds
+        # every metric of a data set against the true points (the same query rectangles for all)
+        metrics = functools.partial(every_metric, true, offsets, bounds=bounds, cells=TRACS_GRID, seed=seed)
         for eps in epsilons:
             reports, synthetic, took = run_tracs(data, eps, seed)
-            out.append((name.upper(), eps, "TraCS-C reports", metrics(true, offsets, reports, offsets, bounds, seed),
+            out.append((name.upper(), eps, "TraCS-C reports", metrics(reports, offsets),
                         None))
             out.append((name.upper(), eps, f"TraCS-C synthetic ({TRACS_GRID}×{TRACS_GRID})",
-                        metrics(true, offsets, synthetic.coords, synthetic.offsets, bounds, seed), took))
+                        metrics(synthetic.coords, synthetic.offsets), took))
             for grid in LDPTRACE_GRIDS:
                 points, synthetic_offsets, took = run_ldptrace(root, true, offsets, eps, grid)
                 out.append((name.upper(), eps, f"LDPTrace ({grid}×{grid})",
-                            metrics(true, offsets, points, synthetic_offsets, bounds, seed), took))
+                            metrics(points, synthetic_offsets), took))
     return out
 
 
@@ -168,6 +156,7 @@ def run(quick: bool = False) -> None:
               "(the check-in files)")
         return
     from tracs._text import significant
+    from tracs.evaluation.synthesis_metrics import METRICS
 
     datasets = ("chi",) if quick else ("chi", "tky")
     epsilons = EPSILONS[:1] if quick else EPSILONS

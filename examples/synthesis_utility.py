@@ -21,22 +21,10 @@ import time
 import numpy as np
 
 
-def all_metrics(true, off, other, other_off, bounds, grid: int, seed: int) -> list:
-    """Every synthesis metric of ``other`` against ``true``: density, query, NDCG@10, trip, length,
-    transition, coverage τ."""
-    from tracs.evaluation import synthesis_metrics as m
-
-    return [m.density_error(true, other, bounds, cells=grid), m.query_error(true, other, bounds, rng=seed + 1000),
-            m.hotspot_ndcg(true, other, bounds, cells=grid, k=10),
-            m.trip_error(true, off, other, other_off, bounds), m.length_error(true, off, other, other_off),
-            m.transition_error(true, off, other, other_off, bounds),
-            m.coverage_kendall_tau(true, off, other, other_off, bounds, cells=grid)]
-
-
 def run(grid: int, seed: int, repeats: int, datasets=("chi", "tky"), epsilons=(2.0, 6.0), every=None):
     from tracs.estimate.synthesize import fit_mobility_model, synthesize
     from tracs.evaluation.experiment_data import load_dataset
-    from tracs.evaluation.synthesis_metrics import density_error, query_error
+    from tracs.evaluation.synthesis_metrics import density_error, every_metric, query_error
     from tracs.perturbers import TraCSC
 
     rows = []
@@ -54,8 +42,10 @@ def run(grid: int, seed: int, repeats: int, datasets=("chi", "tky"), epsilons=(2
                 synthetic = synthesize(model, len(off) - 1, rng=seed + r)
                 took = time.perf_counter() - start
                 if every is not None and r == 0:
-                    every.append((name.upper(), eps, all_metrics(true, off, reports, off, bounds, grid, seed),
-                                  all_metrics(true, off, synthetic.coords, synthetic.offsets, bounds, grid, seed)))
+                    every.append((name.upper(), eps,
+                                  every_metric(true, off, reports, off, bounds, cells=grid, seed=seed),
+                                  every_metric(true, off, synthetic.coords, synthetic.offsets, bounds,
+                                               cells=grid, seed=seed)))
                 q = seed + 1000  # the same queries for both
                 scores.append([density_error(true, reports, bounds, cells=grid),
                                density_error(true, synthetic.coords, bounds, cells=grid),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tracs.evaluation.synthesis_metrics import (coverage_kendall_tau, density_error, hotspot_ndcg,
-                                                jensen_shannon, length_error, query_error, transition_error,
-                                                trip_error)
+from tracs.evaluation.synthesis_metrics import (METRICS, coverage_kendall_tau, density_error, every_metric,
+                                                hotspot_ndcg, jensen_shannon, length_error, query_error,
+                                                transition_error, trip_error)
 
 LN2 = np.log(2.0)
 BOX = (0.0, 0.0, 2.0, 2.0)  # a 2 × 2 grid of unit cells with cells=2: cell = 2·iy + ix
@@ -83,6 +83,23 @@ def test_coverage_kendall_tau_by_hand():
 
     expected = kendalltau([2, 2, 0, 1], [1, 1, 1, 0])[0]
     assert coverage_kendall_tau(pts, off, a, np.array([0, 1, 2, 3]), BOX, cells=2) == pytest.approx(expected)
+
+
+
+def test_every_metric_is_each_metric_in_order():
+    # two data sets of 3 trajectories on a 4 × 4 box (seeds 5 and 6), cells=4, seed 3: each value
+    # equals its metric called alone with the same options (the query rectangles from seed + 1000)
+    rng = np.random.default_rng(5)
+    true, off = rng.uniform(0, 4, (12, 2)), np.array([0, 3, 7, 12])
+    other, other_off = np.random.default_rng(6).uniform(0, 4, (10, 2)), np.array([0, 4, 6, 10])
+    box = (0.0, 0.0, 4.0, 4.0)
+    expected = [density_error(true, other, box, cells=4), query_error(true, other, box, rng=1003),
+                hotspot_ndcg(true, other, box, cells=4, k=10), trip_error(true, off, other, other_off, box),
+                length_error(true, off, other, other_off), transition_error(true, off, other, other_off, box),
+                coverage_kendall_tau(true, off, other, other_off, box, cells=4)]
+    values = every_metric(true, off, other, other_off, box, cells=4, seed=3)
+    assert len(values) == len(METRICS) == 7
+    assert values == expected
 
 
 P = np.array([[0.5, 0.5], [1.5, 1.5]])

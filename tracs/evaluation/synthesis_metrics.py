@@ -20,7 +20,7 @@ from ..errors import InputError, InputTypeError
 from ..query_metrics import random_range_queries, range_query_counts
 
 __all__ = ["jensen_shannon", "density_error", "query_error", "hotspot_ndcg", "trip_error",
-           "length_error", "transition_error", "coverage_kendall_tau"]
+           "length_error", "transition_error", "coverage_kendall_tau", "METRICS", "every_metric"]
 
 
 def _points(points, name: str) -> np.ndarray:
@@ -228,3 +228,24 @@ def coverage_kendall_tau(true, true_offsets, synthetic, synthetic_offsets, bound
     if np.all(a == a[0]) or np.all(b == b[0]):
         raise InputError("every cell has the same coverage: τ is undefined")
     return float(kendalltau(a, b)[0])
+
+
+#: the names of :func:`every_metric`'s values, in its order
+METRICS = ("density JSD", "query AvRE", "NDCG@10", "trip JSD", "length JSD", "transition JSD", "coverage τ")
+
+
+def every_metric(true, true_offsets, synthetic, synthetic_offsets, bounds, *, cells: int = 16,
+                 seed: int = 0) -> list[float]:
+    """Every metric of this module, in the order of :data:`METRICS`.
+
+    The density error, NDCG@10 and coverage τ on ``cells × cells``; the trip and transition
+    errors on their default 8 × 8 grid; the query error's rectangles drawn with ``seed + 1000``
+    (the same rectangles for every data set scored with the same ``seed``).
+    """
+    return [density_error(true, synthetic, bounds, cells=cells),
+            query_error(true, synthetic, bounds, rng=seed + 1000),
+            hotspot_ndcg(true, synthetic, bounds, cells=cells, k=10),
+            trip_error(true, true_offsets, synthetic, synthetic_offsets, bounds),
+            length_error(true, true_offsets, synthetic, synthetic_offsets),
+            transition_error(true, true_offsets, synthetic, synthetic_offsets, bounds),
+            coverage_kendall_tau(true, true_offsets, synthetic, synthetic_offsets, bounds, cells=cells)]
