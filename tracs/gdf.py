@@ -112,7 +112,7 @@ def rebuilt(perturber, region, **replaced):
     cls = type(perturber)
     if model is not cls and model != f"{cls.__module__}.{cls.__qualname__}":
         raise InputTypeError(f"{cls.__name__} is not a registered perturber: register it with "
-                        "tracs.methods.register(Method(..., model=its class)) to perturb a GeoDataFrame")
+                             "tracs.methods.register(Method(..., model=its class)) to perturb a GeoDataFrame")
     options = {name: getattr(perturber, name) for name in (*entry.sidecar, *COMMON_OPTIONS)
                if hasattr(perturber, name)}
     options.update({name: value for name, value in replaced.items() if name in options})

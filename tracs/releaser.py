@@ -91,7 +91,7 @@ def key_list(key):
     """``keys`` for a single trajectory given its ``key`` (``None``: position 0)."""
     if isinstance(key, (list, tuple, set, dict, np.ndarray)):
         raise InputTypeError(f"key is the key of one user (an int, str or bytes), got a {type(key).__name__}; "
-                        "give several keys to perturb_many(keys=...)")
+                             "give several keys to perturb_many(keys=...)")
     return None if key is None else [key]
 
 

@@ -202,7 +202,7 @@ def _family(perturber, estimate) -> str:
     family = check_perturber(perturber)
     if family == "grid" and not isinstance(perturber.region, Rectangle):
         raise InputTypeError("denoising planar Laplace reports needs a Rectangle region (clipping onto a "
-                        "polygon has no closed-form preimage here)")
+                             "polygon has no closed-form preimage here)")
     if not isinstance(estimate, Density):
         raise InputTypeError(f"estimate must be a Density, got {type(estimate).__name__}")
     return family

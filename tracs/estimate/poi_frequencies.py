@@ -98,7 +98,7 @@ def _check_baseline(baseline) -> None:
         choices = ", ".join(m.name for m in view(BASELINE).values() if m.estimator == "frequencies")
         what = "not a registered method" if method is None else f"the method {method.name!r}"
         raise InputTypeError(f"baseline must be a registered baseline with the frequencies estimator ({choices}); "
-                        f"{type(baseline).__name__} is {what} without it")
+                             f"{type(baseline).__name__} is {what} without it")
 
 
 def _ngram_rows(idx, off, baseline) -> np.ndarray:
