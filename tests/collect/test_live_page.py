@@ -70,4 +70,4 @@ def test_live_page_draws_the_estimate_offline(browser, serve, tmp_path):
     assert stats["errors"] == [] and stats["resources"] == []
     assert counts == "40 reports stored, 0 rejected"
     assert stats["paths"] == 1 + shaded  # the region's outline and one rectangle per shaded cell
-    assert stats["note"] == "estimated from 40 reports, 32×32 cells"
+    assert stats["note"] == "estimated from 40 of 40 reports, 32×32 cells, exact fit"

@@ -42,7 +42,8 @@ function refresh() {
       L.rectangle([[c.min_lat[k], c.min_lng[k]], [c.max_lat[k], c.max_lng[k]]],
                   {stroke: false, fillColor: '#c0392b', fillOpacity: 0.8 * c.probability[k] / top}).addTo(cells);
     }
-    document.getElementById('note').textContent = 'estimated from ' + e.stored + ' reports, ' + e.grid + '×' + e.grid + ' cells';
+    document.getElementById('note').textContent = 'estimated from ' + e.reports + ' of ' + e.stored + ' reports, ' + e.grid + '×' + e.grid + ' cells, '
+      + (e.fit === 'exact' ? 'exact fit' : 'provisional (warm-started) fit');
   });
 }
 refresh(); setInterval(refresh, __REFRESH__ * 1000);

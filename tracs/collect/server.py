@@ -8,7 +8,11 @@ Endpoints (JSON unless said):
                             rejections
 ``GET /v1/export``          admin: ``?format=parquet|csv`` the reports as a release,
                             ``?format=sidecar`` its parameters (``tracs estimate`` reads both)
-``GET /v1/estimate``        ``?grid=64``: the density of ``tracs estimate`` (``&format=csv``: its CSV)
+``GET /v1/estimate``        ``?grid=64``: the density of ``tracs estimate`` (``&format=csv``: its CSV);
+                            ``fit`` says ``exact`` (equal to ``tracs estimate`` of the export of the
+                            first ``reports`` stored) or ``warm`` (provisional, warm-started; the
+                            exact fit follows once batches pause); ``&exact=1`` waits for the exact
+                            fit (see :mod:`tracs.collect.lattice_counts`)
 ``GET /v1/health``          liveness and the stored count
 ``GET /v1/stats``           stored and rejected counts, rejections by reason
 ``GET /metrics``            Prometheus text: stored, rejected by reason, batch latency
@@ -29,6 +33,7 @@ from pathlib import Path
 from ..estimate.sidecar import sidecar_path
 from .collector import Refused
 from .export import write_export
+from .lattice_counts import ServedEstimate
 from .live_page import live_page
 from .protocol import ARROW_TYPE, BATCH_FIELDS, COLUMNS, decode_arrow, encode_arrow
 
@@ -105,7 +110,7 @@ def create_app(collector, *, max_body: int = MAX_BODY, estimate_csv=None):
     # batch's answer (a second on a busy machine)
     decode_arrow(encode_arrow({**dict.fromkeys(BATCH_FIELDS, ""), "reports": {name: [] for name in COLUMNS}}))
     params_json = collector.parameters.to_json()
-    estimates = {}  # grid -> (stored count, CSV): the estimates of methods other than TraCS-C
+    estimates = {}  # grid -> ServedEstimate: the estimates of methods other than TraCS-C
 
     def refused(exc: Refused):
         return JSONResponse({"error": exc.reason}, status_code=exc.status)
@@ -161,21 +166,26 @@ def create_app(collector, *, max_body: int = MAX_BODY, estimate_csv=None):
         fmt = request.query_params.get("format", "json")
         if fmt not in ("json", "csv"):
             raise Refused(400, f"format must be json or csv, got {fmt!r}")
+        exact = request.query_params.get("exact", "0")
+        if exact not in ("0", "1"):
+            raise Refused(400, f"exact must be 0 or 1, got {exact!r}")
         if collector.store.count() == 0:
             raise Refused(409, "no reports stored yet: nothing to estimate")
         if collector.density.applies:
-            data = await run_in_threadpool(collector.density.estimate_csv, int(grid))
+            served = await run_in_threadpool(collector.density.estimate, int(grid), exact=exact == "1")
         elif estimate_csv is None:
             raise Refused(501, f"this collector estimates {collector.parameters.method} from the export only: "
                                "tracs estimate of GET /v1/export")
         else:
-            data = await run_in_threadpool(_estimate_of_export, collector, estimates, int(grid), estimate_csv)
+            served = await run_in_threadpool(_estimate_of_export, collector, estimates, int(grid), estimate_csv)
+        fit = "exact" if served.exact else "warm"
         if fmt == "csv":
-            return Response(data, media_type="text/csv")
+            return Response(served.csv, media_type="text/csv",
+                            headers={"X-Tracs-Fit": fit, "X-Tracs-Reports": str(served.reports)})
         import pandas as pd
 
-        return JSONResponse({"grid": int(grid), "stored": collector.store.count(),
-                             "cells": pd.read_csv(io.BytesIO(data)).to_dict(orient="list")})
+        return JSONResponse({"grid": int(grid), "stored": collector.store.count(), "reports": served.reports,
+                             "fit": fit, "cells": pd.read_csv(io.BytesIO(served.csv)).to_dict(orient="list")})
 
     async def health(request):
         return JSONResponse({"status": "ok", "stored": await run_in_threadpool(collector.store.count)})
@@ -200,17 +210,17 @@ def create_app(collector, *, max_body: int = MAX_BODY, estimate_csv=None):
     return Starlette(routes=routes)
 
 
-def _estimate_of_export(collector, estimates: dict, grid: int, estimate_csv) -> bytes:
+def _estimate_of_export(collector, estimates: dict, grid: int, estimate_csv) -> ServedEstimate:
     """``tracs estimate`` of the export on ``grid`` (``estimate_csv``, given to :func:`create_app`), kept
     in ``estimates`` while the stored count does not change (the last 4 grids asked for)."""
     stored = collector.store.count()
     kept = estimates.pop(grid, None)
-    if kept is None or kept[0] != stored:  # counted before the export: a batch during it is fitted next time
-        kept = stored, estimate_csv(collector.store, collector.parameters, grid)
+    if kept is None or kept.reports != stored:  # counted before the export: a batch during it is fitted next time
+        kept = ServedEstimate(estimate_csv(collector.store, collector.parameters, grid), stored, True)
     estimates[grid] = kept
     while len(estimates) > 4:
         del estimates[next(iter(estimates))]
-    return kept[1]
+    return kept
 
 
 def _export_file(collector, path: Path) -> Path:
