@@ -19,8 +19,8 @@ from .test_server import enrolled_device, walk
 
 def _export_estimate(url, tmp_path, grid) -> pd.DataFrame:
     headers = {"Authorization": f"Bearer {ADMIN}"}
-    (tmp_path / "export.parquet").write_bytes(httpx.get(url + "/v1/export?format=parquet", headers=headers).content)
-    (tmp_path / "export.parquet.tracs.json").write_bytes(httpx.get(url + "/v1/export?format=sidecar", headers=headers).content)
+    (tmp_path / "export.parquet").write_bytes(httpx.get(url + "/v1/export?format=parquet", headers=headers, timeout=60).content)
+    (tmp_path / "export.parquet.tracs.json").write_bytes(httpx.get(url + "/v1/export?format=sidecar", headers=headers, timeout=60).content)
     assert main(["estimate", str(tmp_path / "export.parquet"), "--grid", str(grid), "-o",
                  str(tmp_path / "est.csv")]) == 0
     return pd.read_csv(tmp_path / "est.csv")

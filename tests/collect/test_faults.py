@@ -88,7 +88,7 @@ def test_collector_killed_mid_stream_stores_every_report_once(tmp_path):
         thread.join(120)
         assert "error" not in outcome, outcome.get("error")
         assert device.queued()["sequence"] == []
-        answer = httpx.get(url + "/v1/export?format=csv", headers={"Authorization": f"Bearer {ADMIN}"})
+        answer = httpx.get(url + "/v1/export?format=csv", headers={"Authorization": f"Bearer {ADMIN}"}, timeout=60)
         lines = answer.text.strip().splitlines()
         assert len(lines) == 1 + 120  # every report stored, once
         stats = httpx.get(url + "/v1/stats").json()

@@ -71,7 +71,7 @@ def test_postgres_stores_each_report_once_and_keeps_the_ledger(postgres_url, tmp
         again = httpx.post(running.url + "/v1/reports", json=body, headers=token).json()
         assert again["accepted"] == 0
         assert {r["reason"] for r in again["rejected"]} == {"already stored", "trajectory cap spent"}
-        export = httpx.get(running.url + "/v1/export?format=csv", headers={"Authorization": "Bearer admin-secret-for-tests"})
+        export = httpx.get(running.url + "/v1/export?format=csv", headers={"Authorization": "Bearer admin-secret-for-tests"}, timeout=60)
         assert len(export.text.strip().splitlines()) == 1 + 10
     finally:
         running.stop()
@@ -102,7 +102,7 @@ def test_serve_runs_worker_processes_on_postgresql(postgres_url, tmp_path):
             walk(device, 30, seed=k)
             assert device.upload(url, batch_size=7)["accepted"] == 30
         assert httpx.get(url + "/v1/health").json()["stored"] == 120
-        assert httpx.get(url + "/v1/export?format=csv", headers={"Authorization": f"Bearer {ADMIN}"}).text.count(
+        assert httpx.get(url + "/v1/export?format=csv", headers={"Authorization": f"Bearer {ADMIN}"}, timeout=60).text.count(
             "\n") == 121
     finally:
         proc.terminate()
@@ -132,3 +132,35 @@ def test_tracs_c_estimate_on_postgresql_counts_every_process_s_reports(postgres_
         assert alone.ingest(batch, f"Bearer {alone.token(f'p{k}')}")["accepted"] == 40
         assert first.density.estimate_csv(8, exact=True) == alone.density.estimate_csv(8, exact=True)
     assert first.density._grids[8].counted == 120
+
+
+_PG_ROWS_TABLE = ("CREATE TABLE reports (device TEXT NOT NULL, sequence BIGINT NOT NULL, "
+                  "trajectory BIGINT NOT NULL, idx BIGINT NOT NULL, time BIGINT NOT NULL, x DOUBLE PRECISION NOT NULL, "
+                  "y DOUBLE PRECISION NOT NULL, i BIGINT NOT NULL, j BIGINT NOT NULL, epsilon DOUBLE PRECISION NOT NULL, "
+                  "PRIMARY KEY (device, sequence))")
+
+
+def test_a_postgresql_database_of_one_row_per_report_is_converted(postgres_url, tmp_path):
+    import psycopg
+
+    from tracs.collect.storage import STORED
+
+    from .test_server import check_conversion_of_one_row_per_report
+
+    _createdb(postgres_url, "rows")
+    db = postgres_url.rsplit("/", 1)[0] + "/rows"
+
+    def to_old_layout(devices, columns):
+        with psycopg.connect(db, autocommit=True) as conn:  # the layout of an earlier collector
+            conn.execute("DELETE FROM batches")
+            conn.execute("DROP TABLE last_points")
+            conn.execute("DELETE FROM meta WHERE name = 'last points'")
+            conn.execute(_PG_ROWS_TABLE)
+            with conn.cursor() as cursor:
+                cursor.executemany("INSERT INTO reports VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                                   list(zip(devices, *(columns[name].tolist() for name in STORED))))
+
+    check_conversion_of_one_row_per_report(db, tmp_path, to_old_layout)
+    with psycopg.connect(db, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'reports'"
+                            ).fetchone() == (0,)

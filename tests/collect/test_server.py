@@ -12,6 +12,7 @@ import pytest
 
 from tracs.cli import main
 from tracs.collect import Device, Parameters
+from tracs.collect.storage import STORED
 
 from .conftest import ADMIN
 
@@ -50,10 +51,10 @@ def test_upload_is_stored_once_and_export_is_a_release(serve, tmp_path):
     assert httpx.get(running.url + "/v1/health").json() == {"status": "ok", "stored": 30}
     # the export is a release tracs estimate reads; the estimate endpoint equals it
     for fmt in ("parquet", "csv"):
-        answer = httpx.get(running.url + f"/v1/export?format={fmt}", headers=ADMIN_HEADERS)
+        answer = httpx.get(running.url + f"/v1/export?format={fmt}", headers=ADMIN_HEADERS, timeout=60)
         assert answer.status_code == 200, answer.text
         (tmp_path / f"export.{fmt}").write_bytes(answer.content)
-    sidecar = httpx.get(running.url + "/v1/export?format=sidecar", headers=ADMIN_HEADERS).json()
+    sidecar = httpx.get(running.url + "/v1/export?format=sidecar", headers=ADMIN_HEADERS, timeout=60).json()
     assert sidecar["method"] == "tracs-d" and sidecar["epsilon"] == 1.5
     (tmp_path / "export.tracs.json").write_text(json.dumps(sidecar))
     frame = pd.read_parquet(tmp_path / "export.parquet")
@@ -140,30 +141,24 @@ _ROWS_TABLE = """CREATE TABLE reports (device TEXT NOT NULL, sequence INTEGER NO
     PRIMARY KEY (device, sequence)) WITHOUT ROWID"""
 
 
-def test_a_database_of_one_row_per_report_is_converted_and_keeps_every_report(tmp_path):
-    import sqlite3
-
+def check_conversion_of_one_row_per_report(db, tmp_path, to_old_layout):
+    """A collection stored in ``db``, put back in the layout of one row per report by
+    ``to_old_layout(devices, columns)``, is converted when opened and keeps every report; the
+    conversion's last points check the next reports of each trajectory."""
     from tracs.collect.collector import Collector
     from tracs.collect.postgres import open_store
-    from tracs.collect.storage import STORED
 
     from .conftest import make_collector
 
-    collector = make_collector(tmp_path / "reports.sqlite")
+    collector = make_collector(db)
     device = Device(collector.parameters, "007", 5, tmp_path / "old.sqlite", token=collector.enroll("007"))
     walk(device, 5, trajectory="a")
     walk(device, 2, trajectory="b", seed=1)
     assert collector.ingest(device.batch(), f"Bearer {device.token}")["accepted"] == 7
     devices, columns = collector.store.reports()
     collector.store.close()
-    with sqlite3.connect(tmp_path / "reports.sqlite") as db:  # the layout of an earlier collector
-        db.execute("DELETE FROM batches")
-        db.execute("DROP TABLE last_points")
-        db.execute("DELETE FROM meta WHERE name = 'last points'")
-        db.execute(_ROWS_TABLE)
-        db.executemany("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       zip(devices, *(columns[name].tolist() for name in STORED)))
-    reopened = Collector(collector.parameters, open_store(tmp_path / "reports.sqlite", collector.parameters))
+    to_old_layout(devices, columns)
+    reopened = Collector(collector.parameters, open_store(db, collector.parameters))
     assert reopened.store.count() == 7
     again_devices, again = reopened.store.reports()
     assert again_devices == devices == ["007"] * 7
@@ -177,6 +172,22 @@ def test_a_database_of_one_row_per_report_is_converted_and_keeps_every_report(tm
     body["reports"]["sequence"][-1] = 3  # stored before the conversion
     assert reopened.ingest(body, f"Bearer {device.token}") == {
         "accepted": 3, "rejected": [{"sequence": 3, "reason": "already stored"}]}
+    reopened.store.close()
+
+
+def test_a_database_of_one_row_per_report_is_converted_and_keeps_every_report(tmp_path):
+    import sqlite3
+
+    def to_old_layout(devices, columns):
+        with sqlite3.connect(tmp_path / "reports.sqlite") as db:  # the layout of an earlier collector
+            db.execute("DELETE FROM batches")
+            db.execute("DROP TABLE last_points")
+            db.execute("DELETE FROM meta WHERE name = 'last points'")
+            db.execute(_ROWS_TABLE)
+            db.executemany("INSERT INTO reports VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           zip(devices, *(columns[name].tolist() for name in STORED)))
+
+    check_conversion_of_one_row_per_report(tmp_path / "reports.sqlite", tmp_path, to_old_layout)
 
 
 def _arrow_with_text_x(body: dict) -> bytes:
@@ -393,3 +404,19 @@ def test_export_streams_whole_trajectories_in_chunks(serve, tmp_path, monkeypatc
     chunked = pd.read_parquet(write_export(collector.store, collector.parameters, tmp_path / "chunked.parquet"))
     pd.testing.assert_frame_equal(chunked, one_parquet)
     assert chunked.uid.tolist() == devices
+    # every export records the digest of its rows, streamed or not, equal to that of the file read back
+    from tracs.estimate.sidecar import sidecar_path
+    from tracs.io.parameters import rows_digest
+    from tracs.io.release import read_release
+
+    recorded = {name: json.loads(sidecar_path(tmp_path / name).read_text())["rows_sha256"]
+                for name in ("one.csv", "chunked.csv", "one.parquet", "chunked.parquet")}
+    assert len(set(recorded.values())) == 1
+    assert recorded["one.csv"] == rows_digest(read_release(tmp_path / "chunked.csv"))
+    # a changed row is found out by the commands that read the export
+    text = (tmp_path / "chunked.csv").read_text().splitlines()
+    fields = text[3].split(",")
+    lat = text[0].split(",").index("lat")
+    fields[lat] = str(float(fields[lat]) + 0.001)
+    (tmp_path / "chunked.csv").write_text("\n".join(text[:3] + [",".join(fields)] + text[4:]) + "\n")
+    assert main(["estimate", str(tmp_path / "chunked.csv"), "--grid", "8", "-o", str(tmp_path / "e.csv")]) == 1

@@ -22,7 +22,7 @@ def test_simulate_then_export_equals_tracs_perturb(serve, tmp_path, capsys):
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert line.startswith("sent 60, accepted 60, rejected 0 (none), withheld 15 (day: 15), ")
     assert line.endswith(" reports/s")
-    export = httpx.get(running.url + "/v1/export?format=parquet", headers={"Authorization": f"Bearer {ADMIN}"})
+    export = httpx.get(running.url + "/v1/export?format=parquet", headers={"Authorization": f"Bearer {ADMIN}"}, timeout=60)
     (tmp_path / "export.parquet").write_bytes(export.content)
     got = pd.read_parquet(tmp_path / "export.parquet")
     assert main(["perturb", str(source), "-m", "tracs-d", "-e", "1.5", "--seed", "11", "--quiet", "--region",

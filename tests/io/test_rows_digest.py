@@ -93,3 +93,32 @@ def test_hashes_tied_on_their_first_bytes_are_ordered_by_the_rest():
     hashes = np.array([[1, 5, 0, 0], [1, 2, 0, 0], [0, 9, 0, 0]], dtype=np.uint64)
     expected = hashlib.sha256(b"tracs-rows-2\nlat\n" + hashes[[2, 1, 0]].astype("<u8").tobytes()).hexdigest()
     assert combine(["lat"], hashes) == combine(["lat"], hashes[::-1]) == expected
+
+
+def test_row_digests_spilled_to_disk_in_parts_combine_as_in_memory(tmp_path):
+    from tracs.io.digest import SpilledRowHashes
+
+    rng = np.random.default_rng(5)
+    hashes = rng.integers(0, 2**63, size=(3000, 4), dtype=np.int64).astype(np.uint64)
+    hashes[:50, 0] = hashes[50:100, 0]  # equal first 8 bytes: the tie-break on the other words
+    hashes[100:400, 0] = (hashes[100:400, 0] & ~np.uint64(0xFF)) | np.uint64(0x2A)  # crowded first byte
+    names = ["uid", "lat", "lng"]
+    with SpilledRowHashes(tmp_path) as rows:
+        for part in np.array_split(rng.permutation(hashes), 7):
+            rows.add(names, part)
+        assert rows.hexdigest() == combine(names, hashes)
+        assert len(list(tmp_path.iterdir())) <= SpilledRowHashes.BUCKETS
+    assert list(tmp_path.iterdir()) == []  # closed: the files are gone
+    with SpilledRowHashes(tmp_path) as rows:
+        assert rows.hexdigest() == combine([], np.zeros((0, 4), np.uint64))
+
+
+def test_spilled_parts_with_other_columns_are_refused(tmp_path):
+    from tracs.errors import InputError
+    from tracs.io.digest import SpilledRowHashes
+
+    with SpilledRowHashes(tmp_path) as rows:
+        rows.add(["uid", "lat"], np.zeros((1, 4), np.uint64))
+        with pytest.raises(InputError, match=r"the parts of one release hold different columns: \['uid', 'lat'\] "
+                                             r"and \['uid', 'lng'\]"):
+            rows.add(["uid", "lng"], np.zeros((1, 4), np.uint64))

@@ -99,8 +99,8 @@ def check_partitions(frame, data: dict, perturber, release, *, time, clip: bool,
     total = {name: int(counts[name].sum()) for name in _COUNTS}
     where = data["sidecar"].name if "sidecar" in data else f"the parameters embedded in {release.name}"
     if recorded is None:
-        print(f"tracs {command}: note: {where} records no digest of the rows (an older tracs and a collector's "
-              f"export write none): it cannot be checked to belong to {release.name}", file=sys.stderr)
+        print(f"tracs {command}: note: {where} records no digest of the rows (a release of an older "
+              f"tracs): it cannot be checked to belong to {release.name}", file=sys.stderr)
     else:
         names = [name for name in DIGEST_COLUMNS if name in frame.columns]
         if combine(names, hashes.to_numpy(np.uint64)) != recorded:

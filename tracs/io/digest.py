@@ -30,17 +30,19 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from .._numba_cache import key_on_sources
 from .._validation import read_only
+from ..errors import InputError
 from .._jit import helper
 from ..engine import map_ordered, point_chunks
 from ..engine.stream_keys import IV, SIGMA, initial_state, rotr
 
-__all__ = ["DIGEST_COLUMNS", "row_hashes", "combine", "columns_digest", "frame_columns"]
+__all__ = ["DIGEST_COLUMNS", "row_hashes", "combine", "SpilledRowHashes", "columns_digest", "frame_columns"]
 
 #: the columns the digest covers, in its order
 DIGEST_COLUMNS = ("uid", "trajectory", "datetime", "lat", "lng")
@@ -236,6 +238,20 @@ def row_hashes(columns: dict, *, workers: int = 2) -> np.ndarray:
 def combine(names, hashes) -> str:
     """``rows_sha256`` of the row digests ``hashes`` (:func:`row_hashes`, in any order,
     stacked) of rows holding the columns ``names``."""
+    digest = _started(names)
+    digest.update(_in_order(hashes))
+    return digest.hexdigest()
+
+
+def _started(names):
+    """SHA-256 fed with the digest's header and the names of the columns present."""
+    digest = hashlib.sha256(_HEADER)
+    digest.update(",".join(n for n in DIGEST_COLUMNS if n in set(names)).encode() + b"\n")
+    return digest
+
+
+def _in_order(hashes) -> memoryview:
+    """The bytes of the row digests ``hashes`` sorted as 32-byte strings."""
     hashes = np.ascontiguousarray(hashes, dtype=np.uint64).reshape(-1, 4)
     first = hashes[:, 0].byteswap()  # the digest's first 8 bytes, compared as a big-endian word
     order = np.argsort(first)
@@ -243,11 +259,69 @@ def combine(names, hashes) -> str:
     tied = np.flatnonzero(ranked[1:] == ranked[:-1])
     if len(tied) and (hashes[order[tied]] != hashes[order[tied + 1]]).any():
         order = np.lexsort(hashes.byteswap().T[::-1])
-    digest = hashlib.sha256(_HEADER)
-    digest.update(",".join(n for n in DIGEST_COLUMNS if n in set(names)).encode() + b"\n")
-    sorted_rows = hashes[order]
-    digest.update(memoryview(sorted_rows if sys.byteorder == "little" else sorted_rows.byteswap()).cast("B"))
-    return digest.hexdigest()
+    sorted_rows = hashes[order] if sys.byteorder == "little" else hashes[order].byteswap()
+    return memoryview(sorted_rows.reshape(-1).view(np.uint8))  # flat: an empty one too
+
+
+class SpilledRowHashes:
+    """Row digests gathered in parts on disk, for a release too large to sort them in memory.
+
+    Each part's digests go to one of 256 files by their first byte; :meth:`hexdigest` then
+    sorts one file at a time and feeds them in byte order, which is the order of
+    :func:`combine` (so the result equals ``combine`` of every part stacked).  Memory: one
+    file, about 32 bytes × rows / 256.
+
+    Parameters
+    ----------
+    folder : path-like
+        Where the 256 files are written (removed by :meth:`close`).
+    """
+
+    BUCKETS = 256
+
+    def __init__(self, folder):
+        self._folder = Path(folder)
+        self._files = [None] * self.BUCKETS
+        self.names = None
+
+    def add(self, names, hashes) -> None:
+        """Add the row digests ``hashes`` (:func:`row_hashes`) of rows holding the columns ``names``."""
+        names = [n for n in DIGEST_COLUMNS if n in set(names)]
+        if self.names is None:
+            self.names = names
+        elif names != self.names:
+            raise InputError(f"the parts of one release hold different columns: {self.names} and {names}")
+        hashes = np.ascontiguousarray(hashes, dtype=np.uint64).reshape(-1, 4)
+        first = hashes[:, 0] & 0xFF  # the digest's first byte (the words hold little-endian values)
+        order = np.argsort(first, kind="stable")
+        cuts = np.searchsorted(first[order], np.arange(self.BUCKETS + 1))
+        for bucket in np.flatnonzero(np.diff(cuts)):
+            if self._files[bucket] is None:
+                self._files[bucket] = open(self._folder / f"rows-{bucket:03d}.bin", "w+b")
+            self._files[bucket].write(hashes[order[cuts[bucket]:cuts[bucket + 1]]].tobytes())
+
+    def hexdigest(self) -> str:
+        """``rows_sha256`` of every row added (as :func:`combine` of them all)."""
+        digest = _started(self.names or [])
+        for fh in self._files:
+            if fh is not None:
+                fh.seek(0)
+                digest.update(_in_order(np.frombuffer(fh.read(), dtype=np.uint64)))
+        return digest.hexdigest()
+
+    def close(self) -> None:
+        """Remove the files."""
+        for k, fh in enumerate(self._files):
+            if fh is not None:
+                fh.close()
+                Path(fh.name).unlink(missing_ok=True)
+                self._files[k] = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 def columns_digest(columns: dict) -> str:

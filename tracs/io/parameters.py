@@ -226,8 +226,8 @@ def release_parameters(release, frame) -> tuple[dict, list]:
     if side is not None:
         recorded = side.get("rows_sha256")
         if recorded is None:
-            notes.append(f"{side['sidecar'].name} records no digest of the rows (an older tracs and a collector's "
-                         f"export write none): it cannot be checked to belong to {release.name}")
+            notes.append(f"{side['sidecar'].name} records no digest of the rows (a release of an older "
+                         f"tracs): it cannot be checked to belong to {release.name}")
         elif recorded != rows_digest(frame):
             raise digest_error(side["sidecar"].name, release.name)
     where = side["sidecar"].name if embedded is None else f"the parameters embedded in {release.name}"

@@ -26,7 +26,7 @@ from .read import read_columns
 from .write import _times_as_text, bounds, with_parameters
 from ..errors import InputError
 
-__all__ = ["Points", "read_points", "released_table", "released_digest", "write_released"]
+__all__ = ["Points", "read_points", "released_table", "released_digest", "released_row_hashes", "write_released"]
 
 
 def place_labels(word: str, positions, files=None) -> list:
@@ -348,9 +348,19 @@ def released_digest(points: Points, released_lonlat, fmt=None, geometry: str = "
     microsecond); a GPX release gives its ids back as written (its tracks' ``<extensions>``).
     The rows are taken in the order they were perturbed in (the digest does not depend on
     it), and the digest equals that of the written file read back, without reading it."""
+    from .digest import combine
+
+    return combine(*released_row_hashes(points, released_lonlat, fmt, geometry))
+
+
+def released_row_hashes(points: Points, released_lonlat, fmt=None, geometry: str = "points"):
+    """``(names, hashes)``: the digest's columns present and the row digests
+    (:func:`tracs.io.digest.row_hashes`) of the rows :func:`released_digest` covers, so that
+    a release written in parts combines them (:func:`tracs.io.digest.combine`, or
+    :class:`tracs.io.digest.SpilledRowHashes` when they do not fit in memory)."""
     import pyarrow as pa
 
-    from .digest import columns_digest
+    from .digest import row_hashes
 
     gpx = getattr(fmt, "key", None) == "gpx"
     table = released_table(points, released_lonlat, None, None, text_times=False, input_order_rows=gpx,
@@ -361,7 +371,7 @@ def released_digest(points: Points, released_lonlat, fmt=None, geometry: str = "
         times = columns["datetime"].cast(pa.timestamp("ns", tz="UTC"))
         ns = times.cast(pa.int64()).fill_null(0).to_numpy()
         columns["datetime"] = pa.array(ns - ns % step, mask=times.is_null().to_numpy()).cast(times.type)
-    return columns_digest(columns)
+    return list(columns), row_hashes(columns)
 
 
 def _arrow(values):
