@@ -155,7 +155,7 @@ class LatticeCounts:
                 wait = self.QUIET - (time.monotonic() - self._last_batch)
             due = [fit for fit in stale if wait <= 0 or fit.grown(self.REFIT)]
             if not due:
-                time.sleep(min(max(wait, 0.01), self.QUIET))
+                time.sleep(min(max(wait, 0.01), 1.0))  # looked at again at least every second
                 continue
             for fit in due:
                 with self._fitting:
