@@ -1,6 +1,11 @@
 """Any check-in table: CSV/TSV, Parquet, a vector file, any other format of the table of
 :mod:`tracs.io.formats`, a DataFrame or a GeoDataFrame.
 
+Files are read by the reader the format table chooses (:func:`tracs.io.records.read_records`
+for tables of columns, :func:`tracs.io.read.read_checkins` for the layouts whose reader
+names its columns' roles: GPX, KML, the trajectory data sets); this module only picks
+the columns.
+
 Column names are given for user, time, latitude and longitude (defaults: the
 scikit-mobility names ``uid``, ``datetime``, ``lat``, ``lng``).  A GeoDataFrame
 without latitude/longitude columns gives its point coordinates instead (converted
@@ -15,34 +20,24 @@ is converted to UTC.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
 
-from tracs.errors import InputError, InputTypeError, MissingExtraError
+from tracs.errors import InputError, InputTypeError
 from tracs.io.checkins import RESERVED, build_checkins, check_duplicates_policy, check_strict
 from tracs.io.columns import ALIASES, normalise
-from tracs.io.formats import FORMATS, format_of
+from tracs.io.formats import format_of
 from tracs.io.read import read_checkins, user_codes
-from tracs.io.text import check_path, read_table, sniff
+from tracs.io.records import own_columns, read_records
+from tracs.io.text import check_path
 from tracs.io.times import parse_times
 
 __all__ = ["load_checkins"]
 
 _AUTO = object()
-
-
-def _kind(fmt) -> str | None:
-    """How this loader reads a format of :data:`tracs.io.formats.FORMATS`: ``"parquet"``, ``"vector"``
-    (geopandas), ``"text"`` (delimited text into pandas), or None: by the format's own reader,
-    through :func:`tracs.io.read.read_checkins`."""
-    for kind, key in (("parquet", "parquet"), ("vector", "geojson"), ("text", "csv")):
-        if fmt.read == FORMATS[key].read:
-            return kind
-    return None
 
 
 def _parse_time(values: pd.Series, uid: pd.Series, *, time_format, tz, ambiguous, notes) -> pd.Series:
@@ -57,42 +52,29 @@ def _parse_time(values: pd.Series, uid: pd.Series, *, time_format, tz, ambiguous
                                  groups=user_codes(uid))).dt.tz_localize("UTC")
 
 
-def _read_path(path: Path, kind: str, *, sep, encoding, text=()):
-    """Read a file of ``kind`` (:func:`_kind`) into a frame; returns (frame, lines, bad_lines, blank_lines,
-    notes, fmt, position).
-
-    Columns named in ``text`` (ids) and, with them, any trajectory id column of a text
-    file keep the file's text.
-    """
-    suffix = path.suffix.lower()
-    if kind == "parquet":
-        try:
-            import pyarrow.parquet as pq
-            is_geo = b"geo" in (pq.read_schema(path).metadata or {})
-        except ImportError as exc:
-            raise MissingExtraError("reading Parquet needs pyarrow (pip install 'tracs[parquet]')") from exc
-        except Exception as exc:
-            raise InputError(f"{path} is not a readable Parquet file: {exc}") from exc
-        frame = gpd.read_parquet(path) if is_geo else pd.read_parquet(path)
-        return frame, None, None, None, [], "parquet", "row"
-    if kind == "vector":
-        try:
-            frame = gpd.read_file(path)
-        except Exception as exc:
-            raise InputError(f"{path} is not a readable vector file: {exc}") from exc
-        return frame, None, None, None, [], suffix.lstrip("."), "row"
-    head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
-    if text:  # trajectory ids are ids too: "01" and "1" are two trajectories
-        text = (*text, *(f for f in head.fields if normalise(f) in ALIASES["traj"]))
-    table = read_table(path, sep=head.sep, header=True, encoding=encoding, text=text)
-    fmt = {"\t": "tsv", ",": "csv"}.get(head.sep, "delimited text")
-    return table.frame, table.lines, table.bad_lines, table.blank_lines, table.notes, fmt, "line"
+def _read(records, user: str, id_type: str):
+    """The frame of a file's records and ``(lines, bad lines, blank lines, notes, format, position,
+    lonlat)``; with ``id_type="text"`` the user column and any trajectory id column of a text file
+    keep the file's text ("01" and "1" are two trajectories)."""
+    raw = records.raw
+    if raw.geometry is not None and raw.roles:
+        raise InputError(f"the geometry column must hold points (one per check-in): {records.source} holds "
+                         "lines (tracs.io.read_checkins reads each line as a trajectory)")
+    text = (user, *(f for f in records.names if normalise(f) in ALIASES["traj"])) if id_type == "text" else ()
+    fmt = raw.fmt if records.text_file else records.format.key
+    bad, blank = (raw.bad_lines, raw.blank_lines) if records.text_file else (None, None)
+    return records.frame(text), (raw.lines, bad, blank, list(raw.notes), fmt, raw.position, raw.lonlat)
 
 
-def _coordinates(frame, lat, lng, *, notes):
-    """Latitude and longitude series, from the columns or from point geometry."""
+def _coordinates(frame, lat, lng, *, notes, lonlat=None):
+    """Latitude and longitude series, from the columns or from point geometry (of a frame, or
+    ``lonlat``: a file's, WGS84, as its reader gives it)."""
     if lat in frame.columns and lng in frame.columns:
+        if lonlat is not None:  # the file's geometry is not used
+            notes[:] = [n for n in notes if not n.startswith("coordinates converted")]
         return frame[lat], frame[lng], {lat, lng}
+    if lonlat is not None:
+        return pd.Series(lonlat[:, 1]), pd.Series(lonlat[:, 0]), set()
     if isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns:
         geom = frame.geometry
         if geom.crs is None:
@@ -183,20 +165,21 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     for name, value in (("user", user), ("time", time), ("lat", lat), ("lng", lng)):
         if not isinstance(value, str):
             raise InputTypeError(f"{name} must be a column name (str), got {type(value).__name__}")
+    lonlat = None
     if isinstance(path_or_frame, pd.DataFrame):
         frame, source = path_or_frame, "<DataFrame>"
         lines = bad = blank = None
         notes, fmt, position = [], "dataframe", "row"
     elif isinstance(path_or_frame, (str, os.PathLike)):
         path = check_path(path_or_frame)
-        kind = _kind(format_of(path))
-        if kind is None:  # the default names are looked for among the aliases, as the command line does
+        if not own_columns(format_of(path)):  # a layout: its reader names the columns' roles, the default
+            # names are looked for among the aliases, as the command line does
             return read_checkins(path, user=None if user == "uid" else user, time=None if time == "datetime" else time,
                                  lat=None if lat == "lat" else lat, lon=None if lng == "lng" else lng,
                                  time_format=time_format, tz=tz, ambiguous=ambiguous, keep_columns=True,
                                  strict=strict, duplicates=duplicates, encoding=encoding, sep=sep, id_type=id_type)
-        frame, lines, bad, blank, notes, fmt, position = _read_path(
-            path, kind, sep=sep, encoding=encoding, text=(user,) if id_type == "text" else ())
+        records = read_records(path, sep=sep, encoding=encoding)
+        frame, (lines, bad, blank, notes, fmt, position, lonlat) = _read(records, user, id_type)
         source = path.name
     else:
         raise InputTypeError("path_or_frame must be a path or a pandas/geopandas DataFrame, "
@@ -208,7 +191,7 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
         raise InputError(f"missing column(s) {missing} in {source}; available: {list(frame.columns)} "
                          "(pass user=..., time=... to name them)")
     notes = list(notes)
-    lat_s, lng_s, used = _coordinates(frame, lat, lng, notes=notes)
+    lat_s, lng_s, used = _coordinates(frame, lat, lng, notes=notes, lonlat=lonlat)
     poi_name = ("poi_id" if "poi_id" in frame.columns else None) if poi is _AUTO else poi
     if poi_name is not None and poi_name not in frame.columns:
         raise InputError(f"missing POI column {poi_name!r} in {source}; available: {list(frame.columns)}")

@@ -1,11 +1,15 @@
-"""The loaders read text through the Arrow reader of tracs.io, with the pandas reader's result."""
+"""The loaders read every file with the reader the format table chooses (tracs.io.records), text with
+the pandas reader's types."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import data_loaders as dl
+from tracs.io import containers
 from tracs.io import text as _io
+from tracs.io.arrow_text import ShortLineError
+from tracs.io.records import read_records
 
 TABLE = ("uid,when,lat,lng,poi_id,count,share,flag,code\n"
          "1,2012-04-03T18:00:00Z,35.70,139.70,v1,3,0.5,true,007\n"
@@ -26,21 +30,26 @@ def test_arrow_reader_gives_the_pandas_result(table_file, monkeypatch):
     expected = _io.read_table_pandas(table_file, sep=",", header=True, text=("poi_id", "code"))
     calls = []
     monkeypatch.setattr(_io, "read_table_pandas", lambda *a, **k: calls.append(a))
-    got = _io.read_table(table_file, sep=",", header=True, text=("poi_id", "code"))
+    records = read_records(table_file)
     assert calls == []  # valid UTF-8 with no short line: the Arrow reader only
-    pd.testing.assert_frame_equal(got.frame, expected.frame)
-    assert got.lines.tolist() == expected.lines.tolist() == [2, 3, 4]
-    assert got.bad_lines.tolist() == expected.bad_lines.tolist() == [5]
+    assert records.format.key == "csv"
+    pd.testing.assert_frame_equal(records.frame(text=("poi_id", "code")), expected.frame)
+    assert records.raw.lines.tolist() == expected.lines.tolist() == [2, 3, 4]
+    assert records.raw.bad_lines.tolist() == expected.bad_lines.tolist() == [5]
+
+
+def _pandas_only(*args, **kwargs):
+    raise ShortLineError("as if a line had too few fields: the pandas reader reads the file")
 
 
 def test_blank_lines_and_the_loaded_frame(tmp_path, monkeypatch):
     """With a blank line pandas infers floats for every number column; the loaded frames agree."""
     path = tmp_path / "blank.csv"
     path.write_text(TABLE.replace("\n1,", "\n\n1,", 1))
-    got = _io.read_table(path, sep=",", header=True)
+    got = read_records(path).raw
     assert got.blank_lines.tolist() == [2] and got.lines.tolist() == [3, 4, 5] and got.bad_lines.tolist() == [6]
     arrow = dl.load_checkins(path, time="when")
-    monkeypatch.setattr(_io, "read_table", _io.read_table_pandas)
+    monkeypatch.setattr(containers, "read_text", _pandas_only)
     pandas = dl.load_checkins(path, time="when")
     pd.testing.assert_frame_equal(arrow.drop(columns=["count", "code"]), pandas.drop(columns=["count", "code"]))
     assert arrow["code"].tolist() == ["007", "010", "x1"]  # ids stay text
