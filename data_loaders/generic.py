@@ -22,16 +22,14 @@ from __future__ import annotations
 import os
 
 import geopandas as gpd
-import numpy as np
 import pandas as pd
-import shapely
 
 from tracs.errors import InputError, InputTypeError
 from tracs.io.checkins import RESERVED, build_checkins, check_duplicates_policy, check_strict
 from tracs.io.columns import ALIASES, normalise
 from tracs.io.formats import format_of
 from tracs.io.read import read_checkins, user_codes
-from tracs.io.records import own_columns, read_records
+from tracs.io.records import frame_records, own_columns, read_records
 from tracs.io.text import check_path
 from tracs.io.times import parse_times
 
@@ -53,44 +51,29 @@ def _parse_time(values: pd.Series, uid: pd.Series, *, time_format, tz, ambiguous
 
 
 def _read(records, user: str, id_type: str):
-    """The frame of a file's records and ``(lines, bad lines, blank lines, notes, format, position,
-    lonlat)``; with ``id_type="text"`` the user column and any trajectory id column of a text file
+    """The frame of the records of a file or a frame and ``(lines, bad lines, blank lines, notes,
+    format, position, lonlat)``; with ``id_type="text"`` the user column and any trajectory id column of a text file
     keep the file's text ("01" and "1" are two trajectories)."""
     raw = records.raw
     if raw.geometry is not None and raw.roles:
+        hint = "" if records.format is None else " (tracs.io.read_checkins reads each line as a trajectory)"
         raise InputError(f"the geometry column must hold points (one per check-in): {records.source} holds "
-                         "lines (tracs.io.read_checkins reads each line as a trajectory)")
+                         f"lines{hint}")
     text = (user, *(f for f in records.names if normalise(f) in ALIASES["traj"])) if id_type == "text" else ()
-    fmt = raw.fmt if records.text_file else records.format.key
+    fmt = raw.fmt if records.text_file or records.format is None else records.format.key
     bad, blank = (raw.bad_lines, raw.blank_lines) if records.text_file else (None, None)
     return records.frame(text), (raw.lines, bad, blank, list(raw.notes), fmt, raw.position, raw.lonlat)
 
 
 def _coordinates(frame, lat, lng, *, notes, lonlat=None):
-    """Latitude and longitude series, from the columns or from point geometry (of a frame, or
-    ``lonlat``: a file's, WGS84, as its reader gives it)."""
+    """Latitude and longitude series, from the columns or from point geometry (``lonlat``:
+    WGS84, as the reader gives it)."""
     if lat in frame.columns and lng in frame.columns:
-        if lonlat is not None:  # the file's geometry is not used
+        if lonlat is not None:  # the geometry is not used
             notes[:] = [n for n in notes if not n.startswith("coordinates converted")]
         return frame[lat], frame[lng], {lat, lng}
     if lonlat is not None:
         return pd.Series(lonlat[:, 1]), pd.Series(lonlat[:, 0]), set()
-    if isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns:
-        geom = frame.geometry
-        if geom.crs is None:
-            raise InputError("the GeoDataFrame has no CRS: set it (e.g. .set_crs('EPSG:4326')) "
-                             "so that its coordinates can be read as longitude/latitude")
-        if not geom.crs.equals("EPSG:4326"):
-            geom = geom.to_crs("EPSG:4326")
-            notes.append(f"coordinates converted from {frame.crs.to_string()} to EPSG:4326")
-        arr = geom.array
-        kinds = shapely.get_type_id(np.asarray(arr))
-        if not np.all((kinds == 0) | (kinds == -1)):  # points (or missing)
-            raise InputError("the geometry column must hold points (one per check-in)")
-        xy = np.full((len(arr), 2), np.nan)
-        present = ~(shapely.is_missing(np.asarray(arr)) | shapely.is_empty(np.asarray(arr)))
-        xy[present] = shapely.get_coordinates(np.asarray(arr)[present])
-        return pd.Series(xy[:, 1]), pd.Series(xy[:, 0]), {frame.geometry.name}
     missing = [c for c in (lat, lng) if c not in frame.columns]
     raise InputError(f"missing column(s) {missing} for latitude/longitude; available: "
                      f"{list(frame.columns)} (pass lat=..., lng=... to name them)")
@@ -165,11 +148,16 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     for name, value in (("user", user), ("time", time), ("lat", lat), ("lng", lng)):
         if not isinstance(value, str):
             raise InputTypeError(f"{name} must be a column name (str), got {type(value).__name__}")
-    lonlat = None
     if isinstance(path_or_frame, pd.DataFrame):
-        frame, source = path_or_frame, "<DataFrame>"
-        lines = bad = blank = None
-        notes, fmt, position = [], "dataframe", "row"
+        frame = path_or_frame
+        if isinstance(frame, gpd.GeoDataFrame) and lat in frame.columns and lng in frame.columns:
+            frame = pd.DataFrame(frame.drop(columns=frame._geometry_column_name, errors="ignore"))  # not used
+        elif isinstance(frame, gpd.GeoDataFrame) and frame._geometry_column_name in frame.columns \
+                and frame.crs is None:
+            raise InputError("the GeoDataFrame has no CRS: set it (e.g. .set_crs('EPSG:4326')) "
+                             "so that its coordinates can be read as longitude/latitude")
+        frame, (lines, bad, blank, notes, fmt, position, lonlat) = _read(frame_records(frame), user, id_type)
+        source = "<DataFrame>"
     elif isinstance(path_or_frame, (str, os.PathLike)):
         path = check_path(path_or_frame)
         if not own_columns(format_of(path)):  # a layout: its reader names the columns' roles, the default
@@ -196,15 +184,11 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     if poi_name is not None and poi_name not in frame.columns:
         raise InputError(f"missing POI column {poi_name!r} in {source}; available: {list(frame.columns)}")
     used |= {user, time} | ({poi_name} if poi_name else set())
-    if isinstance(frame, gpd.GeoDataFrame) and frame._geometry_column_name in frame.columns:
-        used.add(frame._geometry_column_name)
     extra = {c: frame[c] for c in frame.columns if c not in used and c not in RESERVED}
     clash = [c for c in frame.columns if c not in used and c in RESERVED]
     if clash:
         notes.append(f"column(s) {clash} not kept: the output uses those names for the "
                      "columns chosen by user=, time=, poi=")
-    if lines is None:
-        lines = np.arange(len(frame), dtype=np.int64)
     uid = frame[user].reset_index(drop=True)
     if pd.api.types.is_string_dtype(uid.dtype) or uid.dtype == object:
         uid = uid.astype("string")  # exactly as written; an empty or blank id is missing

@@ -27,12 +27,12 @@ from pathlib import Path
 import pandas as pd
 
 from .arrow_text import RawColumns
-from .containers import ReadRequest
+from .containers import ReadRequest, _read_features
 from .formats import FORMATS, Format, delimited, format_of
 from .profiles import HEADERLESS, headerless_profile, profile_of
 from .text import _infer, check_path, sniff
 
-__all__ = ["Records", "file_profile", "own_columns", "read_records"]
+__all__ = ["Records", "file_profile", "frame_records", "own_columns", "read_records"]
 
 #: the columns pyarrow writes for an unnamed pandas index (row labels, not data)
 _INDEX = re.compile(r"__index_level_\d+__")
@@ -44,7 +44,7 @@ class Records:
 
     raw: RawColumns
     source: str
-    format: Format
+    format: Format | None = None  # None: a frame in memory (:func:`frame_records`)
 
     @property
     def names(self) -> list:
@@ -113,6 +113,17 @@ def read_records(path, *, input_format: str = "checkins", sep: str | None = None
     raw = fmt.reader()(path, ReadRequest(plan=plan, input_format=input_format, sep=sep, encoding=encoding,
                                          short_lines="pad"))
     return Records(raw, path.name, fmt)
+
+
+def frame_records(frame: pd.DataFrame, source: str = "<DataFrame>") -> Records:
+    """A frame in memory as :class:`Records`, as a vector file's reader gives one: a GeoDataFrame's
+    point geometry becomes WGS84 longitude/latitude (converted from its CRS, noted; none is an
+    error), lines the vertices of trajectories (:mod:`tracs.io.lines`); rows numbered from 0."""
+    import geopandas as gpd
+
+    if isinstance(frame, gpd.GeoDataFrame) and frame._geometry_column_name not in frame.columns:
+        frame = pd.DataFrame(frame)  # no active geometry: columns only
+    return Records(_read_features(Path(source), frame, "dataframe"), source)
 
 
 def own_columns(fmt: Format) -> bool:
