@@ -116,3 +116,41 @@ def test_the_help_and_the_refusal_list_the_table(monkeypatch, capsys):
     assert formats.SUPPORTED.endswith(", TSV2")
     assert main(["perturb", "--help"]) == 0
     assert "TSV2" in " ".join(capsys.readouterr().out.split())
+
+
+FOURSQUARE_ROWS = {"User ID": ["007", "7"], "Venue ID": ["v1", "v2"], "Venue Category": ["c1", "c2"],
+                   "Venue Name": ["Cafe", "Bar"], "Latitude": [35.7, 35.8], "Longitude": [139.7, 139.8],
+                   "Timezone": [540, 540],
+                   "UTC Time": ["Tue Apr 03 18:00:09 +0000 2012", "Tue Apr 03 19:00:09 +0000 2012"]}
+
+
+def test_the_foursquare_loader_reads_any_container_of_the_table(tmp_path):
+    """The set's header names in a Parquet file: read by the Parquet entry's reader, named by the loader."""
+    path = tmp_path / "fsq.parquet"
+    pd.DataFrame(FOURSQUARE_ROWS).to_parquet(path)
+    frame = dl.load_foursquare(path)
+    text = tmp_path / "fsq.csv"
+    pd.DataFrame(FOURSQUARE_ROWS).to_csv(text, index=False)
+    assert frame.attrs["report"].format == "foursquare-parquet" and frame["source_row"].tolist() == [0, 1]
+    assert frame["uid"].tolist() == dl.load_foursquare(text)["uid"].tolist() == ["007", "7"]  # as written
+    assert frame["poi_id"].tolist() == ["v1", "v2"] and frame["utc_offset"].tolist() == [540, 540]
+
+
+@pytest.mark.parametrize("loader, name, content, message", [
+    (dl.load_foursquare, "trips.csv",
+     '"TRIP_ID","TAXI_ID","TIMESTAMP","POLYLINE"\n"1","2","1372636858","[[-8.6,41.1]]"\n',
+     r"trips\.csv is not a Foursquare TSMC2014 file: it is a Porto taxi CSV file"),
+    (dl.load_gowalla, "f.parquet", None, r"f\.parquet is not a Gowalla check-in file: it has 8 columns, expected 5"),
+    (dl.load_checkins, "lines.geojson",
+     '{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"uid": "1"}, "geometry": '
+     '{"type": "LineString", "coordinates": [[139.7, 35.7], [139.8, 35.8]]}}]}',
+     r"must hold points \(one per check-in\): lines\.geojson holds lines \(tracs\.io\.read_checkins"),
+])
+def test_files_the_loader_does_not_read(tmp_path, loader, name, content, message):
+    path = tmp_path / name
+    if content is None:
+        pd.DataFrame(FOURSQUARE_ROWS).to_parquet(path)
+    else:
+        path.write_text(content)
+    with pytest.raises(ValueError, match=message):
+        loader(path)

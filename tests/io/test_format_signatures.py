@@ -79,6 +79,7 @@ def test_a_format_of_an_installed_package_is_detected_by_its_signature(tmp_path,
     (b"\xef\xbb\xbf<?xml version='1.0'?>\n<gpx version='1.1'></gpx>", "track.txt", "gpx"),
     (b"<kml xmlns='http://www.opengis.net/kml/2.2'></kml>", "places", "kml"),
     (b'  {"type": "FeatureCollection", "features": []}', "points", "geojson"),
+    (b'{"type": "FeatureCollection", "features": []}', "points.txt", "geojson"),  # text: sniffed
     (b"uid,datetime,lat,lng\n", "points", "csv"),
     (b"uid\tdatetime\tlat\tlng\n", "points.tsv", "tsv"),
     (b"{not json, but the extension says GeoPackage", "points.gpkg", "gpkg"),
