@@ -117,6 +117,10 @@ def _read_parquet(path: Path, plan) -> RawColumns:
     wanted, convert = plan([n for n in names if n != geometry])
     wanted = [c for c in wanted if c in names]
     crs = geo["columns"].get(geometry, {}).get("crs", "OGC:CRS84") if geo else None  # GeoParquet default
+    if crs is not None:  # parsed once, not for each batch (PROJJSON takes tens of milliseconds)
+        from pyproj import CRS
+
+        crs = CRS.from_user_input(crs)
     notes, chunks, lonlat = [], {c: [] for c in wanted}, []
     columns = wanted + ([geometry] if geometry else [])
     with progress_bar(handle.metadata.num_rows, desc=f"read {path.name}", unit="row", unit_scale=True) as bar:
