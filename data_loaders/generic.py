@@ -91,9 +91,10 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     path_or_frame : str, os.PathLike, pandas.DataFrame or geopandas.GeoDataFrame
         A delimited text file with a header (delimiter detected among tab, comma,
         semicolon and pipe unless ``sep`` is given), a Parquet/GeoParquet file
-        (``.parquet``), a vector file (``.geojson``, ``.gpkg``, ...), a file of any other
-        format of :data:`tracs.io.formats.FORMATS` (read by its reader through
-        :func:`tracs.io.read.read_checkins`; ``poi`` unused), or a frame.
+        (``.parquet``), a vector file (``.geojson``, ``.gpkg``, ...), each read by the reader
+        of :data:`tracs.io.formats.FORMATS`; a file of a format whose reader names its
+        columns' roles (GPX, KML, a trajectory data set's layout) through
+        :func:`tracs.io.read.read_checkins` (``poi`` unused); or a frame.
     user, time, lat, lng : str
         Column names for the user id, the time, latitude and longitude (degrees,
         WGS84).  For a GeoDataFrame without ``lat``/``lng`` columns the point
