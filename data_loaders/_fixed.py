@@ -1,51 +1,59 @@
 """Fixed-column check-in files (Foursquare, Gowalla): recognise, read, build.
 
-:func:`read_known_format` tells a headerless file from one with a header and
-reads it with the text reader of :mod:`tracs.io.text`; :func:`load_known_format`
-turns its columns into the loaders' frame with :func:`tracs.io.checkins.build_checkins`.
+:func:`read_known_format` reads a file with the reader the format table of
+:mod:`tracs.io.formats` chooses (:func:`tracs.io.records.read_records`: the original
+headerless text files are recognised by their first line) and names its columns, by
+their order or through the set's header names; :func:`load_known_format` turns them
+into the loaders' frame with :func:`tracs.io.checkins.build_checkins`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from tracs.errors import InputError
 from tracs.io.checkins import build_checkins, check_duplicates_policy, check_strict
-from tracs.io.text import Table, check_path, map_header, read_table, sniff
+from tracs.io.formats import format_of
+from tracs.io.records import Records, own_columns, read_records
+from tracs.io.text import check_path, map_header
 
 if TYPE_CHECKING:
     import geopandas as gpd
 
-def read_known_format(path: Path, *, what: str, columns, aliases: dict, time_field: int,
-                      time_pattern, describe: str, hints: dict, text=(),
-                      encoding: str | None = None) -> tuple[pd.DataFrame, Table, str]:
-    """Sniff, recognise and read a file of a fixed-column check-in format.
+#: how a message names the delimiter of a text file of each format
+_DELIMITERS = {"tsv": "tab-separated fields", "csv": "','-separated fields"}
 
-    The file is headerless when field ``time_field`` of its first line matches
-    ``time_pattern`` (columns then in the order of ``columns``), else its header is
-    matched by name through ``aliases``.  A first line with another number of
-    fields raises ValueError, with ``hints[n]`` appended when given.
 
-    Returns the raw frame with canonical column names, the :class:`Table` and the
-    delimiter.
+def read_known_format(path, *, name: str, what: str, columns, aliases: dict, describe: str, hints: dict,
+                      text=(), encoding: str | None = None) -> tuple[pd.DataFrame, Records]:
+    """Read and recognise a file of a fixed-column check-in format (``name``: a profile of
+    :mod:`tracs.io.profiles`).
+
+    A headerless text file recognised by its first line has its columns in the order of
+    ``columns``; any other file's header is matched by name through ``aliases``.  A file
+    with another number of columns raises ValueError, with ``hints[n]`` appended when given.
+
+    Returns the raw frame with canonical column names (those in ``text`` kept as written)
+    and the :class:`~tracs.io.records.Records`.
     """
-    head = sniff(path, what=what, encoding=encoding)
-    if len(head.fields) != len(columns):
-        sep = "tab" if head.sep == "\t" else repr(head.sep)
-        raise InputError(f"{path} is not a {what} file: its first line has {len(head.fields)} "
-                         f"{sep}-separated fields, expected {len(columns)} ({describe})"
-                         f"{hints.get(len(head.fields), '')}")
-    if time_pattern.match(head.fields[time_field]):
-        table = read_table(path, sep=head.sep, header=False, names=list(columns), text=text,
-                           encoding=encoding)
-        return table.frame, table, head.sep
-    rename = map_header(head.fields, aliases, columns, path=path, what=what)
-    table = read_table(path, sep=head.sep, header=True, encoding=encoding,
-                       text=[orig for orig, canon in rename.items() if canon in text])
-    return table.frame.rename(columns=rename), table, head.sep
+    fmt = format_of(path, name)
+    if not own_columns(fmt):
+        raise InputError(f"{path} is not a {what} file: it is a {fmt.name} file")
+    records = read_records(path, input_format=name, encoding=encoding, fmt=fmt)
+    names = records.names
+    if len(names) != len(columns):
+        held = f"its first line has {len(names)} {_DELIMITERS.get(records.raw.fmt, 'fields')}" \
+            if records.text_file else f"it has {len(names)} columns"
+        raise InputError(f"{path} is not a {what} file: {held}, expected {len(columns)} ({describe})"
+                         f"{hints.get(len(names), '')}")
+    if records.raw.profile == name:  # headerless: the reader named the columns in the set's order
+        rename = dict(zip(names, columns))
+    else:
+        rename = map_header(names, aliases, columns, path=path, what=what)
+    frame = records.frame(text=[orig for orig, canon in rename.items() if canon in text])
+    return frame.rename(columns=rename), records
 
 
 def load_known_format(path, *, name: str, parse, duplicates: str, strict, encoding,
@@ -58,16 +66,16 @@ def load_known_format(path, *, name: str, parse, duplicates: str, strict, encodi
     :func:`build_checkins` with ``parse(raw, notes)`` (which returns a dict with
     ``uid``, ``time``, ``lat``, ``lng`` and optionally ``poi`` and ``extra``, and
     may append to ``notes``, a copy of the reader's notes) and builds the result
-    with the source lines, the file name and the format ``"<name>-csv"`` or
-    ``"<name>-tsv"``.
+    with the source lines, the file name and the format ``"<name>-<container>"``
+    (``"foursquare-tsv"``, ``"gowalla-csv"``, ...).
     """
     path = check_path(path)
     check_duplicates_policy(duplicates)
     strict = check_strict(strict)
-    raw, table, sep = read_known_format(path, encoding=encoding, **file_format)
-    notes = list(table.notes)
+    raw, records = read_known_format(path, name=name, encoding=encoding, **file_format)
+    notes = list(records.raw.notes)
     columns = parse(raw, notes)
     return build_checkins(
-        **columns, lines=table.lines, bad_lines=table.bad_lines, blank_lines=table.blank_lines,
-        notes=notes, source=path.name, fmt=f"{name}-" + ("csv" if sep == "," else "tsv"),
-        duplicates=duplicates, strict=strict)
+        **columns, lines=records.raw.lines, bad_lines=records.raw.bad_lines, blank_lines=records.raw.blank_lines,
+        notes=notes, source=path.name, fmt=f"{name}-{records.raw.fmt}", duplicates=duplicates, strict=strict,
+        position=records.raw.position)

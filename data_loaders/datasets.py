@@ -20,10 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tracs.io.formats import FORMATS, format_of
-from tracs.io.profiles import HEADERLESS, headerless_profile, profile_of
 from tracs.errors import InputError
-from tracs.io.text import check_path, sniff
+from tracs.io.records import file_profile
 
 from .foursquare import load_foursquare
 from .generic import load_checkins
@@ -100,15 +98,10 @@ def dataset_path(name: str, data_dir=None) -> Path:
 def detect_format(path) -> str:
     """``"foursquare"``, ``"gowalla"`` or ``"table"`` (any other file of the format table).
 
-    A delimited text file (:data:`tracs.io.formats.FORMATS`) is Foursquare's or Gowalla's
-    when its first line is the original headerless file's or its header has the
-    profile's names and as many fields (:mod:`tracs.io.profiles`)."""
-    path = check_path(path)
-    if format_of(path).read != FORMATS["csv"].read:
-        return "table"
-    head = sniff(path, what="check-in", delimiters="\t,;|")
-    profile = headerless_profile(head, "auto") or profile_of(head.fields)
-    return profile if len(head.fields) == len(HEADERLESS.get(profile, ())) else "table"
+    A file the format table (:data:`tracs.io.formats.FORMATS`) reads as delimited text is
+    Foursquare's or Gowalla's when its first line is the original headerless file's or its
+    header has the profile's names and as many fields (:func:`tracs.io.records.file_profile`)."""
+    return file_profile(path) or "table"
 
 
 def load_any(path_or_frame, **kwargs):

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from tracs.io.checkins import integer_ids
-from tracs.io.foursquare_time import FOURSQUARE_TIME, parse_foursquare_time
+from tracs.io.foursquare_time import parse_foursquare_time
 
 from ._fixed import load_known_format
 
@@ -103,7 +103,7 @@ def load_foursquare(path, *, strict: bool = False, duplicates: str = "keep",
     return load_known_format(
         path, name="foursquare", parse=_columns, duplicates=duplicates, strict=strict,
         encoding=encoding, what="Foursquare TSMC2014", columns=_COLUMNS, aliases=_ALIASES,
-        time_field=7, time_pattern=FOURSQUARE_TIME, text=("user", "venue", "category_id", "category", "time"),
+        text=("user", "venue", "category_id", "category", "time"),
         describe="user, venue, category id, category, latitude, longitude, timezone offset, "
                  "UTC time",
         hints={5: " (it looks like Gowalla: use load_gowalla)"})

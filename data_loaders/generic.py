@@ -1,6 +1,11 @@
 """Any check-in table: CSV/TSV, Parquet, a vector file, any other format of the table of
 :mod:`tracs.io.formats`, a DataFrame or a GeoDataFrame.
 
+Files are read by the reader the format table chooses (:func:`tracs.io.records.read_records`
+for tables of columns, :func:`tracs.io.read.read_checkins` for the layouts whose reader
+names its columns' roles: GPX, KML, the trajectory data sets); this module only picks
+the columns.
+
 Column names are given for user, time, latitude and longitude (defaults: the
 scikit-mobility names ``uid``, ``datetime``, ``lat``, ``lng``).  A GeoDataFrame
 without latitude/longitude columns gives its point coordinates instead (converted
@@ -15,34 +20,22 @@ is converted to UTC.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import geopandas as gpd
-import numpy as np
 import pandas as pd
-import shapely
 
-from tracs.errors import InputError, InputTypeError, MissingExtraError
+from tracs.errors import InputError, InputTypeError
 from tracs.io.checkins import RESERVED, build_checkins, check_duplicates_policy, check_strict
 from tracs.io.columns import ALIASES, normalise
-from tracs.io.formats import FORMATS, format_of
+from tracs.io.formats import format_of
 from tracs.io.read import read_checkins, user_codes
-from tracs.io.text import check_path, read_table, sniff
+from tracs.io.records import frame_records, own_columns, read_records
+from tracs.io.text import check_path
 from tracs.io.times import parse_times
 
 __all__ = ["load_checkins"]
 
 _AUTO = object()
-
-
-def _kind(fmt) -> str | None:
-    """How this loader reads a format of :data:`tracs.io.formats.FORMATS`: ``"parquet"``, ``"vector"``
-    (geopandas), ``"text"`` (delimited text into pandas), or None: by the format's own reader,
-    through :func:`tracs.io.read.read_checkins`."""
-    for kind, key in (("parquet", "parquet"), ("vector", "geojson"), ("text", "csv")):
-        if fmt.read == FORMATS[key].read:
-            return kind
-    return None
 
 
 def _parse_time(values: pd.Series, uid: pd.Series, *, time_format, tz, ambiguous, notes) -> pd.Series:
@@ -57,58 +50,30 @@ def _parse_time(values: pd.Series, uid: pd.Series, *, time_format, tz, ambiguous
                                  groups=user_codes(uid))).dt.tz_localize("UTC")
 
 
-def _read_path(path: Path, kind: str, *, sep, encoding, text=()):
-    """Read a file of ``kind`` (:func:`_kind`) into a frame; returns (frame, lines, bad_lines, blank_lines,
-    notes, fmt, position).
-
-    Columns named in ``text`` (ids) and, with them, any trajectory id column of a text
-    file keep the file's text.
-    """
-    suffix = path.suffix.lower()
-    if kind == "parquet":
-        try:
-            import pyarrow.parquet as pq
-            is_geo = b"geo" in (pq.read_schema(path).metadata or {})
-        except ImportError as exc:
-            raise MissingExtraError("reading Parquet needs pyarrow (pip install 'tracs[parquet]')") from exc
-        except Exception as exc:
-            raise InputError(f"{path} is not a readable Parquet file: {exc}") from exc
-        frame = gpd.read_parquet(path) if is_geo else pd.read_parquet(path)
-        return frame, None, None, None, [], "parquet", "row"
-    if kind == "vector":
-        try:
-            frame = gpd.read_file(path)
-        except Exception as exc:
-            raise InputError(f"{path} is not a readable vector file: {exc}") from exc
-        return frame, None, None, None, [], suffix.lstrip("."), "row"
-    head = sniff(path, what="check-in table", delimiters=sep or "\t,;|", encoding=encoding)
-    if text:  # trajectory ids are ids too: "01" and "1" are two trajectories
-        text = (*text, *(f for f in head.fields if normalise(f) in ALIASES["traj"]))
-    table = read_table(path, sep=head.sep, header=True, encoding=encoding, text=text)
-    fmt = {"\t": "tsv", ",": "csv"}.get(head.sep, "delimited text")
-    return table.frame, table.lines, table.bad_lines, table.blank_lines, table.notes, fmt, "line"
+def _read(records, user: str, id_type: str):
+    """The frame of the records of a file or a frame and ``(lines, bad lines, blank lines, notes,
+    format, position, lonlat)``; with ``id_type="text"`` the user column and any trajectory id column of a text file
+    keep the file's text ("01" and "1" are two trajectories)."""
+    raw = records.raw
+    if raw.geometry is not None and raw.roles:
+        hint = "" if records.format is None else " (tracs.io.read_checkins reads each line as a trajectory)"
+        raise InputError(f"the geometry column must hold points (one per check-in): {records.source} holds "
+                         f"lines{hint}")
+    text = (user, *(f for f in records.names if normalise(f) in ALIASES["traj"])) if id_type == "text" else ()
+    fmt = raw.fmt if records.text_file or records.format is None else records.format.key
+    bad, blank = (raw.bad_lines, raw.blank_lines) if records.text_file else (None, None)
+    return records.frame(text), (raw.lines, bad, blank, list(raw.notes), fmt, raw.position, raw.lonlat)
 
 
-def _coordinates(frame, lat, lng, *, notes):
-    """Latitude and longitude series, from the columns or from point geometry."""
+def _coordinates(frame, lat, lng, *, notes, lonlat=None):
+    """Latitude and longitude series, from the columns or from point geometry (``lonlat``:
+    WGS84, as the reader gives it)."""
     if lat in frame.columns and lng in frame.columns:
+        if lonlat is not None:  # the geometry is not used
+            notes[:] = [n for n in notes if not n.startswith("coordinates converted")]
         return frame[lat], frame[lng], {lat, lng}
-    if isinstance(frame, gpd.GeoDataFrame) and frame.geometry.name in frame.columns:
-        geom = frame.geometry
-        if geom.crs is None:
-            raise InputError("the GeoDataFrame has no CRS: set it (e.g. .set_crs('EPSG:4326')) "
-                             "so that its coordinates can be read as longitude/latitude")
-        if not geom.crs.equals("EPSG:4326"):
-            geom = geom.to_crs("EPSG:4326")
-            notes.append(f"coordinates converted from {frame.crs.to_string()} to EPSG:4326")
-        arr = geom.array
-        kinds = shapely.get_type_id(np.asarray(arr))
-        if not np.all((kinds == 0) | (kinds == -1)):  # points (or missing)
-            raise InputError("the geometry column must hold points (one per check-in)")
-        xy = np.full((len(arr), 2), np.nan)
-        present = ~(shapely.is_missing(np.asarray(arr)) | shapely.is_empty(np.asarray(arr)))
-        xy[present] = shapely.get_coordinates(np.asarray(arr)[present])
-        return pd.Series(xy[:, 1]), pd.Series(xy[:, 0]), {frame.geometry.name}
+    if lonlat is not None:
+        return pd.Series(lonlat[:, 1]), pd.Series(lonlat[:, 0]), set()
     missing = [c for c in (lat, lng) if c not in frame.columns]
     raise InputError(f"missing column(s) {missing} for latitude/longitude; available: "
                      f"{list(frame.columns)} (pass lat=..., lng=... to name them)")
@@ -126,9 +91,10 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
     path_or_frame : str, os.PathLike, pandas.DataFrame or geopandas.GeoDataFrame
         A delimited text file with a header (delimiter detected among tab, comma,
         semicolon and pipe unless ``sep`` is given), a Parquet/GeoParquet file
-        (``.parquet``), a vector file (``.geojson``, ``.gpkg``, ...), a file of any other
-        format of :data:`tracs.io.formats.FORMATS` (read by its reader through
-        :func:`tracs.io.read.read_checkins`; ``poi`` unused), or a frame.
+        (``.parquet``), a vector file (``.geojson``, ``.gpkg``, ...), each read by the reader
+        of :data:`tracs.io.formats.FORMATS`; a file of a format whose reader names its
+        columns' roles (GPX, KML, a trajectory data set's layout) through
+        :func:`tracs.io.read.read_checkins` (``poi`` unused); or a frame.
     user, time, lat, lng : str
         Column names for the user id, the time, latitude and longitude (degrees,
         WGS84).  For a GeoDataFrame without ``lat``/``lng`` columns the point
@@ -184,19 +150,25 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
         if not isinstance(value, str):
             raise InputTypeError(f"{name} must be a column name (str), got {type(value).__name__}")
     if isinstance(path_or_frame, pd.DataFrame):
-        frame, source = path_or_frame, "<DataFrame>"
-        lines = bad = blank = None
-        notes, fmt, position = [], "dataframe", "row"
+        frame = path_or_frame
+        if isinstance(frame, gpd.GeoDataFrame) and lat in frame.columns and lng in frame.columns:
+            frame = pd.DataFrame(frame.drop(columns=frame._geometry_column_name, errors="ignore"))  # not used
+        elif isinstance(frame, gpd.GeoDataFrame) and frame._geometry_column_name in frame.columns \
+                and frame.crs is None:
+            raise InputError("the GeoDataFrame has no CRS: set it (e.g. .set_crs('EPSG:4326')) "
+                             "so that its coordinates can be read as longitude/latitude")
+        frame, (lines, bad, blank, notes, fmt, position, lonlat) = _read(frame_records(frame), user, id_type)
+        source = "<DataFrame>"
     elif isinstance(path_or_frame, (str, os.PathLike)):
         path = check_path(path_or_frame)
-        kind = _kind(format_of(path))
-        if kind is None:  # the default names are looked for among the aliases, as the command line does
+        if not own_columns(format_of(path)):  # a layout: its reader names the columns' roles, the default
+            # names are looked for among the aliases, as the command line does
             return read_checkins(path, user=None if user == "uid" else user, time=None if time == "datetime" else time,
                                  lat=None if lat == "lat" else lat, lon=None if lng == "lng" else lng,
                                  time_format=time_format, tz=tz, ambiguous=ambiguous, keep_columns=True,
                                  strict=strict, duplicates=duplicates, encoding=encoding, sep=sep, id_type=id_type)
-        frame, lines, bad, blank, notes, fmt, position = _read_path(
-            path, kind, sep=sep, encoding=encoding, text=(user,) if id_type == "text" else ())
+        records = read_records(path, sep=sep, encoding=encoding)
+        frame, (lines, bad, blank, notes, fmt, position, lonlat) = _read(records, user, id_type)
         source = path.name
     else:
         raise InputTypeError("path_or_frame must be a path or a pandas/geopandas DataFrame, "
@@ -208,20 +180,16 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
         raise InputError(f"missing column(s) {missing} in {source}; available: {list(frame.columns)} "
                          "(pass user=..., time=... to name them)")
     notes = list(notes)
-    lat_s, lng_s, used = _coordinates(frame, lat, lng, notes=notes)
+    lat_s, lng_s, used = _coordinates(frame, lat, lng, notes=notes, lonlat=lonlat)
     poi_name = ("poi_id" if "poi_id" in frame.columns else None) if poi is _AUTO else poi
     if poi_name is not None and poi_name not in frame.columns:
         raise InputError(f"missing POI column {poi_name!r} in {source}; available: {list(frame.columns)}")
     used |= {user, time} | ({poi_name} if poi_name else set())
-    if isinstance(frame, gpd.GeoDataFrame) and frame._geometry_column_name in frame.columns:
-        used.add(frame._geometry_column_name)
     extra = {c: frame[c] for c in frame.columns if c not in used and c not in RESERVED}
     clash = [c for c in frame.columns if c not in used and c in RESERVED]
     if clash:
         notes.append(f"column(s) {clash} not kept: the output uses those names for the "
                      "columns chosen by user=, time=, poi=")
-    if lines is None:
-        lines = np.arange(len(frame), dtype=np.int64)
     uid = frame[user].reset_index(drop=True)
     if pd.api.types.is_string_dtype(uid.dtype) or uid.dtype == object:
         uid = uid.astype("string")  # exactly as written; an empty or blank id is missing

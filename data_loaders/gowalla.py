@@ -19,7 +19,6 @@ from __future__ import annotations
 import pandas as pd
 
 from tracs.io.checkins import integer_ids
-from tracs.io.times import ISO_TIME as _ISO
 
 from ._fixed import load_known_format
 
@@ -95,6 +94,6 @@ def load_gowalla(path, *, strict: bool = False, duplicates: str = "keep",
     return load_known_format(
         path, name="gowalla", parse=_columns, duplicates=duplicates, strict=strict,
         encoding=encoding, what="Gowalla check-in", columns=_COLUMNS, aliases=_ALIASES,
-        time_field=1, time_pattern=_ISO, text=("user", "location"),
+        text=("user", "location"),
         describe="user, time, latitude, longitude, location id",
         hints={8: " (it looks like Foursquare: use load_foursquare)"})

@@ -113,6 +113,9 @@ def test_the_commands_run_the_toy(installed, cli, checkins, tmp_path):
     first = released.read_text().splitlines()[0]
     assert first.startswith("#tracs ") and json.loads(first[7:])["method"] == "toy-cells"
     assert embedded_parameters(released)["method"] == "toy-cells"
+    renamed = released.with_name("released.txt")  # told by its first bytes, the entry's sniff
+    renamed.write_bytes(released.read_bytes())
+    assert format_registry.container_of(renamed) == "toy-text"
     rows = pd.read_csv(released, sep="|", skiprows=1, dtype={"uid": str})
     assert len(rows) == 30 and sorted(set(rows["uid"])) == ["007", "042", "100"]
     # every released point is a cell centre (8 x 8 cells): at most 64 distinct points

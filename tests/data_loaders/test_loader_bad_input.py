@@ -67,9 +67,14 @@ def test_wrong_format_foursquare_given_to_gowalla(write):
 
 
 @pytest.mark.parametrize("loader", LOADERS, ids=lambda f: f.__name__)
-def test_binary_file(loader, write):
-    with pytest.raises(ValueError, match="binary"):
-        loader(write("x.csv", b"PAR1\x00\x01\x02\x00garbage"))
+@pytest.mark.parametrize("content, message", [
+    (b"PAR1\x00\x01\x02\x00garbage", r"^x\.csv is not a readable Parquet file: its footer"),  # Parquet's magic bytes
+    (b"\x01\x02\x00garbage", r"^cannot read x\.csv \(a binary file: NUL byte at byte offset 2, line 1\)"),
+    (b"PK\x03\x04" + bytes(20), r"^cannot read x\.csv \(a binary file: a ZIP archive"),
+], ids=["parquet-magic", "nul", "zip"])
+def test_binary_file(loader, write, content, message):
+    with pytest.raises(ValueError, match=message):
+        loader(write("x.csv", content))
 
 
 def test_text_without_delimiter(write):

@@ -1,11 +1,15 @@
-"""The loaders read text through the Arrow reader of tracs.io, with the pandas reader's result."""
+"""The loaders read every file with the reader the format table chooses (tracs.io.records), text with
+the pandas reader's types."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 import data_loaders as dl
+from tracs.io import containers
 from tracs.io import text as _io
+from tracs.io.arrow_text import ShortLineError
+from tracs.io.records import read_records
 
 TABLE = ("uid,when,lat,lng,poi_id,count,share,flag,code\n"
          "1,2012-04-03T18:00:00Z,35.70,139.70,v1,3,0.5,true,007\n"
@@ -26,21 +30,26 @@ def test_arrow_reader_gives_the_pandas_result(table_file, monkeypatch):
     expected = _io.read_table_pandas(table_file, sep=",", header=True, text=("poi_id", "code"))
     calls = []
     monkeypatch.setattr(_io, "read_table_pandas", lambda *a, **k: calls.append(a))
-    got = _io.read_table(table_file, sep=",", header=True, text=("poi_id", "code"))
+    records = read_records(table_file)
     assert calls == []  # valid UTF-8 with no short line: the Arrow reader only
-    pd.testing.assert_frame_equal(got.frame, expected.frame)
-    assert got.lines.tolist() == expected.lines.tolist() == [2, 3, 4]
-    assert got.bad_lines.tolist() == expected.bad_lines.tolist() == [5]
+    assert records.format.key == "csv"
+    pd.testing.assert_frame_equal(records.frame(text=("poi_id", "code")), expected.frame)
+    assert records.raw.lines.tolist() == expected.lines.tolist() == [2, 3, 4]
+    assert records.raw.bad_lines.tolist() == expected.bad_lines.tolist() == [5]
+
+
+def _pandas_only(*args, **kwargs):
+    raise ShortLineError("as if a line had too few fields: the pandas reader reads the file")
 
 
 def test_blank_lines_and_the_loaded_frame(tmp_path, monkeypatch):
     """With a blank line pandas infers floats for every number column; the loaded frames agree."""
     path = tmp_path / "blank.csv"
     path.write_text(TABLE.replace("\n1,", "\n\n1,", 1))
-    got = _io.read_table(path, sep=",", header=True)
+    got = read_records(path).raw
     assert got.blank_lines.tolist() == [2] and got.lines.tolist() == [3, 4, 5] and got.bad_lines.tolist() == [6]
     arrow = dl.load_checkins(path, time="when")
-    monkeypatch.setattr(_io, "read_table", _io.read_table_pandas)
+    monkeypatch.setattr(containers, "read_text", _pandas_only)
     pandas = dl.load_checkins(path, time="when")
     pd.testing.assert_frame_equal(arrow.drop(columns=["count", "code"]), pandas.drop(columns=["count", "code"]))
     assert arrow["code"].tolist() == ["007", "010", "x1"]  # ids stay text
@@ -107,3 +116,41 @@ def test_the_help_and_the_refusal_list_the_table(monkeypatch, capsys):
     assert formats.SUPPORTED.endswith(", TSV2")
     assert main(["perturb", "--help"]) == 0
     assert "TSV2" in " ".join(capsys.readouterr().out.split())
+
+
+FOURSQUARE_ROWS = {"User ID": ["007", "7"], "Venue ID": ["v1", "v2"], "Venue Category": ["c1", "c2"],
+                   "Venue Name": ["Cafe", "Bar"], "Latitude": [35.7, 35.8], "Longitude": [139.7, 139.8],
+                   "Timezone": [540, 540],
+                   "UTC Time": ["Tue Apr 03 18:00:09 +0000 2012", "Tue Apr 03 19:00:09 +0000 2012"]}
+
+
+def test_the_foursquare_loader_reads_any_container_of_the_table(tmp_path):
+    """The set's header names in a Parquet file: read by the Parquet entry's reader, named by the loader."""
+    path = tmp_path / "fsq.parquet"
+    pd.DataFrame(FOURSQUARE_ROWS).to_parquet(path)
+    frame = dl.load_foursquare(path)
+    text = tmp_path / "fsq.csv"
+    pd.DataFrame(FOURSQUARE_ROWS).to_csv(text, index=False)
+    assert frame.attrs["report"].format == "foursquare-parquet" and frame["source_row"].tolist() == [0, 1]
+    assert frame["uid"].tolist() == dl.load_foursquare(text)["uid"].tolist() == ["007", "7"]  # as written
+    assert frame["poi_id"].tolist() == ["v1", "v2"] and frame["utc_offset"].tolist() == [540, 540]
+
+
+@pytest.mark.parametrize("loader, name, content, message", [
+    (dl.load_foursquare, "trips.csv",
+     '"TRIP_ID","TAXI_ID","TIMESTAMP","POLYLINE"\n"1","2","1372636858","[[-8.6,41.1]]"\n',
+     r"trips\.csv is not a Foursquare TSMC2014 file: it is a Porto taxi CSV file"),
+    (dl.load_gowalla, "f.parquet", None, r"f\.parquet is not a Gowalla check-in file: it has 8 columns, expected 5"),
+    (dl.load_checkins, "lines.geojson",
+     '{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"uid": "1"}, "geometry": '
+     '{"type": "LineString", "coordinates": [[139.7, 35.7], [139.8, 35.8]]}}]}',
+     r"must hold points \(one per check-in\): lines\.geojson holds lines \(tracs\.io\.read_checkins"),
+])
+def test_files_the_loader_does_not_read(tmp_path, loader, name, content, message):
+    path = tmp_path / name
+    if content is None:
+        pd.DataFrame(FOURSQUARE_ROWS).to_parquet(path)
+    else:
+        path.write_text(content)
+    with pytest.raises(ValueError, match=message):
+        loader(path)

@@ -9,6 +9,8 @@ layouts of the public trajectory data sets (Geolife, T-Drive, Porto, Cabspotting
   detected (:mod:`tracs.io.times`), through Arrow; validated and reported by
   :mod:`tracs.io.checkins` and :mod:`tracs.io.report` (one implementation of drops
   and line numbers, which ``data_loaders`` builds on).
+* :func:`tracs.io.records.read_records` — every column of a file of any format of the
+  table as a pandas frame, types as pandas infers them (the reading path of ``data_loaders``).
 * :func:`write_points` — released rows in any format of the table;
   :func:`read_release` — a released file back, in any format.
 * :class:`ColumnMap`, :func:`resolve_columns`, :data:`ALIASES`.

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._progress import progress_bar
 from ..errors import InputError
-from .arrow_text import RawColumns, TextParseError, read_text
+from .arrow_text import RawColumns, ShortLineError, TextParseError, read_text
 from .formats import binary_at, container_of, unsupported
 from .lines import explode, geometry_kind, line_table
 from .profiles import HEADERLESS, headerless_profile
@@ -37,6 +37,7 @@ class ReadRequest:
     input_format: str = "auto"
     sep: str | None = None
     encoding: str | None = None
+    short_lines: str = "skip"  # a text line with too few fields: "skip" (bad_fields) or "pad" with missing values
 
 
 
@@ -116,6 +117,10 @@ def _read_parquet(path: Path, plan) -> RawColumns:
     wanted, convert = plan([n for n in names if n != geometry])
     wanted = [c for c in wanted if c in names]
     crs = geo["columns"].get(geometry, {}).get("crs", "OGC:CRS84") if geo else None  # GeoParquet default
+    if crs is not None:  # parsed once, not for each batch (PROJJSON takes tens of milliseconds)
+        from pyproj import CRS
+
+        crs = CRS.from_user_input(crs)
     notes, chunks, lonlat = [], {c: [] for c in wanted}, []
     columns = wanted + ([geometry] if geometry else [])
     with progress_bar(handle.metadata.num_rows, desc=f"read {path.name}", unit="row", unit_scale=True) as bar:
@@ -219,6 +224,8 @@ def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
     try:
         head = sniff(path, what="check-in table", delimiters=request.sep or "\t,;|", encoding=request.encoding)
     except ValueError as exc:
+        if isinstance(exc.__cause__, UnicodeDecodeError):  # not the encoding given: the message names it
+            raise
         raise unsupported(path, str(exc).split(": ", 1)[-1][:100]) from None
     names, header, roles = head.fields, True, {}
     profile = headerless_profile(head, request.input_format)
@@ -228,11 +235,12 @@ def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
     include, convert = request.plan(names, roles=roles, profile_hint=profile)
     try:
         raw = read_text(path, sep=head.sep, names=names, header=header, include=include,
-                         encoding=request.encoding, convert=convert)
+                         encoding=request.encoding, convert=convert,
+                         short_lines="raise" if request.short_lines == "pad" else "skip")
     except TextParseError:
         raise
-    except Exception as exc:  # not valid UTF-8 (or not decodable as given): the pandas reader
-        if "UTF8" not in str(exc) and "decode" not in str(exc).lower():
+    except Exception as exc:  # not valid UTF-8 (or not decodable as given), short lines padded: pandas
+        if not isinstance(exc, ShortLineError) and "UTF8" not in str(exc) and "decode" not in str(exc).lower():
             where = binary_at(path, utf8=False)
             if where is not None:
                 raise unsupported(path, f"binary data from byte offset {where[0]}, line {where[1]}") from None

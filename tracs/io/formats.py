@@ -39,8 +39,12 @@ finds them in the tables' schema metadata ``tracs``:
 package is named by an entry point of the group ``tracs.formats``
 (:mod:`tracs._plugins`; ``docs/extending.md``).
 
-Otherwise the container is told by the extension and, when that says nothing,
-by the first bytes (``PAR1``, ``<gpx``, ``<kml``, ``{``); anything else is one
+Otherwise the container is told by the file's first bytes and its extension
+(:func:`container_of`), as the entries declare: ``signature`` (magic bytes a file
+begins with, e.g. ``PAR1``: they win over the extension) and ``sniff(first bytes)
+-> bool`` (asked when the extension names no container other than delimited text:
+GPX and KML by their XML root, GeoJSON by its ``{``).  A format of another package
+declares its own and is recognised the same way.  Anything else is one
 :class:`UnsupportedFormatError` naming the file and :data:`SUPPORTED`.
 """
 
@@ -78,6 +82,9 @@ class Format:
     geometry: tuple = field(default=("points",))  # what the writer can write: points, lines
     time_ns: int = 1                    # the writer keeps times to this many nanoseconds (floor)
     parameters: Callable | str | None = None  # parameters(path) -> the JSON text a file embeds, or None
+    signature: tuple = ()               # magic bytes a file of the format begins with: they win over its extension
+    sniff: Callable | str | None = None  # sniff(first bytes) -> bool, asked when the extension names no
+    #                                     other container than delimited text
 
     def reader(self) -> Callable:
         return _resolve(self.read)
@@ -91,6 +98,14 @@ class Format:
 
     def detects(self, path: Path) -> bool:
         return self.detect is not None and bool(_resolve(self.detect)(path))
+
+    def signed(self, head: bytes) -> bool:
+        """Whether ``head`` (a file's first bytes) begins with the format's :attr:`signature`."""
+        return any(head.startswith(magic) for magic in self.signature)
+
+    def sniffs(self, head: bytes) -> bool:
+        """Whether the format's :attr:`sniff` recognises ``head`` (a file's first bytes)."""
+        return self.sniff is not None and bool(_resolve(self.sniff)(head))
 
 
 #: every format, in detection order: key -> :class:`Format` (the formats of installed extensions,
@@ -117,23 +132,43 @@ def register_format(fmt: Format) -> Format:
     return fmt
 
 
+def text_start(head: bytes) -> bytes:
+    """The first bytes of a text file without its byte-order mark and leading blanks."""
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n")
+
+
+def xml_root(root: str) -> Callable:
+    """A :attr:`Format.sniff` of XML whose document element is ``<root>`` (GPX, KML)."""
+    def sniff(head: bytes) -> bool:
+        text = text_start(head)
+        return (text.startswith(b"<?xml") or text.startswith(b"<" + root.encode())) and b"<" + root.encode() in head
+    sniff.xml_root = root
+    return sniff
+
+
+def json_object(head: bytes) -> bool:
+    """A :attr:`Format.sniff` of JSON text holding one object (GeoJSON)."""
+    return text_start(head).startswith(b"{")
+
+
 for _entry in (
     Format("CSV", "csv", (".csv", ".txt", ".dat"), read="tracs.io.containers:read_delimited",
            write="tracs.io.write:write_csv_file", text_times=True, batch_rows=1 << 17),
     Format("TSV", "tsv", (".tsv", ".tab"), read="tracs.io.containers:read_delimited",
            write="tracs.io.write:write_tsv_file", text_times=True, batch_rows=1 << 17),
     Format("GeoJSON", "geojson", (".geojson", ".json"), read="tracs.io.containers:read_vector",
-           write="tracs.io.write:write_geojson", geometry=("points", "lines"), time_ns=1_000_000),
+           write="tracs.io.write:write_geojson", geometry=("points", "lines"), time_ns=1_000_000,
+           sniff=json_object),
     Format("GeoParquet", "parquet", (".parquet", ".geoparquet", ".pq"), read="tracs.io.containers:read_parquet",
            write="tracs.io.write:write_geoparquet", batch_rows=1 << 16, label="GeoParquet, Parquet",
-           geometry=("points", "lines")),
+           geometry=("points", "lines"), signature=(b"PAR1",)),
     Format("GeoPackage", "gpkg", (".gpkg",), read="tracs.io.containers:read_vector",
            write="tracs.io.write:write_geopackage", geometry=("points", "lines"), time_ns=1_000_000),
     Format("Shapefile", "shp", (".shp",), read="tracs.io.containers:read_vector"),
-    Format("FlatGeobuf", "fgb", (".fgb",), read="tracs.io.containers:read_vector"),
+    Format("FlatGeobuf", "fgb", (".fgb",), read="tracs.io.containers:read_vector", signature=(b"fgb\x03",)),
     Format("GPX", "gpx", (".gpx",), read="tracs.io.gpx:read_gpx", write="tracs.io.write:write_gpx_file",
-           time_ns=1_000),
-    Format("KML", "kml", (".kml",), read="tracs.io.kml:read_kml"),
+           time_ns=1_000, sniff=xml_root("gpx")),
+    Format("KML", "kml", (".kml",), read="tracs.io.kml:read_kml", sniff=xml_root("kml")),
     # the public trajectory data sets, recognised by their layout (tracs.io.layouts)
     Format("Geolife PLT", "geolife", (".plt",), read="tracs.io.geolife:read_geolife",
            detect="tracs.io.layouts:is_geolife", selectable=True, directories=True),
@@ -213,6 +248,10 @@ def container_of(path) -> str:
     is sniffed when read), ``"parquet"``,
     ``"geojson"``, ``"gpx"``, ``"kml"``, ``"gpkg"``, ... (:data:`FORMATS`).
 
+    The table's entries are asked in order: a :attr:`Format.signature` the file begins with
+    wins over its extension; an extension naming a container other than delimited text
+    comes next; then a :attr:`Format.sniff` recognising the first bytes; then delimited text.
+
     Raises
     ------
     UnsupportedFormatError
@@ -224,29 +263,33 @@ def container_of(path) -> str:
         head = fh.read(4096)
     if not head.strip():
         raise unsupported(path, "the file is empty")
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    text_reader = FORMATS["csv"].read
-    if fmt is not None and fmt.read != text_reader:
+    readable = [f for f in installed().values() if f.read is not None]
+    signed = next((f for f in readable if f.signed(head)), None)
+    if signed is not None:
+        return signed.key
+    if fmt is not None and not delimited(fmt):
         return fmt.key
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith(b"<?xml") or text.startswith(b"<gpx") or text.startswith(b"<kml"):
-        for key in ("gpx", "kml"):
-            if b"<" + key.encode() in head:
-                return key
-        raise unsupported(path, "an XML file that is neither GPX nor KML")
-    if text.startswith(b"{") and fmt is None:
-        return "geojson"
+    sniffed = next((f for f in readable if f.sniffs(head)), None)
+    if sniffed is not None:
+        return sniffed.key
+    if text_start(head).startswith(b"<?xml"):
+        xml = [f.name for f in readable if hasattr(f.sniff, "xml_root")]
+        raise unsupported(path, "an XML file that is neither " + " nor ".join(xml))
     if head[:4] in _MAGIC:
         raise unsupported(path, f"a binary file: {_MAGIC[head[:4]]} from byte offset 0, line 1")
     if b"\x00" in head:
         offset = head.index(b"\x00")
         line = head.count(b"\n", 0, offset) + 1
         raise unsupported(path, f"a binary file: NUL byte at byte offset {offset}, line {line}")
-    first = text.split(b"\n", 1)[0]
+    first = text_start(head).split(b"\n", 1)[0]
     if not any(d in first for d in (b",", b"\t", b";", b"|")):
-        raise unsupported(path, "no column delimiter in its first line")
+        raise unsupported(path, "no delimiter (tab, comma, semicolon or pipe) in its first line")
     return fmt.key if fmt is not None else "csv"  # delimited text: the entry its extension names
+
+
+def delimited(fmt: Format) -> bool:
+    """Whether ``fmt`` is read as delimited text (the reader of the CSV entry: CSV, TSV, ...)."""
+    return fmt.read == FORMATS["csv"].read
 
 
 def binary_at(path, *, utf8: bool = True):

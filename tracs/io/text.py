@@ -1,11 +1,12 @@
 """Reading delimited text files: path checks, format sniffing, encodings, line numbers.
 
-One reading path: :func:`read_table` reads through the streaming Arrow reader of
-``tracs.io`` (the one the command line uses) and gives the columns the types
-pandas' inference would; the pandas reader (:func:`read_table_pandas`) reads only
-files that are not valid UTF-8 and files with a line of too few fields (which it
-pads with missing values, so such a line is dropped for its missing value, as
-before, rather than for its field count).
+One reading path: delimited text is read by the streaming Arrow reader of
+``tracs.io`` (:func:`tracs.io.containers.read_delimited`, the format table's), its
+columns given the types pandas' inference would by :func:`_infer`
+(:mod:`tracs.io.records`); the pandas reader (:func:`read_table_pandas`) reads only
+files that are not valid UTF-8 and, for the loaders, files with a line of too few
+fields (which it pads with missing values, so such a line is dropped for its missing
+value rather than for its field count).
 
 Encoding: by default a file is read as UTF-8; if it is not valid UTF-8 (the
 original Foursquare files are latin-1, and some files mix both) it is read again
@@ -31,7 +32,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .arrow_text import ShortLineError, read_text
 from .._validation import column_key
 from ..errors import InputError, InputTypeError
 
@@ -68,7 +68,7 @@ def check_path(path) -> Path:
 
 
 def decode(data: bytes, encoding: str | None = None) -> str:
-    """Decode bytes as :func:`read_table` does (UTF-8 with a latin-1 fallback)."""
+    """Decode bytes as the text readers do (UTF-8 with a latin-1 fallback)."""
     if encoding is not None:
         return data.decode(encoding)
     return data.decode("utf-8", errors=_FALLBACK)
@@ -140,34 +140,6 @@ class Table:
     bad_lines: np.ndarray
     blank_lines: np.ndarray
     notes: list
-
-
-def read_table(path: Path, *, sep: str, header: bool, names=None, text=(),
-               encoding: str | None = None) -> Table:
-    """Read a delimited file with the Arrow reader of ``tracs.io``, keeping track of line numbers.
-
-    The same result as :func:`read_table_pandas` (which it falls back to for a
-    file that is not valid UTF-8, or has a line with too few fields, which that
-    reader pads): columns named in ``text`` stay text, the others become int64,
-    float64 or bool where every value is one, as pandas' inference does.
-    """
-    import pyarrow as pa
-
-    if header:  # the header's names exactly as pandas reads them (not stripped)
-        names = _header_names(path, sep, encoding)
-    names = list(names)
-    if encoding is None or codecs.lookup(encoding).name == "utf-8":
-        try:
-            raw = read_text(path, sep=sep, names=names, header=header, include=names, encoding=None,
-                             short_lines="raise")
-        except (ShortLineError, pa.ArrowInvalid, UnicodeDecodeError):
-            raw = None
-        if raw is not None and len(set(names)) == len(names):
-            frame = pd.DataFrame({name: _infer(raw.table.column(name), name in text) for name in names})
-            return Table(frame=frame, lines=raw.lines, bad_lines=raw.bad_lines,
-                         blank_lines=raw.blank_lines, notes=[])
-    return read_table_pandas(path, sep=sep, header=header, names=None if header else names, text=text,
-                             encoding=encoding)
 
 
 def na_words_missing(values):

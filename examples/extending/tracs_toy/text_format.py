@@ -30,8 +30,10 @@ Every requirement tracs places on a format of another package, as this one meets
    that reads a release, and checks it against the sidecar ``tracs perturb`` writes.
 4. **The entry** (:data:`FORMAT`, a :class:`tracs.io.Format`): its name, key,
    extensions (new ones: an extension already taken is refused), the callables,
-   ``text_times``.  ``selectable=True`` would offer the key to ``--input-format``,
-   ``detect(path)`` recognise a layout the extension does not tell.
+   ``text_times``, and ``sniff(first bytes)`` (:func:`starts_with_parameters`): a file
+   beginning with the parameters' line is recognised under any name (``.txt``, none),
+   as magic bytes in ``signature`` would be.  ``selectable=True`` would offer the key
+   to ``--input-format``, ``detect(path)`` recognise a layout the extension does not tell.
 5. **An entry point** naming :data:`FORMAT` in the group ``tracs.formats``
    (``pyproject.toml``).
 """
@@ -45,7 +47,7 @@ import numpy as np
 from tracs.io import Format
 from tracs.io.containers import RawColumns
 
-__all__ = ["FORMAT", "embedded", "read_toy_text", "write_toy_text"]
+__all__ = ["FORMAT", "embedded", "read_toy_text", "starts_with_parameters", "write_toy_text"]
 
 #: the first characters of the parameters' line
 MARK = "#tracs "
@@ -56,6 +58,11 @@ def embedded(path) -> str | None:
     with open(path, encoding="utf-8") as fh:
         first = fh.readline()
     return first[len(MARK):].strip() if first.startswith(MARK) else None
+
+
+def starts_with_parameters(head: bytes) -> bool:
+    """The entry's sniff: whether a file's first bytes begin with the parameters' line."""
+    return head.startswith(MARK.encode())
 
 
 def read_toy_text(path, request) -> RawColumns:
@@ -99,4 +106,4 @@ def write_toy_text(tables, path, *, bbox=None, progress=None) -> None:
 
 #: the registry entry, named by the entry point ``toy-text`` of the group ``tracs.formats``
 FORMAT = Format("Toy text", "toy-text", (".toytext",), read=read_toy_text, write=write_toy_text,
-                parameters=embedded, text_times=True)
+                parameters=embedded, text_times=True, sniff=starts_with_parameters)
