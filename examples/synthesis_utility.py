@@ -8,12 +8,13 @@ the true points with :func:`tracs.evaluation.synthesis_metrics.density_error` an
 (docs/synthesis.md).  ``--binned`` adds (c) the trajectories of the model fitted to the same
 reports binned as they are (``binned=True``), sampled with the same seed.
 ``--all-metrics`` prints a second table: every metric of
-:mod:`tracs.evaluation.synthesis_metrics` for the first run.  Needs ``TRACS_DATA_DIR``
+:mod:`tracs.evaluation.synthesis_metrics` for the first run; ``--sample N`` one more: the
+seconds to sample ``N`` trajectories from the first run's model.  Needs ``TRACS_DATA_DIR``
 (the check-in files)::
 
     python examples/synthesis_utility.py [--grid 16] [--seed 0] [--repeats 3] [--all-metrics]
                                          [--datasets chi,tky] [--epsilons 2,6]
-                                         [--method tracs-c] [--binned] [--iterations 25]
+                                         [--method tracs-c] [--binned] [--iterations 25] [--sample N]
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 
 
 def run(grid: int, seed: int, repeats: int, datasets=("chi", "tky"), epsilons=(2.0, 6.0), every=None,
-        method="tracs-c", binned=False, iterations=25):
+        method="tracs-c", binned=False, iterations=25, timed=None, sample=100_000):
     from tracs.estimate.synthesize import fit_mobility_model, synthesize
     from tracs.evaluation.experiment_data import load_dataset
     from tracs.evaluation.synthesis_metrics import density_error, every_metric, query_error
@@ -47,6 +48,10 @@ def run(grid: int, seed: int, repeats: int, datasets=("chi", "tky"), epsilons=(2
                 model = fit_mobility_model(reports, perturber, offsets=off, grid=grid, iterations=iterations)
                 synthetic = synthesize(model, len(off) - 1, rng=seed + r)
                 took = time.perf_counter() - start
+                if timed is not None and r == 0:
+                    start = time.perf_counter()
+                    many = synthesize(model, sample, rng=seed)
+                    timed.append((name.upper(), eps, len(many.coords), time.perf_counter() - start))
                 q = seed + 1000  # the same queries for all
                 data_sets = {"reports": (reports, off), "synthetic": (synthetic.coords, synthetic.offsets)}
                 if binned:
@@ -74,12 +79,15 @@ def main(argv=None):
     parser.add_argument("--epsilons", default="2,6", help="comma-separated ε per point")
     parser.add_argument("--method", default="tracs-c", choices=("tracs-c", "tracs-d"))
     parser.add_argument("--iterations", type=int, default=25, help="cap on the EM passes of the pair fit")
+    parser.add_argument("--sample", type=int, default=None, metavar="N",
+                        help="also time sampling N trajectories from the first run's model")
     parser.add_argument("--binned", action="store_true",
                         help="also the model fitted to the reports binned as they are")
     args = parser.parse_args(argv)
     datasets = tuple(args.datasets.split(","))
     epsilons = tuple(float(e) for e in args.epsilons.split(","))
     every = [] if args.all_metrics else None
+    timed = [] if args.sample else None
     from tracs._text import significant, whole
 
     sets = ["reports", "synthetic"] + (["binned synthetic"] if args.binned else [])
@@ -87,8 +95,13 @@ def main(argv=None):
     print("| " + " | ".join(header + ["fit + sample (s)"]) + " |")
     print("|" + " --- |" * (len(header) + 1))
     for name, eps, n, *values in run(args.grid, args.seed, args.repeats, datasets, epsilons, every=every,
-                                     method=args.method, binned=args.binned, iterations=args.iterations):
+                                     method=args.method, binned=args.binned, iterations=args.iterations,
+                                     timed=timed, sample=args.sample):
         print(f"| {name} | {eps:g} | {whole(n)} | " + " | ".join(significant(v) for v in values) + " |")
+    if timed:
+        print(f"\n| data | ε | trajectories | points | sampling (s) |\n| --- | --- | --- | --- | --- |")
+        for name, eps, points, seconds in timed:
+            print(f"| {name} | {eps:g} | {whole(args.sample)} | {whole(points)} | {significant(seconds)} |")
     if every:
         print("\n| data | ε | data set | density JSD | query AvRE | NDCG@10 | trip JSD | length JSD | "
               "transition JSD | coverage τ |")
