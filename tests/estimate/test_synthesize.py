@@ -225,8 +225,9 @@ def test_planar_laplace_noise_free_reports_recover_the_chain():
     assert 0.5 * np.abs(model.transition[visited] - empirical).sum(axis=1).max() < 0.05
 
 
-@pytest.mark.parametrize("make", [lambda: TraCSC(REGION, epsilon=50.0), lambda: PlanarLaplace(REGION, epsilon=5.0)],
-                         ids=["tracs-c", "planar-laplace"])
+@pytest.mark.parametrize("make", [lambda: TraCSC(REGION, epsilon=50.0), lambda: PlanarLaplace(REGION, epsilon=5.0),
+                                  lambda: TraCSD(REGION, epsilon=5.0)],
+                         ids=["tracs-c", "planar-laplace", "tracs-d"])
 def test_trajectories_of_one_point(make):
     """No consecutive pair: the chain stays put, every synthetic trajectory has one point."""
     perturber = make()

@@ -232,7 +232,7 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     crs : optional
         The region's CRS, kept on the model for WGS84 output.
     iterations : int
-        Cap on the EM passes of the pair fit (TraCS-C, planar Laplace).  The pair fit has
+        Cap on the EM passes of every fit (marginal, start, pairs).  The pair fit has
         ``(Gx·Gy)²`` unknowns, started from the deconvolved marginal's product with
         itself; its later passes fit the reports' noise, so the default (25) stops
         early (``docs/synthesis.md`` has the sweep).
