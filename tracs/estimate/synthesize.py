@@ -21,10 +21,11 @@ and axis), for planar Laplace the rows of :func:`tracs.estimate._laplace.laplace
 the marginal of all points, the start distribution from the first reports, and
 ``π`` over the ``(Gx·Gy)²`` cell pairs, started from the marginal's product with
 itself; the transition matrix is ``π`` normalised by rows.  For **TraCS-D** and the
-**Strawman** each report's law depends on the previous report, which is public: given the
-true points the reports are independent, so the same pair EM runs with one likelihood row per
-report (its exact likelihood per cell given the previous report, as the density estimator and
-the smoothing use: :class:`tracs.estimate._emissions.DirectionalTables`) and the pairs in a
+**Strawman** each report's law depends on the previous report, which is public: the
+likelihood of a trajectory's reports is a product of one factor per true point, so the same
+pair EM runs with one likelihood row per report (its exact likelihood per cell given the
+previous report, as the density estimator and the smoothing use:
+:class:`tracs.estimate._emissions.DirectionalTables`) and the pairs in a
 :class:`~tracs.estimate.expectation_maximisation.PairBlock`.  ``binned=True`` bins the reports
 as they are instead (the cell of each first report and of each consecutive pair): no
 deconvolution, so the model carries the mechanism's noise.
