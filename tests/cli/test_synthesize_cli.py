@@ -52,14 +52,16 @@ def test_synthesize_reads_every_release_format(cli, checkins_csv, release, tmp_p
     assert mine.read_bytes() == reference.read_bytes()
 
 
-@pytest.mark.parametrize("method, fit", [("tracs-d", "binned"), ("strawman", "binned"), ("planar-laplace", "em")])
-def test_every_perturber_with_a_density_estimator(cli, checkins_csv, tmp_path, method, fit):
+@pytest.mark.parametrize("method, fit, options", [("tracs-d", "em", ()), ("strawman", "em", ()),
+                                                  ("planar-laplace", "em", ()), ("tracs-d", "binned", ("--binned",)),
+                                                  ("tracs-c", "binned", ("--binned",))])
+def test_every_perturber_with_a_density_estimator(cli, checkins_csv, tmp_path, method, fit, options):
     from tracs.cli import main
 
     path = tmp_path / "released.csv"
     assert main(["perturb", str(checkins_csv), "-o", str(path), "-m", method, "-e", "4", "--region", "tky",
                  "--seed", "1", "-q"]) == 0
-    result = cli("synthesize", path, "-n", 7, "-o", tmp_path / "synthetic.csv", "--seed", 1, "--grid", 8)
+    result = cli("synthesize", path, "-n", 7, "-o", tmp_path / "synthetic.csv", "--seed", 1, "--grid", 8, *options)
     assert result.returncode == 0, result.stderr
     assert f"({fit})" in result.stdout
     assert read_release(tmp_path / "synthetic.csv")["uid"].nunique() == 7

@@ -14,8 +14,9 @@ Fit a mobility model (start cell, cell-to-cell transitions, lengths) on a G × G
 over the public region to every report of a file released by 'tracs perturb', with
 its JSON sidecar, and write N synthetic trajectories sampled from it, in any format
 'tracs perturb' writes (columns uid, trajectory, datetime, lat, lng; one synthetic
-user per trajectory; no times; --geometry lines: one LineString per trajectory).  TraCS-C and planar Laplace reports are deconvolved
-by EM with their exact likelihood; TraCS-D and Strawman reports are binned as they are.  Reading
+user per trajectory; no times; --geometry lines: one LineString per trajectory).  The reports are
+deconvolved by EM with their exact likelihood (TraCS-D and Strawman: each report's given the
+previous one); --binned bins them as they are, keeping their noise in the model.  Reading
 the release is post-processing: no privacy is spent.  The model depends on all
 users' reports; the output depends on the seed only through --seed.
 """
@@ -32,6 +33,8 @@ def add_parser(subparsers) -> None:
                    help="G × G cells (default 16, at most 24)")
     p.add_argument("--seed", type=seed_int, default=None, metavar="S",
                    help="seed of the sampling (default: fresh entropy)")
+    p.add_argument("--binned", action="store_true",
+                   help="bin the reports as they are instead of deconvolving them (fast; noisier)")
     p.add_argument("--geometry", choices=("points", "lines"), default="points",
                    help="points (default): one row per point; lines: one LineString per trajectory "
                         "(.geojson, .parquet, .gpkg)")
@@ -62,7 +65,8 @@ def run(args) -> int:
     perturber = perturber_from_sidecar(data)
     points, offsets, _ = _release_points(frame, data["crs"])
     points = perturber.region.clip(points)  # undo the WGS84 round trip's last-digit error
-    model = fit_mobility_model(points, perturber, offsets=offsets, grid=args.grid, crs=data["crs"])
+    model = fit_mobility_model(points, perturber, offsets=offsets, grid=args.grid, crs=data["crs"],
+                               binned=args.binned)
     synthetic = synthesize(model, args.n, rng=args.seed)
     total = len(synthetic.coords)
     lengths = np.diff(synthetic.offsets)

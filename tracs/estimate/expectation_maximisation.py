@@ -34,7 +34,7 @@ import numpy as np
 from .._progress import progress_bar, progress_lines
 from ..errors import InputError
 
-__all__ = ["EMResult", "run_em", "smooth", "ProductBlock", "DenseBlock", "choose_smoothing"]
+__all__ = ["EMResult", "run_em", "smooth", "ProductBlock", "DenseBlock", "PairBlock", "choose_smoothing"]
 
 #: default stopping tolerance on the mean log-likelihood improvement
 DEFAULT_TOL = 1e-7
@@ -141,6 +141,31 @@ class DenseBlock:
             raise InputError("held-out smoothing needs reports counted in bins")
         held = rng.binomial(self.weights.astype(np.int64), share).astype(np.float64)
         return DenseBlock(self.likelihood, self.weights - held), DenseBlock(self.likelihood, held)
+
+
+class PairBlock:
+    """Pairs of reports with an explicit likelihood row each, over pairs of cells:
+    ``P(pair i | cells (a, b)) = F[i, a]·S[i, b]``, so ``θ`` is a (K, K) joint distribution.
+
+    Parameters
+    ----------
+    first, second : numpy.ndarray, shape (n, K)
+        Likelihood rows of the first and the second report of every pair (each up to a
+        factor of its own).  float32 rows keep their type: the two products of a pass run in
+        single precision (twice as fast), the log-likelihood is summed in double.
+    """
+
+    def __init__(self, first, second):
+        dtype = np.float32 if np.asarray(first).dtype == np.float32 else np.float64
+        self.first = np.ascontiguousarray(first, dtype=dtype)
+        self.second = np.ascontiguousarray(second, dtype=dtype)
+        self.weight = float(len(self.first))
+
+    def predict_and_back(self, theta):
+        d = np.einsum("ib,ib->i", self.first @ theta.astype(self.first.dtype), self.second)
+        d = np.maximum(d.astype(np.float64), 1e-300)
+        back = self.first.T @ (self.second / d[:, None].astype(self.first.dtype))
+        return float(np.sum(np.log(d))), back.astype(np.float64)
 
 
 #: candidate EMS weights of ``smoothing="cv"``, largest first (each held-out fit starts from the

@@ -21,9 +21,14 @@ and axis), for planar Laplace the rows of :func:`tracs.estimate._laplace.laplace
 the marginal of all points, the start distribution from the first reports, and
 ``π`` over the ``(Gx·Gy)²`` cell pairs, started from the marginal's product with
 itself; the transition matrix is ``π`` normalised by rows.  For **TraCS-D** and the
-**Strawman** (each report's law depends on the previous report) the reports are
-binned as they are (the cell of each report, of each first report and of each
-consecutive pair): no deconvolution, so the model carries the mechanism's noise.
+**Strawman** each report's law depends on the previous report, which is public: the
+likelihood of a trajectory's reports is a product of one factor per true point, so the same
+pair EM runs with one likelihood row per report (its exact likelihood per cell given the
+previous report, as the density estimator and the smoothing use:
+:class:`tracs.estimate._emissions.DirectionalTables`) and the pairs in a
+:class:`~tracs.estimate.expectation_maximisation.PairBlock`.  ``binned=True`` bins the reports
+as they are instead (the cell of each first report and of each consecutive pair): no
+deconvolution, so the model carries the mechanism's noise.
 The length distribution is exact for every method: a release holds one report per
 true point.
 
@@ -44,8 +49,10 @@ from ..errors import InputError, InputTypeError
 from ..mechanisms import OptimalClassical
 from . import expectation_maximisation as fitting
 from .grid_density import _check_grid, _epsilons, check_perturber
+from ._emissions import DirectionalTables
 from ._laplace import laplace_blocks, laplace_keys
 from ._sampling_kernel import alias_tables, sample_trajectories
+from .smoothing import _chunks as trajectory_chunks
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["MobilityModel", "Synthetic", "fit_mobility_model", "synthesize"]
@@ -53,6 +60,8 @@ __all__ = ["MobilityModel", "Synthetic", "fit_mobility_model", "synthesize"]
 #: largest grid side: the model holds a ``(G²)²`` transition matrix, and a fit by EM up to ``(2G)⁴``
 #: pairs of output keys (G = 24: 2.7 MB and 42 MB)
 MAX_GRID = 24
+#: public points per cell and axis of TraCS-D's and the Strawman's likelihood rows (16 per cell)
+DIRECTIONAL_POINTS = 4
 
 
 @dataclass(frozen=True)
@@ -171,8 +180,41 @@ def _rows_to_transition(joint: np.ndarray) -> np.ndarray:
     return np.where(rows > 0, joint / np.where(rows > 0, rows, 1.0), fallback[None, :])
 
 
+def _keyed_blocks(family, perturber, pts, eps, xe, ye, first, pairs):
+    """TraCS-C / planar Laplace: the EM blocks (marginal, start, pairs) of the reports counted by
+    output key, one block each per distinct per-point ε."""
+    is_first = np.zeros(len(pts), dtype=bool)
+    is_first[first] = True
+    marginal, starts, pair_blocks = [], [], []
+    row_of = np.empty(len(pts), dtype=np.int64)
+    for mine, rows, row in _report_rows(family, perturber, pts, eps, xe, ye):
+        k = len(rows)
+        row_of[mine] = row
+        marginal.append(fitting.DenseBlock(rows, np.bincount(row, minlength=k).astype(np.float64)))
+        starts.append(fitting.DenseBlock(rows, np.bincount(row[is_first[mine]], minlength=k).astype(np.float64)))
+        p = pairs[mine[pairs]]  # both points of a pair belong to one trajectory: one ε
+        counts = np.bincount(row_of[p] * k + row_of[p + 1], minlength=k * k).reshape(k, k)
+        pair_blocks.append(fitting.ProductBlock(counts, rows, rows))
+    return marginal, starts, pair_blocks
+
+
+def _directional_rows(pts, off, perturber, xe, ye) -> np.ndarray:
+    """TraCS-D / Strawman: every report's exact likelihood per cell given its reference (the previous
+    report of its trajectory, or the public anchor), ``(N, C)``, each row up to a factor of its own:
+    the mean over :data:`DIRECTIONAL_POINTS`² public points of every cell
+    (:class:`tracs.estimate._emissions.DirectionalTables`, as smoothing uses), one chunk of whole
+    trajectories at a time.  Every row is scaled to a largest entry of 1 and kept in single
+    precision (the pair fit's products run twice as fast)."""
+    tables = DirectionalTables(pts, off, perturber, (xe, ye), DIRECTIONAL_POINTS)
+    out = np.empty((len(pts), (len(xe) - 1) * (len(ye) - 1)), dtype=np.float32)
+    for i, j in trajectory_chunks(off, out.shape[1]):
+        lik = tables.chunk(off[i], off[j])[0].reshape(off[j] - off[i], -1)
+        out[off[i]:off[j]] = lik / np.maximum(lik.max(axis=1, keepdims=True), 1e-300)
+    return out
+
+
 def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterations: int = 25,
-                       tol: float = 1e-6) -> MobilityModel:
+                       tol: float = 1e-6, binned: bool = False) -> MobilityModel:
     """Fit a grid mobility model (start, transitions, lengths) to the reports of all users.
 
     Parameters
@@ -191,17 +233,21 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     crs : optional
         The region's CRS, kept on the model for WGS84 output.
     iterations : int
-        Cap on the EM passes of the pair fit (TraCS-C, planar Laplace).  The pair fit has
+        Cap on the EM passes of every fit (marginal, start, pairs).  The pair fit has
         ``(Gx·Gy)²`` unknowns, started from the deconvolved marginal's product with
         itself; its later passes fit the reports' noise, so the default (25) stops
         early (``docs/synthesis.md`` has the sweep).
     tol : float
         EM stopping tolerance (log-likelihood gain per pair).
+    binned : bool
+        Bin the reports as they are (the cell of every first report gives the start, the cells
+        of consecutive reports the transitions) instead of fitting the model with their exact
+        likelihood: fast, but the reports' noise stays in the model.
 
     Returns
     -------
     MobilityModel
-        ``method="em"`` for TraCS-C and planar Laplace, ``"binned"`` for TraCS-D and the Strawman.
+        ``method="em"`` (deconvolved with the reports' exact likelihood) or ``"binned"``.
     """
     family = check_perturber(perturber)
     gx, gy = _check_grid(grid)
@@ -212,6 +258,8 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
                          f"got {(gx, gy)}")
     if not (isinstance(tol, (int, float, np.floating)) and np.isfinite(tol) and tol > 0):
         raise InputError(f"tol must be a finite number > 0, got {tol!r}")
+    if not isinstance(binned, (bool, np.bool_)):
+        raise InputTypeError(f"binned must be a bool, got {type(binned).__name__}")
     pts, off, _ = as_batch(reports, offsets)
     lengths = np.diff(off)
     off = off[np.r_[True, lengths > 0]]  # empty trajectories hold no report
@@ -223,32 +271,25 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     length_pmf = np.bincount(np.diff(off)).astype(np.float64)
     length_pmf /= length_pmf.sum()
     first, pairs = off[:-1], _pair_rows(off)
-    if family == "directional":
+    c = gx * gy
+    if binned:
         cells = _cells(pts, xe, ye)
-        c = gx * gy
         start = np.bincount(cells[first], minlength=c) / len(first)
         joint = np.bincount(cells[pairs] * c + cells[pairs + 1], minlength=c * c).reshape(c, c).astype(float)
         if not len(pairs):
             joint = np.diag(start)
         return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "binned", 0)
     eps = _epsilons(perturber, off, len(pts))
-    is_first = np.zeros(len(pts), dtype=bool)
-    is_first[first] = True
-    marginal, starts, pair_blocks = [], [], []
-    row_of = np.empty(len(pts), dtype=np.int64)
-    for mine, rows, row in _report_rows(family, perturber, pts, eps, xe, ye):
-        k = len(rows)
-        row_of[mine] = row
-        marginal.append(fitting.DenseBlock(rows, np.bincount(row, minlength=k).astype(np.float64)))
-        starts.append(fitting.DenseBlock(rows, np.bincount(row[is_first[mine]], minlength=k).astype(np.float64)))
-        p = pairs[mine[pairs]]  # both points of a pair belong to one trajectory: one ε
-        counts = np.bincount(row_of[p] * k + row_of[p + 1], minlength=k * k).reshape(k, k)
-        pair_blocks.append(fitting.ProductBlock(counts, rows, rows))
+    if family == "directional":
+        rows = _directional_rows(pts, off, perturber, xe, ye)
+        marginal, starts = [fitting.DenseBlock(rows)], [fitting.DenseBlock(rows[first])]
+        pair_blocks = [fitting.PairBlock(rows[pairs], rows[pairs + 1])]
+    else:
+        marginal, starts, pair_blocks = _keyed_blocks(family, perturber, pts, eps, xe, ye, first, pairs)
     support = np.ones((gx, gy), dtype=bool)
     options = dict(tol=fitting.DEFAULT_TOL, max_iterations=iterations)
     theta = fitting.run_em(marginal, support, **options).theta
     start = fitting.run_em(starts, support, initial=theta + 1e-12, **options).theta.ravel()
-    c = gx * gy
     if sum(b.weight for b in pair_blocks) == 0:  # every trajectory has one point
         joint, passes = np.diag(start), 0
     else:
