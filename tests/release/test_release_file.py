@@ -8,6 +8,7 @@ spells them.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +43,7 @@ def checkins(tmp_path_factory) -> Path:
 def command(*args, cwd) -> subprocess.CompletedProcess:
     done = subprocess.run([sys.executable, "-m", "tracs.cli", "perturb", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=300,
-                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     return done
 
