@@ -222,16 +222,18 @@ def release_file(source, output, *, method, epsilon: float, region=None, region_
     method = releasing_method(method)
     if outside not in OUTSIDE:
         raise InputError(f"outside must be None, 'clip' or 'drop', got {outside!r}")
+    if geometry not in ("points", "lines"):
+        raise InputError(f"geometry must be 'points' or 'lines', got {geometry!r}")
     box = area.as_box(region)
+    named = {**area.API_FLAGS, **(flags or {})}
     source, output = Path(source), Path(output)
-    check_pois_not_input(pois, source, {**area.API_FLAGS, **(flags or {})}["pois"])
+    check_pois_not_input(pois, source, named["pois"])
     check_input(source, input_format or "auto")
     output = writable_file(output)
     check_not_input(output, source, pois)
     fmt = output_format(output, geometry=geometry)
     area.check_public(box, region_from_data=region_from_data, pad=pad, pois=pois, split_gap=split_gap,
                       method=method.name, discrete=method.discrete, round_to_pois=round_to_pois, flags=flags, say=say)
-    named = {**area.API_FLAGS, **(flags or {})}
     reading = _reading(columns, dict(time_format=time_format, dayfirst=bool(dayfirst), id_type=id_type or "text",
                                      tz=tz or "UTC", ambiguous=ambiguous or "earlier", no_time=bool(no_time),
                                      input_format=input_format or "auto"), flags)
