@@ -86,10 +86,10 @@ def test_collection_is_paused_only_while_the_command_starts(tmp_path, argv, free
                              "lat": [35.6, 35.61, 35.7, 35.71], "lng": [139.6, 139.61, 139.7, 139.71]}),
                    tmp_path / "in.parquet")
     args = "['perturb', 'in.parquet', '-o', 'out.parquet', '-m', 'tracs-c', '-e', '2', '--region', 'tky', '-q']"
-    code = ("import gc, sys\nimport tracs.cli as c, tracs.cli._release_files as f\nseen = {}\nrun = f.run\n"
+    code = ("import gc, sys\nimport tracs.cli as c, tracs.release.files as f\nseen = {}\nrun = f.release_file\n"
             "def spy(*a, **k):\n    seen['during'] = gc.isenabled()\n    out = run(*a, **k)\n"
             "    seen['after'] = (gc.isenabled(), gc.get_freeze_count() > 0)\n    return out\n"
-            "f.run = spy\n"
+            "f.release_file = spy\n"
             + (f"sys.argv = ['tracs'] + {args}\nrc = c.main()\n" if argv is None
                else f"rc = c.main({args})\n")
             + "assert rc == 0, rc\nassert seen['during'] is False, seen\n"

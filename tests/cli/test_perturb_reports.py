@@ -116,7 +116,7 @@ def test_two_continents_are_warned_about(cli, tmp_path):
 
 
 def test_a_failed_write_leaves_no_file_and_keeps_the_old_one(cli, tmp_path, monkeypatch):
-    from tracs.io import table
+    from tracs.release import files
 
     source = write(tmp_path / "in.csv", tokyo_rows())
     out = tmp_path / "out.csv"
@@ -126,7 +126,7 @@ def test_a_failed_write_leaves_no_file_and_keeps_the_old_one(cli, tmp_path, monk
         Path(path).write_text("half a fi")
         raise OSError(28, "No space left on device", str(path))
 
-    monkeypatch.setattr(table, "write_released", crash)
+    monkeypatch.setattr(files, "write_released", crash)
     result = cli("perturb", source, "-o", out, "-m", "tracs-c", "-e", "2", "--region", "tky")
     assert result.returncode == 1 and "No space left on device" in result.stderr
     assert out.read_text() == "the previous release\n"

@@ -243,7 +243,7 @@ def test_the_sidecar_is_in_place_before_the_release(cli, checkins_csv, tmp_path,
     """A crash between the two renames leaves a new sidecar beside the old release: refused."""
     import os
 
-    from tracs.cli import _output
+    from tracs.release import paths
 
     out = tmp_path / "rel.csv"
     assert cli("perturb", checkins_csv, "-o", out, "-m", "tracs-c", "-e", "2", "--seed", "1", *REGION).returncode == 0
@@ -254,7 +254,7 @@ def test_the_sidecar_is_in_place_before_the_release(cli, checkins_csv, tmp_path,
             raise OSError("disk gone")
         real(src, dst)
 
-    monkeypatch.setattr(_output.os, "replace", crash)
+    monkeypatch.setattr(paths.os, "replace", crash)
     assert cli("perturb", checkins_csv, "-o", out, "-m", "tracs-c", "-e", "2", "--seed", "2", *REGION).returncode == 1
     monkeypatch.undo()
     result = cli("estimate", out, "--grid", "4", "-o", tmp_path / "est.csv")

@@ -13,9 +13,12 @@ from __future__ import annotations
 import argparse
 import math
 
+#: the option naming each parameter of the reading and of the release, for messages
 FLAGS = {"user": "--user-col", "time": "--time-col", "lat": "--lat-col", "lon": "--lon-col",
          "traj": "--traj-col", "time_format": "--time-format", "dayfirst": "--dayfirst", "tz": "--timezone",
-         "ambiguous": "--ambiguous", "no_time": "--no-time", "split_gap": "--split-gap"}
+         "ambiguous": "--ambiguous", "no_time": "--no-time", "split_gap": "--split-gap",
+         "region": "--region", "region_from_data": "--region-from-data", "pad": "--pad", "pois": "--pois",
+         "clip": "--clip", "drop": "--drop", "strict": "--strict", "round_to_pois": "--round-to-pois"}
 #: what ``--input-format`` accepts (``tracs.io.formats.input_formats()``)
 INPUT_FORMAT_HELP = ("how to read INPUT: checkins (columns uid, datetime, lat, lng; also GeoJSON / GeoParquet), "
                      "foursquare, gowalla, geolife (a folder of Data/<user>/Trajectory/*.plt or one .plt file), "
@@ -102,20 +105,11 @@ def _input_format(value) -> str:
 
 
 def check_input(source, args) -> None:
-    """Refuse an INPUT that is neither a file nor a folder of a public trajectory data set."""
-    from ._common import CLIError
+    """Refuse an INPUT that is neither a file nor a folder of a public trajectory data set
+    (:func:`tracs.release.paths.check_input`)."""
+    from ..release.paths import check_input as check
 
-    if source.is_file():
-        return
-    if not source.exists():
-        raise CLIError(f"no such file: {source}")
-    from ..io.formats import UnsupportedFormatError, format_of
-
-    try:
-        format_of(source, _input_format(getattr(args, "input_format", "auto")))
-    except UnsupportedFormatError:
-        raise CLIError(f"{source} is not a file: a folder, but not one of a known data set (Geolife: "
-                       "Data/<user>/Trajectory/*.plt; T-Drive: <taxi id>.txt files) nor a folder of .parquet files") from None
+    check(source, _input_format(getattr(args, "input_format", "auto")))
 
 
 def read_input(args, path):

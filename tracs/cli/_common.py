@@ -156,16 +156,10 @@ def writable_dir(path) -> Path:
 
 
 def writable_file(path) -> Path:
-    """Check, before any work is done, that ``path`` can be written."""
-    path = Path(path)
-    parent = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise CLIError(f"output {path} is a folder; give a file name")
-    if not parent.is_dir():
-        raise CLIError(f"cannot write {path}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise CLIError(f"cannot write {path}: permission denied")
-    return path
+    """Check, before any work is done, that ``path`` can be written (:func:`tracs.release.paths.writable_file`)."""
+    from ..release.paths import writable_file as check
+
+    return check(path)
 
 
 def check_release_path(path: Path) -> None:

@@ -108,7 +108,7 @@ def pair(source, release, name: str, args, sidecar: dict | None) -> Paired:
     """
     from ..io.table import read_points
     from . import _columns
-    from ._public import keep_rows
+    from ..release.area import keep_rows
 
     gap = args.split_gap if args.split_gap is not None else (sidecar or {}).get("split_gap")
     everything = read_points(source, split_gap=gap, **_columns.read_options(args))

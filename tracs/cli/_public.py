@@ -1,37 +1,16 @@
-"""The public parameters of ``tracs perturb``: region, projection, POI set; rows outside the region.
+"""The options of the public parameters (``--region``, ``--pois``, ``--clip`` / ``--drop``) and their
+steps on parsed options.
 
-Everything that shapes a release besides the user's own records and the seed comes
-from the command line (``--region``, ``--pois``) or is derived from it (the UTM zone
-of the region's centre).  ``--region-from-data`` keeps the data-derived region and POI
-set as an explicit, warned opt-in: it is not private.
+The steps themselves are :mod:`tracs.release.area`'s (the region, its projection and
+POI set, rows outside the region): these adapters give them the options of ``args``,
+the command's option names for messages and a printer of its notes.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-from dataclasses import dataclass
 
-import numpy as np
-
-from .._text import counted
-from ._common import CLIError
-
-#: printed when no region is given
-NO_REGION = (
-    "give the public region: --region MINLON,MINLAT,MAXLON,MAXLAT (degrees) or a preset ({presets}), "
-    "e.g. --region {example}.  The region shapes every release, so it must not come from the "
-    "data: a region taken from the file's bounding box depends on every user's points (with one "
-    "user, releases stay inside that user's own box).  --region-from-data keeps that behaviour "
-    "anyway (not private)")
-#: printed with --region-from-data
-FROM_DATA_WARNING = (
-    "warning: --region-from-data: the region{pois} and the projection are computed from the "
-    "input file, so every release depends on all users' points; this is NOT private (use "
-    "--region and --pois for a private release)")
-#: a file wider than this (degrees of longitude or latitude) is warned about
-WIDE_DEGREES = 20.0
-_SHOW = 5
+from ._columns import FLAGS
 
 
 def region_arg(text: str):
@@ -83,172 +62,54 @@ def add_outside_arguments(p, when: str = "") -> None:
                          help=f"{when}leave rows outside the region out of the output (reported)")
 
 
-@dataclass
-class Public:
-    """The resolved public parameters: region (metres), its CRS, the POI space or None."""
+def _say(command: str):
+    from ..release.notes import printer
 
-    region: object
-    crs: object
-    pois: object
-    box: object
-    from_data: bool
+    return printer(f"tracs {command}")
+
+
+def _outside(args):
+    return "clip" if getattr(args, "clip", False) else "drop" if getattr(args, "drop", False) else None
 
 
 def check_options(args, *, discrete: bool) -> None:
-    """Refuse contradictory or missing options before any data is read."""
-    from ..public import CITY_BOXES
+    """Refuse contradictory or missing options before any data is read
+    (:func:`tracs.release.area.check_public`)."""
+    from ..release.area import check_public
 
-    if args.region is None and not args.region_from_data:
-        raise CLIError(NO_REGION.format(presets=", ".join(CITY_BOXES), example="tky"))
-    if args.region is not None and args.region_from_data:
-        raise CLIError("give either --region or --region-from-data, not both")
-    check_region_file(args, "perturb")
-    check_projection(args.region)
-    if args.pad:
-        if not args.region_from_data:
-            raise CLIError("--pad applies to --region-from-data only (a --region box is used as given)")
-        if not np.isfinite(args.pad) or args.pad < 0:
-            raise CLIError(f"--pad must be a finite number of metres >= 0, got {args.pad:g}")
-    if args.region_from_data and args.pois is not None:
-        raise CLIError("--pois goes with --region (a POI file needs a public region); "
-                       "--region-from-data takes the POIs from the data")
-    needs_pois = discrete or args.round_to_pois
-    if needs_pois and args.region is not None and args.pois is None:
-        what = f"method {args.method!r}" if discrete else "--round-to-pois"
-        raise CLIError(f"{what} needs the public points of interest: --pois FILE (a CSV with lat and "
-                       "lng columns).  They must not come from the check-ins: a venue visited by "
-                       "one user would become public")
-    if args.pois is not None and not needs_pois:
-        raise CLIError(f"--pois is used by the discrete methods and --round-to-pois only, not by "
-                       f"{args.method!r} without --round-to-pois")
-    _check_split_gap(args.split_gap)
+    check_public(args.region, region_from_data=args.region_from_data, pad=args.pad, pois=args.pois,
+                 split_gap=args.split_gap, method=args.method, discrete=discrete,
+                 round_to_pois=args.round_to_pois, flags=FLAGS, say=_say("perturb"))
 
 
 def check_projection(box) -> None:
     """Refuse, before any data is read, a region its projection cannot hold (too wide)."""
-    if box is not None:
-        try:
-            box.to_region()
-        except ValueError as exc:
-            raise CLIError(str(exc)) from None
+    from ..release.area import check_projection as check
+
+    check(box)
 
 
 def check_region_file(args, command: str) -> None:
-    """Say how a region given as a polygon file was read (the bounds of its polygons).
-
-    :func:`tracs.public.read_region_file` refuses files of points or lines (records,
-    not a public area), so a region file is never the data itself.
-    """
+    """Say how a region given as a polygon file was read (the bounds of its polygons)."""
     box = getattr(args, "region", None)
     if box is not None and getattr(box, "path", None) is not None:
-        print(f"tracs {command}: note: --region {box} is {box.source}", file=sys.stderr)
-
-
-def _check_split_gap(text) -> None:
-    """The time gap that splits a user's rows into trajectories: a positive time span."""
-    if text is None:
-        return
-    import pandas as pd
-
-    try:
-        gap = pd.Timedelta(text)
-    except (TypeError, ValueError):
-        raise CLIError(f"--split-gap {text!r} is not a time span: give e.g. 3h, 90min or 1d") from None
-    if pd.isna(gap) or gap <= pd.Timedelta(0):
-        raise CLIError(f"--split-gap must be a positive time span such as 3h, got {text!r}")
-
-
-def outside_rows(lon, lat, args, labels, *, command: str = "perturb", before: str = ""):
-    """Apply the region to WGS84 points given as arrays: what to keep, and where.
-
-    Parameters
-    ----------
-    lon, lat : numpy.ndarray
-        Degrees, one per row.
-    args
-        The parsed options (``region``, ``clip``, ``drop``).
-    labels : callable
-        ``labels(rows) -> list of str``: how to name rows (``"line 7"``) in messages.
-    before : str
-        What happened to the file's other rows (``"4 of the file's 8 dropped for bad
-        values, listed above"``), so that the counts of the messages add up.
-
-    Returns
-    -------
-    keep : numpy.ndarray of bool or None
-        Rows to keep (``None``: all); only ``--drop`` leaves rows out.
-    lon, lat : numpy.ndarray
-        The coordinates to perturb (``--clip`` moves rows outside to the box's edge).
-    handled : list of str
-        Labels of the rows clipped or dropped (reported by
-        :func:`tracs.cli._output.report_drops`).
-
-    Without --clip or --drop any row outside is an error that names the rows.
-    """
-    box = args.region
-    _warn_wide(lon, lat, box, command)
-    if box is None:  # --region-from-data: nothing can lie outside
-        return None, lon, lat, []
-    outside = ~box.contains(lon, lat)
-    if not outside.any():
-        return None, lon, lat, []
-    handled = labels(np.flatnonzero(outside))
-    count = int(outside.sum())
-    listed = ", ".join(handled[:_SHOW]) + (", ..." if count > _SHOW else "")
-    rows = counted(len(lon), "row") if not before else f"the {counted(len(lon), 'row')} left ({before})"
-    if not (args.clip or args.drop):
-        raise CLIError(f"{count:,} of {rows} lie outside the region {box} ({listed}); "
-                       "pass --clip to move them to the region's edge or --drop to leave them out, "
-                       "or give a region that holds them")
-    if args.drop:
-        if count == len(lon):
-            raise CLIError(f"all {rows} lie outside the region {box}: nothing left to perturb")
-        return ~outside, lon, lat, handled
-    new_lon, new_lat = box.clip(lon, lat)
-    return None, new_lon, new_lat, handled
+        _say(command)(f"note: --region {box} is {box.source}")
 
 
 def points_in_region(points, args):
-    """:func:`outside_rows` on the command line's :class:`tracs.io.table.Points`.
+    """:func:`tracs.release.area.points_in_region` with the options of ``args``."""
+    from ..release.area import points_in_region as in_region
 
-    Returns the points to perturb (rows outside dropped or clipped as asked; a
-    trajectory left empty by ``--drop`` disappears) and the labels of the rows handled.
-    """
-    from dataclasses import replace
-
-    keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args, points.where,
-                                           before=dropped_before(points.report))
-    if not handled:
-        return points, handled
-    if keep is None:
-        return replace(points, lonlat=np.column_stack([lon, lat])), handled
-    kept, emptied = keep_rows(points, keep)
-    if emptied:
-        print(f"tracs perturb: note: {counted(emptied, 'trajectory')} had every row outside the region: "
-              "not released", file=sys.stderr)
-    return kept, handled
-
-
-def keep_rows(points, keep):
-    """``(points, emptied)``: the rows of ``points`` where ``keep`` is true (a trajectory left
-    empty disappears; ``emptied`` counts them), as ``--drop`` leaves them."""
-    from dataclasses import replace
-
-    rows = np.flatnonzero(keep)
-    kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
-    offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
-    traj = None if points.traj is None else points.traj.take(rows).reset_index(drop=True)
-    return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
-                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets, traj=traj,
-                   file=None if points.file is None else points.file[rows]), len(points.offsets) - len(offsets)
+    return in_region(points, args.region, outside=_outside(args), flags=FLAGS, say=_say("perturb"))
 
 
 def frame_in_region(frame, args, *, command: str):
-    """:func:`outside_rows` on a loader's GeoDataFrame (WGS84): ``(frame, handled)``, the rows
-    outside the region refused, dropped or clipped as ``args`` asks, and their labels."""
+    """:func:`tracs.release.area.outside_rows` on a loader's GeoDataFrame (WGS84): ``(frame, handled)``, the
+    rows outside the region refused, dropped or clipped as ``args`` asks, and their labels."""
     from data_loaders import SOURCE_COLUMNS
 
     from ..io.table import place_labels, with_points
+    from ..release.area import dropped_before, outside_rows
 
     position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
     word = "line" if position == "source_line" else "row"
@@ -265,8 +126,9 @@ def frame_in_region(frame, args, *, command: str):
         return with_points(text, shared, frame[traj].to_numpy()[rows], point)
 
     lon, lat = frame.geometry.x.to_numpy(), frame.geometry.y.to_numpy()
-    keep, new_lon, new_lat, handled = outside_rows(lon, lat, args, labels, command=command,
-                                                   before=dropped_before(frame.attrs.get("report")))
+    keep, new_lon, new_lat, handled = outside_rows(lon, lat, args.region, labels, outside=_outside(args),
+                                                   before=dropped_before(frame.attrs.get("report")),
+                                                   flags=FLAGS, say=_say(command))
     if not handled:
         return frame, handled
     if keep is not None:
@@ -276,64 +138,12 @@ def frame_in_region(frame, args, *, command: str):
     return frame.set_geometry(gpd.points_from_xy(new_lon, new_lat, crs=frame.crs)), handled
 
 
-def dropped_before(report) -> str:
-    """How many of the file's rows the loader dropped (for the message about rows outside)."""
-    if report is None or not report.n_dropped:
-        return ""
-    return f"{report.n_dropped:,} of the file's {report.rows_read:,} dropped for bad values, listed above"
+def public_parameters(args, crs, data_region, data_pois, *, pois_needed: bool):
+    """:func:`tracs.release.area.public_parameters` with the options of ``args``."""
+    from ..release.area import public_parameters as parameters
 
-
-def _warn_wide(lon, lat, box=None, command: str = "perturb") -> None:
-    """Warn when the rows span more than :data:`WIDE_DEGREES` (two continents, say); a span of
-    longitude counts at the widest parallel of the rows (near a pole, 300° may be a few km).
-
-    With ``--region`` the rows outside the box are still reported one by one
-    (:func:`outside_rows`); this line says why there are so many.
-    """
-    finite = np.isfinite(lon) & np.isfinite(lat)
-    if not finite.any():
-        return
-    lon, lat = lon[finite], lat[finite]
-    # degrees of longitude shrink towards the poles: measure them at the widest parallel of the rows
-    one_side = np.all(lat >= 0) or np.all(lat <= 0)
-    widest = np.cos(np.radians(np.min(np.abs(lat)))) if one_side else 1.0
-    if np.ptp(lon) * widest <= WIDE_DEGREES and np.ptp(lat) <= WIDE_DEGREES:
-        return
-    which = (f"the one region given with --region ({box}) and its projection are used for all rows, "
-             "so the rows of the other area lie outside it (listed below)" if box is not None else
-             "one region and one projection are used for all rows")
-    print(f"tracs {command}: warning: the file spans {np.ptp(lon):.0f}° of longitude and "
-          f"{np.ptp(lat):.0f}° of latitude: it seems to span two continents; {which}; split the file "
-          "by area and give each part its own region for useful releases", file=sys.stderr)
-
-
-def public_parameters(args, crs, data_region, data_pois, *, pois_needed: bool) -> Public:
-    """The region (metres, in ``crs``) and POI space of a run.
-
-    With ``--region``: the box's rectangle and the ``--pois`` file, nothing from the
-    data.  With ``--region-from-data`` (warned): ``data_region(pad)`` and, when
-    needed, the POI space of ``data_pois()`` — callables, so that nothing is taken from
-    the data unless the user asked for it.
-    """
-    if args.region is not None:
-        from ..public import read_pois
-
-        region = args.region.to_region(crs)
-        pois = read_pois(args.pois, args.region, crs) if args.pois is not None else None
-        return Public(region, crs, pois, args.region, False)
-    print("tracs perturb: " + FROM_DATA_WARNING.format(pois=", the POIs" if pois_needed else ""),
-          file=sys.stderr)
-    try:
-        region = data_region(args.pad or 0.0)
-    except ValueError as exc:
-        raise CLIError(f"--region-from-data: {exc}; a single point or a line of points spans no "
-                       "area: pass --pad METRES, or better --region") from None
-    pois = None
-    if pois_needed:
-        from ..poi_space import POISpace
-
-        pois = POISpace(data_pois(), region=region)
-    return Public(region, crs, pois, None, True)
+    return parameters(args.region, crs, data_region, data_pois, pois=args.pois, pad=args.pad,
+                      pois_needed=pois_needed, flags=FLAGS, say=_say("perturb"))
 
 
 def metric_crs(args, data_crs):

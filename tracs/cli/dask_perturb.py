@@ -132,7 +132,7 @@ def read_partition(part, options: argparse.Namespace):
     The one call of the reader on the Dask path: the partition goes through a
     temporary Parquet file to :func:`tracs.io.table.read_points`, so its checks,
     its grouping and its reading of times (decided from each user's own rows) are
-    those of :func:`tracs.cli._release_files.run`.
+    those of :func:`tracs.release.release_file`.
     """
     from ..io.table import read_points
     from . import _columns
@@ -143,8 +143,26 @@ def read_partition(part, options: argparse.Namespace):
         return read_points(path, split_gap=options.split_gap, **_columns.read_options(options))
 
 
+def released_columns(args) -> dict:
+    """The optional released columns asked for: ``--keep-lines``, ``--no-budget-columns``."""
+    return dict(keep_lines=bool(getattr(args, "keep_lines", False)),
+                budget=not getattr(args, "no_budget_columns", False))
+
+
+def release_parameters(args, model, crs, public) -> dict:
+    """The public parameters of the release ``args`` asks for (:func:`tracs.release.perturb_parameters`):
+    the sidecar's data."""
+    from ..release import perturb_parameters
+
+    return perturb_parameters(args.method, args.epsilon, model, public.region, crs,
+                              per_trajectory=args.per_trajectory, split_gap=args.split_gap,
+                              round_to_pois=getattr(args, "round_to_pois", False),
+                              anchor_given=isinstance(getattr(args, "anchor", None), tuple),
+                              from_data=public.from_data, pois_used=public.pois is not None)
+
+
 def release_partition(part, method: str, options: argparse.Namespace, public, crs):
-    """Release one partition of whole users as :func:`tracs.cli._release_files.run` releases a file.
+    """Release one partition of whole users as :func:`tracs.release.release_file` releases a file.
 
     ``part``'s index is each row's position in the whole input; the result keeps the
     rows that are released, with that index, in input order.
@@ -155,7 +173,7 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     from ..methods import get
     from ..release import release_points
     from . import _public
-    from ._release_files import random_argument, released_columns
+    from ..release.files import random_argument
 
     method = get(method)
     points, _ = _public.points_in_region(read_partition(part, options), options)
@@ -169,7 +187,7 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     # as in process: keys from the ids' exact values, chunks of whole users through the engine
     done = release_points(model, coords, offsets, points.trajectory_users,
                           np.r_[True, ~points.same_user_as_previous_trajectory()],
-                          rng=random_argument(options), seed=options.seed, workers=1,
+                          rng=random_argument(options.seed, getattr(options, "secure_rng", False)), seed=options.seed, workers=1,
                           round_to=ctx.poi_space if options.round_to_pois and not method.discrete else None)
     released, eps_point, eps_traj = done.coords, done.epsilon_point, done.epsilon_trajectory
     columns = released_columns(options)
@@ -251,13 +269,14 @@ def write_folder(output: Path, write) -> None:
     """Call ``write(tmp)`` on a temporary folder beside ``output``, then rename it to ``output``.
 
     The temporary folder is ``.NAME.tracs-tmp-XXXXXXXX``, the pattern of the local
-    path's temporaries (:data:`tracs.cli._output.TEMPORARY`): the leftover of a killed
+    path's temporaries (:data:`tracs.release.paths.TEMPORARY`): the leftover of a killed
     run is removed by the next run to the same target, with a note naming it
-    (:func:`tracs.cli._output.remove_stale`).  A failure leaves ``output`` as it was
+    (:func:`tracs.release.paths.remove_stale`).  A failure leaves ``output`` as it was
     (absent or an empty folder) and no ``part.*`` file under its name; the temporary
     folder is removed.
     """
-    from ._output import TEMPORARY, remove_stale
+    from ..release.paths import TEMPORARY
+    from ._output import remove_stale
 
     parent = output.parent if str(output.parent) else Path(".")
     remove_stale("perturb", output)
@@ -277,8 +296,6 @@ def run_dask(args, method) -> int:
     """Perturb a Parquet directory on Dask; write a GeoParquet directory (see the module docstring)."""
     from ..release import write_perturb_sidecar
     from . import _public
-    from ._release_files import release_parameters, released_columns
-
     try:
         import dask
         import distributed  # noqa: F401 - the extra's presence

@@ -83,8 +83,8 @@ def run(args) -> int:
     eps = epsilons[len(epsilons) // 2]
     ctx = evaluation.MethodContext(region=dataset.region, pois=dataset.pois)
     perturber = evaluation.METHODS["tracs-d"].build(ctx, eps)
-    rng = np.random.default_rng(evaluation.cell_seed(args.seed, "demo", eps, 0))
-    raw = perturb_many(perturber, dataset.coords, dataset.offsets, rng=rng, keys=dataset.keys)
+    # each user's keyed stream of --seed, as 'tracs perturb --seed' draws it (tracs.random)
+    raw = perturb_many(perturber, dataset.coords, dataset.offsets, rng=args.seed, keys=dataset.keys)
     released = ctx.poi_space.round(raw)[0]
     trajs = dataset.trajectories
     eps_point = np.full(len(released), eps)

@@ -258,8 +258,8 @@ def _check_public(args) -> None:
 def _on_read(args):
     """Report what the loader dropped from a file, then refuse, drop or clip the rows
     outside --region (as 'tracs perturb' does), so the counts of the messages add up."""
+    from ..errors import InputError
     from . import _output
-    from ._common import CLIError
     from ._public import frame_in_region
 
     def checked(frame, box):
@@ -269,7 +269,7 @@ def _on_read(args):
             return frame
         try:
             frame, handled = frame_in_region(frame, args, command="evaluate")
-        except CLIError:
+        except InputError:  # rows outside the region (tracs.release.area.outside_rows)
             _output.report_drops("evaluate", report, strict=False)
             raise
         _output.report_drops("evaluate", report, strict=False,

@@ -142,7 +142,7 @@ def _perturb(trajs, method: str, epsilon: float, seed):
     offsets = np.asarray(trajs.offsets, dtype=np.int64)
     keys = user_keys(trajs.frame["uid"].to_numpy()[offsets[:-1]])  # one stream per user, as tracs perturb keys it
     released = perturb_many(spec.build(ctx, epsilon), np.asarray(trajs.coords, dtype=float), offsets,
-                            rng=np.random.default_rng(seed), keys=keys)
+                            rng=seed, keys=keys)  # the keyed streams of --seed, as 'tracs perturb --seed'
     return np.asarray(released, dtype=float), spec.label
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import _columns, _output, _public, _release_files
-from ._common import CLIError, anchor_arg, positive_float, seed_int, workers_arg, writable_file
+from . import _columns, _output, _public
+from ._common import CLIError, anchor_arg, positive_float, seed_int, workers_arg
 
 DESCRIPTION = """\
 Perturb every point of a check-in file on the user's side and write the released
@@ -119,31 +119,44 @@ def _output_format(path: Path, geometry: str = "points"):
 
 
 def run(args) -> int:
-    from ..methods import get
+    """Release ``args.input`` by :func:`tracs.release.release_file` with the options of ``args``; print
+    the summary line (``--engine dask``: :func:`tracs.cli.dask_perturb.run_dask`)."""
+    from .._text import counted, given, significant
+    from ..release.files import release_file, releasing_method
+    from ..release.notes import printer
+    from . import _startup
 
-    method = get(args.method)
-    if not method.ldp:
-        raise CLIError(f"method {args.method!r} is not ε-LDP (its group sizes depend on the true location) "
-                       "and is kept only to reproduce the paper's experiments with 'tracs evaluate'; "
-                       "it is never used to release data: use 'lsrr' instead")
+    method = releasing_method(args.method)
     _output.check_pois_not_input(args.pois, args.input)
     if args.engine == "dask":
-        from . import _startup
         from .dask_perturb import run_dask
 
         _startup.resume()
-
         return run_dask(args, method)
     if args.scheduler is not None:
         raise CLIError("--scheduler goes with --engine dask")
-    source = Path(args.input)
-    _columns.check_input(source, args)
-    output = writable_file(args.output)
-    _output.check_not_input(output, source, args.pois)
-    fmt = _output_format(output, args.geometry)
-
-    _public.check_options(args, discrete=method.discrete)
-    return _release_files.run(args, method, output, fmt)
+    options = _columns.read_options(args)
+    done = release_file(
+        args.input, args.output, method=method, epsilon=args.epsilon, region=args.region,
+        region_from_data=args.region_from_data, pad=args.pad, pois=args.pois,
+        outside="clip" if args.clip else "drop" if args.drop else None, per_trajectory=args.per_trajectory,
+        round_to_pois=args.round_to_pois, anchor=args.anchor, split_gap=args.split_gap, seed=args.seed,
+        secure_rng=args.secure_rng, workers=args.workers, geometry=args.geometry, keep_lines=args.keep_lines,
+        budget_columns=not args.no_budget_columns, report_error=args.report_error, strict=args.strict,
+        columns={role: options.pop(role) for role in ("user", "time", "lat", "lon", "traj")},
+        **{k: options[k] for k in ("input_format", "time_format", "dayfirst", "id_type", "tz", "ambiguous",
+                                   "no_time")},
+        quiet=args.quiet, say=printer("tracs perturb"), flags=_columns.FLAGS,
+        on_ready=_startup.resume)  # imports done, kernels loaded: collect normally from there
+    low, high = done.epsilon_point if done.per_trajectory else done.epsilon_trajectory
+    budget = (f"ε = {given(done.epsilon)} per trajectory ({significant(low)}–{significant(high)} per point)"
+              if done.per_trajectory else f"ε = {given(done.epsilon)} per point ({given(low)}–{given(high)} "
+              "per trajectory)")
+    rounded = ", rounded to POIs" if done.rounded else ""
+    error = "" if done.average_error is None else f", AE = {significant(done.average_error)} m (not private)"
+    print(f"{done.method.label}{rounded}: {counted(done.points, 'point')} in "
+          f"{counted(done.trajectories, 'trajectory')}, {budget}{error} -> {done.output} ({done.format.name})")
+    return 0
 
 
 def released_frame(trajs, released, eps_point, eps_traj, *, keep_lines: bool = False):

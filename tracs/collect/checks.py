@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..methods import POLAR, lattice_kind
 from .published import CAPS
 
 __all__ = ["REASONS", "check_reports", "cap_rejections", "DAY_NS"]
@@ -37,8 +38,9 @@ def _first(reason: np.ndarray, bad: np.ndarray, code: int) -> None:
 
 
 def referenced(model) -> bool:
-    """Whether ``model`` releases each point about a reference (TraCS-D: the previous release)."""
-    return getattr(model, "anchor_point", None) is not None
+    """Whether ``model`` releases each point about a reference (TraCS-D: the previous release): its
+    registry entry's lattice is a ``(direction, distance)`` pair (:data:`tracs.methods.POLAR`)."""
+    return lattice_kind(model) == POLAR
 
 
 def _on_lattice(model, lattice, c, last) -> tuple[np.ndarray, np.ndarray]:

@@ -196,7 +196,7 @@ class Parameters:
             model = perturber_from_sidecar(data)
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"the parameters describe no perturber this device can build: {exc}") from None
-        lattice = json.loads(json.dumps(getattr(model, "lattice", None),
+        lattice = json.loads(json.dumps(get(self.method).lattice_of(model),
                                         default=lambda v: __import__("numpy").asarray(v).tolist()))
         if "lattice" in self.release and lattice != self.release["lattice"]:
             raise ParameterError("the published lattice is not the one this device releases on")

@@ -49,7 +49,7 @@ def takes_keys(releaser) -> bool:
 
 
 def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, workers=1,
-                 return_indices=False, **kwargs):
+                 return_indices=False, keyed=None, **kwargs):
     """``perturber.perturb_many`` on ``workers`` threads, bit-identical to one worker.
 
     Parameters
@@ -61,6 +61,10 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
         As for the perturber's ``perturb_many``.
     workers : int, default 1
         Threads; ``-1`` or ``None`` for every core.
+    keyed : bool, optional
+        Whether ``perturber`` draws from per-trajectory keyed streams, as the registry of
+        methods says it (:func:`tracs.methods.keyed`, asked by the callers above this
+        layer); None: :func:`takes_keys`.
 
     Returns
     -------
@@ -79,7 +83,7 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     :mod:`tracs.engine.stream_keys` (the same values as :func:`tracs.random.stream_ids`).
     """
     n_workers = resolve_workers(workers)
-    if not takes_keys(perturber):  # no per-trajectory streams: only one worker gives the same output
+    if not (takes_keys(perturber) if keyed is None else keyed):  # no per-trajectory streams: only one worker gives the same output
         if keys is not None:
             raise InputTypeError(f"{type(perturber).__name__}.perturb_many takes no keys")
         if return_indices:  # asked only when wanted: a plain perturb_many(coords, offsets, *, rng) is enough

@@ -110,7 +110,7 @@ def _perturber_fields(perturber, method) -> dict:
     """Public parameters of a perturber that shape its releases: the registry's sidecar fields
     of ``method`` and the lattice."""
     out = {name: _field(perturber, name) for name in method.sidecar}
-    lattice = getattr(perturber, "lattice", None)
+    lattice = method.lattice_of(perturber)  # as the registry declares it: none for POIs
     if lattice is not None:
         out["lattice"] = json.loads(json.dumps(lattice, default=lambda v: np.asarray(v).tolist()))
     return out

@@ -18,12 +18,16 @@ A method of another package is named by an entry point of the group
 :mod:`tracs._plugins`; ``docs/extending.md``).
 
 Lookups: :func:`get` by name, :func:`view` (a live mapping of some kinds),
-:func:`method_of` (the entry that built an object).
+:func:`method_of` (the entry that built an object).  Whether a method draws from keyed
+per-user streams and the shape of its public lattice are fields of its entry
+(``keyed``, ``lattice``): :func:`keyed`, :func:`lattice_kind`, :meth:`Method.lattice_of`
+and :meth:`Method.public_lattice` answer from them, so the engine's callers, the audit,
+the sidecar writer and the collector never ask a built object.
 """
 
-from ._registry import (BASELINE, KINDS, MECHANISM, PERTURBER, Method, MethodContext, get,
-                        method_of, register, registered, view)
+from ._registry import (BASELINE, GRID, KINDS, LATTICES, LINE, MECHANISM, PERTURBER, POIS, POLAR, Method,
+                        MethodContext, get, keyed, lattice_kind, method_of, register, registered, view)
 from . import _shipped  # noqa: F401  (registers the shipped methods)
 
-__all__ = ["Method", "MethodContext", "MECHANISM", "PERTURBER", "BASELINE", "KINDS",
-           "register", "registered", "get", "view", "method_of"]
+__all__ = ["Method", "MethodContext", "MECHANISM", "PERTURBER", "BASELINE", "KINDS", "LINE", "GRID", "POLAR",
+           "POIS", "LATTICES", "register", "registered", "get", "view", "method_of", "keyed", "lattice_kind"]

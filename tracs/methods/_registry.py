@@ -17,13 +17,22 @@ from .._plugins import add, load_group
 from ..errors import InputError, InputTypeError
 from .._numba_cache import KERNEL_FAMILIES
 
-__all__ = ["MECHANISM", "PERTURBER", "BASELINE", "KINDS", "Method", "MethodContext",
-           "register", "registered", "get", "view", "method_of"]
+__all__ = ["MECHANISM", "PERTURBER", "BASELINE", "KINDS", "LINE", "GRID", "POLAR", "POIS", "LATTICES", "Method",
+           "MethodContext", "register", "registered", "get", "view", "method_of", "keyed", "lattice_kind"]
 
 #: kinds of method: a 1-D mechanism on an interval or a circle, a trajectory perturber on a
 #: continuous region, a baseline choosing among points of interest
 MECHANISM, PERTURBER, BASELINE = "mechanism", "perturber", "baseline"
 KINDS = (MECHANISM, PERTURBER, BASELINE)
+#: shapes of a method's public lattice: one lattice of values (a 1-D mechanism), a pair of per-axis
+#: lattices (``(x, y)``: TraCS-C, planar Laplace), a ``(direction, distance)`` pair of lattices about a
+#: public reference (TraCS-D, the Strawman: ``lattice.direction``, ``lattice.distance``), or the
+#: points of the public POI space (a baseline, whose ``lattice`` is None)
+LINE, GRID, POLAR, POIS = "line", "grid", "direction-distance", "pois"
+LATTICES = (LINE, GRID, POLAR, POIS)
+#: the lattice and the keyed streams of an entry that does not name them, by kind (a perturber
+#: that names no lattice declares none: its low bits are unverifiable by the audit)
+_DEFAULT_LATTICE = {MECHANISM: LINE, BASELINE: POIS}
 
 
 @dataclass
@@ -97,6 +106,17 @@ class Method:
     family : str, optional
         The family of compiled kernels its ``warm`` hook belongs to (a key of
         :data:`tracs._numba_cache.KERNEL_FAMILIES`); None: ``"other"``.
+    keyed : bool, optional
+        Whether what it builds draws each trajectory from its own keyed stream
+        (``perturb_many(..., keys=)``: a user's releases do not depend on the batch, so
+        a batch may be cut into chunks of whole users).  Default: true for perturbers
+        and baselines, false for 1-D mechanisms.  Every reader asks this field
+        (:func:`keyed`), never the built object.
+    lattice : str, optional
+        The shape of the public lattice of its releases, one of :data:`LATTICES`
+        (default: ``"line"`` for mechanisms, ``"pois"`` for baselines, none declared for
+        a perturber that names none).  Its values, fixed by public parameters only:
+        :meth:`public_lattice`.
     """
 
     name: str
@@ -111,6 +131,8 @@ class Method:
     estimator: str | None = None
     warm: Callable | None = None
     family: str | None = None
+    keyed: bool | None = None
+    lattice: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or self.name != self.name.strip().lower():
@@ -124,6 +146,14 @@ class Method:
                 raise InputError(f"family must be one of {', '.join(KERNEL_FAMILIES)}, got {self.family!r}")
         if not callable(self.factory):
             raise InputTypeError(f"factory of {self.name!r} must be callable")
+        if self.keyed is None:
+            object.__setattr__(self, "keyed", self.kind != MECHANISM)
+        elif not isinstance(self.keyed, bool):
+            raise InputTypeError(f"keyed of {self.name!r} must be True or False, got {self.keyed!r}")
+        if self.lattice is None:
+            object.__setattr__(self, "lattice", _DEFAULT_LATTICE.get(self.kind))
+        elif self.lattice not in LATTICES:
+            raise InputError(f"lattice must be one of {', '.join(LATTICES)} or None, got {self.lattice!r}")
 
     @property
     def discrete(self) -> bool:
@@ -143,6 +173,19 @@ class Method:
             return self.factory(epsilon, **options)
         budget = {"epsilon_per_trajectory": epsilon} if per_trajectory else {"epsilon": epsilon}
         return self.factory(context, budget, **options)
+
+    def lattice_of(self, built):
+        """The public lattice of ``built`` (an object this entry built) as the entry declares it:
+        its ``lattice`` when the entry names a lattice of values, None for POIs or none declared."""
+        return None if self.lattice in (None, POIS) else built.lattice
+
+    def public_lattice(self, context=None, epsilon=None, *, per_trajectory: bool = False, **options):
+        """The public lattice of the releases at budget ``epsilon``, from the public parameters of
+        ``context`` only (no data: the method is built as :meth:`build` builds it); None for a
+        method releasing POIs or declaring no lattice."""
+        if self.lattice in (None, POIS):
+            return None
+        return self.lattice_of(self.build(context, epsilon, per_trajectory=per_trajectory, **options))
 
 
 _REGISTRY: dict[str, Method] = {}
@@ -228,3 +271,22 @@ def method_of(obj) -> Method | None:
         if candidates:
             return max(candidates, key=lambda m: len(m.options))
     return None
+
+
+def keyed(obj) -> bool:
+    """Whether ``obj`` draws each trajectory from its own keyed stream: its registered entry's
+    :attr:`Method.keyed`; for an object no entry builds, the engine's answer
+    (:func:`tracs.engine.batch.takes_keys`: its class attribute ``keyed`` or a ``keys`` parameter)."""
+    entry = method_of(obj)
+    if entry is not None:
+        return entry.keyed
+    from ..engine.batch import takes_keys  # the engine's kernels load numba: not at the registry's import
+
+    return takes_keys(obj)
+
+
+def lattice_kind(obj) -> str | None:
+    """The shape of ``obj``'s public lattice (one of :data:`LATTICES`) by its registered entry; None
+    for an object no entry builds."""
+    entry = method_of(obj)
+    return None if entry is None else entry.lattice

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._registry import BASELINE, MECHANISM, PERTURBER, Method, register
+from ._registry import BASELINE, GRID, MECHANISM, PERTURBER, POLAR, Method, register
 
 #: TraCS-D's default direction share ε_φ / ε (the paper's)
 DIRECTION_SHARE = math.pi / (math.pi + 1.0)
@@ -183,27 +183,28 @@ def warm_trajectories(factory, epsilon: float = 2.0):
     return warm
 
 
-def _perturber(name, label, factory, help, model, estimator, sidecar=(), *, family, **options):
+def _perturber(name, label, factory, help, model, estimator, sidecar=(), *, family, lattice, **options):
     return Method(name, label, PERTURBER, factory, help, model=f"tracs.perturbers.{model}", options=options,
-                  sidecar=sidecar, estimator=estimator, family=family,
+                  sidecar=sidecar, estimator=estimator, family=family, keyed=True, lattice=lattice,
                   warm=warm_trajectories(lambda ctx, budget: factory(ctx, budget, **options)))
 
 
 PERTURBERS = [
     _perturber("tracs-d", "TraCS-D", _tracs_d, "direction + distance (TraCS-D)", "tracsd.TraCSD",
-               "directional", ("direction_share", "anchor"), family="tracs-d"),
+               "directional", ("direction_share", "anchor"), family="tracs-d", lattice=POLAR),
     _perturber("tracs-c", "TraCS-C", _tracs_c, "coordinates (TraCS-C)", "tracsc.TraCSC", "axes",
-               ("x_share",), family="tracs-c"),
+               ("x_share",), family="tracs-c", lattice=GRID),
     _perturber("strawman", "Strawman", _strawman, "6-sector k-RR direction + TraCS-D distance",
-               "strawman.Strawman", "directional", ("direction_share", "sectors", "anchor"), family="tracs-d"),
+               "strawman.Strawman", "directional", ("direction_share", "sectors", "anchor"), family="tracs-d",
+               lattice=POLAR),
     _perturber("planar-laplace", "planar Laplace", _planar_laplace, "planar Laplace with ε/diameter, clipped",
-               "planar_laplace.PlanarLaplace", "grid", family="planar-laplace"),
+               "planar_laplace.PlanarLaplace", "grid", family="planar-laplace", lattice=GRID),
     # the authors' code: ε-LDP like tracs-d, its distance estimate biased (docs/results.md); the
     # density estimator's likelihood is that of tracs-d, so it has none
     _perturber("tracs-d-paper", "TraCS-D (paper)", _tracs_d,
                "TraCS-D with the distance normalised along the true direction (the authors' code; "
                "a reproduction variant)", "tracsd.TraCSD", None, ("direction_share", "anchor", "distance_along"),
-               family="tracs-d", distance_along="true"),
+               family="tracs-d", lattice=POLAR, distance_along="true"),
 ]
 
 

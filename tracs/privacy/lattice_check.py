@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, InputTypeError
+from ..methods import method_of
 
 __all__ = ["declared_lattice", "off_lattice", "release_indices", "PointSet", "IndexedRelease", "is_indexed"]
 
@@ -123,9 +124,14 @@ class PointSet:
 
 
 def declared_lattice(sampler, lattice=None):
-    """The lattice to check: the one given, else the sampler's ``lattice`` attribute, else ``None``."""
+    """The lattice to check: the one given, else the one the registry declares for the sampler's
+    entry (:meth:`tracs.methods.Method.lattice_of`: None for POIs), else (a sampler no entry
+    builds) its ``lattice`` attribute, else ``None``."""
     if lattice is not None:
         return lattice
+    entry = method_of(sampler)
+    if entry is not None:
+        return entry.lattice_of(sampler)
     value = getattr(sampler, "lattice", None)
     return value() if callable(value) and not hasattr(value, "contains") else value
 

@@ -32,7 +32,7 @@ from ._engine import check_audit_arguments, input_generator, run_audit, seed_seq
 from .audit import draw_vectorised
 from .candidates import Scenario, perturber_scenarios
 from .lattice_check import IndexedRelease, PointSet, declared_lattice, is_indexed
-from ..releaser import takes_keys
+from ..methods import keyed as takes_keys  # the registry's word: an entry's ``keyed``
 from ..engine import perturb_many
 
 __all__ = ["audit_perturber", "perturber_inputs", "takes_keys"]

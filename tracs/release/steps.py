@@ -1,9 +1,10 @@
 """The points of a grouped batch released through the engine, in chunks of whole users.
 
-A releaser that draws from keyed streams (:func:`tracs.releaser.takes_keys`) gets each
-user's stream from the user's id (:func:`user_keys`), so a user's draws do not
-depend on the chunk: the batch goes in chunks of whole users (:func:`chunks`,
-bounded temporary memory, a progress step per chunk).  Any other releaser gets the
+A releaser that draws from keyed streams (as its registry entry says:
+:func:`tracs.methods.keyed`) gets each user's stream from the user's id
+(:func:`user_keys`), so a user's draws do not depend on the chunk: the batch goes in
+chunks of whole users (:func:`chunks`, bounded temporary memory, a progress step per
+chunk).  Any other releaser gets the
 whole batch at once, drawing from one generator.
 """
 
@@ -12,6 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from ..engine import perturb_many, round_points
+from ..methods import keyed as takes_keys
+from ..random import resolve_key
 
 __all__ = ["release_points", "Released", "chunks", "user_keys", "CHUNK_POINTS"]
 
@@ -80,10 +85,6 @@ def release_points(releaser, coords: np.ndarray, offsets: np.ndarray, users, use
     chunk_points : int, optional
         Points per chunk (default :data:`CHUNK_POINTS`).
     """
-    from ..engine import perturb_many, round_points
-    from ..random import resolve_key
-    from ..releaser import takes_keys
-
     keyed = takes_keys(releaser)
     keys = users() if keyed else None
     random = resolve_key(rng) if keyed else np.random.default_rng(seed)
@@ -96,7 +97,7 @@ def release_points(releaser, coords: np.ndarray, offsets: np.ndarray, users, use
         a, b = offsets[first], offsets[last]
         extra = {"keys": user_keys(keys[first:last])} if keyed else {}
         out = perturb_many(releaser, coords[a:b], offsets[first:last + 1] - a, rng=random, workers=workers,
-                           **extra)
+                           keyed=keyed, **extra)
         if round_to is not None:
             out = round_points(round_to, out, workers=workers)[0]
         released[a:b] = out

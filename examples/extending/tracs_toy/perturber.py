@@ -34,8 +34,11 @@ Every requirement tracs places on a perturber of another package, as this one me
    (``{"epsilon": e}`` or ``{"epsilon_per_trajectory": e}``), ``model`` (the class, so
    :func:`tracs.methods.method_of` finds the entry of a built object), ``sidecar`` (the
    options a release records and gives back to the factory to rebuild the same
-   perturber: ``tracs estimate``) and ``estimator`` (the name of its density
-   estimator: :mod:`tracs_toy.estimator`).  A method with compiled kernels also gives
+   perturber: ``tracs estimate``), ``estimator`` (the name of its density
+   estimator: :mod:`tracs_toy.estimator`), ``keyed`` (it draws from keyed per-user
+   streams) and ``lattice`` (the shape of its lattice: ``GRID``, one per axis).  The
+   engine's callers, the audit, the sidecar and the collector ask these two fields,
+   never the built object; a test builds every entry and checks they agree.  A method with compiled kernels also gives
    ``warm`` (first calls on tiny inputs) and ``family`` (a key of
    ``tracs._numba_cache.KERNEL_FAMILIES``); this one has none.
 6. **An entry point** naming :data:`METHOD` in the group ``tracs.methods``
@@ -48,7 +51,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracs.mechanisms import Lattice
-from tracs.methods import PERTURBER, Method
+from tracs.methods import GRID, PERTURBER, Method
 from tracs.perturbers import Perturber
 from tracs.random import KeyedStreams, keyed_uniforms
 from tracs.region import Rectangle
@@ -136,4 +139,4 @@ def build(context, budget, *, cells=8):
 
 #: the registry entry, named by the entry point ``toy-cells`` of the group ``tracs.methods``
 METHOD = Method("toy-cells", "Toy cells", PERTURBER, build, "toy: randomized response over 8 x 8 public cells",
-                model=RandomCells, sidecar=("cells",), estimator="toy-cells")
+                model=RandomCells, sidecar=("cells",), estimator="toy-cells", keyed=True, lattice=GRID)
