@@ -168,36 +168,59 @@ def discrete(cfg: Config) -> Section:
 
 #: ε of the denoised tables: the discrete table's and ε = 1
 DENOISE_EPS = (1.0, 2.0, 4.0, 6.0, 8.0, 10.0)
-BASELINES = ("atp", "ngram", "lsrr")
+#: baselines of the denoised tables; the first two have no per-report likelihood (n/a)
+BASELINES = ("atp", "ngram", "em", "lsrr")
+NOT_DENOISED = ("atp", "ngram")
+#: the fixed rule of the targets: TraCS-D denoised given its trajectory, the POI nearest the posterior mean
+TARGET = ("tracs-d", "mean")
+NAMES = {**LABELS, "em": "EM"}
 
 
 def denoised(cfg: Config) -> Section:
-    """The discrete table's setting, TraCS-D and TraCS-C raw and denoised over the venues
-    (``tracs evaluate --denoise point``), beside the discrete baselines."""
+    """The discrete table's setting, every method raw and denoised over the venues: TraCS-D given its
+    trajectory (``tracs evaluate --denoise trajectory``), TraCS-C, EM and L-SRR per report (``point``)."""
     reps, spec, base = checkin_cells(cfg)
 
     def den(name, method):
-        return lambda e: ("denoised", spec[name], method, float(e), reps, "point")
+        how = "trajectory" if method == "tracs-d" else "point"
+        return lambda e: ("denoised", spec[name], method, float(e), reps, how)
 
-    def gap(name):
-        """Best TraCS (raw or denoised, either rule) against the best baseline: ``−12 %`` means 12 % below it."""
+    def raw(name, method):
+        return base(name, method) if method in NOT_DENOISED else den(name, method)
+
+    def gap(name, label, denoised_baselines):
+        """TraCS-D denoised (the fixed rule) against the best baseline: ``−12 %`` means 12 % below it."""
         def units(e):
-            return [base(name, m)(e) for m in BASELINES] + [den(name, m)(e) for m in ("tracs-d", "tracs-c")]
+            return [raw(name, m)(e) for m in BASELINES] + [den(name, TARGET[0])(e)]
 
         def text(results, e):
-            best_base = min(r["mean"] for r in results[:len(BASELINES)])
-            best = min(r[k]["mean"] for r in results[len(BASELINES):] for k in ("raw", "mode", "mean"))
-            return f"{100 * (best / best_base - 1):+.0f} %"
-        return Column("best TraCS vs best baseline", units, text, many=True)
+            best_base = min(r["mean"] if m in NOT_DENOISED else r["raw"]["mean"]
+                            for m, r in zip(BASELINES, results))
+            if denoised_baselines:
+                best_base = min([best_base] + [r[TARGET[1]]["mean"] for m, r in zip(BASELINES, results)
+                                               if m not in NOT_DENOISED])
+            return f"{100 * (results[-1][TARGET[1]]['mean'] / best_base - 1):+.0f} %"
+        return Column(label, units, text, many=True)
 
-    tables = []
+    def na(result, row):
+        return "n/a"
+
+    tables, modes = [], []
     for name in ("tky", "chi"):
-        columns = [Column(LABELS[m], base(name, m), pm()) for m in BASELINES]
-        for m in ("tracs-d", "tracs-c"):
-            columns += [Column(LABELS[m], den(name, m), pm(key="raw")),
-                        Column(f"{LABELS[m]} denoised", den(name, m), pm(key="mode")),
-                        Column(f"{LABELS[m]} (mean rule)", den(name, m), pm(key="mean"))]
-        tables.append(Table(f"denoised-{name}", "ε", DENOISE_EPS, columns + [gap(name)]))
+        columns = []
+        for m in BASELINES + ("tracs-d", "tracs-c"):
+            if m in NOT_DENOISED:
+                columns += [Column(NAMES[m], base(name, m), pm()),
+                            Column(f"{NAMES[m]} denoised", lambda e: None, na)]
+            else:
+                columns += [Column(NAMES[m], den(name, m), pm(key="raw")),
+                            Column(f"{NAMES[m]} denoised", den(name, m), pm(key="mean"))]
+        columns += [gap(name, "TraCS-D denoised vs best raw baseline", False),
+                    gap(name, "vs best baseline, raw or denoised", True)]
+        tables.append(Table(f"denoised-{name}", "ε", DENOISE_EPS, columns))
+        modes += [Column(f"{name.upper()}: {NAMES[m]}" if i == 0 else NAMES[m], den(name, m), pm(key="mode"))
+                  for i, m in enumerate(("em", "lsrr", "tracs-d", "tracs-c"))]
+    tables.append(Table("denoised-modes", "ε", DENOISE_EPS, modes))
     return Section("denoised", "denoised releases", tables, None, extra_units=[])
 
 

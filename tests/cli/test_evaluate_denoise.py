@@ -9,28 +9,52 @@ import pandas as pd
 import pytest
 
 from tracs import evaluation
+from tracs.estimate import baseline_posterior, frequencies
+from tracs.evaluation.denoised import BASELINE_PASSES
+from tracs.evaluation.runner import _errors, _run_method, _stream, cell_seed
+from tracs.methods import MethodContext
 
 
 def test_denoised_columns_on_check_ins(cli, checkins_csv, tmp_path):
-    # 60 check-ins at 25 venues, ε = 4, 2 repetitions: TraCS columns are venues' errors (mode and
-    # mean rule), L-SRR's are n/a (its release is not denoised); the raw AE is that of a run without
-    # --denoise, bit for bit
-    args = ("evaluate", "--dataset", checkins_csv, "--methods", "lsrr,tracs-d,tracs-c", "--epsilons", "4",
+    # 60 check-ins at 25 venues, ε = 4, 2 repetitions: TraCS's and L-SRR's columns are venues' errors
+    # (mode and mean rule), N-gram's are n/a (its law depends on the previous release: not denoised);
+    # the raw AE is that of a run without --denoise, bit for bit
+    args = ("evaluate", "--dataset", checkins_csv, "--methods", "ngram,lsrr,tracs-d,tracs-c", "--epsilons", "4",
             "--repetitions", "2", "--no-figure", "--no-progress")
     result = cli(*args, "--output-dir", tmp_path / "d", "--denoise", "point")
     assert result.returncode == 0, result.stderr
     assert "AE denoised" in result.stdout and "AE denoised (mean)" in result.stdout and "n/a" in result.stdout
     runs = pd.read_csv(tmp_path / "d" / "results.csv")
-    tracs = runs["method"] != "lsrr"
-    assert runs.loc[tracs, ["ae_denoised", "ae_denoised_mean"]].notna().all().all()
-    assert runs.loc[~tracs, ["ae_denoised", "ae_denoised_mean"]].isna().all().all()
+    denoised = runs["method"] != "ngram"
+    assert runs.loc[denoised, ["ae_denoised", "ae_denoised_mean"]].notna().all().all()
+    assert runs.loc[~denoised, ["ae_denoised", "ae_denoised_mean"]].isna().all().all()
     assert cli(*args, "--output-dir", tmp_path / "r").returncode == 0
     np.testing.assert_array_equal(pd.read_csv(tmp_path / "r" / "results.csv")["ae"], runs["ae"])
     summary = pd.read_csv(tmp_path / "d" / "summary.csv")
     assert {"ae_denoised", "ae_denoised_ci_low", "ae_denoised_mean_ci_high"} <= set(summary.columns)
     result = cli(*args, "--format", "json", "--denoise", "point")
     records = {r["method"]: r for r in json.loads(result.stdout)}
-    assert records["lsrr"]["ae_denoised"] is None and records["tracs-c"]["ae_denoised"] > 0
+    assert records["ngram"]["ae_denoised"] is None and records["tracs-c"]["ae_denoised"] > 0
+    assert records["lsrr"]["ae_denoised"] > 0
+
+
+def test_denoised_baselines_match_the_posterior_of_their_release():
+    # the synthetic city (20 users, seed 0), EM and L-SRR at ε = 2: the evaluation's denoised columns are the
+    # AE of tracs.estimate.baseline_posterior on the same release (mode and mean rule; the prior: the POI
+    # frequencies after at most BASELINE_PASSES EM passes), to the bit
+    data = evaluation.load_dataset("synthetic", synthetic_users=20, seed=0)
+    runs = evaluation.run_grid(data, ["em", "lsrr"], [2.0], repetitions=1, denoise="trajectory")
+    ctx = MethodContext(region=data.region, pois=data.pois)
+    coords, off = data.draw(_stream(0, "data", 0)), np.asarray(data.offsets)
+    for row in runs.itertuples():
+        pert = evaluation.METHODS[row.method].build(ctx, 2.0)
+        raw = _run_method(pert, coords, off, ctx, False, np.random.default_rng(cell_seed(0, row.method, 2.0, 0)),
+                          data.keys)
+        prior = frequencies(raw, pert, offsets=off, iterations=BASELINE_PASSES).probabilities
+        mode, mean = baseline_posterior(raw, pert, offsets=off, prior=prior, rule=("mode", "mean"))
+        points = ctx.poi_space.points
+        assert row.ae_denoised == _errors(coords, points[mode], off).mean()
+        assert row.ae_denoised_mean == _errors(coords, points[mean], off).mean()
 
 
 def test_denoised_posterior_means_on_a_continuous_region():

@@ -307,16 +307,19 @@ class LSRR(Baseline):
 
     # -- exact law and actual privacy loss ---------------------------------------------
     def probabilities(self, x_index, epsilon=None) -> np.ndarray:
-        """Exact output distribution over the POIs for true POI ``x_index`` (int)."""
+        """Exact output distribution over the POIs for true POI ``x_index`` (an int: shape ``(|P|,)``; an
+        array of ``k`` ints: ``(k, |P|)``, the groups of each input by the sampler's own partial sort),
+        at ``epsilon`` (default the per-point ``epsilon``)."""
         eps = self._epsilon(epsilon)
-        x = int(x_index)
+        x = np.asarray(x_index, dtype=np.intp)
         if self.grouping == "thresholds":
             p = staircase_probabilities(self.group_sizes()[x], eps)
-            return p[self._threshold_groups(x)]
+            return np.take_along_axis(p, self._threshold_groups(x).astype(np.intp), axis=-1)
         sizes = self.sizes(eps)
         order = self._partition(x, sizes)
-        out = np.empty(len(self.poi_space))
-        out[order] = np.repeat(staircase_probabilities(sizes, eps), sizes)
+        values = np.repeat(staircase_probabilities(sizes, eps), sizes)
+        out = np.empty(order.shape)
+        np.put_along_axis(out, order, np.broadcast_to(values, order.shape), axis=-1)
         return out
 
     def privacy_loss(self, epsilon=None) -> float:

@@ -8,7 +8,8 @@
 * :func:`denoise` — every report's posterior mean of its true point under a
   fitted density (post-processing); ``trajectory=True`` smooths every trajectory
   given all its reports (:mod:`tracs.estimate.smoothing`).
-* :func:`frequencies` — POI frequencies from the discrete baselines' reports.
+* :func:`frequencies` — POI frequencies from the discrete baselines' reports;
+  :func:`baseline_posterior` — every report's posterior POI under them (EM, L-SRR).
 * :func:`write_sidecar`, :func:`read_sidecar` — the public parameters of a release.
 
 The estimators take only the reports and the public mechanism or perturber.
@@ -28,6 +29,7 @@ _LAZY = {
     "Density": "tracs.estimate.result",
     "Hotspots": "tracs.estimate.result",
     "frequencies": "tracs.estimate.poi_frequencies",
+    "baseline_posterior": "tracs.estimate.discrete_posterior",
     "Frequencies": "tracs.estimate.poi_frequencies",
     "write_sidecar": "tracs.estimate.sidecar",
     "read_sidecar": "tracs.estimate.sidecar",

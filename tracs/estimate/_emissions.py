@@ -64,15 +64,17 @@ class AxesTables:
                 b = bin_index(pts[sel, col], out)
                 lik[sel], mean[sel] = table[b], within[b]
 
-    def chunk(self, start, stop):
-        """``(L, mx, my)`` of reports ``start:stop``: (n, Gx, Gy), (n, Gx, 1), (n, 1, Gy)."""
+    def chunk(self, start, stop, means=True):
+        """``(L, mx, my)`` of reports ``start:stop``: (n, Gx, Gy), (n, Gx, 1), (n, 1, Gy) (the means are
+        views, so ``means`` changes nothing)."""
         lx, ly = self.lx[start:stop], self.ly[start:stop]
         return lx[:, :, None] * ly[:, None, :], self.mx[start:stop, :, None], self.my[start:stop, None, :]
 
 
 @numba.njit(cache=True, nogil=True)
-def _expand_runs(runs, table_index, coefs, xs, ys, per_cell, lik, sx, sy):
-    """Sum a chunk's run likelihoods per cell: ``lik[r, a, b] += L``, ``sx += L·x``, ``sy += L·y``."""
+def _expand_runs(runs, table_index, coefs, xs, ys, per_cell, lik, sx, sy, sums):
+    """Sum a chunk's run likelihoods per cell: ``lik[r, a, b] += L``, and with ``sums`` ``sx += L·x``,
+    ``sy += L·y``."""
     n, rows, cols = runs.shape[0], runs.shape[1], xs.shape[0]
     for r in range(n):
         t = table_index[r]
@@ -87,8 +89,9 @@ def _expand_runs(runs, table_index, coefs, xs, ys, per_cell, lik, sx, sy):
                 v = c0 + cw * w + cr * d + cwr * w * d
                 a = c // per_cell
                 lik[r, a, b] += v
-                sx[r, a, b] += v * xs[c]
-                sy[r, a, b] += v * ys[j]
+                if sums:
+                    sx[r, a, b] += v * xs[c]
+                    sy[r, a, b] += v * ys[j]
 
 
 class DirectionalTables:
@@ -105,11 +108,13 @@ class DirectionalTables:
         self.support = _subpoints(xe, ye, parts)
         self.centres = _subpoints(xe, ye, 1)[:, 0, :]
 
-    def chunk(self, start, stop):
-        """``(L, mx, my)`` of reports ``start:stop`` (whole trajectories), each (n, Gx, Gy)."""
+    def chunk(self, start, stop, means=True):
+        """``(L, mx, my)`` of reports ``start:stop`` (whole trajectories), each (n, Gx, Gy); without
+        ``means``, ``(L, None, None)`` (the within-cell means are not computed)."""
         off = self.off[(self.off >= start) & (self.off <= stop)] - start
         n, s = stop - start, self.parts
-        lik, sx, sy = (np.zeros((n,) + self.shape) for _ in range(3))
+        lik = np.zeros((n,) + self.shape)
+        sx, sy = (np.zeros((n,) + self.shape) for _ in range(2)) if means else (None, None)
         for block in directional_blocks(self.pts[start:stop], off, self.perturber, self.eps[start:stop],
                                         self.xs, self.ys, s, self.support):
             rows = block.rows
@@ -118,14 +123,19 @@ class DirectionalTables:
                          for i, b0 in enumerate(block.starts)]
                 for runs, b0 in parts:
                     m = runs.shape[0]
-                    ll, lx, ly = (np.zeros((m,) + self.shape) for _ in range(3))
-                    _expand_runs(runs, block.table_index[b0:b0 + m], block.coefs, self.xs, self.ys, s, ll, lx, ly)
+                    ll = np.zeros((m,) + self.shape)
+                    lx, ly = (np.zeros((m,) + self.shape) for _ in range(2)) if means else (ll, ll)
+                    _expand_runs(runs, block.table_index[b0:b0 + m], block.coefs, self.xs, self.ys, s, ll, lx, ly,
+                                 means)
                     sel = rows[b0:b0 + m]
-                    lik[sel], sx[sel], sy[sel] = ll / (s * s), lx / ll, ly / ll
+                    lik[sel] = ll / (s * s)
+                    if means:
+                        sx[sel], sy[sel] = lx / ll, ly / ll
             else:  # reports equal to their reference: one likelihood row per cell, the cells' centres
                 lik[rows] = block.likelihood.reshape((len(rows),) + self.shape)
-                sx[rows] = self.centres[:, 0].reshape(self.shape)
-                sy[rows] = self.centres[:, 1].reshape(self.shape)
+                if means:
+                    sx[rows] = self.centres[:, 0].reshape(self.shape)
+                    sy[rows] = self.centres[:, 1].reshape(self.shape)
         return lik, sx, sy
 
 

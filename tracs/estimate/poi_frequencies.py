@@ -20,7 +20,10 @@ from . import expectation_maximisation as fitting
 from ..errors import InputError, InputTypeError
 from ..methods import BASELINE, method_of, view
 
-__all__ = ["Frequencies", "frequencies"]
+__all__ = ["Frequencies", "frequencies", "BLOCK"]
+
+#: entries (true POIs × POIs) of the baseline's law computed at once
+BLOCK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -82,12 +85,27 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
             raise InputError("N-gram needs offsets: each report's candidates follow the previous report")
         block = fitting.DenseBlock(_ngram_rows(idx, off, baseline))
     else:
-        matrix = np.array([baseline.probabilities(i) for i in range(m)]).T  # [y, x]
         counts = np.bincount(idx, minlength=m).astype(np.float64)
-        keep = counts > 0
-        block = fitting.DenseBlock(matrix[keep], counts[keep])
+        keep = np.flatnonzero(counts > 0)
+        block = fitting.DenseBlock(_channel_rows(baseline, keep), counts[keep])
+    return _fit(block, support, tol, iterations)
+
+
+def _fit(block, support, tol, iterations) -> Frequencies:
     fit = fitting.run_em([block], support, tol=tol, max_iterations=iterations)
     return Frequencies(fit.theta, fit.iterations, fit.converged)
+
+
+def _channel_rows(baseline, reported) -> np.ndarray:
+    """``L[j, x] = P(reported[j] | x)`` of a baseline with one law for every report (EM, L-SRR), built a
+    block of true POIs at a time (memory: the rows and one block of :data:`BLOCK` entries)."""
+    m = len(baseline.poi_space)
+    rows = np.empty((len(reported), m))
+    step = max(1, BLOCK // m)
+    for start in range(0, m, step):
+        xs = np.arange(start, min(start + step, m))
+        rows[:, xs] = np.asarray(baseline.probabilities(xs))[:, reported].T
+    return rows
 
 
 def _check_baseline(baseline) -> None:

@@ -43,6 +43,7 @@ from ..perturbers import Strawman
 from ._directional import _split, references
 from ._directional import _special_likelihood
 from ._emissions import laplace_rows
+from .expectation_maximisation import one_blas_thread
 
 __all__ = ["prior_at_pois", "poi_posterior", "RULES", "CHUNK"]
 
@@ -228,7 +229,7 @@ def _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump):
     model = sm._Model(theta, grid, float(scale), float(jump))
     cell, count = _cells_of(grid, pois)
     for i, j in sm._chunks(off, theta.size):
-        lik, _, _ = tables.chunk(off[i], off[j])
+        lik, _, _ = tables.chunk(off[i], off[j], means=False)
         starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
         gamma = np.empty_like(lik)  # smoothed marginals α·β, normalised
         smoothed_marginals(lik, starts, lengths, model.theta, *model.arguments(), gamma)
@@ -272,9 +273,10 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
     mode, mean, evidence = np.empty(len(pts), dtype=np.int64), np.empty((len(pts), 2)), np.empty(len(pts))
     back = np.zeros(len(pois))
     if trajectory:
-        for start, stop, rows in _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump):
-            _posterior_stats(source.rows(np.arange(start, stop)), rows, xs, ys, back, mode[start:stop],
-                             mean[start:stop], evidence[start:stop])
+        with one_blas_thread():  # the smoothing's products are small: threaded BLAS only waits
+            for start, stop, rows in _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump):
+                _posterior_stats(source.rows(np.arange(start, stop)), rows, xs, ys, back, mode[start:stop],
+                                 mean[start:stop], evidence[start:stop])
     else:
         prior = prior_at_pois(estimate, pois)
         for _ in range(iterations + 1):

@@ -170,7 +170,7 @@ def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
     models = [_Model(theta, grid, *c) for c in candidates]
     total = np.zeros(len(candidates))
     for i, j in _chunks(off, theta.size * len(candidates)):
-        lik, _, _ = tables.chunk(off[i], off[j])
+        lik, _, _ = tables.chunk(off[i], off[j], means=False)
         total += _log_likelihoods(lik, off[i:j] - off[i], np.diff(off[i:j + 1]), theta, models)
     return dict(zip(candidates, total.tolist()))
 

@@ -14,22 +14,37 @@ defaults otherwise) and denoised with
 
 ``"point"`` takes every report on its own (the prior: the fitted density);
 ``"trajectory"`` the prior of every point given the other reports of its trajectory
-(smoothing, :mod:`tracs.estimate.smoothing`; its transition fitted from the reports;
-planar Laplace is then denoised per point).  The discrete baselines get ``NaN``: their
-releases are venues already, and a posterior under their report laws is not run here.  Denoising is post-processing of the release and its public
+(smoothing, :mod:`tracs.estimate.smoothing`), with the transition fixed in advance:
+kernel scale :data:`SCALE_CELLS` mean cell widths of the fitted grid and a share
+:data:`JUMP` of fresh jumps (fitting them from the reports costs a forward pass per
+candidate); planar Laplace is then denoised per point.
+
+The exponential mechanism and L-SRR (fixed groups), whose releases are POIs under one
+exact law per report, are denoised the same way whatever ``denoise`` says: the
+posterior over the POIs with the POI frequencies estimated from the release as the prior
+(:func:`tracs.estimate.frequencies`, at most :data:`BASELINE_PASSES` EM passes;
+:func:`tracs.estimate.baseline_posterior`), its mode and the POI nearest its mean.  The
+other baselines get ``NaN``: N-gram's law depends on the previous release and ATP's on
+the whole trajectory.  Denoising is post-processing of the release and its public
 parameters: the guarantee is unchanged.
 """
 
 from __future__ import annotations
 
-from ..errors import InputError
-from ..estimate.grid_density import check_perturber
 import time
-from ..estimate.denoising import denoise
-from ..estimate.grid_density import density
-from ..estimate.poi_posterior import poi_posterior
 
-__all__ = ["DENOISE", "GRID", "check_denoise", "denoised_columns"]
+import numpy as np
+
+from ..baselines import NGram
+from ..errors import InputError
+from ..estimate.denoising import denoise
+from ..estimate.discrete_posterior import baseline_posterior
+from ..estimate.expectation_maximisation import one_blas_thread
+from ..estimate.grid_density import check_perturber, density
+from ..estimate.poi_posterior import poi_posterior
+from ..methods import method_of
+
+__all__ = ["BASELINE_PASSES", "DENOISE", "GRID", "JUMP", "SCALE_CELLS", "check_denoise", "denoised_columns"]
 
 #: the kinds of denoising of ``run_grid(..., denoise=...)``
 DENOISE = ("point", "trajectory")
@@ -37,6 +52,12 @@ DENOISE = ("point", "trajectory")
 GRID = 64
 #: most EM passes of the prior's fit
 PASSES = 200
+#: most EM passes of the POI frequencies, the prior of a baseline's posterior
+BASELINE_PASSES = 20
+#: ``"trajectory"``: the transition's kernel scale, in mean cell widths of the fitted grid
+SCALE_CELLS = 1.0
+#: ``"trajectory"``: the transition's share of fresh jumps
+JUMP = 0.05
 
 
 def check_denoise(denoise):
@@ -51,6 +72,13 @@ def _supported(perturber) -> bool:
         return check_perturber(perturber) in ("axes", "directional", "grid")
     except TypeError:  # not a perturber: a discrete baseline
         return False
+
+
+def _posterior_baseline(releaser) -> bool:
+    """The exponential mechanism or L-SRR with fixed groups: one exact law per report."""
+    method = method_of(releaser)
+    return (method is not None and method.estimator == "frequencies" and not isinstance(releaser, NGram)
+            and releaser.epsilon is not None)
 
 
 def denoised_columns(perturber, raw, coords, offsets, pois, how, errors) -> dict:
@@ -72,17 +100,27 @@ def denoised_columns(perturber, raw, coords, offsets, pois, how, errors) -> dict
         ``errors(points) -> per-trajectory errors``, as the raw release's.
     """
     nan = {"ae_denoised": float("nan"), "ae_denoised_mean": float("nan"), "denoise_seconds": float("nan")}
+    out, start = dict(nan), time.perf_counter()
+    if _posterior_baseline(perturber):
+        space = perturber.poi_space.points
+        indices = baseline_posterior(raw, perturber, offsets=offsets, rule=("mode", "mean"),
+                                     iterations=BASELINE_PASSES)
+        out["ae_denoised"], out["ae_denoised_mean"] = (float(errors(space[i]).mean()) for i in indices)
+        out["denoise_seconds"] = time.perf_counter() - start
+        return out
     if not _supported(perturber):
         return nan
-    start = time.perf_counter()
     est = density(raw, perturber, offsets=offsets, grid=(GRID, GRID), iterations=PASSES, stop="rule")
     trajectory = how == "trajectory" and check_perturber(perturber) != "grid"
-    out = dict(nan)
-    if pois is None:
-        out["ae_denoised"] = float(errors(denoise(raw, perturber, est, offsets=offsets, trajectory=trajectory)).mean())
-    else:  # both rules from one pass over reports × POIs (the checks of denoise hold: a release of the perturber)
-        mode, mean = poi_posterior(raw, offsets, perturber, check_perturber(perturber), pois, est,
-                                   rule=("mode", "mean"), trajectory=trajectory)
-        out["ae_denoised"], out["ae_denoised_mean"] = (float(errors(pois[i]).mean()) for i in (mode, mean))
+    scale = SCALE_CELLS * float(np.mean([np.mean(np.diff(e)) for e in est.grid])) if trajectory else None
+    jump = JUMP if trajectory else None
+    with one_blas_thread():  # the smoothing's products are small: threaded BLAS only waits
+        if pois is None:
+            out["ae_denoised"] = float(errors(denoise(raw, perturber, est, offsets=offsets, trajectory=trajectory,
+                                                      scale=scale, jump=jump)).mean())
+        else:  # both rules from one pass over reports × POIs (the checks of denoise hold: a release of the perturber)
+            mode, mean = poi_posterior(raw, offsets, perturber, check_perturber(perturber), pois, est,
+                                       rule=("mode", "mean"), trajectory=trajectory, scale=scale, jump=jump)
+            out["ae_denoised"], out["ae_denoised_mean"] = (float(errors(pois[i]).mean()) for i in (mode, mean))
     out["denoise_seconds"] = time.perf_counter() - start
     return out
