@@ -26,6 +26,7 @@ import shapely
 from . import geo
 from .region import ConvexRegion, Rectangle
 from ._validation import as_float_array, check_finite, check_offsets
+from .trajectory_batch import point_coords
 from .errors import InputError, InputTypeError
 
 __all__ = ["Trajectories", "POIs"]
@@ -39,20 +40,6 @@ class POIs(NamedTuple):
 
     coords: np.ndarray
     ids: np.ndarray | None
-
-
-def _point_coords(frame: gpd.GeoDataFrame) -> np.ndarray:
-    geoms = np.asarray(frame.geometry.array)
-    kinds = shapely.get_type_id(geoms)
-    if np.any(kinds != 0):
-        raise InputError("every row's geometry must be a point")
-    if np.any(shapely.is_empty(geoms)):
-        raise InputError("the geometry holds empty points")
-    coords = shapely.get_coordinates(geoms)
-    if not np.all(np.isfinite(coords)):
-        raise InputError("the geometry holds NaN or infinite coordinates")
-    coords.setflags(write=False)
-    return coords
 
 
 class Trajectories:
@@ -103,7 +90,7 @@ class Trajectories:
         else:
             frame = frame.copy()
             frame["trajectory"] = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
-        self._coords = _point_coords(frame)
+        self._coords = point_coords(frame)
         self._frame = frame
         self.report = report
 

@@ -82,6 +82,7 @@ def run(args, method, output: Path, fmt) -> int:
     and :func:`tracs.release.release_points` releases chunks of whole users through
     :func:`tracs.engine.perturb_many` on ``--workers`` threads.
     """
+    from ..trajectory_batch import Batch
     from ..engine import average_error, resolve_workers
     from ..io.table import read_points, released_digest, to_wgs84, write_released
     from ..methods import MethodContext
@@ -127,8 +128,7 @@ def run(args, method, output: Path, fmt) -> int:
     _startup.resume()  # imports done, kernels loaded: collect normally from here (tracs.cli._startup)
     # two bars of the points' count: perturbing, then writing (one bar of twice the points misled)
     with _columns.progress_bar(len(coords), quiet=quiet, desc="perturb") as bar:
-        done = release_points(model, coords, offsets, points.trajectory_users,
-                              np.r_[True, ~points.same_user_as_previous_trajectory()],
+        done = release_points(model, Batch(coords, offsets, keys=points.uid),
                               rng=random_argument(args), seed=args.seed, workers=args.workers,
                               round_to=ctx.poi_space if args.round_to_pois and not method.discrete else None,
                               progress=bar.update)

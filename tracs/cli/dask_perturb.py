@@ -151,6 +151,7 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     """
     import pandas as pd
 
+    from ..trajectory_batch import Batch
     from ..io.table import released_table, to_wgs84
     from ..methods import get
     from ..release import release_points
@@ -167,8 +168,7 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     offsets = points.offsets
     ctx, model = build_model(method, options, public)
     # as in process: keys from the ids' exact values, chunks of whole users through the engine
-    done = release_points(model, coords, offsets, points.trajectory_users,
-                          np.r_[True, ~points.same_user_as_previous_trajectory()],
+    done = release_points(model, Batch(coords, offsets, keys=points.uid),
                           rng=random_argument(options), seed=options.seed, workers=1,
                           round_to=ctx.poi_space if options.round_to_pois and not method.discrete else None)
     released, eps_point, eps_traj = done.coords, done.epsilon_point, done.epsilon_trajectory

@@ -1,0 +1,97 @@
+"""The one batch type (tracs.trajectory_batch.Batch): its checks, its keys kept as written, its GeoDataFrame view."""
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from tracs.trajectory_batch import Batch
+from tracs.errors import InputError, InputTypeError
+
+COORDS = np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0]])
+
+
+def test_defaults_one_trajectory_no_keys():
+    batch = Batch(COORDS)
+    assert len(batch) == 1 and batch.n_points == 4
+    assert batch.offsets.dtype == np.int64 and batch.offsets.tolist() == [0, 4]
+    assert batch.keys is None and batch.columns == {} and batch.crs is None
+    assert batch.first_of_key().tolist() == [True]
+
+
+def test_keys_kept_exactly_as_given():
+    keys = pd.Series(["007", "007", "7", "7"], dtype=object)
+    batch = Batch(COORDS, [0, 1, 2, 4], keys=keys)
+    assert batch.keys is keys
+    assert batch.trajectory_keys().tolist() == ["007", "007", "7"]
+    assert batch.first_of_key().tolist() == [True, False, True]
+    mixed = Batch(COORDS, [0, 2, 4], keys=["007", "007", 7, 7])
+    assert mixed.trajectory_keys().tolist() == ["007", 7]
+    arrow = Batch(COORDS, [0, 2, 4], keys=pa.array(["a", "a", "b", "b"]))
+    assert arrow.trajectory_keys().tolist() == ["a", "b"]
+
+
+def test_columns_kept_in_order_and_in_the_geodataframe_view():
+    times = np.array(["2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04"], dtype="datetime64[ns]")
+    batch = Batch(COORDS, [0, 3, 4], keys=np.array([5, 5, 5, 9]), crs="EPSG:32654",
+                  columns={"venue": pa.array(["001", "002", None, "004"]), "time": times})
+    frame = batch.to_geodataframe()
+    assert list(frame.columns) == ["uid", "trajectory", "venue", "time", "geometry"]
+    assert frame["venue"].tolist()[:2] == ["001", "002"] and frame["venue"].isna().tolist()[2]
+    assert frame["trajectory"].tolist() == [0, 0, 0, 1]
+    assert frame.crs.to_epsg() == 32654
+    back = Batch.from_geodataframe(frame)
+    assert back.offsets.tolist() == [0, 3, 4] and back.keys.tolist() == [5, 5, 5, 9]
+    assert list(back.columns) == ["trajectory", "venue", "time"]
+    np.testing.assert_array_equal(back.coords, COORDS)
+
+
+def test_from_geodataframe_runs_of_keys_and_text_ids():
+    frame = gpd.GeoDataFrame({"uid": ["007", "007", "7", "7"]},
+                             geometry=gpd.points_from_xy(COORDS[:, 0], COORDS[:, 1]), crs=4326)
+    batch = Batch.from_geodataframe(frame)
+    assert batch.offsets.tolist() == [0, 2, 4]
+    assert batch.trajectory_keys().tolist() == ["007", "7"]
+    assert batch.crs == frame.crs
+
+
+def test_with_coords_keeps_rows():
+    batch = Batch(COORDS, [0, 1, 4], keys=[1, 1, 2, 2], columns={"a": np.arange(4)}, crs=4326)
+    moved = batch.with_coords(COORDS + 1, crs="EPSG:32654")
+    assert moved.keys is batch.keys and moved.crs == "EPSG:32654" and list(moved.columns) == ["a"]
+    np.testing.assert_array_equal(moved.coords, COORDS + 1)
+    assert batch.with_coords(COORDS).crs == 4326
+
+
+@pytest.mark.parametrize("args, kwargs, error, message", [
+    ((np.zeros((0, 2)),), {}, InputError, "at least one point"),
+    ((np.zeros((3, 3)),), {}, InputError, r"shape \(n, 2\)"),
+    ((np.array([[0.0, np.nan]]),), {}, InputError, "NaN or infinite"),
+    ((np.array([["a", "b"]]),), {}, InputTypeError, "coords"),
+    ((COORDS, [0, 2, 2, 4]), {}, InputError, "empty"),
+    ((COORDS, [0.0, 4.0]), {}, InputTypeError, "integer array"),
+    ((COORDS, [0, 3]), {}, InputError, "from 0 to N=4"),
+    ((COORDS,), {"keys": [1, 2]}, InputError, "keys holds 2 values for 4 rows"),
+    ((COORDS,), {"keys": "abcd"}, InputTypeError, "one value per row"),
+    ((COORDS,), {"keys": np.zeros((4, 2))}, InputError, "one-dimensional"),
+    ((COORDS,), {"columns": {"a": np.arange(3)}}, InputError, "column 'a' holds 3 values"),
+    ((COORDS,), {"columns": {1: np.arange(4)}}, InputTypeError, "column names must be text"),
+])
+def test_bad_batches(args, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        Batch(*args, **kwargs)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: Batch(COORDS).trajectory_keys(), InputError, "no keys"),
+    (lambda: Batch(COORDS).with_coords(COORDS[:2]), InputError, "must have shape"),
+    (lambda: Batch.from_geodataframe(pd.DataFrame({"a": [1]})), InputTypeError, "GeoDataFrame"),
+    (lambda: Batch.from_geodataframe(gpd.GeoDataFrame(geometry=gpd.points_from_xy([], []))), InputError,
+     "frame is empty"),
+    (lambda: Batch(COORDS, keys=[1, 1, 1, 1], columns={"uid": np.arange(4)}).to_geodataframe(), InputError,
+     "also the name of the keys"),
+])
+def test_bad_calls(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
