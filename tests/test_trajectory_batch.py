@@ -56,6 +56,25 @@ def test_from_geodataframe_runs_of_keys_and_text_ids():
     assert batch.crs == frame.crs
 
 
+def test_an_empty_batch_has_no_trajectory():
+    batch = Batch(np.zeros((0, 2)), keys=np.array([], dtype=object))
+    assert len(batch) == 0 and batch.offsets.tolist() == [0]
+    assert batch.first_of_key().tolist() == [] and batch.trajectory_keys().tolist() == []
+    assert len(Batch.from_geodataframe(gpd.GeoDataFrame({"uid": []}, geometry=gpd.points_from_xy([], [])))) == 0
+
+
+def test_take_rows_keeps_every_column_and_drops_emptied_trajectories():
+    keys = pd.Series(["a", "b", "b", "c"], index=[10, 11, 12, 13])
+    batch = Batch(COORDS, [0, 1, 3, 4], keys=keys, attrs={"report": "r"},
+                  columns={"n": np.arange(4), "t": pa.array(["w", "x", "y", "z"])})
+    kept = batch.take_rows(np.array([False, True, False, True]))
+    assert kept.offsets.tolist() == [0, 1, 2] and len(batch) - len(kept) == 1
+    assert kept.keys.tolist() == ["b", "c"] and kept.keys.index.tolist() == [0, 1]
+    assert kept.column("n").tolist() == [1, 3] and kept.column("t").to_pylist() == ["x", "z"]
+    assert kept.attrs == {"report": "r"} and kept.column("missing") is None
+    assert batch.point_index().tolist() == [0, 0, 1, 0]
+
+
 def test_with_coords_keeps_rows():
     batch = Batch(COORDS, [0, 1, 4], keys=[1, 1, 2, 2], columns={"a": np.arange(4)}, crs=4326)
     moved = batch.with_coords(COORDS + 1, crs="EPSG:32654")
@@ -65,7 +84,7 @@ def test_with_coords_keeps_rows():
 
 
 @pytest.mark.parametrize("args, kwargs, error, message", [
-    ((np.zeros((0, 2)),), {}, InputError, "at least one point"),
+    ((np.zeros((0, 2)), [0, 0]), {}, InputError, "empty"),
     ((np.zeros((3, 3)),), {}, InputError, r"shape \(n, 2\)"),
     ((np.array([[0.0, np.nan]]),), {}, InputError, "NaN or infinite"),
     ((np.array([["a", "b"]]),), {}, InputTypeError, "coords"),
@@ -87,8 +106,7 @@ def test_bad_batches(args, kwargs, error, message):
     (lambda: Batch(COORDS).trajectory_keys(), InputError, "no keys"),
     (lambda: Batch(COORDS).with_coords(COORDS[:2]), InputError, "must have shape"),
     (lambda: Batch.from_geodataframe(pd.DataFrame({"a": [1]})), InputTypeError, "GeoDataFrame"),
-    (lambda: Batch.from_geodataframe(gpd.GeoDataFrame(geometry=gpd.points_from_xy([], []))), InputError,
-     "frame is empty"),
+    (lambda: Batch(COORDS).take_rows([2, 1]), InputError, "increasing"),
     (lambda: Batch(COORDS, keys=[1, 1, 1, 1], columns={"uid": np.arange(4)}).to_geodataframe(), InputError,
      "also the name of the keys"),
 ])

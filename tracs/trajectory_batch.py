@@ -13,7 +13,9 @@
 * ``columns``: the other columns, one value per row (NumPy, pandas or Arrow),
   kept in their order and never dropped;
 * ``crs``: their coordinate reference system, as given (``None``: plain
-  Cartesian coordinates).
+  Cartesian coordinates);
+* ``attrs``: what is known of the batch as a whole (e.g. a reader's report of
+  the rows it dropped, under ``"report"``), carried along by every new batch.
 
 The batch holds no Python object per row and no GeoDataFrame:
 :meth:`Batch.to_geodataframe` builds one when asked, and
@@ -27,7 +29,7 @@ import numpy as np
 from ._validation import as_points, check_offsets
 from .errors import InputError, InputTypeError
 
-__all__ = ["Batch", "point_coords"]
+__all__ = ["Batch", "point_coords", "batch_arrays"]
 
 
 def _per_row(values, n: int, name: str):
@@ -44,6 +46,15 @@ def _per_row(values, n: int, name: str):
     if len(values) != n:
         raise InputError(f"{name} holds {len(values):,} values for {n:,} rows")
     return values
+
+
+def _subset(values, rows: np.ndarray):
+    """The values of ``rows``, of the kind given (NumPy, pandas with a new index, Arrow)."""
+    if isinstance(values, np.ndarray):
+        return values[rows]
+    if hasattr(values, "iloc"):
+        return values.take(rows).reset_index(drop=True)
+    return values.take(rows)
 
 
 def _take(values, rows: np.ndarray) -> np.ndarray:
@@ -63,9 +74,10 @@ class Batch:
     Parameters
     ----------
     coords : array-like, shape (N, 2)
-        Finite x/y of every row, trajectory after trajectory (``N >= 1``).
+        Finite x/y of every row, trajectory after trajectory.
     offsets : array-like of int, shape (T + 1,), optional
-        Row offsets of the trajectories (no empty one); default one trajectory.
+        Row offsets of the trajectories (no empty one); default one trajectory (none when
+        ``N = 0``: an empty batch has the offsets ``[0]``).
     keys : array-like, optional
         The user id of each row, kept exactly as given (a list becomes an object array).
     columns : mapping of str to array-like, optional
@@ -73,6 +85,9 @@ class Batch:
     crs : object, optional
         The CRS of ``coords`` (anything :class:`pyproj.CRS` accepts); ``None`` for plain
         Cartesian coordinates.
+    attrs : mapping, optional
+        Facts of the whole batch (not of a row), kept by :meth:`with_coords` and
+        :meth:`take_rows`.
 
     Raises
     ------
@@ -83,15 +98,16 @@ class Batch:
         not an array.
     """
 
-    __slots__ = ("_coords", "_offsets", "_keys", "_columns", "_crs")
+    __slots__ = ("_coords", "_offsets", "_keys", "_columns", "_crs", "attrs")
 
-    def __init__(self, coords, offsets=None, *, keys=None, columns=None, crs=None):
+    def __init__(self, coords, offsets=None, *, keys=None, columns=None, crs=None, attrs=None):
         xy = as_points(coords, "coords")
         n = len(xy)
-        if n == 0:
-            raise InputError("a batch needs at least one point: coords is empty")
         self._coords = xy
-        self._offsets = check_offsets(np.array([0, n]) if offsets is None else offsets, n, empty=False)
+        if n == 0 and (offsets is None or np.asarray(offsets).tolist() == [0]):
+            self._offsets = np.zeros(1, dtype=np.int64)
+        else:
+            self._offsets = check_offsets(np.array([0, n]) if offsets is None else offsets, n, empty=False)
         self._keys = None if keys is None else _per_row(keys, n, "keys")
         columns = {} if columns is None else dict(columns)
         for name, values in columns.items():
@@ -100,6 +116,7 @@ class Batch:
             columns[name] = _per_row(values, n, f"column {name!r}")
         self._columns = columns
         self._crs = crs
+        self.attrs = {} if attrs is None else dict(attrs)
 
     # data -------------------------------------------------------------------------
     @property
@@ -121,6 +138,10 @@ class Batch:
     def columns(self) -> dict:
         """The other columns, name -> one value per row (a new dict; the arrays are shared)."""
         return dict(self._columns)
+
+    def column(self, name: str):
+        """The column ``name`` (``None`` when the batch has none of that name)."""
+        return self._columns.get(name)
 
     @property
     def crs(self):
@@ -159,7 +180,11 @@ class Batch:
         if self._keys is None:
             return np.ones(len(self), dtype=bool)
         first = self.trajectory_keys()
-        return np.r_[True, first[1:] != first[:-1]]
+        return np.r_[True, first[1:] != first[:-1]][:len(first)]
+
+    def point_index(self) -> np.ndarray:
+        """The 0-based position of each row in its trajectory, ``(N,)`` int64."""
+        return np.arange(self.n_points, dtype=np.int64) - np.repeat(self._offsets[:-1], self.lengths)
 
     # new batches ------------------------------------------------------------------
     def with_coords(self, coords, *, crs=None) -> "Batch":
@@ -173,8 +198,21 @@ class Batch:
             raise InputError(f"coords must have shape {self._coords.shape}, got {xy.shape}")
         out = Batch.__new__(Batch)
         out._coords, out._offsets, out._keys, out._columns = xy, self._offsets, self._keys, self._columns
-        out._crs = self._crs if crs is None else crs
+        out._crs, out.attrs = self._crs if crs is None else crs, dict(self.attrs)
         return out
+
+    def take_rows(self, rows) -> "Batch":
+        """The batch of ``rows`` only (increasing row positions, or a boolean mask of ``N``): every
+        column kept, a trajectory left without a row gone (``len`` tells how many)."""
+        rows = np.asarray(rows)
+        rows = np.flatnonzero(rows) if rows.dtype == bool else rows.astype(np.int64)
+        if len(rows) > 1 and np.any(np.diff(rows) <= 0):
+            raise InputError("rows must be increasing positions")
+        kept_before = np.searchsorted(rows, self._offsets)  # rows kept before each trajectory's start
+        offsets = np.unique(kept_before)  # an emptied trajectory merges into its neighbours' bounds
+        keys = None if self._keys is None else _subset(self._keys, rows)
+        columns = {name: _subset(values, rows) for name, values in self._columns.items()}
+        return Batch(self._coords[rows], offsets, keys=keys, columns=columns, crs=self._crs, attrs=self.attrs)
 
     # GeoDataFrame view ----------------------------------------------------------------
     def to_geodataframe(self, *, key: str = "uid", trajectory: str = "trajectory"):
@@ -226,21 +264,29 @@ class Batch:
 
         if not isinstance(frame, gpd.GeoDataFrame):
             raise InputTypeError(f"frame must be a GeoDataFrame, got {type(frame).__name__}")
-        if len(frame) == 0:
-            raise InputError("a batch needs at least one point: the frame is empty")
         coords = point_coords(frame)
         keys = frame[key].reset_index(drop=True) if key is not None and key in frame.columns else None
         if offsets is None:
             runs = frame[trajectory] if trajectory is not None and trajectory in frame.columns else keys
-            offsets = np.array([0, len(frame)]) if runs is None else _run_offsets(runs.to_numpy())
+            offsets = None if runs is None else _run_offsets(runs.to_numpy())
         geometry = frame.geometry.name
         columns = {c: frame[c].reset_index(drop=True) for c in frame.columns if c not in (geometry, key)}
         return cls(coords, offsets, keys=keys, columns=columns, crs=frame.crs)
 
 
+def batch_arrays(points, offsets):
+    """``(coords, offsets)`` of ``points`` given as a :class:`Batch` (``offsets`` must then be
+    ``None``), or the two arguments as they are: how a function taking arrays takes a batch too."""
+    if not isinstance(points, Batch):
+        return points, offsets
+    if offsets is not None:
+        raise InputTypeError("give offsets or a tracs.Batch (which has its own), not both")
+    return points.coords, points.offsets
+
+
 def _run_offsets(values: np.ndarray) -> np.ndarray:
     """The offsets of the runs of equal consecutive values."""
-    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]][:len(values)])
     return np.r_[starts, len(values)].astype(np.int64)
 
 

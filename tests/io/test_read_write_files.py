@@ -147,9 +147,9 @@ def test_gpx_segments_are_trajectories_and_untimed_points_keep_order(text_file):
     path = text_file(GPX, "walk.gpx")
     points = read_points(path)
     assert points.lengths.tolist() == [2, 3]
-    assert points.source.tolist() == [0, 1, 2, 3, 4]  # file order
-    assert points.report.untimed == [2, 3, 4]
-    assert np.isnat(points.time).tolist() == [False, False, True, True, True]
+    assert points.column("source").tolist() == [0, 1, 2, 3, 4]  # file order
+    assert points.attrs["report"].untimed == [2, 3, 4]
+    assert np.isnat(points.column("time")).tolist() == [False, False, True, True, True]
     frame = read_checkins(path)
     assert frame.attrs["trajectory_column"] == "trajectory"
     assert frame["source_row"].tolist() == [0, 1, 2, 3, 4]

@@ -209,19 +209,20 @@ def outside_rows(lon, lat, args, labels, *, command: str = "perturb", before: st
 
 
 def points_in_region(points, args):
-    """:func:`outside_rows` on the command line's :class:`tracs.io.table.Points`.
+    """:func:`outside_rows` on the command line's batch (:func:`tracs.io.table.read_points`).
 
     Returns the points to perturb (rows outside dropped or clipped as asked; a
     trajectory left empty by ``--drop`` disappears) and the labels of the rows handled.
     """
-    from dataclasses import replace
+    from ..io.table import row_labels
 
-    keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], args, points.where,
-                                           before=dropped_before(points.report))
+    keep, lon, lat, handled = outside_rows(points.coords[:, 0], points.coords[:, 1], args,
+                                           lambda rows: row_labels(points, rows),
+                                           before=dropped_before(points.attrs["report"]))
     if not handled:
         return points, handled
     if keep is None:
-        return replace(points, lonlat=np.column_stack([lon, lat])), handled
+        return points.with_coords(np.column_stack([lon, lat])), handled
     kept, emptied = keep_rows(points, keep)
     if emptied:
         print(f"tracs perturb: note: {counted(emptied, 'trajectory')} had every row outside the region: "
@@ -232,15 +233,8 @@ def points_in_region(points, args):
 def keep_rows(points, keep):
     """``(points, emptied)``: the rows of ``points`` where ``keep`` is true (a trajectory left
     empty disappears; ``emptied`` counts them), as ``--drop`` leaves them."""
-    from dataclasses import replace
-
-    rows = np.flatnonzero(keep)
-    kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
-    offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
-    traj = None if points.traj is None else points.traj.take(rows).reset_index(drop=True)
-    return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
-                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets, traj=traj,
-                   file=None if points.file is None else points.file[rows]), len(points.offsets) - len(offsets)
+    kept = points.take_rows(keep)
+    return kept, len(points) - len(kept)
 
 
 def frame_in_region(frame, args, *, command: str):

@@ -82,9 +82,8 @@ def run(args, method, output: Path, fmt) -> int:
     and :func:`tracs.release.release_points` releases chunks of whole users through
     :func:`tracs.engine.perturb_many` on ``--workers`` threads.
     """
-    from ..trajectory_batch import Batch
     from ..engine import average_error, resolve_workers
-    from ..io.table import read_points, released_digest, to_wgs84, write_released
+    from ..io.table import metric_crs, read_points, released_digest, to_metric, to_wgs84, write_released
     from ..methods import MethodContext
     from ..region import Rectangle
     from ..release import release_points, write_perturb_sidecar
@@ -99,14 +98,14 @@ def run(args, method, output: Path, fmt) -> int:
     try:
         points, handled = _public.points_in_region(points, args)
     except CLIError:  # rows outside the region: first what was dropped before, so the counts add up
-        _output.report_drops("perturb", points.report, strict=False, others=points.others)
+        _output.report_drops("perturb", points.attrs["report"], strict=False, others=points.attrs["others"])
         raise
-    _output.report_drops("perturb", points.report, strict=args.strict,
-                         extra=[("clipped" if args.clip else "dropped", handled)], others=points.others)
-    crs = _public.metric_crs(args, points.metric_crs)
+    _output.report_drops("perturb", points.attrs["report"], strict=args.strict,
+                         extra=[("clipped" if args.clip else "dropped", handled)], others=points.attrs["others"])
+    crs = _public.metric_crs(args, lambda: metric_crs(points))
     threads = resolve_workers(args.workers)
-    coords = points.to_metric(crs, workers=threads)
-    offsets = points.offsets
+    metres = to_metric(points, crs, workers=threads)
+    coords, offsets = metres.coords, metres.offsets
     if len(coords) == 0:
         raise CLIError(f"{source}: no points left to perturb")
     needs_pois = method.discrete or args.round_to_pois
@@ -128,7 +127,7 @@ def run(args, method, output: Path, fmt) -> int:
     _startup.resume()  # imports done, kernels loaded: collect normally from here (tracs.cli._startup)
     # two bars of the points' count: perturbing, then writing (one bar of twice the points misled)
     with _columns.progress_bar(len(coords), quiet=quiet, desc="perturb") as bar:
-        done = release_points(model, Batch(coords, offsets, keys=points.uid),
+        done = release_points(model, metres.with_coords(coords),
                               rng=random_argument(args), seed=args.seed, workers=args.workers,
                               round_to=ctx.poi_space if args.round_to_pois and not method.discrete else None,
                               progress=bar.update)

@@ -151,8 +151,7 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     """
     import pandas as pd
 
-    from ..trajectory_batch import Batch
-    from ..io.table import released_table, to_wgs84
+    from ..io.table import released_table, to_metric, to_wgs84
     from ..methods import get
     from ..release import release_points
     from . import _public
@@ -160,15 +159,15 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
 
     method = get(method)
     points, _ = _public.points_in_region(read_partition(part, options), options)
-    coords = points.to_metric(crs)
+    metres = to_metric(points, crs)
+    coords = metres.coords
     if public.box is not None:  # the points of the box outside its inscribed rectangle: onto it
         from ..public import into_region
 
         coords = into_region(coords, public.region)[0]
-    offsets = points.offsets
     ctx, model = build_model(method, options, public)
     # as in process: keys from the ids' exact values, chunks of whole users through the engine
-    done = release_points(model, Batch(coords, offsets, keys=points.uid),
+    done = release_points(model, metres.with_coords(coords),
                           rng=random_argument(options), seed=options.seed, workers=1,
                           round_to=ctx.poi_space if options.round_to_pois and not method.discrete else None)
     released, eps_point, eps_traj = done.coords, done.epsilon_point, done.epsilon_trajectory
