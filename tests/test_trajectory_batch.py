@@ -113,3 +113,19 @@ def test_bad_batches(args, kwargs, error, message):
 def test_bad_calls(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_trajectories_are_the_geodataframe_view_of_a_batch():
+    from tracs import Trajectories
+
+    frame = gpd.GeoDataFrame({"uid": ["007", "007", "7", "7"], "trajectory": [0, 0, 1, 1], "v": [1, 2, 3, 4]},
+                             geometry=gpd.points_from_xy(COORDS[:, 0], COORDS[:, 1]), crs=32654)
+    trajectories = Trajectories(frame, report="how")
+    batch = trajectories.to_batch()
+    assert batch.offsets is not trajectories.offsets and batch.offsets.tolist() == [0, 2, 4]
+    assert not batch.offsets.flags.writeable and not trajectories.offsets.flags.writeable
+    assert batch.trajectory_keys().tolist() == ["007", "7"] and list(batch.columns) == ["trajectory", "v"]
+    assert batch.attrs["report"] == "how" and batch.crs == frame.crs
+    np.testing.assert_array_equal(batch.coords, trajectories.coords)
+    back = Trajectories(batch.to_geodataframe())
+    assert back.offsets.tolist() == [0, 2, 4] and back.frame["uid"].tolist() == frame["uid"].tolist()

@@ -108,6 +108,7 @@ class Batch:
             self._offsets = np.zeros(1, dtype=np.int64)
         else:
             self._offsets = check_offsets(np.array([0, n]) if offsets is None else offsets, n, empty=False)
+        self._offsets.setflags(write=False)
         self._keys = None if keys is None else _per_row(keys, n, "keys")
         columns = {} if columns is None else dict(columns)
         for name, values in columns.items():
@@ -126,7 +127,7 @@ class Batch:
 
     @property
     def offsets(self) -> np.ndarray:
-        """``int64`` ``(T + 1,)`` row offsets."""
+        """``int64`` ``(T + 1,)`` row offsets (read-only)."""
         return self._offsets
 
     @property
