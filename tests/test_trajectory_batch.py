@@ -126,6 +126,7 @@ def test_trajectories_are_the_geodataframe_view_of_a_batch():
     assert not batch.offsets.flags.writeable and not trajectories.offsets.flags.writeable
     assert batch.trajectory_keys().tolist() == ["007", "7"] and list(batch.columns) == ["trajectory", "v"]
     assert batch.attrs["report"] == "how" and batch.crs == frame.crs
+    assert repr(batch) == "Batch(2 trajectories, 4 points, keys=yes, columns: trajectory, v, crs=EPSG:32654)"
     np.testing.assert_array_equal(batch.coords, trajectories.coords)
     back = Trajectories(batch.to_geodataframe())
     assert back.offsets.tolist() == [0, 2, 4] and back.frame["uid"].tolist() == frame["uid"].tolist()

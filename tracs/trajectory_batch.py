@@ -165,8 +165,9 @@ class Batch:
 
     def __repr__(self) -> str:
         names = ", ".join(self._columns) or "none"
+        crs = self._crs.to_string() if hasattr(self._crs, "to_string") else repr(self._crs)
         return (f"Batch({len(self):,} trajectories, {self.n_points:,} points, keys="
-                f"{'yes' if self._keys is not None else 'none'}, columns: {names}, crs={self._crs!r})")
+                f"{'yes' if self._keys is not None else 'none'}, columns: {names}, crs={crs})")
 
     # per trajectory ------------------------------------------------------------------
     def trajectory_keys(self) -> np.ndarray:
