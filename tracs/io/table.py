@@ -211,7 +211,10 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Bat
 
 def read_batch(lonlat, offsets, uid, time, source, *, report=None, position: str = "row", others=(), traj=None,
                file=None, files=()) -> Batch:
-    """The batch of rows read from a file, as :func:`read_points` gives it (see there)."""
+    """The batch of rows :func:`read_points` gives and :func:`write_released` takes, from its arrays:
+    WGS84 ``lonlat``, ``offsets``, the user id ``uid`` of each row (the keys), its ``time`` and
+    ``source`` position, the input's trajectory ids ``traj`` and the ``file`` of each row when
+    known, and the facts of the file (``report``, ``position``, ``others``, ``files``)."""
     columns = {"time": time, "source": source}
     if traj is not None:
         columns["traj"] = traj
