@@ -1,7 +1,7 @@
 """Fixed-column check-in files (Foursquare, Gowalla): recognise, read, build.
 
 :func:`read_known_format` tells a headerless file from one with a header and
-reads it with the text reader of :mod:`tracs.io.text`; :func:`load_known_format`
+reads it with the text reader of :mod:`tracs.io.delimited_text`; :func:`load_known_format`
 turns its columns into the loaders' frame with :func:`tracs.io.checkins.build_checkins`.
 """
 
@@ -14,7 +14,7 @@ import pandas as pd
 
 from tracs.errors import InputError
 from tracs.io.checkins import build_checkins, check_duplicates_policy, check_strict
-from tracs.io.text import Table, check_path, map_header, read_table, sniff
+from tracs.io.delimited_text import Table, check_path, map_header, read_table, sniff
 
 if TYPE_CHECKING:
     import geopandas as gpd

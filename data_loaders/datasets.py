@@ -23,7 +23,7 @@ import pandas as pd
 from tracs.io.formats import FORMATS, format_of
 from tracs.io.profiles import HEADERLESS, headerless_profile, profile_of
 from tracs.errors import InputError
-from tracs.io.text import check_path, sniff
+from tracs.io.delimited_text import check_path, sniff
 
 from .foursquare import load_foursquare
 from .generic import load_checkins

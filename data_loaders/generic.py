@@ -26,8 +26,8 @@ from tracs.errors import InputError, InputTypeError, MissingExtraError
 from tracs.io.checkins import RESERVED, build_checkins, check_duplicates_policy, check_strict
 from tracs.io.columns import ALIASES, normalise
 from tracs.io.formats import FORMATS, format_of
-from tracs.io.read import read_checkins, user_codes
-from tracs.io.text import check_path, read_table, sniff
+from tracs.io.checkin_files import read_checkins, user_codes
+from tracs.io.delimited_text import check_path, read_table, sniff
 from tracs.io.times import parse_times
 
 __all__ = ["load_checkins"]
@@ -38,7 +38,7 @@ _AUTO = object()
 def _kind(fmt) -> str | None:
     """How this loader reads a format of :data:`tracs.io.formats.FORMATS`: ``"parquet"``, ``"vector"``
     (geopandas), ``"text"`` (delimited text into pandas), or None: by the format's own reader,
-    through :func:`tracs.io.read.read_checkins`."""
+    through :func:`tracs.io.checkin_files.read_checkins`."""
     for kind, key in (("parquet", "parquet"), ("vector", "geojson"), ("text", "csv")):
         if fmt.read == FORMATS[key].read:
             return kind
@@ -128,7 +128,7 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
         semicolon and pipe unless ``sep`` is given), a Parquet/GeoParquet file
         (``.parquet``), a vector file (``.geojson``, ``.gpkg``, ...), a file of any other
         format of :data:`tracs.io.formats.FORMATS` (read by its reader through
-        :func:`tracs.io.read.read_checkins`; ``poi`` unused), or a frame.
+        :func:`tracs.io.checkin_files.read_checkins`; ``poi`` unused), or a frame.
     user, time, lat, lng : str
         Column names for the user id, the time, latitude and longitude (degrees,
         WGS84).  For a GeoDataFrame without ``lat``/``lng`` columns the point

@@ -394,7 +394,7 @@ def test_perturb_keeps_the_input_order_and_map_reads_it_back(cli, checkins_csv, 
     # the map pairs the rows by key (uid, trajectory, point), with or without the file's lines
     from tracs.cli._pairing import match
     from tracs.io.release import read_release
-    from tracs.io.table import read_points
+    from tracs.io.batch_files import read_points
 
     points = read_points(source)
     by_order, by_line = read_release(out), read_release(lines)

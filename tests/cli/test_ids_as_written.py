@@ -16,7 +16,7 @@ import pytest
 
 import data_loaders
 from tracs.io import read_checkins
-from tracs.io.table import read_points
+from tracs.io.batch_files import read_points
 from tracs.release import user_keys
 from tracs.random import stream_ids
 

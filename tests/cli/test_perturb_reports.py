@@ -116,7 +116,7 @@ def test_two_continents_are_warned_about(cli, tmp_path):
 
 
 def test_a_failed_write_leaves_no_file_and_keeps_the_old_one(cli, tmp_path, monkeypatch):
-    from tracs.io import table
+    from tracs.io import batch_files as table
 
     source = write(tmp_path / "in.csv", tokyo_rows())
     out = tmp_path / "out.csv"

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import data_loaders as dl
-from tracs.io import text as _io
+from tracs.io import delimited_text as _io
 
 TABLE = ("uid,when,lat,lng,poi_id,count,share,flag,code\n"
          "1,2012-04-03T18:00:00Z,35.70,139.70,v1,3,0.5,true,007\n"

@@ -16,7 +16,7 @@ from shapely.geometry import LineString, MultiLineString, MultiPoint, Point, Pol
 
 from tracs.io import read_checkins
 from tracs.io.formats import UnsupportedFormatError, output_format
-from tracs.io.table import read_points
+from tracs.io.batch_files import read_points
 
 TIMES_A = ["2024-01-01T10:00:00Z", "2024-01-01T10:01:00Z", "2024-01-01T10:02:00Z"]
 TIMES_B = ["2024-01-01T11:00:00Z", "2024-01-01T11:01:00Z", "2024-01-01T11:02:00Z", "2024-01-01T11:03:00Z"]

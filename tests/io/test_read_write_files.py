@@ -13,7 +13,7 @@ import tracs.io.arrow_text as io_read
 from tracs.io import SUPPORTED, UnsupportedFormatError, read_checkins
 from tracs.io.columns import MissingColumnsError
 from tracs import Batch
-from tracs.io.table import read_points
+from tracs.io.batch_files import read_points
 from tracs.io.write import wkb_points
 from tracs.io.write import _times_as_text
 
@@ -232,7 +232,7 @@ def test_numba_cache_folder(monkeypatch, tmp_path):
 
 
 def test_batches_built_ahead_keep_order_and_errors():
-    from tracs.io.table import _ahead
+    from tracs.io.batch_files import _ahead
 
     assert list(_ahead(iter(range(7)), depth=2)) == list(range(7))
 

@@ -2,7 +2,7 @@
 
 Every released row carries ``uid``, ``trajectory`` and ``point`` (its 0-based
 position in its released trajectory): the input read again as ``tracs perturb``
-read it (:func:`tracs.io.table.read_points`, the same ``--split-gap``, and the
+read it (:func:`tracs.io.batch_files.read_points`, the same ``--split-gap``, and the
 rows outside the release's region left out when the release has fewer rows, as
 ``--drop`` left them) gives every input row the same key.  Rows are paired by
 that key, never by position, so releases written in any order, by any writer
@@ -37,7 +37,7 @@ class Paired:
         Rows of the input as read that lie outside the release's region (left out, as
         ``--drop`` leaves them; empty when the release kept every row).
     everything : tracs.Batch
-        The input rows as read (:func:`tracs.io.table.read_points`) (``outside`` indexes them).
+        The input rows as read (:func:`tracs.io.batch_files.read_points`) (``outside`` indexes them).
     """
 
     points: object
@@ -62,9 +62,9 @@ def _text(values) -> np.ndarray:
 
 
 def input_keys(points) -> list:
-    """``[uid, trajectory, point]`` of every row of ``points``, as :func:`tracs.io.table.released_table`
+    """``[uid, trajectory, point]`` of every row of ``points``, as :func:`tracs.io.batch_files.released_table`
     writes them (text, text, int)."""
-    from ..io.table import trajectory_ids
+    from ..io.batch_files import trajectory_ids
 
     ids = trajectory_ids(points)
     traj = np.searchsorted(points.offsets, np.arange(int(points.offsets[-1])), side="right") - 1
@@ -108,7 +108,7 @@ def pair(source, release, name: str, args, sidecar: dict | None) -> Paired:
     ``--split-gap`` and the region of the release: when the release has fewer rows
     than the input, the rows outside that region are left out first, as ``--drop`` did.
     """
-    from ..io.table import read_points, to_metric
+    from ..io.batch_files import read_points, to_metric
     from . import _columns
     from ._public import keep_rows
 

@@ -209,12 +209,12 @@ def outside_rows(lon, lat, args, labels, *, command: str = "perturb", before: st
 
 
 def points_in_region(points, args):
-    """:func:`outside_rows` on the command line's batch (:func:`tracs.io.table.read_points`).
+    """:func:`outside_rows` on the command line's batch (:func:`tracs.io.batch_files.read_points`).
 
     Returns the points to perturb (rows outside dropped or clipped as asked; a
     trajectory left empty by ``--drop`` disappears) and the labels of the rows handled.
     """
-    from ..io.table import row_labels
+    from ..io.batch_files import row_labels
 
     keep, lon, lat, handled = outside_rows(points.coords[:, 0], points.coords[:, 1], args,
                                            lambda rows: row_labels(points, rows),
@@ -242,7 +242,7 @@ def frame_in_region(frame, args, *, command: str):
     outside the region refused, dropped or clipped as ``args`` asks, and their labels."""
     from data_loaders import SOURCE_COLUMNS
 
-    from ..io.table import place_labels, with_points
+    from ..io.batch_files import place_labels, with_points
 
     position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)
     word = "line" if position == "source_line" else "row"

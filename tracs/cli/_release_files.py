@@ -1,7 +1,7 @@
 """``tracs perturb`` on plain arrays: read with Arrow, release through :mod:`tracs.release`, write with Arrow.
 
 The rows never become a GeoDataFrame: user ids, times and source lines stay
-NumPy / Arrow arrays (:mod:`tracs.io.table`), coordinates are projected to the
+NumPy / Arrow arrays (:mod:`tracs.io.batch_files`), coordinates are projected to the
 local UTM zone by pyproj on ``--workers`` threads (:func:`tracs.geo.transform_xy`),
 trajectories are released by :func:`tracs.release.release_points` (chunks of whole
 users through the engine, a progress bar), and the released rows are written back in
@@ -83,7 +83,7 @@ def run(args, method, output: Path, fmt) -> int:
     :func:`tracs.engine.perturb_many` on ``--workers`` threads.
     """
     from ..engine import average_error, resolve_workers
-    from ..io.table import metric_crs, read_points, released_digest, to_metric, to_wgs84, write_released
+    from ..io.batch_files import metric_crs, read_points, released_digest, to_metric, to_wgs84, write_released
     from ..methods import MethodContext
     from ..region import Rectangle
     from ..release import release_points, write_perturb_sidecar

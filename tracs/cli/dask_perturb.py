@@ -130,11 +130,11 @@ def read_partition(part, options: argparse.Namespace):
     """The rows of one partition of whole users, read as the in-process command reads a file.
 
     The one call of the reader on the Dask path: the partition goes through a
-    temporary Parquet file to :func:`tracs.io.table.read_points`, so its checks,
+    temporary Parquet file to :func:`tracs.io.batch_files.read_points`, so its checks,
     its grouping and its reading of times (decided from each user's own rows) are
     those of :func:`tracs.cli._release_files.run`.
     """
-    from ..io.table import read_points
+    from ..io.batch_files import read_points
     from . import _columns
 
     with tempfile.TemporaryDirectory(prefix="tracs-partition-") as folder:
@@ -151,7 +151,7 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     """
     import pandas as pd
 
-    from ..io.table import released_table, to_metric, to_wgs84
+    from ..io.batch_files import released_table, to_metric, to_wgs84
     from ..methods import get
     from ..release import release_points
     from . import _public

@@ -167,7 +167,7 @@ def _released_rows(source: Path, release: Path, args, *, warn: bool):
     paired by key (:mod:`tracs.cli._pairing`)."""
     import geopandas as gpd
 
-    from ..io.table import trajectory_ids
+    from ..io.batch_files import trajectory_ids
     from ._output import report_drops
     from ._pairing import pair
 

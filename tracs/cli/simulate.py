@@ -42,7 +42,7 @@ def _replay(points, params, args, client, folder):
     import numpy as np
 
     from ..collect import BudgetExhausted, Device
-    from ..io.table import trajectory_ids
+    from ..io.batch_files import trajectory_ids
 
     totals = {"sent": 0, "accepted": 0, "rejected": {}, "withheld": {}}
     users = points.trajectory_keys()
@@ -95,7 +95,7 @@ def run(args) -> int:
     except ImportError:
         raise CLIError("tracs simulate needs the collect extra: pip install 'tracs[collect]'") from None
     from ..collect import ParameterError, Parameters
-    from ..io.table import read_points
+    from ..io.batch_files import read_points
     from . import _columns
 
     source = Path(args.input)

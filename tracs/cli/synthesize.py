@@ -42,7 +42,7 @@ def run(args) -> int:
 
     from ..estimate.sidecar import perturber_from_sidecar
     from ..estimate.synthesize import fit_mobility_model, synthesize
-    from ..io.table import read_batch, write_released
+    from ..io.batch_files import read_batch, write_released
     from .estimate import _read_frame, _release_points, release_parameters, warn_data_derived
     from .perturb import _output_format
 

@@ -1,7 +1,7 @@
 """The stored reports as a release, and the density estimated from them.
 
 :func:`write_export` writes the reports with the release tables and writers of ``tracs
-perturb`` (:func:`tracs.io.table.released_table`: the columns ``uid``, ``trajectory``,
+perturb`` (:func:`tracs.io.batch_files.released_table`: the columns ``uid``, ``trajectory``,
 ``datetime``, ``lat``, ``lng``, ``epsilon_point``, ``epsilon_trajectory``), streamed in
 chunks of whole trajectories for the formats written in batches (CSV, Parquet), and the
 sidecar of its public parameters (:func:`tracs.estimate.sidecar.write_sidecar`), so
@@ -18,14 +18,14 @@ import numpy as np
 
 from ..estimate.sidecar import write_sidecar
 from ..io.formats import output_format
-from ..io.table import read_batch, released_table, to_wgs84, write_released
+from ..io.batch_files import read_batch, released_table, to_wgs84, write_released
 from ..io.write import bounds
 
 __all__ = ["write_export"]
 
 
 def _points(devices: list, c: dict, crs):
-    """The stored reports as the command line's batch (:func:`tracs.io.table.read_batch`: one
+    """The stored reports as the command line's batch (:func:`tracs.io.batch_files.read_batch`: one
     trajectory per ``(device, trajectory)``, in index order) and their WGS84 positions."""
     import pandas as pd
 

@@ -1,6 +1,6 @@
 """Check-ins as plain arrays, grouped into trajectories: the light path of the command line.
 
-:func:`read_points` reads a file with :func:`tracs.io.read.read_columns`, drops
+:func:`read_points` reads a file with :func:`tracs.io.checkin_files.read_columns`, drops
 and reports rows with the loaders' own checks (:mod:`tracs.io.checkins`:
 ``check_rows`` and ``make_report``), orders the rows by (user, trajectory
 column, time) with a stable sort (ties keep their file order) and splits them
@@ -21,7 +21,7 @@ import threading
 import numpy as np
 
 from .formats import output_format
-from .read import read_columns
+from .checkin_files import read_columns
 from .write import _times_as_text, bounds, with_parameters
 from ..errors import InputError
 from ..trajectory_batch import Batch
@@ -129,7 +129,7 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Bat
     ``position`` (``"line"`` or ``"row"``), ``others`` (the columns not read, not
     released) and ``files``.
 
-    ``options`` are those of :func:`tracs.io.read.read_columns` (column names,
+    ``options`` are those of :func:`tracs.io.checkin_files.read_columns` (column names,
     ``input_format``, ``time_format``, ``dayfirst``, ``tz``, ``flags``).  A
     trajectory starts at each new user, each new value of the trajectory column
     (``traj``) and, with ``split_gap``, after a gap longer than it.  Repeats of a
