@@ -17,7 +17,7 @@ from tracs.errors import InputError
 from tracs.io.checkins import build_checkins, check_duplicates_policy, check_strict
 from tracs.io.formats import format_of
 from tracs.io.records import Records, own_columns, read_records
-from tracs.io.text import check_path, map_header
+from tracs.io.delimited_text import check_path, map_header
 
 if TYPE_CHECKING:
     import geopandas as gpd

@@ -2,7 +2,7 @@
 :mod:`tracs.io.formats`, a DataFrame or a GeoDataFrame.
 
 Files are read by the reader the format table chooses (:func:`tracs.io.records.read_records`
-for tables of columns, :func:`tracs.io.read.read_checkins` for the layouts whose reader
+for tables of columns, :func:`tracs.io.checkin_files.read_checkins` for the layouts whose reader
 names its columns' roles: GPX, KML, the trajectory data sets); this module only picks
 the columns.
 
@@ -28,9 +28,9 @@ from tracs.errors import InputError, InputTypeError
 from tracs.io.checkins import RESERVED, build_checkins, check_duplicates_policy, check_strict
 from tracs.io.columns import ALIASES, normalise
 from tracs.io.formats import format_of
-from tracs.io.read import read_checkins, user_codes
+from tracs.io.checkin_files import read_checkins, user_codes
 from tracs.io.records import frame_records, own_columns, read_records
-from tracs.io.text import check_path
+from tracs.io.delimited_text import check_path
 from tracs.io.times import parse_times
 
 __all__ = ["load_checkins"]
@@ -94,7 +94,7 @@ def load_checkins(path_or_frame, *, user: str = "uid", time: str = "datetime",
         (``.parquet``), a vector file (``.geojson``, ``.gpkg``, ...), each read by the reader
         of :data:`tracs.io.formats.FORMATS`; a file of a format whose reader names its
         columns' roles (GPX, KML, a trajectory data set's layout) through
-        :func:`tracs.io.read.read_checkins` (``poi`` unused); or a frame.
+        :func:`tracs.io.checkin_files.read_checkins` (``poi`` unused); or a frame.
     user, time, lat, lng : str
         Column names for the user id, the time, latitude and longitude (degrees,
         WGS84).  For a GeoDataFrame without ``lat``/``lng`` columns the point

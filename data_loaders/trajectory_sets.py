@@ -17,7 +17,7 @@ import pandas as pd
 
 from tracs.io.checkins import build_checkins, check_duplicates_policy, check_strict
 from tracs.io.porto import CHUNK_BYTES, iter_porto_columns, porto_notes, read_porto_columns
-from tracs.io.read import read_checkins
+from tracs.io.checkin_files import read_checkins
 
 __all__ = ["iter_porto", "load_cabspotting", "load_geolife", "load_porto", "load_tdrive"]
 

@@ -24,7 +24,7 @@ PAGE = Path(__file__).with_name("api.md")
 
 #: the public modules, in the order of the page (the root ``tracs`` comes first)
 MODULES = ("region", "public", "perturbers", "baselines", "mechanisms", "methods", "random", "engine", "io",
-           "trajectories", "gdf", "adapters", "dask", "estimate", "collect", "privacy", "metrics",
+           "trajectory_batch", "trajectories", "gdf", "adapters", "dask", "estimate", "collect", "privacy", "metrics",
            "query_metrics", "evaluation", "maps", "plots", "geo", "errors")
 
 HEADER = """# API reference

@@ -33,6 +33,7 @@ _LAZY = {
     "average_error": "tracs.metrics",
     "trajectory_errors": "tracs.metrics",
     "POISpace": "tracs.poi_space",
+    "Batch": "tracs.trajectory_batch",
     "Trajectories": "tracs.trajectories",
     "perturb_gdf": "tracs.gdf",
     "audit": "tracs.privacy",
@@ -40,7 +41,7 @@ _LAZY = {
     "AuditReport": "tracs.privacy",
 }
 _SUBMODULES = {"io", "random", "public", "mechanisms", "baselines", "maps", "plots", "evaluation", "geo", "metrics",
-               "region", "gdf", "adapters", "perturbers", "trajectories", "query_metrics", "cli",
+               "region", "gdf", "adapters", "perturbers", "trajectories", "trajectory_batch", "query_metrics", "cli",
                "estimate", "privacy", "engine", "dask", "errors", "releaser"}
 
 __all__ = sorted(_LAZY) + ["mechanisms", "__version__"]

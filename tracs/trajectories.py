@@ -10,7 +10,9 @@
 * ``coords``: the ``(N, 2)`` float64 x/y of the geometry, read-only.
 
 The container never reorders rows.  Perturbers work on ``coords``/``offsets``;
-``with_coords`` puts their output back next to the original ids and times.
+``with_coords`` puts their output back next to the original ids and times.  The
+arrays are those of a :class:`tracs.Batch` (:meth:`Trajectories.to_batch`), of
+which the container is the GeoDataFrame view.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import shapely
 from . import geo
 from .region import ConvexRegion, Rectangle
 from ._validation import as_float_array, check_finite, check_offsets
+from .trajectory_batch import Batch, point_coords
 from .errors import InputError, InputTypeError
 
 __all__ = ["Trajectories", "POIs"]
@@ -39,20 +42,6 @@ class POIs(NamedTuple):
 
     coords: np.ndarray
     ids: np.ndarray | None
-
-
-def _point_coords(frame: gpd.GeoDataFrame) -> np.ndarray:
-    geoms = np.asarray(frame.geometry.array)
-    kinds = shapely.get_type_id(geoms)
-    if np.any(kinds != 0):
-        raise InputError("every row's geometry must be a point")
-    if np.any(shapely.is_empty(geoms)):
-        raise InputError("the geometry holds empty points")
-    coords = shapely.get_coordinates(geoms)
-    if not np.all(np.isfinite(coords)):
-        raise InputError("the geometry holds NaN or infinite coordinates")
-    coords.setflags(write=False)
-    return coords
 
 
 class Trajectories:
@@ -90,12 +79,12 @@ class Trajectories:
             ids = frame["trajectory"].to_numpy()
             starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
             offsets = np.r_[starts, n]
-        self._offsets = check_offsets(offsets, n, empty=False)
-        self._offsets.setflags(write=False)
-        lengths = np.diff(self._offsets)
+        offsets = check_offsets(offsets, n, empty=False)
+        offsets.setflags(write=False)
+        lengths = np.diff(offsets)
         if "trajectory" in frame.columns:
             ids = frame["trajectory"].to_numpy()
-            first = ids[self._offsets[:-1]]
+            first = ids[offsets[:-1]]
             if not np.array_equal(np.repeat(first, lengths), ids):
                 raise InputError("the 'trajectory' column is not constant within each trajectory")
             if pd.unique(first).size != first.size:
@@ -103,7 +92,7 @@ class Trajectories:
         else:
             frame = frame.copy()
             frame["trajectory"] = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
-        self._coords = _point_coords(frame)
+        self._batch = Batch(point_coords(frame), offsets, crs=frame.crs)
         self._frame = frame
         self.report = report
 
@@ -132,12 +121,12 @@ class Trajectories:
     @property
     def offsets(self) -> np.ndarray:
         """``int64`` ``(T + 1,)`` row offsets (read-only)."""
-        return self._offsets
+        return self._batch.offsets
 
     @property
     def coords(self) -> np.ndarray:
         """``(N, 2)`` float64 x/y of every row, in the frame's CRS (read-only)."""
-        return self._coords
+        return self._batch.coords
 
     @property
     def crs(self) -> pyproj.CRS | None:
@@ -147,20 +136,28 @@ class Trajectories:
     @property
     def lengths(self) -> np.ndarray:
         """Number of points of each trajectory, ``(T,)``."""
-        return np.diff(self._offsets)
+        return self._batch.lengths
 
     @property
     def n_points(self) -> int:
         """Total number of points ``N``."""
-        return len(self._coords)
+        return self._batch.n_points
 
     def __len__(self) -> int:
-        return self._offsets.size - 1
+        return len(self._batch)
+
+    def to_batch(self, *, key: str = "uid") -> Batch:
+        """The rows as a :class:`tracs.Batch`: the same coordinates and offsets, the column ``key``
+        (when the frame has it) as keys, every other column kept, the frame's CRS and report
+        (``attrs["report"]``)."""
+        batch = Batch.from_geodataframe(self._frame, key=key, offsets=self.offsets)
+        batch.attrs["report"] = self.report
+        return batch
 
     def __iter__(self):
         """Yield each trajectory's ``(n_i, 2)`` coordinates (read-only views)."""
-        for start, stop in zip(self._offsets[:-1], self._offsets[1:]):
-            yield self._coords[start:stop]
+        for start, stop in zip(self.offsets[:-1], self.offsets[1:]):
+            yield self.coords[start:stop]
 
     def __getitem__(self, i) -> np.ndarray:
         """Coordinates ``(n_i, 2)`` of trajectory ``i`` (an int; negative counts from the end)."""
@@ -170,7 +167,7 @@ class Trajectories:
         if not -t <= i < t:
             raise IndexError(f"trajectory {i} out of range for {t} trajectories")
         i = int(i) % t
-        return self._coords[self._offsets[i]:self._offsets[i + 1]]
+        return self.coords[self.offsets[i]:self.offsets[i + 1]]
 
     def select(self, indices) -> "Trajectories":
         """A new container with trajectories ``indices`` (ints, a slice or a boolean mask), in that order."""
@@ -179,7 +176,7 @@ class Trajectories:
         if picked.size == 0:
             raise InputError("no trajectory selected")
         lengths = self.lengths[picked]
-        starts = self._offsets[:-1][picked]
+        starts = self.offsets[:-1][picked]
         rows = np.repeat(starts - np.r_[0, np.cumsum(lengths)[:-1]], lengths) + np.arange(lengths.sum())
         frame = self._frame.iloc[rows].reset_index(drop=True)
         return Trajectories(frame, np.r_[0, np.cumsum(lengths)], report=self.report)
@@ -190,7 +187,7 @@ class Trajectories:
 
     # coordinate systems -----------------------------------------------------------
     def _with_frame(self, frame) -> "Trajectories":
-        return Trajectories(frame, self._offsets, report=self.report)
+        return Trajectories(frame, self.offsets, report=self.report)
 
     def to_crs(self, crs) -> "Trajectories":
         """The same trajectories in another CRS (rows unchanged)."""
@@ -236,7 +233,7 @@ class Trajectories:
         """
         has_ids = "poi_id" in self._frame.columns
         if by == "coords":
-            keys = np.ascontiguousarray(self._coords + 0.0).view(np.complex128).ravel()
+            keys = np.ascontiguousarray(self.coords + 0.0).view(np.complex128).ravel()
             _, first = np.unique(pd.factorize(keys)[0], return_index=True)
         elif by == "poi_id":
             if not has_ids:
@@ -248,7 +245,7 @@ class Trajectories:
         else:
             raise InputError(f"by must be 'coords' or 'poi_id', got {by!r}")
         first = np.sort(first)
-        coords = self._coords[first].copy()
+        coords = self.coords[first].copy()
         ids = self._frame["poi_id"].to_numpy()[first] if has_ids else None
         return POIs(coords, ids)
 
@@ -309,8 +306,8 @@ class Trajectories:
             Their CRS; default the current one.
         """
         xy = as_float_array(coords, "coords")
-        if xy.shape != self._coords.shape:
-            raise InputError(f"coords must have shape {self._coords.shape}, got {xy.shape}")
+        if xy.shape != self.coords.shape:
+            raise InputError(f"coords must have shape {self.coords.shape}, got {xy.shape}")
         frame = self._frame.copy()
         frame = frame.set_geometry(gpd.points_from_xy(xy[:, 0], xy[:, 1]),
                                    crs=self.crs if crs is None else crs)

@@ -394,13 +394,13 @@ def test_perturb_keeps_the_input_order_and_map_reads_it_back(cli, checkins_csv, 
     # the map pairs the rows by key (uid, trajectory, point), with or without the file's lines
     from tracs.cli._pairing import match
     from tracs.io.release import read_release
-    from tracs.io.table import read_points
+    from tracs.io.batch_files import read_points
 
     points = read_points(source)
     by_order, by_line = read_release(out), read_release(lines)
     a, b = match(points, by_order, "out"), match(points, by_line, "lines")
     assert np.array_equal(by_order["lat"].to_numpy()[a], by_line["lat"].to_numpy()[b])
-    assert by_order["uid"].astype(str).to_numpy()[a].tolist() == points.uid.astype(str).tolist()
+    assert by_order["uid"].astype(str).to_numpy()[a].tolist() == points.keys.astype(str).tolist()
     assert released["uid"].tolist() == shuffled["uid"].tolist()
     assert (pd.to_datetime(released["datetime"], utc=True).to_numpy()
             == pd.to_datetime(shuffled["datetime"], utc=True).to_numpy()).all()

@@ -16,7 +16,7 @@ import pytest
 
 import data_loaders
 from tracs.io import read_checkins
-from tracs.io.table import read_points
+from tracs.io.batch_files import read_points
 from tracs.release import user_keys
 from tracs.random import stream_ids
 
@@ -52,7 +52,7 @@ def test_id_shapes_are_kept_exactly(shape, tmp_path, cli):
     assert sorted(set(data_loaders.load_checkins(source)["uid"])) == sorted(users)
     assert sorted(set(read_checkins(source)["uid"])) == sorted(users)
     points = read_points(source)
-    keys = user_keys(points.trajectory_users())
+    keys = user_keys(points.trajectory_keys())
     assert sorted(keys) == sorted(users)  # one trajectory per user, keyed by its exact id
     # distinct ids, distinct streams: the key is derived from the exact text
     assert len(set(stream_ids(keys).tolist())) == len(users)

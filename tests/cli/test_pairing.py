@@ -64,7 +64,7 @@ def inputs(tmp_path_factory):
 def _keys_and_times(points):
     from tracs.cli._pairing import input_keys
 
-    return input_keys(points), points.time
+    return input_keys(points), points.column("time")
 
 
 @pytest.mark.parametrize("name", list(INPUTS))
@@ -91,11 +91,11 @@ def test_every_writer_and_input_pairs_every_row(cli, inputs, tmp_path, name, key
     assert (where >= 0).all() and sorted(where) == list(range(len(frame)))  # every row, once
     assert len(paired.outside) == (1 if name == "drop" else 0)
     uid = frame["uid"].astype(str).to_numpy()[where]
-    assert (uid == paired.points.uid.astype(str).to_numpy()).all()
+    assert (uid == paired.points.keys.astype(str).to_numpy()).all()
     times = pd.to_datetime(frame["datetime"], utc=True).to_numpy()[where] if "datetime" in frame else None
     if times is not None:  # every released row is the input row of its own time (times are distinct)
         timed = ~pd.isna(times)
-        truth = pd.to_datetime(paired.points.time).tz_localize("UTC").to_numpy()
+        truth = pd.to_datetime(paired.points.column("time")).tz_localize("UTC").to_numpy()
         assert timed.any() and (times[timed] == truth[timed]).all()
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import data_loaders as dl
 from tracs.io import containers
-from tracs.io import text as _io
+from tracs.io import delimited_text as _io
 from tracs.io.arrow_text import ShortLineError
 from tracs.io.records import read_records
 

@@ -8,6 +8,8 @@ import json
 import numpy as np
 import pytest
 
+from tracs.trajectory_batch import Batch
+from tracs.errors import InputError, InputTypeError
 from tracs.methods import MethodContext, get
 from tracs.region import Rectangle
 from tracs.release import Released, chunks, perturb_parameters, release_points, user_keys, write_perturb_sidecar
@@ -22,20 +24,19 @@ def _batch(seed=0, users=12):
     offsets = np.r_[0, np.cumsum(lengths)]
     coords = rng.uniform([1, 1], [999, 799], (offsets[-1], 2))
     ids = np.array([f"{u:03d}" for u in owners], dtype=object)
-    user_start = np.r_[True, owners[1:] != owners[:-1]]
-    return coords, offsets, ids, user_start
+    return Batch(coords, offsets, keys=np.repeat(ids, lengths)), ids
 
 
 @pytest.mark.parametrize("name, per_trajectory", [("tracs-d", False), ("tracs-c", True), ("planar-laplace", False),
                                                    ("ngram", False)])
 @pytest.mark.parametrize("chunk_points", [None, 1, 40])
 def test_chunks_of_whole_users_give_the_releasers_own_batch(name, per_trajectory, chunk_points):
-    coords, offsets, ids, user_start = _batch()
+    batch, ids = _batch()
+    coords, offsets = batch.coords, batch.offsets
     pois = np.random.default_rng(1).uniform([0, 0], [1000, 800], (50, 2))
     model = get(name).build(MethodContext(region=REGION, pois=pois), 4.0, per_trajectory=per_trajectory)
     seen = []
-    done = release_points(model, coords, offsets, lambda: ids, user_start, rng=9, workers=2,
-                          chunk_points=chunk_points, progress=seen.append)
+    done = release_points(model, batch, rng=9, workers=2, chunk_points=chunk_points, progress=seen.append)
     expected = model.perturb_many(coords, offsets, rng=9, keys=list(ids))
     np.testing.assert_array_equal(done.coords, expected)
     assert sum(seen) == len(coords) and (chunk_points != 1 or len(seen) == 12)  # size 1: a chunk per user
@@ -46,11 +47,11 @@ def test_chunks_of_whole_users_give_the_releasers_own_batch(name, per_trajectory
 
 
 def test_rounding_is_the_nearest_poi_of_the_release():
-    coords, offsets, ids, user_start = _batch(2)
+    batch, _ = _batch(2)
     ctx = MethodContext(region=REGION, pois=np.random.default_rng(3).uniform([0, 0], [1000, 800], (40, 2)))
     model = get("tracs-c").build(ctx, 2.0)
-    raw = release_points(model, coords, offsets, lambda: ids, user_start, rng=4)
-    rounded = release_points(model, coords, offsets, lambda: ids, user_start, rng=4, round_to=ctx.poi_space)
+    raw = release_points(model, batch, rng=4)
+    rounded = release_points(model, batch, rng=4, round_to=ctx.poi_space)
     np.testing.assert_array_equal(rounded.coords, ctx.poi_space.round(raw.coords)[0])
 
 
@@ -69,13 +70,23 @@ class _Unkeyed:
 
 
 def test_a_releaser_without_keyed_streams_gets_one_batch_and_one_generator():
-    coords, offsets, ids, user_start = _batch(4)
+    batch, _ = _batch(4)
+    coords = batch.coords
     model = _Unkeyed()
-    done = release_points(model, coords, offsets, lambda: pytest.fail("no keys are read"), user_start, rng=5,
-                          seed=5, chunk_points=1)
+    done = release_points(model, Batch(coords, batch.offsets), rng=5, seed=5, chunk_points=1)  # no keys needed
     assert model.calls == [len(coords)]
     np.testing.assert_array_equal(done.coords, coords + np.random.default_rng(5).normal(size=coords.shape))
     assert isinstance(done, Released)
+
+
+@pytest.mark.parametrize("batch, error, message", [
+    ((np.zeros((2, 2)), np.array([0, 2])), InputTypeError, "must be a tracs.Batch, got tuple"),
+    (Batch(np.ones((2, 2))), InputError, "this batch has no keys"),
+])
+def test_bad_batches_of_a_keyed_releaser(batch, error, message):
+    model = get("tracs-d").build(MethodContext(region=REGION), 2.0)
+    with pytest.raises(error, match=message):
+        release_points(model, batch, rng=1)
 
 
 def test_chunks_cut_only_where_a_user_starts_and_keys_keep_ids_as_written():

@@ -7,7 +7,8 @@ import inspect
 import numpy as np
 import pytest
 
-from tracs import ConvexRegion, Rectangle
+from tracs import Batch, ConvexRegion, Rectangle
+from tracs.errors import InputTypeError
 from tracs.estimate import Density, density, frequencies
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 
@@ -81,6 +82,17 @@ def test_deterministic_and_public_only():
     assert params == {"reports", "perturber", "offsets", "grid", "iterations", "smoothing", "tol",
                       "subpoints", "output_bins", "refine", "accelerate", "stop", "workers", "memory",
                       "edge_decay"}
+
+
+def test_a_batch_of_reports_brings_its_offsets():
+    pts, off = _clustered(500, 6)
+    pert = TraCSD(REGION, 2.0)
+    rep = pert.perturb_many(pts, off, rng=7)
+    batch = Batch(rep, off, keys=np.repeat(np.arange(len(off) - 1), np.diff(off)))
+    np.testing.assert_array_equal(density(batch, pert, grid=GRID).probabilities,
+                                  density(rep, pert, offsets=off, grid=GRID).probabilities)
+    with pytest.raises(InputTypeError, match="give offsets or a tracs.Batch"):
+        density(batch, pert, offsets=off, grid=GRID)
 
 
 @pytest.mark.parametrize("make", [lambda: TraCSD(REGION, 2.0), lambda: Strawman(REGION, 2.0),

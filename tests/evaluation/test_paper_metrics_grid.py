@@ -96,3 +96,14 @@ def test_continuous_region_uses_region_units_and_refuses_hotspots():
 def test_parse_metrics_errors(metrics, match):
     with pytest.raises(ValueError, match=match):
         ev.parse_metrics(metrics)
+
+
+def test_a_batch_makes_the_dataset_of_its_trajectories():
+    source = ev.load_dataset("synthetic", synthetic_users=5, seed=0).trajectories
+    from_trajectories = ev.checkin_dataset(source)
+    from_batch = ev.checkin_dataset(source.to_batch())
+    np.testing.assert_array_equal(from_batch.coords, from_trajectories.coords)
+    np.testing.assert_array_equal(from_batch.offsets, from_trajectories.offsets)
+    np.testing.assert_array_equal(from_batch.keys, from_trajectories.keys)
+    np.testing.assert_array_equal(from_batch.pois, from_trajectories.pois)
+    assert from_batch.region == from_trajectories.region

@@ -5,7 +5,7 @@ import pyproj
 import pytest
 
 from tracs.geo import transform_xy
-from tracs.io.table import _row_order
+from tracs.io.batch_files import _row_order
 from tracs.io.write import bounds as _bounds
 
 

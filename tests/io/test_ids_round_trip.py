@@ -13,6 +13,8 @@ import pytest
 
 import data_loaders
 
+from tracs import Batch
+from tracs.errors import InputError
 from tracs.io import UnsupportedFormatError, read_checkins
 from tracs.io.gpx import GPXIdError, read_gpx_table
 from tracs.io.release import read_release
@@ -45,6 +47,22 @@ def test_written_ids_read_back_exactly(suffix, tmp_path):
     back = read_release(path)
     assert back["uid"].tolist() == IDS
     assert _in_file_order(read_checkins(path))["uid"].tolist() == IDS  # as an input, too
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".gpx"])
+def test_a_batch_is_written_as_its_geodataframe_view(suffix, tmp_path):
+    n = len(IDS)
+    lonlat = np.column_stack([139.6 + 0.001 * np.arange(n), 35.6 + 0.001 * np.arange(n)])
+    batch = Batch(lonlat, [0, 9, n], keys=pd.array(IDS, dtype="string"), crs="EPSG:4326",
+                  columns={"datetime": pd.date_range("2024-01-01", periods=n, freq="min", tz="UTC")})
+    path = tmp_path / f"released{suffix}"
+    write_points(batch, path)
+    back = read_release(path)
+    assert back["uid"].tolist() == IDS
+    assert back["trajectory"].astype(int).tolist() == [0] * 9 + [1] * (n - 9)
+    np.testing.assert_allclose(back[["lng", "lat"]].to_numpy(float), lonlat)
+    with pytest.raises(InputError, match="writes WGS84"):
+        write_points(batch.with_coords(lonlat, crs="EPSG:32654"), path)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".tsv"])

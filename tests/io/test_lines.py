@@ -16,7 +16,7 @@ from shapely.geometry import LineString, MultiLineString, MultiPoint, Point, Pol
 
 from tracs.io import read_checkins
 from tracs.io.formats import UnsupportedFormatError, output_format
-from tracs.io.table import read_points
+from tracs.io.batch_files import read_points
 
 TIMES_A = ["2024-01-01T10:00:00Z", "2024-01-01T10:01:00Z", "2024-01-01T10:02:00Z"]
 TIMES_B = ["2024-01-01T11:00:00Z", "2024-01-01T11:01:00Z", "2024-01-01T11:02:00Z", "2024-01-01T11:03:00Z"]
@@ -33,12 +33,12 @@ def test_one_trajectory_per_line_part_with_a_time_list(tmp_path):
     _frame(driver=["ann", "bob"], coordTimes=[json.dumps(TIMES_A), json.dumps(TIMES_B)]).to_file(path)
     points = read_points(path, user="driver")
     assert points.lengths.tolist() == [3, 2, 2]          # LINE_A, then the two parts of LINE_B
-    assert points.uid.tolist() == ["ann"] * 3 + ["bob"] * 4
+    assert points.keys.tolist() == ["ann"] * 3 + ["bob"] * 4
     expected = pd.to_datetime(TIMES_A + TIMES_B).tz_localize(None).to_numpy()
-    np.testing.assert_array_equal(points.time, expected)
-    np.testing.assert_allclose(points.lonlat[:3], np.asarray(LINE_A.coords), atol=1e-12)
-    assert "times of the line vertices read from the property 'coordTimes'" in points.report.notes
-    assert "3 line part(s) read as trajectories" in points.report.notes
+    np.testing.assert_array_equal(points.column("time"), expected)
+    np.testing.assert_allclose(points.coords[:3], np.asarray(LINE_A.coords), atol=1e-12)
+    assert "times of the line vertices read from the property 'coordTimes'" in points.attrs["report"].notes
+    assert "3 line part(s) read as trajectories" in points.attrs["report"].notes
 
 
 def test_lines_without_times_keep_their_order_and_say_so(tmp_path):
@@ -46,11 +46,11 @@ def test_lines_without_times_keep_their_order_and_say_so(tmp_path):
     _frame(name=["a", "b"]).to_file(path, driver="GPKG")
     points = read_points(path)
     assert points.lengths.tolist() == [3, 2, 2]
-    assert np.isnat(points.time).all()
-    assert points.uid.tolist() == ["tracks"] * 7
-    notes = " ".join(points.report.notes)
+    assert np.isnat(points.column("time")).all()
+    assert points.keys.tolist() == ["tracks"] * 7
+    notes = " ".join(points.attrs["report"].notes)
     assert "3 line part(s) without times" in notes and "named after the file ('tracks')" in notes
-    assert points.others == ("name",)
+    assert points.attrs["others"] == ("name",)
 
 
 def test_m_coordinates_are_epoch_seconds(tmp_path):
@@ -71,7 +71,7 @@ def test_a_feature_without_geometry_is_a_dropped_row(tmp_path):
     gpd.GeoDataFrame({"uid": [1, 1]}, geometry=[LINE_A, None], crs=4326).to_file(path)
     points = read_points(path)
     assert points.lengths.tolist() == [3]
-    assert list(points.report.dropped["bad_coords"]) == [3]   # the fourth vertex row: the empty feature
+    assert list(points.attrs["report"].dropped["bad_coords"]) == [3]   # the fourth vertex row: the empty feature
 
 
 @pytest.mark.parametrize("geometry, name, error, message", [
@@ -115,8 +115,8 @@ def test_notes_name_the_users_columns_never_the_added_ones(tmp_path, columns, sh
     path = tmp_path / "tracks.geojson"
     _frame(**columns).to_file(path)
     points = read_points(path, user="driver")
-    text = " ".join(points.report.notes) + " " + points.report.summary()
+    text = " ".join(points.attrs["report"].notes) + " " + points.attrs["report"].summary()
     assert "point_time" not in text and "line_user" not in text and "line_part" not in text, text
     if shown is not None:
-        assert f"the time is empty or cannot be parsed in column {shown}" in points.report.summary()
-        assert f"columns used: 'driver' as user, {shown} as time" in points.report.notes
+        assert f"the time is empty or cannot be parsed in column {shown}" in points.attrs["report"].summary()
+        assert f"columns used: 'driver' as user, {shown} as time" in points.attrs["report"].notes

@@ -12,7 +12,8 @@ import pytest
 import tracs.io.arrow_text as io_read
 from tracs.io import SUPPORTED, UnsupportedFormatError, read_checkins
 from tracs.io.columns import MissingColumnsError
-from tracs.io.table import read_points
+from tracs import Batch
+from tracs.io.batch_files import read_points
 from tracs.io.write import wkb_points
 from tracs.io.write import _times_as_text
 
@@ -147,9 +148,9 @@ def test_gpx_segments_are_trajectories_and_untimed_points_keep_order(text_file):
     path = text_file(GPX, "walk.gpx")
     points = read_points(path)
     assert points.lengths.tolist() == [2, 3]
-    assert points.source.tolist() == [0, 1, 2, 3, 4]  # file order
-    assert points.report.untimed == [2, 3, 4]
-    assert np.isnat(points.time).tolist() == [False, False, True, True, True]
+    assert points.column("source").tolist() == [0, 1, 2, 3, 4]  # file order
+    assert points.attrs["report"].untimed == [2, 3, 4]
+    assert np.isnat(points.column("time")).tolist() == [False, False, True, True, True]
     frame = read_checkins(path)
     assert frame.attrs["trajectory_column"] == "trajectory"
     assert frame["source_row"].tolist() == [0, 1, 2, 3, 4]
@@ -231,7 +232,7 @@ def test_numba_cache_folder(monkeypatch, tmp_path):
 
 
 def test_batches_built_ahead_keep_order_and_errors():
-    from tracs.io.table import _ahead
+    from tracs.io.batch_files import _ahead
 
     assert list(_ahead(iter(range(7)), depth=2)) == list(range(7))
 
@@ -241,3 +242,19 @@ def test_batches_built_ahead_keep_order_and_errors():
 
     with pytest.raises(ValueError, match="batch 2 failed"):
         list(_ahead(broken()))
+
+
+def test_read_points_gives_a_batch_with_ids_as_written(text_file):
+    path = text_file("uid,datetime,lat,lng,venue\n"
+                     "007,2024-01-01 10:00,35.6,139.7,a\n"
+                     "7,2024-01-01 09:00,35.7,139.8,b\n"
+                     "007,2024-01-01 08:00,35.5,139.6,c\n", "in.csv")
+    points = read_points(path)
+    assert isinstance(points, Batch) and points.crs == "EPSG:4326"
+    assert points.keys.tolist() == ["007", "007", "7"]  # text stays text: two users
+    assert points.offsets.tolist() == [0, 2, 3] and points.first_of_key().tolist() == [True, True]
+    np.testing.assert_array_equal(points.coords, [[139.6, 35.5], [139.7, 35.6], [139.8, 35.7]])
+    assert list(points.columns) == ["time", "source"]
+    assert points.column("source").tolist() == [4, 2, 3]  # lines of the file, in time order per user
+    assert points.attrs["position"] == "line" and points.attrs["others"] == ("venue",)
+    assert points.attrs["report"].rows_kept == 3

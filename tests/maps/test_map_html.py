@@ -13,6 +13,7 @@ import geopandas as gpd
 import numpy as np
 import pytest
 
+from tracs import Batch
 from tracs.maps import compare_maps, external_assets, map_html, save_map, trajectory_map
 
 USERS = [1, 2, 3]
@@ -105,6 +106,13 @@ def test_perturbed_as_frame_and_trajectories_like(tracks, reports, read_payloads
     c = read_payloads(map_html(trajectory_map(Container(tracks), Container(frame), tiles=None)))
     for x, y, z in zip(a, b, c):
         assert x["c"] == y["c"] == z["c"]
+
+
+def test_batches_draw_as_their_geodataframes(tracks, reports, read_payloads):
+    original = Batch.from_geodataframe(tracks)
+    a = read_payloads(map_html(trajectory_map(tracks, reports, tiles=None)))
+    b = read_payloads(map_html(trajectory_map(original, original.with_coords(reports), tiles=None)))
+    assert [x["c"] for x in a] == [y["c"] for y in b]
 
 
 def test_tiles_default_and_none(tracks):

@@ -11,7 +11,7 @@ from shapely.geometry import Point
 
 from tracs.maps import map_html, save_map, trajectory_map
 from tracs.maps._elements import TILE_FAILURE_NOTE
-from tracs.maps._inputs import Rows, unwrap_longitudes
+from tracs.maps._inputs import rows_batch, unwrap_longitudes
 
 LEAFLET_CDN = "cdn.jsdelivr.net/npm/leaflet"
 
@@ -31,8 +31,7 @@ def test_tile_failure_note_only_where_there_are_tiles(tracks, offline_assets):
 
 def _rows(lon, track):
     n = len(lon)
-    return Rows(np.zeros(n), np.asarray(lon, float), np.asarray(track, object),
-                np.asarray(track, object), None, "EPSG:4326")
+    return rows_batch(np.zeros(n), np.asarray(lon, float), np.asarray(track, object), np.asarray(track, object))
 
 
 @pytest.mark.parametrize("lon,track,expected", [
@@ -47,15 +46,15 @@ def _rows(lon, track):
 ])
 def test_longitudes_unwrap_along_each_trajectory(lon, track, expected):
     original, _ = unwrap_longitudes(_rows(lon, track), {})
-    np.testing.assert_allclose(original.lon, expected, atol=1e-9)
+    np.testing.assert_allclose(original.coords[:, 0], expected, atol=1e-9)
 
 
 def test_reports_take_the_copy_nearest_their_true_point():
     original = _rows([179.9, -179.9], [1, 1])
     report = _rows([-179.8, 179.7], [1, 1])
     shifted, reports = unwrap_longitudes(original, {"perturbed": report})
-    np.testing.assert_allclose(shifted.lon, [179.9, 180.1])
-    np.testing.assert_allclose(reports["perturbed"].lon, [180.2, 179.7])
+    np.testing.assert_allclose(shifted.coords[:, 0], [179.9, 180.1])
+    np.testing.assert_allclose(reports["perturbed"].coords[:, 0], [180.2, 179.7])
 
 
 def test_a_trip_across_the_date_line_is_drawn_the_short_way(offline_assets):

@@ -5,7 +5,7 @@
 ``--ambiguous``, ``--no-time`` (and, where the
 command builds a region from the data, ``--pad``); ``read_options`` turns them
 into the keyword arguments of :func:`tracs.io.read_checkins` /
-:func:`tracs.io.table.read_points`, with the option names used in messages.
+:func:`tracs.io.batch_files.read_points`, with the option names used in messages.
 """
 
 from __future__ import annotations

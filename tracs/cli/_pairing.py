@@ -2,7 +2,7 @@
 
 Every released row carries ``uid``, ``trajectory`` and ``point`` (its 0-based
 position in its released trajectory): the input read again as ``tracs perturb``
-read it (:func:`tracs.io.table.read_points`, the same ``--split-gap``, and the
+read it (:func:`tracs.io.batch_files.read_points`, the same ``--split-gap``, and the
 rows outside the release's region left out when the release has fewer rows, as
 ``--drop`` left them) gives every input row the same key.  Rows are paired by
 that key, never by position, so releases written in any order, by any writer
@@ -29,15 +29,15 @@ class Paired:
 
     Attributes
     ----------
-    points : tracs.io.table.Points
+    points : tracs.Batch
         The input rows that may have been released, in (user, trajectory, time) order.
     where : numpy.ndarray of int64
         For each of them, the row of the release that reports it, or -1 (not released).
     outside : numpy.ndarray of int64
         Rows of the input as read that lie outside the release's region (left out, as
         ``--drop`` leaves them; empty when the release kept every row).
-    everything : tracs.io.table.Points
-        The input rows as read (``outside`` indexes them).
+    everything : tracs.Batch
+        The input rows as read (:func:`tracs.io.batch_files.read_points`) (``outside`` indexes them).
     """
 
     points: object
@@ -62,12 +62,14 @@ def _text(values) -> np.ndarray:
 
 
 def input_keys(points) -> list:
-    """``[uid, trajectory, point]`` of every row of ``points``, as :func:`tracs.io.table.released_table`
+    """``[uid, trajectory, point]`` of every row of ``points``, as :func:`tracs.io.batch_files.released_table`
     writes them (text, text, int)."""
-    ids = points.trajectory_ids()
+    from ..io.batch_files import trajectory_ids
+
+    ids = trajectory_ids(points)
     traj = np.searchsorted(points.offsets, np.arange(int(points.offsets[-1])), side="right") - 1
     ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj).to_numpy()
-    return [_text(points.uid.to_numpy()), _text(ids), points.point_index()]
+    return [_text(points.keys.to_numpy()), _text(ids), points.point_index()]
 
 
 def release_keys(release, name: str) -> list:
@@ -106,15 +108,15 @@ def pair(source, release, name: str, args, sidecar: dict | None) -> Paired:
     ``--split-gap`` and the region of the release: when the release has fewer rows
     than the input, the rows outside that region are left out first, as ``--drop`` did.
     """
-    from ..io.table import read_points
+    from ..io.batch_files import read_points, to_metric
     from . import _columns
     from ..release.area import keep_rows
 
     gap = args.split_gap if args.split_gap is not None else (sidecar or {}).get("split_gap")
     everything = read_points(source, split_gap=gap, **_columns.read_options(args))
     points, outside = everything, np.empty(0, np.int64)
-    if sidecar is not None and len(release) < len(points.source):
-        inside = np.asarray(sidecar["region"].contains(points.to_metric(sidecar["crs"])), dtype=bool)
+    if sidecar is not None and len(release) < points.n_points:
+        inside = np.asarray(sidecar["region"].contains(to_metric(points, sidecar["crs"]).coords), dtype=bool)
         if not inside.all():
             outside = np.flatnonzero(~inside)
             points = keep_rows(points, inside)[0]

@@ -108,7 +108,7 @@ def frame_in_region(frame, args, *, command: str):
     rows outside the region refused, dropped or clipped as ``args`` asks, and their labels."""
     from data_loaders import SOURCE_COLUMNS
 
-    from ..io.table import place_labels, with_points
+    from ..io.batch_files import place_labels, with_points
     from ..release.area import dropped_before, outside_rows
 
     position = next((c for c in SOURCE_COLUMNS if c in frame.columns), None)

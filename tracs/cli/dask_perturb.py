@@ -130,11 +130,11 @@ def read_partition(part, options: argparse.Namespace):
     """The rows of one partition of whole users, read as the in-process command reads a file.
 
     The one call of the reader on the Dask path: the partition goes through a
-    temporary Parquet file to :func:`tracs.io.table.read_points`, so its checks,
+    temporary Parquet file to :func:`tracs.io.batch_files.read_points`, so its checks,
     its grouping and its reading of times (decided from each user's own rows) are
     those of :func:`tracs.release.release_file`.
     """
-    from ..io.table import read_points
+    from ..io.batch_files import read_points
     from . import _columns
 
     with tempfile.TemporaryDirectory(prefix="tracs-partition-") as folder:
@@ -169,7 +169,7 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
     """
     import pandas as pd
 
-    from ..io.table import released_table, to_wgs84
+    from ..io.batch_files import released_table, to_metric, to_wgs84
     from ..methods import get
     from ..release import release_points
     from . import _public
@@ -177,16 +177,15 @@ def release_partition(part, method: str, options: argparse.Namespace, public, cr
 
     method = get(method)
     points, _ = _public.points_in_region(read_partition(part, options), options)
-    coords = points.to_metric(crs)
+    metres = to_metric(points, crs)
+    coords = metres.coords
     if public.box is not None:  # the points of the box outside its inscribed rectangle: onto it
         from ..public import into_region
 
         coords = into_region(coords, public.region)[0]
-    offsets = points.offsets
     ctx, model = build_model(method, options, public)
     # as in process: keys from the ids' exact values, chunks of whole users through the engine
-    done = release_points(model, coords, offsets, points.trajectory_users,
-                          np.r_[True, ~points.same_user_as_previous_trajectory()],
+    done = release_points(model, metres.with_coords(coords),
                           rng=random_argument(options.seed, getattr(options, "secure_rng", False)), seed=options.seed, workers=1,
                           round_to=ctx.poi_space if options.round_to_pois and not method.discrete else None)
     released, eps_point, eps_traj = done.coords, done.epsilon_point, done.epsilon_trajectory

@@ -167,31 +167,32 @@ def _released_rows(source: Path, release: Path, args, *, warn: bool):
     paired by key (:mod:`tracs.cli._pairing`)."""
     import geopandas as gpd
 
+    from ..io.batch_files import trajectory_ids
     from ._output import report_drops
     from ._pairing import pair
 
     frame = _read_release(release)
     sidecar = _check_parameters(release, frame, warn=warn)
     paired = pair(source, frame, str(release), args, sidecar)
-    report_drops("map", paired.everything.report, strict=False, quiet=True)
+    report_drops("map", paired.everything.attrs["report"], strict=False, quiet=True)
     points, rows = paired.points, paired.released
-    ids = points.trajectory_ids()
-    traj = np.searchsorted(points.offsets, np.arange(len(points.source)), side="right") - 1
+    ids = trajectory_ids(points)
+    traj = np.searchsorted(points.offsets, np.arange(points.n_points), side="right") - 1
     ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj).to_numpy()
 
     def frame_of(p, keep, lonlat, **columns):
         import pandas as pd
 
-        data = {"uid": p.uid.to_numpy()[keep], **columns,
-                "datetime": pd.to_datetime(p.time[keep]).tz_localize("UTC")}
+        data = {"uid": p.keys.to_numpy()[keep], **columns,
+                "datetime": pd.to_datetime(p.column("time")[keep]).tz_localize("UTC")}
         return gpd.GeoDataFrame(data, geometry=gpd.points_from_xy(lonlat[:, 0], lonlat[:, 1]), crs=4326)
 
-    original = frame_of(points, rows, points.lonlat[rows], trajectory=ids[rows])
+    original = frame_of(points, rows, points.coords[rows], trajectory=ids[rows])
     reports = frame.iloc[paired.where[rows]].reset_index(drop=True)
     perturbed = gpd.GeoDataFrame({"uid": original["uid"].to_numpy(), "trajectory": ids[rows],
                                   **{c: reports[c].to_numpy() for c in ("epsilon_point",) if c in reports}},
                                  geometry=gpd.points_from_xy(reports["lng"], reports["lat"]), crs=4326)
-    missing = np.r_[paired.everything.lonlat[paired.outside], points.lonlat[~rows]].reshape(-1, 2)
+    missing = np.r_[paired.everything.coords[paired.outside], points.coords[~rows]].reshape(-1, 2)
     if len(missing):
         from .._text import counted
 

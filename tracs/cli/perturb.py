@@ -175,7 +175,7 @@ def released_frame(trajs, released, eps_point, eps_traj, *, keep_lines: bool = F
     frame = gpd.GeoDataFrame(source[keep].reset_index(drop=True),
                              geometry=gpd.GeoSeries(source.geometry.to_numpy(), crs=source.crs))
     if "trajectory" in frame.columns and "uid" in frame.columns:  # 0, 1, ... within each user
-        from ..io.table import within_runs
+        from ..io.batch_files import within_runs
 
         users = user_order_keys(frame["uid"].iloc[np.asarray(trajs.offsets[:-1])].reset_index(drop=True))
         frame["trajectory"] = np.repeat(within_runs(np.r_[True, users[1:] != users[:-1]]), np.diff(trajs.offsets))

@@ -42,10 +42,12 @@ def _replay(points, params, args, client, folder):
     import numpy as np
 
     from ..collect import BudgetExhausted, Device
+    from ..io.batch_files import trajectory_ids
 
     totals = {"sent": 0, "accepted": 0, "rejected": {}, "withheld": {}}
-    users = points.trajectory_users()
-    ids = np.asarray(points.trajectory_ids())
+    users = points.trajectory_keys()
+    ids = np.asarray(trajectory_ids(points))
+    lonlat, times = points.coords, points.column("time")
     headers = {"Authorization": f"Bearer {args.admin_token}"}
     start, made = time.perf_counter(), 0
     first = 0
@@ -63,7 +65,7 @@ def _replay(points, params, args, client, folder):
             for t in range(first, last):
                 for row in range(offsets[t], offsets[t + 1]):
                     try:
-                        device.report(points.lonlat[row, 1], points.lonlat[row, 0], points.time[row],
+                        device.report(lonlat[row, 1], lonlat[row, 0], times[row],
                                       trajectory=str(ids[t]))
                     except BudgetExhausted as exc:
                         totals["withheld"][exc.cap] = totals["withheld"].get(exc.cap, 0) + 1
@@ -93,7 +95,7 @@ def run(args) -> int:
     except ImportError:
         raise CLIError("tracs simulate needs the collect extra: pip install 'tracs[collect]'") from None
     from ..collect import ParameterError, Parameters
-    from ..io.table import read_points
+    from ..io.batch_files import read_points
     from . import _columns
 
     source = Path(args.input)

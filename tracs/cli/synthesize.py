@@ -45,7 +45,7 @@ def run(args) -> int:
 
     from ..estimate.sidecar import perturber_from_sidecar
     from ..estimate.synthesize import fit_mobility_model, synthesize
-    from ..io.table import Points, write_released
+    from ..io.batch_files import read_batch, write_released
     from .estimate import _read_frame, _release_points, release_parameters, warn_data_derived
     from .perturb import _output_format
 
@@ -70,11 +70,10 @@ def run(args) -> int:
     synthetic = synthesize(model, args.n, rng=args.seed)
     total = len(synthetic.coords)
     lengths = np.diff(synthetic.offsets)
-    rows = Points(uid=pd.Series(np.repeat(np.arange(args.n, dtype=np.int64), lengths)),
-                  time=np.full(total, np.datetime64("NaT"), dtype="datetime64[ns]"),
-                  lonlat=synthetic.lonlat(), source=np.arange(total, dtype=np.int64), position="row",
-                  offsets=synthetic.offsets, report=None)
-    write_released(rows, rows.lonlat, None, None, output, fmt, geometry=args.geometry, budget=False)
+    rows = read_batch(synthetic.lonlat(), synthetic.offsets,
+                      pd.Series(np.repeat(np.arange(args.n, dtype=np.int64), lengths)),
+                      np.full(total, np.datetime64("NaT"), dtype="datetime64[ns]"), np.arange(total, dtype=np.int64))
+    write_released(rows, rows.coords, None, None, output, fmt, geometry=args.geometry, budget=False)
     from .._text import given, whole
 
     print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(points))} reports, "

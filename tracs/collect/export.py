@@ -1,7 +1,7 @@
 """The stored reports as a release, and the density estimated from them.
 
 :func:`write_export` writes the reports with the release tables and writers of ``tracs
-perturb`` (:func:`tracs.io.table.released_table`: the columns ``uid``, ``trajectory``,
+perturb`` (:func:`tracs.io.batch_files.released_table`: the columns ``uid``, ``trajectory``,
 ``datetime``, ``lat``, ``lng``, ``epsilon_point``, ``epsilon_trajectory``), streamed in
 chunks of whole trajectories for the formats written in batches (CSV, Parquet), and the
 sidecar of its public parameters (:func:`tracs.estimate.sidecar.write_sidecar`), so
@@ -19,16 +19,17 @@ import numpy as np
 
 from ..estimate.sidecar import write_sidecar
 from ..io.formats import output_format
+from ..io.batch_files import (read_batch, released_digest, released_row_hashes, released_table, to_wgs84,
+                              write_released)
 from ..io.digest import SpilledRowHashes
-from ..io.table import Points, released_digest, released_row_hashes, released_table, to_wgs84, write_released
 from ..io.write import bounds
 
 __all__ = ["write_export"]
 
 
 def _points(devices: list, c: dict, crs):
-    """The stored reports as the command line's :class:`tracs.io.table.Points` (one trajectory per
-    ``(device, trajectory)``, in index order) and their WGS84 positions."""
+    """The stored reports as the command line's batch (:func:`tracs.io.batch_files.read_batch`: one
+    trajectory per ``(device, trajectory)``, in index order) and their WGS84 positions."""
     import pandas as pd
 
     n = len(devices)
@@ -36,9 +37,8 @@ def _points(devices: list, c: dict, crs):
     new = np.r_[True, (uid.to_numpy()[1:] != uid.to_numpy()[:-1]) | (c["trajectory"][1:] != c["trajectory"][:-1])] \
         if n else np.zeros(0, bool)
     offsets = np.r_[np.flatnonzero(new), n].astype(np.int64)
-    points = Points(uid=uid, time=c["time"].astype("datetime64[ns]"), lonlat=np.zeros((n, 2)),
-                    source=np.arange(n, dtype=np.int64), position="row", offsets=offsets, report=None,
-                    traj=pd.Series(c["trajectory"]))
+    points = read_batch(np.zeros((n, 2)), offsets, uid, c["time"].astype("datetime64[ns]"),
+                        np.arange(n, dtype=np.int64), traj=pd.Series(c["trajectory"]))
     lonlat = to_wgs84(np.column_stack([c["x"], c["y"]]), crs) if n else np.zeros((0, 2))
     return points, lonlat
 

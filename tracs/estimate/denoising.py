@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_batch
+from ..trajectory_batch import batch_arrays
 from ._directional import directional_blocks
 from ..errors import InputError, InputTypeError
 from ._emissions import split_edges
@@ -60,8 +61,8 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
 
     Parameters
     ----------
-    reports : array_like, shape (N, 2)
-        Released points, in the region's coordinates.
+    reports : array_like, shape (N, 2), or tracs.Batch
+        Released points, in the region's coordinates (a batch brings its offsets).
     perturber : TraCSC, TraCSD, Strawman or PlanarLaplace
         The public perturber that released them.
     estimate : Density
@@ -99,6 +100,7 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
     numpy.ndarray, shape (N, 2)
         Denoised points, inside the region's bounding box.
     """
+    reports, offsets = batch_arrays(reports, offsets)
     if pois is not None:
         return _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump)
     out = _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump)
@@ -139,7 +141,7 @@ def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, traj
     return pois[index]
 
 
-def smooth_trajectories(reports, perturber, estimate: Density, *, offsets, subcells: int = DEFAULT_SUBCELLS,
+def smooth_trajectories(reports, perturber, estimate: Density, *, offsets=None, subcells: int = DEFAULT_SUBCELLS,
                         scale=None, jump=None):
     """``denoise(..., trajectory=True)`` with the fitted transition model.
 
@@ -149,6 +151,7 @@ def smooth_trajectories(reports, perturber, estimate: Density, *, offsets, subce
         The points, the transition's ``scale`` and ``jump`` and the marginal
         log-likelihood of every candidate.
     """
+    reports, offsets = batch_arrays(reports, offsets)
     return _denoise(reports, perturber, estimate, offsets, subcells, True, scale, jump)
 
 

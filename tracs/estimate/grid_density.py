@@ -32,6 +32,7 @@ import numpy as np
 
 from .._progress import progress_lines
 from .._validation import check_memory_budget
+from ..trajectory_batch import batch_arrays
 from ..errors import InputError, InputTypeError
 from ..mechanisms import OptimalClassical
 from ..methods import PERTURBER, method_of, view
@@ -152,8 +153,9 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
 
     Parameters
     ----------
-    reports : array_like, shape (N, 2)
-        Released points, in the region's coordinates, in trajectory order.
+    reports : array_like, shape (N, 2), or tracs.Batch
+        Released points, in the region's coordinates, in trajectory order (a batch
+        brings its offsets).
     perturber : a registered perturber with a density estimator
         The public perturber that released them (region, ε, split, anchor):
         TraCSC, TraCSD, Strawman, PlanarLaplace, or any perturber whose entry in
@@ -238,6 +240,7 @@ def density(reports, perturber, *, offsets=None, grid=(32, 32), iterations=None,
     -------
     Density
     """
+    reports, offsets = batch_arrays(reports, offsets)
     family = check_perturber(perturber)
     _check_grid(grid)
     if not isinstance(stop, str) or stop not in ("auto", "rule", "cv"):

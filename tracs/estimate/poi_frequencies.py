@@ -16,6 +16,7 @@ import numpy as np
 
 from ..baselines import NGram
 from .._validation import as_batch
+from ..trajectory_batch import batch_arrays
 from . import expectation_maximisation as fitting
 from ..errors import InputError, InputTypeError
 from ..methods import BASELINE, method_of, view
@@ -59,8 +60,9 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
 
     Parameters
     ----------
-    reports : array_like
-        Released POI indices (N,), or released POI coordinates (N, 2).
+    reports : array_like or tracs.Batch
+        Released POI indices (N,), or released POI coordinates (N, 2) (a batch brings
+        its offsets).
     baseline : a registered baseline whose entry names the ``"frequencies"`` estimator
         The public baseline (POI space, per-point ε): ExponentialMechanism,
         NGram, or LSRR with fixed groups.
@@ -74,6 +76,7 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
     -------
     Frequencies
     """
+    reports, offsets = batch_arrays(reports, offsets)
     _check_baseline(baseline)
     if baseline.epsilon is None:
         raise InputError("frequencies need a per-point epsilon (the baseline was built per trajectory)")

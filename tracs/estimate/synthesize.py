@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import as_batch, as_generator
+from ..trajectory_batch import batch_arrays
 from ..errors import InputError, InputTypeError
 from ..mechanisms import OptimalClassical
 from . import expectation_maximisation as fitting
@@ -213,19 +214,20 @@ def _directional_rows(pts, off, perturber, xe, ye) -> np.ndarray:
     return out
 
 
-def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterations: int = 25,
+def fit_mobility_model(reports, perturber, *, offsets=None, grid=16, crs=None, iterations: int = 25,
                        tol: float = 1e-6, binned: bool = False) -> MobilityModel:
     """Fit a grid mobility model (start, transitions, lengths) to the reports of all users.
 
     Parameters
     ----------
-    reports : array_like, shape (N, 2)
-        Released points in the region's coordinates, in trajectory order.
+    reports : array_like, shape (N, 2), or tracs.Batch
+        Released points in the region's coordinates, in trajectory order (a batch
+        brings its offsets).
     perturber : a registered perturber with a density estimator
         The public perturber that released them (``tracs.estimate.read_sidecar`` and
         ``perturber_from_sidecar`` rebuild it from a release's sidecar).
     offsets : array_like of int, shape (T+1,)
-        Trajectory boundaries.
+        Trajectory boundaries (required unless ``reports`` is a batch).
     grid : int or (int, int)
         Cells along x and y over the region's bounding box, each side at most
         :data:`MAX_GRID` (the model holds a ``(Gx·Gy)²`` transition matrix, a fit by EM
@@ -249,6 +251,7 @@ def fit_mobility_model(reports, perturber, *, offsets, grid=16, crs=None, iterat
     MobilityModel
         ``method="em"`` (deconvolved with the reports' exact likelihood) or ``"binned"``.
     """
+    reports, offsets = batch_arrays(reports, offsets)
     family = check_perturber(perturber)
     gx, gy = _check_grid(grid)
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:

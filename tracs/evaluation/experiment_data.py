@@ -13,6 +13,7 @@ from ..io import read_checkins as read_file
 from ..public import CITY_BOXES, into_region, read_pois
 from ..query_metrics import metres_per_degree
 from ..region import Rectangle
+from ..trajectory_batch import Batch
 import data_loaders
 from ..errors import InputError, InputTypeError
 
@@ -144,7 +145,7 @@ def continuous_dataset(name: str = "unit-square", *, trajectories: int = 100, po
 
 def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: int | None = None,
                     region=None, pois=None, pois_file: str | None = None, left_out: int = 0) -> Dataset:
-    """A :class:`Dataset` from a :class:`tracs.Trajectories` (projected to metres).
+    """A :class:`Dataset` from a :class:`tracs.Trajectories` or a :class:`tracs.Batch` (in metres).
 
     The region is ``region`` when given — a public region fixed in advance, such as
     the box of a shipped city (:data:`tracs.public.CITY_BOXES`); otherwise the
@@ -157,8 +158,14 @@ def checkin_dataset(trajectories, *, name: str = "check-ins", max_trajectories: 
     stay those of the whole data set.  ``pois`` (an ``(m, 2)`` array in the
     trajectories' CRS, e.g. a public POI file named ``pois_file``) replaces the data's
     venues.  Data without a venue column (GPS traces) are not rounded by default
-    (:attr:`Dataset.round_by_default`): their "venues" would be every point.
+    (:attr:`Dataset.round_by_default`): their "venues" would be every point.  A batch is
+    read as the trajectories of its GeoDataFrame view (its keys as ``uid``).
     """
+    if isinstance(trajectories, Batch):
+        from ..trajectories import Trajectories  # geopandas: only for a batch
+
+        trajectories = Trajectories(trajectories.to_geodataframe(), trajectories.offsets,
+                                    report=trajectories.attrs.get("report"))
     # the location space and the region are those of the whole data set, even when only
     # the first trajectories are perturbed
     if len(trajectories.coords) == 0:

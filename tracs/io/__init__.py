@@ -34,7 +34,7 @@ _EXPORTS = {
     "LoadReport": "report", "DroppedRowsError": "report", "DROP_REASONS": "report",
     "build_checkins": "checkins", "SOURCE_COLUMNS": "checkins",
     "TimeFormatError": "times", "parse_times": "times",
-    "read_checkins": "read", "PROFILES": "profiles",
+    "read_checkins": "checkin_files", "PROFILES": "profiles",
     "write_points": "write",
     "read_gpx_table": "gpx", "write_gpx": "gpx", "GPXIdError": "gpx",
     "read_kml_table": "kml",

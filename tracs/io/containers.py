@@ -56,7 +56,7 @@ def _float_column(column):
 
 def _read_text_pandas(path: Path, *, sep: str, names, header: bool, encoding) -> RawColumns:
     """The pandas reader of ``data_loaders`` (files that are not valid UTF-8)."""
-    from .text import read_table_pandas
+    from .delimited_text import read_table_pandas
 
     t = read_table_pandas(path, sep=sep, header=header, names=None if header else list(names),
                           encoding=encoding, text=True)
@@ -219,7 +219,7 @@ def _read_features(path: Path, frame, kind: str) -> RawColumns:
 def read_delimited(path: Path, request: ReadRequest) -> RawColumns:
     """CSV / TSV / any delimited text (delimiter detected; the headerless Foursquare and
     Gowalla files recognised), through :func:`read_text`; not valid UTF-8: pandas."""
-    from .text import sniff
+    from .delimited_text import sniff
 
     try:
         head = sniff(path, what="check-in table", delimiters=request.sep or "\t,;|", encoding=request.encoding)

@@ -109,6 +109,6 @@ def read_geolife_columns(root) -> TrackColumns:
 
 
 def read_geolife(path, request=None):
-    """The reader of the common reading path (:mod:`tracs.io.read`): a Geolife folder or ``.plt``
+    """The reader of the common reading path (:mod:`tracs.io.checkin_files`): a Geolife folder or ``.plt``
     file as a :class:`~tracs.io.containers.RawColumns` (``request`` is not needed: the layout is fixed)."""
     return to_raw(read_geolife_columns(path))

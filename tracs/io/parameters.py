@@ -19,7 +19,7 @@ differs from the release's own ε columns, is refused, naming both files.
 The digest (:func:`rows_digest`) is :mod:`tracs.io.digest`'s: SHA-256 of the sorted
 BLAKE2b digests of the rows' canonical form, the same in every format that stores the
 rows exactly; ``tracs perturb`` computes it from the columns it gives the writer
-(:func:`tracs.io.table.released_digest`), readers from the rows they read.
+(:func:`tracs.io.batch_files.released_digest`), readers from the rows they read.
 """
 
 from __future__ import annotations
@@ -293,7 +293,7 @@ def write_release_sidecar(release, data: dict, *, digest: str | None = None, row
     (:func:`tracs.estimate.sidecar.sidecar_data`) and the digest of its rows.
 
     The one writer of a release's sidecar.  The digest is ``digest`` (computed from the
-    columns the writer was given: :func:`tracs.io.table.released_digest`), else that of
+    columns the writer was given: :func:`tracs.io.batch_files.released_digest`), else that of
     the frame ``rows``, else that of ``release`` read back.  The sidecar is written to a
     temporary name and renamed.
     """

@@ -47,7 +47,7 @@ def find_poi(names, profile) -> str | None:
 
 def headerless_profile(head, input_format) -> str | None:
     """``"foursquare"`` / ``"gowalla"`` for the original headerless files (``head``: the
-    first line, :class:`tracs.io.text.Head`), else None."""
+    first line, :class:`tracs.io.delimited_text.Head`), else None."""
     from .foursquare_time import FOURSQUARE_TIME as FOURSQUARE
 
     fields = head.fields

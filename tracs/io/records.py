@@ -30,7 +30,7 @@ from .arrow_text import RawColumns
 from .containers import ReadRequest, _read_features
 from .formats import FORMATS, Format, delimited, format_of
 from .profiles import HEADERLESS, headerless_profile, profile_of
-from .text import _infer, check_path, sniff
+from .delimited_text import _infer, check_path, sniff
 
 __all__ = ["Records", "file_profile", "frame_records", "own_columns", "read_records"]
 

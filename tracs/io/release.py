@@ -129,7 +129,7 @@ def read_rows(path):
 def _read(path):
     import pandas as pd
 
-    from .text import check_path
+    from .delimited_text import check_path
 
     path = Path(path) if isinstance(path, (str, os.PathLike)) and Path(path).is_dir() else check_path(path)
     fmt = format_of(path)  # a folder: one of the layouts read as a whole (a folder of Parquet parts)

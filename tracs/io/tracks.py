@@ -8,7 +8,7 @@ wall-clock time when ``time_zone`` is None: T-Drive's times carry no zone),
 ``NAT`` where unreadable, latitude and longitude (NaN where not a number), the
 1-based physical line of each point in its file and, for data sets spread over
 many files, the index of that file.  :func:`to_raw` hands them to the common
-reading path (:func:`tracs.io.read.read_columns`) as a
+reading path (:func:`tracs.io.checkin_files.read_columns`) as a
 :class:`~tracs.io.containers.RawColumns` whose columns play the roles of
 :data:`ROLES`, so the loaders' checks, report and time zones apply as to any
 file; ``data_loaders.load_geolife`` / ``load_tdrive`` / ``load_porto`` /

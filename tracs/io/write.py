@@ -23,6 +23,8 @@ from .formats import FORMATS, Format, UnsupportedFormatError, output_format
 from .gpx import write_gpx
 from .lines import line_features
 from .parameters import KEY, gpkg_embed, gpx_metadata
+from ..errors import InputError
+from ..trajectory_batch import Batch
 
 __all__ = ["arrow_table", "bounds", "parquet_options", "wkb_points", "with_parameters", "write_points"]
 
@@ -320,15 +322,17 @@ def write_gpx_file(tables, path, *, bbox=None, progress=None) -> None:
 
 
 def write_points(frame, path, fmt=None, *, progress=None) -> None:
-    """Write ``frame`` (a GeoDataFrame of released rows) to ``path``, with the writer of the
-    format table (:mod:`tracs.io.formats`).
+    """Write ``frame`` (a GeoDataFrame of released rows, or a :class:`tracs.Batch`) to ``path``,
+    with the writer of the format table (:mod:`tracs.io.formats`).
 
     Parameters
     ----------
-    frame : geopandas.GeoDataFrame
+    frame : geopandas.GeoDataFrame or tracs.Batch
         Rows to write: its columns (not its geometry); ``lat`` / ``lng`` are taken from
         the point geometry when the frame has no such columns.  GPX uses ``lat``,
-        ``lng``, ``datetime``, ``trajectory`` and ``uid``.
+        ``lng``, ``datetime``, ``trajectory`` and ``uid``.  A batch in WGS84 is written
+        as its GeoDataFrame view (:meth:`tracs.Batch.to_geodataframe`: keys as ``uid``,
+        ``trajectory``, every column).
     fmt : str or Format, optional
         A format's name (``"CSV"``, ``"TSV"``, ``"GeoParquet"``, ``"GeoJSON"``,
         ``"GPX"``, ...) or entry; default: the one the extension names.
@@ -336,6 +340,12 @@ def write_points(frame, path, fmt=None, *, progress=None) -> None:
         Called with the number of rows written after each batch.
     """
     path = Path(path)
+    if isinstance(frame, Batch):
+        import pyproj
+
+        if frame.crs is None or not pyproj.CRS.from_user_input(frame.crs).equals(pyproj.CRS.from_epsg(4326)):
+            raise InputError(f"write_points writes WGS84 longitude/latitude: this batch's CRS is {frame.crs!r}")
+        frame = frame.to_geodataframe()
     if fmt is None:
         fmt = output_format(path)
     elif not isinstance(fmt, Format):

@@ -1,15 +1,14 @@
 """Turn the inputs of the map functions into WGS84 arrays, validated once.
 
-Every map input is a table of rows in trajectory order: a ``tracs.Trajectories``
-(its ``.frame``), a GeoDataFrame or GeoSeries of points in any CRS, or an
-``(N, 2)`` array of ``(x, y)`` coordinates *in the CRS of the original rows*
-(which is what a perturber returns for ``Trajectories.coords``).  Rows are never
-reordered or dropped here.
+Every map input is a table of rows in trajectory order: a ``tracs.Batch`` (its
+GeoDataFrame view), a ``tracs.Trajectories`` (its ``.frame``), a GeoDataFrame or
+GeoSeries of points in any CRS, or an ``(N, 2)`` array of ``(x, y)`` coordinates
+*in the CRS of the original rows* (which is what a perturber returns for
+``Trajectories.coords``).  :func:`as_rows` gives them as a ``tracs.Batch`` in
+WGS84.  Rows are never reordered or dropped here.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import geopandas as gpd
 import numpy as np
@@ -17,35 +16,33 @@ import pandas as pd
 
 from .._validation import as_float_array, as_points
 from ..errors import InputError, InputTypeError
+from ..trajectory_batch import Batch
 
-__all__ = ["Rows", "as_rows", "as_coordinates", "same_length", "unwrap_longitudes"]
+__all__ = ["rows_batch", "as_rows", "as_coordinates", "same_length", "unwrap_longitudes"]
 
 WGS84 = "EPSG:4326"
 
 
-@dataclass(frozen=True)
-class Rows:
-    """Rows of points in WGS84, in input order.
-
-    ``lat``/``lon`` are float arrays; ``uid`` and ``track`` (trajectory id, equal
-    to ``uid`` when the input has no ``trajectory`` column) are object arrays or
-    ``None``; ``times`` holds ``"YYYY-MM-DD HH:MM"`` strings or ``None``.
-    ``crs`` is the CRS of the input, used to read coordinate arrays that go with it.
-    """
-
-    lat: np.ndarray
-    lon: np.ndarray
-    uid: np.ndarray | None
-    track: np.ndarray | None
-    times: np.ndarray | None
-    crs: object
-
-    def __len__(self) -> int:
-        return len(self.lat)
+def rows_batch(lat, lon, uid=None, track=None, times=None, crs=WGS84) -> Batch:
+    """Map rows as a :class:`tracs.Batch` in WGS84: longitude/latitude, the ``uid`` of each row as
+    keys, the columns ``track`` (trajectory id, ``uid`` when the input has none; a trajectory is
+    a run of rows of one user and track) and ``times`` (``"YYYY-MM-DD HH:MM"`` text) when given,
+    and ``attrs["input_crs"]``, the CRS of the input, to read coordinate arrays that go with it."""
+    columns = {name: values for name, values in (("track", track), ("times", times)) if values is not None}
+    offsets = None
+    if track is not None and len(track):
+        new = np.r_[True, track[1:] != track[:-1]]
+        if uid is not None:
+            new[1:] |= uid[1:] != uid[:-1]
+        offsets = np.r_[np.flatnonzero(new), len(track)]
+    return Batch(np.column_stack([lon, lat]), offsets, keys=uid, columns=columns, crs=WGS84,
+                 attrs={"input_crs": crs})
 
 
 def _frame_of(obj, name: str):
     """The GeoDataFrame/GeoSeries behind ``obj``, or ``None`` for an array-like."""
+    if isinstance(obj, Batch):
+        return obj.to_geodataframe()
     frame = getattr(obj, "frame", None)
     if isinstance(frame, (gpd.GeoDataFrame, gpd.GeoSeries)):
         return frame
@@ -87,12 +84,12 @@ def _times(frame: gpd.GeoDataFrame) -> np.ndarray | None:
     return text
 
 
-def as_rows(obj, name: str, *, require_uid: bool = False, crs=None) -> Rows:
-    """Validate ``obj`` and return its rows in WGS84.
+def as_rows(obj, name: str, *, require_uid: bool = False, crs=None) -> Batch:
+    """Validate ``obj`` and return its rows in WGS84 (:func:`rows_batch`).
 
     Parameters
     ----------
-    obj : Trajectories, GeoDataFrame, GeoSeries or array of shape (N, 2)
+    obj : Batch, Trajectories, GeoDataFrame, GeoSeries or array of shape (N, 2)
         The rows.  An array is read as ``(x, y)`` in ``crs``.
     name : str
         Argument name used in error messages.
@@ -121,7 +118,7 @@ def as_rows(obj, name: str, *, require_uid: bool = False, crs=None) -> Rows:
             raise InputError(f"{name} is a coordinate array but there is no CRS to read it in")
         geoms = gpd.GeoSeries(gpd.points_from_xy(xy[:, 0], xy[:, 1]), crs=crs)
         lat, lon = _wgs84_points(geoms, name)
-        return Rows(lat, lon, None, None, None, crs)
+        return rows_batch(lat, lon, crs=crs)
 
     geoms = frame.geometry if isinstance(frame, gpd.GeoDataFrame) else frame
     lat, lon = _wgs84_points(geoms, name)
@@ -138,7 +135,7 @@ def as_rows(obj, name: str, *, require_uid: bool = False, crs=None) -> Rows:
         raise InputError(f"{name} needs a 'uid' column (one trajectory owner per row)")
     if uid is not None and track is None:
         track = uid
-    return Rows(lat, lon, uid, track, times, geoms.crs)
+    return rows_batch(lat, lon, uid, track, times, geoms.crs)
 
 
 def as_coordinates(obj, name: str) -> np.ndarray:
@@ -154,24 +151,24 @@ def as_coordinates(obj, name: str) -> np.ndarray:
     return xy
 
 
-def same_length(original: Rows, other: Rows, name: str) -> None:
+def same_length(original: Batch, other: Batch, name: str) -> None:
     """Check that ``other`` has one row per original row, for the same users."""
-    if len(other) != len(original):
+    if other.n_points != original.n_points:
         raise InputError(
-            f"{name} must have one row per original row ({len(original)}), got {len(other)}"
+            f"{name} must have one row per original row ({original.n_points}), got {other.n_points}"
         )
-    if other.uid is not None and original.uid is not None:
+    if other.keys is not None and original.keys is not None:
         differ = np.flatnonzero(
-            np.asarray([str(a) for a in other.uid]) != np.asarray([str(b) for b in original.uid])
+            np.asarray([str(a) for a in other.keys]) != np.asarray([str(b) for b in original.keys])
         )
         if len(differ):
             raise InputError(
                 f"{name} rows must correspond in order to the original rows; first mismatch at "
-                f"row {int(differ[0])} (uid {other.uid[differ[0]]!r} vs {original.uid[differ[0]]!r})"
+                f"row {int(differ[0])} (uid {other.keys[differ[0]]!r} vs {original.keys[differ[0]]!r})"
             )
 
 
-def unwrap_longitudes(original: Rows, reports: dict[str, Rows]) -> tuple[Rows, dict[str, Rows]]:
+def unwrap_longitudes(original: Batch, reports: dict[str, Batch]) -> tuple[Batch, dict[str, Batch]]:
     """Rows whose longitudes go the short way round across the antimeridian.
 
     Along each trajectory (consecutive rows of one ``track``), a step of more than
@@ -181,10 +178,11 @@ def unwrap_longitudes(original: Rows, reports: dict[str, Rows]) -> tuple[Rows, d
     draws longitudes beyond ±180° on the next copy of the world.  Latitudes and
     everything else are unchanged; inputs that never cross come back as they were.
     """
-    lon = original.lon
+    lon = original.coords[:, 0]
     if len(lon) < 2:
         return original, reports
-    track = original.track if original.track is not None else np.zeros(len(lon))
+    track = original.column("track")
+    track = track if track is not None else np.zeros(len(lon))
     same = track[1:] == track[:-1]
     turns = np.where(same, -360.0 * np.round(np.diff(lon) / 360.0), 0.0)
     if not np.any(turns):
@@ -197,10 +195,10 @@ def unwrap_longitudes(original: Rows, reports: dict[str, Rows]) -> tuple[Rows, d
         shifted = _replace_lon(original, lon + cumulative)
     adjusted = {}
     for name, rows in reports.items():
-        turn = 360.0 * np.round((shifted.lon - rows.lon) / 360.0)
-        adjusted[name] = _replace_lon(rows, rows.lon + turn) if np.any(turn) else rows
+        turn = 360.0 * np.round((shifted.coords[:, 0] - rows.coords[:, 0]) / 360.0)
+        adjusted[name] = _replace_lon(rows, rows.coords[:, 0] + turn) if np.any(turn) else rows
     return shifted, adjusted
 
 
-def _replace_lon(rows: Rows, lon: np.ndarray) -> Rows:
-    return Rows(rows.lat, lon, rows.uid, rows.track, rows.times, rows.crs)
+def _replace_lon(rows: Batch, lon: np.ndarray) -> Batch:
+    return rows.with_coords(np.column_stack([lon, rows.coords[:, 1]]))

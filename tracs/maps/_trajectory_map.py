@@ -13,8 +13,9 @@ from .._progress import progress_bar
 from .._text import counted
 from .._validation import check_epsilon
 from ..errors import InputTypeError
+from ..trajectory_batch import Batch
 from ._elements import FitView, Legend, TrackLayer
-from ._inputs import Rows, as_rows, same_length, unwrap_longitudes
+from ._inputs import as_rows, same_length, unwrap_longitudes
 from ._page import DEFAULT_TILES, base_map
 from ._selection import select_users
 
@@ -39,17 +40,17 @@ UNRELEASED_COLOR = "#000000"
 POI_PANE = "tracsPois"  # below the trajectories (overlay pane: 400), above tiles (200)
 
 
-def _haversine_m(a: Rows, b: Rows, rows: np.ndarray) -> np.ndarray:
-    """Great-circle distance in metres between matching rows of ``a`` and ``b``."""
-    lat1, lon1 = np.radians(a.lat[rows]), np.radians(a.lon[rows])
-    lat2, lon2 = np.radians(b.lat[rows]), np.radians(b.lon[rows])
+def _haversine_m(a: Batch, b: Batch, rows: np.ndarray) -> np.ndarray:
+    """Great-circle distance in metres between matching rows of ``a`` and ``b`` (WGS84 batches)."""
+    lon1, lat1 = np.radians(a.coords[rows]).T
+    lon2, lat2 = np.radians(b.coords[rows]).T
     h = (np.sin((lat2 - lat1) / 2) ** 2
          + np.cos(lat1) * np.cos(lat2) * np.sin((lon2 - lon1) / 2) ** 2)
     return 2 * EARTH_RADIUS_M * np.arcsin(np.sqrt(np.clip(h, 0.0, 1.0)))
 
 
-def _latlng(points: Rows, rows: np.ndarray | slice) -> list:
-    return np.column_stack([points.lat[rows], points.lon[rows]]).round(DECIMALS).tolist()
+def _latlng(points: Batch, rows: np.ndarray | slice) -> list:
+    return points.coords[rows][:, ::-1].round(DECIMALS).tolist()
 
 
 def _styles(color: str, dashed: bool) -> dict[str, dict]:
@@ -102,7 +103,7 @@ def _label(value) -> str:
     return html.escape(text, quote=True).replace("\\", "&#92;")
 
 
-def _poi_rows(pois, crs) -> tuple[Rows, list | None]:
+def _poi_rows(pois, crs) -> tuple[Batch, list | None]:
     rows = as_rows(pois, "pois", crs=crs)
     frame = getattr(pois, "frame", pois)
     ids = None
@@ -247,10 +248,10 @@ def trajectory_map(
         non-finite geometry, reports whose length or users do not match.
     """
     orig = as_rows(original, "original", require_uid=True)
-    reports: dict[str, Rows] = {}
+    reports: dict[str, Batch] = {}
     for name, value in (("perturbed", perturbed), ("rounded", rounded)):
         if value is not None:
-            reports[name] = as_rows(value, name, crs=orig.crs)
+            reports[name] = as_rows(value, name, crs=orig.attrs["input_crs"])
             same_length(orig, reports[name], name)
     if epsilon is not None:
         epsilon = check_epsilon(epsilon)
@@ -258,16 +259,15 @@ def trajectory_map(
         raise InputTypeError(f"method must be a str, got {type(method).__name__}")
     if isinstance(cluster_pois, bool) or not isinstance(cluster_pois, numbers.Integral):
         raise InputTypeError(f"cluster_pois must be an int, got {type(cluster_pois).__name__}")
-    poi_rows, poi_ids = _poi_rows(pois, orig.crs) if pois is not None else (None, None)
-    missing = as_rows(unreleased, "unreleased", crs=orig.crs) if unreleased is not None else None
+    poi_rows, poi_ids = _poi_rows(pois, orig.attrs["input_crs"]) if pois is not None else (None, None)
+    missing = as_rows(unreleased, "unreleased", crs=orig.attrs["input_crs"]) if unreleased is not None else None
 
     orig, reports = unwrap_longitudes(orig, reports)
-    groups = select_users(orig.uid, orig.track, users, max_points, max_users)
+    groups = select_users(orig.keys, orig.column("track"), users, max_points, max_users)
     drawn = np.concatenate([g.rows for g in groups])
     layers = ["original", *reports]
 
-    lat = np.concatenate([orig.lat[drawn], *(r.lat[drawn] for r in reports.values())])
-    lon = np.concatenate([orig.lon[drawn], *(r.lon[drawn] for r in reports.values())])
+    lon, lat = np.concatenate([orig.coords[drawn], *(r.coords[drawn] for r in reports.values())]).T
     south, north, west, east = lat.min(), lat.max(), lon.min(), lon.max()
     diagonal = np.hypot(north - south, (east - west) * np.cos(np.radians((north + south) / 2)))
     arrow_size = max(0.015 * float(diagonal), 1e-5)
@@ -283,9 +283,9 @@ def trajectory_map(
     if missing is not None:
         payload = {"label": "not released", "c": _latlng(missing, slice(None)),
                    "point": {"radius": 4, "color": UNRELEASED_COLOR, "weight": 2, "fill": False}}
-        TrackLayer(payload).add_to(folium.FeatureGroup(name=f"not released ({len(missing):,})").add_to(fmap))
+        TrackLayer(payload).add_to(folium.FeatureGroup(name=f"not released ({missing.n_points:,})").add_to(fmap))
 
-    times = orig.times
+    times = orig.column("times")
     with progress_bar(len(groups), desc="draw users", unit="user") as bar:
         for k, group in enumerate(groups):
             _draw_user(fmap, k, group, orig, reports, layers, times, point_markers, arrow_size)
@@ -302,9 +302,9 @@ def trajectory_map(
     Legend(_legend_html(
         title=title, method=method, epsilon=epsilon, layers=layers,
         has_pois=poi_rows is not None, users=[g.uid for g in groups],
-        n_users_total=len(set(orig.uid.tolist())), n_points=len(drawn),
-        n_points_total=len(orig), dashed=point_markers,
-        n_unreleased=0 if missing is None else len(missing),
+        n_users_total=len(set(orig.keys.tolist())), n_points=len(drawn),
+        n_points_total=orig.n_points, dashed=point_markers,
+        n_unreleased=0 if missing is None else missing.n_points,
     )).add_to(fmap)
     FitView([[south, west], [north, east]], max_zoom=16).add_to(fmap)
     return fmap
@@ -351,11 +351,11 @@ def _draw_user(fmap, k: int, group, orig, reports: dict, layers, times, point_ma
             base = track
 
 
-def _add_pois(fmap: folium.Map, pois: Rows, ids: list | None, cluster_pois: int) -> None:
-    n = len(pois)
+def _add_pois(fmap: folium.Map, pois: Batch, ids: list | None, cluster_pois: int) -> None:
+    n = pois.n_points
     folium.map.CustomPane(POI_PANE, z_index=350, pointer_events=True).add_to(fmap)
     if n > cluster_pois:
-        data = np.column_stack([pois.lat, pois.lon]).round(DECIMALS).tolist()
+        data = _latlng(pois, slice(None))
         if ids is not None:
             data = [row + [label] for row, label in zip(data, ids)]
         FastMarkerCluster(data, callback=_POI_CALLBACK, name=f"POIs ({n:,}, clustered)",

@@ -10,13 +10,14 @@ goes to ``say`` (:func:`tracs.release.notes.printer`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .._text import counted
 from ..errors import InputError
+from ..io.batch_files import row_labels
 from ..public import CITY_BOXES, LonLatBox, parse_box, read_pois
 
 __all__ = ["API_FLAGS", "Public", "as_box", "check_public", "check_projection", "check_split_gap",
@@ -179,19 +180,19 @@ def outside_rows(lon, lat, box, labels, *, outside=None, before: str = "", flags
 
 
 def points_in_region(points, box, *, outside=None, flags=None, say=None):
-    """:func:`outside_rows` on the rows read by :func:`tracs.io.table.read_points`.
+    """:func:`outside_rows` on the batch read by :func:`tracs.io.batch_files.read_points`.
 
     Returns the points to perturb (rows outside dropped or clipped as asked; a
     trajectory left empty by ``"drop"`` disappears, with a note to ``say``) and the
     labels of the rows handled.
     """
-    keep, lon, lat, handled = outside_rows(points.lonlat[:, 0], points.lonlat[:, 1], box, points.where,
-                                           outside=outside, before=dropped_before(points.report),
-                                           flags=flags, say=say)
+    keep, lon, lat, handled = outside_rows(points.coords[:, 0], points.coords[:, 1], box,
+                                           lambda rows: row_labels(points, rows), outside=outside,
+                                           before=dropped_before(points.attrs["report"]), flags=flags, say=say)
     if not handled:
         return points, handled
     if keep is None:
-        return replace(points, lonlat=np.column_stack([lon, lat])), handled
+        return points.with_coords(np.column_stack([lon, lat])), handled
     kept, emptied = keep_rows(points, keep)
     if emptied and say is not None:
         say(f"note: {counted(emptied, 'trajectory')} had every row outside the region: not released")
@@ -201,13 +202,8 @@ def points_in_region(points, box, *, outside=None, flags=None, say=None):
 def keep_rows(points, keep):
     """``(points, emptied)``: the rows of ``points`` where ``keep`` is true (a trajectory left
     empty disappears; ``emptied`` counts them), as ``outside="drop"`` leaves them."""
-    rows = np.flatnonzero(keep)
-    kept_before = np.r_[0, np.cumsum(keep)]  # rows kept before each position
-    offsets = np.unique(kept_before[points.offsets])  # empty trajectories merge into their neighbours' bounds
-    traj = None if points.traj is None else points.traj.take(rows).reset_index(drop=True)
-    return replace(points, uid=points.uid.take(rows).reset_index(drop=True), time=points.time[rows],
-                   lonlat=points.lonlat[rows], source=points.source[rows], offsets=offsets, traj=traj,
-                   file=None if points.file is None else points.file[rows]), len(points.offsets) - len(offsets)
+    kept = points.take_rows(keep)
+    return kept, len(points) - len(kept)
 
 
 def dropped_before(report) -> str:

@@ -3,7 +3,7 @@
 :func:`release_file` is the whole of ``tracs perturb`` on one machine; the command
 only parses its options into this call's parameters and prints the summary.  The
 rows never become a GeoDataFrame: user ids (kept exactly as written), times and
-source lines stay NumPy / Arrow arrays (:func:`tracs.io.table.read_points`),
+source lines stay NumPy / Arrow arrays (:func:`tracs.io.batch_files.read_points`),
 coordinates are projected to the local UTM zone on ``workers`` threads, whole users
 are released in chunks through the engine (:func:`tracs.release.release_points`),
 and the released rows are written back in the input's order by the format's writer
@@ -26,7 +26,7 @@ from .._text import counted, significant
 from ..engine import average_error, resolve_workers
 from ..errors import InputError
 from ..io.formats import Format, output_format
-from ..io.table import read_points, released_digest, to_wgs84, write_released
+from ..io.batch_files import metric_crs, read_points, released_digest, to_metric, to_wgs84, write_released
 from ..methods import Method, MethodContext, get
 from ..public import into_region
 from ..random import Secure
@@ -128,7 +128,7 @@ def warm_up(method: Method) -> threading.Thread:
 
 
 def _reading(columns, options: dict, flags) -> dict:
-    """The keyword arguments of :func:`tracs.io.table.read_points` (``columns``: role -> column name)."""
+    """The keyword arguments of :func:`tracs.io.batch_files.read_points` (``columns``: role -> column name)."""
     columns = dict(columns or {})
     unknown = sorted(set(columns) - set(ROLES))
     if unknown:
@@ -196,7 +196,7 @@ def release_file(source, output, *, method, epsilon: float, region=None, region_
         Column names by role (``user``, ``time``, ``lat``, ``lon``, ``traj``); others are
         found by name.
     input_format, time_format, dayfirst, id_type, tz, ambiguous, no_time
-        How to read the file (:func:`tracs.io.read.read_columns`).
+        How to read the file (:func:`tracs.io.checkin_files.read_columns`).
     quiet : bool
         No progress bars (there are none either off a terminal).
     say : callable, optional
@@ -243,14 +243,15 @@ def release_file(source, output, *, method, epsilon: float, region=None, region_
     try:  # rows outside the region
         points, handled = area.points_in_region(points, box, outside=outside, flags=flags, say=say)
     except InputError:  # first what was dropped before, so the counts add up
-        report_read(points.report, say=say, others=points.others)
+        report_read(points.attrs["report"], say=say, others=points.attrs["others"])
         raise
-    report_read(points.report, say=say, strict=strict, extra=[({"clip": "clipped"}.get(outside, "dropped"), handled)],
-                others=points.others, strict_flag=named["strict"])
-    crs = area.metric_crs(box, points.metric_crs)
+    report_read(points.attrs["report"], say=say, strict=strict,
+                extra=[({"clip": "clipped"}.get(outside, "dropped"), handled)],
+                others=points.attrs["others"], strict_flag=named["strict"])
+    crs = area.metric_crs(box, lambda: metric_crs(points))
     threads = resolve_workers(workers)
-    coords = points.to_metric(crs, workers=threads)
-    offsets = points.offsets
+    metres = to_metric(points, crs, workers=threads)
+    coords, offsets = metres.coords, metres.offsets
     if len(coords) == 0:
         raise InputError(f"{source}: no points left to perturb")
     rounding = round_to_pois and not method.discrete
@@ -271,8 +272,7 @@ def release_file(source, output, *, method, epsilon: float, region=None, region_
         on_ready()
     # two bars of the points' count: releasing, then writing (one bar of twice the points misled)
     with progress_bar(len(coords), desc="perturb", unit="pt", unit_scale=True, enabled=not quiet) as bar:
-        done = release_points(model, coords, offsets, points.trajectory_users,
-                              np.r_[True, ~points.same_user_as_previous_trajectory()],
+        done = release_points(model, metres.with_coords(coords),
                               rng=random_argument(seed, secure_rng), seed=seed, workers=workers,
                               round_to=ctx.poi_space if rounding else None, progress=bar.update)
     eps_point, eps_traj = done.epsilon_point, done.epsilon_trajectory

@@ -45,7 +45,7 @@ def write_perturb_sidecar(output, data: dict, *, digest: str | None = None, rows
 
     The one function a release's sidecar is written with.  ``data``: the parameters
     (:func:`perturb_parameters`).  The digest of the rows is ``digest``
-    (:func:`tracs.io.table.released_digest`: 'tracs perturb' writes the sidecar before it
+    (:func:`tracs.io.batch_files.released_digest`: 'tracs perturb' writes the sidecar before it
     renames the release into place, so a crash leaves at worst a new sidecar the old
     release's digest refuses), else that of the frame ``rows``, else that of ``output``
     read back (:func:`tracs.io.parameters.write_release_sidecar`).

@@ -1,9 +1,9 @@
-"""The points of a grouped batch released through the engine, in chunks of whole users.
+"""The points of a :class:`tracs.trajectory_batch.Batch` released through the engine, in chunks of whole users.
 
 A releaser that draws from keyed streams (as its registry entry says:
-:func:`tracs.methods.keyed`) gets each user's stream from the user's id
-(:func:`user_keys`), so a user's draws do not depend on the chunk: the batch goes in
-chunks of whole users (:func:`chunks`, bounded temporary memory, a progress step per
+:func:`tracs.methods.keyed`) gets each user's stream from the user's id (the batch's
+keys, :func:`user_keys`), so a user's draws do not depend on the chunk: the batch goes
+in chunks of whole users (:func:`chunks`, bounded temporary memory, a progress step per
 chunk).  Any other releaser gets the
 whole batch at once, drawing from one generator.
 """
@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine import perturb_many, round_points
+from ..errors import InputTypeError
 from ..methods import keyed as takes_keys
 from ..random import resolve_key
+from ..trajectory_batch import Batch
 
 __all__ = ["release_points", "Released", "chunks", "user_keys", "CHUNK_POINTS"]
 
@@ -57,21 +59,18 @@ class Released:
     epsilon_trajectory: np.ndarray
 
 
-def release_points(releaser, coords: np.ndarray, offsets: np.ndarray, users, user_start: np.ndarray, *,
-                   rng=None, seed=None, workers=1, round_to=None, progress=None,
+def release_points(releaser, batch: Batch, *, rng=None, seed=None, workers=1, round_to=None, progress=None,
                    chunk_points: int | None = None) -> Released:
-    """Release every trajectory of a grouped batch through :func:`tracs.engine.perturb_many`.
+    """Release every trajectory of a batch through :func:`tracs.engine.perturb_many`.
 
     Parameters
     ----------
     releaser : tracs.Releaser or any object with ``perturb_many``
         Built from public parameters only (:meth:`tracs.methods.Method.build`).
-    coords, offsets : numpy.ndarray
-        The points in metres, trajectory after trajectory, and the offsets ``(T+1,)``.
-    users : callable
-        ``users()`` gives the user id of each trajectory (called only for a keyed releaser).
-    user_start : numpy.ndarray of bool, shape (T,)
-        Whether trajectory ``t`` is its user's first.
+    batch : tracs.trajectory_batch.Batch
+        The points in metres, grouped by user (a user's trajectories one after the
+        other); its keys, the user ids, key the streams of a keyed releaser (a batch
+        without keys is refused for one).
     rng : seed, "secure" or tracs.random.Secure
         The generator of a keyed releaser (resolved once for the whole batch).
     seed : int, optional
@@ -85,14 +84,17 @@ def release_points(releaser, coords: np.ndarray, offsets: np.ndarray, users, use
     chunk_points : int, optional
         Points per chunk (default :data:`CHUNK_POINTS`).
     """
+    if not isinstance(batch, Batch):
+        raise InputTypeError(f"batch must be a tracs.Batch, got {type(batch).__name__}")
+    coords, offsets = batch.coords, batch.offsets
     keyed = takes_keys(releaser)
-    keys = users() if keyed else None
+    keys = batch.trajectory_keys() if keyed else None
     random = resolve_key(rng) if keyed else np.random.default_rng(seed)
     released = np.empty_like(coords)
     lengths = np.diff(offsets)
     eps_point = np.repeat(releaser.epsilon_per_point(lengths), lengths)
     size = CHUNK_POINTS if chunk_points is None else chunk_points
-    pieces = chunks(offsets, user_start, size) if keyed else [(0, len(offsets) - 1)]
+    pieces = chunks(offsets, batch.first_of_key(), size) if keyed else [(0, len(offsets) - 1)]
     for first, last in pieces:
         a, b = offsets[first], offsets[last]
         extra = {"keys": user_keys(keys[first:last])} if keyed else {}

@@ -126,7 +126,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     command line never writes it.
     """
     from .checkins import RESERVED
-    from .text import check_path
+    from .delimited_text import check_path
 
     choices = input_formats()
     if input_format not in choices:
@@ -209,7 +209,7 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
         time_s = _file_order(len(raw.lines), cmap.time, names, profile, path.name, flags, notes, no_time=no_time)
         untimed = np.ones(len(raw.lines), dtype=bool)
     elif clock is not None:
-        from .text import na_words_missing
+        from .delimited_text import na_words_missing
 
         clock_name = _clock_column(names, clock, flags, path.name)
         joined = (na_words_missing(_column(raw.table, cmap.time)).astype("string").str.strip() + " "
@@ -391,7 +391,7 @@ def _utc_times(table, name, times, uid) -> np.ndarray:
     through ``times`` (a :class:`~tracs.io.times.TimeReader`), each user's by its own values."""
     import pyarrow as pa
 
-    from .text import na_words_missing
+    from .delimited_text import na_words_missing
 
     if hasattr(table, "column_names"):
         column = table.column(name)

@@ -1,12 +1,12 @@
 """Check-ins as plain arrays, grouped into trajectories: the light path of the command line.
 
-:func:`read_points` reads a file with :func:`tracs.io.read.read_columns`, drops
+:func:`read_points` reads a file with :func:`tracs.io.checkin_files.read_columns`, drops
 and reports rows with the loaders' own checks (:mod:`tracs.io.checkins`:
 ``check_rows`` and ``make_report``), orders the rows by (user, trajectory
 column, time) with a stable sort (ties keep their file order) and splits them
 into trajectories — the steps of ``data_loaders.load_checkins`` and
-``to_trajectories`` — but keeps every column as a NumPy or Arrow array: no
-GeoDataFrame, no Python object per row.  A million check-ins take tens of
+``to_trajectories`` — into a :class:`tracs.Batch` whose every column is a NumPy
+or Arrow array: no GeoDataFrame, no Python object per row.  A million check-ins take tens of
 megabytes.  :func:`released_table` and :func:`write_released` write the released
 rows back in the input's order through the writers of :mod:`tracs.io.formats`.
 """
@@ -17,16 +17,17 @@ import ctypes
 import queue
 import sys
 import threading
-from dataclasses import dataclass
 
 import numpy as np
 
 from .formats import output_format
-from .read import read_columns
+from .checkin_files import read_columns
 from .write import _times_as_text, bounds, with_parameters
 from ..errors import InputError
+from ..trajectory_batch import Batch
 
-__all__ = ["Points", "read_points", "released_table", "released_digest", "released_row_hashes", "write_released"]
+__all__ = ["read_points", "released_table", "released_digest", "released_row_hashes", "write_released",
+           "trajectory_ids", "row_labels", "metric_crs", "to_metric"]
 
 
 def place_labels(word: str, positions, files=None) -> list:
@@ -41,106 +42,47 @@ def with_points(labels, shared, ids, points) -> list:
     return [f"{t} (trajectory {i} point {int(k)})" if s else t for t, i, k, s in zip(labels, ids, points, shared)]
 
 
-@dataclass
-class Points:
-    """Check-ins in (user, trajectory, time) order, as arrays.
+def trajectory_ids(points: Batch):
+    """The released trajectory id of each trajectory of a read batch: the input's own id (the
+    ``traj`` column), or its number among its user's trajectories (``0, 1, …`` in (trajectory,
+    time) order), which depends on that user's rows only."""
+    traj = points.column("traj")
+    if traj is not None:
+        return traj.take(points.offsets[:-1]).reset_index(drop=True)
+    return within_runs(points.first_of_key())
 
-    Attributes
-    ----------
-    uid : pandas.Series
-        User id of each row (int64, or text held by Arrow).
-    time : numpy.ndarray of datetime64[ns]
-        UTC.
-    lonlat : numpy.ndarray, shape (N, 2)
-        WGS84 longitude, latitude.
-    source : numpy.ndarray of int64
-        Line (``position == "line"``) or 0-based row of each row in the file.
-    position : str
-    offsets : numpy.ndarray of int64, shape (T + 1,)
-        Trajectory ``t`` is rows ``offsets[t]:offsets[t + 1]``.
-    report : tracs.io.report.LoadReport
-    others : tuple of str
-        The file's columns and elements not read as user, time, coordinates or
-        trajectory (not released; :func:`tracs.io.read.read_columns`).
-    traj : pandas.Series or None
-        The input's own trajectory id of each row, exactly as read, when the
-        trajectories are exactly the input's (a trajectory column and no time gap);
-        else None (trajectories are numbered within each user).
-    file : numpy.ndarray of int32 or None
-        For a folder of files (Geolife, T-Drive): the index into :attr:`files` of
-        each row's file, whose :attr:`source` counts lines within it; else None.
-    files : tuple of str
-        The files of a folder, relative to it, in reading order.
-    """
 
-    uid: object
-    time: np.ndarray
-    lonlat: np.ndarray
-    source: np.ndarray
-    position: str
-    offsets: np.ndarray
-    report: object
-    others: tuple = ()
-    traj: object = None
-    file: np.ndarray | None = None
-    files: tuple = ()
+def row_labels(points: Batch, rows) -> list:
+    """How messages name ``rows`` of a read batch: ``"line 7"``, ``"000/a.plt line 7"`` for a folder,
+    and, for a line holding several points (a Porto trip), ``"line 7 (trajectory T point 2)"``."""
+    rows = np.asarray(rows, dtype=np.int64)
+    source, file, files = points.column("source"), points.column("file"), points.attrs["files"]
+    names = None if file is None else [files[int(f)] for f in file[rows]]
+    text = place_labels("line" if points.attrs["position"] == "line" else "row", source[rows], names)
+    place = source if file is None else source * (len(files) + 1) + file
+    _, first, count = np.unique(place, return_inverse=True, return_counts=True)
+    shared = count[first[rows]] > 1
+    if not shared.any():
+        return text
+    traj = np.searchsorted(points.offsets, rows, side="right") - 1
+    ids = trajectory_ids(points)
+    ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj).to_numpy()
+    return with_points(text, shared, ids, rows - points.offsets[traj])
 
-    @property
-    def lengths(self) -> np.ndarray:
-        return np.diff(self.offsets)
 
-    def trajectory_users(self):
-        """The user id of each trajectory (for keyed randomness)."""
-        return self.uid.iloc[self.offsets[:-1]].to_numpy()
+def metric_crs(points: Batch):
+    """The local UTM zone of a batch in WGS84 (``tracs.geo.local_metric_crs``)."""
+    from tracs.geo import local_metric_crs
 
-    def trajectory_ids(self):
-        """The released trajectory id of each trajectory: the input's own id (:attr:`traj`),
-        or its number among its user's trajectories (``0, 1, …`` in (trajectory, time)
-        order), which depends on that user's rows only."""
-        if self.traj is not None:
-            return self.traj.take(self.offsets[:-1]).reset_index(drop=True)
-        return within_runs(np.r_[True, ~self.same_user_as_previous_trajectory()] if len(self.offsets) > 1
-                           else np.zeros(0, bool))
+    return local_metric_crs(points.coords[:, 0], points.coords[:, 1])
 
-    def point_index(self) -> np.ndarray:
-        """The 0-based position of each row in its trajectory (rows in (user, trajectory, time) order)."""
-        return np.arange(int(self.offsets[-1]), dtype=np.int64) - np.repeat(self.offsets[:-1], self.lengths)
 
-    def where(self, rows) -> list:
-        """How messages name ``rows``: ``"line 7"``, ``"000/a.plt line 7"`` for a folder, and, for a
-        line holding several points (a Porto trip), ``"line 7 (trajectory T point 2)"``."""
-        rows = np.asarray(rows, dtype=np.int64)
-        files = None if self.file is None else [self.files[int(f)] for f in self.file[rows]]
-        text = place_labels("line" if self.position == "line" else "row", self.source[rows], files)
-        place = self.source if self.file is None else self.source * (len(self.files) + 1) + self.file
-        _, first, count = np.unique(place, return_inverse=True, return_counts=True)
-        shared = count[first[rows]] > 1
-        if not shared.any():
-            return text
-        traj = np.searchsorted(self.offsets, rows, side="right") - 1
-        ids = self.trajectory_ids()
-        ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj).to_numpy()
-        return with_points(text, shared, ids, rows - self.offsets[traj])
+def to_metric(points: Batch, crs, *, workers: int = 1) -> Batch:
+    """A batch in WGS84 in the metric ``crs`` (metres), projected on ``workers`` threads."""
+    from tracs.geo import transform_xy
 
-    def same_user_as_previous_trajectory(self) -> np.ndarray:
-        """``out[t - 1]``: trajectory ``t`` has the same user as trajectory ``t - 1`` (length T - 1)."""
-        from .checkins import user_order_keys
-
-        first = user_order_keys(self.uid.iloc[self.offsets[:-1]].reset_index(drop=True))
-        return first[1:] == first[:-1]
-
-    def metric_crs(self):
-        """The local UTM zone of the data (``tracs.geo.local_metric_crs``)."""
-        from tracs.geo import local_metric_crs
-
-        return local_metric_crs(self.lonlat[:, 0], self.lonlat[:, 1])
-
-    def to_metric(self, crs, *, workers: int = 1) -> np.ndarray:
-        """``(N, 2)`` coordinates in the metric ``crs`` (metres), on ``workers`` threads."""
-        from tracs.geo import transform_xy
-
-        x, y = transform_xy(self.lonlat[:, 0], self.lonlat[:, 1], 4326, crs, workers=workers)
-        return np.column_stack([x, y])
+    x, y = transform_xy(points.coords[:, 0], points.coords[:, 1], 4326, crs, workers=workers)
+    return points.with_coords(np.column_stack([x, y]), crs=crs)
 
 
 def within_runs(first: np.ndarray) -> np.ndarray:
@@ -174,10 +116,20 @@ def _gap_ns(split_gap) -> int | None:
     return int(gap.value)
 
 
-def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Points:
+def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Batch:
     """Read, check, order and group the check-ins of a file (see the module docstring).
 
-    ``options`` are those of :func:`tracs.io.read.read_columns` (column names,
+    Returns a :class:`tracs.Batch` in (user, trajectory, time) order: WGS84
+    longitude/latitude, the user ids as keys (int64, or text held by Arrow, exactly as
+    read), the columns ``time`` (UTC ``datetime64[ns]``), ``source`` (the line, or 0-based
+    row, of each row in the file), ``traj`` (the input's own trajectory id of each row,
+    only when the trajectories are exactly the input's: a trajectory column and no time
+    gap) and ``file`` (for a folder of files: the index into ``attrs["files"]`` of each
+    row's file); ``attrs``: ``report`` (the :class:`~tracs.io.report.LoadReport`),
+    ``position`` (``"line"`` or ``"row"``), ``others`` (the columns not read, not
+    released) and ``files``.
+
+    ``options`` are those of :func:`tracs.io.checkin_files.read_columns` (column names,
     ``input_format``, ``time_format``, ``dayfirst``, ``tz``, ``flags``).  A
     trajectory starts at each new user, each new value of the trajectory column
     (``traj``) and, with ``split_gap``, after a gap longer than it.  Repeats of a
@@ -252,9 +204,24 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Poi
     if untimed.any():  # ordered by their ordering time; released without a time
         time = time.copy()
         time[untimed] = np.datetime64("NaT")
-    return Points(uid=uid, time=time, lonlat=np.column_stack([lng, lat]), source=lines,
-                  position=meta["position"], offsets=offsets, report=report, others=others,
-                  traj=traj if gap is None else None, file=file, files=tuple(files))
+    return read_batch(np.column_stack([lng, lat]), offsets, uid, time, lines, report=report,
+                      position=meta["position"], others=others, traj=traj if gap is None else None, file=file,
+                      files=tuple(files))
+
+
+def read_batch(lonlat, offsets, uid, time, source, *, report=None, position: str = "row", others=(), traj=None,
+               file=None, files=()) -> Batch:
+    """The batch of rows :func:`read_points` gives and :func:`write_released` takes, from its arrays:
+    WGS84 ``lonlat``, ``offsets``, the user id ``uid`` of each row (the keys), its ``time`` and
+    ``source`` position, the input's trajectory ids ``traj`` and the ``file`` of each row when
+    known, and the facts of the file (``report``, ``position``, ``others``, ``files``)."""
+    columns = {"time": time, "source": source}
+    if traj is not None:
+        columns["traj"] = traj
+    if file is not None:
+        columns["file"] = file
+    return Batch(lonlat, offsets, keys=uid, columns=columns, crs="EPSG:4326",
+                 attrs={"report": report, "position": position, "others": tuple(others), "files": tuple(files)})
 
 
 def _row_order(tkey: np.ndarray, traj_key, ukey: np.ndarray) -> np.ndarray:
@@ -291,13 +258,13 @@ def _release_memory() -> None:
             pass
 
 
-def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text_times: bool, rows=None,
-                   input_order_rows: bool = True, keep_lines: bool = False, budget: bool = True):
+def released_table(points: Batch, released_lonlat, eps_point, eps_traj, *, text_times: bool, rows=None,
+                   input_order_rows: bool = True, keep_lines: bool = False, budget: bool = True, ids=None):
     """The rows to publish, in the input file's order (the columns of ``tracs perturb``).
 
     Every column of a user's rows depends only on that user's rows, the public
     parameters and the seed: ``uid`` (exactly as read), ``trajectory``
-    (:meth:`Points.trajectory_ids`: the input's own id, or the number of the
+    (:func:`trajectory_ids`: the input's own id, or the number of the
     trajectory among its user's), ``point`` (the row's 0-based position in its
     released trajectory: with ``uid`` and ``trajectory``, the key that pairs a
     released row with its input row), ``datetime``, the released ``lat`` / ``lng`` and,
@@ -312,27 +279,28 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
 
     ``rows`` (positions in the input's order, default all) builds one batch of them;
     ``input_order_rows=False`` keeps the order the points were perturbed in (user,
-    trajectory, time), as lines are written.
+    trajectory, time), as lines are written.  ``ids``: :func:`trajectory_ids` when already
+    computed (a writer of many batches computes them once).
     """
     import pyarrow as pa
 
-    order = input_order(points) if input_order_rows else np.arange(len(points.source))
+    order = input_order(points) if input_order_rows else np.arange(points.n_points)
     if rows is not None:
         order = order[rows]
     traj = np.searchsorted(points.offsets, order, side="right") - 1
-    uid = points.uid.take(order)
-    ids = getattr(points, "_trajectory_ids", None)
-    if ids is None:
-        ids = points._trajectory_ids = points.trajectory_ids()
+    uid = points.keys.take(order)
+    ids = trajectory_ids(points) if ids is None else ids
     ids = ids[traj] if isinstance(ids, np.ndarray) else ids.take(traj)
-    times = pa.array(points.time[order]).cast(pa.timestamp("ns", tz="UTC"))
+    times = pa.array(points.column("time")[order]).cast(pa.timestamp("ns", tz="UTC"))
     columns = {"uid": _arrow(uid), "trajectory": _arrow(ids), "point": order - points.offsets[traj],
                "datetime": _times_as_text(times) if text_times else times}
     if keep_lines:
-        if points.file is not None:
+        file = points.column("file")
+        if file is not None:
             columns["source_file"] = pa.DictionaryArray.from_arrays(
-                pa.array(points.file[order], pa.int32()), pa.array(list(points.files), pa.string()))
-        columns["source_line" if points.position == "line" else "source_row"] = points.source[order]
+                pa.array(file[order], pa.int32()), pa.array(list(points.attrs["files"]), pa.string()))
+        columns["source_line" if points.attrs["position"] == "line" else "source_row"] = \
+            points.column("source")[order]
     columns["lat"], columns["lng"] = released_lonlat[order, 1], released_lonlat[order, 0]
     if budget:
         columns["epsilon_point"] = np.asarray(eps_point, dtype=np.float64)[order]
@@ -340,7 +308,7 @@ def released_table(points: Points, released_lonlat, eps_point, eps_traj, *, text
     return pa.table(columns)
 
 
-def released_digest(points: Points, released_lonlat, fmt=None, geometry: str = "points") -> str:
+def released_digest(points: Batch, released_lonlat, fmt=None, geometry: str = "points") -> str:
     """The digest of the released rows (:mod:`tracs.io.digest`), from the columns
     :func:`released_table` gives every writer, as the file written in the format ``fmt``
     (a :class:`~tracs.io.formats.Format`; None: one that keeps every value) with
@@ -353,7 +321,7 @@ def released_digest(points: Points, released_lonlat, fmt=None, geometry: str = "
     return combine(*released_row_hashes(points, released_lonlat, fmt, geometry))
 
 
-def released_row_hashes(points: Points, released_lonlat, fmt=None, geometry: str = "points"):
+def released_row_hashes(points: Batch, released_lonlat, fmt=None, geometry: str = "points"):
     """``(names, hashes)``: the digest's columns present and the row digests
     (:func:`tracs.io.digest.row_hashes`) of the rows :func:`released_digest` covers, so that
     a release written in parts combines them (:func:`tracs.io.digest.combine`, or
@@ -383,22 +351,19 @@ def _arrow(values):
     return pa.array(values.array) if not isinstance(values.dtype, np.dtype) else pa.array(values.to_numpy())
 
 
-def input_order(points: Points) -> np.ndarray:
-    """Positions of the rows in the input's order: by line (or row), and for a folder file by
-    file, then line (cached on ``points``)."""
-    order = getattr(points, "_input_order", None)
-    if order is None:
-        order = np.argsort(points.source, kind="stable") if points.file is None else \
-            np.lexsort([points.source, points.file])
-        points._input_order = order
-    return order
+def input_order(points: Batch) -> np.ndarray:
+    """Positions of the rows of a read batch in the input's order: by line (or row), and for a
+    folder file by file, then line."""
+    source, file = points.column("source"), points.column("file")
+    return np.argsort(source, kind="stable") if file is None else np.lexsort([source, file])
 
 
-def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, fmt=None, *,
+def write_released(points: Batch, released_lonlat, eps_point, eps_traj, path, fmt=None, *,
                    progress=None, geometry: str = "points", keep_lines: bool = False, budget: bool = True,
                    parameters: str | None = None) -> None:
-    """Write the released rows (:func:`released_table`) in the input's order, in the format of
-    ``fmt`` (a :class:`~tracs.io.formats.Format`; default: the one ``path``'s extension names).
+    """Write the released rows (:func:`released_table`) of a read batch (:func:`read_points`) in the
+    input's order, in the format of ``fmt`` (a :class:`~tracs.io.formats.Format`; default: the one
+    ``path``'s extension names).
 
     Formats whose writer takes batches (``batch_rows``: CSV, TSV, GeoParquet) get them
     built one at a time, while the previous one is written, so the output never exists
@@ -408,18 +373,20 @@ def write_released(points: Points, released_lonlat, eps_point, eps_traj, path, f
     of :func:`released_table`.  ``parameters``: the release's public parameters (JSON text),
     stored in the file by the formats that hold metadata (:mod:`tracs.io.parameters`).
     """
-    columns = dict(keep_lines=keep_lines, budget=budget)
+    columns = dict(keep_lines=keep_lines, budget=budget, ids=trajectory_ids(points))
     fmt = output_format(path, geometry=geometry) if fmt is None else fmt
     if geometry == "lines":
         table = released_table(points, released_lonlat, eps_point, eps_traj, text_times=False,
                                input_order_rows=False, **columns)
         fmt.writer()([with_parameters(table, parameters)], path, bbox=bounds(released_lonlat), progress=progress, geometry="lines")
         return
-    n = len(points.source)
+    n = points.n_points
     size = fmt.batch_rows or max(n, 1)
+    order = input_order(points)
     tables = (with_parameters(released_table(points, released_lonlat, eps_point, eps_traj,
-                                             text_times=fmt.text_times, rows=slice(start, start + size),
-                                             **columns), parameters) for start in range(0, n, size))
+                                             text_times=fmt.text_times, rows=order[start:start + size],
+                                             input_order_rows=False, **columns), parameters)
+              for start in range(0, n, size))
     fmt.writer()(_ahead(tables) if fmt.batch_rows else tables, path, bbox=bounds(released_lonlat),
                  progress=progress)
 
