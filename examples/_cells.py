@@ -15,6 +15,8 @@ runs).  Kinds:
 ``denoised``   one grid cell with ``denoise=`` (:mod:`tracs.evaluation.denoised`): the AE raw
                (rounded to the venues) and of the denoised release (posterior mode over the
                venues, and the venue nearest the posterior mean)
+``denoised-continuous``  one grid cell of a continuous space (not rounded) with ``denoise=``:
+               the AE raw and of the posterior mean, and their ratio
 ``time``       :func:`tracs.evaluation.time_methods` (not reproducible: wall-clock)
 
 Data sets are named by tuples too (see :func:`dataset`).
@@ -258,3 +260,22 @@ def timed(unit: tuple, seed: int):
     start = time.perf_counter()
     value = run_unit(unit, seed)
     return unit, value, time.perf_counter() - start
+
+
+def _denoised_continuous(seed, spec, method, eps, reps, anchor, units, how):
+    """AE of the raw release (not rounded) and of its posterior mean (``run_grid(..., denoise=how)``),
+    each ``{"mean", "half", "runs"}``, and ``ratio``: the mean denoised AE over the mean raw AE."""
+    from tracs.evaluation import confidence_interval, run_grid
+
+    runs = run_grid(dataset(spec, seed), [method], [eps], repetitions=reps, seed=seed, anchor=anchor,
+                    round_to_pois=False, units=units, denoise=how)
+    out = {}
+    for key, column in (("raw", "ae"), ("denoised", "ae_denoised")):
+        mean, low, high = confidence_interval(runs[column])
+        out[key] = {"mean": mean, "half": (high - low) / 2, "runs": runs[column].tolist()}
+    out["ratio"] = out["denoised"]["mean"] / out["raw"]["mean"]
+    out["seconds"] = float(runs["denoise_seconds"].sum())
+    return out
+
+
+KINDS["denoised-continuous"] = _denoised_continuous
