@@ -115,6 +115,7 @@ def _estimators(rng) -> None:
             est = density(reports, perturber, offsets=offsets, grid=4, iterations=2, subpoints=subpoints)
         denoise(reports, perturber, est, offsets=offsets)
         denoise(reports, perturber, est, offsets=offsets, trajectory=True)  # the fitted transition
+        denoise(reports, perturber, est, offsets=offsets, pois=xy[:5])  # the posterior over POIs
     synthesize(fit_mobility_model(reports, perturber, offsets=offsets, grid=2), 3, rng=rng)
     for mech in (OptimalClassical(epsilon=1.0), Laplace(epsilon=1.0)):
         distribution(mech.sample(np.array([0.1, 0.5, 0.9]), rng=0), mech, bins=4, bootstrap=0)

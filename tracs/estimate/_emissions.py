@@ -146,7 +146,7 @@ def laplace_rows(pts, perturber, eps, points) -> np.ndarray:
     The estimator's likelihood (:func:`tracs.estimate._laplace._laplace_likelihood`) at the report
     itself rather than at its bin's centre: ``exp(−ε·rate·|y − τ|)`` inside the region, the density
     integrated along the outward normal line for a report clamped onto an edge, over the outward
-    quadrant at a corner.  Interior reports are one array expression; clamped ones row by row.
+    quadrant at a corner.  Interior reports are one array expression; clamped ones one compiled pass.
     """
     rate = eps * perturber.rate
     sx, sy = _clamped_sides(pts, perturber, perturber.region)
@@ -155,10 +155,10 @@ def laplace_rows(pts, perturber, eps, points) -> np.ndarray:
     d = np.hypot(pts[inside, 0, None] - points[None, :, 0], pts[inside, 1, None] - points[None, :, 1])
     out[inside] = np.exp(-rate[inside, None] * d)
     xmin, ymin, xmax, ymax = perturber.region.bounds
-    for r in np.flatnonzero(~inside):  # clamped reports: a quadrature each (few: the region's edges)
-        y = np.array([[xmin if sx[r] < 0 else xmax if sx[r] > 0 else pts[r, 0],
-                       ymin if sy[r] < 0 else ymax if sy[r] > 0 else pts[r, 1]]])
-        out[r] = _laplace_likelihood(y, sx[r:r + 1], sy[r:r + 1], points, float(rate[r]))[0]
+    clamped = ~inside  # a quadrature each, in one compiled pass
+    y = np.column_stack([np.where(sx[clamped] < 0, xmin, np.where(sx[clamped] > 0, xmax, pts[clamped, 0])),
+                         np.where(sy[clamped] < 0, ymin, np.where(sy[clamped] > 0, ymax, pts[clamped, 1]))])
+    out[clamped] = _laplace_likelihood(y, sx[clamped], sy[clamped], points, rate[clamped])
     return out
 
 

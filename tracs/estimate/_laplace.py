@@ -7,8 +7,10 @@ corners over the outward quadrant (Gauss–Legendre).  One dense block per ε.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
+from .._numba_cache import key_on_sources
 from ..errors import InputTypeError
 from ..region import Rectangle
 from . import expectation_maximisation as fitting
@@ -102,25 +104,47 @@ def _clamped_sides(p, perturber, region):
 
 
 def _laplace_likelihood(y, sx, sy, centres, rate) -> np.ndarray:
-    """Likelihood rows (reports × cells), each up to a factor of its own."""
-    lik = np.empty((len(y), len(centres)))
+    """Likelihood rows (reports × cells), each up to a factor of its own; ``rate`` one number or
+    one per report (:func:`_likelihood_rows`, compiled: no temporaries of cells × nodes)."""
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    rates = np.broadcast_to(np.asarray(rate, dtype=np.float64), (len(y),)).copy()
     t, w = np.polynomial.legendre.leggauss(_NODES_LINE)
-    t, w = 0.5 * (t + 1) * _REACH / rate, 0.5 * w * _REACH / rate
     tc, wc = np.polynomial.legendre.leggauss(_NODES_CORNER)
-    tc, wc = 0.5 * (tc + 1) * _REACH / rate, 0.5 * wc * _REACH / rate
-    for r in range(len(y)):
-        dx = y[r, 0] - centres[:, 0]
-        dy = y[r, 1] - centres[:, 1]
-        if sx[r] == 0 and sy[r] == 0:
-            lik[r] = np.exp(-rate * np.hypot(dx, dy))
-        elif sx[r] == 0 or sy[r] == 0:
-            # outward normal line through y: integrate the density along it
-            ax_dx = dx[:, None] + (sx[r] * t)[None, :] if sx[r] else np.broadcast_to(dx[:, None], (len(dx), len(t)))
-            ax_dy = dy[:, None] + (sy[r] * t)[None, :] if sy[r] else np.broadcast_to(dy[:, None], (len(dy), len(t)))
-            lik[r] = np.exp(-rate * np.hypot(ax_dx, ax_dy)) @ w
-        else:
-            qx = dx[:, None, None] + sx[r] * tc[None, :, None]
-            qy = dy[:, None, None] + sy[r] * tc[None, None, :]
-            lik[r] = np.einsum("kab,a,b->k", np.exp(-rate * np.hypot(qx, qy)), wc, wc)
-    return lik
+    out = np.empty((len(y), len(centres)))
+    _likelihood_rows(y, np.asarray(sx, dtype=np.int64), np.asarray(sy, dtype=np.int64),
+                     np.ascontiguousarray(centres, dtype=np.float64), rates,
+                     0.5 * (t + 1) * _REACH, 0.5 * w * _REACH, 0.5 * (tc + 1) * _REACH, 0.5 * wc * _REACH, out)
+    return out
 
+
+@numba.njit(cache=True, nogil=True)
+def _likelihood_rows(y, sx, sy, centres, rates, t, w, tc, wc, out):
+    """Every row of :func:`_laplace_likelihood` into ``out``: the density at an interior report;
+    for a report clamped onto an edge, Gauss–Legendre along the outward normal line over
+    ``[0, REACH / rate]`` (nodes ``t / rate``, weights ``w / rate``); at a corner, the same on
+    both axes over the outward quadrant."""
+    for r in range(y.shape[0]):
+        rate = rates[r]
+        for k in range(centres.shape[0]):
+            dx = y[r, 0] - centres[k, 0]
+            dy = y[r, 1] - centres[k, 1]
+            if sx[r] == 0 and sy[r] == 0:
+                out[r, k] = np.exp(-rate * np.sqrt(dx * dx + dy * dy))
+            elif sx[r] == 0 or sy[r] == 0:
+                total = 0.0
+                for a in range(t.size):
+                    step = t[a] / rate
+                    ex, ey = dx + sx[r] * step, dy + sy[r] * step
+                    total += np.exp(-rate * np.sqrt(ex * ex + ey * ey)) * (w[a] / rate)
+                out[r, k] = total
+            else:
+                total = 0.0
+                for a in range(tc.size):
+                    qx = dx + sx[r] * (tc[a] / rate)
+                    for b in range(tc.size):
+                        qy = dy + sy[r] * (tc[b] / rate)
+                        total += np.exp(-rate * np.sqrt(qx * qx + qy * qy)) * (wc[a] / rate) * (wc[b] / rate)
+                out[r, k] = total
+
+
+key_on_sources(globals())
