@@ -223,6 +223,8 @@ class _GridFit:
         model = parameters.perturber()
         self.eps = float(model.epsilon)
         self.plan = plan_of(model, grid)
+        #: the plan chooses the smoothing weight on held-out reports (ε ≥ 2): each fit afresh does again
+        self.held_out = isinstance(self.plan.smoothing, str) and self.plan.smoothing == "cv"
         (self._origin, self._step) = [np.array([axis[k] for axis in parameters.release["lattice"]]) for k in (0, 1)]
         (block,) = self.plan.blocks(self._origin[None, :], None, np.full(1, self.eps), weights=np.zeros(1))
         self.first, self.second = block.first, block.second
@@ -263,9 +265,8 @@ class _GridFit:
         exact when there is none yet."""
         if self.served is None:
             return self.exact_fit(crs)
-        if self.served_at != self.counted:
-            weight = self.exact.weight if self.exact is not None else self.served.weight
-            self.served = self._fit(self.counts, crs, weight, start=self.served.theta)
+        if self.served_at != self.counted:  # the first fit is exact: ``self.exact`` is set
+            self.served = self._fit(self.counts, crs, self.exact.weight, start=self.served.theta)
             self.served_at = self.counted
         return ServedEstimate(self.served.csv, self.served_at, self.served_at == self.exact_at)
 
@@ -286,9 +287,8 @@ class _GridFit:
     def fit_afresh(self, counts: np.ndarray, crs) -> _Fitted:
         """``tracs estimate``'s fit of ``counts``: from the uniform start, the smoothing weight
         chosen again on held-out reports when its plan says so."""
-        weight = None
-        if isinstance(self.plan.smoothing, str) and self.plan.smoothing == "cv":
-            plan = self.plan
+        weight, plan = None, self.plan
+        if self.held_out:
             weight = fitting.choose_smoothing([self._block(counts)], plan.support(), tol=plan.tol,
                                               max_iterations=plan.iterations, accelerate=plan.accelerate) or None
         return self._fit(counts, crs, weight, start=None)
@@ -299,8 +299,6 @@ class _GridFit:
         return block
 
     def _fit(self, counts, crs, weight, *, start) -> _Fitted:
-        plan = self.plan
-        if isinstance(plan.smoothing, str) and plan.smoothing == "cv":
-            plan = dataclasses.replace(plan, smoothing=weight)
+        plan = dataclasses.replace(self.plan, smoothing=weight) if self.held_out else self.plan
         est = plan.fit([self._block(counts)], lambda: None, initial=start)
         return _Fitted((est.detail or est).probabilities, weight, est.to_table(crs).to_csv(index=False).encode())
