@@ -147,5 +147,7 @@ def public_parameters(args, crs, data_region, data_pois, *, pois_needed: bool):
 
 
 def metric_crs(args, data_crs):
-    """The projection: the UTM zone of the region's centre, or ``data_crs()`` (--region-from-data)."""
-    return args.region.metric_crs() if args.region is not None else data_crs()
+    """:func:`tracs.release.area.metric_crs` of ``--region`` (``data_crs()`` with --region-from-data)."""
+    from ..release.area import metric_crs as projection
+
+    return projection(args.region, data_crs)
