@@ -8,8 +8,6 @@ into a :class:`DroppedRowsError`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .._text import counted
