@@ -12,7 +12,7 @@ import pytest
 import data_loaders as dl
 from tracs import _plugins
 from tracs.io import formats
-from tracs.io.arrow_text import RawColumns
+from tracs.io.raw import RawColumns
 from tracs.io.formats import Format, container_of, format_of
 
 MAGIC = b"TOYB\x01"

@@ -93,5 +93,5 @@ def read_cabspotting_columns(path_or_dir) -> TrackColumns:
 
 def read_cabspotting(path, request=None):
     """The reader of the common reading path (:mod:`tracs.io.checkin_files`): a Cabspotting file or folder as
-    a :class:`~tracs.io.containers.RawColumns`."""
+    a :class:`~tracs.io.raw.RawColumns`."""
     return to_raw(read_cabspotting_columns(path))

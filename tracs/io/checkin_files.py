@@ -29,7 +29,8 @@ import numpy as np
 
 from ..errors import InputError
 from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
-from .containers import ReadRequest, _float_column
+from .raw import ReadRequest
+from .table_readers import _float_column
 from .formats import format_of, input_formats
 from .lines import ADDED
 from .profiles import PROFILES, find_poi, profile_of

@@ -6,7 +6,7 @@ perturb``, ``map``, ``estimate`` and ``evaluate`` read any entry with a reader;
 
 Adding a format is its module plus one entry
 -------------------------------------------
-A reader is ``read(path, request) -> RawColumns`` (:mod:`tracs.io.containers`):
+A reader is ``read(path, request) -> RawColumns`` (:mod:`tracs.io.raw`):
 ``request.plan(names, roles=..., profile=..., need_coords=...)`` says which of the
 file's columns to read and how to convert them batch by batch; the reader returns
 the columns, the line or row of each record and, in ``roles``, the column names
@@ -152,20 +152,20 @@ def json_object(head: bytes) -> bool:
 
 
 for _entry in (
-    Format("CSV", "csv", (".csv", ".txt", ".dat"), read="tracs.io.containers:read_delimited",
+    Format("CSV", "csv", (".csv", ".txt", ".dat"), read="tracs.io.table_readers:read_delimited",
            write="tracs.io.write:write_csv_file", text_times=True, batch_rows=1 << 17),
-    Format("TSV", "tsv", (".tsv", ".tab"), read="tracs.io.containers:read_delimited",
+    Format("TSV", "tsv", (".tsv", ".tab"), read="tracs.io.table_readers:read_delimited",
            write="tracs.io.write:write_tsv_file", text_times=True, batch_rows=1 << 17),
-    Format("GeoJSON", "geojson", (".geojson", ".json"), read="tracs.io.containers:read_vector",
+    Format("GeoJSON", "geojson", (".geojson", ".json"), read="tracs.io.table_readers:read_vector",
            write="tracs.io.write:write_geojson", geometry=("points", "lines"), time_ns=1_000_000,
            sniff=json_object),
-    Format("GeoParquet", "parquet", (".parquet", ".geoparquet", ".pq"), read="tracs.io.containers:read_parquet",
+    Format("GeoParquet", "parquet", (".parquet", ".geoparquet", ".pq"), read="tracs.io.table_readers:read_parquet",
            write="tracs.io.write:write_geoparquet", batch_rows=1 << 16, label="GeoParquet, Parquet",
            geometry=("points", "lines"), signature=(b"PAR1",)),
-    Format("GeoPackage", "gpkg", (".gpkg",), read="tracs.io.containers:read_vector",
+    Format("GeoPackage", "gpkg", (".gpkg",), read="tracs.io.table_readers:read_vector",
            write="tracs.io.write:write_geopackage", geometry=("points", "lines"), time_ns=1_000_000),
-    Format("Shapefile", "shp", (".shp",), read="tracs.io.containers:read_vector"),
-    Format("FlatGeobuf", "fgb", (".fgb",), read="tracs.io.containers:read_vector", signature=(b"fgb\x03",)),
+    Format("Shapefile", "shp", (".shp",), read="tracs.io.table_readers:read_vector"),
+    Format("FlatGeobuf", "fgb", (".fgb",), read="tracs.io.table_readers:read_vector", signature=(b"fgb\x03",)),
     Format("GPX", "gpx", (".gpx",), read="tracs.io.gpx:read_gpx", write="tracs.io.write:write_gpx_file",
            time_ns=1_000, sniff=xml_root("gpx")),
     Format("KML", "kml", (".kml",), read="tracs.io.kml:read_kml", sniff=xml_root("kml")),

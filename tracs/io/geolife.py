@@ -110,5 +110,5 @@ def read_geolife_columns(root) -> TrackColumns:
 
 def read_geolife(path, request=None):
     """The reader of the common reading path (:mod:`tracs.io.checkin_files`): a Geolife folder or ``.plt``
-    file as a :class:`~tracs.io.containers.RawColumns` (``request`` is not needed: the layout is fixed)."""
+    file as a :class:`~tracs.io.raw.RawColumns` (``request`` is not needed: the layout is fixed)."""
     return to_raw(read_geolife_columns(path))

@@ -282,5 +282,5 @@ def read_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES) -> TrackColumns:
 
 def read_porto(path, request=None, *, chunk_bytes: int = CHUNK_BYTES):
     """The reader of the common reading path (:mod:`tracs.io.checkin_files`): a Porto file as a
-    :class:`~tracs.io.containers.RawColumns`."""
+    :class:`~tracs.io.raw.RawColumns`."""
     return to_raw(read_porto_columns(path, chunk_bytes=chunk_bytes))

@@ -94,5 +94,5 @@ def read_tdrive_columns(path_or_dir) -> TrackColumns:
 
 def read_tdrive(path, request=None):
     """The reader of the common reading path (:mod:`tracs.io.checkin_files`): a T-Drive file or folder as a
-    :class:`~tracs.io.containers.RawColumns` (times without a zone, read in the path's ``tz``)."""
+    :class:`~tracs.io.raw.RawColumns` (times without a zone, read in the path's ``tz``)."""
     return to_raw(read_tdrive_columns(path))

@@ -9,7 +9,7 @@ wall-clock time when ``time_zone`` is None: T-Drive's times carry no zone),
 1-based physical line of each point in its file and, for data sets spread over
 many files, the index of that file.  :func:`to_raw` hands them to the common
 reading path (:func:`tracs.io.checkin_files.read_columns`) as a
-:class:`~tracs.io.containers.RawColumns` whose columns play the roles of
+:class:`~tracs.io.raw.RawColumns` whose columns play the roles of
 :data:`ROLES`, so the loaders' checks, report and time zones apply as to any
 file; ``data_loaders.load_geolife`` / ``load_tdrive`` / ``load_porto`` /
 ``iter_porto`` are the public loaders.
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .arrow_text import RawColumns
+from .raw import RawColumns
 from tracs._text import counted
 from tracs.errors import InputError, TracsError
 
@@ -404,7 +404,7 @@ ROLES = {"user": "uid", "time": "datetime", "lat": "lat", "lon": "lng"}
 
 
 def to_raw(cols: TrackColumns):
-    """The points as a :class:`~tracs.io.containers.RawColumns` for the common reading path: an
+    """The points as a :class:`~tracs.io.raw.RawColumns` for the common reading path: an
     Arrow table with ``uid``, ``datetime`` (timestamps, UTC or without a zone), ``lat``, ``lng``,
     the trajectory id column, ``source_file`` (several files) and the kept extra columns; its
     ``roles`` name the columns of :data:`ROLES` and the trajectory's."""

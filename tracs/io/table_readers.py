@@ -1,6 +1,6 @@
-"""Container readers: delimited text, Parquet / GeoParquet, vector files, in Arrow batches.
+"""The format table's readers of tables: delimited text, Parquet / GeoParquet, vector files, in Arrow batches.
 
-Each returns a :class:`RawColumns`: the columns read (an Arrow table, or a pandas
+Each returns a :class:`~tracs.io.raw.RawColumns`: the columns read (an Arrow table, or a pandas
 frame for vector files), the line or row of each record, the lines skipped by the
 parser and the blank ones, and the WGS84 longitude/latitude of point geometry.
 Conversions given per column (times, coordinates) run batch by batch, so a file's
@@ -10,36 +10,17 @@ text is never held whole.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .._progress import progress_bar
 from ..errors import InputError
-from .arrow_text import RawColumns, ShortLineError, TextParseError, read_text
+from .arrow_text import ShortLineError, TextParseError, read_text
 from .formats import binary_at, container_of, unsupported
 from .lines import explode, geometry_kind, line_table
 from .profiles import HEADERLESS, headerless_profile
-
-
-@dataclass
-class ReadRequest:
-    """What a reader of :data:`tracs.io.formats.FORMATS` is asked for.
-
-    ``plan(names, *, roles=None, profile_hint=None, need_coords=True)`` takes the
-    file's column names (and the roles / profile its layout implies) and returns
-    ``(columns to read, {column: converter of an Arrow array})``; readers that read
-    batch by batch call it once they know the names, others may ignore it.
-    """
-
-    plan: object
-    input_format: str = "auto"
-    sep: str | None = None
-    encoding: str | None = None
-    short_lines: str = "skip"  # a text line with too few fields: "skip" (bad_fields) or "pad" with missing values
-
-
+from .raw import RawColumns, ReadRequest
 
 
 def _float_column(column):
