@@ -18,7 +18,7 @@ from .._progress import progress_bar
 from ..errors import InputError
 from .arrow_text import ShortLineError, TextParseError, read_text
 from .formats import binary_at, container_of, unsupported
-from .lines import explode, geometry_kind, line_table
+from .lines import geometry_kind, line_table
 from .profiles import HEADERLESS, headerless_profile
 from .raw import RawColumns, ReadRequest
 
@@ -158,11 +158,12 @@ def _batches(handle, path: Path, columns):
         first += rows
 
 
-def _read_vector(path: Path, kind: str) -> RawColumns:
+def _read_vector(path: Path, kind: str, source=None) -> RawColumns:
+    """A vector file through geopandas (``source``: how GDAL is to open it, default ``path``)."""
     import geopandas as gpd
 
     try:
-        frame = gpd.read_file(path)
+        frame = gpd.read_file(path if source is None else source)
     except Exception as exc:
         raise unsupported(path, f"not a readable {kind} file: {str(exc).splitlines()[0][:120]}") from exc
     return _read_features(path, frame, kind)
@@ -186,9 +187,8 @@ def _read_features(path: Path, frame, kind: str) -> RawColumns:
         lonlat = _lonlat_from_geoms(geoms, crs, notes, path.name)
         return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind, notes=notes,
                           lonlat=lonlat, geometry="geometry")
-    lines = explode(geoms)
-    lonlat = _to_wgs84(lines.xy, crs, notes)
-    table, untimed, roles = line_table(frame, lines, path.name, stem=path.stem, notes=notes)
+    table, untimed, roles, lonlat = line_table(frame, geoms, path.name, stem=path.stem, notes=notes,
+                                               to_lonlat=lambda xy: _to_wgs84(xy, crs, notes))
     notes.append("rows are the lines' vertices, numbered in file order from 0")
     return RawColumns(table, np.arange(len(table), dtype=np.int64), "row", kind, notes=notes, lonlat=lonlat,
                       geometry="geometry", untimed=untimed, roles=roles)
@@ -275,6 +275,14 @@ def _has_lines(handle) -> bool:
     return False
 
 
+#: GDAL's prefix naming the driver of a container, for a file whose extension says another
+_DRIVERS = {"gpkg": ("GPKG", ".gpkg")}
+
+
 def read_vector(path: Path, request: ReadRequest) -> RawColumns:
-    """GeoJSON, GeoPackage, Shapefile, FlatGeobuf (through geopandas)."""
-    return _read_vector(path, "geojson" if container_of(path) == "geojson" else "vector")
+    """GeoJSON, GeoPackage, Shapefile, FlatGeobuf (through geopandas); a GeoPackage under another
+    extension (told by its content, :func:`~tracs.io.formats.container_of`) is opened as one."""
+    key = container_of(path)
+    prefix, suffix = _DRIVERS.get(key, (None, None))
+    source = f"{prefix}:{path}" if prefix and path.suffix.lower() != suffix else None
+    return _read_vector(path, "geojson" if key == "geojson" else "vector", source)
