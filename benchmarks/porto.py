@@ -9,7 +9,7 @@ A file twice as large is read the same way: equal peaks show the memory does not
 grow with the file (it is set by the block and the CSV reader's read-ahead of a few
 blocks, reached within the first blocks).  Readers:
 
-* ``iter_porto_columns``: parse only (points as arrays, block by block);
+* ``read_porto_blocks``: the format table's block reader (the points' columns of each block, with its notes);
 * ``iter_porto``: the loaders' GeoDataFrame of every block (checks, order, report);
 * ``import only``: the same process doing nothing but the imports (the baseline).
 
@@ -35,13 +35,13 @@ QUICK_POINTS = 100_000
 _CHILD = r"""
 import resource, sys, time
 import data_loaders
-from tracs.io.porto import iter_porto_columns
+from tracs.io.porto import read_porto_blocks
 path, mode = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 points = 0
 if mode == "columns":
-    for cols in iter_porto_columns(path):
-        points += len(cols)
+    for raw in read_porto_blocks(path):
+        points += len(raw.lines)
 elif mode == "frames":
     for frame in data_loaders.iter_porto(path):
         points += len(frame)
@@ -112,7 +112,7 @@ def run(quick: bool = False) -> None:
                   f"{time.perf_counter() - start:.0f} s)")
             _, _, base = _child(path, "none")
             print(f"{'import only':<22} {'-':>12} {'-':>6} {'-':>9} {'-':>12} {base / 1e6:>7,.0f} MB {'':>8}")
-            for mode, name in (("columns", "iter_porto_columns"), ("frames", "iter_porto")):
+            for mode, name in (("columns", "read_porto_blocks"), ("frames", "iter_porto")):
                 n, seconds, rss = _child(path, mode)
                 if n != points:
                     raise AssertionError(f"{name} read {n:,} points of {points:,}")

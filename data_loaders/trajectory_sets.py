@@ -8,16 +8,22 @@ as written, one trajectory per Geolife file and per Porto trip (its id in
 ``attrs["trajectory_column"]``, for ``to_trajectories(frame, by=...)``), every
 dropped row listed with its line (and, for folders of files, its file in the
 notes), T-Drive's duplicates listed.  :func:`iter_porto` reads the 1.9 GB Porto
-file block by block in bounded memory.
+file block by block in bounded memory.  Every file is read by the reader of the format
+table (:mod:`tracs.io.formats`): through :func:`tracs.io.checkin_files.read_checkins`, or,
+for the Porto file, that entry's reader and block reader with the block size in the
+request.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from pathlib import Path
+
 from tracs.io.checkins import build_checkins, check_duplicates_policy, check_strict
-from tracs.io.porto import CHUNK_BYTES, iter_porto_columns, porto_notes, read_porto_columns
 from tracs.io.checkin_files import read_checkins
+from tracs.io.formats import format_of
+from tracs.io.raw import ReadRequest
 
 __all__ = ["iter_porto", "load_cabspotting", "load_geolife", "load_porto", "load_tdrive"]
 
@@ -107,16 +113,28 @@ def load_cabspotting(path_or_dir, *, duplicates: str = "keep", strict: bool = Fa
                          duplicates=check_duplicates_policy(duplicates), strict=check_strict(strict))
 
 
-def _frame(cols, duplicates, strict):
-    """The loaders' frame of Porto columns (times already UTC)."""
-    time = pd.Series(cols.time.view("datetime64[ns]"), copy=False).dt.tz_localize("UTC")
-    frame = build_checkins(uid=cols.uid_series(), time=time, lat=pd.Series(cols.lat, copy=False),
-                           lng=pd.Series(cols.lon, copy=False), lines=cols.lines, source=cols.source,
-                           fmt=cols.fmt, extra={cols.trajectory_name: cols.trajectory_series()},
-                           bad_lines=cols.bad_lines, blank_lines=cols.blank_lines, notes=cols.notes,
-                           duplicates=duplicates, strict=strict)
-    frame.attrs["trajectory_column"] = cols.trajectory_name
+def _porto(path, chunk_bytes):
+    """The format table's entry of the Porto layout and the request of a read in blocks of
+    ``chunk_bytes`` of text (None: the reader's default)."""
+    return format_of(path, "porto"), ReadRequest(plan=None, input_format="porto", chunk_bytes=chunk_bytes)
+
+
+def _frame(raw, path, duplicates, strict):
+    """The loaders' frame of the Porto reader's columns (:class:`tracs.io.raw.RawColumns`;
+    times already UTC)."""
+    table, traj = raw.table, raw.roles["traj"]
+    frame = build_checkins(uid=_text(table.column("uid")), time=table.column("datetime").to_pandas(),
+                           lat=table.column("lat").to_pandas(), lng=table.column("lng").to_pandas(),
+                           lines=raw.lines, source=Path(path).name, fmt=raw.fmt,
+                           extra={traj: _text(table.column(traj))}, bad_lines=raw.bad_lines,
+                           blank_lines=raw.blank_lines, notes=raw.notes, duplicates=duplicates, strict=strict)
+    frame.attrs["trajectory_column"] = traj
     return frame
+
+
+def _text(column) -> pd.Series:
+    """An Arrow column of text as a pandas Series, exactly as written (Arrow-backed)."""
+    return pd.Series(pd.arrays.ArrowStringArray(column), copy=False)
 
 
 def load_porto(path, *, duplicates: str = "keep", strict: bool = False, chunk_bytes: int | None = None):
@@ -144,8 +162,8 @@ def load_porto(path, *, duplicates: str = "keep", strict: bool = False, chunk_by
     FileNotFoundError, ValueError, DroppedRowsError
     """
     duplicates, strict = check_duplicates_policy(duplicates), check_strict(strict)
-    cols = read_porto_columns(path, chunk_bytes=CHUNK_BYTES if chunk_bytes is None else chunk_bytes)
-    return _frame(cols, duplicates, strict)
+    fmt, request = _porto(path, chunk_bytes)
+    return _frame(fmt.reader()(path, request), path, duplicates, strict)
 
 
 def iter_porto(path, *, chunk_bytes: int | None = None, duplicates: str = "keep", strict: bool = False):
@@ -158,6 +176,6 @@ def iter_porto(path, *, chunk_bytes: int | None = None, duplicates: str = "keep"
     only.  A block holding only trips without points yields nothing.
     """
     duplicates, strict = check_duplicates_policy(duplicates), check_strict(strict)
-    for cols in iter_porto_columns(path, chunk_bytes=CHUNK_BYTES if chunk_bytes is None else chunk_bytes):
-        if len(cols):
-            yield _frame(porto_notes(cols), duplicates, strict)
+    fmt, request = _porto(path, chunk_bytes)
+    for raw in fmt.block_reader()(path, request):
+        yield _frame(raw, path, duplicates, strict)

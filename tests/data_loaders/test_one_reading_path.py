@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 import data_loaders as dl
-from tracs.io import containers
+from tracs.io import table_readers
 from tracs.io import delimited_text as _io
 from tracs.io.arrow_text import ShortLineError
 from tracs.io.records import read_records
@@ -49,7 +49,7 @@ def test_blank_lines_and_the_loaded_frame(tmp_path, monkeypatch):
     got = read_records(path).raw
     assert got.blank_lines.tolist() == [2] and got.lines.tolist() == [3, 4, 5] and got.bad_lines.tolist() == [6]
     arrow = dl.load_checkins(path, time="when")
-    monkeypatch.setattr(containers, "read_text", _pandas_only)
+    monkeypatch.setattr(table_readers, "read_text", _pandas_only)
     pandas = dl.load_checkins(path, time="when")
     pd.testing.assert_frame_equal(arrow.drop(columns=["count", "code"]), pandas.drop(columns=["count", "code"]))
     assert arrow["code"].tolist() == ["007", "010", "x1"]  # ids stay text
@@ -88,7 +88,7 @@ def test_a_registered_format_is_read_by_load_any(tmp_path, monkeypatch):
     """A format added to the table of tracs.io.formats (here ``.tsv2``: a tab-separated table after a
     line naming the layout) is read by ``load_any`` with the format's own reader, like every command."""
     from tracs.io import formats
-    from tracs.io.containers import read_delimited
+    from tracs.io.table_readers import read_delimited
 
     def read_tsv2(path, request):
         body = tmp_path / "body.tsv"
@@ -110,7 +110,7 @@ def test_the_help_and_the_refusal_list_the_table(monkeypatch, capsys):
     after import included."""
     from tracs.cli import main
     from tracs.io import formats
-    from tracs.io.containers import read_delimited
+    from tracs.io.table_readers import read_delimited
 
     monkeypatch.setitem(formats.FORMATS, "tsv2", formats.Format("TSV2", "tsv2", (".tsv2",), read=read_delimited))
     assert formats.SUPPORTED.endswith(", TSV2")

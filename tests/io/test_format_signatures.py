@@ -12,7 +12,7 @@ import pytest
 import data_loaders as dl
 from tracs import _plugins
 from tracs.io import formats
-from tracs.io.arrow_text import RawColumns
+from tracs.io.raw import RawColumns
 from tracs.io.formats import Format, container_of, format_of
 
 MAGIC = b"TOYB\x01"
@@ -98,3 +98,72 @@ def test_an_entry_without_a_reader_is_never_detected(monkeypatch, tmp_path, bad)
     path = tmp_path / "x.csv"
     path.write_bytes(b"NOPE,a,b\n1,2,3\n")
     assert container_of(path) == "csv"
+
+
+# ----------------------------------------------------------------------------- files under a wrong name
+
+
+def _points_frame():
+    import geopandas as gpd
+    import shapely
+
+    return gpd.GeoDataFrame({"uid": ["007", "7"], "datetime": ["2012-04-03T18:00:00Z", "2012-04-03T19:00:00Z"]},
+                            geometry=[shapely.Point(139.70, 35.70), shapely.Point(139.71, 35.71)], crs=4326)
+
+
+def _parquet(path):
+    _points_frame().to_parquet(path)
+
+
+def _geopackage(path):
+    written = path.parent / "written.gpkg"
+    _points_frame().to_file(written, driver="GPKG")
+    written.rename(path)
+
+
+def _gpx(path):
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n<gpx version="1.1" creator="tests" '
+                    'xmlns="http://www.topografix.com/GPX/1/1"><trk><name>007</name><trkseg>'
+                    '<trkpt lat="35.70" lon="139.70"><time>2012-04-03T18:00:00Z</time></trkpt>'
+                    '<trkpt lat="35.71" lon="139.71"><time>2012-04-03T19:00:00Z</time></trkpt>'
+                    "</trkseg></trk></gpx>\n")
+
+
+def _toy(path):
+    path.write_bytes(RECORDS)
+
+
+@pytest.mark.parametrize("write, key, report_format", [
+    (_parquet, "parquet", "parquet"),
+    (_geopackage, "gpkg", "gpkg"),
+    (_gpx, "gpx", "gpx"),
+    (_toy, "toy-binary", "toy binary"),
+], ids=["parquet", "geopackage", "gpx", "toy"])
+@pytest.mark.parametrize("name", ["points.csv", "points.txt", "points"])
+def test_detection_asks_the_table_whatever_the_name(toy, tmp_path, write, key, report_format, name):
+    """``data_loaders.detect_format``, ``load_any`` and the commands' reader tell a file by the one rule of
+    ``container_of`` (signature, extension, sniff), never by sniffing it as text: a Parquet file, a
+    GeoPackage, a GPX file and a registered binary format named like text are read by their own reader."""
+    path = tmp_path / name
+    write(path)
+    assert container_of(path) == format_of(path).key == key
+    assert dl.detect_format(path) == "table"
+    frame = dl.load_any(path)
+    users = ["points", "points"] if key == "gpx" else ["007", "7"]  # a GPX track without a user: the file's
+    assert sorted(frame["uid"].astype(str)) == users  # ids as written
+    assert len(frame) == 2 and frame.attrs["report"].rows_kept == 2
+    assert frame.attrs["report"].format.endswith(report_format)
+    assert formats.FORMATS[key].reader().__name__ == {"parquet": "read_parquet", "gpkg": "read_vector",
+                                                       "gpx": "read_gpx", "toy-binary": "read_toy"}[key]
+
+
+def test_an_sqlite_file_that_is_no_geopackage_is_refused(tmp_path):
+    """Only GeoPackage's application id makes an SQLite file a GeoPackage."""
+    import sqlite3
+
+    path = tmp_path / "store.db"
+    with sqlite3.connect(path) as db:
+        db.execute("create table t (a)")
+    db.close()
+    with pytest.raises(formats.UnsupportedFormatError, match="binary file"):
+        container_of(path)

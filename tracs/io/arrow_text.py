@@ -1,5 +1,5 @@
-"""Delimited text through pyarrow's streaming CSV reader (:func:`read_text`), and what every
-container reader returns (:class:`RawColumns`).
+"""Delimited text through pyarrow's streaming CSV reader (:func:`read_text`), into a
+:class:`~tracs.io.raw.RawColumns`.
 
 Every column is read as text and converted batch by batch, so the text of a whole
 file is never held in memory; the line of each record, the lines the parser skipped
@@ -9,40 +9,19 @@ and the blank ones are kept.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .._progress import progress_bar
 from ..errors import TracsError
+from .raw import RawColumns
 
-__all__ = ["RawColumns", "ShortLineError", "TextParseError", "read_text", "BLOCK_BYTES", "THREADS"]
+__all__ = ["ShortLineError", "TextParseError", "read_text", "BLOCK_BYTES", "THREADS"]
 
 
 class TextParseError(TracsError, ValueError):
     """A text file whose records cannot be told apart (the message names the file and line)."""
-
-
-@dataclass
-class RawColumns:
-    """What a container reader returns: the table, its row positions and what it noticed."""
-
-    table: object                      # pyarrow.Table or pandas.DataFrame
-    lines: np.ndarray                  # line (text) or row (others) of each row
-    position: str                      # "line" or "row"
-    fmt: str
-    bad_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    blank_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    notes: list = field(default_factory=list)
-    lonlat: np.ndarray | None = None   # (n, 2) WGS84 from point geometry, when the table has it
-    geometry: str | None = None        # the geometry column's name (not a data column)
-    untimed: np.ndarray | None = None  # rows with no time of their own (GPX): kept, time left missing
-    roles: dict = field(default_factory=dict)  # column names the layout implies: role -> column
-    profile: str | None = None         # the column profile the layout implies (tracs.io.profiles)
-    unread: list = field(default_factory=list)  # parts of the file not read as columns (GPX waypoints, ...)
-
-
 
 
 #: bytes of text per streamed block (bounds the memory of a read)

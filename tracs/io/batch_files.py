@@ -22,6 +22,7 @@ import numpy as np
 
 from .formats import output_format
 from .checkin_files import read_columns
+from .raw import files_of
 from .write import _times_as_text, bounds, with_parameters
 from ..errors import InputError
 from ..trajectory_batch import Batch
@@ -138,29 +139,30 @@ def read_points(path, *, split_gap=None, strict: bool = False, **options) -> Bat
     """
     import pandas as pd
 
-    from .checkins import _user_ids, check_rows, make_report, to_number, user_order_keys
+    from .checkins import _user_ids, check_rows, make_report, user_order_keys
 
     gap = _gap_ns(split_gap)
-    cols = read_columns(path, with_poi=False, **options)
-    lines = np.asarray(cols["lines"], dtype=np.int64)
-    lat, lng = to_number(cols["lat"]), to_number(cols["lng"])
-    time = cols["time"].dt.as_unit("ns").array.asi8.view("datetime64[ns]")  # UTC; NaT stays NaT
-    uid = cols["uid"]
-    traj = cols["extra"][cols["traj"]].reset_index(drop=True) if cols["traj"] is not None else None
+    raw = read_columns(path, with_poi=False, **options)
+    table, roles = raw.table, raw.roles
+    lines = np.asarray(raw.lines, dtype=np.int64)
+    lng, lat = raw.lonlat[:, 0], raw.lonlat[:, 1]
+    time = table[roles["time"]].dt.as_unit("ns").array.asi8.view("datetime64[ns]")  # UTC; NaT stays NaT
+    uid = table[roles["user"]]
+    traj = table[roles["traj"]].reset_index(drop=True) if "traj" in roles else None
     traj_key = pd.factorize(traj, sort=True)[0] if traj is not None else None
-    untimed = cols.get("untimed")
-    untimed = np.zeros(len(lines), bool) if untimed is None else np.asarray(untimed, dtype=bool)
-    meta = {k: cols[k] for k in ("source", "fmt", "blank_lines", "position", "notes", "column_names")}
+    untimed = np.zeros(len(lines), bool) if raw.untimed is None else np.asarray(raw.untimed, dtype=bool)
+    meta = dict(source=raw.source, fmt=raw.fmt, blank_lines=raw.blank_lines, position=raw.position,
+                notes=raw.notes, column_names=raw.file_columns)
     if gap is not None and untimed.any():
         flag = (options.get("flags") or {}).get("split_gap", "split_gap=")
         meta["notes"] = [*meta["notes"], f"{flag} splits no trajectory at points without a time: they keep the "
                                          "file's order"]
-    file, files = cols["files"] if cols["files"] is not None else (None, ())
-    others = tuple(cols["others"])
+    file, files = files_of(table) or (None, ())
+    others = tuple(raw.unread)
     dropped = {}
-    if len(cols["bad_lines"]):
-        dropped["bad_fields"] = np.asarray(cols["bad_lines"], dtype=np.int64)
-    del cols
+    if len(raw.bad_lines):
+        dropped["bad_fields"] = np.asarray(raw.bad_lines, dtype=np.int64)
+    del raw, table
     _release_memory()
     n_rows = len(lines)
     if n_rows == 0:

@@ -29,9 +29,10 @@ import numpy as np
 from ..errors import InputError
 from tracs._text import counted
 
-from .tracks import NAT, TrackColumns, check_fits_in_memory, finish, numbers, per_file, read_files, to_raw
+from .raw import RawColumns
+from .tracks import NAT, block, check_fits_in_memory, finish, numbers, per_file, points, read_files
 
-__all__ = ["CABSPOTTING_FIELDS", "cab_of", "read_cabspotting", "read_cabspotting_columns"]
+__all__ = ["CABSPOTTING_FIELDS", "cab_of", "read_cabspotting"]
 
 #: the fields of a Cabspotting line, in order
 CABSPOTTING_FIELDS = ("lat", "lon", "occupancy", "time")
@@ -59,14 +60,15 @@ def _files(path: Path) -> tuple[list, bool]:
     return files, (path / "_cabs.txt").is_file()
 
 
-def read_cabspotting_columns(path_or_dir) -> TrackColumns:
-    """The points of a Cabspotting file or folder as :class:`~tracs.io.tracks.TrackColumns`.
+def read_cabspotting(path, request=None) -> RawColumns:
+    """The reader of the format table: a Cabspotting file or folder as a
+    :class:`~tracs.io.raw.RawColumns` (:mod:`tracs.io.tracks`).
 
     Parsed by Arrow, many files per call; see the module docstring.
     """
     import pyarrow as pa
 
-    path = Path(path_or_dir)
+    path = Path(path)
     files, index = _files(path)
     check_fits_in_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, path.name,
                  "read fewer cabs at a time (a folder of some of the files)")
@@ -78,20 +80,15 @@ def read_cabspotting_columns(path_or_dir) -> TrackColumns:
         seconds = numbers(table.column("time").combine_chunks())
         whole = np.isfinite(seconds) & (seconds == np.round(seconds)) & (np.abs(seconds) < 9e9)
         time = np.where(whole, np.nan_to_num(seconds).astype(np.int64) * 1_000_000_000, NAT)
-        parts.append(TrackColumns(
-            uid=cabs.take(pa.array(file)), time=time, lat=numbers(table.column("lat").combine_chunks()),
-            lon=numbers(table.column("lon").combine_chunks()), lines=lines, fmt="cabspotting-txt",
-            source=path.name, file=file, files=names, bad_lines=bad_lines, bad_files=bad_files, blank_lines=blank,
-            extra={"occupancy": numbers(table.column("occupancy").combine_chunks())}))
-    cols = per_file(parts, path, len(files), "Cabspotting file", lambda read: (
+        rows = points(cabs.take(pa.array(file)), time, numbers(table.column("lat").combine_chunks()),
+                      numbers(table.column("lon").combine_chunks()), file=file, files=names,
+                      extra={"occupancy": numbers(table.column("occupancy").combine_chunks())})
+        parts.append(block(rows, lines, "cabspotting-txt", bad_lines=bad_lines, bad_files=bad_files,
+                           blank_lines=blank))
+    raw = per_file(parts, path, len(files), "Cabspotting file", lambda read: (
         f"Cabspotting: {counted(read, 'cab file')}, fields latitude, longitude, occupancy, Unix seconds (UTC); "
         "the cab is the file name without new_ and .txt"), "cabs without a point")
     if index:
-        cols.notes.append("_cabs.txt (the index of the cabs) not read")
-    return finish(cols, duplicates_note=True)
+        raw.notes.append("_cabs.txt (the index of the cabs) not read")
+    return finish(raw, duplicates_note=True)
 
-
-def read_cabspotting(path, request=None):
-    """The reader of the common reading path (:mod:`tracs.io.checkin_files`): a Cabspotting file or folder as
-    a :class:`~tracs.io.containers.RawColumns`."""
-    return to_raw(read_cabspotting_columns(path))

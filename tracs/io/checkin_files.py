@@ -29,7 +29,8 @@ import numpy as np
 
 from ..errors import InputError
 from .columns import ALIASES, API_FLAGS, MissingColumnsError, normalise, resolve_columns
-from .containers import ReadRequest, _float_column
+from .raw import FILE_COLUMN, RawColumns, ReadRequest, files_of
+from .table_readers import _float_column
 from .formats import format_of, input_formats
 from .lines import ADDED
 from .profiles import PROFILES, find_poi, profile_of
@@ -40,7 +41,7 @@ PLACEHOLDERS = frozenset(ADDED.values())
 #: how text user ids are read: exactly as written, or as integers when all of them are
 ID_TYPES = ("text", "infer")
 
-__all__ = ["PROFILES", "read_checkins", "read_columns"]
+__all__ = ["PROFILES", "checkin_arguments", "read_checkins", "read_columns"]
 
 
 def _names(table) -> list:
@@ -108,24 +109,26 @@ def _user_ids(series, id_type: str = "text"):
 
 def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
                  time_format=None, dayfirst=False, tz="UTC", ambiguous="earlier", no_time=False,
-                 keep_columns=False, encoding=None, sep=None, flags=None, with_poi=True, id_type="text") -> dict:
-    """Read the columns of a check-in file: the keyword arguments of ``data_loaders``' ``build_checkins``.
+                 keep_columns=False, encoding=None, sep=None, flags=None, with_poi=True,
+                 id_type="text") -> RawColumns:
+    """Read the columns of a check-in file, each role found, times read, no row checked yet.
 
-    See :func:`read_checkins` for the parameters.  ``uid``, ``time`` (UTC),
-    ``lat``, ``lng``, ``poi`` are pandas Series (text in Arrow memory, no Python
-    objects), ``extra`` a dict of Series (the trajectory column under its name,
-    and with ``keep_columns`` every other column), plus ``lines``, ``bad_lines``,
-    ``blank_lines``, ``notes``, ``source``, ``fmt``, ``position``, ``untimed``
-    (a mask of the rows with no time of their own, whose ``time`` only orders
-    them, or None), ``traj`` (the trajectory column's name or None), ``files``
-    (a folder read: ``(file of each row, file names)``, the index into the names
-    of each row's file, whose ``lines`` count within it; else None) and
-    ``others`` (the file's columns and elements used for none of these: for the
-    "not released" message of the command line).
-    ``with_poi=False`` leaves the venue column unread (``poi`` is then None): the
-    command line never writes it.
+    See :func:`read_checkins` for the parameters.  Returns a
+    :class:`~tracs.io.raw.RawColumns` (:func:`checkin_arguments` gives ``build_checkins``'
+    arguments of it) whose ``table`` is a pandas frame (text in Arrow memory, no Python
+    objects): ``uid`` (the user ids, :func:`_user_ids`), ``datetime`` (UTC), ``poi_id`` (the
+    venue, when read), the trajectory column under its name, with ``keep_columns`` every other
+    column, and ``source_file`` for a folder read (a categorical of the file of each row, whose
+    ``lines`` count within it); its ``roles`` name them (``user``, ``time``, ``poi``,
+    ``traj``).  ``lonlat`` holds the WGS84 longitude and latitude of every row (NaN where not
+    a finite number); ``untimed`` is the mask of the rows with no time of their own, whose
+    time only orders them, or None; ``source`` the name of what was read;
+    ``file_columns`` the file's column of each role (for the report's messages); ``unread``
+    the file's columns and elements used for none of these (for the "not released" message
+    of the command line).  ``with_poi=False`` leaves the venue column unread: the command
+    line never writes it.
     """
-    from .checkins import RESERVED
+    from .checkins import RESERVED, to_number
     from .delimited_text import check_path
 
     choices = input_formats()
@@ -237,34 +240,38 @@ def read_columns(path, *, user=None, time=None, lat=None, lon=None, traj=None, i
     for c in list(extra):
         if c in RESERVED:
             raise InputError(f"the trajectory column may not be named {c!r}")
-    return dict(
-        uid=uid_s, time=time_s, lat=lat_s, lng=lon_s,
-        poi=_column(raw.table, poi_name) if poi_name else None, extra=extra, lines=raw.lines,
-        bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=notes, source=path.name,
-        fmt=raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", position=raw.position,
-        untimed=untimed, traj=cmap.traj, files=_files_of(raw.table),
-        column_names={r: c for r, c in (("user", cmap.user), ("time", None if no_time else cmap.time),
+    files = files_of(raw.table) if hasattr(raw.table, "column_names") else None
+    if files is not None and FILE_COLUMN not in extra:  # a folder: each row's file
+        extra[FILE_COLUMN] = pd.Series(pd.Categorical.from_codes(files[0], files[1]))
+    poi_s = _column(raw.table, poi_name) if poi_name else None
+    columns = {"uid": uid_s, "datetime": time_s, **({"poi_id": poi_s} if poi_s is not None else {}), **extra}
+    roles = {"user": "uid", "time": "datetime", **({"poi": "poi_id"} if poi_s is not None else {}),
+             **({"traj": cmap.traj} if cmap.traj is not None else {})}
+    return RawColumns(
+        pd.DataFrame({k: v.reset_index(drop=True) for k, v in columns.items()}, copy=False), raw.lines,
+        raw.position, raw.fmt if profile == "checkins" else f"{profile}-{raw.fmt}", bad_lines=raw.bad_lines,
+        blank_lines=raw.blank_lines, notes=notes, lonlat=np.column_stack([to_number(lon_s), to_number(lat_s)]),
+        untimed=untimed, roles=roles, source=path.name,
+        file_columns={r: c for r, c in (("user", cmap.user), ("time", None if no_time else cmap.time),
                                         ("lat", cmap.lat or "geometry"), ("lon", cmap.lon or "geometry"))
                       if c is not None and c not in PLACEHOLDERS},
-        others=[c for c in (header_names or names) if c not in used and c != raw.geometry
+        unread=[c for c in (header_names or names) if c not in used and c != raw.geometry
                 and c not in raw.roles.values() and c != FILE_COLUMN] + list(raw.unread))
 
 
-#: the column of a folder's rows naming the file of each (:func:`tracs.io.tracks.to_raw`)
-FILE_COLUMN = "source_file"
+def checkin_arguments(raw: RawColumns) -> dict:
+    """The keyword arguments of ``build_checkins`` (:mod:`tracs.io.checkins`) of what
+    :func:`read_columns` read: the user, time and venue columns by their roles, every other
+    column of the table as an extra column, the positions and what the read noticed."""
+    import pandas as pd
 
-
-def _files_of(table):
-    """``(file index of each row (int32), file names)`` of a folder's rows, or None."""
-    import pyarrow as pa
-
-    if not hasattr(table, "column_names") or FILE_COLUMN not in table.column_names:
-        return None
-    column = table.column(FILE_COLUMN).combine_chunks()
-    if not pa.types.is_dictionary(column.type):
-        column = column.dictionary_encode()
-    return (column.indices.to_numpy(zero_copy_only=False).astype(np.int32),
-            [str(v) for v in column.dictionary.to_pylist()])
+    table, roles = raw.table, raw.roles
+    named = {roles[r] for r in ("user", "time", "poi") if r in roles}
+    return dict(uid=table[roles["user"]], time=table[roles["time"]], lat=pd.Series(raw.lonlat[:, 1], copy=False),
+                lng=pd.Series(raw.lonlat[:, 0], copy=False), poi=table[roles["poi"]] if "poi" in roles else None,
+                extra={c: table[c] for c in table.columns if c not in named}, lines=raw.lines,
+                bad_lines=raw.bad_lines, blank_lines=raw.blank_lines, notes=raw.notes, source=raw.source,
+                fmt=raw.fmt, position=raw.position, untimed=raw.untimed, column_names=raw.file_columns)
 
 
 def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, input_format="auto",
@@ -321,20 +328,13 @@ def read_checkins(path, *, user=None, time=None, lat=None, lon=None, traj=None, 
     """
     from .checkins import build_checkins
 
-    columns = read_columns(path, user=user, time=time, lat=lat, lon=lon, traj=traj,
-                           input_format=input_format, time_format=time_format, dayfirst=dayfirst,
-                           tz=tz, ambiguous=ambiguous, no_time=no_time, keep_columns=keep_columns, encoding=encoding, sep=sep, flags=flags,
-                           id_type=id_type)
-    traj = columns.pop("traj")
-    columns.pop("others")
-    files = columns.pop("files")
-    if files is not None and FILE_COLUMN not in columns["extra"]:  # a folder: each row's file
-        import pandas as pd
-
-        columns["extra"][FILE_COLUMN] = pd.Series(pd.Categorical.from_codes(files[0], files[1]))
-    frame = build_checkins(**columns, duplicates=duplicates, strict=strict)
-    if traj is not None:
-        frame.attrs["trajectory_column"] = traj
+    raw = read_columns(path, user=user, time=time, lat=lat, lon=lon, traj=traj,
+                       input_format=input_format, time_format=time_format, dayfirst=dayfirst, tz=tz,
+                       ambiguous=ambiguous, no_time=no_time, keep_columns=keep_columns, encoding=encoding, sep=sep,
+                       flags=flags, id_type=id_type)
+    frame = build_checkins(**checkin_arguments(raw), duplicates=duplicates, strict=strict)
+    if "traj" in raw.roles:
+        frame.attrs["trajectory_column"] = raw.roles["traj"]
     return frame
 
 

@@ -1,7 +1,7 @@
 """Reading delimited text files: path checks, format sniffing, encodings, line numbers.
 
 One reading path: delimited text is read by the streaming Arrow reader of
-``tracs.io`` (:func:`tracs.io.containers.read_delimited`, the format table's), its
+``tracs.io`` (:func:`tracs.io.table_readers.read_delimited`, the format table's), its
 columns given the types pandas' inference would by :func:`_infer`
 (:mod:`tracs.io.records`); the pandas reader (:func:`read_table_pandas`) reads only
 files that are not valid UTF-8 and, for the loaders, files with a line of too few

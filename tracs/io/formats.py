@@ -6,7 +6,7 @@ perturb``, ``map``, ``estimate`` and ``evaluate`` read any entry with a reader;
 
 Adding a format is its module plus one entry
 -------------------------------------------
-A reader is ``read(path, request) -> RawColumns`` (:mod:`tracs.io.containers`):
+A reader is ``read(path, request) -> RawColumns`` (:mod:`tracs.io.raw`):
 ``request.plan(names, roles=..., profile=..., need_coords=...)`` says which of the
 file's columns to read and how to convert them batch by batch; the reader returns
 the columns, the line or row of each record and, in ``roles``, the column names
@@ -25,12 +25,15 @@ Then one entry::
         read="tracs.io.geolife:read_geolife", detect="tracs.io.layouts:is_geolife",
         selectable=True))
 
-``read``, ``write`` and ``detect`` are callables or ``"module:function"`` names
+``read``, ``write``, ``detect`` and ``blocks`` are callables or ``"module:function"`` names
 (imported on first use, so the table costs nothing to import).  ``detect(path)
 -> bool`` recognises a layout the extension does not tell (a folder of Geolife
 ``Data/<user>/Trajectory/*.plt`` files, headerless T-Drive text, a Porto CSV with a
 ``POLYLINE`` column); detected layouts are tried first, in the table's order, and
-``directories=True`` lets a format read a folder.  ``selectable=True`` offers
+``directories=True`` lets a format read a folder.  ``blocks(path, request)``
+reads a file too large to read whole block by block: a ``RawColumns`` per block of
+about ``request.chunk_bytes`` of text, each with its own notes (the Porto CSV;
+:meth:`Format.block_reader`).  ``selectable=True`` offers
 the key to ``--input-format`` (:func:`input_formats`).  ``parameters(path)`` gives
 the JSON text of the release parameters a file of the format embeds (the writer
 finds them in the tables' schema metadata ``tracs``:
@@ -43,7 +46,7 @@ Otherwise the container is told by the file's first bytes and its extension
 (:func:`container_of`), as the entries declare: ``signature`` (magic bytes a file
 begins with, e.g. ``PAR1``: they win over the extension) and ``sniff(first bytes)
 -> bool`` (asked when the extension names no container other than delimited text:
-GPX and KML by their XML root, GeoJSON by its ``{``).  A format of another package
+GPX and KML by their XML root, GeoJSON by its ``{``, GeoPackage by its SQLite header).  A format of another package
 declares its own and is recognised the same way.  Anything else is one
 :class:`UnsupportedFormatError` naming the file and :data:`SUPPORTED`.
 """
@@ -85,12 +88,20 @@ class Format:
     signature: tuple = ()               # magic bytes a file of the format begins with: they win over its extension
     sniff: Callable | str | None = None  # sniff(first bytes) -> bool, asked when the extension names no
     #                                     other container than delimited text
+    blocks: Callable | str | None = None  # blocks(path, request) -> a RawColumns per block of about
+    #                                      request.chunk_bytes of text, in file order (bounded memory)
 
     def reader(self) -> Callable:
         return _resolve(self.read)
 
     def writer(self) -> Callable:
         return _resolve(self.write)
+
+    def block_reader(self) -> Callable:
+        """The reader of the file block by block (:attr:`blocks`); a format without one reads it whole."""
+        if self.blocks is None:
+            raise UnsupportedFormatError(f"{self.name} files are read whole, not in blocks")
+        return _resolve(self.blocks)
 
     def embedded(self, path: Path):
         """The JSON text of the release parameters ``path`` embeds, or None."""
@@ -151,21 +162,28 @@ def json_object(head: bytes) -> bool:
     return text_start(head).startswith(b"{")
 
 
+def geopackage(head: bytes) -> bool:
+    """A :attr:`Format.sniff` of a GeoPackage: an SQLite database whose application id (bytes
+    68-71 of its header) is GeoPackage's (any other SQLite file is no GeoPackage)."""
+    return head.startswith(b"SQLite format 3\x00") and head[68:72] in (b"GPKG", b"GP10", b"GP11")
+
+
 for _entry in (
-    Format("CSV", "csv", (".csv", ".txt", ".dat"), read="tracs.io.containers:read_delimited",
+    Format("CSV", "csv", (".csv", ".txt", ".dat"), read="tracs.io.table_readers:read_delimited",
            write="tracs.io.write:write_csv_file", text_times=True, batch_rows=1 << 17),
-    Format("TSV", "tsv", (".tsv", ".tab"), read="tracs.io.containers:read_delimited",
+    Format("TSV", "tsv", (".tsv", ".tab"), read="tracs.io.table_readers:read_delimited",
            write="tracs.io.write:write_tsv_file", text_times=True, batch_rows=1 << 17),
-    Format("GeoJSON", "geojson", (".geojson", ".json"), read="tracs.io.containers:read_vector",
+    Format("GeoJSON", "geojson", (".geojson", ".json"), read="tracs.io.table_readers:read_vector",
            write="tracs.io.write:write_geojson", geometry=("points", "lines"), time_ns=1_000_000,
            sniff=json_object),
-    Format("GeoParquet", "parquet", (".parquet", ".geoparquet", ".pq"), read="tracs.io.containers:read_parquet",
+    Format("GeoParquet", "parquet", (".parquet", ".geoparquet", ".pq"), read="tracs.io.table_readers:read_parquet",
            write="tracs.io.write:write_geoparquet", batch_rows=1 << 16, label="GeoParquet, Parquet",
            geometry=("points", "lines"), signature=(b"PAR1",)),
-    Format("GeoPackage", "gpkg", (".gpkg",), read="tracs.io.containers:read_vector",
-           write="tracs.io.write:write_geopackage", geometry=("points", "lines"), time_ns=1_000_000),
-    Format("Shapefile", "shp", (".shp",), read="tracs.io.containers:read_vector"),
-    Format("FlatGeobuf", "fgb", (".fgb",), read="tracs.io.containers:read_vector", signature=(b"fgb\x03",)),
+    Format("GeoPackage", "gpkg", (".gpkg",), read="tracs.io.table_readers:read_vector",
+           write="tracs.io.write:write_geopackage", geometry=("points", "lines"), time_ns=1_000_000,
+           sniff=geopackage),
+    Format("Shapefile", "shp", (".shp",), read="tracs.io.table_readers:read_vector"),
+    Format("FlatGeobuf", "fgb", (".fgb",), read="tracs.io.table_readers:read_vector", signature=(b"fgb\x03",)),
     Format("GPX", "gpx", (".gpx",), read="tracs.io.gpx:read_gpx", write="tracs.io.write:write_gpx_file",
            time_ns=1_000, sniff=xml_root("gpx")),
     Format("KML", "kml", (".kml",), read="tracs.io.kml:read_kml", sniff=xml_root("kml")),
@@ -175,7 +193,7 @@ for _entry in (
     Format("T-Drive", "tdrive", read="tracs.io.tdrive:read_tdrive", detect="tracs.io.layouts:is_tdrive",
            selectable=True, directories=True),
     Format("Porto taxi CSV", "porto", read="tracs.io.porto:read_porto", detect="tracs.io.layouts:is_porto",
-           selectable=True),
+           selectable=True, blocks="tracs.io.porto:read_porto_blocks"),
     Format("Cabspotting", "cabspotting", read="tracs.io.cabspotting:read_cabspotting",
            detect="tracs.io.layouts:is_cabspotting", selectable=True, directories=True),
     # a folder of Parquet files, as tracs perturb --engine dask reads and writes (tracs.io.parquet_folder)

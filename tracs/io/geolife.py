@@ -34,9 +34,11 @@ from ..errors import InputError
 from tracs._text import counted
 
 from .layouts import geolife_files_of
-from .tracks import TrackColumns, check_fits_in_memory, concat, finish, numbers, parse_datetime, read_files, to_raw
+from .raw import RawColumns
+from .tracks import block, check_fits_in_memory, concat, files_of, finish, numbers, one_file, parse_datetime, points, \
+    read_files
 
-__all__ = ["GEOLIFE_FIELDS", "read_geolife", "read_geolife_columns"]
+__all__ = ["GEOLIFE_FIELDS", "read_geolife"]
 
 #: the fields of a ``.plt`` line, in order
 GEOLIFE_FIELDS = ("lat", "lon", "zero", "altitude", "days", "date", "time")
@@ -65,15 +67,17 @@ def _files(root: Path):
     return files, users, names, labels
 
 
-def read_geolife_columns(root) -> TrackColumns:
-    """The points of a Geolife folder (or one ``.plt`` file) as :class:`~tracs.io.tracks.TrackColumns`.
+def read_geolife(path, request=None) -> RawColumns:
+    """The reader of the format table: a Geolife folder or ``.plt`` file as a
+    :class:`~tracs.io.raw.RawColumns` (:mod:`tracs.io.tracks`; ``request`` is not needed: the
+    layout is fixed).
 
     Parsed by Arrow, many files per call; see the module docstring for what is read.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    root = Path(root)
+    root = Path(path)
     files, users, names, labels = _files(root)
     check_fits_in_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, root.name,
                  "read fewer users at a time (a user's folder, or a folder of some users' folders)")
@@ -85,30 +89,24 @@ def read_geolife_columns(root) -> TrackColumns:
         when = pc.binary_join_element_wise(pc.utf8_trim_whitespace(table.column("date")),
                                            pc.utf8_trim_whitespace(table.column("time")), " ")
         index = pa.array(file)
-        parts.append(TrackColumns(
-            uid=user_of.take(index), time=parse_datetime(when.combine_chunks()),
-            lat=numbers(table.column("lat").combine_chunks()), lon=numbers(table.column("lon").combine_chunks()),
-            lines=lines, fmt="geolife-plt", source=root.name, trajectory=stem_of.take(index),
-            trajectory_name="trajectory_id", file=file, files=names, bad_lines=bad_lines, bad_files=bad_files,
-            blank_lines=blank, extra={"altitude_ft": numbers(table.column("altitude").combine_chunks())}))
+        rows = points(user_of.take(index), parse_datetime(when.combine_chunks()),
+                      numbers(table.column("lat").combine_chunks()), numbers(table.column("lon").combine_chunks()),
+                      trajectory=stem_of.take(index), trajectory_name="trajectory_id", file=file, files=names,
+                      extra={"altitude_ft": numbers(table.column("altitude").combine_chunks())})
+        parts.append(block(rows, lines, "geolife-plt", trajectory_name="trajectory_id", bad_lines=bad_lines,
+                           bad_files=bad_files, blank_lines=blank))
     if not parts:
         raise InputError(f"{root.name}: no point in {len(files):,} .plt file(s) (each has only its "
                          f"{_HEADER_LINES} header lines)")
-    cols = concat(parts)
+    raw = concat(parts)
+    read = len(np.unique(files_of(raw.table)[0]))
     if len(files) == 1:
-        cols.file, cols.files = None, []
-    read = len(np.unique(cols.file)) if cols.file is not None else 1
-    cols.notes.append(f"Geolife: {counted(read, '.plt file')} of {counted(len(set(users)), 'user')}, one "
-                      "trajectory per file (trajectory_id = the file name); times are GMT")
+        one_file(raw)
+    raw.notes.append(f"Geolife: {counted(read, '.plt file')} of {counted(len(set(users)), 'user')}, one "
+                     "trajectory per file (trajectory_id = the file name); times are GMT")
     if read < len(files):
-        cols.notes.append(f"{counted(len(files) - read, '.plt file')} without a point (only the header) skipped")
-    cols.notes.append("not kept: the third field (always 0) and days (the same time as date and time)")
+        raw.notes.append(f"{counted(len(files) - read, '.plt file')} without a point (only the header) skipped")
+    raw.notes.append("not kept: the third field (always 0) and days (the same time as date and time)")
     if labels:
-        cols.notes.append(f"labels.txt (transport modes) of {counted(labels, 'user')} not read")
-    return finish(cols)
-
-
-def read_geolife(path, request=None):
-    """The reader of the common reading path (:mod:`tracs.io.checkin_files`): a Geolife folder or ``.plt``
-    file as a :class:`~tracs.io.containers.RawColumns` (``request`` is not needed: the layout is fixed)."""
-    return to_raw(read_geolife_columns(path))
+        raw.notes.append(f"labels.txt (transport modes) of {counted(labels, 'user')} not read")
+    return finish(raw)

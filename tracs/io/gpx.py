@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .arrow_text import RawColumns
+from .raw import RawColumns
 from .formats import unsupported
 from ..errors import InputError, TracsError
 
@@ -71,7 +71,7 @@ def _parse(path: Path):
 
 
 def read_gpx_table(path):
-    """The points of a GPX file as a :class:`~tracs.io.containers.RawColumns` (uid, trajectory, time, lat, lon,
+    """The points of a GPX file as a :class:`~tracs.io.raw.RawColumns` (uid, trajectory, time, lat, lon,
     and elevation when the file has ``<ele>``).
 
     ``time`` is the ordering time (see the module docstring); ``untimed`` marks the
@@ -109,7 +109,7 @@ def read_gpx_table(path):
 
 
 def points_table(uid, traj, time, lat, lon, ele, *, notes: list, unread: list, fmt: str):
-    """The points of a track file (GPX, KML) as a :class:`~tracs.io.containers.RawColumns`: ``uid``
+    """The points of a track file (GPX, KML) as a :class:`~tracs.io.raw.RawColumns`: ``uid``
     (one id or one per point), ``trajectory``, ``time`` (UTC; missing ones get the ordering time of
     the module docstring and are marked ``untimed``), ``lat``, ``lon`` and ``elevation`` when some
     point has one."""

@@ -64,7 +64,7 @@ def _lonlat(tokens, sep, source: str, where: str) -> np.ndarray:
 
 
 def read_kml_table(path):
-    """The points of a KML file as a :class:`~tracs.io.containers.RawColumns` (the columns of
+    """The points of a KML file as a :class:`~tracs.io.raw.RawColumns` (the columns of
     :func:`tracs.io.gpx.read_gpx_table`); see the module docstring."""
     import pandas as pd
 

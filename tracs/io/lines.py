@@ -40,7 +40,7 @@ import numpy as np
 from .columns import ALIASES, normalise
 from ..errors import InputError
 
-__all__ = ["ADDED", "TIME_LISTS", "LinePoints", "explode", "geometry_kind", "line_features", "line_table"]
+__all__ = ["ADDED", "TIME_LISTS", "geometry_kind", "line_features", "line_table"]
 
 #: property names (normalised: lower case, letters and digits) holding one time per vertex
 TIME_LISTS = ("times", "coordtimes", "coordinatetimes", "timestamps", "pointtimes", "vertextimes")
@@ -69,7 +69,7 @@ def geometry_kind(geoms, source: str, first_row: int = 0) -> str:
 
 
 @dataclass
-class LinePoints:
+class _Vertices:
     """The vertices of line features: ``rows`` (the feature of each), ``parts`` (its line part,
     numbered from ``part_offset``), ``xy`` (the file's CRS) and ``m`` (M values, or None)."""
 
@@ -79,7 +79,7 @@ class LinePoints:
     m: np.ndarray | None
 
 
-def explode(geoms, part_offset: int = 0) -> LinePoints:
+def _explode(geoms, part_offset: int = 0) -> _Vertices:
     """The vertices of every feature, part by part; a missing or empty geometry gives one
     point with NaN coordinates (dropped later as ``bad_coords``, with its row)."""
     import shapely
@@ -102,7 +102,7 @@ def explode(geoms, part_offset: int = 0) -> LinePoints:
         rank = np.empty(len(first), np.int64)
         rank[np.argsort(first, kind="stable")] = np.arange(len(first))
         vertex_part = rank[inverse]  # parts numbered in file order
-    return LinePoints(rows=rows.astype(np.int64), parts=vertex_part + part_offset, xy=coords[:, :2],
+    return _Vertices(rows=rows.astype(np.int64), parts=vertex_part + part_offset, xy=coords[:, :2],
                       m=coords[:, 2] if has_m else None)
 
 
@@ -119,7 +119,7 @@ def _as_list(value):
     return list(value)
 
 
-def point_times(lines: LinePoints, lists, source: str, first_row: int = 0):
+def _point_times(lines: _Vertices, lists, source: str, first_row: int = 0):
     """``(values, note)``: the time of every vertex, from the M values or from ``lists`` (one list
     per feature), or ``None`` values (no time) with the note of file order."""
     import pandas as pd
@@ -141,11 +141,17 @@ def point_times(lines: LinePoints, lists, source: str, first_row: int = 0):
     return None, None
 
 
-def line_table(frame, lines: LinePoints, source: str, *, stem: str, notes: list, first_row: int = 0):
-    """The per-vertex table of line features (a pandas frame of the features' attributes):
-    attributes repeated, plus :data:`ADDED` columns; returns ``(table, untimed mask or None, roles)``."""
+def line_table(frame, geoms, source: str, *, stem: str, notes: list, to_lonlat, first_row: int = 0):
+    """The per-vertex table of line features ``geoms`` with their attributes ``frame`` (a pandas
+    frame): attributes repeated, plus :data:`ADDED` columns.
+
+    Returns ``(table, untimed mask or None, roles, lonlat)``: ``lonlat`` is ``to_lonlat(xy)`` of
+    the vertices' coordinates in the file's CRS (a missing or empty geometry: one NaN point).
+    """
     import pandas as pd
 
+    lines = _explode(geoms)
+    lonlat = to_lonlat(lines.xy)
     names = [str(c) for c in frame.columns]
     lists_name = _time_list_column(names)
     table = frame.iloc[lines.rows].reset_index(drop=True)
@@ -153,7 +159,7 @@ def line_table(frame, lines: LinePoints, source: str, *, stem: str, notes: list,
         table = table.drop(columns=lists_name)
     table[ADDED["traj"]] = lines.parts
     roles = {"traj": ADDED["traj"]}
-    times, note = point_times(lines, None if lists_name is None else frame[lists_name].to_numpy(dtype=object),
+    times, note = _point_times(lines, None if lists_name is None else frame[lists_name].to_numpy(dtype=object),
                               source, first_row)
     untimed = None
     time_name = ADDED["time"]
@@ -172,7 +178,7 @@ def line_table(frame, lines: LinePoints, source: str, *, stem: str, notes: list,
         roles["user"] = ADDED["user"]
         notes.append(f"no user column: the lines are one user, named after the file ({stem!r})")
     notes.append(f"{len(np.unique(lines.parts)):,} line part(s) read as trajectories")
-    return table, untimed, roles
+    return table, untimed, roles, lonlat
 
 
 def line_features(table):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .containers import read_parquet
+from .table_readers import read_parquet
 from ..errors import InputError
 
 __all__ = ["is_parquet_folder", "parquet_parts", "read_parquet_folder"]
@@ -43,7 +43,7 @@ def is_parquet_folder(path) -> bool:
 
 def read_parquet_folder(path: Path, request):
     """The Parquet files of a folder (:func:`parquet_parts`) as one
-    :class:`~tracs.io.containers.RawColumns`: their columns in turn, point geometry as
+    :class:`~tracs.io.raw.RawColumns`: their columns in turn, point geometry as
     longitude/latitude, each row's position in the whole folder."""
     import pyarrow as pa
 

@@ -9,8 +9,8 @@ Layout of the data set: a CSV with a header, one row per trip, every field quote
 ``[[lon,lat],...]``, one every 15 s from the start.  The full file has 1.7 million
 trips, about 83 million points, 1.9 GB.
 
-Read here (:func:`read_porto`, the reader of the common reading path;
-:func:`iter_porto_columns` block by block; the public loaders are
+Read here (:func:`read_porto`, the reader of the format table;
+:func:`read_porto_blocks`, its reader block by block; the public loaders are
 ``data_loaders.load_porto`` and ``data_loaders.iter_porto``): the user id is
 ``TAXI_ID`` and the trajectory id (``trip_id``) is
 ``TRIP_ID``, both exactly as written (spaces included; an empty field is missing,
@@ -23,8 +23,9 @@ from its polyline, so later times are early) is kept and listed in the notes.  A
 ``bad_time``.  Not kept: ``CALL_TYPE``, ``ORIGIN_CALL``, ``ORIGIN_STAND``,
 ``DAY_TYPE`` (trip attributes; the notes say so).
 
-The file is read in blocks of text (:func:`iter_porto_columns`): memory is
-bounded by the block, not the file.  Line numbers
+The file is read in blocks of text (``chunk_bytes``, or the ``chunk_bytes`` of the
+:class:`~tracs.io.raw.ReadRequest`; :func:`read_porto_blocks`): memory is bounded by
+the block, not the file.  Line numbers
 are the file's physical lines (the header is line 1, one trip per line).
 """
 
@@ -39,10 +40,10 @@ from .formats import binary_at
 from tracs._text import counted
 
 from ..errors import InputError
-from .tracks import NAT, SHOW, TrackColumns, check_fits_in_memory, concat, finish, not_utf8, nul_byte, numbers, to_raw
+from .raw import RawColumns
+from .tracks import NAT, SHOW, block, check_fits_in_memory, concat, finish, not_utf8, nul_byte, numbers, points
 
-__all__ = ["CHUNK_BYTES", "PORTO_COLUMNS", "POINT_SECONDS", "iter_porto_columns", "porto_notes", "read_porto",
-           "read_porto_columns"]
+__all__ = ["CHUNK_BYTES", "PORTO_COLUMNS", "POINT_SECONDS", "read_porto", "read_porto_blocks"]
 
 #: the columns of train.csv, in order
 PORTO_COLUMNS = ("TRIP_ID", "CALL_TYPE", "ORIGIN_CALL", "ORIGIN_STAND", "TAXI_ID", "TIMESTAMP", "DAY_TYPE",
@@ -109,9 +110,10 @@ def _pairs(column):
     return lonlat, counts, empty, bad
 
 
-def _trip_points(batch, trip_lines: np.ndarray, source: str) -> TrackColumns:
-    """The points of a batch of trips: one row per point, a malformed polyline as one
-    row without coordinates; vectorised over the batch."""
+def _trip_points(batch, trip_lines: np.ndarray) -> tuple:
+    """``(raw, marks)``: the points of a batch of trips (one row per point, a malformed polyline
+    as one row without coordinates; vectorised over the batch) and the lines of its trips by kind
+    (empty, flagged ``MISSING_DATA``, bad polyline, every trip)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -138,11 +140,11 @@ def _trip_points(batch, trip_lines: np.ndarray, source: str) -> TrackColumns:
     index = pa.array(trip)
     missing = pc.equal(pc.utf8_lower(pc.utf8_trim_whitespace(batch.column("MISSING_DATA"))), "true") \
         .fill_null(False).to_numpy(zero_copy_only=False)
-    return TrackColumns(
-        uid=text("TAXI_ID").take(index), time=time, lat=lat, lon=lon, lines=trip_lines[trip], fmt="porto-csv",
-        source=source, trajectory=text("TRIP_ID").take(index), trajectory_name="trip_id",
-        marks={"empty": trip_lines[empty], "missing_data": trip_lines[missing], "bad_polyline": trip_lines[bad],
-               "trips": trip_lines})
+    rows = points(text("TAXI_ID").take(index), time, lat, lon, trajectory=text("TRIP_ID").take(index),
+                  trajectory_name="trip_id")
+    marks = {"empty": trip_lines[empty], "missing_data": trip_lines[missing], "bad_polyline": trip_lines[bad],
+             "trips": trip_lines}
+    return block(rows, trip_lines[trip], "porto-csv", trajectory_name="trip_id"), marks
 
 
 def _batches(path: Path, chunk_bytes: int):
@@ -191,32 +193,32 @@ def _batches(path: Path, chunk_bytes: int):
         yield number(held, True)
 
 
-def porto_notes(cols: TrackColumns) -> TrackColumns:
-    """Add the notes of a Porto read (trips, empty and flagged ones, columns not kept) and the file checks."""
+def porto_notes(raw: RawColumns, marks: dict) -> RawColumns:
+    """Add the notes of a Porto read (trips, empty and flagged ones, columns not kept: ``marks``,
+    the lines of each kind of trip) and the file checks."""
     def where(lines):
         return ", ".join(str(int(v)) for v in lines[:SHOW]) + (", ..." if len(lines) > SHOW else "")
 
-    marks = cols.marks
-    trips = len(marks["trips"]) + len(cols.bad_lines)
-    cols.notes.append(f"Porto: {counted(trips, 'trip')}, one trajectory per TRIP_ID (trip_id), user TAXI_ID, "
-                      f"a point every {POINT_SECONDS} s from TIMESTAMP (UTC)")
+    trips = len(marks["trips"]) + len(raw.bad_lines)
+    raw.notes.append(f"Porto: {counted(trips, 'trip')}, one trajectory per TRIP_ID (trip_id), user TAXI_ID, "
+                     f"a point every {POINT_SECONDS} s from TIMESTAMP (UTC)")
     if len(marks["empty"]):
-        cols.notes.append(f"{counted(len(marks['empty']), 'trip')} with an empty POLYLINE (no point to read): "
-                          f"lines {where(marks['empty'])}")
+        raw.notes.append(f"{counted(len(marks['empty']), 'trip')} with an empty POLYLINE (no point to read): "
+                         f"lines {where(marks['empty'])}")
     if len(marks["missing_data"]):
-        cols.notes.append(f"{counted(len(marks['missing_data']), 'trip')} flagged MISSING_DATA=True (points missing "
-                          f"from the polyline, so the times after a gap are early; kept): lines "
-                          f"{where(marks['missing_data'])}")
+        raw.notes.append(f"{counted(len(marks['missing_data']), 'trip')} flagged MISSING_DATA=True (points missing "
+                         f"from the polyline, so the times after a gap are early; kept): lines "
+                         f"{where(marks['missing_data'])}")
     if len(marks["bad_polyline"]):
-        cols.notes.append(f"{counted(len(marks['bad_polyline']), 'trip')} whose POLYLINE is not a list of "
-                          f"[lon,lat] pairs (one bad_coords row each): lines {where(marks['bad_polyline'])}")
-    cols.notes.append("not kept: CALL_TYPE, ORIGIN_CALL, ORIGIN_STAND, DAY_TYPE (trip attributes)")
-    return finish(cols)
+        raw.notes.append(f"{counted(len(marks['bad_polyline']), 'trip')} whose POLYLINE is not a list of "
+                         f"[lon,lat] pairs (one bad_coords row each): lines {where(marks['bad_polyline'])}")
+    raw.notes.append("not kept: CALL_TYPE, ORIGIN_CALL, ORIGIN_STAND, DAY_TYPE (trip attributes)")
+    return finish(raw)
 
 
-def iter_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES):
-    """The points of a Porto file as :class:`~tracs.io.tracks.TrackColumns`, one block of
-    about ``chunk_bytes`` of text (whole trips) at a time, in file order.
+def _blocks(path, chunk_bytes: int):
+    """``(raw, marks)`` of each block of about ``chunk_bytes`` of text of a Porto file (whole
+    trips), in file order, without notes (:func:`_trip_points`).
 
     Raises
     ------
@@ -244,9 +246,30 @@ def iter_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES):
         for name in ("TAXI_ID", "TRIP_ID"):
             if pc.any(pc.match_substring(batch.column(name), "\x00")).as_py():
                 raise _not_text(path) from None
-        cols = _trip_points(batch, lines, path.name)
-        cols.bad_lines, cols.blank_lines = skipped, blank
-        yield cols
+        raw, marks = _trip_points(batch, lines)
+        raw.bad_lines, raw.blank_lines = skipped, blank
+        yield raw, marks
+
+
+def _chunk_bytes(request) -> int:
+    """The block size a read request asks for (:data:`CHUNK_BYTES` by default)."""
+    return CHUNK_BYTES if request is None or request.chunk_bytes is None else request.chunk_bytes
+
+
+def read_porto_blocks(path, request=None):
+    """The block reader of the format table: the points of a Porto file as a
+    :class:`~tracs.io.raw.RawColumns` per block of about ``request.chunk_bytes`` of text
+    (default :data:`CHUNK_BYTES`; whole trips), in file order, each with its own notes; a block
+    holding only trips without points gives nothing.  Memory is bounded by the block.
+
+    Raises
+    ------
+    TrackFileError
+        Bytes that are not UTF-8, or a NUL byte in an id, naming the file, line and byte offset.
+    """
+    for raw, marks in _blocks(path, _chunk_bytes(request)):
+        if len(raw.lines):
+            yield porto_notes(raw, marks)
 
 
 def _not_text(path: Path):
@@ -263,8 +286,10 @@ def _not_text(path: Path):
 TEXT_BYTES_PER_POINT = 22
 
 
-def read_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES) -> TrackColumns:
-    """Every point of a Porto file (see :func:`iter_porto_columns`), with the notes.
+def read_porto(path, request=None) -> RawColumns:
+    """The reader of the format table: every point of a Porto file as a
+    :class:`~tracs.io.raw.RawColumns` (:mod:`tracs.io.tracks`), read in blocks of
+    ``request.chunk_bytes`` of text (default :data:`CHUNK_BYTES`), with the notes.
 
     Refused up front (:class:`~tracs.io.tracks.NotEnoughMemoryError`) when the file would
     need more memory than is available (:func:`~tracs.io.tracks.check_fits_in_memory`).
@@ -272,15 +297,10 @@ def read_porto_columns(path, *, chunk_bytes: int = CHUNK_BYTES) -> TrackColumns:
     path = Path(path)
     if path.is_file():
         check_fits_in_memory(path.stat().st_size, TEXT_BYTES_PER_POINT, path.name,
-                     "read it in blocks (data_loaders.iter_porto, tracs.io.porto.iter_porto_columns) or "
+                     "read it in blocks (data_loaders.iter_porto, tracs.io.porto.read_porto_blocks) or "
                      "split the file by lines (the header first)")
-    parts = list(iter_porto_columns(path, chunk_bytes=chunk_bytes))
+    parts = list(_blocks(path, _chunk_bytes(request)))
     if not parts:
         raise InputError(f"{Path(path).name} has no trip rows")
-    return porto_notes(concat(parts))
-
-
-def read_porto(path, request=None, *, chunk_bytes: int = CHUNK_BYTES):
-    """The reader of the common reading path (:mod:`tracs.io.checkin_files`): a Porto file as a
-    :class:`~tracs.io.containers.RawColumns`."""
-    return to_raw(read_porto_columns(path, chunk_bytes=chunk_bytes))
+    marks = {kind: np.concatenate([m[kind] for _, m in parts]) for kind in parts[0][1]}
+    return porto_notes(concat([raw for raw, _ in parts]), marks)

@@ -26,8 +26,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .arrow_text import RawColumns
-from .containers import ReadRequest, _read_features
+from .raw import RawColumns
+from .raw import ReadRequest
+from .table_readers import _read_features
 from .formats import FORMATS, Format, delimited, format_of
 from .profiles import HEADERLESS, headerless_profile, profile_of
 from .delimited_text import _infer, check_path, sniff

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import TracsError
-from .containers import ReadRequest
+from .raw import ReadRequest
 from .formats import format_of
 from .gpx import track_ids, track_names
 

@@ -32,9 +32,10 @@ import numpy as np
 from ..errors import InputError
 from tracs._text import counted
 
-from .tracks import TrackColumns, check_fits_in_memory, finish, numbers, parse_datetime, per_file, read_files, to_raw
+from .raw import RawColumns
+from .tracks import block, check_fits_in_memory, finish, numbers, parse_datetime, per_file, points, read_files
 
-__all__ = ["TDRIVE_FIELDS", "read_tdrive", "read_tdrive_columns"]
+__all__ = ["TDRIVE_FIELDS", "read_tdrive"]
 
 #: the fields of a T-Drive line, in order
 TDRIVE_FIELDS = ("taxi_id", "datetime", "lon", "lat")
@@ -53,15 +54,17 @@ def _files(path: Path) -> list:
     return files
 
 
-def read_tdrive_columns(path_or_dir) -> TrackColumns:
-    """The points of a T-Drive file or folder as :class:`~tracs.io.tracks.TrackColumns`.
+def read_tdrive(path, request=None) -> RawColumns:
+    """The reader of the format table: a T-Drive file or folder as a
+    :class:`~tracs.io.raw.RawColumns` (:mod:`tracs.io.tracks`; times without a zone, read in the
+    reading path's ``tz``).
 
     Parsed by Arrow, many files per call; see the module docstring.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    path = Path(path_or_dir)
+    path = Path(path)
     files = _files(path)
     check_fits_in_memory(sum(p.stat().st_size for p in files), TEXT_BYTES_PER_POINT, path.name,
                  "read fewer taxis at a time (a folder of some of the files)")
@@ -76,23 +79,17 @@ def read_tdrive_columns(path_or_dir) -> TrackColumns:
         else:
             file_differs = file[:0]
         mismatched.extend(np.unique(file_differs).tolist())
-        parts.append(TrackColumns(
-            uid=uid, time=parse_datetime(table.column("datetime").combine_chunks()), time_zone=None,
-            lat=numbers(table.column("lat").combine_chunks()), lon=numbers(table.column("lon").combine_chunks()),
-            lines=lines, fmt="tdrive-txt", source=path.name, file=file, files=names, bad_lines=bad_lines,
-            bad_files=bad_files, blank_lines=blank))
-    cols = per_file(parts, path, len(files), "T-Drive file", lambda read: (
+        rows = points(uid, parse_datetime(table.column("datetime").combine_chunks()),
+                      numbers(table.column("lat").combine_chunks()), numbers(table.column("lon").combine_chunks()),
+                      time_zone=None, file=file, files=names)
+        parts.append(block(rows, lines, "tdrive-txt", bad_lines=bad_lines, bad_files=bad_files, blank_lines=blank))
+    raw = per_file(parts, path, len(files), "T-Drive file", lambda read: (
         f"T-Drive: {counted(read, 'taxi file')}, fields taxi_id, datetime, longitude, latitude; the times carry "
         "no zone (tz='Asia/Shanghai' / --timezone Asia/Shanghai reads them as Beijing time)"),
         "taxis without a point")
     if mismatched:
         shown = ", ".join(names[k] for k in mismatched[:5]) + (", ..." if len(mismatched) > 5 else "")
-        cols.notes.append(f"{counted(len(mismatched), 'file')} {'holds' if len(mismatched) == 1 else 'hold'} taxi ids other than their name "
-                          f"(the ids written in the rows are used): {shown}")
-    return finish(cols, duplicates_note=True)
+        raw.notes.append(f"{counted(len(mismatched), 'file')} {'holds' if len(mismatched) == 1 else 'hold'} taxi ids other than their name "
+                         f"(the ids written in the rows are used): {shown}")
+    return finish(raw, duplicates_note=True)
 
-
-def read_tdrive(path, request=None):
-    """The reader of the common reading path (:mod:`tracs.io.checkin_files`): a T-Drive file or folder as a
-    :class:`~tracs.io.containers.RawColumns` (times without a zone, read in the path's ``tz``)."""
-    return to_raw(read_tdrive_columns(path))

@@ -2,35 +2,36 @@
 readers share.
 
 A reader of this family (:mod:`tracs.io.geolife`, :mod:`tracs.io.tdrive`,
-:mod:`tracs.io.porto`, :mod:`tracs.io.cabspotting`) turns its files into
-:class:`TrackColumns`: one row per point, the user id as text exactly as written, the time in nanoseconds (UTC, or
-wall-clock time when ``time_zone`` is None: T-Drive's times carry no zone),
-``NAT`` where unreadable, latitude and longitude (NaN where not a number), the
-1-based physical line of each point in its file and, for data sets spread over
-many files, the index of that file.  :func:`to_raw` hands them to the common
-reading path (:func:`tracs.io.checkin_files.read_columns`) as a
-:class:`~tracs.io.containers.RawColumns` whose columns play the roles of
-:data:`ROLES`, so the loaders' checks, report and time zones apply as to any
-file; ``data_loaders.load_geolife`` / ``load_tdrive`` / ``load_porto`` /
-``iter_porto`` are the public loaders.
+:mod:`tracs.io.porto`, :mod:`tracs.io.cabspotting`) is a reader of the format table:
+it turns its files into a :class:`~tracs.io.raw.RawColumns` whose Arrow table
+(:func:`points`) holds one row per point, in file order: ``uid``, the user id as
+text exactly as written; ``datetime``, timestamps (UTC, or without a zone when the
+files' times carry none: T-Drive's), null where unreadable; ``lat``, ``lng``
+(NaN where not a number); the trajectory id when the layout has one; ``source_file``
+(for data sets spread over many files: the file of each point, a dictionary over the
+files read); more per-point columns kept (e.g. Geolife's altitude).  Its ``lines``
+are the 1-based physical line of each point in its file, and its ``roles`` name the
+columns of :data:`ROLES` and the trajectory's, so the common reading path
+(:func:`tracs.io.checkin_files.read_columns`) applies the loaders' checks, report
+and time zones as to any file; ``data_loaders.load_geolife`` / ``load_tdrive`` /
+``load_porto`` / ``iter_porto`` / ``load_cabspotting`` are the public loaders.
 
 Line numbers count within each file, so for a folder of files :func:`finish`
 adds notes naming the file and line of every kind of dropped row (the first
 few), and of exact duplicates when asked.  Text files are parsed by Arrow,
 several files per block (bounded by :data:`BLOCK_BYTES`), never one Python call
-per point.
+per point; the blocks are joined by :func:`concat`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .arrow_text import RawColumns
+from .raw import FILE_COLUMN, RawColumns, files_of
 from tracs._text import counted
 from tracs.errors import InputError, TracsError
 
@@ -40,124 +41,105 @@ NAT = np.iinfo(np.int64).min
 BLOCK_BYTES = 64 << 20
 #: locations shown per kind of row in the notes
 SHOW = 5
+#: the column of the table that plays each role of the reading path
+ROLES = {"user": "uid", "time": "datetime", "lat": "lat", "lon": "lng"}
 
 
-@dataclass
-class TrackColumns:
-    """Points of a trajectory data set, one row per point, in file order.
+def points(uid, time: np.ndarray, lat: np.ndarray, lon: np.ndarray, *, time_zone: str | None = "UTC",
+           trajectory=None, trajectory_name: str | None = None, file: np.ndarray | None = None, files=(),
+           extra: dict | None = None):
+    """The Arrow table of a block of points, in the columns of the module docstring.
 
-    Attributes
+    Parameters
     ----------
     uid : pyarrow.Array of large_string
-        User (Geolife folder, T-Drive taxi, Porto ``TAXI_ID``), exactly as written.
+        User of each point, exactly as written.
     time : numpy.ndarray of int64
-        Nanoseconds since the epoch, UTC; :data:`NAT` where the time is unreadable.
+        Nanoseconds since the epoch (UTC, or the clock time written when ``time_zone`` is
+        None); :data:`NAT` where the time is unreadable (a null timestamp).
     lat, lon : numpy.ndarray of float64
         Degrees; NaN where not a finite number.
-    lines : numpy.ndarray of int64
-        1-based physical line of each point in its file.
-    time_zone : str or None
-        ``"UTC"`` (Geolife, Porto) or None: wall-clock times without a zone (T-Drive),
-        read in the reader's ``tz``.
-    fmt, source : str
-        Format name (``"geolife-plt"``, ...) and what was read (file or folder name).
-    trajectory, trajectory_name : pyarrow.Array or None, str or None
-        Trajectory id of each point as written (Geolife file stem, Porto ``TRIP_ID``)
-        and the column name it gets.
-    file : numpy.ndarray of int32 or None
-        Index into ``files`` of each point (None: a single file).
-    files : list of str
-        The files read, relative to the folder given.
-    bad_lines, bad_files : numpy.ndarray
-        Lines the parser skipped (wrong number of fields) and their files.
-    blank_lines : numpy.ndarray
-        Lines with no value (ignored).
-    extra : dict
-        More per-point columns kept (e.g. Geolife's altitude).
-    notes : list of str
-    marks : dict of str to numpy.ndarray
-        Lines of records worth a note (e.g. Porto's trips without points), by kind.
+    trajectory, trajectory_name : pyarrow.Array, str, optional
+        Trajectory id of each point as written, and the column it is.
+    file, files : numpy.ndarray of int32, list of str, optional
+        Index into ``files`` (the files read, relative to what was given) of each point:
+        the ``source_file`` column.
+    extra : dict, optional
+        More per-point columns (NumPy arrays), after the others.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
-    uid: object
-    time: np.ndarray
-    lat: np.ndarray
-    lon: np.ndarray
-    lines: np.ndarray
-    fmt: str
-    source: str
-    time_zone: str | None = "UTC"
-    trajectory: object = None
-    trajectory_name: str | None = None
-    file: np.ndarray | None = None
-    files: list = field(default_factory=list)
-    bad_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    bad_files: np.ndarray = field(default_factory=lambda: np.empty(0, np.int32))
-    blank_lines: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
-    extra: dict = field(default_factory=dict)
-    notes: list = field(default_factory=list)
-    marks: dict = field(default_factory=dict)
-
-    def __len__(self) -> int:
-        return len(self.lines)
-
-    def uid_series(self) -> pd.Series:
-        import pyarrow as pa
-
-        return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([self.uid]).cast(pa.large_string())),
-                         copy=False)
-
-    def trajectory_series(self) -> pd.Series | None:
-        import pyarrow as pa
-
-        if self.trajectory is None:
-            return None
-        return pd.Series(pd.arrays.ArrowStringArray(pa.chunked_array([self.trajectory]).cast(pa.large_string())),
-                         copy=False)
+    stamps = pa.array(time, type=pa.int64()).cast(pa.timestamp("ns", tz=time_zone))
+    valid = pa.array(time != NAT)
+    columns = {"uid": uid, "datetime": pc.if_else(valid, stamps, pa.scalar(None, stamps.type)),
+               "lat": pa.array(lat), "lng": pa.array(lon)}
+    if trajectory is not None:
+        columns[trajectory_name] = trajectory
+    if file is not None:
+        columns[FILE_COLUMN] = pa.DictionaryArray.from_arrays(pa.array(file, pa.int32()),
+                                                              pa.array(list(files), pa.string()))
+    for name, values in (extra or {}).items():
+        columns[name] = pa.array(values)
+    return pa.table(columns)
 
 
-def concat(parts: list) -> TrackColumns:
-    """One :class:`TrackColumns` of several read from successive blocks (same format)."""
+def block(table, lines: np.ndarray, fmt: str, *, trajectory_name: str | None = None, bad_lines=None,
+          bad_files=None, blank_lines=None) -> RawColumns:
+    """A block of points read (:func:`points`) as the :class:`~tracs.io.raw.RawColumns` of format
+    ``fmt``: ``lines`` of each point, the lines the parser skipped (``bad_lines``, in the files
+    ``bad_files`` of a folder) and the blank ones; its ``roles`` are :data:`ROLES` and the
+    trajectory's."""
+    roles = dict(ROLES)
+    if trajectory_name is not None:
+        roles["traj"] = trajectory_name
+    empty = np.empty(0, np.int64)
+    return RawColumns(table, np.asarray(lines, dtype=np.int64), "line", fmt,
+                      bad_lines=empty if bad_lines is None else np.asarray(bad_lines, dtype=np.int64),
+                      blank_lines=empty if blank_lines is None else np.asarray(blank_lines, dtype=np.int64),
+                      roles=roles, bad_files=None if bad_files is None else np.asarray(bad_files, dtype=np.int32))
+
+
+def concat(parts: list) -> RawColumns:
+    """One :class:`~tracs.io.raw.RawColumns` of the blocks of one read (same format, in order)."""
     import pyarrow as pa
 
     first = parts[0]
     if len(parts) == 1:
         return first
 
-    def arrays(name):
-        values = [getattr(p, name) for p in parts]
-        return None if values[0] is None else pa.concat_arrays(values)
-
     def cat(name, dtype):
         values = [getattr(p, name) for p in parts]
         return None if values[0] is None else np.concatenate(values).astype(dtype, copy=False)
 
-    extra = {k: np.concatenate([p.extra[k] for p in parts]) for k in first.extra}
-    notes = [n for p in parts for n in p.notes]
-    marks = {k: np.concatenate([p.marks[k] for p in parts]) for k in first.marks}
-    return TrackColumns(
-        uid=arrays("uid"), time=cat("time", np.int64), lat=cat("lat", np.float64), lon=cat("lon", np.float64),
-        lines=cat("lines", np.int64), fmt=first.fmt, source=first.source, time_zone=first.time_zone,
-        trajectory=arrays("trajectory"),
-        trajectory_name=first.trajectory_name, file=cat("file", np.int32), files=first.files,
-        bad_lines=cat("bad_lines", np.int64), bad_files=cat("bad_files", np.int32),
-        blank_lines=cat("blank_lines", np.int64), extra=extra, notes=list(dict.fromkeys(notes)), marks=marks)
+    table = pa.concat_tables([p.table for p in parts]).combine_chunks()
+    return RawColumns(table, cat("lines", np.int64), first.position, first.fmt, bad_lines=cat("bad_lines", np.int64),
+                      blank_lines=cat("blank_lines", np.int64), bad_files=cat("bad_files", np.int32),
+                      notes=list(dict.fromkeys(n for p in parts for n in p.notes)), roles=dict(first.roles))
 
 
-def per_file(parts: list, path: Path, count: int, kind: str, note, empty: str) -> TrackColumns:
-    """One :class:`TrackColumns` of the parts read from ``count`` files of one user each (T-Drive,
-    Cabspotting): ``note(files read)`` first, then how many files were empty (``empty`` says what
-    that means); one file keeps no file index.  No part at all raises naming ``kind``."""
+def one_file(raw: RawColumns) -> RawColumns:
+    """``raw`` read from a single file: no file column (its lines alone say where a point is)."""
+    raw.table = raw.table.drop_columns([FILE_COLUMN]) if FILE_COLUMN in raw.table.column_names else raw.table
+    raw.bad_files = None
+    return raw
+
+
+def per_file(parts: list, path: Path, count: int, kind: str, note, empty: str) -> RawColumns:
+    """One :class:`~tracs.io.raw.RawColumns` of the blocks read from ``count`` files of one user
+    each (T-Drive, Cabspotting): ``note(files read)`` first, then how many files were empty
+    (``empty`` says what that means); one file keeps no file column.  No block at all raises
+    naming ``kind``."""
     if not parts:
         raise InputError(f"{path.name}: no point in {counted(count, kind)} (all empty)")
-    cols = concat(parts)
-    read = len(np.unique(cols.file))
+    raw = concat(parts)
+    read = len(np.unique(files_of(raw.table)[0]))
     if count == 1:
-        cols.file, cols.files = None, []
-    cols.notes.append(note(read))
+        one_file(raw)
+    raw.notes.append(note(read))
     if read < count:
-        cols.notes.append(f"{counted(count - read, 'empty file')} ({empty})")
-    return cols
+        raw.notes.append(f"{counted(count - read, 'empty file')} ({empty})")
+    return raw
 
 
 # ----------------------------------------------------------------------------- reading many small files
@@ -317,53 +299,58 @@ def numbers(text) -> np.ndarray:
 # ----------------------------------------------------------------------------- where rows are, in notes
 
 
-def locate(cols: TrackColumns, rows: np.ndarray, limit: int = SHOW) -> str:
-    """``"000/Trajectory/a.plt line 7, ..."``: where the first ``limit`` of ``rows`` are."""
+def _located(lines: np.ndarray, where, rows: np.ndarray, limit: int = SHOW) -> str:
+    """``"000/Trajectory/a.plt line 7, ..."``: where the first ``limit`` of ``rows`` are
+    (``where``: ``(file of each point, file names)``, or None for one file)."""
     rows = np.asarray(rows)[:limit]
-    if cols.file is None:
-        text = ", ".join(f"line {int(cols.lines[r])}" for r in rows)
-    else:
-        text = ", ".join(f"{cols.files[int(cols.file[r])]} line {int(cols.lines[r])}" for r in rows)
-    return text
+    if where is None:
+        return ", ".join(f"line {int(lines[r])}" for r in rows)
+    file, files = where
+    return ", ".join(f"{files[int(file[r])]} line {int(lines[r])}" for r in rows)
 
 
-def finish(cols: TrackColumns, *, duplicates_note: bool = False) -> TrackColumns:
+def finish(raw: RawColumns, *, duplicates_note: bool = False) -> RawColumns:
     """Add the notes that name files: where the rows that will be dropped are (when the
     points come from several files, whose line numbers alone are ambiguous) and, with
     ``duplicates_note``, the exact duplicates (same user, time and position as an earlier
     row) and repeated (user, time) pairs, with their files and lines."""
+    import pyarrow as pa
+
     check_rows = _row_checks()
-    n = len(cols)
-    rows = np.arange(n, dtype=np.int64)
+    table, notes = raw.table, raw.notes
+    uid = table.column("uid")
+    time = table.column("datetime").cast(pa.int64()).fill_null(NAT).to_numpy()
+    lat, lon = table.column("lat").to_numpy(), table.column("lng").to_numpy()
+    rows = np.arange(len(raw.lines), dtype=np.int64)
     dropped = {}
-    keep = check_rows(cols.uid.is_null().to_numpy(zero_copy_only=False), cols.time == NAT, cols.lat,
-                      cols.lon, rows, dropped)
-    if cols.file is not None and (dropped or len(cols.bad_lines)):
-        for reason, where in dropped.items():
-            cols.notes.append(f"{counted(len(where), 'row')} dropped as {reason} {'is' if len(where) == 1 else 'are'} "
-                              f"at: {locate(cols, where)}"
-                              + (", ..." if len(where) > SHOW else ""))
-        if len(cols.bad_lines):
-            shown = ", ".join(f"{cols.files[int(f)]} line {int(ln)}"
-                              for f, ln in zip(cols.bad_files[:SHOW], cols.bad_lines[:SHOW]))
-            cols.notes.append(f"{counted(len(cols.bad_lines), 'line')} dropped as bad_fields "
-                              f"{'is' if len(cols.bad_lines) == 1 else 'are'} at: {shown}"
-                              + (", ..." if len(cols.bad_lines) > SHOW else ""))
+    keep = check_rows(uid.is_null().to_numpy(), time == NAT, lat, lon, rows, dropped)
+    where = files_of(raw.table)
+    if where is not None and (dropped or len(raw.bad_lines)):
+        for reason, at in dropped.items():
+            notes.append(f"{counted(len(at), 'row')} dropped as {reason} {'is' if len(at) == 1 else 'are'} "
+                         f"at: {_located(raw.lines, where, at)}" + (", ..." if len(at) > SHOW else ""))
+        if len(raw.bad_lines):
+            shown = ", ".join(f"{where[1][int(f)]} line {int(ln)}"
+                              for f, ln in zip(raw.bad_files[:SHOW], raw.bad_lines[:SHOW]))
+            notes.append(f"{counted(len(raw.bad_lines), 'line')} dropped as bad_fields "
+                         f"{'is' if len(raw.bad_lines) == 1 else 'are'} at: {shown}"
+                         + (", ..." if len(raw.bad_lines) > SHOW else ""))
     if duplicates_note and len(keep) > 1:
-        frame = pd.DataFrame({"u": pd.factorize(cols.uid_series().take(keep))[0], "t": cols.time[keep],
-                              "y": cols.lat[keep], "x": cols.lon[keep]})
+        users = pd.Series(pd.arrays.ArrowStringArray(uid.cast(pa.large_string())), copy=False)
+        frame = pd.DataFrame({"u": pd.factorize(users.take(keep))[0], "t": time[keep], "y": lat[keep],
+                              "x": lon[keep]})
         exact = keep[frame.duplicated().to_numpy()]
         same_time = keep[frame.duplicated(["u", "t"]).to_numpy()]
         repeated = np.setdiff1d(same_time, exact)
         if len(exact):
-            cols.notes.append(f"{counted(len(exact), 'exact duplicate row')} (the same user, time and position "
-                              "as an earlier row; kept unless duplicates='drop_exact' or 'drop_user_time'): "
-                              f"{locate(cols, exact)}"
-                              + (", ..." if len(exact) > SHOW else ""))
+            notes.append(f"{counted(len(exact), 'exact duplicate row')} (the same user, time and position "
+                         "as an earlier row; kept unless duplicates='drop_exact' or 'drop_user_time'): "
+                         f"{_located(raw.lines, where, exact)}" + (", ..." if len(exact) > SHOW else ""))
         if len(repeated):
-            cols.notes.append(f"{counted(len(repeated), 'row')} with the user and time of an earlier row at "
-                              f"another position (kept unless duplicates='drop_user_time'): {locate(cols, repeated)}" + (", ..." if len(repeated) > SHOW else ""))
-    return cols
+            notes.append(f"{counted(len(repeated), 'row')} with the user and time of an earlier row at "
+                         f"another position (kept unless duplicates='drop_user_time'): "
+                         f"{_located(raw.lines, where, repeated)}" + (", ..." if len(repeated) > SHOW else ""))
+    return raw
 
 
 #: peak memory of a whole read by ``tracs perturb`` per point (measured: 1.3 GB for 6 million
@@ -397,37 +384,6 @@ def check_fits_in_memory(text_bytes: int, text_bytes_per_point: float, source: s
         raise NotEnoughMemoryError(
             f"{source}: about {points / 1e6:,.0f} million points ({text_bytes / 1e9:,.1f} GB of text) need about "
             f"{need / 1e9:,.1f} GB of memory to be read whole, and {free / 1e9:,.1f} GB is available: {advice}")
-
-
-#: the column of :func:`to_raw`'s table that plays each role of the reading path
-ROLES = {"user": "uid", "time": "datetime", "lat": "lat", "lon": "lng"}
-
-
-def to_raw(cols: TrackColumns):
-    """The points as a :class:`~tracs.io.containers.RawColumns` for the common reading path: an
-    Arrow table with ``uid``, ``datetime`` (timestamps, UTC or without a zone), ``lat``, ``lng``,
-    the trajectory id column, ``source_file`` (several files) and the kept extra columns; its
-    ``roles`` name the columns of :data:`ROLES` and the trajectory's."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    stamps = pa.array(cols.time, type=pa.int64()).cast(pa.timestamp("ns", tz=cols.time_zone))
-    valid = pa.array(cols.time != NAT)
-    columns = {"uid": cols.uid, "datetime": pc.if_else(valid, stamps, pa.scalar(None, stamps.type)),
-               "lat": pa.array(cols.lat), "lng": pa.array(cols.lon)}
-    roles = dict(ROLES)
-    if cols.trajectory is not None:
-        columns[cols.trajectory_name] = cols.trajectory
-        roles["traj"] = cols.trajectory_name
-    if cols.file is not None:
-        columns["source_file"] = pa.DictionaryArray.from_arrays(pa.array(cols.file, pa.int32()),
-                                                                pa.array(cols.files, pa.string()))
-    for name, values in cols.extra.items():
-        columns[name] = pa.array(values)
-    raw = RawColumns(pa.table(columns), cols.lines, "line", cols.fmt, bad_lines=cols.bad_lines,
-                     blank_lines=cols.blank_lines, notes=list(cols.notes))
-    raw.roles = roles
-    return raw
 
 
 def _row_checks():

@@ -109,7 +109,7 @@ def write_csv_batches(tables, path, delimiter: str = ",", *, progress=None, sche
     Values are quoted only where needed: a value that holds the delimiter, a quote or a
     line break is quoted (:func:`_quoted_text`), no other; in tab-separated text, where a
     quote inside a value is a character, a value holding a tab or a line break or
-    beginning with a quote.  tracs reads both back exactly (:mod:`tracs.io.containers`);
+    beginning with a quote.  tracs reads both back exactly (:mod:`tracs.io.table_readers`);
     the header likewise.
     """
     import pyarrow as pa

@@ -8,7 +8,7 @@ A file::
 
 Every requirement tracs places on a format of another package, as this one meets it:
 
-1. **A reader** ``read(path, request) -> RawColumns`` (:mod:`tracs.io.containers`).
+1. **A reader** ``read(path, request) -> RawColumns`` (:mod:`tracs.io.raw`).
    ``request.plan(names)`` takes the file's column names and returns ``(columns to
    read, {column: converter of an Arrow array})``; the reader reads those columns as
    text (so ids stay as written: ``007`` is not ``7``), applies the converters and
@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from tracs.io import Format
-from tracs.io.containers import RawColumns
+from tracs.io.raw import RawColumns
 
 __all__ = ["FORMAT", "embedded", "read_toy_text", "starts_with_parameters", "write_toy_text"]
 

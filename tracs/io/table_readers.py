@@ -1,6 +1,6 @@
-"""Container readers: delimited text, Parquet / GeoParquet, vector files, in Arrow batches.
+"""The format table's readers of tables: delimited text, Parquet / GeoParquet, vector files, in Arrow batches.
 
-Each returns a :class:`RawColumns`: the columns read (an Arrow table, or a pandas
+Each returns a :class:`~tracs.io.raw.RawColumns`: the columns read (an Arrow table, or a pandas
 frame for vector files), the line or row of each record, the lines skipped by the
 parser and the blank ones, and the WGS84 longitude/latitude of point geometry.
 Conversions given per column (times, coordinates) run batch by batch, so a file's
@@ -10,36 +10,17 @@ text is never held whole.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .._progress import progress_bar
 from ..errors import InputError
-from .arrow_text import RawColumns, ShortLineError, TextParseError, read_text
+from .arrow_text import ShortLineError, TextParseError, read_text
 from .formats import binary_at, container_of, unsupported
-from .lines import explode, geometry_kind, line_table
+from .lines import geometry_kind, line_table
 from .profiles import HEADERLESS, headerless_profile
-
-
-@dataclass
-class ReadRequest:
-    """What a reader of :data:`tracs.io.formats.FORMATS` is asked for.
-
-    ``plan(names, *, roles=None, profile_hint=None, need_coords=True)`` takes the
-    file's column names (and the roles / profile its layout implies) and returns
-    ``(columns to read, {column: converter of an Arrow array})``; readers that read
-    batch by batch call it once they know the names, others may ignore it.
-    """
-
-    plan: object
-    input_format: str = "auto"
-    sep: str | None = None
-    encoding: str | None = None
-    short_lines: str = "skip"  # a text line with too few fields: "skip" (bad_fields) or "pad" with missing values
-
-
+from .raw import RawColumns, ReadRequest
 
 
 def _float_column(column):
@@ -177,11 +158,12 @@ def _batches(handle, path: Path, columns):
         first += rows
 
 
-def _read_vector(path: Path, kind: str) -> RawColumns:
+def _read_vector(path: Path, kind: str, source=None) -> RawColumns:
+    """A vector file through geopandas (``source``: how GDAL is to open it, default ``path``)."""
     import geopandas as gpd
 
     try:
-        frame = gpd.read_file(path)
+        frame = gpd.read_file(path if source is None else source)
     except Exception as exc:
         raise unsupported(path, f"not a readable {kind} file: {str(exc).splitlines()[0][:120]}") from exc
     return _read_features(path, frame, kind)
@@ -205,9 +187,8 @@ def _read_features(path: Path, frame, kind: str) -> RawColumns:
         lonlat = _lonlat_from_geoms(geoms, crs, notes, path.name)
         return RawColumns(frame, np.arange(len(frame), dtype=np.int64), "row", kind, notes=notes,
                           lonlat=lonlat, geometry="geometry")
-    lines = explode(geoms)
-    lonlat = _to_wgs84(lines.xy, crs, notes)
-    table, untimed, roles = line_table(frame, lines, path.name, stem=path.stem, notes=notes)
+    table, untimed, roles, lonlat = line_table(frame, geoms, path.name, stem=path.stem, notes=notes,
+                                               to_lonlat=lambda xy: _to_wgs84(xy, crs, notes))
     notes.append("rows are the lines' vertices, numbered in file order from 0")
     return RawColumns(table, np.arange(len(table), dtype=np.int64), "row", kind, notes=notes, lonlat=lonlat,
                       geometry="geometry", untimed=untimed, roles=roles)
@@ -294,6 +275,14 @@ def _has_lines(handle) -> bool:
     return False
 
 
+#: GDAL's prefix naming the driver of a container, for a file whose extension says another
+_DRIVERS = {"gpkg": ("GPKG", ".gpkg")}
+
+
 def read_vector(path: Path, request: ReadRequest) -> RawColumns:
-    """GeoJSON, GeoPackage, Shapefile, FlatGeobuf (through geopandas)."""
-    return _read_vector(path, "geojson" if container_of(path) == "geojson" else "vector")
+    """GeoJSON, GeoPackage, Shapefile, FlatGeobuf (through geopandas); a GeoPackage under another
+    extension (told by its content, :func:`~tracs.io.formats.container_of`) is opened as one."""
+    key = container_of(path)
+    prefix, suffix = _DRIVERS.get(key, (None, None))
+    source = f"{prefix}:{path}" if prefix and path.suffix.lower() != suffix else None
+    return _read_vector(path, "geojson" if key == "geojson" else "vector", source)
