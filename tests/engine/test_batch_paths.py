@@ -110,3 +110,13 @@ def test_run_grid_releases_as_recorded(keys, tag):
                               pois=POIS, keys=keys)
     result = evaluation.run_grid(data, GRID, [1.0, 4.0], repetitions=2, seed=3, progress=False)
     assert _digest(result["ae"].to_numpy()) == RECORDED[f"grid {tag}"]
+
+
+def test_a_dataset_gives_each_repetition_as_a_batch():
+    data = evaluation.Dataset(name="t", region=REGION, offsets=np.array([0, 10, 25, 40, 60]), coords=XY,
+                              keys=np.array(["007", "b", "7", "a"], dtype=object))
+    batch = data.batch()
+    np.testing.assert_array_equal(batch.coords, XY)
+    np.testing.assert_array_equal(batch.offsets, data.offsets)
+    assert batch.stream_keys() == ["007", "b", "7", "a"] and batch.keys[10] == "b"
+    assert evaluation.Dataset(name="t", region=REGION, offsets=np.array([0, 60]), coords=XY).batch().keys is None

@@ -88,3 +88,8 @@ def test_as_batch_takes_a_batch_as_it_is():
     batch = _batch(["a"])
     coords, offsets, as_list = as_batch(batch)
     assert coords is batch.coords and offsets is batch.offsets and as_list is False
+
+
+def test_stream_keys_keep_text_numbers_and_bytes_as_they_are():
+    assert Batch(np.zeros((3, 2)), [0, 1, 2, 3], keys=["007", 7, b"7"]).stream_keys() == ["007", "7", b"7"]
+    assert Batch(np.zeros((2, 2)), [0, 1, 2], keys=np.array([7, 8])).stream_keys().dtype.kind == "i"
