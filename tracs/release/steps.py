@@ -2,10 +2,11 @@
 
 A releaser that draws from keyed streams (as its registry entry says:
 :func:`tracs.methods.keyed`) gets each user's stream from the user's id (the batch's
-keys, :func:`user_keys`), so a user's draws do not depend on the chunk: the batch goes
-in chunks of whole users (:func:`chunks`, bounded temporary memory, a progress step per
-chunk).  Any other releaser gets the
-whole batch at once, drawing from one generator.
+keys, :meth:`tracs.Batch.stream_keys`; :func:`user_keys` is that rule), so a user's draws
+do not depend on the chunk: the batch goes in chunks of whole users (:func:`chunks`,
+bounded temporary memory, a progress step per chunk), each chunk's arrays and keys through
+:func:`tracs.engine.perturb_many` — what ``perturb_many(releaser, batch)`` releases in one
+call.  Any other releaser gets the whole batch at once, drawing from one generator.
 """
 
 from __future__ import annotations
