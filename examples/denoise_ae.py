@@ -57,7 +57,7 @@ def main(argv=None) -> None:
         coords = ds.draw(_stream(0, "data", rep))
         pert = METHODS[args.method].build(ctx, args.epsilon)
         rng = np.random.default_rng(cell_seed(0, args.method, args.epsilon, rep))
-        out = _run_method(pert, coords, off, ctx, False, rng, ds.keys)
+        out = _run_method(METHODS[args.method], pert, ds.batch(coords), ctx, False, rng)
         est = density(out, pert, offsets=off, grid=args.grid)
         start = time.process_time()
         den = denoise(out, pert, est, offsets=off)

@@ -198,9 +198,14 @@ def as_batch(coords, offsets=None, *, finite: bool = True):
 
     ``coords`` is a flat ``(N, 2)`` array with ``offsets`` (non-decreasing
     integers from 0 to N; empty trajectories allowed), or, with ``offsets=None``,
-    a list of ``(n_i, 2)`` arrays.  ``finite=False`` leaves the check that every
-    coordinate is finite to the caller (who checks it chunk by chunk).
+    a list of ``(n_i, 2)`` arrays or a :class:`tracs.Batch` (checked when it was built:
+    its arrays as they are).  ``finite=False`` leaves the check that every coordinate is
+    finite to the caller (who checks it chunk by chunk).
     """
+    if _is_batch(coords):
+        if offsets is not None:
+            raise InputTypeError("give offsets or a tracs.Batch (which has its own), not both")
+        return coords.coords, coords.offsets, False
     if offsets is None:
         if isinstance(coords, np.ndarray) or not isinstance(coords, (list, tuple)):
             raise InputTypeError("offsets is required unless coords is a list of (n, 2) arrays")
@@ -212,6 +217,12 @@ def as_batch(coords, offsets=None, *, finite: bool = True):
         return np.ascontiguousarray(np.concatenate(parts, axis=0)), offsets, True
     flat = as_points(coords, "coords", finite=finite)
     return flat, check_offsets(offsets, len(flat)), False
+
+
+def _is_batch(value) -> bool:
+    """Whether ``value`` is a :class:`tracs.Batch` (by its class's mark: the batch's module
+    imports this one, so it is not imported here)."""
+    return getattr(type(value), "is_trajectory_batch", False) is True
 
 
 def check_offsets(offsets, n: int, *, empty: bool = True) -> np.ndarray:

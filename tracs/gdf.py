@@ -4,7 +4,9 @@
 the public region off a map in the frame's own CRS (degrees for EPSG:4326); the
 function projects the region and the points to a metric CRS chosen from the
 *region* (public — never from the data), perturbs there with per-user keyed
-randomness, and projects the releases back.  Rows keep their index, columns and
+randomness (a :class:`tracs.Batch` keyed by the users' ids through
+:func:`tracs.engine.perturb_many`, the path of :func:`tracs.release.release_points`),
+and projects the releases back.  Rows keep their index, columns and
 order; only the geometry is replaced.
 """
 
@@ -14,7 +16,8 @@ import numpy as np
 
 from .errors import InputError, InputTypeError
 from .region import ConvexRegion, Rectangle
-from .methods import MethodContext, method_of
+from .methods import MethodContext, keyed, method_of
+from .trajectory_batch import Batch
 
 __all__ = ["perturb_gdf", "metric_perturber", "rebuilt"]
 
@@ -201,8 +204,8 @@ def perturb_gdf(gdf, perturber, *, rng=None, user=None, time=None):
                          "given in the frame's CRS")
     ordered_users = users[order]
     starts = np.flatnonzero(np.r_[True, ordered_users[1:] != ordered_users[:-1]])
-    offsets = np.r_[starts, len(order)].astype(np.int64)
-    released = perturb_many(metric_p, coords, offsets, rng=rng, keys=list(ordered_users[starts]))
+    batch = Batch(coords, np.r_[starts, len(order)], keys=ordered_users)  # one trajectory per user
+    released = perturb_many(metric_p, batch, rng=rng, keyed=keyed(metric_p)).coords
     rx, ry = backward.transform(released[:, 0], released[:, 1])
     out_x, out_y = np.empty(len(gdf)), np.empty(len(gdf))
     out_x[order], out_y[order] = rx, ry

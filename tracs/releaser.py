@@ -29,6 +29,7 @@ from ._validation import as_batch, as_trajectory, check_epsilon
 from .engine.batch import perturb_many as perturb_on_threads
 from .engine.batch import takes_keys
 from .random import KeyedStreams, resolve_streams
+from .trajectory_batch import Batch
 
 __all__ = ["Releaser", "PrivacyLedger", "takes_keys", "batch_streams", "key_list"]
 
@@ -197,11 +198,13 @@ class Releaser(ABC):
 
         Parameters
         ----------
-        coords : array_like, shape (N, 2), or a list of (n_i, 2) arrays
-            All points, trajectory after trajectory, in metres.
+        coords : array_like, shape (N, 2), a list of (n_i, 2) arrays, or a tracs.Batch
+            All points, trajectory after trajectory, in metres.  A :class:`tracs.Batch`
+            goes through :func:`tracs.engine.perturb_many`: its offsets, and its users' ids
+            as ``keys`` (:meth:`tracs.Batch.stream_keys`).
         offsets : array_like of int, shape (T+1,)
             Trajectory ``t`` is ``coords[offsets[t]:offsets[t+1]]`` (the shapely /
-            Arrow convention).  Omit it when ``coords`` is a list.
+            Arrow convention).  Omit it when ``coords`` is a list or a Batch.
         rng : None, int, SeedSequence, numpy.random.Generator, "secure", tracs.random.Secure
             The seed (see :mod:`tracs.random`), or resolved ``KeyedStreams``.
         keys : sequence, optional
@@ -217,10 +220,11 @@ class Releaser(ABC):
 
         Returns
         -------
-        numpy.ndarray, shape (N, 2), or a list of arrays when ``coords`` was a list
-            Outputs in the same order as the input.
+        numpy.ndarray, shape (N, 2), a list of arrays when ``coords`` was a list, or a Batch
+            Outputs in the same order as the input; for a Batch, the batch at the released
+            coordinates (same offsets, keys, columns, CRS and ``attrs``).
         """
-        if workers != 1:
+        if workers != 1 or isinstance(coords, Batch):
             return perturb_on_threads(self, coords, offsets, rng=rng, keys=keys, return_indices=return_indices,
                                       workers=workers, **kwargs)
         flat, off, as_list = as_batch(coords, offsets)

@@ -29,7 +29,7 @@ import numpy as np
 from ._validation import as_points, check_offsets
 from .errors import InputError, InputTypeError
 
-__all__ = ["Batch", "point_coords", "batch_arrays"]
+__all__ = ["Batch", "point_coords", "batch_arrays", "stream_keys"]
 
 
 def _per_row(values, n: int, name: str):
@@ -99,6 +99,9 @@ class Batch:
     """
 
     __slots__ = ("_coords", "_offsets", "_keys", "_columns", "_crs", "attrs")
+
+    #: the mark :func:`tracs._validation.as_batch` knows a batch by (it cannot import this class)
+    is_trajectory_batch = True
 
     def __init__(self, coords, offsets=None, *, keys=None, columns=None, crs=None, attrs=None):
         xy = as_points(coords, "coords")
@@ -183,6 +186,11 @@ class Batch:
             return np.ones(len(self), dtype=bool)
         first = self.trajectory_keys()
         return np.r_[True, first[1:] != first[:-1]][:len(first)]
+
+    def stream_keys(self):
+        """The stream key of each trajectory, ``(T,)``: its user's id by :func:`stream_keys` (keys are
+        required); a keyed release of the batch draws trajectory ``t`` from ``(seed, key t)``."""
+        return stream_keys(self.trajectory_keys())
 
     def point_index(self) -> np.ndarray:
         """The 0-based position of each row in its trajectory, ``(N,)`` int64."""
@@ -284,6 +292,17 @@ def batch_arrays(points, offsets):
     if offsets is not None:
         raise InputTypeError("give offsets or a tracs.Batch (which has its own), not both")
     return points.coords, points.offsets
+
+
+def stream_keys(users):
+    """The stream keys of user ids, from their exact value: numbers as they are (an integer, an
+    integral float and its decimal text name one stream in :func:`tracs.random.stream_ids`, so
+    no string is built per trajectory), text and bytes as they are (``"007"`` and ``"7"`` are
+    two streams), any other id by its text."""
+    users = np.asarray(users)
+    if users.dtype.kind in "iuf":
+        return users
+    return [k if isinstance(k, (str, bytes)) else str(k) for k in users]
 
 
 def _run_offsets(values: np.ndarray) -> np.ndarray:

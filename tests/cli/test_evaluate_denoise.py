@@ -48,8 +48,8 @@ def test_denoised_baselines_match_the_posterior_of_their_release():
     coords, off = data.draw(_stream(0, "data", 0)), np.asarray(data.offsets)
     for row in runs.itertuples():
         pert = evaluation.METHODS[row.method].build(ctx, 2.0)
-        raw = _run_method(pert, coords, off, ctx, False, np.random.default_rng(cell_seed(0, row.method, 2.0, 0)),
-                          data.keys)
+        raw = _run_method(evaluation.METHODS[row.method], pert, data.batch(coords), ctx, False,
+                          np.random.default_rng(cell_seed(0, row.method, 2.0, 0)))
         prior = frequencies(raw, pert, offsets=off, iterations=BASELINE_PASSES).probabilities
         mode, mean = baseline_posterior(raw, pert, offsets=off, prior=prior, rule=("mode", "mean"))
         points = ctx.poi_space.points

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 from tracs.collect import Parameters
+from tracs.collect.published import ParameterError, supported_methods
+from tracs.methods import GRID, PERTURBER, POLAR, Method, get, registered
 from tracs.collect.protocol import stream_of
 from tracs.perturbers._base import KeyedSource, batch_streams
 from tracs.public import LonLatBox
@@ -20,7 +22,24 @@ from tracs.random import resolve_key
 BOX = LonLatBox(139.5, 35.5, 140.0, 35.9)
 
 
-@pytest.mark.parametrize("method", ["tracs-d", "tracs-c", "tracs-d-paper", "strawman"])
+def test_the_registry_says_which_methods_a_device_releases():
+    assert supported_methods() == ("tracs-d", "tracs-c", "strawman", "tracs-d-paper")
+    assert not get("planar-laplace").pointwise  # its per-point streams take no single stream position
+    with pytest.raises(ParameterError, match="method 'planar-laplace' cannot be collected point by point"):
+        Parameters.build("planar-laplace", 1.5, BOX)
+
+
+@pytest.mark.parametrize("lattice, pointwise, supported", [(GRID, True, True), (POLAR, True, True),
+                                                           (GRID, False, False), (None, True, False)])
+def test_a_registered_pointwise_method_on_a_checked_lattice_is_collected(lattice, pointwise, supported):
+    entry = get("tracs-c")
+    extra = Method("tracs-c-copy", "copy", PERTURBER, entry.factory, model=entry.model, lattice=lattice,
+                   pointwise=pointwise)
+    with registered(extra):
+        assert ("tracs-c-copy" in supported_methods()) is supported
+
+
+@pytest.mark.parametrize("method", supported_methods())
 def test_each_point_released_alone_equals_the_batch_release(method):
     model = Parameters.build(method, 1.5, BOX).perturber()
     (x0, y0, x1, y1) = model.region.bounds

@@ -36,7 +36,7 @@ class _Fixed:
 def tiny():
     from tracs.methods import BASELINE, Method, registered
 
-    with registered(Method("fixed", "Fixed", BASELINE, lambda ctx, budget: _Fixed())):
+    with registered(Method("fixed", "Fixed", BASELINE, lambda ctx, budget: _Fixed(), keyed=False)):
         yield ev.Dataset(name="tiny", region=Rectangle(0, 0, 500, 500), offsets=np.array([0, 4, 7]),
                          coords=TRUE, units="m", pois=np.unique(TRUE, axis=0), normalise=True,
                          degree_scale=(100.0, 200.0))

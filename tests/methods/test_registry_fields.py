@@ -27,7 +27,9 @@ def built(entry: Method):
 
 
 def disagreements(entry: Method) -> list:
-    """How ``entry``'s ``keyed`` and ``lattice`` fields disagree with the object it builds."""
+    """How ``entry``'s ``keyed``, ``lattice`` and ``pointwise`` fields disagree with the object it builds
+    (a pointwise entry's object releases one point at a time: ``release_at``, checked against the batch
+    release by ``tests/collect/test_release_contract.py``)."""
     obj = built(entry)
     found = []
     if entry.keyed != takes_keys(obj):
@@ -39,6 +41,8 @@ def disagreements(entry: Method) -> list:
              LINE if all(hasattr(lattice, a) for a in ("origin", "spacing", "count")) else None)
     if entry.lattice != shape:
         found.append(f"lattice={entry.lattice!r} but the built object's lattice is {shape!r}")
+    if entry.pointwise and not callable(getattr(obj, "release_at", None)):
+        found.append("pointwise=True but the built object has no release_at")
     return found
 
 
@@ -73,16 +77,24 @@ def test_an_entry_whose_fields_disagree_is_caught():
     assert found[1] == "lattice='grid' but the built object's lattice is 'direction-distance'"
 
 
+def test_a_pointwise_entry_must_build_a_one_point_release():
+    wrong = Method("wrong-pointwise", "wrong", PERTURBER, get("em").factory, lattice=POIS, pointwise=True)
+    with registered(wrong):
+        assert disagreements(wrong) == ["pointwise=True but the built object has no release_at"]
+
+
 def test_defaults_by_kind():
     mechanism = Method("a-mechanism", "m", MECHANISM, lambda epsilon: None)
     perturber = Method("a-perturber", "p", PERTURBER, lambda ctx, budget: None)
     assert (mechanism.keyed, mechanism.lattice) == (False, LINE)
     assert (perturber.keyed, perturber.lattice) == (True, None)  # a perturber declares its lattice itself
+    assert not mechanism.pointwise and not perturber.pointwise  # released point by point only when declared
 
 
 @pytest.mark.parametrize("fields, error, message", [
     ({"keyed": "yes"}, InputTypeError, "keyed of 'bad' must be True or False, got 'yes'"),
     ({"keyed": 1}, InputTypeError, "keyed of 'bad' must be True or False, got 1"),
+    ({"pointwise": 1}, InputTypeError, "pointwise of 'bad' must be True or False, got 1"),
     ({"lattice": "hexagonal"}, InputError,
      "lattice must be one of line, grid, direction-distance, pois or None, got 'hexagonal'"),
 ])

@@ -82,9 +82,9 @@ def run(args) -> int:
     # one released data set to look at: TraCS-D at the middle ε
     eps = epsilons[len(epsilons) // 2]
     ctx = evaluation.MethodContext(region=dataset.region, pois=dataset.pois)
-    perturber = evaluation.METHODS["tracs-d"].build(ctx, eps)
+    method = evaluation.METHODS["tracs-d"]
     # each user's keyed stream of --seed, as 'tracs perturb --seed' draws it (tracs.random)
-    raw = perturb_many(perturber, dataset.coords, dataset.offsets, rng=args.seed, keys=dataset.keys)
+    raw = perturb_many(method.build(ctx, eps), dataset.batch(), rng=args.seed, keyed=method.keyed).coords
     released = ctx.poi_space.round(raw)[0]
     trajs = dataset.trajectories
     eps_point = np.full(len(released), eps)

@@ -124,7 +124,6 @@ def _read_release(path: Path):
 def _perturb(trajs, method: str, epsilon: float, seed):
     from ..engine import perturb_many
     from ..methods import MethodContext
-    from ..release import user_keys
     from ._common import release_methods
 
     METHODS = release_methods()
@@ -139,11 +138,9 @@ def _perturb(trajs, method: str, epsilon: float, seed):
           "(not private); publish data with 'tracs perturb --region ...' and map that file",
           file=sys.stderr)
     ctx = MethodContext(region=trajs.region(), pois=np.asarray(trajs.pois().coords, dtype=float))
-    offsets = np.asarray(trajs.offsets, dtype=np.int64)
-    keys = user_keys(trajs.frame["uid"].to_numpy()[offsets[:-1]])  # one stream per user, as tracs perturb keys it
-    released = perturb_many(spec.build(ctx, epsilon), np.asarray(trajs.coords, dtype=float), offsets,
-                            rng=seed, keys=keys)  # the keyed streams of --seed, as 'tracs perturb --seed'
-    return np.asarray(released, dtype=float), spec.label
+    # the users' keyed streams of --seed, as 'tracs perturb --seed' draws them (tracs.Batch.stream_keys)
+    released = perturb_many(spec.build(ctx, epsilon), trajs.to_batch(key="uid"), rng=seed, keyed=spec.keyed)
+    return released.coords, spec.label
 
 
 def _trajectories(source: Path, args, *, quiet: bool):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import TracsError
 from ..estimate.sidecar import perturber_from_sidecar, write_sidecar
-from ..methods import PERTURBER, MethodContext, get, view
+from ..methods import GRID, PERTURBER, POLAR, MethodContext, get, view
 from ..public import LonLatBox
 from ..region import Rectangle
 
@@ -29,6 +29,8 @@ __all__ = ["PROTOCOL_VERSION", "Parameters", "ParameterError", "CAPS"]
 
 #: the version of the report protocol this code speaks
 PROTOCOL_VERSION = 1
+#: the lattices of the releases a device makes and the collector checks (``tracs.collect.checks``)
+COLLECTED_LATTICES = (GRID, POLAR)
 #: the budget caps, in the order they are checked
 CAPS = ("trajectory", "day", "lifetime")
 
@@ -76,7 +78,7 @@ class Parameters:
         """The parameters of a collection of ``method`` at ``epsilon`` per point over ``box``
         (a :class:`tracs.public.LonLatBox`), TraCS-D's ``anchor`` as in ``tracs perturb``."""
         entry = get(method)
-        if entry.kind != PERTURBER or entry.discrete:
+        if method not in supported_methods():
             raise ParameterError(f"method {method!r} cannot be collected point by point: choose one of "
                                  f"{', '.join(supported_methods())}")
         crs = box.metric_crs()
@@ -205,13 +207,10 @@ class Parameters:
 
 
 def supported_methods() -> tuple[str, ...]:
-    """The registered perturbers whose releases are lattice indices drawn point by point from the
-    keyed streams (the ones a device can release one fix at a time)."""
-    names = []
-    for name, entry in view(PERTURBER).items():
-        if entry.discrete or not entry.ldp:
-            continue
-        module, _, cls = entry.model.rpartition(".")
-        if cls in ("TraCSD", "TraCSC", "Strawman"):
-            names.append(name)
-    return tuple(names)
+    """The registered perturbers a device can release one fix at a time and the collector can check,
+    as their registry entries say: ε-LDP, released point by point at a stream position
+    (:attr:`tracs.methods.Method.pointwise`) from the keyed streams, on a lattice of coordinates
+    or of ``(direction, distance)`` pairs (:attr:`~tracs.methods.Method.lattice` in
+    :data:`COLLECTED_LATTICES`, the lattices :func:`tracs.collect.checks.check_reports` checks)."""
+    return tuple(name for name, entry in view(PERTURBER).items()
+                 if entry.ldp and entry.pointwise and entry.keyed and entry.lattice in COLLECTED_LATTICES)

@@ -2,7 +2,7 @@
 
 :func:`perturb_frame` perturbs a pandas ``DataFrame`` (or GeoDataFrame) of points:
 rows are grouped per user (and per trajectory id, if given), ordered in time and
-perturbed with ``perturber.perturb_many(..., rng=seed, keys=users)``.
+perturbed as a :class:`tracs.Batch` keyed by the users' ids (:func:`tracs.engine.perturb_many`).
 :func:`perturb` does the same on a ``dask.dataframe`` / ``dask_geopandas`` frame of
 any partitioning, on whatever Dask scheduler is active (threads, processes, a
 ``distributed`` cluster on one machine or many).

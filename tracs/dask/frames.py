@@ -1,8 +1,9 @@
 """Per-user perturbation of a pandas (Geo)DataFrame in process: the definition every partition follows.
 
 :func:`perturb_frame` groups the rows per user (and per trajectory id, if given),
-orders them in time and perturbs them with ``perturb_many(..., rng=seed,
-keys=users)``; :func:`check_user_ids` refuses a user column whose ids are of more
+orders them in time and perturbs them as a :class:`tracs.Batch` keyed by the users' ids
+(``tracs.engine.perturb_many(perturber, batch, rng=seed)``, the path of
+:func:`tracs.release.release_points`); :func:`check_user_ids` refuses a user column whose ids are of more
 than one type (``7`` and ``"7"`` name one keyed stream in :mod:`tracs.random`, so
 they would draw the same noise).
 """
@@ -14,6 +15,8 @@ import pandas as pd
 
 from .. import engine
 from ..errors import InputError
+from ..methods import keyed
+from ..trajectory_batch import Batch
 
 __all__ = ["perturb_frame", "check_user_ids", "id_kind"]
 
@@ -100,9 +103,8 @@ def _released(frame, perturber, seed, user, trajectory, time, x, y, position, **
         ids = frame[trajectory].to_numpy()[order]
         new = new | (ids[1:] != ids[:-1])
     starts = np.flatnonzero(np.r_[True, np.asarray(new, dtype=bool)])
-    offsets = np.r_[starts, len(order)].astype(np.int64)
-    keys = users[starts].tolist()
-    out = engine.perturb_many(perturber, coords, offsets, rng=seed, keys=keys, **kwargs)
+    batch = Batch(coords, np.r_[starts, len(order)], keys=users)
+    out = engine.perturb_many(perturber, batch, rng=seed, keyed=keyed(perturber), **kwargs).coords
     released = np.empty_like(out)
     released[order] = out
     return released

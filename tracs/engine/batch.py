@@ -26,6 +26,7 @@ from .. import metrics
 from .._validation import as_batch
 from ..errors import InputError, InputTypeError
 from ..random import KeyedStreams, resolve_key
+from ..trajectory_batch import Batch
 from ._account import serial_step
 from .stream_keys import fast_stream_ids
 from ._pool import map_ordered, point_chunks, resolve_workers, trajectory_chunks
@@ -57,7 +58,12 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     perturber : a tracs perturber or baseline
         Anything with ``perturb_many(coords, offsets, *, rng, keys, return_indices)``
         drawing from per-trajectory keyed streams.
-    coords, offsets, rng, keys, return_indices, **kwargs
+    coords : array_like, shape (N, 2), a list of (n_i, 2) arrays, or a tracs.Batch
+        The points; a :class:`tracs.Batch` brings its own offsets and, for a keyed
+        ``perturber``, its trajectories' stream keys (:meth:`tracs.Batch.stream_keys`, the
+        keys :func:`tracs.release.release_points` gives the same seed; positions when the
+        batch has no keys), and comes back as a Batch (below).
+    offsets, rng, keys, return_indices, **kwargs
         As for the perturber's ``perturb_many``.
     workers : int, default 1
         Threads; ``-1`` or ``None`` for every core.
@@ -68,7 +74,8 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
 
     Returns
     -------
-    As ``perturber.perturb_many``.
+    As ``perturber.perturb_many``; for a Batch, the batch at the released coordinates (same
+    offsets, keys, columns, CRS and ``attrs``: :meth:`tracs.Batch.with_coords`).
 
     Notes
     -----
@@ -82,8 +89,12 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
     are resolved once, before the batch is cut, with the compiled key hash of
     :mod:`tracs.engine.stream_keys` (the same values as :func:`tracs.random.stream_ids`).
     """
+    keyed = takes_keys(perturber) if keyed is None else keyed
+    if isinstance(coords, Batch):
+        return _perturb_batch(perturber, coords, offsets, rng=rng, keys=keys, workers=workers,
+                              return_indices=return_indices, keyed=keyed, **kwargs)
     n_workers = resolve_workers(workers)
-    if not (takes_keys(perturber) if keyed is None else keyed):  # no per-trajectory streams: only one worker gives the same output
+    if not keyed:  # no per-trajectory streams: only one worker gives the same output
         if keys is not None:
             raise InputTypeError(f"{type(perturber).__name__}.perturb_many takes no keys")
         if return_indices:  # asked only when wanted: a plain perturb_many(coords, offsets, *, rng) is enough
@@ -147,6 +158,22 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
             if indices is not None:
                 indices = np.split(indices, off[1:-1])
     return (out, indices) if return_indices else out
+
+
+def _perturb_batch(perturber, batch: Batch, offsets, *, keys, keyed: bool, return_indices: bool, **kwargs):
+    """:func:`perturb_many` of a :class:`Batch`: its arrays and stream keys released, the batch
+    at the released coordinates returned (with the indices when asked)."""
+    if offsets is not None:
+        raise InputTypeError("give offsets or a tracs.Batch (which has its own), not both")
+    if keyed and batch.keys is not None:
+        if keys is not None:
+            raise InputTypeError("give keys or a tracs.Batch with keys (the users' ids), not both")
+        keys = batch.stream_keys()
+    out = perturb_many(perturber, batch.coords, batch.offsets, keys=keys, keyed=keyed,
+                       return_indices=return_indices, **kwargs)
+    if return_indices:
+        return batch.with_coords(out[0]), out[1]
+    return batch.with_coords(out)
 
 
 #: a chunk holding a point that is not finite or lies outside the region

@@ -97,6 +97,15 @@ class Dataset:
     def n_trajectories(self) -> int:
         return len(self.offsets) - 1
 
+    def batch(self, coords=None) -> Batch:
+        """The trajectories at ``coords`` (default: the fixed data; or one repetition's
+        :meth:`draw`) as a :class:`tracs.Batch`: :attr:`offsets`, and each row keyed by its
+        trajectory's :attr:`keys` (no keys when there are none)."""
+        coords = self.coords if coords is None else coords
+        offsets = np.asarray(self.offsets, dtype=np.int64)
+        keys = None if self.keys is None else np.repeat(np.asarray(self.keys), np.diff(offsets))
+        return Batch(coords, offsets, keys=keys)
+
     def draw(self, rng) -> np.ndarray:
         """The coordinates of one repetition (fixed data, or fresh random trajectories)."""
         if self.sampler is None:

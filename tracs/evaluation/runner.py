@@ -15,6 +15,7 @@ from .._validation import check_epsilon
 from ..metrics import trajectory_errors
 from ..errors import InputError, InputTypeError
 from ..engine import perturb_many
+from ..trajectory_batch import Batch
 from .experiment_data import Dataset, _check_count
 from .choices import METHODS, MethodContext, parse_epsilons, parse_methods
 from .denoised import check_denoise, denoised_columns
@@ -54,9 +55,11 @@ def _errors(true, pert, offsets, normalize_by=None) -> np.ndarray:
     return np.asarray(trajectory_errors(true, pert, offsets, normalize_by=normalize_by), dtype=np.float64)
 
 
-def _run_method(perturber, coords, offsets, ctx, rounding, rng, keys=None):
-    """The releases of one cell through the engine (:func:`tracs.engine.perturb_many`), rounded when asked."""
-    out = perturb_many(perturber, coords, offsets, rng=rng, keys=keys)
+def _run_method(spec, perturber, batch, ctx, rounding, rng):
+    """The releases of one cell's :class:`tracs.Batch` through the engine (:func:`tracs.engine.perturb_many`,
+    keyed as the registry entry ``spec`` says: the path of :func:`tracs.release.release_points`), rounded
+    when asked."""
+    out = perturb_many(perturber, batch, rng=rng, keyed=spec.keyed).coords
     if rounding:
         out = ctx.poi_space.round(out)[0]
     return np.asarray(out, dtype=np.float64)
@@ -65,7 +68,7 @@ def _run_method(perturber, coords, offsets, ctx, rounding, rng, keys=None):
 def _warm_up(spec, ctx, coords, offsets, rounding) -> None:
     """Run a method once on one short trajectory so compile time is not timed."""
     length = int(min(offsets[1] - offsets[0], 3))
-    _run_method(spec.build(ctx, 1.0), coords[:length], np.array([0, length]), ctx, rounding, 0)
+    _run_method(spec, spec.build(ctx, 1.0), Batch(coords[:length]), ctx, rounding, 0)
 
 
 #: points of the timing sample behind a run-time estimate
@@ -85,7 +88,7 @@ def _estimate_seconds(names, eps_values, repetitions, ctx, coords, offsets, roun
         rounding = bool(round_to_pois) and not spec.discrete
         _warm_up(spec, ctx, coords, offsets, rounding)
         start = time.perf_counter()
-        _run_method(spec.build(ctx, middle), sample, sample_offsets, ctx, rounding, 0)
+        _run_method(spec, spec.build(ctx, middle), Batch(sample, sample_offsets), ctx, rounding, 0)
         per_point = (time.perf_counter() - start) / max(int(sample_offsets[-1]), 1)
         estimate[name] = per_point * int(offsets[-1]) * len(eps_values) * repetitions
     return estimate
@@ -193,6 +196,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
         warmed = set(names) if on_estimate is not None else set()  # the estimate warmed them up
         for rep in range(repetitions):
             coords = dataset.draw(_stream(seed, "data", rep))
+            batch = dataset.batch(coords)
             for name in names:
                 spec = METHODS[name]
                 rounding = bool(round_to_pois) and not spec.discrete
@@ -204,7 +208,7 @@ def run_grid(dataset: Dataset, methods, epsilons, *, repetitions: int = 1, seed:
                     rng = np.random.default_rng(cell_seed(seed, name, eps, rep))
                     start = time.perf_counter()
                     perturber = spec.build(ctx, eps)
-                    raw = _run_method(perturber, coords, offsets, ctx, False, rng, dataset.keys)
+                    raw = _run_method(spec, perturber, batch, ctx, False, rng)
                     out = np.asarray(ctx.poi_space.round(raw)[0], dtype=np.float64) if rounding else raw
                     seconds = time.perf_counter() - start
                     errors = (_errors(in_degrees(coords, dataset), in_degrees(out, dataset), offsets) if degrees
@@ -329,8 +333,8 @@ def time_methods(dataset: Dataset, methods, epsilon: float = 4.0, *, repeat: int
     if round_to_pois is None:
         round_to_pois = has_pois and dataset.round_by_default
     ctx = MethodContext(region=dataset.region, pois=dataset.pois, anchor=anchor)
-    coords = dataset.draw(_stream(_check_seed(seed), "data", 0))
-    offsets = np.asarray(dataset.offsets, dtype=np.int64)
+    batch = dataset.batch(dataset.draw(_stream(_check_seed(seed), "data", 0)))
+    coords, offsets = batch.coords, batch.offsets
     n = int(offsets[-1])
     if round_to_pois or any(METHODS[m].discrete for m in names):
         ctx.poi_space  # noqa: B018 - build the shared KD-tree outside the timings
@@ -345,7 +349,7 @@ def time_methods(dataset: Dataset, methods, epsilon: float = 4.0, *, repeat: int
             start = time.perf_counter()
             perturber = spec.build(ctx, epsilon)
             built = time.perf_counter()
-            out = perturb_many(perturber, coords, offsets, rng=rng, keys=dataset.keys)
+            out = perturb_many(perturber, batch, rng=rng, keyed=spec.keyed).coords
             perturbed = time.perf_counter()
             if rounding:
                 ctx.poi_space.round(out)

@@ -1,30 +1,22 @@
-"""Which users and rows a map draws: user selection and the point cap."""
+"""Which users and rows a map draws: user selection and the point cap, each user drawn as a
+:class:`tracs.Batch` of its rows."""
 
 from __future__ import annotations
 
 import numbers
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from .._validation import check_integer
 from ..errors import InputError
+from ..trajectory_batch import Batch
 
-__all__ = ["UserRows", "select_users"]
+__all__ = ["select_users", "ROW"]
 
-
-@dataclass(frozen=True)
-class UserRows:
-    """The rows of one user: indices into the input (row order) and trajectory offsets."""
-
-    uid: object
-    rows: np.ndarray
-    offsets: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.rows)
+#: the column of a drawn user's batch holding the positions of its rows in the input
+ROW = "row"
 
 
 def _wanted_codes(users, uniques: np.ndarray) -> np.ndarray:
@@ -66,15 +58,15 @@ def _hashable(value) -> bool:
     return True
 
 
-def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int = 50_000,
-                 max_users: int = 200, *, stacklevel: int = 3) -> list[UserRows]:
-    """Group rows per user (first-appearance order) and apply the point cap.
+def select_users(batch: Batch, users=None, max_points: int = 50_000, max_users: int = 200, *,
+                 stacklevel: int = 3) -> list[Batch]:
+    """Group the rows of ``batch`` per user (first-appearance order) and apply the point cap.
 
     Parameters
     ----------
-    uid, track : object arrays of length N
-        Owner and trajectory id of each row; a new trajectory starts wherever the
-        trajectory id changes between consecutive rows of a user.
+    batch : tracs.Batch
+        The rows, keyed by their owner, with a ``"track"`` column of trajectory ids: a new
+        trajectory starts wherever the trajectory id changes between consecutive rows of a user.
     users : None, int or iterable
         ``None`` for every user, an int ``k`` for the first ``k`` users, or the
         user ids to draw (matched exactly, then by their text).
@@ -88,13 +80,15 @@ def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int
 
     Returns
     -------
-    list of UserRows
+    list of tracs.Batch
+        One per user drawn: its rows in input order, offsets where its track changes, the
+        user's id as every row's key and the rows' positions in ``batch`` as column :data:`ROW`.
     """
     max_points = check_integer(max_points, "max_points")
     max_users = check_integer(max_users, "max_users")
-    codes, uniques = pd.factorize(pd.Series(uid, dtype=object), sort=False)
+    codes, uniques = pd.factorize(pd.Series(batch.keys, dtype=object), sort=False)
     uniques = np.asarray(uniques, dtype=object)
-    track_codes = pd.factorize(pd.Series(track, dtype=object), sort=False)[0]
+    track_codes = pd.factorize(pd.Series(batch.column("track"), dtype=object), sort=False)[0]
     order = np.argsort(codes, kind="stable")
     starts = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(uniques)))])
 
@@ -115,9 +109,10 @@ def select_users(uid: np.ndarray, track: np.ndarray, users=None, max_points: int
         t = track_codes[rows]
         breaks = np.flatnonzero(t[1:] != t[:-1]) + 1
         offsets = np.concatenate([[0], breaks, [len(rows)]]).astype(np.int64)
-        groups.append(UserRows(uniques[code], rows, offsets))
+        groups.append(Batch(batch.coords[rows], offsets, keys=uniques[np.full(len(rows), code)],
+                            columns={ROW: rows}, crs=batch.crs))
 
-    drawn = sum(len(g) for g in groups)
+    drawn = sum(g.n_points for g in groups)
     if drawn < requested:
         warnings.warn(
             f"the map draws {drawn:,} of {requested:,} points ({len(groups):,} of {len(wanted):,} "

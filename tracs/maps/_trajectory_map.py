@@ -17,7 +17,7 @@ from ..trajectory_batch import Batch
 from ._elements import FitView, Legend, TrackLayer
 from ._inputs import as_rows, same_length, unwrap_longitudes
 from ._page import DEFAULT_TILES, base_map
-from ._selection import select_users
+from ._selection import ROW, select_users
 
 __all__ = ["trajectory_map", "DEFAULT_MAX_POINTS", "DEFAULT_MAX_USERS", "DEFAULT_TILES"]
 
@@ -263,8 +263,8 @@ def trajectory_map(
     missing = as_rows(unreleased, "unreleased", crs=orig.attrs["input_crs"]) if unreleased is not None else None
 
     orig, reports = unwrap_longitudes(orig, reports)
-    groups = select_users(orig.keys, orig.column("track"), users, max_points, max_users)
-    drawn = np.concatenate([g.rows for g in groups])
+    groups = select_users(orig, users, max_points, max_users)
+    drawn = np.concatenate([g.column(ROW) for g in groups])
     layers = ["original", *reports]
 
     lon, lat = np.concatenate([orig.coords[drawn], *(r.coords[drawn] for r in reports.values())]).T
@@ -301,7 +301,7 @@ def trajectory_map(
     folium.LayerControl(collapsed=n_layers > 12).add_to(fmap)
     Legend(_legend_html(
         title=title, method=method, epsilon=epsilon, layers=layers,
-        has_pois=poi_rows is not None, users=[g.uid for g in groups],
+        has_pois=poi_rows is not None, users=[g.keys[0] for g in groups],
         n_users_total=len(set(orig.keys.tolist())), n_points=len(drawn),
         n_points_total=orig.n_points, dashed=point_markers,
         n_unreleased=0 if missing is None else missing.n_points,
@@ -328,23 +328,26 @@ _POI_CLUSTER_ICON = (
 )
 
 
-def _draw_user(fmap, k: int, group, orig, reports: dict, layers, times, point_markers: bool, arrow_size) -> None:
-    """One user's layers (original and released tracks) on ``fmap``."""
+def _draw_user(fmap, k: int, group: Batch, orig, reports: dict, layers, times, point_markers: bool,
+               arrow_size) -> None:
+    """One user's layers (original and released tracks) on ``fmap``; ``group`` is the user's batch
+    of :func:`select_users` (its rows' positions in ``orig`` and the reports: column ``ROW``)."""
     color = PALETTE[k % len(PALETTE)]
     styles = _styles(color, dashed=point_markers)
-    name = f"user {_label(group.uid)}"
+    name = f"user {_label(group.keys[0])}"
+    rows = group.column(ROW)
     base = None
     for layer in layers:
         points = orig if layer == "original" else reports[layer]
         payload = {"label": f"{name} {LAYER_TITLES[layer]}",
-                   "c": _latlng(points, group.rows),
+                   "c": _latlng(points, rows),
                    "o": group.offsets.tolist(),
                    "arrow_size": arrow_size, "dots": not point_markers, **styles[layer]}
         if layer == "original":
-            if times is not None and any(times[group.rows]):
-                payload["t"] = times[group.rows].tolist()
+            if times is not None and any(times[rows]):
+                payload["t"] = times[rows].tolist()
         else:
-            payload["e"] = np.rint(_haversine_m(orig, points, group.rows)).astype(int).tolist()
+            payload["e"] = np.rint(_haversine_m(orig, points, rows)).astype(int).tolist()
         feature_group = folium.FeatureGroup(name=f"{name} &middot; {layer}").add_to(fmap)
         track = TrackLayer(payload, ref=base).add_to(feature_group)
         if layer == "original":

@@ -117,6 +117,11 @@ class Method:
         (default: ``"line"`` for mechanisms, ``"pois"`` for baselines, none declared for
         a perturber that names none).  Its values, fixed by public parameters only:
         :meth:`public_lattice`.
+    pointwise : bool, default False
+        Whether what it builds releases one point at a time at its stream position, bit for
+        bit its batch release (its ``release_at(point, random_key, stream, index, previous)``):
+        with a lattice the collector checks, a device can collect it
+        (:func:`tracs.collect.published.supported_methods`).
     """
 
     name: str
@@ -133,6 +138,7 @@ class Method:
     family: str | None = None
     keyed: bool | None = None
     lattice: str | None = None
+    pointwise: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name or self.name != self.name.strip().lower():
@@ -150,6 +156,8 @@ class Method:
             object.__setattr__(self, "keyed", self.kind != MECHANISM)
         elif not isinstance(self.keyed, bool):
             raise InputTypeError(f"keyed of {self.name!r} must be True or False, got {self.keyed!r}")
+        if not isinstance(self.pointwise, bool):
+            raise InputTypeError(f"pointwise of {self.name!r} must be True or False, got {self.pointwise!r}")
         if self.lattice is None:
             object.__setattr__(self, "lattice", _DEFAULT_LATTICE.get(self.kind))
         elif self.lattice not in LATTICES:

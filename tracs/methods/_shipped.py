@@ -183,9 +183,11 @@ def warm_trajectories(factory, epsilon: float = 2.0):
     return warm
 
 
-def _perturber(name, label, factory, help, model, estimator, sidecar=(), *, family, lattice, **options):
+def _perturber(name, label, factory, help, model, estimator, sidecar=(), *, family, lattice, pointwise=True,
+               **options):
     return Method(name, label, PERTURBER, factory, help, model=f"tracs.perturbers.{model}", options=options,
                   sidecar=sidecar, estimator=estimator, family=family, keyed=True, lattice=lattice,
+                  pointwise=pointwise,
                   warm=warm_trajectories(lambda ctx, budget: factory(ctx, budget, **options)))
 
 
@@ -198,7 +200,8 @@ PERTURBERS = [
                "strawman.Strawman", "directional", ("direction_share", "sectors", "anchor"), family="tracs-d",
                lattice=POLAR),
     _perturber("planar-laplace", "planar Laplace", _planar_laplace, "planar Laplace with ε/diameter, clipped",
-               "planar_laplace.PlanarLaplace", "grid", family="planar-laplace", lattice=GRID),
+               "planar_laplace.PlanarLaplace", "grid", family="planar-laplace", lattice=GRID,
+               pointwise=False),  # its kernel's per-point streams take no stream position of one point
     # the authors' code: ε-LDP like tracs-d, its distance estimate biased (docs/results.md); the
     # density estimator's likelihood is that of tracs-d, so it has none
     _perturber("tracs-d-paper", "TraCS-D (paper)", _tracs_d,

@@ -2,10 +2,11 @@
 
 A releaser that draws from keyed streams (as its registry entry says:
 :func:`tracs.methods.keyed`) gets each user's stream from the user's id (the batch's
-keys, :func:`user_keys`), so a user's draws do not depend on the chunk: the batch goes
-in chunks of whole users (:func:`chunks`, bounded temporary memory, a progress step per
-chunk).  Any other releaser gets the
-whole batch at once, drawing from one generator.
+keys, :meth:`tracs.Batch.stream_keys`; :func:`user_keys` is that rule), so a user's draws
+do not depend on the chunk: the batch goes in chunks of whole users (:func:`chunks`,
+bounded temporary memory, a progress step per chunk), each chunk's arrays and keys through
+:func:`tracs.engine.perturb_many` — what ``perturb_many(releaser, batch)`` releases in one
+call.  Any other releaser gets the whole batch at once, drawing from one generator.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..errors import InputTypeError
 from ..methods import keyed as takes_keys
 from ..random import resolve_key
 from ..trajectory_batch import Batch
+from ..trajectory_batch import stream_keys as user_keys
 
 __all__ = ["release_points", "Released", "chunks", "user_keys", "CHUNK_POINTS"]
 
@@ -37,16 +39,6 @@ def chunks(offsets: np.ndarray, user_start: np.ndarray, size: int = CHUNK_POINTS
     cuts = np.searchsorted(offsets[starts], np.arange(0, offsets[-1], size), side="right") - 1
     bounds = np.unique(np.r_[starts[np.clip(cuts, 0, None)], len(offsets) - 1])
     return list(zip(bounds[:-1], bounds[1:]))
-
-
-def user_keys(users):
-    """The stream keys of user ids, from their exact value: numbers as they are (an integer, an
-    integral float and its decimal text name one stream in :func:`tracs.random.stream_ids`, so
-    no string is built per trajectory), text as it is (``"007"`` and ``"7"`` are two streams)."""
-    users = np.asarray(users)
-    if users.dtype.kind in "iuf":
-        return users
-    return [k if isinstance(k, str) else str(k) for k in users]
 
 
 @dataclass(frozen=True)
@@ -88,7 +80,7 @@ def release_points(releaser, batch: Batch, *, rng=None, seed=None, workers=1, ro
         raise InputTypeError(f"batch must be a tracs.Batch, got {type(batch).__name__}")
     coords, offsets = batch.coords, batch.offsets
     keyed = takes_keys(releaser)
-    keys = batch.trajectory_keys() if keyed else None
+    keys = batch.stream_keys() if keyed else None
     random = resolve_key(rng) if keyed else np.random.default_rng(seed)
     released = np.empty_like(coords)
     lengths = np.diff(offsets)
@@ -97,7 +89,7 @@ def release_points(releaser, batch: Batch, *, rng=None, seed=None, workers=1, ro
     pieces = chunks(offsets, batch.first_of_key(), size) if keyed else [(0, len(offsets) - 1)]
     for first, last in pieces:
         a, b = offsets[first], offsets[last]
-        extra = {"keys": user_keys(keys[first:last])} if keyed else {}
+        extra = {"keys": keys[first:last]} if keyed else {}
         out = perturb_many(releaser, coords[a:b], offsets[first:last + 1] - a, rng=random, workers=workers,
                            keyed=keyed, **extra)
         if round_to is not None:
