@@ -289,6 +289,39 @@ def test_planar_laplace_equals_enumeration_over_cells():
     assert inside.sum() > 100 and np.all((out >= [0, 0]) & (out <= [2, 1]))
 
 
+def test_planar_laplace_clamped_reports_equal_enumeration_over_cells():
+    # planar Laplace at ε = 3 (seeds 45, 46), 4×3 skewed prior, subcells=1: reports clamped onto an
+    # edge (the first 12) or a corner (the first 3) get the posterior mean over the cells' centres with
+    # their likelihood by SciPy's adaptive quadrature (the density over the outward half-line or
+    # quadrant, up to e^-40 of it), to 1e-9
+    from scipy import integrate
+
+    pert = PlanarLaplace(REGION, 3.0)
+    reports = pert.perturb_many(np.random.default_rng(45).uniform([0, 0], [2, 1], (150, 2)), np.array([0, 150]),
+                                rng=46)
+    prior = _prior(np.arange(1, 13).reshape(4, 3) ** 2)
+    out = denoise(reports, pert, prior, offsets=np.array([0, 150]), subcells=1)
+    (xe, ye), theta, a = prior.grid, prior.probabilities, 3.0 * pert.rate
+    centres = np.array([[(xe[i] + xe[i + 1]) / 2, (ye[j] + ye[j + 1]) / 2] for i in range(4) for j in range(3)])
+    low, high = reports <= [0, 0], reports >= [2, 1]
+    sides = np.where(low, -1, np.where(high, 1, 0))
+    on_edge = np.flatnonzero(np.sum(sides != 0, axis=1) == 1)
+    on_corner = np.flatnonzero(np.sum(sides != 0, axis=1) == 2)
+    assert len(on_edge) > 20 and len(on_corner) >= 3
+    for r in np.concatenate([on_edge[:12], on_corner[:3]]):
+        sx, sy = sides[r]
+        lik = []
+        for c in centres:
+            def density(s, t, r=r, c=c, sx=sx, sy=sy):  # the release (clamped) at an outward offset (s, t)
+                return np.exp(-a * np.hypot(reports[r, 0] + sx * s - c[0], reports[r, 1] + sy * t - c[1]))
+            if sx and sy:
+                lik.append(integrate.dblquad(density, 0, 40 / a, 0, 40 / a, epsabs=0, epsrel=1e-11)[0])
+            else:
+                lik.append(integrate.quad(lambda s: density(s, s), 0, np.inf, epsabs=0, epsrel=1e-12)[0])
+        w = theta.ravel() * np.array(lik)
+        np.testing.assert_allclose(out[r], w @ centres / w.sum(), rtol=0, atol=1e-9)
+
+
 def test_planar_laplace_is_denoised_per_point_only():
     pert = PlanarLaplace(REGION, 4.0)
     off = np.array([0, 20])
