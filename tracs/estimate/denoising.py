@@ -240,7 +240,7 @@ def _laplace_means(pts, off, perturber, prior: Density, parts: int) -> np.ndarra
                        axis=-1).reshape(-1, 2)
     eps = _epsilons(perturber, off, len(pts))
     out = np.empty_like(pts)
-    step = max(1, (1 << 22) // len(centres))  # reports per chunk: memory of a few chunk × parts arrays
+    step = max(1, (1 << 20) // len(centres))  # reports per chunk: 8 MB of rows, which stay in cache
     memo: dict = {}  # the clamped reports' tables, made once
     rows = np.empty((min(step, len(pts)), len(centres)))
     for start in range(0, len(pts), step):
