@@ -18,7 +18,10 @@ from tracs.estimate._laplace_integrals import edge_rows, edge_scaled, edge_table
 #: (u, v) in units of 1 / rate: on and near the edge, along it, far out, tiny and large offsets
 EDGE_CASES = [(0.0, 0.0), (0.0, 1e-9), (0.0, 1.0), (0.005, 0.0), (0.005, 1e-6), (0.005, 0.004), (0.005, 3.0),
               (1e-8, 2.0), (0.3, 0.3), (2.0, 0.01), (3.0, 3.0), (10.0, 1e-3), (1e-3, 40.0)]
-QUADRANT_CASES = [(0.0, 0.0), (0.0, 1.0), (0.005, 0.005), (0.005, 2.0), (1e-6, 1e-3), (0.01, 0.02), (2.0, 3.0)]
+#: (u, w): the corner itself, on a side, near it, far out, and one side's distance tiny beside the other's
+#: (acosh(R / w) at R / w = 1 + 1e-16 lost the 1e-8 that asinh(u / w) keeps)
+QUADRANT_CASES = [(0.0, 0.0), (0.0, 1.0), (0.005, 0.005), (0.005, 2.0), (1e-6, 1e-3), (0.01, 0.02), (2.0, 3.0),
+                  (1.2e-7, 8.8), (3.17, 2e-7)]
 
 
 def _edge_reference(u, v):

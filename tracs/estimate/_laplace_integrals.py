@@ -36,7 +36,7 @@ from .._numba_cache import key_on_sources
 __all__ = ["edge_scaled", "quadrant", "edge_tables", "edge_rows", "interior_rows", "NODES", "DEGREE", "REACH"]
 
 #: Gauss–Legendre nodes of the integrals in t (τ)
-NODES = 192
+NODES = 128
 #: the integrals stop where the exponent has fallen by REACH (e^-50 of the integrand left)
 REACH = 50.0
 #: Chebyshev terms per interval of the edge tables
@@ -67,16 +67,17 @@ def _edge_one(u, v, t, w):
 
 
 @numba.njit(cache=True, nogil=True)
-def _half_quadrant(a, r, t, w):
-    """``H(a)·e^R`` (module notes); 0 for ``a = 0``."""
+def _half_quadrant(a, b, r, t, w):
+    """``H(a)·e^R`` (module notes), ``b`` the other side's distance, ``r = √(a² + b²)``; 0 for
+    ``a = 0``.  ``acosh(R/a)`` is taken as ``asinh(b/a)`` (exact where ``b ≪ a``)."""
     if a < 1e-250:  # H(a) = O(a)
         return 0.0
-    t1, t2 = math.acosh(max(r / a, 1.0)), math.acosh((r + REACH) / a)
+    t1, t2 = math.asinh(b / a), math.acosh((r + REACH) / a)
     span = t2 - t1
     total = 0.0
-    for b in range(t.size):
-        c = math.cosh(t1 + span * t[b])
-        total += w[b] * (1.0 + a * c) * math.exp(r - a * c) / c
+    for k in range(t.size):
+        c = math.cosh(t1 + span * t[k])
+        total += w[k] * (1.0 + a * c) * math.exp(r - a * c) / c
     return span * total
 
 
@@ -93,7 +94,7 @@ def _quadrant_many(u, v, t, w, out):
         if r == 0.0:
             out[i] = 0.5 * math.pi
         else:
-            out[i] = (_half_quadrant(u[i], r, t, w) + _half_quadrant(v[i], r, t, w)) * math.exp(-r)
+            out[i] = (_half_quadrant(u[i], v[i], r, t, w) + _half_quadrant(v[i], u[i], r, t, w)) * math.exp(-r)
 
 
 def edge_scaled(u, v) -> np.ndarray:
