@@ -18,9 +18,10 @@ where the exponent has fallen by :data:`REACH` gives them to about 1e-13 relativ
 A report on an edge needs ``F`` at every (report, point): the points' distances ``u`` from the
 edge are few (a grid's columns), so :func:`edge_tables` tabulates ``F·e^R`` for each ``u`` as a
 function of ``v`` on the intervals ``[0, u)``, ``[u, 2u)``, ``[2u, 4u)`` … (``F`` is analytic in
-``v`` but for the branch points ``v = ±iu``: Chebyshev series of :data:`DEGREE` terms on these
-intervals, each halved, are good to about 1e-12) and :func:`edge_rows` evaluates them (as
-polynomials in ``x``, Estrin's scheme) in one compiled pass.
+``v`` but for the branch points ``v = ±iu``: polynomials of :data:`DEGREE` terms through
+Chebyshev nodes of these intervals, each halved, are good to about 1e-12), and
+:func:`edge_rows` evaluates them (in powers of ``x``, Estrin's scheme) in one compiled pass;
+:func:`interior_rows` is the density of the reports inside the region.
 """
 
 from __future__ import annotations
