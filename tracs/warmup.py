@@ -104,7 +104,7 @@ def _estimators(rng) -> None:
     from .estimate.denoising import denoise
     from .estimate.synthesize import fit_mobility_model, synthesize
     from .mechanisms import Laplace, OptimalClassical
-    from .perturbers import TraCSC, TraCSD
+    from .perturbers import PlanarLaplace, TraCSC, TraCSD
     from .region import Rectangle
 
     xy, offsets = _trajectories()
@@ -117,6 +117,9 @@ def _estimators(rng) -> None:
         denoise(reports, perturber, est, offsets=offsets, trajectory=True)  # the fitted transition
         denoise(reports, perturber, est, offsets=offsets, pois=xy[:5])  # the posterior over POIs
     synthesize(fit_mobility_model(reports, perturber, offsets=offsets, grid=2), 3, rng=rng)
+    planar = PlanarLaplace(region, 0.5)  # reports inside, clamped onto edges and onto corners
+    clamped = np.array([[500.0, 500.0], [0.0, 250.0], [1000.0, 500.0], [0.0, 0.0], [1000.0, 1000.0]])
+    denoise(clamped, planar, density(clamped, planar, grid=4, iterations=2))
     for mech in (OptimalClassical(epsilon=1.0), Laplace(epsilon=1.0)):
         distribution(mech.sample(np.array([0.1, 0.5, 0.9]), rng=0), mech, bins=4, bootstrap=0)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import integrate
 
 from tracs import Rectangle
 from tracs.estimate import Density, density
@@ -271,22 +272,54 @@ def test_denoise_command_refuses_bad_pois_options(tmp_path, tky_path, capsys, ar
     assert fragment in capsys.readouterr().err
 
 
+def _planar_case(epsilon, seeds, n):
+    """Planar Laplace reports of ``n`` uniform points, the 4×3 skewed prior, their denoised points
+    (subcells=1) and the prior's cell centres and masses."""
+    pert = PlanarLaplace(REGION, epsilon)
+    reports = pert.perturb_many(np.random.default_rng(seeds[0]).uniform([0, 0], [2, 1], (n, 2)), np.array([0, n]),
+                                rng=seeds[1])
+    prior = _prior(np.arange(1, 13).reshape(4, 3) ** 2)
+    out = denoise(reports, pert, prior, offsets=np.array([0, n]), subcells=1)
+    (xe, ye), theta = prior.grid, prior.probabilities
+    centres = np.array([[(xe[a] + xe[a + 1]) / 2, (ye[b] + ye[b + 1]) / 2] for a in range(4) for b in range(3)])
+    return pert, reports, out, centres, theta.ravel()
+
+
 def test_planar_laplace_equals_enumeration_over_cells():
     # planar Laplace at ε = 20 (seeds 41, 42), 4×3 skewed prior, subcells=1: the posterior mean over the
     # cells' centres with the Laplace density of the report at each (interior reports; clamped ones
     # integrate beyond the edge), to 1e-12
-    pert = PlanarLaplace(REGION, 20.0)
-    reports = pert.perturb_many(np.random.default_rng(41).uniform([0, 0], [2, 1], (200, 2)), np.array([0, 200]),
-                                rng=42)
-    prior = _prior(np.arange(1, 13).reshape(4, 3) ** 2)
-    out = denoise(reports, pert, prior, offsets=np.array([0, 200]), subcells=1)
-    (xe, ye), theta = prior.grid, prior.probabilities
-    centres = np.array([[(xe[a] + xe[a + 1]) / 2, (ye[b] + ye[b + 1]) / 2] for a in range(4) for b in range(3)])
+    pert, reports, out, centres, theta = _planar_case(20.0, (41, 42), 200)
     inside = np.all((reports > [0, 0]) & (reports < [2, 1]), axis=1)
     for r in np.flatnonzero(inside):
-        w = theta.ravel() * np.exp(-20.0 * pert.rate * np.linalg.norm(reports[r] - centres, axis=1))
+        w = theta * np.exp(-20.0 * pert.rate * np.linalg.norm(reports[r] - centres, axis=1))
         np.testing.assert_allclose(out[r], w @ centres / w.sum(), rtol=0, atol=1e-12)
     assert inside.sum() > 100 and np.all((out >= [0, 0]) & (out <= [2, 1]))
+
+
+def test_planar_laplace_clamped_reports_equal_enumeration_over_cells():
+    # planar Laplace at ε = 3 (seeds 45, 46), 4×3 skewed prior, subcells=1: reports clamped onto an
+    # edge (the first 12) or a corner (the first 3) get the posterior mean over the cells' centres with
+    # their likelihood by SciPy's adaptive quadrature (the density over the outward half-line or
+    # quadrant, up to e^-40 of it), to 1e-9
+    pert, reports, out, centres, theta = _planar_case(3.0, (45, 46), 150)
+    a = 3.0 * pert.rate
+    sides = np.where(reports <= [0, 0], -1, np.where(reports >= [2, 1], 1, 0))
+    on_edge = np.flatnonzero(np.sum(sides != 0, axis=1) == 1)
+    on_corner = np.flatnonzero(np.sum(sides != 0, axis=1) == 2)
+    assert len(on_edge) > 20 and len(on_corner) >= 3
+    for r in np.concatenate([on_edge[:12], on_corner[:3]]):
+        sx, sy = sides[r]
+        lik = []
+        for c in centres:
+            def density(s, t, r=r, c=c, sx=sx, sy=sy):  # the release (clamped) at an outward offset (s, t)
+                return np.exp(-a * np.hypot(reports[r, 0] + sx * s - c[0], reports[r, 1] + sy * t - c[1]))
+            if sx and sy:
+                lik.append(integrate.dblquad(density, 0, 40 / a, 0, 40 / a, epsabs=0, epsrel=1e-11)[0])
+            else:
+                lik.append(integrate.quad(lambda s: density(s, s), 0, np.inf, epsabs=0, epsrel=1e-12)[0])
+        w = theta * np.array(lik)
+        np.testing.assert_allclose(out[r], w @ centres / w.sum(), rtol=0, atol=1e-9)
 
 
 def test_planar_laplace_is_denoised_per_point_only():

@@ -139,27 +139,19 @@ class DirectionalTables:
         return lik, sx, sy
 
 
-def laplace_rows(pts, perturber, eps, points) -> np.ndarray:
+def laplace_rows(pts, perturber, eps, points, memo=None, out=None) -> np.ndarray:
     """Planar Laplace: every report's likelihood at ``points`` (reports × points), each row up to a
-    factor of its own.
+    factor of its own; ``memo`` and ``out`` as for :func:`tracs.estimate._laplace._laplace_likelihood`.
 
-    The estimator's likelihood (:func:`tracs.estimate._laplace._laplace_likelihood`) at the report
-    itself rather than at its bin's centre: ``exp(−ε·rate·|y − τ|)`` inside the region, the density
-    integrated along the outward normal line for a report clamped onto an edge, over the outward
-    quadrant at a corner.  Interior reports are one array expression; clamped ones one compiled pass.
+    The estimator's likelihood at the report itself rather than at its bin's centre:
+    ``exp(−ε·rate·|y − τ|)`` inside the region, the density integrated along the outward normal
+    line for a report clamped onto an edge, over the outward quadrant at a corner.
     """
-    rate = eps * perturber.rate
     sx, sy = _clamped_sides(pts, perturber, perturber.region)
-    out = np.empty((len(pts), len(points)))
-    inside = (sx == 0) & (sy == 0)
-    d = np.hypot(pts[inside, 0, None] - points[None, :, 0], pts[inside, 1, None] - points[None, :, 1])
-    out[inside] = np.exp(-rate[inside, None] * d)
     xmin, ymin, xmax, ymax = perturber.region.bounds
-    clamped = ~inside  # a quadrature each, in one compiled pass
-    y = np.column_stack([np.where(sx[clamped] < 0, xmin, np.where(sx[clamped] > 0, xmax, pts[clamped, 0])),
-                         np.where(sy[clamped] < 0, ymin, np.where(sy[clamped] > 0, ymax, pts[clamped, 1]))])
-    out[clamped] = _laplace_likelihood(y, sx[clamped], sy[clamped], points, rate[clamped])
-    return out
+    y = np.column_stack([np.where(sx < 0, xmin, np.where(sx > 0, xmax, pts[:, 0])),
+                         np.where(sy < 0, ymin, np.where(sy > 0, ymax, pts[:, 1]))])
+    return _laplace_likelihood(y, sx, sy, points, eps * perturber.rate, memo, out)
 
 
 key_on_sources(globals())

@@ -2,27 +2,21 @@
 
 Reports are binned; interior bins use the Laplace density at the bin centre,
 reports clipped onto an edge the density integrated along the outward normal line,
-corners over the outward quadrant (Gauss–Legendre).  One dense block per ε.
+corners over the outward quadrant (:mod:`tracs.estimate._laplace_integrals`).  One dense
+block per ε.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
-from .._numba_cache import key_on_sources
-from ..errors import InputTypeError
+from ..errors import InputError, InputTypeError
 from ..region import Rectangle
 from . import expectation_maximisation as fitting
+from ._laplace_integrals import edge_rows, edge_tables, interior_rows, quadrant
 from .transition import bin_index, output_grid
 
 __all__ = ["laplace_keys", "laplace_counts", "merge_counts", "laplace_blocks"]
-
-# -- planar Laplace ----------------------------------------------------------------------
-_NODES_LINE = 64
-_NODES_CORNER = 40
-_REACH = 40.0  # integrate the outward part up to REACH / ε' (e^-40 of the mass left)
-
 
 def laplace_keys(pts, perturber, xe, ye, output_bins) -> np.ndarray:
     """The (clamped side, output bin) key of every planar Laplace report (the rows of
@@ -103,48 +97,55 @@ def _clamped_sides(p, perturber, region):
     return sides
 
 
-def _laplace_likelihood(y, sx, sy, centres, rate) -> np.ndarray:
-    """Likelihood rows (reports × cells), each up to a factor of its own; ``rate`` one number or
-    one per report (:func:`_likelihood_rows`, compiled: no temporaries of cells × nodes)."""
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    rates = np.broadcast_to(np.asarray(rate, dtype=np.float64), (len(y),)).copy()
-    t, w = np.polynomial.legendre.leggauss(_NODES_LINE)
-    tc, wc = np.polynomial.legendre.leggauss(_NODES_CORNER)
-    out = np.empty((len(y), len(centres)))
-    _likelihood_rows(y, np.asarray(sx, dtype=np.int64), np.asarray(sy, dtype=np.int64),
-                     np.ascontiguousarray(centres, dtype=np.float64), rates,
-                     0.5 * (t + 1) * _REACH, 0.5 * w * _REACH, 0.5 * (tc + 1) * _REACH, 0.5 * wc * _REACH, out)
+def _laplace_likelihood(y, sx, sy, centres, rate, memo=None, out=None) -> np.ndarray:
+    """Likelihood rows (reports × points), each up to a factor of its own; ``rate`` one number or
+    one per report; ``memo`` a dict kept between calls with the same ``centres`` (their corner rows
+    and edge tables, made once); ``out`` an array (reports × points) to write them into.
+
+    An interior report: ``exp(−rate·|y − c|)``.  A report clamped onto an edge: the density
+    integrated over the outward normal half-line, ``F(rate·u, rate·v) / rate``
+    (:mod:`tracs.estimate._laplace_integrals`: tables per distance ``u`` of the points from the
+    edge, evaluated at the offsets ``v`` along it).  At a corner: over the outward quadrant,
+    ``Q(rate·u, rate·w) / rate²``, one row shared by the corner's reports.  Reports clamped onto
+    the same side at the same rate share their tables; nothing of reports × points × nodes is held.
+    """
+    y = np.asarray(y, dtype=np.float64).reshape(-1, 2)
+    sx, sy = np.asarray(sx, dtype=np.int64), np.asarray(sy, dtype=np.int64)
+    rates = np.broadcast_to(np.asarray(rate, dtype=np.float64), (len(y),))
+    centres = np.ascontiguousarray(centres, dtype=np.float64)
+    out = np.empty((len(y), len(centres))) if out is None else out
+    interior_rows(y, np.flatnonzero((sx == 0) & (sy == 0)), np.ascontiguousarray(rates), centres, out)
+    clamped = np.flatnonzero((sx != 0) | (sy != 0))
+    sides = np.column_stack([rates, sx, sy, np.where(sx != 0, y[:, 0], 0.0), np.where(sy != 0, y[:, 1], 0.0)])
+    groups, which = np.unique(sides[clamped], axis=0, return_inverse=True)
+    memo = {} if memo is None else memo
+    for g, side in enumerate(map(tuple, groups)):
+        rows = clamped[which.ravel() == g]
+        e, side_x, side_y = side[:3]
+        if side_x and side_y:
+            if side not in memo:
+                memo[side] = quadrant(*_distances(side, centres)) / (e * e)
+            out[rows] = memo[side]
+            continue
+        along, position = (y[rows, 1], centres[:, 1]) if side_x else (y[rows, 0], centres[:, 0])
+        reach = e * (max(along.max(), position.max()) - min(along.min(), position.min()))
+        if side not in memo or memo[side][0] < reach:  # tables up to twice the farthest offset so far
+            dist = _distances(side, centres)[0 if side_x else 1]
+            columns, column = np.unique(dist, return_inverse=True)
+            memo[side] = (2.0 * reach, column.ravel().astype(np.int64), dist) + edge_tables(columns, 2.0 * reach)
+        _, column, dist, scale, coefs = memo[side]
+        edge_rows(np.ascontiguousarray(along), rows, float(e), np.ascontiguousarray(position), column, dist,
+                  scale, coefs, out)
     return out
 
 
-@numba.njit(cache=True, nogil=True)
-def _likelihood_rows(y, sx, sy, centres, rates, t, w, tc, wc, out):
-    """Every row of :func:`_laplace_likelihood` into ``out``: the density at an interior report;
-    for a report clamped onto an edge, Gauss–Legendre along the outward normal line over
-    ``[0, REACH / rate]`` (nodes ``t / rate``, weights ``w / rate``); at a corner, the same on
-    both axes over the outward quadrant."""
-    for r in range(y.shape[0]):
-        rate = rates[r]
-        for k in range(centres.shape[0]):
-            dx = y[r, 0] - centres[k, 0]
-            dy = y[r, 1] - centres[k, 1]
-            if sx[r] == 0 and sy[r] == 0:
-                out[r, k] = np.exp(-rate * np.sqrt(dx * dx + dy * dy))
-            elif sx[r] == 0 or sy[r] == 0:
-                total = 0.0
-                for a in range(t.size):
-                    step = t[a] / rate
-                    ex, ey = dx + sx[r] * step, dy + sy[r] * step
-                    total += np.exp(-rate * np.sqrt(ex * ex + ey * ey)) * (w[a] / rate)
-                out[r, k] = total
-            else:
-                total = 0.0
-                for a in range(tc.size):
-                    qx = dx + sx[r] * (tc[a] / rate)
-                    for b in range(tc.size):
-                        qy = dy + sy[r] * (tc[b] / rate)
-                        total += np.exp(-rate * np.sqrt(qx * qx + qy * qy)) * (wc[a] / rate) * (wc[b] / rate)
-                out[r, k] = total
-
-
-key_on_sources(globals())
+def _distances(side, centres) -> tuple:
+    """The points' distances (in ``1 / rate``) from the edges a report's side ``(rate, sx, sy, x, y)``
+    was clamped onto, per axis (``None`` for an axis not clamped)."""
+    e, side_x, side_y, at_x, at_y = side
+    u = e * side_x * (at_x - centres[:, 0]) if side_x else None
+    w = e * side_y * (at_y - centres[:, 1]) if side_y else None
+    if any(d is not None and np.any(d < 0) for d in (u, w)):
+        raise InputError("planar Laplace likelihoods need points inside the region: a point lies "
+                         "beyond the edge its reports were clamped onto")
+    return u, w

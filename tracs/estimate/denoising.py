@@ -240,9 +240,13 @@ def _laplace_means(pts, off, perturber, prior: Density, parts: int) -> np.ndarra
                        axis=-1).reshape(-1, 2)
     eps = _epsilons(perturber, off, len(pts))
     out = np.empty_like(pts)
-    step = max(1, (1 << 22) // len(centres))  # reports per chunk: memory of a few chunk × parts arrays
+    step = max(1, (1 << 20) // len(centres))  # reports per chunk: 8 MB of rows, which stay in cache
+    memo: dict = {}  # the clamped reports' tables, made once
+    rows = np.empty((min(step, len(pts)), len(centres)))
     for start in range(0, len(pts), step):
-        weighted = laplace_rows(pts[start:start + step], perturber, eps[start:start + step], centres) * theta.ravel()
+        n = min(step, len(pts) - start)
+        weighted = laplace_rows(pts[start:start + n], perturber, eps[start:start + n], centres, memo, rows[:n])
+        weighted *= theta.ravel()
         out[start:start + step] = weighted @ centres / weighted.sum(axis=1, keepdims=True)
     return out
 
