@@ -24,7 +24,7 @@ def test_the_safeguard_is_the_squarem_package_default():
 
 def test_accelerated_em_converges_on_a_flat_likelihood_where_plain_em_crawls():
     # seed 3: plain EM stops at the 2000-pass safeguard (log-likelihood -2455.600); before the
-    # step length was capped SQUAREM did too (-2455.768, four extrapolations in five rejected);
+    # step length was capped SQUAREM did too (-2455.768);
     # with the cap it meets the rule after 1045 passes at -2455.410
     blocks, support = _flat_mixture()
     plain = run_em(blocks, support, accelerate=False)

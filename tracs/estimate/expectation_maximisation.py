@@ -43,7 +43,7 @@ DEFAULT_MAX_ITERATIONS = 2000
 #: extrapolation's length ``α`` is at most ``step_max``, which starts at :data:`STEP_MAX`,
 #: grows :data:`STEP_FACTOR`-fold after an accepted step of that length, and after a rejected
 #: step of length ``α`` becomes ``α / STEP_FACTOR`` (not below :data:`STEP_MAX`).  Uncapped,
-#: ``α`` reached hundreds on TraCS-D's flat likelihoods and four extrapolations in five were
+#: ``α`` reached hundreds on TraCS-D's flat likelihoods and two extrapolations in three were
 #: rejected, each costing a pass for nothing (``docs/estimation.md``, *Stopping rule*).
 STEP_MAX = 1.0
 STEP_FACTOR = 4.0
