@@ -45,12 +45,12 @@ def city(n: int, seed: int = 0):
     return pts, np.arange(0, walks * TRAJECTORY + 1, TRAJECTORY)
 
 
-def _perturber(method: str):
-    """The registered perturber ``method`` (:mod:`tracs.methods`) on the city's box, ε = 2 per point."""
+def _perturber(method: str, epsilon: float = 2.0):
+    """The registered perturber ``method`` (:mod:`tracs.methods`) on the city's box, ``epsilon`` per point."""
     from tracs import Rectangle
     from tracs.methods import MethodContext, get
 
-    return get(method).build(MethodContext(region=Rectangle(*BOX)), 2.0)
+    return get(method).build(MethodContext(region=Rectangle(*BOX)), epsilon)
 
 
 def _peak_gb() -> float:

@@ -1,5 +1,8 @@
 """The collector's computations after a fit: smoothing, per-point posterior, TraCS-D's fit, synthesis.
 
+``python -m benchmarks postprocess`` runs every part; ``python -m benchmarks.postprocess --fits``
+the fit ratios alone.
+
 Reports of the generated city of :mod:`benchmarks.estimate` (walks of 100 points,
 ε = 2 per point) on a 64×64 grid.  Every figure is CPU seconds of this process
 (``time.process_time``: other jobs on a shared machine do not inflate it), measured
@@ -15,7 +18,9 @@ timing), the before and after of the same run side by side:
 * **posterior** (``denoise(...)``, one point at a time): µs per point, target ≤ 10;
 * **TraCS-D / TraCS-C**: CPU seconds of the two ``density(...)`` fits on the same
   reports' positions, their ratio (target ≤ 10×; the estimate section measures 10^6
-  reports);
+  reports), on 64×64 and 32×32, at ε = 1, 2 and 4 per point, over five seeds (seed
+  ``s``: the city :func:`benchmarks.estimate.city` ``(n, s)``, perturbed with ``rng=s + 1``),
+  every ratio printed and the largest per grid and ε recorded;
 * **synthesis**: seconds for 10^5 trajectories of a 24×24 chain with lengths of mean
   about 290 (a TKY-like model: ~2.9·10^7 points), the compiled sampler against the
   former step loop (:mod:`benchmarks.reference.synthesis`), same output; target ≤ 10 s.
@@ -83,19 +88,44 @@ def posterior_rows(n: int) -> list[tuple]:
     return rows
 
 
-def estimation_ratio(n: int) -> dict:
-    """CPU seconds of TraCS-C's and TraCS-D's fits of ``n`` reports on 64×64, and EM passes."""
+#: the fit ratio's settings: grids, per-point ε and seeds
+FIT_GRIDS, FIT_EPSILONS, FIT_SEEDS = (64, 32), (1.0, 2.0, 4.0), (0, 1, 2, 3, 4)
+
+
+def estimation_ratio(n: int, grid: int = GRID, epsilon: float = 2.0, seed: int = 0) -> dict:
+    """CPU seconds of TraCS-C's and TraCS-D's fits of ``n`` reports on ``grid``×``grid`` at
+    ``epsilon`` per point (city and perturbation of ``seed``), and EM passes."""
     from tracs.estimate import density
 
     out = {}
     for method in ("tracs-c", "tracs-d"):
-        pert = _perturber(method)
-        pts, off = city(n)
-        rep = pert.perturb_many(pts, off, rng=1)
-        density(rep[:2000], pert, offsets=off[off <= 2000], grid=GRID)
-        seconds, est = _cpu(lambda: density(rep, pert, offsets=off, grid=GRID))
+        pert = _perturber(method, epsilon)
+        pts, off = city(n, seed)
+        rep = pert.perturb_many(pts, off, rng=seed + 1)
+        density(rep[:2000], pert, offsets=off[off <= 2000], grid=grid)
+        seconds, est = _cpu(lambda: density(rep, pert, offsets=off, grid=grid))
         out[method] = (seconds, est.iterations)
     return out
+
+
+def fit_ratios(n: int, grids=FIT_GRIDS, epsilons=FIT_EPSILONS, seeds=FIT_SEEDS) -> list[tuple]:
+    """``(grid, ε, seed, TraCS-C CPU s, passes, TraCS-D CPU s, passes)`` of every setting, printed
+    as they come, with the ratios' range per grid and ε (the largest is recorded)."""
+    rows = []
+    for grid in grids:
+        for eps in epsilons:
+            ratios = []
+            for seed in seeds:
+                fits = estimation_ratio(n, grid, eps, seed)
+                (c_s, c_it), (d_s, d_it) = fits["tracs-c"], fits["tracs-d"]
+                rows.append((grid, eps, seed, c_s, c_it, d_s, d_it))
+                ratios.append(d_s / c_s)
+                print(f"  {grid}×{grid}, ε = {eps:g}, seed {seed}: TraCS-C {c_s:.2f} CPU s ({c_it} passes), "
+                      f"TraCS-D {d_s:.2f} CPU s ({d_it} passes): {d_s / c_s:.1f}×", flush=True)
+            prev = record(f"postprocess / fit ratio {grid}x{grid} eps {eps:g}, largest", max(ratios), "x")
+            print(f"  {grid}×{grid}, ε = {eps:g}: {min(ratios):.1f}× – {max(ratios):.1f}× over {len(seeds)} "
+                  f"seeds, median {np.median(ratios):.1f}× (target ≤ 10×; vs prev {prev})", flush=True)
+    return rows
 
 
 def tky_like_model(seed: int = 0):
@@ -139,12 +169,22 @@ def run(quick: bool = False) -> None:
         prev = record(f"postprocess / posterior {method}", 1e6 / us, "points/s")
         print(f"  {method:<8} {us:8.2f} µs/point (vs prev {prev})")
     n_fit = 20_000 if quick else 100_000
-    fits = estimation_ratio(n_fit)
-    (c_s, c_it), (d_s, d_it) = fits["tracs-c"], fits["tracs-d"]
-    print(f"density, {n_fit:,} reports: TraCS-C {c_s:.2f} CPU s ({c_it} passes), TraCS-D {d_s:.2f} CPU s "
-          f"({d_it} passes): {d_s / c_s:.1f}× (target ≤ 10×)")
+    print(f"density, {n_fit:,} reports, TraCS-D's fit against TraCS-C's (target ≤ 10×):")
+    fit_ratios(n_fit, *(((32,), (2.0,), (0, 1)) if quick else ()))
     n_syn = 10_000 if quick else 100_000
     points, new, old, same = synthesis_row(n_syn)
     prev = record("postprocess / synthesis", points / new, "points/s")
     print(f"synthesis, {n_syn:,} trajectories ({points:,} points; target ≤ 10 s at 10^5): {new:.2f} s compiled, "
           f"{old:.2f} s step loop ({old / new:.2f}× faster), same output: {same} (vs prev {prev})")
+
+
+if __name__ == "__main__":
+    import sys
+
+    if "--fits" in sys.argv:
+        print(f"density, 100,000 reports, TraCS-D's fit against TraCS-C's (CPU time; load average "
+              f"{os.getloadavg()[0]:.1f}):")
+        fit_ratios(100_000)
+        print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    else:
+        run(quick="--quick" in sys.argv)

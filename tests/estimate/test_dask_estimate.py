@@ -46,9 +46,10 @@ def _released(perturber, n=1500, users=40, seed=0):
 @pytest.mark.slow  # E-steps over three partitionings
 @pytest.mark.parametrize("make, options, atol", [
     (lambda: TraCSD(REGION, 1.0), {}, 1e-9),  # ε < 2: the held-out pass budget over partitions
-    # 248 passes on a 16×16 grid: the partitions' other summation order, amplified along
-    # the path, moves the result by 2.2e-9 (measured; one partition: 0)
-    (lambda: TraCSD(REGION, 4.0), {"subpoints": 2}, 1e-8),
+    # 104 passes on a 16×16 grid: the partitions' other summation order, amplified along
+    # the path (SQUAREM's longer capped steps), moves the result by 1.1e-8 (measured; one
+    # partition: 0; 2.2e-9 over the 248 passes of the uncapped steps)
+    (lambda: TraCSD(REGION, 4.0), {"subpoints": 2}, 1e-7),
     (lambda: Strawman(REGION, 2.0), {}, 1e-9),
     (lambda: TraCSC(REGION, 2.0), {}, 1e-9),  # EMS weight on held-out counts, on a finer grid
     (lambda: PlanarLaplace(REGION, 4.0), {}, 1e-9),

@@ -39,6 +39,14 @@ __all__ = ["EMResult", "run_em", "smooth", "ProductBlock", "DenseBlock", "PairBl
 #: default stopping tolerance on the mean log-likelihood improvement
 DEFAULT_TOL = 1e-7
 DEFAULT_MAX_ITERATIONS = 2000
+#: SQUAREM's step-length safeguard (after the SQUAREM package of Varadhan & Roland): the
+#: extrapolation's length ``α`` is at most ``step_max``, which starts at :data:`STEP_MAX`,
+#: grows :data:`STEP_FACTOR`-fold after an accepted step of that length, and after a rejected
+#: step of length ``α`` becomes ``α / STEP_FACTOR`` (not below :data:`STEP_MAX`).  Uncapped,
+#: ``α`` reached hundreds on TraCS-D's flat likelihoods and two extrapolations in three were
+#: rejected, each costing a pass for nothing (``docs/estimation.md``, *Stopping rule*).
+STEP_MAX = 1.0
+STEP_FACTOR = 4.0
 
 
 @dataclass(frozen=True)
@@ -264,8 +272,9 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
     accelerate : bool
         SQUAREM (Varadhan & Roland, Scand. J. Statist. 2008, scheme S3): two EM
         maps, one extrapolation along their difference, kept only when it does not
-        lower the log-likelihood.  Same fixed points as plain EM, far fewer passes
-        over the reports.
+        lower the log-likelihood; its length is capped (:data:`STEP_MAX`, grown
+        and shrunk by :data:`STEP_FACTOR`).  Same fixed points as plain EM, far fewer
+        passes over the reports.
     observe : callable, optional
         Called as ``observe(theta, passes)`` with every iterate the stopping rule
         examines (after ``passes`` EM maps); used to score the path on held-out
@@ -322,20 +331,22 @@ def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar,
         return loglik, new / new.sum()
 
     previous, nxt = step(theta)
+    step_max = STEP_MAX
     while maps < limit:
         if accelerate:
             ll1, theta2 = step(nxt)
             r, v = nxt - theta, theta2 - 2 * nxt + theta
             vv = float(np.sum(v * v))
-            alpha = -np.sqrt(float(np.sum(r * r)) / vv) if vv > 0 else -1.0
-            alpha = min(alpha, -1.0)
-            cand = np.clip(theta - 2 * alpha * r + alpha * alpha * v, 0.0, None)
+            alpha = min(max(np.sqrt(float(np.sum(r * r)) / vv) if vv > 0 else 1.0, 1.0), step_max)
+            cand = np.clip(theta + 2 * alpha * r + alpha * alpha * v, 0.0, None)
             cand = np.where(support, cand, 0.0)
             cand = cand / cand.sum() if cand.sum() > 0 else theta2
             ll_c, nxt_c = step(cand)
             if ll_c >= ll1:
                 loglik, theta, nxt = ll_c, cand, nxt_c
+                step_max = step_max * STEP_FACTOR if alpha == step_max else step_max
             else:
+                step_max = max(STEP_MAX, alpha / STEP_FACTOR)
                 loglik, theta = ll1, theta2
                 loglik, nxt = step(theta)
         else:
