@@ -129,3 +129,13 @@ def test_the_costliest_units_start_first():
              ("denoised-continuous", ("region", "2x10", 10, 100), "tracs-d", 2.0, 3, "corner", "metres", "point")]
     ranked = sorted(units, key=lambda u: _cells.cost(u, 0), reverse=True)
     assert ranked == [units[3], units[2], units[1], units[0]]
+
+
+@pytest.mark.parametrize("unit, text", [
+    (("denoised-continuous", ("checkins", "chi", 0, 100), "tracs-d", 2.0, 3, "corner", "degrees", "point"),
+     "chi tracs-d ε=2 denoised (point) ×3"),
+    (("denoised", ("checkins", "tky", 0, None), "lsrr", 1.0, 10, "point"), "tky lsrr ε=1 denoised (point) ×10"),
+    (("grid", ("region", "2x10", 100, 100), "strawman", 4.0, 20, "center", None, (), "metres"), "2x10 strawman ε=4"),
+])
+def test_progress_names_a_unit(unit, text):
+    assert _cells.describe(unit) == text
