@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from tracs.estimate.expectation_maximisation import one_blas_thread as blas_limit
+from tracs.estimate.expectation_maximisation import one_blas_thread
 
 #: Figure 5's trajectory: nine points along y = 1 in S = [0, 2) × [0, 10)
 LINE = [(0.2 * (i + 1), 1.0) for i in range(9)]
@@ -279,11 +279,11 @@ def cost(unit: tuple, seed: int) -> float:
 _blas_limit = None
 
 
-def one_blas_thread() -> None:
-    """BLAS on one thread in this process from now on: the workers share the cores (threaded BLAS in
-    each only waits), and the sums' order is the same with any number of workers."""
+def worker_blas() -> None:
+    """A worker process's BLAS on one thread from its start: the workers share the cores (threaded
+    BLAS in each only waits), and the sums' order is that of a run with one worker."""
     global _blas_limit
-    _blas_limit = blas_limit()
+    _blas_limit = one_blas_thread()
 
 
 def timed(unit: tuple, seed: int):

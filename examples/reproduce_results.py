@@ -87,18 +87,18 @@ def run_units(units: list, seed: int, jobs: int, log=print) -> dict:
     if jobs > 1 and len(parallel) > 1:
         # the costliest units first, so that no worker is left with a long one at the end
         parallel.sort(key=lambda u: _cells.cost(u, seed), reverse=True)
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_cells.one_blas_thread) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_cells.worker_blas) as pool:
             futures = [pool.submit(_cells.timed, u, seed) for u in parallel]
             for future in as_completed(futures):
                 unit, value, seconds = future.result()
                 results[unit] = value
                 report(unit, seconds)
     else:
-        _cells.one_blas_thread()
-        for u in parallel:
-            unit, value, seconds = _cells.timed(u, seed)
-            results[unit] = value
-            report(unit, seconds)
+        with _cells.one_blas_thread():  # as in the workers
+            for u in parallel:
+                unit, value, seconds = _cells.timed(u, seed)
+                results[unit] = value
+                report(unit, seconds)
     for u in solo:
         unit, value, seconds = _cells.timed(u, seed)
         results[unit] = value

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -139,3 +140,13 @@ def test_the_costliest_units_start_first():
 ])
 def test_progress_names_a_unit(unit, text):
     assert _cells.describe(unit) == text
+
+
+def _blas_threads() -> set:
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    return {p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"}
+
+
+def test_a_worker_runs_blas_on_one_thread():
+    with ProcessPoolExecutor(max_workers=1, initializer=_cells.worker_blas) as pool:
+        assert pool.submit(_blas_threads).result() == {1}
