@@ -3,6 +3,7 @@
     python examples/reproduce_results.py --quick         # small sizes, same tables (for a check)
     python examples/reproduce_results.py --jobs 2 --only fig5,fig8
     python examples/reproduce_results.py --write-docs    # full run, rewrites docs/results.md
+    python examples/reproduce_results.py --only continuous,fig7 --jobs 2 --denoise-laplace --repetitions-at 2=10
 
 A run writes a copy of the page (``results.md``) and its CSV and PNG files into
 ``output/reproduce_results`` (``--output-dir``); only ``--write-docs`` rewrites
