@@ -160,9 +160,9 @@ def _dask_summary(done) -> str:
             f"{significant(done.seconds)} s -> {done.output}/ (GeoParquet)")
 
 
-#: ``--engine`` -> (the package whose ``release_file`` releases, its own keywords, its summary line)
-ENGINES = {"local": ("tracs.release", _local_options, _local_summary),
-           "dask": ("tracs.dask", _dask_options, _dask_summary)}
+#: ``--engine`` -> (the module whose ``release_file`` releases, its own keywords, its summary line)
+ENGINES = {"local": ("tracs.release.files", _local_options, _local_summary),
+           "dask": ("tracs.dask.folders", _dask_options, _dask_summary)}
 
 
 def run(args) -> int:
@@ -171,10 +171,10 @@ def run(args) -> int:
     from ..release.notes import printer
     from . import _startup
 
-    package, own, summary = ENGINES[args.engine]
+    module, own, summary = ENGINES[args.engine]
     keywords = own(args)
     options = _columns.read_options(args)
-    done = importlib.import_module(package).release_file(
+    done = importlib.import_module(module).release_file(
         args.input, args.output, method=args.method, epsilon=args.epsilon, region=args.region,
         region_from_data=args.region_from_data, pad=args.pad, pois=args.pois,
         outside="clip" if args.clip else "drop" if args.drop else None, per_trajectory=args.per_trajectory,
