@@ -39,17 +39,16 @@ def data(tmp_path_factory):
     """Two Parquet files of 40 rows of five users ("007" and "7" two of them), a POI file, an empty folder."""
     root = tmp_path_factory.mktemp("dask-release-file")
     rng = np.random.default_rng(3)
-    n = 40
-    frame = pd.DataFrame({
-        "uid": np.array(["007", "7", "12", "x", "0"], dtype=object)[rng.integers(0, 5, n)],
-        "datetime": pd.Timestamp("2012-04-03", tz="UTC") + pd.to_timedelta(rng.integers(0, 10**6, n), unit="s"),
-        "lat": rng.uniform(35.5, 35.8, n), "lng": rng.uniform(139.5, 139.95, n)})
-    (root / "in").mkdir()
-    frame.iloc[:15].to_parquet(root / "in" / "part.0.parquet", index=False)
-    frame.iloc[15:].to_parquet(root / "in" / "part.1.parquet", index=False)
-    (root / "mixed").mkdir()
-    frame.iloc[:15].assign(uid=np.arange(15) % 3).to_parquet(root / "mixed" / "part.0.parquet", index=False)
-    frame.iloc[15:].to_parquet(root / "mixed" / "part.1.parquet", index=False)
+    users = np.array(["007", "7", "12", "x", "0"], dtype=object)[rng.integers(0, 5, 40)]
+    seconds = pd.to_timedelta(rng.integers(0, 10**6, 40), unit="s")
+    frame = pd.DataFrame({"uid": users, "datetime": pd.Timestamp("2012-04-03", tz="UTC") + seconds,
+                          "lat": rng.uniform(35.5, 35.8, 40), "lng": rng.uniform(139.5, 139.95, 40)})
+    first = frame.iloc[:15]
+    for name, parts in {"in": (first, frame.iloc[15:]), "mixed": (first.assign(uid=np.arange(15) % 3),
+                                                                   frame.iloc[15:])}.items():
+        (root / name).mkdir()
+        for i, part in enumerate(parts):  # integer ids beside text ids in "mixed"
+            part.to_parquet(root / name / f"part.{i}.parquet", index=False)
     pd.DataFrame({"lat": rng.uniform(35.5, 35.8, 20), "lng": rng.uniform(139.5, 139.85, 20)}).to_csv(
         root / "pois.csv", index=False)
     (root / "empty").mkdir()

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -147,8 +148,6 @@ def _read(files):
 
 def _point_columns(part):
     """A GeoDataFrame partition of points as a frame with ``lat`` / ``lng`` columns (WGS84)."""
-    import pandas as pd
-
     points = part.to_crs("EPSG:4326") if part.crs is not None else part
     out = pd.DataFrame(part.drop(columns=part.geometry.name))
     out["lat"], out["lng"] = points.geometry.y.to_numpy(), points.geometry.x.to_numpy()
