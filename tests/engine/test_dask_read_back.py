@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tracs.cli import dask_perturb, main
+from tracs.cli import main
+from tracs.dask import folders as dask_files
 
 dask = pytest.importorskip("dask", reason="tracs[dask] is not installed")
 pytest.importorskip("distributed", reason="tracs[dask] is not installed")
@@ -28,7 +29,7 @@ def run(*args) -> int:
 
 @pytest.fixture(autouse=True)
 def in_process(monkeypatch):
-    monkeypatch.setattr(dask_perturb, "client", lambda args: contextlib.nullcontext())
+    monkeypatch.setattr(dask_files, "client", lambda *args: contextlib.nullcontext())
     with dask.config.set(scheduler="synchronous"):
         yield
 

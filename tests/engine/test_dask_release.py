@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tracs.cli import BUG_STATUS, dask_perturb, main
+from tracs.cli import BUG_STATUS, main
+from tracs.dask import folders as dask_files, partition_release
 from tracs.cli._common import release_methods
 
 dask = pytest.importorskip("dask", reason="tracs[dask] is not installed")
@@ -34,7 +35,7 @@ GENERATORS = {"philox": [], "chacha20": ["--secure-rng"]}
 @pytest.fixture(autouse=True)
 def in_process(monkeypatch):
     """The Dask runs on the synchronous scheduler, without a cluster."""
-    monkeypatch.setattr(dask_perturb, "client", lambda args: contextlib.nullcontext())
+    monkeypatch.setattr(dask_files, "client", lambda *args: contextlib.nullcontext())
     with dask.config.set(scheduler="synchronous"):
         yield
 
@@ -176,14 +177,14 @@ def test_options_the_local_command_refuses_are_refused(extra, message, data, tmp
 
 
 def test_a_failed_write_leaves_the_target_as_it_was(data, tmp_path, monkeypatch, capsys):
-    release = dask_perturb.release_partition
+    release = partition_release.release_partition
 
     def fail(part, *args):  # some partitions are written, then one fails
         if (part["uid"] == "x").any():
             raise RuntimeError("worker lost")
         return release(part, *args)
 
-    monkeypatch.setattr(dask_perturb, "release_partition", fail)
+    monkeypatch.setattr(partition_release, "release_partition", fail)
     target = tmp_path / "many"
     target.mkdir()  # an empty folder of that name may be the target: it stays as it was
     code = main(["perturb", str(data / "3"), "-o", str(target), "--engine", "dask",
@@ -195,16 +196,16 @@ def test_a_failed_write_leaves_the_target_as_it_was(data, tmp_path, monkeypatch,
 
 def test_the_folder_is_written_beside_and_renamed(data, tmp_path, monkeypatch):
     seen = []
-    write_folder = dask_perturb.write_folder
+    write_folder = dask_files.write_folder
 
-    def spy(output, write):
+    def spy(output, write, say=None):
         def wrapped(folder):
             seen.append(folder)
             assert folder.parent == output.parent and folder.name.startswith(".many.") and not output.exists()
             write(folder)
-        write_folder(output, wrapped)
+        write_folder(output, wrapped, say)
 
-    monkeypatch.setattr(dask_perturb, "write_folder", spy)
+    monkeypatch.setattr(dask_files, "write_folder", spy)
     assert main(["perturb", str(data / "2"), "-o", str(tmp_path / "many"), "--engine", "dask",
                  *_options("tracs-d", "philox", data)]) == 0
     assert len(seen) == 1 and not seen[0].exists()

@@ -26,11 +26,6 @@ def check_not_input(output: Path, *inputs) -> None:
     check(Path(output), *inputs)
 
 
-def check_pois_not_input(pois, source) -> None:
-    """Refuse a ``--pois`` file that is the input or a copy of it (:func:`tracs.release.paths.check_pois_not_input`)."""
-    from ..release.paths import check_pois_not_input as check
-
-    check(pois, source, "--pois")
 
 
 def quiet_warnings(command: str, func, *args, **kwargs):
@@ -51,13 +46,6 @@ def check_html_output(output: Path) -> None:
         raise CLIError(f"tracs map writes an HTML page: give an output name ending in .html, got {output.name}")
 
 
-def remove_stale(command: str, path: Path) -> None:
-    """Remove the leftovers of interrupted runs writing ``path`` (:func:`tracs.release.paths.remove_stale`),
-    with a note naming each."""
-    from ..release.notes import printer
-    from ..release.paths import remove_stale as remove
-
-    remove(path, printer(f"tracs {command}"))
 
 
 def report_drops(command: str, report, *, strict: bool, quiet: bool = False, extra=(), others=()) -> None:

@@ -72,14 +72,6 @@ def _outside(args):
     return "clip" if getattr(args, "clip", False) else "drop" if getattr(args, "drop", False) else None
 
 
-def check_options(args, *, discrete: bool) -> None:
-    """Refuse contradictory or missing options before any data is read
-    (:func:`tracs.release.area.check_public`)."""
-    from ..release.area import check_public
-
-    check_public(args.region, region_from_data=args.region_from_data, pad=args.pad, pois=args.pois,
-                 split_gap=args.split_gap, method=args.method, discrete=discrete,
-                 round_to_pois=args.round_to_pois, flags=FLAGS, say=_say("perturb"))
 
 
 def check_projection(box) -> None:
@@ -96,11 +88,6 @@ def check_region_file(args, command: str) -> None:
         _say(command)(f"note: --region {box} is {box.source}")
 
 
-def points_in_region(points, args):
-    """:func:`tracs.release.area.points_in_region` with the options of ``args``."""
-    from ..release.area import points_in_region as in_region
-
-    return in_region(points, args.region, outside=_outside(args), flags=FLAGS, say=_say("perturb"))
 
 
 def frame_in_region(frame, args, *, command: str):
@@ -136,18 +123,3 @@ def frame_in_region(frame, args, *, command: str):
     import geopandas as gpd
 
     return frame.set_geometry(gpd.points_from_xy(new_lon, new_lat, crs=frame.crs)), handled
-
-
-def public_parameters(args, crs, data_region, data_pois, *, pois_needed: bool):
-    """:func:`tracs.release.area.public_parameters` with the options of ``args``."""
-    from ..release.area import public_parameters as parameters
-
-    return parameters(args.region, crs, data_region, data_pois, pois=args.pois, pad=args.pad,
-                      pois_needed=pois_needed, flags=FLAGS, say=_say("perturb"))
-
-
-def metric_crs(args, data_crs):
-    """:func:`tracs.release.area.metric_crs` of ``--region`` (``data_crs()`` with --region-from-data)."""
-    from ..release.area import metric_crs as projection
-
-    return projection(args.region, data_crs)

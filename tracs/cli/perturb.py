@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -118,44 +119,74 @@ def _output_format(path: Path, geometry: str = "points"):
         raise CLIError(str(exc)) from None
 
 
-def run(args) -> int:
-    """Release ``args.input`` by :func:`tracs.release.release_file` with the options of ``args``; print
-    the summary line (``--engine dask``: :func:`tracs.cli.dask_perturb.run_dask`)."""
-    from .._text import counted, given, significant
-    from ..release.files import release_file, releasing_method
-    from ..release.notes import printer
-    from . import _startup
+#: the option names of the messages of :func:`tracs.dask.release_file` (besides those of reading and the region)
+DASK_FLAGS = {"engine": "--engine dask", "local": "--engine local", "seed": "--seed", "lines": "--geometry lines"}
 
-    method = releasing_method(args.method)
-    _output.check_pois_not_input(args.pois, args.input)
-    if args.engine == "dask":
-        from .dask_perturb import run_dask
 
-        _startup.resume()
-        return run_dask(args, method)
+def _local_options(args) -> dict:
+    """The keywords of :func:`tracs.release.release_file` that ``--engine dask`` has not."""
     if args.scheduler is not None:
         raise CLIError("--scheduler goes with --engine dask")
-    options = _columns.read_options(args)
-    done = release_file(
-        args.input, args.output, method=method, epsilon=args.epsilon, region=args.region,
-        region_from_data=args.region_from_data, pad=args.pad, pois=args.pois,
-        outside="clip" if args.clip else "drop" if args.drop else None, per_trajectory=args.per_trajectory,
-        round_to_pois=args.round_to_pois, anchor=args.anchor, split_gap=args.split_gap, seed=args.seed,
-        secure_rng=args.secure_rng, workers=args.workers, geometry=args.geometry, keep_lines=args.keep_lines,
-        budget_columns=not args.no_budget_columns, report_error=args.report_error, strict=args.strict,
-        columns={role: options.pop(role) for role in ("user", "time", "lat", "lon", "traj")},
-        **{k: options[k] for k in ("input_format", "time_format", "dayfirst", "id_type", "tz", "ambiguous",
-                                   "no_time")},
-        quiet=args.quiet, say=printer("tracs perturb"), flags=_columns.FLAGS,
-        on_ready=_startup.resume)  # imports done, kernels loaded: collect normally from there
+    return dict(report_error=args.report_error, strict=args.strict, quiet=args.quiet, flags=_columns.FLAGS)
+
+
+def _dask_options(args) -> dict:
+    """The keywords of :func:`tracs.dask.release_file` that the local engine has not."""
+    return dict(scheduler=args.scheduler, flags={**_columns.FLAGS, **DASK_FLAGS})
+
+
+def _local_summary(done) -> str:
+    """The summary line of a :class:`tracs.release.FileRelease`."""
+    from .._text import counted, given, significant
+
     low, high = done.epsilon_point if done.per_trajectory else done.epsilon_trajectory
     budget = (f"ε = {given(done.epsilon)} per trajectory ({significant(low)}–{significant(high)} per point)"
               if done.per_trajectory else f"ε = {given(done.epsilon)} per point ({given(low)}–{given(high)} "
               "per trajectory)")
     rounded = ", rounded to POIs" if done.rounded else ""
     error = "" if done.average_error is None else f", AE = {significant(done.average_error)} m (not private)"
-    print(f"{done.method.label}{rounded}: {counted(done.points, 'point')} in "
-          f"{counted(done.trajectories, 'trajectory')}, {budget}{error} -> {done.output} ({done.format.name})")
+    return (f"{done.method.label}{rounded}: {counted(done.points, 'point')} in "
+            f"{counted(done.trajectories, 'trajectory')}, {budget}{error} -> {done.output} ({done.format.name})")
+
+
+def _dask_summary(done) -> str:
+    """The summary line of a :class:`tracs.dask.FolderRelease`."""
+    from .._text import counted, given, significant
+
+    dropped = done.rows - done.points
+    note = f", {dropped:,} rows left out (invalid or outside the region)" if dropped else ""
+    return (f"{done.method.label}: {counted(done.points, 'row')} released from {done.rows:,}{note}, "
+            f"ε = {given(done.epsilon)} {'per trajectory' if done.per_trajectory else 'per point'}, on Dask in "
+            f"{significant(done.seconds)} s -> {done.output}/ (GeoParquet)")
+
+
+#: ``--engine`` -> (the module whose ``release_file`` releases, its own keywords, its summary line)
+ENGINES = {"local": ("tracs.release.files", _local_options, _local_summary),
+           "dask": ("tracs.dask.folders", _dask_options, _dask_summary)}
+
+
+def run(args) -> int:
+    """Release ``args.input`` by the ``release_file`` of ``--engine`` (:func:`tracs.release.release_file`,
+    :func:`tracs.dask.release_file`) with the options of ``args``; print the summary line."""
+    from ..release.notes import printer
+    from . import _startup
+
+    module, own, summary = ENGINES[args.engine]
+    keywords = own(args)
+    options = _columns.read_options(args)
+    done = importlib.import_module(module).release_file(
+        args.input, args.output, method=args.method, epsilon=args.epsilon, region=args.region,
+        region_from_data=args.region_from_data, pad=args.pad, pois=args.pois,
+        outside="clip" if args.clip else "drop" if args.drop else None, per_trajectory=args.per_trajectory,
+        round_to_pois=args.round_to_pois, anchor=args.anchor, split_gap=args.split_gap, seed=args.seed,
+        secure_rng=args.secure_rng, workers=args.workers, geometry=args.geometry, keep_lines=args.keep_lines,
+        budget_columns=not args.no_budget_columns,
+        columns={role: options.pop(role) for role in ("user", "time", "lat", "lon", "traj")},
+        **{k: options[k] for k in ("input_format", "time_format", "dayfirst", "id_type", "tz", "ambiguous",
+                                   "no_time")},
+        say=printer("tracs perturb"), on_ready=_startup.resume,  # imports done: collect normally from there
+        **keywords)
+    print(summary(done))
     return 0
 
 

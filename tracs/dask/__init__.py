@@ -21,19 +21,22 @@ is computed (:func:`check_user_ids`).
 Modules: :mod:`~tracs.dask.frames` (the in-process definition, the check of id
 types), :mod:`~tracs.dask.partitions` (users across partitions, row numbers,
 :func:`map_users`), :mod:`~tracs.dask.perturbation` (:func:`perturb`),
-:mod:`~tracs.dask.estimation` (:func:`estimate`).
+:mod:`~tracs.dask.estimation` (:func:`estimate`), :mod:`~tracs.dask.folders` (:func:`release_file`: a
+(Geo)Parquet folder released into a folder of GeoParquet parts, ``tracs perturb --engine dask``) and
+:mod:`~tracs.dask.partition_release` (its partitions, as the in-process release reads and writes a file).
 
 What travels to the workers: the perturber (its public region, ε, POIs), the seed
-and the rows of each partition; nothing else.  Dask is imported only by
-:func:`perturb`, never by ``import tracs`` (install ``tracs[dask]``).
+and the rows of each partition; nothing else.  Dask is imported only inside the
+functions that run on it, never by ``import tracs`` (install ``tracs[dask]``).
 """
 
 from __future__ import annotations
 
 from .estimation import estimate
+from .folders import FolderRelease, release_file
 from .frames import check_user_ids, perturb_frame
 from .partitions import map_users, needs_shuffle, with_row_numbers
 from .perturbation import perturb
 
 __all__ = ["perturb", "perturb_frame", "map_users", "needs_shuffle", "with_row_numbers", "estimate",
-           "check_user_ids"]
+           "check_user_ids", "release_file", "FolderRelease"]

@@ -9,7 +9,7 @@ sidecar (``OUTPUT.tracs.json``) and writes it.  :mod:`~tracs.release.files` is a
 file released (:func:`release_file`: ``tracs perturb``), on the public area of
 :mod:`~tracs.release.area`, the file checks of :mod:`~tracs.release.paths` and the
 notes of :mod:`~tracs.release.notes`; ``tracs perturb --engine dask``
-(:mod:`tracs.cli.dask_perturb`) releases each partition through the same steps.
+(:func:`tracs.dask.release_file`) releases each partition through the same steps.
 """
 
 from .record import perturb_parameters, write_perturb_sidecar

@@ -37,7 +37,7 @@ from .paths import check_input, check_not_input, check_pois_not_input, writable_
 from .record import perturb_parameters, write_perturb_sidecar
 from .steps import release_points
 
-__all__ = ["release_file", "FileRelease", "releasing_method", "random_argument", "warm_up"]
+__all__ = ["release_file", "FileRelease", "releasing_method", "random_argument", "read_arguments", "warm_up"]
 
 #: how rows outside the region may be handled (None: refused, naming them)
 OUTSIDE = (None, "clip", "drop")
@@ -127,8 +127,9 @@ def warm_up(method: Method) -> threading.Thread:
     return thread
 
 
-def _reading(columns, options: dict, flags) -> dict:
-    """The keyword arguments of :func:`tracs.io.batch_files.read_points` (``columns``: role -> column name)."""
+def read_arguments(columns, options: dict, flags) -> dict:
+    """The keyword arguments of :func:`tracs.io.batch_files.read_points`: ``columns`` (role -> column name),
+    the reading ``options`` and ``flags``, refusing a role that is not one of :data:`ROLES`."""
     columns = dict(columns or {})
     unknown = sorted(set(columns) - set(ROLES))
     if unknown:
@@ -234,9 +235,9 @@ def release_file(source, output, *, method, epsilon: float, region=None, region_
     fmt = output_format(output, geometry=geometry)
     area.check_public(box, region_from_data=region_from_data, pad=pad, pois=pois, split_gap=split_gap,
                       method=method.name, discrete=method.discrete, round_to_pois=round_to_pois, flags=flags, say=say)
-    reading = _reading(columns, dict(time_format=time_format, dayfirst=bool(dayfirst), id_type=id_type or "text",
-                                     tz=tz or "UTC", ambiguous=ambiguous or "earlier", no_time=bool(no_time),
-                                     input_format=input_format or "auto"), flags)
+    reading = read_arguments(columns, dict(time_format=time_format, dayfirst=bool(dayfirst),
+                                           id_type=id_type or "text", tz=tz or "UTC", ambiguous=ambiguous or "earlier",
+                                           no_time=bool(no_time), input_format=input_format or "auto"), flags)
 
     warm = warm_up(method) if not per_trajectory else None
     points = read_points(source, split_gap=split_gap, **reading)

@@ -8,6 +8,7 @@ after a prefix (``tracs perturb: ...``); a caller may collect the lines instead.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 from .._text import counted
 from ..errors import InputError
@@ -17,12 +18,19 @@ __all__ = ["printer", "report_read"]
 _SHOW = 5
 
 
-def printer(prefix: str = "tracs"):
-    """A ``say(line)`` that prints ``PREFIX: line`` on standard error."""
-    def say(line: str) -> None:
-        print(f"{prefix}: {line}", file=sys.stderr)
+@dataclass(frozen=True)
+class _Printer:
+    """Prints ``PREFIX: line`` on standard error; pickles (a release on Dask says its notes on the workers)."""
 
-    return say
+    prefix: str
+
+    def __call__(self, line: str) -> None:
+        print(f"{self.prefix}: {line}", file=sys.stderr)
+
+
+def printer(prefix: str = "tracs"):
+    """A ``say(line)`` that prints ``PREFIX: line`` on standard error (it pickles)."""
+    return _Printer(prefix)
 
 
 def _shown(values, whole: bool = False) -> str:
