@@ -31,6 +31,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from tracs.estimate.expectation_maximisation import one_blas_thread
+
 #: Figure 5's trajectory: nine points along y = 1 in S = [0, 2) × [0, 10)
 LINE = [(0.2 * (i + 1), 1.0) for i in range(9)]
 
@@ -248,12 +250,40 @@ def _spec_name(spec: tuple) -> str:
 
 def describe(unit: tuple) -> str:
     kind, *args = unit
-    if kind in ("grid", "denoised"):
+    if kind in ("grid", "denoised", "denoised-continuous"):
         spec, method, eps = args[:3]
-        return f"{_spec_name(spec)} {method} ε={eps:g}" + (f" denoised ({args[4]})" if kind == "denoised" else "")
+        return f"{_spec_name(spec)} {method} ε={eps:g}" + (f" denoised ({args[-1]}) ×{args[3]}" if kind != "grid" else "")
     if kind == "total":
         return f"{_spec_name(args[0])} {args[1]} ε_total={args[2]:g}"
     return " ".join(str(a) for a in unit if not isinstance(a, tuple))
+
+
+#: relative cost of denoising one point of a release, per method (measured on CHI and TKY, ε = 1 … 10):
+#: TraCS-C's grid and smoothing cost most; TraCS-D's reports equal to their reference and planar
+#: Laplace's fit can cost far more
+DENOISE_COST = {"tracs-d": 4.0, "planar-laplace": 10.0, "tracs-c": 3.0, "strawman": 1.0}
+
+
+def cost(unit: tuple, seed: int) -> float:
+    """A rough relative cost of a unit (points × repetitions, times a method's factor when denoised), to
+    start the costliest first; 0 for the kinds that take seconds."""
+    kind = unit[0]
+    if kind not in ("grid", "denoised", "denoised-continuous"):
+        return 0.0
+    spec, method, _, reps = unit[1:5]
+    points = spec[2] * spec[3] if spec[0] == "region" else int(np.asarray(dataset(spec, seed).offsets)[-1])
+    factor = DENOISE_COST.get(method, 1.0) if kind != "grid" else 0.01
+    return factor * points * reps
+
+
+_blas_limit = None
+
+
+def worker_blas() -> None:
+    """A worker process's BLAS on one thread from its start: the workers share the cores (threaded
+    BLAS in each only waits), and the sums' order is that of a run with one worker."""
+    global _blas_limit
+    _blas_limit = one_blas_thread()
 
 
 def timed(unit: tuple, seed: int):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from _tables import Column, Config, Section, Table, pm, save_figure, summary_frame, value
+from _tables import Column, Config, Section, Table, difference_interval, pm, save_figure, summary_frame, value
 from tracs._text import significant
 
 EPS = (2.0, 4.0, 6.0, 8.0, 10.0)
@@ -26,23 +26,42 @@ def grid_unit(spec, method, eps, reps, anchor="center", rounding=None, metrics=(
 #: ε of the continuous spaces' denoised tables: the raw tables' and ε = 1
 CONTINUOUS_DENOISED_EPS = (1.0, 2.0, 4.0, 6.0, 8.0, 10.0)
 #: repetitions of the denoised tables (a fit of the prior per release: far costlier than the raw cells)
-DENOISED_REPS = 1
-#: methods of the continuous spaces denoised in the tables; planar Laplace has an exact likelihood too,
-#: but its prior's fit did not end within 5 minutes per release of 1,000 points here, so it is n/a
-CONTINUOUS = ("tracs-d", "tracs-c", "strawman")
-NOT_DENOISED = ("planar-laplace",)
+DENOISED_REPS = 3
+#: methods of the continuous spaces' denoised tables; planar Laplace's columns run only with
+#: ``Config.denoise_laplace`` (``--denoise-laplace``), else ``n/a``: the fit of its prior did not end
+#: within 5 minutes per release of 1,000 points here
+CONTINUOUS = ("tracs-d", "tracs-c", "strawman", "planar-laplace")
+LAPLACE = "planar-laplace"
 
 
-def raw_and_denoised(block: str, unit, methods=CONTINUOUS, missing=NOT_DENOISED) -> Table:
+def not_run(result, row) -> str:
+    return "n/a"
+
+
+def ratio_text(result, row) -> str:
+    return f"{result['ratio']:.2f}".rstrip("0").rstrip(".")
+
+
+def repetitions_note(cfg: Config, name: str, default: int, rows) -> str:
+    """The rows of a denoised table run with more repetitions than ``default`` (``Config.repetitions_at``)."""
+    more = {e: n for e in rows if (n := cfg.repetitions(default, name, e)) != default}
+    if not more:
+        return ""
+    return "; ".join(f"ε = {e:g}: {n} repetitions" for e, n in more.items()) + f" (the other rows: {default})."
+
+
+def raw_and_denoised(block: str, unit, cfg: Config, note=None) -> Table:
     """A table of raw and denoised AE side by side, ``denoised / raw`` beside them; ``unit(method)(ε)``
-    is a ``denoised-continuous`` unit (``_cells``); the methods of ``missing`` get ``n/a``."""
+    is a ``denoised-continuous`` unit (``_cells``); planar Laplace's columns are ``n/a`` unless
+    ``cfg.denoise_laplace``."""
     columns = []
-    for m in methods:
-        columns += [Column(f"{LABELS[m]} raw", unit(m), pm(key="raw")),
-                    Column("denoised", unit(m), pm(key="denoised")),
-                    Column("ratio", unit(m), lambda r, row: f"{r['ratio']:.2f}".rstrip("0").rstrip("."))]
-    columns += [Column(f"{LABELS[m]} denoised", lambda e: None, lambda r, row: "n/a") for m in missing]
-    return Table(block, "ε", CONTINUOUS_DENOISED_EPS, columns)
+    for m in CONTINUOUS:
+        run = m != LAPLACE or cfg.denoise_laplace
+        u = unit(m) if run else (lambda e: None)
+        columns += [Column(f"{LABELS[m]} raw", u, pm(key="raw") if run else not_run),
+                    Column("denoised", u, pm(key="denoised") if run else not_run),
+                    Column("ratio", u, ratio_text if run else not_run)]
+    return Table(block, "ε", CONTINUOUS_DENOISED_EPS, columns, note=note)
 
 
 def continuous(cfg: Config) -> Section:
@@ -57,11 +76,16 @@ def continuous(cfg: Config) -> Section:
                     [col(region, m) for m in ("tracs-d", "tracs-c", "strawman", "planar-laplace")])
               for region in specs]
     # independent points: nothing to smooth along a trajectory, each report is denoised on its own
-    # (10 trajectories per repetition: TraCS-D's posterior costs about 40 s per 1,000 reports here)
-    den_reps, den_size = cfg.pick(DENOISED_REPS, 1), cfg.pick((10, 100), (5, 30))
-    denoised_tables = [raw_and_denoised(f"continuous-{region}-denoised", lambda m, region=region: lambda e: (
-        "denoised-continuous", ("region", region, *den_size), m, float(e), den_reps, "corner", "metres", "point"))
-        for region in specs]
+    # (10 trajectories of 100 points per repetition)
+    den_reps, den_size = cfg.pick(DENOISED_REPS, 2), cfg.pick((10, 100), (3, 20))
+
+    def den(region):
+        return lambda m: lambda e: ("denoised-continuous", ("region", region, *den_size), m, float(e),
+                                    cfg.repetitions(den_reps, region, e), "corner", "metres", "point")
+    denoised_tables = [raw_and_denoised(f"continuous-{region}-denoised", den(region), cfg,
+                                        lambda results, region=region: repetitions_note(
+                                            cfg, region, den_reps, CONTINUOUS_DENOISED_EPS))
+                       for region in specs]
     tables.append(Table("continuous-anchor", "ε", EPS, [
         col("unit-square", "tracs-d", "corner", "[0,1)²: corner"),
         col("unit-square", "tracs-d", "center", "[0,1)²: centre"),
@@ -206,11 +230,14 @@ NAMES = {**LABELS, "em": "EM"}
 def denoised(cfg: Config) -> Section:
     """The discrete table's setting, every method raw and denoised over the venues: TraCS-D given its
     trajectory (``tracs evaluate --denoise trajectory``), TraCS-C, EM and L-SRR per report (``point``)."""
-    reps, spec, base = checkin_cells(cfg)
+    reps, spec, _ = checkin_cells(cfg)
+
+    def base(name, method):  # the discrete table's cell, with the repetitions of its row
+        return lambda e: grid_unit(spec[name], method, e, cfg.repetitions(reps, name, e), metrics=QUERY)
 
     def den(name, method):
         how = "trajectory" if method == "tracs-d" else "point"
-        return lambda e: ("denoised", spec[name], method, float(e), reps, how)
+        return lambda e: ("denoised", spec[name], method, float(e), cfg.repetitions(reps, name, e), how)
 
     def raw(name, method):
         return base(name, method) if method in NOT_DENOISED else den(name, method)
@@ -229,8 +256,26 @@ def denoised(cfg: Config) -> Section:
             return f"{100 * (results[-1][TARGET[1]]['mean'] / best_base - 1):+.0f} %"
         return Column(label, units, text, many=True)
 
-    def na(result, row):
-        return "n/a"
+    def decided(name):
+        """The rows with more repetitions: TraCS-D denoised (the fixed rule) minus the best raw baseline,
+        with the 95 % Welch interval of the difference."""
+        def note(results):
+            lines = []
+            for e in DENOISE_EPS:
+                if (n := cfg.repetitions(reps, name, e)) == reps:
+                    continue
+                raws = {m: results[raw(name, m)(e)] for m in BASELINES}
+                raws = {m: r if m in NOT_DENOISED else r["raw"] for m, r in raws.items()}
+                best = min(BASELINES, key=lambda m: raws[m]["mean"])
+                target = results[den(name, TARGET[0])(e)][TARGET[1]]
+                diff, low, high = difference_interval(target["runs"], raws[best]["runs"])
+                verdict = ("below" if high < 0 else "above" if low > 0 else "not decided") + " at 95 %"
+                lines.append(f"ε = {e:g}, {n} repetitions (the other rows: {reps}): TraCS-D denoised "
+                             f"{target['mean']:,.0f} m, raw {NAMES[best]} {raws[best]['mean']:,.0f} m; "
+                             f"difference {diff:+,.0f} m, 95 % interval {low:+,.0f} to {high:+,.0f} m "
+                             f"(Welch): {verdict}.")
+            return "\n".join(lines)
+        return note
 
     tables, modes = [], []
     for name in ("tky", "chi"):
@@ -238,16 +283,18 @@ def denoised(cfg: Config) -> Section:
         for m in BASELINES + ("tracs-d", "tracs-c"):
             if m in NOT_DENOISED:
                 columns += [Column(NAMES[m], base(name, m), pm()),
-                            Column(f"{NAMES[m]} denoised", lambda e: None, na)]
+                            Column(f"{NAMES[m]} denoised", lambda e: None, not_run)]
             else:
                 columns += [Column(NAMES[m], den(name, m), pm(key="raw")),
                             Column(f"{NAMES[m]} denoised", den(name, m), pm(key="mean"))]
         columns += [gap(name, "TraCS-D denoised vs best raw baseline", False),
                     gap(name, "vs best baseline, raw or denoised", True)]
-        tables.append(Table(f"denoised-{name}", "ε", DENOISE_EPS, columns))
+        tables.append(Table(f"denoised-{name}", "ε", DENOISE_EPS, columns, note=decided(name)))
         modes += [Column(f"{name.upper()}: {NAMES[m]}" if i == 0 else NAMES[m], den(name, m), pm(key="mode"))
                   for i, m in enumerate(("em", "lsrr", "tracs-d", "tracs-c"))]
-    tables.append(Table("denoised-modes", "ε", DENOISE_EPS, modes))
+    tables.append(Table("denoised-modes", "ε", DENOISE_EPS, modes,
+                        note=lambda results: " ".join(f"{n.upper()}: {text}" for n in ("tky", "chi")
+                                                      if (text := repetitions_note(cfg, n, reps, DENOISE_EPS)))))
     return Section("denoised", "denoised releases", tables, None, extra_units=[])
 
 

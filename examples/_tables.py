@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
+import numpy as np
 import pandas as pd
 
 from tracs._text import significant
@@ -23,13 +24,26 @@ PAGE = DOCS / "results.md"
 
 @dataclass(frozen=True)
 class Config:
-    """What a run depends on: the root seed and the size (full or quick)."""
+    """What a run depends on: the root seed, the size (full or quick) and the switches of the denoised tables.
+
+    ``denoise_laplace``: run planar Laplace's columns of the continuous spaces' denoised tables (else
+    ``n/a``).  ``repetitions_at``: ``((data set or None, ε), repetitions)`` pairs, more repetitions for
+    the rows of those ε in the denoised tables (data set None: every data set).
+    """
 
     seed: int = 0
     quick: bool = False
+    denoise_laplace: bool = False
+    repetitions_at: tuple = ()
 
     def pick(self, full, quick):
         return quick if self.quick else full
+
+    def repetitions(self, default: int, name: str, eps: float) -> int:
+        """Repetitions of a denoised table's cell of data set ``name`` at ``eps``: ``default`` unless
+        ``repetitions_at`` names that ε (for that data set, or for every one)."""
+        chosen = dict(self.repetitions_at)
+        return chosen.get((name, float(eps)), chosen.get((None, float(eps)), default))
 
 
 @dataclass
@@ -51,6 +65,8 @@ class Table:
     columns: list[Column]
     row_text: Callable[[object], str] = lambda row: f"{row:g}"
     align: str = "---:"
+    #: ``note(results) -> str``: lines printed below the table (none when empty)
+    note: Callable[[dict], str] | None = None
 
     def units(self) -> list[tuple]:
         return [v for row in self.rows for c in self.columns if (u := c.unit(row)) is not None
@@ -68,7 +84,8 @@ class Table:
         for row in self.rows:
             cells = [self.cell(results, row, c) for c in self.columns]
             lines.append("| " + " | ".join([self.row_text(row)] + cells) + " |")
-        return "\n".join(lines)
+        note = self.note(results) if self.note is not None else ""
+        return "\n".join(lines + (["", note] if note else []))
 
 
 @dataclass
@@ -100,6 +117,21 @@ def pm(digits: int = 3, key: str | None = None):
             return "refused"
         return f"{significant(r['mean'], digits)} ± {significant(r['half'], max(digits - 1, 1))}"
     return text
+
+
+def difference_interval(a, b, confidence: float = 0.95) -> tuple[float, float, float]:
+    """``mean(a) − mean(b)`` of independent repetitions and its two-sided Welch interval
+    (Student-t with the Welch–Satterthwaite degrees of freedom); no spread: the difference itself."""
+    from scipy import stats
+
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    diff = float(a.mean() - b.mean())
+    va, vb = (a.var(ddof=1) / len(a) if len(a) > 1 else 0.0), (b.var(ddof=1) / len(b) if len(b) > 1 else 0.0)
+    if va + vb == 0:
+        return diff, diff, diff
+    dof = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1) if va else 0.0) + (vb ** 2 / (len(b) - 1) if vb else 0.0))
+    half = float(stats.t.ppf(0.5 + confidence / 2, dof) * np.sqrt(va + vb))
+    return diff, diff - half, diff + half
 
 
 def value(name: str, digits: int = 3, key: str | None = None):

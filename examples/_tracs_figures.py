@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from _sections import DENOISED_REPS, LABELS, grid_unit, raw_and_denoised
+from _sections import CONTINUOUS_DENOISED_EPS, DENOISED_REPS, LABELS, grid_unit, raw_and_denoised, \
+    repetitions_note
 from _tables import Column, Config, Section, Table, constant, pm, save_figure, summary_frame
 from tracs._text import significant
 
@@ -45,9 +46,9 @@ PAPER_FIG8 = {
     60: {"atp": (0.3936, 0.369, 0.3523, 0.321, 0.3135), "ngram": (0.457, 0.4089, 0.3737, 0.3221, 0.2933),
          "lsrr-thresholds": (0.472, 0.4227, 0.3938, 0.3726, 0.3706),
          "tracs-d": (0.4633, 0.3373, 0.2375, 0.1636, 0.12), "tracs-c": (0.3969, 0.2877, 0.1856, 0.1265, 0.07204)}}
-#: denoising of Figure 7's releases (CHI), one rule per method: each trajectory smoothed as a whole;
-#: TraCS-D per point (its smoothing costs minutes per release here)
-FIG7_DENOISE = {"tracs-c": "trajectory", "strawman": "trajectory", "tracs-d": "point"}
+#: denoising of Figure 7's releases (TKY and CHI), one rule per method: each trajectory smoothed as a whole;
+#: TraCS-D per point (its smoothing costs minutes per release here); planar Laplace per point (its only kind)
+FIG7_DENOISE = {"tracs-c": "trajectory", "strawman": "trajectory", "tracs-d": "point", "planar-laplace": "point"}
 TOTALS = {"tky": (32.0, 64.0, 128.0, 256.0, 512.0), "chi": (26.0, 52.0, 78.0, 104.0, 130.0)}
 PAPER_TOTAL = {
     "tky": {"atp": (0.08458, 0.08349, 0.08032, 0.07292, 0.06892),
@@ -119,12 +120,15 @@ def figure7(cfg: Config) -> Section:
                                                                        units="degrees"))(m, spec), pm())
                 for m in methods]
         tables.append(Table(f"tracs-fig7-{name}", "ε", EPS, cols + _paper_columns(PAPER_FIG7[name], EPS, methods)))
-    den_reps = cfg.pick(DENOISED_REPS, 1)
+    den_reps, den_stop = cfg.pick(DENOISED_REPS, 2), cfg.pick(stop, 2)
 
-    def smoothed(m):
-        return lambda e: ("denoised-continuous", ("checkins", "chi", 0, stop), m, float(e), den_reps, "corner",
-                          "degrees", FIG7_DENOISE[m])
-    denoised = [raw_and_denoised("tracs-fig7-chi-denoised", smoothed)]
+    def smoothed(name):
+        return lambda m: lambda e: ("denoised-continuous", ("checkins", name, 0, den_stop), m, float(e),
+                                    cfg.repetitions(den_reps, name, e), "corner", "degrees", FIG7_DENOISE[m])
+    denoised = [raw_and_denoised(f"tracs-fig7-{name}-denoised", smoothed(name), cfg,
+                                 lambda results, name=name: repetitions_note(cfg, name, den_reps,
+                                                                             CONTINUOUS_DENOISED_EPS))
+                for name in ("tky", "chi")]
     return Section("fig7", "TraCS Figure 7", tables + denoised, _files(
         tables, lambda t: f"figure7_{t.block[-3:]}",
         lambda t: f"Figure 7: {t.block[-3:].upper()} as a continuous space, first {stop} trajectories",

@@ -3,6 +3,7 @@
     python examples/reproduce_results.py --quick         # small sizes, same tables (for a check)
     python examples/reproduce_results.py --jobs 2 --only fig5,fig8
     python examples/reproduce_results.py --write-docs    # full run, rewrites docs/results.md
+    python examples/reproduce_results.py --only continuous,fig7 --jobs 2 --denoise-laplace --repetitions-at 2=10
 
 A run writes a copy of the page (``results.md``) and its CSV and PNG files into
 ``output/reproduce_results`` (``--output-dir``); only ``--write-docs`` rewrites
@@ -52,6 +53,27 @@ def sections(cfg: Config, only=None) -> list:
     return [SECTIONS[n](cfg) for n in names]
 
 
+#: data sets the denoised tables run on (the names of ``--repetitions-at``)
+DENOISED_DATA = ("tky", "chi", "unit-square", "2x10")
+
+
+def parse_repetitions_at(text: str) -> tuple:
+    """``"2=10,chi:4=5"`` as ``(((None, 2.0), 10), (("chi", 4.0), 5))``; ``ValueError`` naming the bad item."""
+    pairs = {}
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        where, _, rest = item.rpartition(":")
+        eps, sep, count = rest.partition("=")
+        try:
+            key, n = (where or None, float(eps)), int(count)
+        except ValueError:
+            key, n = None, 0
+        if not sep or key is None or n < 2 or not key[1] > 0 or (where and where not in DENOISED_DATA):
+            raise ValueError(f"--repetitions-at: {item!r} is not [DATA:]EPS=N with N >= 2, EPS > 0 and DATA "
+                             f"among {', '.join(DENOISED_DATA)}")
+        pairs[key] = n
+    return tuple(pairs.items())
+
+
 def run_units(units: list, seed: int, jobs: int, log=print) -> dict:
     """Every unit's result; progress on ``log``.  Timings run after the rest, one at a time."""
     results, start = {}, time.perf_counter()
@@ -64,17 +86,20 @@ def run_units(units: list, seed: int, jobs: int, log=print) -> dict:
             f"(elapsed {time.perf_counter() - start:5.0f} s)")
 
     if jobs > 1 and len(parallel) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        # the costliest units first, so that no worker is left with a long one at the end
+        parallel.sort(key=lambda u: _cells.cost(u, seed), reverse=True)
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_cells.worker_blas) as pool:
             futures = [pool.submit(_cells.timed, u, seed) for u in parallel]
             for future in as_completed(futures):
                 unit, value, seconds = future.result()
                 results[unit] = value
                 report(unit, seconds)
     else:
-        for u in parallel:
-            unit, value, seconds = _cells.timed(u, seed)
-            results[unit] = value
-            report(unit, seconds)
+        with _cells.one_blas_thread():  # as in the workers
+            for u in parallel:
+                unit, value, seconds = _cells.timed(u, seed)
+                results[unit] = value
+                report(unit, seconds)
     for u in solo:
         unit, value, seconds = _cells.timed(u, seed)
         results[unit] = value
@@ -101,6 +126,12 @@ def main(argv=None) -> dict:
     p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1; timings always run alone)")
     p.add_argument("--seed", type=int, default=0, help="root seed of every cell (default 0)")
     p.add_argument("--only", default="", help=f"comma-separated sections among {', '.join(SECTIONS)}")
+    p.add_argument("--denoise-laplace", action="store_true",
+                   help="also run planar Laplace (T-Laplace) in the continuous spaces' denoised tables "
+                        "(sections continuous, fig7; without it its columns are n/a)")
+    p.add_argument("--repetitions-at", default="", metavar="[DATA:]EPS=N,...",
+                   help="more repetitions for the rows of these ε in the denoised tables, e.g. 2=10 "
+                        "(every data set) or chi:2=10 (one data set: tky, chi, unit-square, 2x10)")
     p.add_argument("--page", type=Path, default=None,
                    help="the page to rewrite (default: results.md in the output folder, a copy of "
                         "docs/results.md; with --write-docs, docs/results.md itself)")
@@ -110,7 +141,11 @@ def main(argv=None) -> dict:
     args = parse_output_args(p, argv, script="reproduce_results")
     if args.jobs < 1:
         p.error("--jobs must be >= 1")
-    cfg = Config(seed=args.seed, quick=args.quick)
+    try:
+        more = parse_repetitions_at(args.repetitions_at)
+    except ValueError as exc:
+        p.error(str(exc))
+    cfg = Config(seed=args.seed, quick=args.quick, denoise_laplace=args.denoise_laplace, repetitions_at=more)
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     chosen = sections(cfg, only)
     units = list(dict.fromkeys(u for s in chosen for u in s.units()))
