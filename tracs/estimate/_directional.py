@@ -147,7 +147,9 @@ def _special_likelihood(refs, perturber, eps_dir, eps_dist, half_dir, half_r, po
     """
     K, S = points.shape[0], points.shape[1]
     flat = points.reshape(-1, 2)
-    grid = (np.arange(_ARC_NODES) + 0.5) * (2 * np.pi / _ARC_NODES)
+    n = _ARC_NODES
+    step = 2 * np.pi / n
+    grid = (np.arange(n) + 0.5) * step
     lik = np.empty((len(refs), K))
     for r, o in enumerate(refs):
         phi, u = region._direction_distance(np.broadcast_to(o, flat.shape), flat)
@@ -162,13 +164,35 @@ def _special_likelihood(refs, perturber, eps_dir, eps_dist, half_dir, half_r, po
         low = np.exp(-eps_dir[r])
         if isinstance(perturber, Strawman):
             k = perturber.sectors
-            high = (np.minimum((phi / (2 * np.pi / k)).astype(np.int64), k - 1)[:, None]
-                    == np.minimum((grid / (2 * np.pi / k)).astype(np.int64), k - 1)[None, :])
+            node_sector = np.minimum((grid / (2 * np.pi / k)).astype(np.int64), k - 1)
+            sector = np.minimum((phi / (2 * np.pi / k)).astype(np.int64), k - 1)
+            inside = np.bincount(node_sector, minlength=k)[sector]
+            inside_out = np.bincount(node_sector, weights=outward, minlength=k)[sector]
         else:
-            c = half_dir[r]
-            d = np.abs(phi[:, None] - grid[None, :]) % (2 * np.pi)
-            high = np.minimum(d, 2 * np.pi - d) < c
-        dens = np.where(high, 1.0, low)
-        mass = (dens[:, outward].sum(axis=1) / dens.sum(axis=1))
+            inside, inside_out = _arc_counts(phi, half_dir[r], outward, step)
+        total_out = float(outward.sum())
+        mass = (inside_out + low * (total_out - inside_out)) / (inside + low * (n - inside))
         lik[r] = mass.reshape(K, S).mean(axis=1)
     return lik
+
+
+def _arc_counts(phi, c, outward, step):
+    """Nodes ``(j + 1/2)·step`` within circular distance ``< c`` of each ``φ``, and how many of them are
+    ``outward``: the nodes of an arc form one cyclic run of indices, found from its two ends."""
+    n = len(outward)
+
+    def near(j):
+        d = np.abs(phi - (np.mod(j, n) + 0.5) * step) % (2 * np.pi)
+        return np.minimum(d, 2 * np.pi - d) < c
+
+    lo = np.floor((phi - c) / step - 0.5).astype(np.int64) + 1
+    hi = np.ceil((phi + c) / step - 0.5).astype(np.int64) - 1
+    lo = np.where(near(lo - 1), lo - 1, np.where(near(lo), lo, lo + 1))
+    hi = np.where(near(hi + 1), hi + 1, np.where(near(hi), hi, hi - 1))
+    count = hi - lo + 1
+    full = count >= n
+    lo, hi = np.where(full, 0, lo), np.where(full, n - 1, hi)
+    cum = np.concatenate([[0], np.cumsum(np.tile(outward, 3))])  # indices -n … 2n - 1
+    inside = np.clip(hi - lo + 1, 0, n)
+    inside_out = np.where(inside > 0, cum[np.clip(hi + n + 1, 0, 3 * n)] - cum[np.clip(lo + n, 0, 3 * n)], 0)
+    return inside.astype(np.float64), inside_out.astype(np.float64)
