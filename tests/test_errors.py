@@ -177,9 +177,12 @@ def _raises(classes=PLAIN):
                 if not isinstance(node, ast.Raise) or node.exc is None:
                     continue
                 target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
-                if isinstance(target, ast.Name) and target.id in classes:
-                    found.append((path.relative_to(root).as_posix(), target.id,
-                                  ast.get_source_segment(source, node.exc)))
+                # a class chosen by a conditional expression, ``raise (A if c else B)(...)``: both
+                targets = [target.body, target.orelse] if isinstance(target, ast.IfExp) else [target]
+                for one in targets:
+                    if isinstance(one, ast.Name) and one.id in classes:
+                        found.append((path.relative_to(root).as_posix(), one.id,
+                                      ast.get_source_segment(source, node.exc)))
     return found
 
 

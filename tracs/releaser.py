@@ -117,7 +117,7 @@ class Releaser(ABC):
 
     def __init__(self, epsilon=None, *, epsilon_per_trajectory=None):
         if (epsilon is None) == (epsilon_per_trajectory is None):
-            raise (TypeError if epsilon is None else ValueError)(
+            raise (InputTypeError if epsilon is None else InputError)(
                 "give exactly one of epsilon (per point) and epsilon_per_trajectory")
         self._basis = "per_point" if epsilon is not None else "per_trajectory"
         self._eps_point = None if epsilon is None else check_epsilon(epsilon, "epsilon")
