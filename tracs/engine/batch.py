@@ -163,13 +163,12 @@ def perturb_many(perturber, coords, offsets=None, *, rng=None, keys=None, worker
 def _perturb_batch(perturber, batch: Batch, offsets, *, keys, keyed: bool, return_indices: bool, **kwargs):
     """:func:`perturb_many` of a :class:`Batch`: its arrays and stream keys released, the batch
     at the released coordinates returned (with the indices when asked)."""
-    if offsets is not None:
-        raise InputTypeError("give offsets or a tracs.Batch (which has its own), not both")
+    coords, offsets, _ = as_batch(batch, offsets)  # refuses offsets beside the batch's own
     if keyed and batch.keys is not None:
         if keys is not None:
             raise InputTypeError("give keys or a tracs.Batch with keys (the users' ids), not both")
         keys = batch.stream_keys()
-    out = perturb_many(perturber, batch.coords, batch.offsets, keys=keys, keyed=keyed,
+    out = perturb_many(perturber, coords, offsets, keys=keys, keyed=keyed,
                        return_indices=return_indices, **kwargs)
     if return_indices:
         return batch.with_coords(out[0]), out[1]
