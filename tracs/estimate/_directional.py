@@ -20,6 +20,8 @@ from . import expectation_maximisation as fitting
 CHUNK = 1 << 14
 #: directions used to integrate over the outward arc of a boundary reference
 _ARC_NODES = 3600
+#: (report, point) pairs of the reports equal to their reference worked at once
+SPECIAL_BLOCK = 1 << 20
 
 
 def references(reports: np.ndarray, offsets: np.ndarray, anchor) -> np.ndarray:
@@ -138,48 +140,54 @@ def plan_memory(reports: int, special: int, columns: int, rows: int, cells: int,
 
 
 def _special_likelihood(refs, perturber, eps_dir, eps_dist, half_dir, half_r, points, region) -> np.ndarray:
-    """Reports equal to their reference (up to a factor per report); ``half_dir`` and ``half_r``
+    """Likelihood of the reports equal to their reference (up to a factor per report); ``half_dir`` and ``half_r``
     are the half-widths of each report's direction and distance mechanisms.
 
     On the boundary the ray may leave at once (``R(o, φ') = 0``): the report is
     ``o`` with probability ``P(φ' outward | φ)`` (plus the zero-probability event
     ``u' = 0``).  Inside, ``y = o`` means ``u' = 0``: likelihood ``g(0 | u)``.
+    Blocks of reports at a time (at most :data:`SPECIAL_BLOCK` (report, point) pairs).
     """
     K, S = points.shape[0], points.shape[1]
     flat = points.reshape(-1, 2)
     n = _ARC_NODES
     step = 2 * np.pi / n
     grid = (np.arange(n) + 0.5) * step
+    cos_grid, sin_grid = np.cos(grid), np.sin(grid)
     lik = np.empty((len(refs), K))
-    for r, o in enumerate(refs):
-        phi, u = region._direction_distance(np.broadcast_to(o, flat.shape), flat)
-        half = half_r[r]
+    per = max(1, SPECIAL_BLOCK // max(len(flat), n))
+    for start in range(0, len(refs), per):
+        block = slice(start, start + per)
+        o = refs[block][:, None, :]
+        phi, u = region._direction_distance(o, flat[None, :, :])  # (reports, points)
+        half = half_r[block][:, None]
         left = np.clip(u - half, 0.0, 1.0 - 2 * half)
-        g0 = np.where(left <= 0.0, 1.0, np.exp(-eps_dist[r]))
-        exit_ = region._exit_distance(np.broadcast_to(o, grid.shape + (2,)), np.cos(grid), np.sin(grid))
-        outward = exit_ <= 0.0
-        if not outward.any():
-            lik[r] = g0.reshape(K, S).mean(axis=1)
-            continue
-        low = np.exp(-eps_dir[r])
+        g0 = np.where(left <= 0.0, 1.0, np.exp(-eps_dist[block])[:, None])
+        outward = region._exit_distance(o, cos_grid, sin_grid) <= 0.0  # (reports, nodes)
+        low = np.exp(-eps_dir[block])[:, None]
         if isinstance(perturber, Strawman):
             k = perturber.sectors
             node_sector = np.minimum((grid / (2 * np.pi / k)).astype(np.int64), k - 1)
             sector = np.minimum((phi / (2 * np.pi / k)).astype(np.int64), k - 1)
-            inside = np.bincount(node_sector, minlength=k)[sector]
-            inside_out = np.bincount(node_sector, weights=outward, minlength=k)[sector]
+            inside = np.bincount(node_sector, minlength=k)[sector].astype(np.float64)
+            per_sector = np.zeros((len(o), k))
+            for s in range(k):  # k sectors, not reports
+                per_sector[:, s] = outward[:, node_sector == s].sum(axis=1)
+            inside_out = np.take_along_axis(per_sector, sector, axis=1)
         else:
-            inside, inside_out = _arc_counts(phi, half_dir[r], outward, step)
-        total_out = float(outward.sum())
+            inside, inside_out = _arc_counts(phi, half_dir[block][:, None], outward, step)
+        total_out = outward.sum(axis=1, dtype=np.float64)[:, None]
         mass = (inside_out + low * (total_out - inside_out)) / (inside + low * (n - inside))
-        lik[r] = mass.reshape(K, S).mean(axis=1)
+        mass = np.where(outward.any(axis=1)[:, None], mass, g0)
+        lik[block] = mass.reshape(len(o), K, S).mean(axis=2)
     return lik
 
 
 def _arc_counts(phi, c, outward, step):
-    """Nodes ``(j + 1/2)·step`` within circular distance ``< c`` of each ``φ``, and how many of them are
-    ``outward``: the nodes of an arc form one cyclic run of indices, found from its two ends."""
-    n = len(outward)
+    """Nodes ``(j + 1/2)·step`` within circular distance ``< c`` of each ``φ`` (reports × points), and how
+    many of them are ``outward`` (reports × nodes): the nodes of an arc form one cyclic run of
+    indices, found from its two ends."""
+    n = outward.shape[1]
 
     def near(j):
         d = np.abs(phi - (np.mod(j, n) + 0.5) * step) % (2 * np.pi)
@@ -192,7 +200,10 @@ def _arc_counts(phi, c, outward, step):
     count = hi - lo + 1
     full = count >= n
     lo, hi = np.where(full, 0, lo), np.where(full, n - 1, hi)
-    cum = np.concatenate([[0], np.cumsum(np.tile(outward, 3))])  # indices -n … 2n - 1
+    cum = np.zeros((outward.shape[0], 3 * n + 1), dtype=np.int64)  # indices -n … 2n - 1
+    np.cumsum(np.tile(outward, 3), axis=1, out=cum[:, 1:])
     inside = np.clip(hi - lo + 1, 0, n)
-    inside_out = np.where(inside > 0, cum[np.clip(hi + n + 1, 0, 3 * n)] - cum[np.clip(lo + n, 0, 3 * n)], 0)
+    upper = np.take_along_axis(cum, np.clip(hi + n + 1, 0, 3 * n), axis=1)
+    lower = np.take_along_axis(cum, np.clip(lo + n, 0, 3 * n), axis=1)
+    inside_out = np.where(inside > 0, upper - lower, 0)
     return inside.astype(np.float64), inside_out.astype(np.float64)

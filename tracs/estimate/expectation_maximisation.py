@@ -27,6 +27,7 @@ kernels, coded kernels and dense matrices share one loop.
 from __future__ import annotations
 
 import contextlib
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -250,7 +251,8 @@ def one_blas_thread():
 
 
 def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=None,
-           initial=None, accelerate: bool = True, observe=None, lines=None) -> EMResult:
+           initial=None, accelerate: bool = True, observe=None, lines=None,
+           step_cap: bool = True) -> EMResult:
     """Maximise the likelihood of the reports over the cell probabilities.
 
     Parameters
@@ -275,6 +277,10 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
         lower the log-likelihood; its length is capped (:data:`STEP_MAX`, grown
         and shrunk by :data:`STEP_FACTOR`).  Same fixed points as plain EM, far fewer
         passes over the reports.
+    step_cap : bool
+        Cap the extrapolation's length (default).  ``False``: SQUAREM's own length, as
+        long as the two maps ask for; the fits whose number of passes is fixed in advance
+        (:func:`tracs.estimate.synthesize.fit_mobility_model`) were tuned with it.
     observe : callable, optional
         Called as ``observe(theta, passes)`` with every iterate the stopping rule
         examines (after ``passes`` EM maps); used to score the path on held-out
@@ -291,10 +297,11 @@ def run_em(blocks, support, *, smoothing=None, tol=DEFAULT_TOL, max_iterations=N
     """
     with one_blas_thread():
         return _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate, observe,
-                       progress_lines("estimate") if lines is None else lines)
+                       progress_lines("estimate") if lines is None else lines, step_cap)
 
 
-def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate, observe, lines) -> EMResult:
+def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate, observe, lines,
+            step_cap=True) -> EMResult:
     weight = _smoothing_weight(smoothing)
     support = np.asarray(support, dtype=bool)
     if not support.any():
@@ -309,10 +316,12 @@ def _run_em(blocks, support, smoothing, tol, max_iterations, initial, accelerate
         theta = np.where(support, np.asarray(initial, dtype=np.float64), 0.0)
         theta = theta / theta.sum()
     with progress_bar(limit, desc="estimate", unit="pass") as bar:  # ends early when the rule fires
-        return _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar, observe, lines)
+        return _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar, observe, lines,
+                        step_cap)
 
 
-def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar, observe, lines) -> EMResult:
+def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar, observe, lines,
+             step_cap=True) -> EMResult:
     """The EM loop of :func:`run_em` (``bar`` counts the passes)."""
     maps = 0
 
@@ -331,7 +340,7 @@ def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar,
         return loglik, new / new.sum()
 
     previous, nxt = step(theta)
-    step_max = STEP_MAX
+    step_max = STEP_MAX if step_cap else math.inf
     while maps < limit:
         if accelerate:
             ll1, theta2 = step(nxt)
@@ -346,7 +355,7 @@ def _iterate(blocks, support, theta, total, limit, tol, weight, accelerate, bar,
                 loglik, theta, nxt = ll_c, cand, nxt_c
                 step_max = step_max * STEP_FACTOR if alpha == step_max else step_max
             else:
-                step_max = max(STEP_MAX, alpha / STEP_FACTOR)
+                step_max = max(STEP_MAX, alpha / STEP_FACTOR) if step_cap else step_max
                 loglik, theta = ll1, theta2
                 loglik, nxt = step(theta)
         else:

@@ -290,7 +290,8 @@ def fit_mobility_model(reports, perturber, *, offsets=None, grid=16, crs=None, i
     else:
         marginal, starts, pair_blocks = _keyed_blocks(family, perturber, pts, eps, xe, ye, first, pairs)
     support = np.ones((gx, gy), dtype=bool)
-    options = dict(tol=fitting.DEFAULT_TOL, max_iterations=iterations)
+    # the pass budget was chosen with SQUAREM's own extrapolation length: not capped
+    options = dict(tol=fitting.DEFAULT_TOL, max_iterations=iterations, step_cap=False)
     theta = fitting.run_em(marginal, support, **options).theta
     start = fitting.run_em(starts, support, initial=theta + 1e-12, **options).theta.ravel()
     if sum(b.weight for b in pair_blocks) == 0:  # every trajectory has one point
@@ -298,7 +299,7 @@ def fit_mobility_model(reports, perturber, *, offsets=None, grid=16, crs=None, i
     else:
         initial = np.multiply.outer(theta.ravel(), theta.ravel()) + 1e-12
         fit = fitting.run_em(pair_blocks, np.ones((c, c), dtype=bool), tol=tol, max_iterations=iterations,
-                             initial=initial)
+                             initial=initial, step_cap=False)
         joint, passes = fit.theta, fit.iterations
     return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "em", int(passes))
 
