@@ -76,28 +76,9 @@ def _check_method(release: Path, trajectory: bool) -> None:
 
 def _read_pois(path: Path, crs, region) -> np.ndarray:
     """The POIs of a CSV with lat and lng columns, in the release's CRS; every one inside its region."""
-    import pandas as pd
-    import pyproj
+    from ._discrete import projected_pois
 
-    try:
-        frame = pd.read_csv(path, sep=None, engine="python", encoding="latin-1", dtype=str)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise CLIError(f"{path.name}: cannot read it as CSV ({' '.join(str(exc).split())})") from None
-    columns = {c.strip().lower(): c for c in frame.columns}
-    lat_col = next((columns[c] for c in ("lat", "latitude") if c in columns), None)
-    lng_col = next((columns[c] for c in ("lng", "lon", "longitude") if c in columns), None)
-    if lat_col is None or lng_col is None:
-        raise CLIError(f"{path.name}: a POI file needs a latitude column (lat) and a longitude column (lng); "
-                       f"found {list(frame.columns)}")
-    lat, lng = (pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=np.float64) for c in (lat_col, lng_col))
-    bad = ~(np.isfinite(lat) & np.isfinite(lng))
-    if len(frame) == 0 or bad.any():
-        lines = ", ".join(str(int(i) + 2) for i in np.flatnonzero(bad)[:5])
-        raise CLIError(f"{path.name}: no POI rows" if len(frame) == 0 else
-                       f"{path.name}: {int(bad.sum())} POI row(s) without a numeric latitude and longitude "
-                       f"(lines {lines})")
-    x, y = pyproj.Transformer.from_crs(4326, crs, always_xy=True).transform(lng, lat)
-    pois = np.column_stack([x, y])
+    pois = projected_pois(path, crs)
     outside = ~region.contains(pois)
     if outside.any():
         lines = ", ".join(str(int(i) + 2) for i in np.flatnonzero(outside)[:5])
@@ -115,11 +96,58 @@ def _epsilon_as_written(frame):
     return frame
 
 
-def run(args) -> int:
+def _write(frame, output: Path) -> None:
+    """The denoised rows in file order, ε as written, in the output's format."""
+    frame = _epsilon_as_written(frame.sort_index())  # back to file order
+    if output.suffix.lower() == ".parquet":
+        frame.to_parquet(output, index=False)
+    else:
+        frame.to_csv(output, index=False, sep="\t" if output.suffix.lower() == ".tsv" else ",")
+
+
+def _to_wgs84(points: np.ndarray, crs) -> tuple[np.ndarray, np.ndarray]:
+    """``(lat, lng)`` of points in metres of ``crs``."""
     import pyproj
 
+    lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(points[:, 0], points[:, 1])
+    return lat, lng
+
+
+def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
+    """A discrete baseline's release: every report replaced by its posterior POI
+    (:func:`tracs.estimate.baseline_posterior`) over the POIs of --pois."""
+    from . import _discrete
+    from .estimate import _metric_crs, _read_frame, _release_points, release_parameters, warn_data_derived
+
+    if args.trajectory:
+        raise CLIError(f"tracs denoise --trajectory: {release.name} was released by {entry.name} ({entry.label}), "
+                       "a discrete baseline, whose reports are denoised per point only (leave out --trajectory)")
+    if args.pois is None:
+        raise _discrete.missing_pois(entry, release, "denoise", "the posterior of every report")
+    frame = _read_frame(release)
+    data = release_parameters(release, frame, "denoise")
+    warn_data_derived("denoise", data)
+    crs = _metric_crs(data, release)
+    space = _discrete.poi_space(Path(args.pois), data, "denoise")
+    baseline = _discrete.baseline_of(data, space)
+    points, offsets, frame = _release_points(frame, crs)
+    indices = _discrete.report_indices(points, space, frame.index.to_numpy(), release)
+    rule = args.rule or "mode"
+    picked = _discrete.posterior(indices, offsets, baseline, entry, release, rule)
+    lat, lng = _to_wgs84(space.points[picked], crs)
+    _write(frame.assign(lat=lat, lng=lng, denoised=AT_POIS[rule]), output)
+    from .._text import given, whole
+
+    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(points))} points denoised onto "
+          f"{whole(len(space))} POIs ({rule} of the posterior, the POI frequencies of the release the prior) "
+          f"-> {output}")
+    return 0
+
+
+def run(args) -> int:
     from ..estimate.denoising import denoise
     from ..estimate.sidecar import perturber_from_sidecar
+    from ._discrete import release_entry
     from .estimate import _read_frame, _release_points, estimate_release
 
     release = Path(args.release)
@@ -133,6 +161,9 @@ def run(args) -> int:
         raise CLIError("--rule goes with --pois (the denoised point is a POI)")
     if args.pois is not None and not Path(args.pois).is_file():
         raise CLIError(f"no such POI file: {args.pois}")
+    entry = release_entry(release)
+    if entry is not None and entry.discrete:
+        return _denoise_discrete(args, release, output, entry)
     _check_method(release, args.trajectory)
     est, data, n = estimate_release(release, args.grid, command="denoise")
     perturber = perturber_from_sidecar(data)
@@ -141,16 +172,11 @@ def run(args) -> int:
     rule = args.rule or "mode"
     den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory,
                   pois=pois, rule=rule)
-    lng, lat = pyproj.Transformer.from_crs(data["crs"], 4326, always_xy=True).transform(den[:, 0], den[:, 1])
+    lat, lng = _to_wgs84(den, data["crs"])
     how = AT_POIS[rule] if pois is not None else SMOOTHED if args.trajectory else DENOISED
     if pois is not None and args.trajectory:
         how += " given the trajectory"
-    frame = frame.assign(lat=lat, lng=lng, denoised=how).sort_index()  # back to file order
-    frame = _epsilon_as_written(frame)
-    if output.suffix.lower() == ".parquet":
-        frame.to_parquet(output, index=False)
-    else:
-        frame.to_csv(output, index=False, sep="\t" if output.suffix.lower() == ".tsv" else ",")
+    _write(frame.assign(lat=lat, lng=lng, denoised=how), output)
     from .._text import given, whole
 
     print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(n)} points "

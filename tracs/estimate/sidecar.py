@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, InputTypeError
-from ..methods import PERTURBER, MethodContext, get
+from ..methods import BASELINE, PERTURBER, MethodContext, get
 from ..region import ConvexRegion, Rectangle
 from .estimators import FREQUENCIES, get_estimator
 
@@ -264,21 +264,31 @@ def parse_parameters(data, name: str) -> dict:
     return data
 
 
-def perturber_from_sidecar(data: dict):
-    """The public perturber described by a sidecar, rebuilt by its registry entry.
+def perturber_from_sidecar(data: dict, *, poi_space=None):
+    """The public perturber described by a sidecar, rebuilt by its registry entry; given the
+    public POI space of a discrete baseline's release, the baseline.
 
-    Raises ``ValueError`` for a method that is not a registered perturber (the
-    discrete baselines: :func:`tracs.estimate.frequencies` for those whose registry
-    entry names that estimator).
+    Parameters
+    ----------
+    data : dict
+        The release's parameters (:func:`read_sidecar`, :func:`parse_parameters`).
+    poi_space : tracs.POISpace, optional
+        The public points of interest of the release (a sidecar does not hold them): a
+        baseline is rebuilt on them, as ``tracs perturb --pois`` built it.
+
+    Raises ``ValueError`` for a method that is not a registered perturber, or a baseline
+    without ``poi_space`` (:func:`tracs.estimate.frequencies` estimates the POI
+    frequencies of those whose registry entry names that estimator).
     """
     method = get(data["method"])
-    if method.kind != PERTURBER:
+    if method.kind != PERTURBER and not (method.kind == BASELINE and poi_space is not None):
         target = None if method.estimator is None else get_estimator(method.estimator).target
         hint = ("use tracs.estimate.frequencies for its POI reports" if target == FREQUENCIES
                 else "it has no estimator")
         raise InputError(f"no density estimator for method {data['method']!r}; {hint}")
     region = data["region"]
-    context = MethodContext(region=region, anchor=tuple(data.get("anchor", region.center)))
+    context = MethodContext(region=region, anchor=tuple(data.get("anchor", region.center)),
+                            pois=None if poi_space is None else poi_space.points, _poi_space=poi_space)
     options = {name: tuple(data[name]) if name == "anchor" else data[name]
                for name in method.sidecar if name in data}
     return method.build(context, data["epsilon"], per_trajectory=data["per_trajectory"], **options)
