@@ -1,4 +1,4 @@
-"""``tracs denoise``: every released point replaced by the posterior mean of its true point."""
+"""``tracs denoise``: every released point replaced by the posterior mean (or a posterior POI) of its true point."""
 
 from __future__ import annotations
 
@@ -15,20 +15,27 @@ of its true point: the density of the true points is estimated from the release
 and its JSON sidecar (as 'tracs estimate' does, on --grid G × G cells) and is the
 prior; the method's exact report likelihood gives the posterior of every point
 (tracs.estimate.denoise).  This is post-processing: only the release and its
-public parameters are read.  TraCS-C, TraCS-D, Strawman and planar Laplace
-releases (a file, or a folder of Parquet parts written by 'tracs perturb --engine
-dask').  With --trajectory (not planar Laplace) every point is the posterior mean given all the reports of its
+public parameters are read.  TraCS-C, TraCS-D, Strawman, planar Laplace and the
+discrete baselines' releases (a file, or a folder of Parquet parts written by 'tracs
+perturb --engine dask').  With --trajectory
+(TraCS-C, TraCS-D, Strawman) every point is the posterior mean given all the reports of its
 trajectory (forward-backward smoothing; the model of the steps between consecutive
 points is fitted from the release).  With --pois FILE (public points of interest,
 a CSV with lat and lng columns: the true points are among them) the posterior is
 over the POIs and every point becomes a POI: the posterior mode (--rule mode,
 the default) or the POI nearest the posterior mean (--rule mean); with
 --trajectory the prior of every point's POI is given the other reports of its
-trajectory.  The output has the release's rows and columns in file order (ε as
-the release writes it), lat/lng replaced, and a column 'denoised' saying how every
-point was made ("posterior mean", "smoothed", "posterior mode at a POI", ...); no
-sidecar is written, as the points are no longer the method's reports (estimate
-from the release itself).  Its format follows the extension: .csv, .tsv or .parquet.
+trajectory.  A discrete baseline's release (EM, L-SRR, NGram, ATP, TP: its reports
+are POIs) needs --pois, the POI file given to 'tracs perturb' (every released point
+must be one of its POIs), and is denoised per point: the prior is the POI
+frequencies estimated from the release, the method's exact law gives every report's
+posterior over the POIs (tracs.estimate.baseline_posterior; --grid is not used);
+a method the posterior does not take yet is refused with its name.  The output
+has the release's rows and columns in file order (ids and ε as the release writes
+them), lat/lng replaced, and a column 'denoised' saying how every point was made
+("posterior mean", "smoothed", "posterior mode at a POI", ...); no sidecar is
+written, as the points are no longer the method's reports (estimate from the
+release itself).  Its format follows the extension: .csv, .tsv or .parquet.
 """
 
 #: the value of the output's ``denoised`` column (per point, per trajectory)
@@ -42,16 +49,19 @@ SUFFIXES = (".csv", ".tsv", ".parquet")
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("denoise", help="replace released points by posterior means of the true points",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("release", metavar="RELEASED", help="file (or Parquet folder) written by 'tracs perturb' (TraCS-C, TraCS-D, Strawman "
-                        "or planar Laplace)")
+    p.add_argument("release", metavar="RELEASED", help="file (or Parquet folder) written by 'tracs perturb' (TraCS-C, TraCS-D, Strawman, "
+                        "planar Laplace; a discrete baseline's with --pois)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .tsv or .parquet")
     p.add_argument("--grid", type=int, default=64, metavar="G",
-                   help="G × G cells of the estimated density, the prior (default 64)")
+                   help="G × G cells of the estimated density, the prior (default 64; not used for a "
+                        "discrete baseline's release, whose prior is its POI frequencies)")
     p.add_argument("--trajectory", action="store_true",
-                   help="smooth every trajectory: posterior means given all its reports")
+                   help="smooth every trajectory: posterior means given all its reports (TraCS-C, TraCS-D, "
+                        "Strawman)")
     p.add_argument("--pois", default=None, metavar="FILE",
                    help="public points of interest (CSV with lat and lng columns) the true points are "
-                        "among: the posterior is over them and every output point is one of them")
+                        "among: the posterior is over them and every output point is one of them; required "
+                        "for a discrete baseline's release (the POI file given to 'tracs perturb')")
     p.add_argument("--rule", choices=("mode", "mean"), default=None,
                    help="with --pois: the posterior mode (default) or the POI nearest the posterior mean")
 
@@ -67,8 +77,8 @@ def _check_method(release: Path, trajectory: bool) -> None:
     except (OSError, ValueError, TypeError, KeyError):
         return  # the estimate names what is wrong with the sidecar
     if family not in ("axes", "directional", "grid"):
-        raise CLIError(f"tracs denoise supports TraCS-C, TraCS-D, Strawman and planar Laplace releases; "
-                       f"{release.name} was released by {data['method']}")
+        raise CLIError(f"tracs denoise supports TraCS-C, TraCS-D, Strawman and planar Laplace releases and the "
+                       f"discrete baselines' (with --pois); {release.name} was released by {data['method']}")
     if trajectory and family == "grid":
         raise CLIError(f"tracs denoise --trajectory supports TraCS-C, TraCS-D and Strawman releases; "
                        f"{release.name} was released by {data['method']} (denoise it per point)")

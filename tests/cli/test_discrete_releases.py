@@ -1,0 +1,258 @@
+"""``tracs denoise``, ``synthesize`` and ``estimate`` of a discrete baseline's release (its reports are POIs).
+
+Each release is written by ``tracs perturb --pois`` from a small check-in file of this module (three
+users with ids ``007``, ``12`` and ``a-3`` at 20 venues in Tokyo, ε = 2 per point, seed 1); the
+commands are given the same POI file.  EM and L-SRR run end to end; NGram and ATP either run or are
+refused with their name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tracs.io.release import read_release
+
+#: the users' ids as written (a leading zero, a word)
+USERS = ("007", "12", "a-3")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """The check-in file and the POI file (lat, lng) of its 20 venues."""
+    folder = tmp_path_factory.mktemp("discrete")
+    rng = np.random.default_rng(7)
+    venues = np.column_stack([35.62 + 0.12 * rng.random(20), 139.62 + 0.16 * rng.random(20)])
+    rows = []
+    for uid in USERS:
+        for k, v in enumerate(rng.integers(0, 20, 12)):
+            rows.append({"uid": uid, "datetime": f"2012-04-0{1 + k // 6} {10 + k % 6}:00:00",
+                         "lat": venues[v, 0], "lng": venues[v, 1]})
+    pd.DataFrame(rows).to_csv(folder / "checkins.csv", index=False)
+    pd.DataFrame({"lat": venues[:, 0], "lng": venues[:, 1]}).to_csv(folder / "pois.csv", index=False)
+    return folder / "checkins.csv", folder / "pois.csv"
+
+
+def _perturb(files, method, name, *extra):
+    from tracs.cli import main
+
+    checkins, pois = files
+    out = checkins.with_name(name)
+    if not out.exists():
+        given = ["--pois", str(pois)] if method != "tracs-c" else []
+        assert main(["perturb", str(checkins), "-o", str(out), "-m", method, "-e", "2", "--region", "tky",
+                     *given, "--seed", "1", "-q", *extra]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def releases(files):
+    """A release of every discrete baseline tested here, by method."""
+    return {m: _perturb(files, m, f"rel_{m}.csv") for m in ("em", "lsrr", "ngram", "atp")}
+
+
+def _library(release, pois):
+    """The baseline rebuilt from the release's sidecar on the POIs (the library's own path), and the
+    released points in metres in file order."""
+    import pyproj
+
+    from tracs.estimate.sidecar import perturber_from_sidecar, read_sidecar
+    from tracs.poi_space import POISpace
+
+    data = read_sidecar(release)
+    to_metric = pyproj.Transformer.from_crs(4326, data["crs"], always_xy=True)
+    venues = pd.read_csv(pois)
+    space = POISpace(np.column_stack(to_metric.transform(venues["lng"].to_numpy(), venues["lat"].to_numpy())),
+                     region=data["region"])
+    rows = pd.read_csv(release, dtype=str)
+    points = np.column_stack(to_metric.transform(rows["lng"].astype(float).to_numpy(),
+                                                 rows["lat"].astype(float).to_numpy()))
+    return perturber_from_sidecar(data, poi_space=space), points, data["crs"]
+
+
+def _at_pois(frame, pois) -> np.ndarray:
+    """Distance in degrees from every row of ``frame`` to the nearest POI of the file ``pois``."""
+    venues = pd.read_csv(pois)
+    lat, lng = frame["lat"].astype(float).to_numpy(), frame["lng"].astype(float).to_numpy()
+    return np.hypot(lat[:, None] - venues["lat"].to_numpy(), lng[:, None] - venues["lng"].to_numpy()).min(axis=1)
+
+
+@pytest.mark.parametrize("method", ["em", "lsrr"])
+@pytest.mark.parametrize("rule, how", [(None, "posterior mode at a POI"), ("mean", "POI nearest the posterior mean")])
+def test_denoise_gives_every_report_its_posterior_poi(cli, files, releases, method, rule, how, tmp_path):
+    """The release's rows, columns and ids as written, lat/lng the POI of the library's
+    baseline_posterior (to the WGS84 round trip), read back as a release by tracs map."""
+    import pyproj
+
+    from tracs.estimate import baseline_posterior
+
+    release, pois = releases[method], files[1]
+    out = tmp_path / "den.csv"
+    result = cli("denoise", release, "--pois", pois, "-o", out, *(["--rule", rule] if rule else []))
+    assert result.returncode == 0, result.stderr
+    assert f"36 points denoised onto 20 POIs ({rule or 'mode'} of the posterior" in result.stdout
+    raw, den = pd.read_csv(release, dtype=str), pd.read_csv(out, dtype=str)
+    assert list(den.columns) == list(raw.columns) + ["denoised"] and (den["denoised"] == how).all()
+    kept = [c for c in raw.columns if c not in ("lat", "lng")]
+    pd.testing.assert_frame_equal(den[kept], raw[kept])  # ids, times and ε as written, in file order
+    assert set(den["uid"]) == set(USERS)
+    baseline, points, crs = _library(release, pois)
+    picked = baseline_posterior(points, baseline, rule=rule or "mode")
+    lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(*baseline.poi_space.points[picked].T)
+    np.testing.assert_allclose(den["lat"].astype(float), lat, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(den["lng"].astype(float), lng, rtol=0, atol=1e-12)
+    assert _at_pois(den, pois).max() < 1e-9
+    assert len(read_release(out)) == len(raw)
+    page = tmp_path / "map.html"
+    drawn = cli("map", files[0], out, "-o", page, "--tiles", "none", "-q")
+    assert drawn.returncode == 0, drawn.stderr
+    assert page.stat().st_size > 0
+
+
+def test_denoise_writes_parquet_read_back(cli, files, releases, tmp_path):
+    out = tmp_path / "den.parquet"
+    assert cli("denoise", releases["em"], "--pois", files[1], "-o", out).returncode == 0
+    back, raw = read_release(out), pd.read_csv(releases["em"], dtype=str)
+    assert back["uid"].astype(str).tolist() == raw["uid"].tolist()
+    assert _at_pois(back, files[1]).max() < 1e-9
+
+
+@pytest.mark.parametrize("method", ["ngram", "atp"])
+def test_denoise_of_ngram_and_atp_runs_or_names_the_method(cli, files, releases, method, tmp_path):
+    """Either valid output (every point a POI, the release's rows) or a one-line refusal naming the method."""
+    out = tmp_path / "den.csv"
+    result = cli("denoise", releases[method], "--pois", files[1], "-o", out)
+    if result.returncode == 0:
+        den = pd.read_csv(out, dtype=str)
+        assert len(den) == 36 and den["uid"].tolist() == pd.read_csv(releases[method], dtype=str)["uid"].tolist()
+        assert _at_pois(den, files[1]).max() < 1e-9
+    else:
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert f"tracs denoise: error: no posterior for {'NGram' if method == 'ngram' else 'ATP'} ({method}) " \
+               "releases: " in result.stderr
+        assert not out.exists()
+
+
+@pytest.mark.parametrize("method", ["em", "lsrr"])
+@pytest.mark.parametrize("with_pois", [False, True])
+def test_synthesize_a_discrete_release(cli, files, releases, method, with_pois, tmp_path):
+    out = tmp_path / "syn.csv"
+    result = cli("synthesize", releases[method], "-n", 9, "-o", out, "--seed", 2, "--grid", 6,
+                 *(["--pois", files[1]] if with_pois else []))
+    assert result.returncode == 0, result.stderr
+    assert ("(binned posterior modes)" if with_pois else "(binned)") in result.stdout
+    note = "its released POIs are binned as they are (as --binned; their noise stays in the model)"
+    assert (note in result.stderr) is not with_pois
+    frame = read_release(out, need=("lat", "lng", "trajectory"))
+    assert frame["uid"].nunique() == 9
+    lon, lat = frame["lng"].to_numpy(float), frame["lat"].to_numpy(float)
+    assert np.all((lon > 139) & (lon < 140.5) & (lat > 35) & (lat < 36.5))
+
+
+def test_synthesize_with_pois_fits_the_binned_posterior_modes(cli, files, releases, tmp_path):
+    """With --pois the model is the binned model of the reports' posterior modes: the same synthetic
+    file as the library's binned_mobility_model of baseline_posterior's modes, sampled with the seed."""
+    from tracs.cli.estimate import _read_frame, _release_points
+    from tracs.estimate import baseline_posterior
+    from tracs.estimate.synthesize import binned_mobility_model, synthesize
+
+    release, pois = releases["lsrr"], files[1]
+    out = tmp_path / "syn.csv"
+    assert cli("synthesize", release, "-n", 6, "-o", out, "--seed", 4, "--grid", 5, "--pois", pois).returncode == 0
+    baseline, _, crs = _library(release, pois)
+    points, offsets, _ = _release_points(_read_frame(release), crs)
+    modes = baseline.poi_space.points[baseline_posterior(points, baseline, offsets=offsets)]
+    model = binned_mobility_model(modes, baseline.poi_space.region, offsets=offsets, grid=5, crs=crs)
+    expected = synthesize(model, 6, rng=4).lonlat()
+    got = pd.read_csv(out)
+    np.testing.assert_allclose(got[["lng", "lat"]].to_numpy(), expected, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["em", "lsrr", "ngram"])
+def test_estimate_writes_the_poi_frequencies(cli, files, releases, method, tmp_path):
+    from tracs.estimate import frequencies
+    from tracs.cli.estimate import _read_frame, _release_points
+
+    release, pois = releases[method], files[1]
+    out = tmp_path / "freq.csv"
+    result = cli("estimate", release, "--pois", pois, "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert "36 reports, 20 POIs" in result.stdout
+    table = pd.read_csv(out)
+    assert list(table.columns) == ["lat", "lng", "probability"] and len(table) == 20
+    assert table["probability"].sum() == pytest.approx(1.0, abs=1e-9)
+    np.testing.assert_allclose(table[["lat", "lng"]], pd.read_csv(pois)[["lat", "lng"]], rtol=0, atol=1e-9)
+    baseline, _, crs = _library(release, pois)
+    points, offsets, _ = _release_points(_read_frame(release), crs)
+    expected = frequencies(points, baseline, offsets=offsets).probabilities
+    np.testing.assert_allclose(table["probability"], expected, rtol=0, atol=1e-15)
+
+
+def _subset_pois(files, tmp_path):
+    """A POI file without the first 5 venues, and the released rows of EM (file lines) not among the rest."""
+    venues = pd.read_csv(files[1])
+    venues.iloc[5:].to_csv(tmp_path / "fewer.csv", index=False)
+    return tmp_path / "fewer.csv", venues.iloc[:5]
+
+
+@pytest.mark.parametrize("command, options, fragment", [
+    ("denoise", ("-o", "{tmp}/den.csv"),
+     "tracs denoise: error: rel_em.csv was released by em (EM), a discrete baseline: its reports are points of "
+     "interest, and the posterior of every report needs the public POI space: give --pois FILE (the POI file "
+     "given to 'tracs perturb')"),
+    ("denoise", ("-o", "{tmp}/den.csv", "--pois", "{pois}", "--trajectory"),
+     "tracs denoise: error: tracs denoise --trajectory: rel_em.csv was released by em (EM), a discrete baseline, "
+     "whose reports are denoised per point only (leave out --trajectory)"),
+    ("denoise", ("-o", "{tmp}/den.geojson", "--pois", "{pois}"),
+     "tracs denoise: error: cannot tell the output format of den.geojson: use .csv, .tsv, .parquet"),
+    ("denoise", ("-o", "{tmp}/den.csv", "--pois", "{tmp}/none.csv"), "tracs denoise: error: no such POI file:"),
+    ("denoise", ("-o", "{tmp}/den.csv", "--pois", "{fewer}"), "MISMATCH"),
+    ("synthesize", ("-n", "3", "-o", "{tmp}/syn.csv", "--pois", "{fewer}"), "MISMATCH"),
+    ("estimate", ("-o", "{tmp}/freq.csv", "--pois", "{fewer}"), "MISMATCH"),
+    ("estimate", ("-o", "{tmp}/freq.csv"),
+     "tracs estimate: error: rel_em.csv was released by em (EM), a discrete baseline: its reports are points of "
+     "interest, and the estimate of its POI frequencies needs the public POI space: give --pois FILE"),
+    ("estimate", ("-o", "{tmp}/freq.geojson", "--pois", "{pois}"),
+     "tracs estimate: error: the POI frequencies of a discrete baseline's release are written as .csv, not "
+     "freq.geojson"),
+    ("estimate", ("-o", "{tmp}/freq.csv", "--pois", "{pois}", "--queries", "{pois}"),
+     "tracs estimate: error: --queries goes with a density estimate; rel_em.csv was released by em (EM), a "
+     "discrete baseline"),
+])
+def test_bad_inputs_of_a_discrete_release(cli, files, releases, tmp_path, command, options, fragment):
+    fewer, missing = _subset_pois(files, tmp_path)
+    args = [a.format(tmp=tmp_path, pois=files[1], fewer=fewer) for a in options]
+    result = cli(command, releases["em"], *args)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    if fragment == "MISMATCH":  # the released rows at the 5 venues left out, counted and named by line
+        raw = pd.read_csv(releases["em"])
+        off = np.flatnonzero(_at_pois(raw, fewer) > 1e-9)
+        assert len(off) > 0
+        lines = ", ".join(str(i + 2) for i in off[:5]) + (f", … ({len(off) - 5:,} more)" if len(off) > 5 else "")
+        fragment = (f"tracs {command}: error: {len(off)} of the 36 released points of rel_em.csv are not among "
+                    f"the POIs given with --pois (lines {lines}): give the POI file the release was made with")
+    assert fragment in result.stderr
+    assert not any(tmp_path.glob("den.*")) and not any(tmp_path.glob("syn.*")) and not any(tmp_path.glob("freq.*"))
+
+
+@pytest.mark.parametrize("command, options, fragment", [
+    ("synthesize", ("-n", "3", "-o", "{tmp}/syn.csv", "--pois", "{pois}"),
+     "tracs synthesize: error: --pois goes with a discrete baseline's release; rel_c.csv was released by "
+     "tracs-c (TraCS-C), whose reports are not POIs"),
+    ("estimate", ("-o", "{tmp}/est.csv", "--pois", "{pois}"),
+     "tracs estimate: error: --pois goes with a discrete baseline's release (its POI frequencies)"),
+])
+def test_pois_refused_for_a_perturber_release(cli, files, tmp_path, command, options, fragment):
+    release = _perturb(files, "tracs-c", "rel_c.csv")
+    result = cli(command, release, *[a.format(tmp=tmp_path, pois=files[1]) for a in options])
+    assert result.returncode == 1 and fragment in result.stderr
+
+
+def test_a_release_per_trajectory_is_refused_with_its_method(cli, files, tmp_path):
+    """EM released with ε per trajectory: its per-point ε differs by trajectory; the posterior is refused
+    with the method's name (the library's reason follows)."""
+    release = _perturb(files, "em", "rel_em_traj.csv", "--per-trajectory")
+    result = cli("denoise", release, "--pois", files[1], "-o", tmp_path / "den.csv")
+    assert result.returncode == 1
+    assert "tracs denoise: error: no posterior for the EM (em) release rel_em_traj.csv: " in result.stderr
