@@ -28,7 +28,9 @@ previous report, as the density estimator and the smoothing use:
 :class:`tracs.estimate._emissions.DirectionalTables`) and the pairs in a
 :class:`~tracs.estimate.expectation_maximisation.PairBlock`.  ``binned=True`` bins the reports
 as they are instead (the cell of each first report and of each consecutive pair): no
-deconvolution, so the model carries the mechanism's noise.
+deconvolution, so the model carries the mechanism's noise; :func:`binned_mobility_model`
+is that model for the reports of any method in a public region (a discrete baseline's
+released or denoised POIs too).
 The length distribution is exact for every method: a release holds one report per
 true point.
 
