@@ -98,11 +98,15 @@ def poi_space(path: Path, data: dict, command: str):
         raise CLIError(f"{path.name}: {exc}") from None
 
 
-def baseline_of(data: dict, space):
-    """The baseline that released the reports, rebuilt from the release's parameters on ``space``."""
+def on_pois(release: Path, pois: Path, data: dict, points: np.ndarray, rows: np.ndarray, command: str):
+    """``(space, baseline, indices)`` of a discrete release: the POI space of the file ``pois``
+    (:func:`poi_space`), the baseline rebuilt from the release's parameters on it, and the POI index of
+    every released point (``points`` in metres, ``rows`` their positions in the file: :func:`report_indices`)."""
     from ..estimate.sidecar import perturber_from_sidecar
 
-    return perturber_from_sidecar(data, poi_space=space)
+    space = poi_space(pois, data, command)
+    baseline = perturber_from_sidecar(data, poi_space=space)
+    return space, baseline, report_indices(points, space, rows, release)
 
 
 def report_indices(points: np.ndarray, space, rows: np.ndarray, release: Path) -> np.ndarray:

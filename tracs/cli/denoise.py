@@ -127,28 +127,21 @@ def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
     """A discrete baseline's release: every report replaced by its posterior POI
     (:func:`tracs.estimate.baseline_posterior`) over the POIs of --pois."""
     from . import _discrete
-    from .estimate import _metric_crs, _read_frame, _release_points, release_parameters, warn_data_derived
+    from .estimate import discrete_reports
 
     if args.trajectory:
         raise CLIError(f"tracs denoise --trajectory: {release.name} was released by {entry.name} ({entry.label}), "
                        "a discrete baseline, whose reports are denoised per point only (leave out --trajectory)")
     if args.pois is None:
         raise _discrete.missing_pois(entry, release, "denoise", "the posterior of every report")
-    frame = _read_frame(release)
-    data = release_parameters(release, frame, "denoise")
-    warn_data_derived("denoise", data)
-    crs = _metric_crs(data, release)
-    space = _discrete.poi_space(Path(args.pois), data, "denoise")
-    baseline = _discrete.baseline_of(data, space)
-    points, offsets, frame = _release_points(frame, crs)
-    indices = _discrete.report_indices(points, space, frame.index.to_numpy(), release)
+    data, frame, offsets, space, baseline, indices = discrete_reports(release, Path(args.pois), "denoise")
     rule = args.rule or "mode"
     picked = _discrete.posterior(indices, offsets, baseline, entry, release, rule)
-    lat, lng = _to_wgs84(space.points[picked], crs)
+    lat, lng = _to_wgs84(space.points[picked], data["crs"])
     _write(frame.assign(lat=lat, lng=lng, denoised=AT_POIS[rule]), output)
     from .._text import given, whole
 
-    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(points))} points denoised onto "
+    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(indices))} points denoised onto "
           f"{whole(len(space))} POIs ({rule} of the posterior, the POI frequencies of the release the prior) "
           f"-> {output}")
     return 0

@@ -364,6 +364,19 @@ def _answer_queries(path: Path, est, crs, output: Path) -> None:
     boxes.to_csv(target, index=False)
 
 
+def discrete_reports(release: Path, pois: Path, command: str):
+    """A discrete baseline's release read with its parameters, checked against its rows, and the POIs of
+    ``pois``: ``(data, rows, offsets, space, baseline, indices)``, the rows in trajectory order (their
+    index: their positions in the file) and every report's POI index (:func:`tracs.cli._discrete.on_pois`)."""
+    from ._discrete import on_pois
+
+    frame = _read_frame(release)
+    data = release_parameters(release, frame, command)
+    warn_data_derived(command, data)
+    points, offsets, rows = _release_points(frame, _metric_crs(data, release))
+    return (data, rows, offsets, *on_pois(release, pois, data, points, rows.index.to_numpy(), command))
+
+
 def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
     """A discrete baseline's release: the estimated share of true points at every POI of --pois
     (:func:`tracs.estimate.frequencies`), written as a CSV (lat, lng, probability)."""
@@ -382,20 +395,14 @@ def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
         raise CLIError(f"{'--engine dask' if args.engine != 'local' else '--queries'} goes with a density "
                        f"estimate; {release.name} was released by {entry.name} ({entry.label}), a discrete baseline")
     check_release_path(release)
-    frame = _read_frame(release)
-    data = release_parameters(release, frame, "estimate")
-    warn_data_derived("estimate", data)
-    crs = _metric_crs(data, release)
-    space = _discrete.poi_space(Path(args.pois), data, "estimate")
-    baseline = _discrete.baseline_of(data, space)
-    points, offsets, rows = _release_points(frame, crs)
-    indices = _discrete.report_indices(points, space, rows.index.to_numpy(), release)
+    data, _, offsets, space, baseline, indices = discrete_reports(release, Path(args.pois), "estimate")
+    crs = data["crs"]
     fit = _discrete.estimated(lambda: frequencies(indices, baseline, offsets=offsets), entry, release,
                               "POI frequencies")
     lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(*space.points.T)
     pd.DataFrame({"lat": lat, "lng": lng, "probability": fit.probabilities}).to_csv(output, index=False)
     from .._text import given
 
-    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(points))} reports, {whole(len(space))} "
+    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(indices))} reports, {whole(len(space))} "
           f"POIs, {whole(fit.iterations)} EM passes -> {output}")
     return 0

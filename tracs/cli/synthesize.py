@@ -117,9 +117,8 @@ def _discrete_model(args, release: Path, frame, data: dict, entry):
               "posterior mode POI", file=sys.stderr)
         points, how = data["region"].clip(points), "binned"
     else:
-        space = _discrete.poi_space(Path(args.pois), data, "synthesize")
-        baseline = _discrete.baseline_of(data, space)
-        indices = _discrete.report_indices(points, space, rows.index.to_numpy(), release)
+        space, baseline, indices = _discrete.on_pois(release, Path(args.pois), data, points,
+                                                     rows.index.to_numpy(), "synthesize")
         mode = _discrete.posterior(indices, offsets, baseline, entry, release, "mode")
         points, how = space.points[mode], "binned posterior modes"
     model = binned_mobility_model(points, data["region"], offsets=offsets, grid=args.grid, crs=data["crs"])
