@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._text import significant, whole
 from ..errors import InputError, InputTypeError
 from ..methods import get
 from ._common import CLIError
@@ -90,8 +91,9 @@ def poi_space(path: Path, data: dict, command: str):
     region = data["region"]
     pois, moved, most = into_region(projected_pois(path, data["crs"]), region)
     if moved:
-        print(f"tracs {command}: note: {moved} POI(s) of {path.name} outside the release's region moved onto its "
-              f"edge, by at most {most:,.0f} m (as 'tracs perturb' moves the POIs of its box)", file=sys.stderr)
+        print(f"tracs {command}: note: {whole(moved)} POI(s) of {path.name} outside the release's region moved onto "
+              f"its edge, by at most {significant(most)} m (as 'tracs perturb' moves the POIs of its box)",
+              file=sys.stderr)
     try:
         return POISpace(pois, region=region)
     except ValueError as exc:
