@@ -256,3 +256,23 @@ def test_a_release_per_trajectory_is_refused_with_its_method(cli, files, tmp_pat
     result = cli("denoise", release, "--pois", files[1], "-o", tmp_path / "den.csv")
     assert result.returncode == 1
     assert "tracs denoise: error: no posterior for the EM (em) release rel_em_traj.csv: " in result.stderr
+
+
+def test_pois_of_the_box_outside_the_region_move_onto_it_as_perturb_moved_them(cli, files, tmp_path):
+    """A POI at the corner of Tokyo's box lies outside the rectangle inscribed in its projection: 'tracs
+    perturb' moved it onto the rectangle, and so does denoise (with a note), so the release matches."""
+    from tracs.cli import main
+    from tracs.public import city_box
+
+    box = city_box("tky")
+    venues = pd.read_csv(files[1])
+    pois = tmp_path / "pois.csv"
+    pd.concat([venues, pd.DataFrame({"lat": [box.min_lat], "lng": [box.min_lon]})]).to_csv(pois, index=False)
+    release = tmp_path / "rel.csv"
+    assert main(["perturb", str(files[0]), "-o", str(release), "-m", "lsrr", "-e", "2", "--region", "tky",
+                 "--pois", str(pois), "--seed", "1", "-q"]) == 0
+    result = cli("denoise", release, "--pois", pois, "-o", tmp_path / "den.csv")
+    assert result.returncode == 0, result.stderr
+    assert "tracs denoise: note: 1 POI(s) of pois.csv outside the release's region moved onto its edge, by at " \
+           "most " in result.stderr
+    assert "36 points denoised onto 21 POIs" in result.stdout
