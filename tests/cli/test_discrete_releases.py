@@ -190,10 +190,10 @@ def test_estimate_writes_the_poi_frequencies(cli, files, releases, method, tmp_p
 
 
 def _subset_pois(files, tmp_path):
-    """A POI file without the first 5 venues, and the released rows of EM (file lines) not among the rest."""
+    """A POI file without the first 5 venues."""
     venues = pd.read_csv(files[1])
     venues.iloc[5:].to_csv(tmp_path / "fewer.csv", index=False)
-    return tmp_path / "fewer.csv", venues.iloc[:5]
+    return tmp_path / "fewer.csv"
 
 
 @pytest.mark.parametrize("command, options, fragment", [
@@ -209,6 +209,12 @@ def _subset_pois(files, tmp_path):
     ("denoise", ("-o", "{tmp}/den.csv", "--pois", "{tmp}/none.csv"), "tracs denoise: error: no such POI file:"),
     ("denoise", ("-o", "{tmp}/den.csv", "--pois", "{fewer}"), "MISMATCH"),
     ("synthesize", ("-n", "3", "-o", "{tmp}/syn.csv", "--pois", "{fewer}"), "MISMATCH"),
+    ("denoise", ("-o", "{tmp}/den.csv", "--pois", "{one}"),
+     "tracs denoise: error: one.csv: a POI space needs at least two distinct points (its diameter would be 0), "
+     "got 1 row(s) at a single location"),
+    ("denoise", ("-o", "{tmp}/den.csv", "--pois", "{nolat}"),
+     "tracs denoise: error: nolat.csv: a POI file needs a latitude column (lat) and a longitude column (lng); "
+     "found ['name', 'lng']"),
     ("estimate", ("-o", "{tmp}/freq.csv", "--pois", "{fewer}"), "MISMATCH"),
     ("estimate", ("-o", "{tmp}/freq.csv"),
      "tracs estimate: error: rel_em.csv was released by em (EM), a discrete baseline: its reports are points of "
@@ -221,8 +227,11 @@ def _subset_pois(files, tmp_path):
      "discrete baseline"),
 ])
 def test_bad_inputs_of_a_discrete_release(cli, files, releases, tmp_path, command, options, fragment):
-    fewer, missing = _subset_pois(files, tmp_path)
-    args = [a.format(tmp=tmp_path, pois=files[1], fewer=fewer) for a in options]
+    fewer = _subset_pois(files, tmp_path)
+    (tmp_path / "one.csv").write_text("lat,lng\n35.65,139.7\n")
+    (tmp_path / "nolat.csv").write_text("name,lng\na,139.7\n")
+    args = [a.format(tmp=tmp_path, pois=files[1], fewer=fewer, one=tmp_path / "one.csv", nolat=tmp_path / "nolat.csv")
+            for a in options]
     result = cli(command, releases["em"], *args)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     if fragment == "MISMATCH":  # the released rows at the 5 venues left out, counted and named by line

@@ -119,8 +119,8 @@ def report_indices(points: np.ndarray, space, rows: np.ndarray, release: Path) -
     if miss.any():
         where = np.sort(np.asarray(rows)[miss])
         text = release.suffix.lower() in (".csv", ".tsv", ".txt")
-        raise CLIError(f"{int(miss.sum()):,} of the {len(points):,} released points of {release.name} are not "
-                       f"among the POIs given with --pois ({'lines' if text else 'rows'} "
+        raise CLIError(f"{whole(int(miss.sum()))} of the {whole(len(points))} released points of {release.name} "
+                       f"are not among the POIs given with --pois ({'lines' if text else 'rows'} "
                        f"{_lines(where, 2 if text else 1)}): give the POI file the release was made with")
     return np.asarray(idx, dtype=np.intp)
 
@@ -147,4 +147,4 @@ def posterior(indices, offsets, baseline, entry, release: Path, rule: str) -> np
 def _lines(positions, first: int) -> str:
     """The first five of ``positions`` (0-based) as numbers from ``first``, and how many more."""
     shown = ", ".join(str(int(i) + first) for i in positions[:5])
-    return shown + (f", … ({len(positions) - 5:,} more)" if len(positions) > 5 else "")
+    return shown + (f", … ({whole(len(positions) - 5)} more)" if len(positions) > 5 else "")
