@@ -8,11 +8,19 @@ refused with their name.
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from tracs.cli._discrete import poi_space
+from tracs.estimate import sidecar_path
+from tracs.estimate.sidecar import read_sidecar
+from tracs.io.parameters import embedded_parameters
 from tracs.io.release import read_release
+from tracs.public import city_box, read_pois
 
 #: the users' ids as written (a leading zero, a word)
 USERS = ("007", "12", "a-3")
@@ -234,13 +242,10 @@ def test_bad_inputs_of_a_discrete_release(cli, files, releases, tmp_path, comman
             for a in options]
     result = cli(command, releases["em"], *args)
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    if fragment == "MISMATCH":  # the released rows at the 5 venues left out, counted and named by line
-        raw = pd.read_csv(releases["em"])
-        off = np.flatnonzero(_at_pois(raw, fewer) > 1e-9)
-        assert len(off) > 0
-        lines = ", ".join(str(i + 2) for i in off[:5]) + (f", … ({len(off) - 5:,} more)" if len(off) > 5 else "")
-        fragment = (f"tracs {command}: error: {len(off)} of the 36 released points of rel_em.csv are not among "
-                    f"the POIs given with --pois (lines {lines}): give the POI file the release was made with")
+    if fragment == "MISMATCH":  # the sidecar's digest of the POI space
+        fragment = (f"tracs {command}: error: fewer.csv is not the POI set of rel_em.csv: the release used 20 POIs, "
+                    "fewer.csv holds 15 distinct POIs (5 fewer; pois_sha256 differs): give the POI file the release "
+                    "was made with")
     assert fragment in result.stderr
     assert not any(tmp_path.glob("den.*")) and not any(tmp_path.glob("syn.*")) and not any(tmp_path.glob("freq.*"))
 
@@ -285,3 +290,99 @@ def test_pois_of_the_box_outside_the_region_move_onto_it_as_perturb_moved_them(c
     assert "tracs denoise: note: 1 POI(s) of pois.csv outside the release's region moved onto its edge, by at " \
            "most " in result.stderr
     assert "36 points denoised onto 21 POIs" in result.stdout
+
+
+def _older(release, tmp_path):
+    """A copy of ``release`` whose sidecar records no digest of the POIs (as an older tracs wrote it)."""
+    old = tmp_path / "rel_old.csv"
+    shutil.copy(release, old)
+    data = json.loads(sidecar_path(release).read_text())
+    del data["pois_sha256"], data["pois_count"]
+    sidecar_path(old).write_text(json.dumps(data))
+    return old
+
+
+def _poi_files(files, tmp_path) -> dict:
+    """The release's POI file; with one more POI; with one POI moved by about 110 m."""
+    venues = pd.read_csv(files[1])
+    extra = pd.concat([venues, pd.DataFrame({"lat": [35.7], "lng": [139.7]})])
+    moved = venues.copy()
+    moved.loc[4, "lat"] += 0.001
+    for name, frame in (("extra", extra), ("moved", moved)):
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+    return {"same": files[1], "extra": tmp_path / "extra.csv", "moved": tmp_path / "moved.csv"}
+
+
+#: the commands' options besides --pois
+COMMANDS = {"denoise": ("-o", "{tmp}/out.csv"), "estimate": ("-o", "{tmp}/out.csv"),
+            "synthesize": ("-n", "3", "-o", "{tmp}/out.csv")}
+NO_DIGEST = ("tracs {command}: note: no digest of the POIs is recorded for rel_old.csv (a release of an older "
+             "tracs, or one without its sidecar): the POI set of pois.csv cannot be checked to be the one it was "
+             "released with")
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("case, code, fragment", [
+    ("same", 0, None),
+    ("extra", 1, "tracs {command}: error: extra.csv is not the POI set of rel_em.csv: the release used 20 POIs, "
+                 "extra.csv holds 21 distinct POIs (1 more; pois_sha256 differs): give the POI file the release was "
+                 "made with"),
+    ("moved", 1, "tracs {command}: error: moved.csv is not the POI set of rel_em.csv: the release used 20 POIs, "
+                 "moved.csv holds 20 distinct POIs (as many, but one or more moved or in another order; pois_sha256 "
+                 "differs): give the POI file the release was made with"),
+    ("older", 0, NO_DIGEST),
+])
+def test_the_poi_file_is_checked_against_the_release(cli, files, releases, tmp_path, command, case, code, fragment):
+    """The sidecar's ``pois_sha256`` is the digest of the POI space the release used: another POI file
+    is refused, naming the release, the file and the counts; a sidecar without it gets a note."""
+    pois = _poi_files(files, tmp_path)
+    release = _older(releases["em"], tmp_path) if case == "older" else releases["em"]
+    args = [a.format(tmp=tmp_path) for a in COMMANDS[command]]
+    result = cli(command, release, "--pois", pois.get(case, files[1]), *args)
+    assert result.returncode == code and "Traceback" not in result.stderr, result.stderr
+    if fragment is not None:
+        assert fragment.format(command=command) in result.stderr
+    if case == "same":
+        assert "digest" not in result.stderr and "pois_sha256" not in result.stderr
+    assert (tmp_path / "out.csv").exists() == (code == 0)
+
+
+def test_an_older_release_with_other_pois_is_refused_by_its_points(cli, files, releases, tmp_path):
+    """Without a digest of the POIs, a POI file without some released POIs is still refused, by the
+    released points that are not among its POIs (counted and named by line)."""
+    fewer = _subset_pois(files, tmp_path)
+    result = cli("denoise", _older(releases["em"], tmp_path), "--pois", fewer, "-o", tmp_path / "den.csv")
+    off = np.flatnonzero(_at_pois(pd.read_csv(releases["em"]), fewer) > 1e-9)
+    assert result.returncode == 1 and len(off) > 0
+    lines = ", ".join(str(i + 2) for i in off[:5]) + (f", … ({len(off) - 5:,} more)" if len(off) > 5 else "")
+    assert (f"tracs denoise: error: {len(off)} of the 36 released points of rel_old.csv are not among the POIs "
+            f"given with --pois (lines {lines}): give the POI file the release was made with") in result.stderr
+
+
+def test_the_digest_is_of_the_poi_space_not_of_the_files_formatting(files, releases, tmp_path):
+    """The same POIs in another column order, with other columns, another separator and column names,
+    numbers written with trailing zeros and a repeated row: the writer's reading ('tracs perturb',
+    :func:`tracs.public.read_pois`) and the commands' (:func:`tracs.cli._discrete.poi_space`) give the
+    digest the sidecar records."""
+    venues = pd.read_csv(files[1])
+    lat, lng = venues["lat"].tolist(), venues["lng"].tolist()
+    padded = lambda v: f"{v!r}00" if "e" not in repr(v) else repr(v)  # noqa: E731 - the same float
+    (tmp_path / "other.tsv").write_text("name\tLongitude\tkind\tLatitude\n" + "".join(
+        f"v{k}\t{padded(x)}\tcafe\t{padded(y)}\n" for k, (y, x) in enumerate(zip(lat + lat[:1], lng + lng[:1]))))
+    data = read_sidecar(releases["em"])
+    assert data["pois_count"] == 20
+    for path in (files[1], tmp_path / "other.tsv"):
+        assert read_pois(path, city_box("tky")).digest() == data["pois_sha256"]
+        assert poi_space(path, data, "denoise", releases["em"]).digest() == data["pois_sha256"]
+
+
+def test_a_parquet_release_carries_its_sidecars_poi_digest(cli, files, tmp_path):
+    """A release that embeds its parameters: the digest of the POIs is the sidecar's only (the file's
+    parameters are as before), and the commands read it from there."""
+    release = _perturb(files, "em", "rel_em.parquet")
+    side = json.loads(sidecar_path(release).read_text())
+    embedded = embedded_parameters(release)
+    assert "pois_sha256" not in embedded and side["pois_count"] == 20
+    assert embedded == {k: v for k, v in side.items() if k not in ("rows_sha256", "pois_sha256", "pois_count")}
+    result = cli("estimate", release, "--pois", _poi_files(files, tmp_path)["extra"], "-o", tmp_path / "f.csv")
+    assert result.returncode == 1 and "extra.csv is not the POI set of rel_em.parquet" in result.stderr

@@ -82,9 +82,10 @@ def projected_pois(path: Path, crs) -> np.ndarray:
     return np.column_stack([x, y])
 
 
-def poi_space(path: Path, data: dict, command: str):
+def poi_space(path: Path, data: dict, command: str, release: Path):
     """The release's public POI space: the POIs of ``path`` in the release's CRS, moved onto its
-    region as ``tracs perturb --pois`` moves them (a note says how many moved, and how far)."""
+    region as ``tracs perturb --pois`` moves them (a note says how many moved, and how far), checked
+    to be the POI space of ``release`` (:func:`check_pois`)."""
     from ..poi_space import POISpace
     from ..public import into_region
 
@@ -95,9 +96,31 @@ def poi_space(path: Path, data: dict, command: str):
               f"its edge, by at most {significant(most)} m (as 'tracs perturb' moves the POIs of its box)",
               file=sys.stderr)
     try:
-        return POISpace(pois, region=region)
+        space = POISpace(pois, region=region)
     except ValueError as exc:
         raise CLIError(f"{path.name}: {exc}") from None
+    check_pois(space, path, data, release, command)
+    return space
+
+
+def check_pois(space, path: Path, data: dict, release: Path, command: str) -> None:
+    """Refuse the POI space of ``path`` when it is not the one ``release`` used: its digest
+    (:meth:`tracs.POISpace.digest`) differs from the sidecar's ``pois_sha256``; a sidecar that
+    records none (an older release) gets a note that the POIs could not be checked."""
+    recorded = data.get("pois_sha256")
+    if recorded is None:
+        print(f"tracs {command}: note: no digest of the POIs is recorded for {release.name} (a release of an "
+              f"older tracs, or one without its sidecar): the POI set of {path.name} cannot be checked to be "
+              "the one it was released with", file=sys.stderr)
+        return
+    if space.digest() == recorded:
+        return
+    used, given = int(data["pois_count"]), len(space)
+    how = ("as many, but one or more moved or in another order" if used == given
+           else f"{whole(abs(given - used))} {'more' if given > used else 'fewer'}")
+    raise CLIError(f"{path.name} is not the POI set of {release.name}: the release used {whole(used)} POIs, "
+                   f"{path.name} holds {whole(given)} distinct POIs ({how}; pois_sha256 differs): give the "
+                   "POI file the release was made with")
 
 
 def on_pois(release: Path, pois: Path, data: dict, points: np.ndarray, rows: np.ndarray, command: str):
@@ -106,7 +129,7 @@ def on_pois(release: Path, pois: Path, data: dict, points: np.ndarray, rows: np.
     every released point (``points`` in metres, ``rows`` their positions in the file: :func:`report_indices`)."""
     from ..estimate.sidecar import perturber_from_sidecar
 
-    space = poi_space(pois, data, command)
+    space = poi_space(pois, data, command, release)
     baseline = perturber_from_sidecar(data, poi_space=space)
     return space, baseline, report_indices(points, space, rows, release)
 
