@@ -3,7 +3,9 @@
 EM, L-SRR, N-gram, ATP and TP release points of interest.  The POI space is public
 but not in the release's parameters: the commands read it from ``--pois FILE`` (the
 file given to ``tracs perturb``), projected and moved onto the region as ``tracs
-perturb`` moved it, rebuild the baseline on it by its registry entry
+perturb`` moved it, check that it is the space the release used (its digest,
+:meth:`tracs.POISpace.digest`, against the sidecar's ``pois_sha256``: :func:`check_pois`),
+rebuild the baseline on it by its registry entry
 (:func:`tracs.estimate.sidecar.perturber_from_sidecar`), check that every released
 point is one of the POIs and call the library's estimators on the POI indices:
 :func:`tracs.estimate.baseline_posterior` (every report's posterior POI) and

@@ -26,8 +26,9 @@ over the POIs and every point becomes a POI: the posterior mode (--rule mode,
 the default) or the POI nearest the posterior mean (--rule mean); with
 --trajectory the prior of every point's POI is given the other reports of its
 trajectory.  A discrete baseline's release (EM, L-SRR, NGram, ATP, TP: its reports
-are POIs) needs --pois, the POI file given to 'tracs perturb' (every released point
-must be one of its POIs), and is denoised per point: the prior is the POI
+are POIs) needs --pois, the POI file given to 'tracs perturb' (its POI space must have
+the digest the sidecar records, pois_sha256; every released point must be one of its
+POIs), and is denoised per point: the prior is the POI
 frequencies estimated from the release, the method's exact law gives every report's
 posterior over the POIs (tracs.estimate.baseline_posterior; --grid is not used);
 a method the posterior does not take yet is refused with its name.  The output
@@ -61,7 +62,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--pois", default=None, metavar="FILE",
                    help="public points of interest (CSV with lat and lng columns) the true points are "
                         "among: the posterior is over them and every output point is one of them; required "
-                        "for a discrete baseline's release (the POI file given to 'tracs perturb')")
+                        "for a discrete baseline's release (the POI file given to 'tracs perturb', checked "
+                        "against the sidecar's pois_sha256)")
     p.add_argument("--rule", choices=("mode", "mean"), default=None,
                    help="with --pois: the posterior mode (default) or the POI nearest the posterior mean")
 

@@ -32,7 +32,8 @@ map with Leaflet embedded, so it opens without a network; when the background
 tiles cannot load it says so and draws the cells on a plain background).  With --queries (a CSV of boxes min_lng,min_lat,max_lng,max_lat) the
 estimated share of points in every box is written next to the output as
 <output>.queries.csv.  A discrete baseline's release (EM, L-SRR, NGram: its reports are
-POIs) needs --pois FILE, the public POIs given to 'tracs perturb': the output is a .csv
+POIs) needs --pois FILE, the public POIs given to 'tracs perturb' (refused when its POI
+space is not the one whose digest the sidecar records, pois_sha256): the output is a .csv
 of the estimated share of true points at every POI (lat, lng, probability; EM over the
 method's exact report law, tracs.estimate.frequencies); ATP and TP have no estimator.
 """
@@ -58,7 +59,8 @@ def add_parser(subparsers) -> None:
                    help="CSV of boxes (min_lng, min_lat, max_lng, max_lat) to answer")
     p.add_argument("--pois", default=None, metavar="FILE",
                    help="a discrete baseline's release: its public POIs (CSV with lat and lng columns, the file "
-                        "given to 'tracs perturb'); writes the POI frequencies as .csv")
+                        "given to 'tracs perturb', checked against the sidecar's pois_sha256); writes the POI "
+                        "frequencies as .csv")
     p.add_argument("--smoothing", choices=("auto", "none", "ems", "cv"), default="auto",
                    help="EMS smoothing after every EM step: auto (the estimator's default: the weight "
                         "chosen on held-out reports for TraCS-C from ε = 2, else none), none, ems, "

@@ -19,7 +19,8 @@ deconvolved by EM with their exact likelihood (TraCS-D and Strawman: each report
 previous one); --binned bins them as they are, keeping their noise in the model.  A
 discrete baseline's release (EM, L-SRR, NGram, ATP, TP: its reports are POIs) is always
 binned: without --pois its released POIs as they are (a note says so: deconvolving them
-needs the POI space); with --pois FILE (the public POIs given to 'tracs perturb') every
+needs the POI space); with --pois FILE (the public POIs given to 'tracs perturb', refused
+when its POI space is not the one whose digest the sidecar records, pois_sha256) every
 report is first replaced by its posterior mode POI (tracs.estimate.baseline_posterior,
 the release's POI frequencies the prior, as 'tracs denoise --pois' does) and the model is
 fitted on these denoised POIs, a plug-in of the posterior for the true points.  Reading
@@ -43,7 +44,8 @@ def add_parser(subparsers) -> None:
                    help="bin the reports as they are instead of deconvolving them (fast; noisier)")
     p.add_argument("--pois", default=None, metavar="FILE",
                    help="a discrete baseline's release: its public POIs (CSV with lat and lng columns, the file "
-                        "given to 'tracs perturb'); the model is fitted on every report's posterior mode POI")
+                        "given to 'tracs perturb', checked against the sidecar's pois_sha256); the model is "
+                        "fitted on every report's posterior mode POI")
     p.add_argument("--geometry", choices=("points", "lines"), default="points",
                    help="points (default): one row per point; lines: one LineString per trajectory "
                         "(.geojson, .parquet, .gpkg)")
