@@ -386,3 +386,19 @@ def test_a_parquet_release_carries_its_sidecars_poi_digest(cli, files, tmp_path)
     assert embedded == {k: v for k, v in side.items() if k not in ("rows_sha256", "pois_sha256", "pois_count")}
     result = cli("estimate", release, "--pois", _poi_files(files, tmp_path)["extra"], "-o", tmp_path / "f.csv")
     assert result.returncode == 1 and "extra.csv is not the POI set of rel_em.parquet" in result.stderr
+
+
+@pytest.mark.parametrize("header", ["y,x", "latitude,long", "LAT,LON"])
+def test_every_command_reads_the_poi_columns_perturb_reads(cli, files, releases, tmp_path, header):
+    """A POI file whose columns are named as 'tracs perturb --pois' accepts them (y/x, long, upper case)
+    is read by denoise too, and gives the release's digest."""
+    venues = pd.read_csv(files[1])
+    path = tmp_path / "named.csv"
+    lat_name, lng_name = header.split(",")
+    pd.DataFrame({lat_name: venues["lat"], lng_name: venues["lng"]}).to_csv(path, index=False)
+    data = read_sidecar(releases["em"])
+    assert poi_space(path, data, "denoise", releases["em"]).digest() == data["pois_sha256"]
+    out = tmp_path / "dn.csv"
+    result = cli("denoise", str(releases["em"]), "-o", str(out), "--pois", str(path))
+    assert result.returncode == 0, result.stderr
+    assert len(pd.read_csv(out)) == len(pd.read_csv(releases["em"]))

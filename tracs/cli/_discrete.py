@@ -51,28 +51,14 @@ def missing_pois(entry, release: Path, command: str, what: str) -> CLIError:
 
 
 def poi_lonlat(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    """``(lng, lat)`` of the POIs of a CSV with lat and lng columns, every row numeric."""
-    import pandas as pd
+    """``(lng, lat)`` of the POIs of a CSV, read as ``tracs perturb --pois`` reads it
+    (:func:`tracs.public.read_poi_lonlat`)."""
+    from ..public import read_poi_lonlat
 
-    if not path.is_file():
-        raise CLIError(f"no such POI file: {path}")
     try:
-        frame = pd.read_csv(path, sep=None, engine="python", encoding="latin-1", dtype=str)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise CLIError(f"{path.name}: cannot read it as CSV ({' '.join(str(exc).split())})") from None
-    columns = {c.strip().lower(): c for c in frame.columns}
-    lat_col = next((columns[c] for c in ("lat", "latitude") if c in columns), None)
-    lng_col = next((columns[c] for c in ("lng", "lon", "longitude") if c in columns), None)
-    if lat_col is None or lng_col is None:
-        raise CLIError(f"{path.name}: a POI file needs a latitude column (lat) and a longitude column (lng); "
-                       f"found {list(frame.columns)}")
-    lat, lng = (pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=np.float64) for c in (lat_col, lng_col))
-    bad = ~(np.isfinite(lat) & np.isfinite(lng))
-    if len(frame) == 0 or bad.any():
-        raise CLIError(f"{path.name}: no POI rows" if len(frame) == 0 else
-                       f"{path.name}: {int(bad.sum())} POI row(s) without a numeric latitude and longitude "
-                       f"(lines {_lines(np.flatnonzero(bad), 2)})")
-    return lng, lat
+        return read_poi_lonlat(path)
+    except (FileNotFoundError, InputError) as exc:
+        raise CLIError(str(exc)) from None
 
 
 def projected_pois(path: Path, crs) -> np.ndarray:
