@@ -10,6 +10,8 @@ the guarantee unchanged (TraCS paper, section 4.2).
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 from scipy.spatial import ConvexHull, cKDTree
 from scipy.spatial import QhullError
@@ -19,6 +21,12 @@ from ._validation import as_points
 from .errors import InputError
 
 __all__ = ["POISpace", "as_points"]
+
+
+#: the first bytes hashed by :meth:`POISpace.digest` (the canonical form's name and version)
+DIGEST_HEADER = b"tracs-pois-1\n"
+#: :meth:`POISpace.digest` records every coordinate as a whole number of these metres
+DIGEST_QUANTUM = 1e-3
 
 
 def _max_pairwise_distance(a: np.ndarray, b: np.ndarray, block: int = 2048) -> float:
@@ -154,6 +162,27 @@ class POISpace:
     def tree(self) -> cKDTree:
         """The KD-tree over :attr:`points` (read-only use)."""
         return self._tree
+
+    def digest(self) -> str:
+        """SHA-256 of the POI space in its canonical form (hex): ``pois_sha256`` of a sidecar.
+
+        The canonical form is the distinct POIs exactly as a mechanism uses them
+        (:attr:`points`: projected, moved onto the region, duplicates merged, in order of
+        first occurrence, which numbers the POIs), every coordinate as int64 millimetres
+        (``x / DIGEST_QUANTUM`` rounded half to even), ``x`` then ``y`` of each POI, as 8
+        little-endian bytes each, after :data:`DIGEST_HEADER` and the count of POIs (8
+        little-endian bytes).  It does not depend on how a file wrote the POIs (column
+        order, other columns, number formatting, repeated rows), only on the space; a POI
+        added, removed, moved by a millimetre or more, or the order of first occurrence
+        changed, changes it.  Millimetres, not the float64 bits: a projection whose last
+        bits differ (another PROJ) leaves the digest as it was, save for a coordinate within
+        a few nanometres of a half millimetre.
+        """
+        grid = np.rint(self._points / DIGEST_QUANTUM).astype("<i8")
+        digest = hashlib.sha256(DIGEST_HEADER)
+        digest.update(np.int64(len(grid)).astype("<i8").tobytes())
+        digest.update(np.ascontiguousarray(grid).tobytes())
+        return digest.hexdigest()
 
     # -- rounding ------------------------------------------------------------------
     def round(self, points) -> tuple[np.ndarray, np.ndarray]:

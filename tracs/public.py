@@ -406,30 +406,16 @@ _LAT = ("lat", "latitude", "y")
 _LON = ("lng", "lon", "long", "longitude", "x")
 
 
-def read_pois(path, box: LonLatBox, crs=None):
-    """Read a public POI file into a :class:`tracs.POISpace` over ``box``.
+def read_poi_lonlat(path) -> tuple[np.ndarray, np.ndarray]:
+    """``(longitude, latitude)`` of every row of a public POI file, in file order.
 
-    Parameters
-    ----------
-    path : str or Path
-        CSV (comma- or tab-separated) with a header holding a latitude column
-        (``lat``/``latitude``) and a longitude column (``lng``/``lon``/``longitude``);
-        other columns are ignored.
-    box : LonLatBox
-        The public region; every POI must lie in it.
-    crs : pyproj.CRS-like, optional
-        The metric CRS (default ``box.metric_crs()``).
-
-    Raises
-    ------
-    ValueError
-        Unreadable file, missing columns, non-numeric or out-of-box rows (the first
-        few line numbers are named), fewer than two distinct POIs.
+    A CSV (comma- or tab-separated) with a header holding a latitude column
+    (``lat``/``latitude``/``y``) and a longitude column (``lng``/``lon``/``long``/
+    ``longitude``/``x``); other columns are ignored.  ``FileNotFoundError`` for a missing
+    file, ``InputError`` for a binary or unreadable file, missing columns, no rows or
+    non-numeric rows (the first few line numbers are named).
     """
     import pandas as pd
-    import pyproj
-
-    from .poi_space import POISpace
 
     path = Path(path)
     if not path.is_file():
@@ -448,6 +434,8 @@ def read_pois(path, box: LonLatBox, crs=None):
     if lat_col is None or lon_col is None:
         raise InputError(f"{path.name}: a POI file needs a latitude column (lat) and a longitude "
                          f"column (lng); found {list(frame.columns)}")
+    if len(frame) == 0:
+        raise InputError(f"{path.name}: no POI rows")
     lat = pd.to_numeric(frame[lat_col], errors="coerce").to_numpy(dtype=np.float64)
     lon = pd.to_numeric(frame[lon_col], errors="coerce").to_numpy(dtype=np.float64)
     bad = ~(np.isfinite(lat) & np.isfinite(lon))
@@ -455,6 +443,35 @@ def read_pois(path, box: LonLatBox, crs=None):
         lines = ", ".join(str(int(i) + 2) for i in np.flatnonzero(bad)[:5])
         raise InputError(f"{path.name}: {int(bad.sum())} POI row(s) without a numeric latitude and "
                          f"longitude (lines {lines})")
+    return lon, lat
+
+
+def read_pois(path, box: LonLatBox, crs=None):
+    """Read a public POI file into a :class:`tracs.POISpace` over ``box``.
+
+    Parameters
+    ----------
+    path : str or Path
+        CSV (comma- or tab-separated) with a header holding a latitude column
+        (``lat``/``latitude``/``y``) and a longitude column (``lng``/``lon``/``long``/
+        ``longitude``/``x``); other columns are ignored (:func:`read_poi_lonlat`).
+    box : LonLatBox
+        The public region; every POI must lie in it.
+    crs : pyproj.CRS-like, optional
+        The metric CRS (default ``box.metric_crs()``).
+
+    Raises
+    ------
+    ValueError
+        Unreadable file, missing columns, non-numeric or out-of-box rows (the first
+        few line numbers are named), fewer than two distinct POIs.
+    """
+    import pyproj
+
+    from .poi_space import POISpace
+
+    path = Path(path)
+    lon, lat = read_poi_lonlat(path)
     outside = ~box.contains(lon, lat)
     if outside.any():
         lines = ", ".join(str(int(i) + 2) for i in np.flatnonzero(outside)[:5])

@@ -199,7 +199,7 @@ CASES = [
     ("pois-empty", _write("p.csv", ""),
      (*P, "-m", "em", "-e", "2", "--region", "tky", "--pois", "p.csv"), 1, "cannot read it as CSV"),
     ("pois-header-only", _write("p.csv", "lat,lng\n"),
-     (*P, "-m", "em", "-e", "2", "--region", "tky", "--pois", "p.csv"), 1, "at least two distinct points, got none"),
+     (*P, "-m", "em", "-e", "2", "--region", "tky", "--pois", "p.csv"), 1, "p.csv: no POI rows"),
     ("pois-is-a-folder", _mkdir("pdir"),
      (*P, "-m", "em", "-e", "2", "--region", "tky", "--pois", "pdir"), 1, "no such POI file"),
     # -- output never overwrites an input ------------------------------------------------------------

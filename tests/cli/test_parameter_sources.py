@@ -12,6 +12,7 @@ import pytest
 
 from tracs.estimate import read_sidecar, sidecar_path, write_sidecar
 from tracs.estimate.sidecar import data_derived
+from tracs.public import city_box, read_pois
 from tracs.region import Rectangle
 
 
@@ -48,6 +49,12 @@ def test_sidecar_says_where_region_pois_and_anchor_came_from(options, sources, f
     written = json.loads(sidecar_path(out).read_text())
     assert written["sources"] == sources
     assert data_derived(read_sidecar(out)) == [k for k in ("region", "pois", "anchor") if sources.get(k) == "data"]
+    # the digest of the POI space: of the public POI file only (nothing of the data's venues)
+    if sources.get("pois") == "public":
+        space = read_pois(files / "pois.csv", city_box("tky"))
+        assert written["pois_sha256"] == space.digest() and written["pois_count"] == len(space) == 20
+    else:
+        assert "pois_sha256" not in written and "pois_count" not in written
 
 
 def test_estimate_and_map_warn_about_data_derived_parameters(files, cli, tmp_path):

@@ -96,3 +96,21 @@ def test_region_must_cover_the_pois():
         POISpace([[0, 0], [10, 10]], region=Rectangle(0, 0, 5, 5))
     space = POISpace([[1, 1], [4, 4]], region=Rectangle(0, 0, 5, 5))
     assert space.region.bounds == (0, 0, 5, 5)
+
+
+def test_digest_is_the_spaces_not_the_inputs():
+    """The digest (``pois_sha256`` of a sidecar) of the distinct POIs: repeated rows and a shift far
+    below the millimetre it records (the last bits of a projection) leave it; a POI added, removed
+    or moved by a millimetre, or another order of first occurrence, change it."""
+    rng = np.random.default_rng(5)
+    pois = rng.uniform(380_000, 390_000, size=(50, 2))
+    digest = POISpace(pois).digest()
+    assert len(digest) == 64 and set(digest) <= set("0123456789abcdef")
+    assert POISpace(np.vstack([pois, pois[[3, 7]]])).digest() == digest  # repeated rows: one POI each
+    assert POISpace(pois + 1e-9).digest() == digest
+    moved = pois.copy()
+    moved[10, 0] += 1e-3
+    changed = {"added": np.vstack([pois, [[385_000.0, 385_000.0]]]), "removed": pois[1:], "moved": moved,
+               "order": pois[::-1]}
+    digests = {name: POISpace(points).digest() for name, points in changed.items()}
+    assert digest not in digests.values() and len(set(digests.values())) == len(digests)

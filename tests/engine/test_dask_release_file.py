@@ -87,6 +87,7 @@ def test_the_call_writes_the_commands_files_byte_for_byte(name, data, tmp_path, 
     assert command == call and command[0]
     assert done.output == tmp_path / "call" and done.sidecar == tmp_path / "call.tracs.json"
     assert done.digest == json.loads(call[1])["rows_sha256"] and done.parameters["epsilon"] == 2.0
+    assert ("pois_sha256" in json.loads(call[1])) == ("pois" in keywords)  # the digest of the public POIs
     assert done.rows == 40 and 0 < done.points <= 40
     summary = capsys.readouterr().out
     assert f"{done.points} rows released from 40" in summary

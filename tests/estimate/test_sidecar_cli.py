@@ -45,6 +45,45 @@ def test_bad_sidecars(tmp_path, content, exc, fragment):
         read_sidecar(release)
 
 
+_VALID = {"format": "tracs-release", "method": "em", "epsilon": 2.0, "per_trajectory": False,
+          "region": {"type": "rectangle", "bounds": [0, 0, 10, 5]}}
+
+
+@pytest.mark.parametrize("records, fragment", [
+    ({"pois_sha256": "ab" * 32}, "r.csv.tracs.json: pois_sha256 and pois_count are recorded together, got only "
+                                 "pois_sha256"),
+    ({"pois_count": 20}, "got only pois_count"),
+    ({"pois_sha256": "AB" * 32, "pois_count": 20}, "pois_sha256 must be 64 lowercase hex digits, got 'ABAB"),
+    ({"pois_sha256": "ab" * 31, "pois_count": 20}, "pois_sha256 must be 64 lowercase hex digits"),
+    ({"pois_sha256": 7, "pois_count": 20}, "pois_sha256 must be 64 lowercase hex digits, got '7'"),
+    ({"pois_sha256": "ab" * 32, "pois_count": 1}, "pois_count must be an int >= 2 (the distinct POIs), got 1"),
+    ({"pois_sha256": "ab" * 32, "pois_count": True}, "pois_count must be an int >= 2 (the distinct POIs), got True"),
+    ({"pois_sha256": "ab" * 32, "pois_count": 20.0}, "pois_count must be an int >= 2 (the distinct POIs), got 20.0"),
+])
+def test_bad_poi_records(tmp_path, records, fragment):
+    """A sidecar's digest and count of the POI space, checked where it is read."""
+    from tracs.errors import InputError
+
+    release = tmp_path / "r.csv"
+    sidecar_path(release).write_text(json.dumps({**_VALID, **records}))
+    with pytest.raises(InputError) as info:
+        read_sidecar(release)
+    assert fragment in str(info.value)
+
+
+def test_poi_records_round_trip(tmp_path):
+    """``write_sidecar(pois=...)`` records the space's digest and count; a sidecar without them is read too."""
+    from tracs.poi_space import POISpace
+
+    region = Rectangle(0, 0, 10, 5)
+    space = POISpace([[1.0, 1.0], [2.0, 3.0], [1.0, 1.0], [9.0, 4.0]], region=region)
+    write_sidecar(tmp_path / "a.csv", method="em", epsilon=2.0, per_trajectory=False, region=region, pois=space)
+    data = read_sidecar(tmp_path / "a.csv")
+    assert data["pois_sha256"] == space.digest() and data["pois_count"] == 3
+    write_sidecar(tmp_path / "b.csv", method="em", epsilon=2.0, per_trajectory=False, region=region)
+    assert "pois_sha256" not in read_sidecar(tmp_path / "b.csv")
+
+
 def test_perturb_then_estimate(tmp_path, tky_path, capsys):
     release = tmp_path / "rel.csv"
     assert main(["perturb", str(tky_path), "-m", "tracs-c", "-e", "4", "--seed", "1", "--region", "tky",

@@ -1,4 +1,4 @@
-"""``tracs denoise``: every released point replaced by the posterior mean of its true point."""
+"""``tracs denoise``: every released point replaced by the posterior mean (or a posterior POI) of its true point."""
 
 from __future__ import annotations
 
@@ -15,20 +15,28 @@ of its true point: the density of the true points is estimated from the release
 and its JSON sidecar (as 'tracs estimate' does, on --grid G × G cells) and is the
 prior; the method's exact report likelihood gives the posterior of every point
 (tracs.estimate.denoise).  This is post-processing: only the release and its
-public parameters are read.  TraCS-C, TraCS-D, Strawman and planar Laplace
-releases (a file, or a folder of Parquet parts written by 'tracs perturb --engine
-dask').  With --trajectory (not planar Laplace) every point is the posterior mean given all the reports of its
+public parameters are read.  TraCS-C, TraCS-D, Strawman, planar Laplace and the
+discrete baselines' releases (a file, or a folder of Parquet parts written by 'tracs
+perturb --engine dask').  With --trajectory
+(TraCS-C, TraCS-D, Strawman) every point is the posterior mean given all the reports of its
 trajectory (forward-backward smoothing; the model of the steps between consecutive
 points is fitted from the release).  With --pois FILE (public points of interest,
 a CSV with lat and lng columns: the true points are among them) the posterior is
 over the POIs and every point becomes a POI: the posterior mode (--rule mode,
 the default) or the POI nearest the posterior mean (--rule mean); with
 --trajectory the prior of every point's POI is given the other reports of its
-trajectory.  The output has the release's rows and columns in file order (ε as
-the release writes it), lat/lng replaced, and a column 'denoised' saying how every
-point was made ("posterior mean", "smoothed", "posterior mode at a POI", ...); no
-sidecar is written, as the points are no longer the method's reports (estimate
-from the release itself).  Its format follows the extension: .csv, .tsv or .parquet.
+trajectory.  A discrete baseline's release (EM, L-SRR, NGram, ATP, TP: its reports
+are POIs) needs --pois, the POI file given to 'tracs perturb' (its POI space must have
+the digest the sidecar records, pois_sha256; every released point must be one of its
+POIs), and is denoised per point: the prior is the POI
+frequencies estimated from the release, the method's exact law gives every report's
+posterior over the POIs (tracs.estimate.baseline_posterior; --grid is not used);
+a method the posterior does not take yet is refused with its name.  The output
+has the release's rows and columns in file order (ids and ε as the release writes
+them), lat/lng replaced, and a column 'denoised' saying how every point was made
+("posterior mean", "smoothed", "posterior mode at a POI", ...); no sidecar is
+written, as the points are no longer the method's reports (estimate from the
+release itself).  Its format follows the extension: .csv, .tsv or .parquet.
 """
 
 #: the value of the output's ``denoised`` column (per point, per trajectory)
@@ -42,16 +50,20 @@ SUFFIXES = (".csv", ".tsv", ".parquet")
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("denoise", help="replace released points by posterior means of the true points",
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("release", metavar="RELEASED", help="file (or Parquet folder) written by 'tracs perturb' (TraCS-C, TraCS-D, Strawman "
-                        "or planar Laplace)")
+    p.add_argument("release", metavar="RELEASED", help="file (or Parquet folder) written by 'tracs perturb' (TraCS-C, TraCS-D, Strawman, "
+                        "planar Laplace; a discrete baseline's with --pois)")
     p.add_argument("-o", "--output", required=True, metavar="OUTPUT", help=".csv, .tsv or .parquet")
     p.add_argument("--grid", type=int, default=64, metavar="G",
-                   help="G × G cells of the estimated density, the prior (default 64)")
+                   help="G × G cells of the estimated density, the prior (default 64; not used for a "
+                        "discrete baseline's release, whose prior is its POI frequencies)")
     p.add_argument("--trajectory", action="store_true",
-                   help="smooth every trajectory: posterior means given all its reports")
+                   help="smooth every trajectory: posterior means given all its reports (TraCS-C, TraCS-D, "
+                        "Strawman)")
     p.add_argument("--pois", default=None, metavar="FILE",
                    help="public points of interest (CSV with lat and lng columns) the true points are "
-                        "among: the posterior is over them and every output point is one of them")
+                        "among: the posterior is over them and every output point is one of them; required "
+                        "for a discrete baseline's release (the POI file given to 'tracs perturb', checked "
+                        "against the sidecar's pois_sha256)")
     p.add_argument("--rule", choices=("mode", "mean"), default=None,
                    help="with --pois: the posterior mode (default) or the POI nearest the posterior mean")
 
@@ -67,8 +79,8 @@ def _check_method(release: Path, trajectory: bool) -> None:
     except (OSError, ValueError, TypeError, KeyError):
         return  # the estimate names what is wrong with the sidecar
     if family not in ("axes", "directional", "grid"):
-        raise CLIError(f"tracs denoise supports TraCS-C, TraCS-D, Strawman and planar Laplace releases; "
-                       f"{release.name} was released by {data['method']}")
+        raise CLIError(f"tracs denoise supports TraCS-C, TraCS-D, Strawman and planar Laplace releases and the "
+                       f"discrete baselines' (with --pois); {release.name} was released by {data['method']}")
     if trajectory and family == "grid":
         raise CLIError(f"tracs denoise --trajectory supports TraCS-C, TraCS-D and Strawman releases; "
                        f"{release.name} was released by {data['method']} (denoise it per point)")
@@ -76,28 +88,9 @@ def _check_method(release: Path, trajectory: bool) -> None:
 
 def _read_pois(path: Path, crs, region) -> np.ndarray:
     """The POIs of a CSV with lat and lng columns, in the release's CRS; every one inside its region."""
-    import pandas as pd
-    import pyproj
+    from ._discrete import projected_pois
 
-    try:
-        frame = pd.read_csv(path, sep=None, engine="python", encoding="latin-1", dtype=str)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise CLIError(f"{path.name}: cannot read it as CSV ({' '.join(str(exc).split())})") from None
-    columns = {c.strip().lower(): c for c in frame.columns}
-    lat_col = next((columns[c] for c in ("lat", "latitude") if c in columns), None)
-    lng_col = next((columns[c] for c in ("lng", "lon", "longitude") if c in columns), None)
-    if lat_col is None or lng_col is None:
-        raise CLIError(f"{path.name}: a POI file needs a latitude column (lat) and a longitude column (lng); "
-                       f"found {list(frame.columns)}")
-    lat, lng = (pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=np.float64) for c in (lat_col, lng_col))
-    bad = ~(np.isfinite(lat) & np.isfinite(lng))
-    if len(frame) == 0 or bad.any():
-        lines = ", ".join(str(int(i) + 2) for i in np.flatnonzero(bad)[:5])
-        raise CLIError(f"{path.name}: no POI rows" if len(frame) == 0 else
-                       f"{path.name}: {int(bad.sum())} POI row(s) without a numeric latitude and longitude "
-                       f"(lines {lines})")
-    x, y = pyproj.Transformer.from_crs(4326, crs, always_xy=True).transform(lng, lat)
-    pois = np.column_stack([x, y])
+    pois = projected_pois(path, crs)
     outside = ~region.contains(pois)
     if outside.any():
         lines = ", ".join(str(int(i) + 2) for i in np.flatnonzero(outside)[:5])
@@ -115,11 +108,51 @@ def _epsilon_as_written(frame):
     return frame
 
 
-def run(args) -> int:
+def _write(frame, output: Path) -> None:
+    """The denoised rows in file order, ε as written, in the output's format."""
+    frame = _epsilon_as_written(frame.sort_index())  # back to file order
+    if output.suffix.lower() == ".parquet":
+        frame.to_parquet(output, index=False)
+    else:
+        frame.to_csv(output, index=False, sep="\t" if output.suffix.lower() == ".tsv" else ",")
+
+
+def _to_wgs84(points: np.ndarray, crs) -> tuple[np.ndarray, np.ndarray]:
+    """``(lat, lng)`` of points in metres of ``crs``."""
     import pyproj
 
+    lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(points[:, 0], points[:, 1])
+    return lat, lng
+
+
+def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
+    """A discrete baseline's release: every report replaced by its posterior POI
+    (:func:`tracs.estimate.baseline_posterior`) over the POIs of --pois."""
+    from . import _discrete
+    from .estimate import discrete_reports
+
+    if args.trajectory:
+        raise CLIError(f"tracs denoise --trajectory: {release.name} was released by {entry.name} ({entry.label}), "
+                       "a discrete baseline, whose reports are denoised per point only (leave out --trajectory)")
+    if args.pois is None:
+        raise _discrete.missing_pois(entry, release, "denoise", "the posterior of every report")
+    data, frame, offsets, space, baseline, indices = discrete_reports(release, Path(args.pois), "denoise")
+    rule = args.rule or "mode"
+    picked = _discrete.posterior(indices, offsets, baseline, entry, release, rule)
+    lat, lng = _to_wgs84(space.points[picked], data["crs"])
+    _write(frame.assign(lat=lat, lng=lng, denoised=AT_POIS[rule]), output)
+    from .._text import given, whole
+
+    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(indices))} points denoised onto "
+          f"{whole(len(space))} POIs ({rule} of the posterior, the POI frequencies of the release the prior) "
+          f"-> {output}")
+    return 0
+
+
+def run(args) -> int:
     from ..estimate.denoising import denoise
     from ..estimate.sidecar import perturber_from_sidecar
+    from ._discrete import release_entry
     from .estimate import _read_frame, _release_points, estimate_release
 
     release = Path(args.release)
@@ -133,6 +166,9 @@ def run(args) -> int:
         raise CLIError("--rule goes with --pois (the denoised point is a POI)")
     if args.pois is not None and not Path(args.pois).is_file():
         raise CLIError(f"no such POI file: {args.pois}")
+    entry = release_entry(release)
+    if entry is not None and entry.discrete:
+        return _denoise_discrete(args, release, output, entry)
     _check_method(release, args.trajectory)
     est, data, n = estimate_release(release, args.grid, command="denoise")
     perturber = perturber_from_sidecar(data)
@@ -141,16 +177,11 @@ def run(args) -> int:
     rule = args.rule or "mode"
     den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory,
                   pois=pois, rule=rule)
-    lng, lat = pyproj.Transformer.from_crs(data["crs"], 4326, always_xy=True).transform(den[:, 0], den[:, 1])
+    lat, lng = _to_wgs84(den, data["crs"])
     how = AT_POIS[rule] if pois is not None else SMOOTHED if args.trajectory else DENOISED
     if pois is not None and args.trajectory:
         how += " given the trajectory"
-    frame = frame.assign(lat=lat, lng=lng, denoised=how).sort_index()  # back to file order
-    frame = _epsilon_as_written(frame)
-    if output.suffix.lower() == ".parquet":
-        frame.to_parquet(output, index=False)
-    else:
-        frame.to_csv(output, index=False, sep="\t" if output.suffix.lower() == ".tsv" else ",")
+    _write(frame.assign(lat=lat, lng=lng, denoised=how), output)
     from .._text import given, whole
 
     print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(n)} points "

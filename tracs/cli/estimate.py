@@ -31,7 +31,11 @@ per cell: bounds in WGS84 and probability), .geojson (cell polygons) or .html (a
 map with Leaflet embedded, so it opens without a network; when the background
 tiles cannot load it says so and draws the cells on a plain background).  With --queries (a CSV of boxes min_lng,min_lat,max_lng,max_lat) the
 estimated share of points in every box is written next to the output as
-<output>.queries.csv.
+<output>.queries.csv.  A discrete baseline's release (EM, L-SRR, NGram: its reports are
+POIs) needs --pois FILE, the public POIs given to 'tracs perturb' (refused when its POI
+space is not the one whose digest the sidecar records, pois_sha256): the output is a .csv
+of the estimated share of true points at every POI (lat, lng, probability; EM over the
+method's exact report law, tracs.estimate.frequencies); ATP and TP have no estimator.
 """
 
 
@@ -53,6 +57,10 @@ def add_parser(subparsers) -> None:
                         "(default: OpenStreetMap) or none")
     p.add_argument("--queries", default=None, metavar="BOXES",
                    help="CSV of boxes (min_lng, min_lat, max_lng, max_lat) to answer")
+    p.add_argument("--pois", default=None, metavar="FILE",
+                   help="a discrete baseline's release: its public POIs (CSV with lat and lng columns, the file "
+                        "given to 'tracs perturb', checked against the sidecar's pois_sha256); writes the POI "
+                        "frequencies as .csv")
     p.add_argument("--smoothing", choices=("auto", "none", "ems", "cv"), default="auto",
                    help="EMS smoothing after every EM step: auto (the estimator's default: the weight "
                         "chosen on held-out reports for TraCS-C from ε = 2, else none), none, ems, "
@@ -295,11 +303,18 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, 
 
 
 def run(args) -> int:
+    from ._discrete import release_entry
+
     release = Path(args.release)
     if not release.exists():
         raise CLIError(f"no such file: {release}")
     output = writable_file(args.output)
     kind = output.suffix.lower()
+    entry = release_entry(release)
+    if entry is not None and entry.discrete:
+        return _poi_frequencies(args, release, output, entry)
+    if args.pois is not None:
+        raise CLIError("--pois goes with a discrete baseline's release (its POI frequencies)")
     if kind not in (".csv", ".geojson", ".json", ".html"):
         raise CLIError(f"cannot tell the output format of {output.name}: use .csv, .geojson or .html")
     if kind == ".html":
@@ -349,3 +364,47 @@ def _answer_queries(path: Path, est, crs, output: Path) -> None:
     boxes["estimate"] = est.range_queries(np.column_stack([x0, y0, x1, y1]))
     target = output.with_name(output.stem + ".queries.csv")
     boxes.to_csv(target, index=False)
+
+
+def discrete_reports(release: Path, pois: Path, command: str):
+    """A discrete baseline's release read with its parameters, checked against its rows, and the POIs of
+    ``pois``: ``(data, rows, offsets, space, baseline, indices)``, the rows in trajectory order (their
+    index: their positions in the file) and every report's POI index (:func:`tracs.cli._discrete.on_pois`)."""
+    from ._discrete import on_pois
+
+    frame = _read_frame(release)
+    data = release_parameters(release, frame, command)
+    warn_data_derived(command, data)
+    points, offsets, rows = _release_points(frame, _metric_crs(data, release))
+    return (data, rows, offsets, *on_pois(release, pois, data, points, rows.index.to_numpy(), command))
+
+
+def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
+    """A discrete baseline's release: the estimated share of true points at every POI of --pois
+    (:func:`tracs.estimate.frequencies`), written as a CSV (lat, lng, probability)."""
+    import pandas as pd
+    import pyproj
+
+    from ..estimate import frequencies
+    from . import _discrete
+
+    if args.pois is None:
+        raise _discrete.missing_pois(entry, release, "estimate", "the estimate of its POI frequencies")
+    if output.suffix.lower() != ".csv":
+        raise CLIError(f"the POI frequencies of a discrete baseline's release are written as .csv, not "
+                       f"{output.name}")
+    if args.engine != "local" or args.queries:
+        raise CLIError(f"{'--engine dask' if args.engine != 'local' else '--queries'} goes with a density "
+                       f"estimate; {release.name} was released by {entry.name} ({entry.label}), a discrete baseline")
+    check_release_path(release)
+    data, _, offsets, space, baseline, indices = discrete_reports(release, Path(args.pois), "estimate")
+    crs = data["crs"]
+    fit = _discrete.estimated(lambda: frequencies(indices, baseline, offsets=offsets), entry, release,
+                              "POI frequencies")
+    lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(*space.points.T)
+    pd.DataFrame({"lat": lat, "lng": lng, "probability": fit.probabilities}).to_csv(output, index=False)
+    from .._text import given
+
+    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(indices))} reports, {whole(len(space))} "
+          f"POIs, {whole(fit.iterations)} EM passes -> {output}")
+    return 0

@@ -36,8 +36,9 @@ The format follows the extension: .csv, .tsv, .geojson/.json, .parquet/.geoparqu
 
 The public parameters (method, ε, region, CRS, split, anchor, lattice) are written
 beside the output as OUTPUT.tracs.json (e.g. released.csv.tracs.json), with a
-SHA-256 digest of the released rows; Parquet, GeoPackage, GPX and GeoJSON outputs also
-carry them inside.  The summary line names no figure computed from the true points:
+SHA-256 digest of the released rows (and, with --pois, of the POI space the release used,
+pois_sha256, which 'tracs denoise', 'estimate' and 'synthesize' check their --pois file
+against); Parquet, GeoPackage, GPX and GeoJSON outputs also carry the parameters inside.  The summary line names no figure computed from the true points:
 --report-error adds the average error (AE), which is NOT private.
 """
 

@@ -38,7 +38,7 @@ from ..errors import InputError, MissingExtraError
 from ..io.digest import combine
 from ..io.parquet_folder import parquet_parts
 from ..methods import Method
-from ..release import area, perturb_parameters, write_perturb_sidecar
+from ..release import area, perturb_parameters, sidecar_pois, write_perturb_sidecar
 from ..release.files import OUTSIDE, read_arguments, releasing_method
 from ..release.notes import printer
 from ..release.paths import TEMPORARY, check_pois_not_input, remove_stale
@@ -324,7 +324,8 @@ def release_file(source, output, *, method, epsilon: float, region=None, region_
                 raise InputError(f"{source}: no points left to perturb")
             written["digest"] = combine(done[0][1], np.concatenate([hashes for _, _, hashes in done]))
             # the sidecar before the folder is renamed into place, as the in-process release does
-            written["sidecar"] = write_perturb_sidecar(output, parameters, digest=written["digest"])
+            written["sidecar"] = write_perturb_sidecar(output, parameters, digest=written["digest"],
+                                                       pois=sidecar_pois(public))
 
         write_folder(output, write, say)
     rows = sum(pq.read_metadata(path).num_rows for path in files)

@@ -14,7 +14,12 @@ whole file name, so ``rel.csv`` and ``rel.parquet`` never share one); the name o
 releases, ``released.tracs.json`` (:func:`legacy_sidecar_path`), is still read.  A sidecar
 written by ``tracs perturb`` also holds ``rows_sha256``, the digest of the release's rows
 (:func:`tracs.io.parameters.rows_digest`), which every reader checks against the file
-beside it.  It is written to a temporary name and renamed, so it is never half written.
+beside it.  Given the public POI space of a release (``tracs perturb --pois``: the discrete
+baselines, ``--round-to-pois``), it also holds ``pois_sha256``, that space's digest
+(:meth:`tracs.POISpace.digest`), and ``pois_count``, its number of distinct POIs, so that a
+command given the POI file again checks that it is the release's.  These records
+(:data:`RECORDS`) are the sidecar's own: a release does not embed them.  It is written to
+a temporary name and renamed, so it is never half written.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, InputTypeError
-from ..methods import PERTURBER, MethodContext, get
+from ..methods import BASELINE, PERTURBER, MethodContext, get
 from ..region import ConvexRegion, Rectangle
 from .estimators import FREQUENCIES, get_estimator
 
@@ -37,6 +42,9 @@ __all__ = ["sidecar_path", "legacy_sidecar_path", "sidecar_data", "write_sidecar
 #: the parameters whose source a sidecar records, and the sources
 SOURCE_FIELDS = ("region", "pois", "anchor")
 SOURCES = ("public", "data")
+#: what a sidecar records of the files beside the parameters (not embedded in a release)
+POI_RECORDS = ("pois_sha256", "pois_count")
+RECORDS = ("rows_sha256", *POI_RECORDS)
 
 FORMAT = "tracs-release"
 VERSION = 1
@@ -135,7 +143,7 @@ def sidecar_data(*, method: str, epsilon: float, per_trajectory: bool, region, c
 
 def write_sidecar(release, *, method: str, epsilon: float, per_trajectory: bool, region, crs=None,
                   perturber=None, split_gap=None, round_to_pois: bool = False, sources=None,
-                  digest: str | None = None) -> Path:
+                  digest: str | None = None, pois=None) -> Path:
     """Write the public parameters of ``release`` to :func:`sidecar_path` and return that path.
 
     Parameters
@@ -162,19 +170,25 @@ def write_sidecar(release, *, method: str, epsilon: float, per_trajectory: bool,
         or ``"data"`` (parameters not used are left out).
     digest : str, optional
         The digest of the release's rows (:func:`tracs.io.parameters.rows_digest`).
+    pois : tracs.POISpace, optional
+        The public POI space the release used: its digest and count are recorded
+        (``pois_sha256``, ``pois_count``).
     """
     data = sidecar_data(method=method, epsilon=epsilon, per_trajectory=per_trajectory, region=region,
                         crs=crs, perturber=perturber, split_gap=split_gap, round_to_pois=round_to_pois,
                         sources=sources)
-    return write_sidecar_data(release, data, digest=digest)
+    return write_sidecar_data(release, data, digest=digest, pois=pois)
 
 
-def write_sidecar_data(release, data: dict, *, digest: str | None = None) -> Path:
-    """Write ``data`` (:func:`sidecar_data`), with the rows' ``digest``, to :func:`sidecar_path`
-    of ``release``: to a temporary name in its folder, then renamed (never half written)."""
+def write_sidecar_data(release, data: dict, *, digest: str | None = None, pois=None) -> Path:
+    """Write ``data`` (:func:`sidecar_data`), with the rows' ``digest`` and the digest and count of
+    the POI space ``pois`` (a :class:`tracs.POISpace`, optional), to :func:`sidecar_path` of
+    ``release``: to a temporary name in its folder, then renamed (never half written)."""
     path = sidecar_path(release)
     if digest is not None:
         data = {**data, "rows_sha256": str(digest)}
+    if pois is not None:
+        data = {**data, "pois_sha256": pois.digest(), "pois_count": len(pois)}
     folder = path.parent if str(path.parent) else Path(".")
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.tracs-tmp-", suffix=".tmp", dir=folder)
     try:
@@ -261,24 +275,49 @@ def parse_parameters(data, name: str) -> dict:
             data["sources"] = _check_sources(data["sources"])
         except (TypeError, ValueError) as exc:
             raise InputError(f"{name}: {exc}") from None
+    _check_pois_record(data, name)
     return data
 
 
-def perturber_from_sidecar(data: dict):
-    """The public perturber described by a sidecar, rebuilt by its registry entry.
+def _check_pois_record(data: dict, name: str) -> None:
+    """``pois_sha256`` (64 hex digits) and ``pois_count`` (an int >= 2), when recorded, go together."""
+    digest, count = data.get("pois_sha256"), data.get("pois_count")
+    if (digest is None) != (count is None):
+        raise InputError(f"{name}: pois_sha256 and pois_count are recorded together, got only "
+                         f"{'pois_sha256' if count is None else 'pois_count'}")
+    if digest is None:
+        return
+    if not isinstance(digest, str) or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        raise InputError(f"{name}: pois_sha256 must be 64 lowercase hex digits, got {str(digest)[:80]!r}")
+    if isinstance(count, bool) or not isinstance(count, int) or count < 2:
+        raise InputError(f"{name}: pois_count must be an int >= 2 (the distinct POIs), got {count!r}")
 
-    Raises ``ValueError`` for a method that is not a registered perturber (the
-    discrete baselines: :func:`tracs.estimate.frequencies` for those whose registry
-    entry names that estimator).
+
+def perturber_from_sidecar(data: dict, *, poi_space=None):
+    """The public perturber described by a sidecar, rebuilt by its registry entry; given the
+    public POI space of a discrete baseline's release, the baseline.
+
+    Parameters
+    ----------
+    data : dict
+        The release's parameters (:func:`read_sidecar`, :func:`parse_parameters`).
+    poi_space : tracs.POISpace, optional
+        The public points of interest of the release (a sidecar does not hold them): a
+        baseline is rebuilt on them, as ``tracs perturb --pois`` built it.
+
+    Raises ``ValueError`` for a method that is not a registered perturber, or a baseline
+    without ``poi_space`` (:func:`tracs.estimate.frequencies` estimates the POI
+    frequencies of those whose registry entry names that estimator).
     """
     method = get(data["method"])
-    if method.kind != PERTURBER:
+    if method.kind != PERTURBER and not (method.kind == BASELINE and poi_space is not None):
         target = None if method.estimator is None else get_estimator(method.estimator).target
         hint = ("use tracs.estimate.frequencies for its POI reports" if target == FREQUENCIES
                 else "it has no estimator")
         raise InputError(f"no density estimator for method {data['method']!r}; {hint}")
     region = data["region"]
-    context = MethodContext(region=region, anchor=tuple(data.get("anchor", region.center)))
+    context = MethodContext(region=region, anchor=tuple(data.get("anchor", region.center)),
+                            pois=None if poi_space is None else poi_space.points, _poi_space=poi_space)
     options = {name: tuple(data[name]) if name == "anchor" else data[name]
                for name in method.sidecar if name in data}
     return method.build(context, data["epsilon"], per_trajectory=data["per_trajectory"], **options)

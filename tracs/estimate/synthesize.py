@@ -28,7 +28,9 @@ previous report, as the density estimator and the smoothing use:
 :class:`tracs.estimate._emissions.DirectionalTables`) and the pairs in a
 :class:`~tracs.estimate.expectation_maximisation.PairBlock`.  ``binned=True`` bins the reports
 as they are instead (the cell of each first report and of each consecutive pair): no
-deconvolution, so the model carries the mechanism's noise.
+deconvolution, so the model carries the mechanism's noise; :func:`binned_mobility_model`
+is that model for the reports of any method in a public region (a discrete baseline's
+released or denoised POIs too).
 The length distribution is exact for every method: a release holds one report per
 true point.
 
@@ -56,7 +58,7 @@ from ._sampling_kernel import alias_tables, sample_trajectories
 from .smoothing import _chunks as trajectory_chunks
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
-__all__ = ["MobilityModel", "Synthetic", "fit_mobility_model", "synthesize"]
+__all__ = ["MobilityModel", "Synthetic", "fit_mobility_model", "binned_mobility_model", "synthesize"]
 
 #: largest grid side: the model holds a ``(G²)²`` transition matrix, and a fit by EM up to ``(2G)⁴``
 #: pairs of output keys (G = 24: 2.7 MB and 42 MB)
@@ -253,35 +255,18 @@ def fit_mobility_model(reports, perturber, *, offsets=None, grid=16, crs=None, i
     """
     reports, offsets = batch_arrays(reports, offsets)
     family = check_perturber(perturber)
-    gx, gy = _check_grid(grid)
+    gx, gy = _model_grid(grid)
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
         raise InputError(f"iterations must be an int >= 1, got {iterations!r}")
-    if max(gx, gy) > MAX_GRID:
-        raise InputError(f"a mobility model holds a (G^2)^2 transition matrix: grid sides up to {MAX_GRID}, "
-                         f"got {(gx, gy)}")
     if not (isinstance(tol, (int, float, np.floating)) and np.isfinite(tol) and tol > 0):
         raise InputError(f"tol must be a finite number > 0, got {tol!r}")
     if not isinstance(binned, (bool, np.bool_)):
         raise InputTypeError(f"binned must be a bool, got {type(binned).__name__}")
-    pts, off, _ = as_batch(reports, offsets)
-    lengths = np.diff(off)
-    off = off[np.r_[True, lengths > 0]]  # empty trajectories hold no report
-    if len(pts) == 0:
-        raise InputError("reports is empty")
-    perturber.region.validate_points(pts, "reports")
-    xmin, ymin, xmax, ymax = perturber.region.bounds
-    xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
-    length_pmf = np.bincount(np.diff(off)).astype(np.float64)
-    length_pmf /= length_pmf.sum()
+    pts, off, xe, ye, length_pmf = _model_frame(reports, offsets, perturber.region, gx, gy)
+    if binned:
+        return _binned(pts, off, xe, ye, length_pmf, crs)
     first, pairs = off[:-1], _pair_rows(off)
     c = gx * gy
-    if binned:
-        cells = _cells(pts, xe, ye)
-        start = np.bincount(cells[first], minlength=c) / len(first)
-        joint = np.bincount(cells[pairs] * c + cells[pairs + 1], minlength=c * c).reshape(c, c).astype(float)
-        if not len(pairs):
-            joint = np.diag(start)
-        return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "binned", 0)
     eps = _epsilons(perturber, off, len(pts))
     if family == "directional":
         rows = _directional_rows(pts, off, perturber, xe, ye)
@@ -302,6 +287,73 @@ def fit_mobility_model(reports, perturber, *, offsets=None, grid=16, crs=None, i
                              initial=initial, step_cap=False)
         joint, passes = fit.theta, fit.iterations
     return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "em", int(passes))
+
+
+def binned_mobility_model(reports, region, *, offsets=None, grid=16, crs=None) -> MobilityModel:
+    """A grid mobility model of reports binned as they are, from any release in ``region``.
+
+    The cell of every first report gives the start distribution, the cells of consecutive
+    reports the transitions (``fit_mobility_model(..., binned=True)`` of a perturber's
+    reports): no likelihood is used, so this takes the reports of any method, a discrete
+    baseline's released POIs (or their denoised POIs) too; the reports' noise stays in the
+    model.
+
+    Parameters
+    ----------
+    reports : array_like, shape (N, 2), or tracs.Batch
+        Released points in the region's coordinates, in trajectory order.
+    region : tracs.Rectangle or tracs.ConvexRegion
+        The public region of the release; the grid covers its bounding box.
+    offsets : array_like of int, shape (T+1,)
+        Trajectory boundaries (required unless ``reports`` is a batch).
+    grid : int or (int, int)
+        Cells along x and y, each side at most :data:`MAX_GRID`.
+    crs : optional
+        The region's CRS, kept on the model for WGS84 output.
+
+    Returns
+    -------
+    MobilityModel
+        ``method="binned"``.
+    """
+    reports, offsets = batch_arrays(reports, offsets)
+    gx, gy = _model_grid(grid)
+    return _binned(*_model_frame(reports, offsets, region, gx, gy), crs)
+
+
+def _model_grid(grid) -> tuple[int, int]:
+    gx, gy = _check_grid(grid)
+    if max(gx, gy) > MAX_GRID:
+        raise InputError(f"a mobility model holds a (G^2)^2 transition matrix: grid sides up to {MAX_GRID}, "
+                         f"got {(gx, gy)}")
+    return gx, gy
+
+
+def _model_frame(reports, offsets, region, gx: int, gy: int):
+    """The checked reports, their non-empty trajectories' offsets, the cell edges over ``region``'s
+    bounding box and the length distribution."""
+    pts, off, _ = as_batch(reports, offsets)
+    lengths = np.diff(off)
+    off = off[np.r_[True, lengths > 0]]  # empty trajectories hold no report
+    if len(pts) == 0:
+        raise InputError("reports is empty")
+    region.validate_points(pts, "reports")
+    xmin, ymin, xmax, ymax = region.bounds
+    xe, ye = np.linspace(xmin, xmax, gx + 1), np.linspace(ymin, ymax, gy + 1)
+    length_pmf = np.bincount(np.diff(off)).astype(np.float64)
+    return pts, off, xe, ye, length_pmf / length_pmf.sum()
+
+
+def _binned(pts, off, xe, ye, length_pmf, crs) -> MobilityModel:
+    """The model of the reports binned as they are: start and transitions counted by cell."""
+    c = (len(xe) - 1) * (len(ye) - 1)
+    first, pairs = off[:-1], _pair_rows(off)
+    cells = _cells(pts, xe, ye)
+    start = np.bincount(cells[first], minlength=c) / len(first)
+    joint = np.bincount(cells[pairs] * c + cells[pairs + 1], minlength=c * c).reshape(c, c).astype(float)
+    if not len(pairs):
+        joint = np.diag(start)
+    return MobilityModel(xe, ye, start, _rows_to_transition(joint), length_pmf, crs, "binned", 0)
 
 
 def _alias_tables(transition: np.ndarray):

@@ -9,11 +9,14 @@ A release's parameters (:func:`tracs.estimate.sidecar.sidecar_data`) travel two 
   ``geopackage`` scope); GPX ``<metadata><extensions><tracs:parameters>``; GeoJSON the
   foreign member ``tracs`` of its feature collection.  CSV and TSV hold none;
 * **in the sidecar** beside the file (``released.csv.tracs.json``), which also records
-  ``rows_sha256``, the digest of the release's rows (:func:`rows_digest`).
+  ``rows_sha256``, the digest of the release's rows (:func:`rows_digest`), and for a
+  release made with public POIs ``pois_sha256`` and ``pois_count``, the digest and size of
+  its POI space (:meth:`tracs.POISpace.digest`): the sidecar's records
+  (:data:`tracs.estimate.sidecar.RECORDS`), never embedded.
 
 :func:`release_parameters` is what every reader of a release uses: the embedded
 parameters when the file has them (the sidecar, when there is one, must say the same),
-else the sidecar's; a sidecar whose digest differs from the rows beside it, or whose ε
+else the sidecar's, with the sidecar's records of the POIs; a sidecar whose digest differs from the rows beside it, or whose ε
 differs from the release's own ε columns, is refused, naming both files.
 
 The digest (:func:`rows_digest`) is :mod:`tracs.io.digest`'s: SHA-256 of the sorted
@@ -34,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import TracsError
-from ..estimate.sidecar import (legacy_sidecar_path, parse_parameters, read_sidecar, region_json, sidecar_path,
-                                write_sidecar_data)
+from ..estimate.sidecar import (POI_RECORDS, RECORDS, legacy_sidecar_path, parse_parameters, read_sidecar, region_json,
+                                sidecar_path, write_sidecar_data)
 from .release import read_release
 
 __all__ = ["KEY", "GPKG_URI", "ReleaseParametersError", "rows_digest", "embedded_parameters",
@@ -223,6 +226,7 @@ def release_parameters(release, frame) -> tuple[dict, list]:
                 raise ReleaseParametersError(
                     f"{side['sidecar'].name} disagrees with the parameters embedded in {release.name} "
                     f"({', '.join(differ)}): one of the two files was changed or replaced")
+            data.update({name: side[name] for name in POI_RECORDS if name in side})
     if side is not None:
         recorded = side.get("rows_sha256")
         if recorded is None:
@@ -236,7 +240,7 @@ def release_parameters(release, frame) -> tuple[dict, list]:
 
 
 def _differences(side: dict, embedded: dict) -> list:
-    names = (set(side) | set(embedded)) - {"rows_sha256", "sidecar"}
+    names = (set(side) | set(embedded)) - {*RECORDS, "sidecar"}
 
     def value(data, name):
         v = data.get(name)
@@ -288,9 +292,10 @@ def digest_error(sidecar: str, release: str) -> ReleaseParametersError:
         "sidecar)")
 
 
-def write_release_sidecar(release, data: dict, *, digest: str | None = None, rows=None) -> Path:
+def write_release_sidecar(release, data: dict, *, digest: str | None = None, rows=None, pois=None) -> Path:
     """Write the sidecar of ``release``: the parameters ``data``
-    (:func:`tracs.estimate.sidecar.sidecar_data`) and the digest of its rows.
+    (:func:`tracs.estimate.sidecar.sidecar_data`), the digest of its rows and, given the public
+    POI space ``pois`` it used, that space's digest and count.
 
     The one writer of a release's sidecar.  The digest is ``digest`` (computed from the
     columns the writer was given: :func:`tracs.io.batch_files.released_digest`), else that of
@@ -301,4 +306,4 @@ def write_release_sidecar(release, data: dict, *, digest: str | None = None, row
         if rows is None:
             rows = read_release(release, need=("lat", "lng"))
         digest = rows_digest(rows)
-    return write_sidecar_data(release, data, digest=digest)
+    return write_sidecar_data(release, data, digest=digest, pois=pois)

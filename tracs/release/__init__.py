@@ -12,9 +12,9 @@ notes of :mod:`~tracs.release.notes`; ``tracs perturb --engine dask``
 (:func:`tracs.dask.release_file`) releases each partition through the same steps.
 """
 
-from .record import perturb_parameters, write_perturb_sidecar
+from .record import perturb_parameters, sidecar_pois, write_perturb_sidecar
 from .steps import CHUNK_POINTS, Released, chunks, release_points, user_keys
 from .files import FileRelease, release_file
 
 __all__ = ["release_file", "FileRelease", "release_points", "Released", "chunks", "user_keys", "CHUNK_POINTS",
-           "perturb_parameters", "write_perturb_sidecar"]
+           "perturb_parameters", "write_perturb_sidecar", "sidecar_pois"]

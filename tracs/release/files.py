@@ -34,7 +34,7 @@ from ..region import Rectangle
 from . import area
 from .notes import printer, report_read
 from .paths import check_input, check_not_input, check_pois_not_input, writable_file, write_atomically
-from .record import perturb_parameters, write_perturb_sidecar
+from .record import perturb_parameters, sidecar_pois, write_perturb_sidecar
 from .steps import release_points
 
 __all__ = ["release_file", "FileRelease", "releasing_method", "random_argument", "read_arguments", "warm_up"]
@@ -295,7 +295,8 @@ def release_file(source, output, *, method, epsilon: float, region=None, region_
 
         def sidecar(_):  # in place before the release is renamed into place
             written["digest"] = digest.result()
-            written["sidecar"] = write_perturb_sidecar(output, data=parameters, digest=written["digest"])
+            written["sidecar"] = write_perturb_sidecar(output, data=parameters, digest=written["digest"],
+                                                       pois=sidecar_pois(public))
 
         write_atomically(output, lambda path: write_released(
             points, lonlat, eps_point, eps_traj, path, fmt, progress=bar.update, geometry=geometry,

@@ -6,7 +6,7 @@ from pathlib import Path
 from ..estimate.sidecar import sidecar_data
 from ..io.parameters import write_release_sidecar
 
-__all__ = ["perturb_parameters", "write_perturb_sidecar"]
+__all__ = ["perturb_parameters", "write_perturb_sidecar", "sidecar_pois"]
 
 
 def perturb_parameters(method: str, epsilon: float, perturber, region, crs, *, per_trajectory: bool = False,
@@ -40,7 +40,7 @@ def perturb_parameters(method: str, epsilon: float, perturber, region, crs, *, p
                         round_to_pois=bool(round_to_pois), sources=sources)
 
 
-def write_perturb_sidecar(output, data: dict, *, digest: str | None = None, rows=None) -> Path:
+def write_perturb_sidecar(output, data: dict, *, digest: str | None = None, rows=None, pois=None) -> Path:
     """Write the sidecar of the release ``output`` (``OUTPUT.tracs.json``) and return its path.
 
     The one function a release's sidecar is written with.  ``data``: the parameters
@@ -48,6 +48,14 @@ def write_perturb_sidecar(output, data: dict, *, digest: str | None = None, rows
     (:func:`tracs.io.batch_files.released_digest`: 'tracs perturb' writes the sidecar before it
     renames the release into place, so a crash leaves at worst a new sidecar the old
     release's digest refuses), else that of the frame ``rows``, else that of ``output``
-    read back (:func:`tracs.io.parameters.write_release_sidecar`).
+    read back (:func:`tracs.io.parameters.write_release_sidecar`).  ``pois``: the public POI space
+    of the release (:func:`sidecar_pois`), whose digest and count the sidecar records.
     """
-    return write_release_sidecar(output, data, digest=digest, rows=rows)
+    return write_release_sidecar(output, data, digest=digest, rows=rows, pois=pois)
+
+
+def sidecar_pois(public):
+    """The POI space whose digest a release's sidecar records: the public one of ``--pois``
+    (:class:`tracs.release.area.Public`), none when the POIs were the data's venues
+    (``--region-from-data``: nothing of the data is recorded beyond the parameters)."""
+    return None if public.from_data else public.pois
