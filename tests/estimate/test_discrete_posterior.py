@@ -1,4 +1,5 @@
-"""Denoising the exponential mechanism's and L-SRR's releases (tracs.estimate.discrete_posterior)."""
+"""Denoising the exponential mechanism's and L-SRR's releases (tracs.estimate.discrete_posterior; N-gram's
+and ATP's: test_ngram_atp_posterior)."""
 
 from __future__ import annotations
 
@@ -117,7 +118,7 @@ def _bad_cases():
     space = _space()
     lsrr = LSRR(space, 1.5)
     return [
-        (NGram(space, 1.0), {}, InputTypeError, "N-gram's report law depends on the previous release"),
+        (NGram(space, 1.0), {}, InputError, "N-gram needs offsets: each report's candidates follow the previous"),
         (LSRR(space, 1.5, grouping="thresholds"), {}, InputTypeError, "baseline must be a registered baseline"),
         (LSRR(space, epsilon_per_trajectory=4.0), {}, InputError, "needs a per-point epsilon"),
         (lsrr, {"prior": np.ones(29)}, InputError, r"prior must have one weight per POI \(30\), got shape \(29,\)"),
