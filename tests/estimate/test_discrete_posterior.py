@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tracs.baselines import LSRR, ExponentialMechanism, NGram
+from tracs.baselines import ATP, LSRR, ExponentialMechanism, NGram
 from tracs.errors import InputError, InputTypeError
 from tracs.estimate import poi_frequencies as module
 from tracs.estimate import frequencies
@@ -19,7 +19,8 @@ def _space(n=30, seed=5):
 
 
 def _baselines(space):
-    return {"em": ExponentialMechanism(space, 3.0), "lsrr": LSRR(space, 1.5)}
+    return {"em": ExponentialMechanism(space, 3.0), "lsrr": LSRR(space, 1.5), "ngram": NGram(space, 2.0, theta=200.0),
+            "atp": ATP(space, 2.0)}
 
 
 def _release(baseline, seed=7, n=120):
@@ -74,7 +75,7 @@ def test_uniform_prior_gives_the_likelihood_normalised(name):
     np.testing.assert_array_equal(mean, np.argmin(((centre[:, None] - points[None]) ** 2).sum(axis=2), axis=1))
 
 
-@pytest.mark.parametrize("name", ["em", "lsrr"])
+@pytest.mark.parametrize("name", ["em", "lsrr", "ngram", "atp"])
 def test_point_mass_prior_returns_its_poi(name):
     baseline = _baselines(_space())[name]
     _, off, reports = _release(baseline)

@@ -95,17 +95,6 @@ def test_ngram_posterior_is_brute_force_enumeration(case):
                                   baseline_posterior(reported, baseline, offsets=off, prior=fitted))
 
 
-@pytest.mark.parametrize("baseline", [NGram(_space(), 2.0, theta=200.0), ATP(_space(), 2.0)],
-                         ids=["ngram", "atp"])
-def test_point_mass_prior_returns_its_poi(baseline):
-    _, off, reports = _release(baseline)
-    prior = np.zeros(30)
-    prior[11] = 3.0
-    for rule in ("mode", "mean"):
-        np.testing.assert_array_equal(baseline_posterior(reports, baseline, offsets=off, prior=prior, rule=rule),
-                                      np.full(len(reports), 11))
-
-
 def test_normaliser_blocks_stay_within_their_bound(monkeypatch):
     # BLOCK = 64 entries on 30 POIs: every block of the kernel and of the indicators holds at most
     # max(BLOCK, m) entries, the normalisers equal those of one block (within 1e-12), and a budget one byte

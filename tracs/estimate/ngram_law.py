@@ -17,10 +17,12 @@ and of the indicators at a time and kept as their inverses (``V`` × POIs, float
 Memory: ``8·(V·m + 2·BLOCK)`` bytes for ``m`` POIs, refused above a budget
 (:func:`tracs.estimate.memory.refuse_above`).
 
-The compiled passes then take every distinct pair (report, previous release) once:
-the E-step and M-step of the POI frequencies (``predict_and_back``, the interface of
-:mod:`tracs.estimate.expectation_maximisation`'s blocks) and the posterior's mode and
-mean, each ``O(pairs × m)`` with a row of ``k`` computed once per distinct report.
+Every pass then takes each distinct pair (report, previous release) once, its likelihood
+rows built compiled :data:`BLOCK` entries at a time (a row of ``k`` once per distinct
+report): the E-step and M-step of the POI frequencies (``predict_and_back``, the
+interface of :mod:`tracs.estimate.expectation_maximisation`'s blocks, on each chunk of
+rows) and the posterior's mode and mean (:mod:`tracs.estimate.poi_posterior`'s
+kernel), each ``O(pairs × m)``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ import numpy as np
 
 from .._numba_cache import key_on_sources
 from ..errors import InputError
+from . import expectation_maximisation as fitting
 from .memory import refuse_above
+from .poi_posterior import _posterior_stats
 
 __all__ = ["BLOCK", "NGramLaw", "normaliser_bytes"]
 
@@ -42,7 +46,8 @@ BLOCK = 1 << 22
 def normaliser_bytes(m: int, previous: int) -> int:
     """Bytes of the normalisers of ``previous`` distinct previous releases over ``m`` POIs and of the
     arrays of one block alive beside them (at most five of ``max(BLOCK, m)`` float64 entries: a block of
-    the kernel, of the indicators, their product and the indicators' distances):
+    the kernel, of the indicators, their product and the indicators' distances; later a chunk of
+    likelihood rows):
     ``8·(previous·m + 5·max(BLOCK, m))``."""
     return 8 * (previous * m + 5 * max(BLOCK, m))
 
@@ -96,63 +101,24 @@ def inverse_normalisers(points, centres, theta2, scale) -> np.ndarray:
     return np.divide(1.0, out, out=out)
 
 
-@numba.njit(cache=True, nogil=True, fastmath=True)
-def _kernel_row(xs, ys, y, scale, row):
-    for x in range(xs.shape[0]):
-        dx = xs[y] - xs[x]
-        dy = ys[y] - ys[x]
-        row[x] = np.exp(-scale * np.sqrt(dx * dx + dy * dy))
-
-
-@numba.njit(cache=True, nogil=True, fastmath=True)
-def _predict_back(xs, ys, scale, report, column, weight, inverse, theta, back):  # pragma: no cover - compiled
-    """``Σ_r w_r log d_r`` with ``d_r = Σ_x θ_x L_r(x)``, and ``back[x] += w_r L_r(x) / d_r``, over the
-    pairs ``r`` (sorted by report) with ``L_r(x) = k(report_r, x) · inverse[column_r, x]``."""
-    m = xs.shape[0]
-    row = np.empty(m)
-    lik = np.empty(m)
-    loglik = 0.0
-    last = -1
-    for r in range(report.shape[0]):
-        if report[r] != last:
-            last = report[r]
-            _kernel_row(xs, ys, last, scale, row)
-        v = column[r]
-        d = 0.0
-        for x in range(m):
-            lik[x] = row[x] * inverse[v, x]
-            d += theta[x] * lik[x]
-        d = max(d, 1e-300)
-        loglik += weight[r] * np.log(d)
-        c = weight[r] / d
-        for x in range(m):
-            back[x] += c * lik[x]
-    return loglik
-
-
 @numba.njit(cache=True, nogil=True)
-def _posterior(xs, ys, scale, report, column, inverse, prior, mode, mean):  # pragma: no cover - compiled
-    """Per pair: the posterior mode (lowest index among ties) and mean of ``π_x · L_r(x)``."""
+def _rows(xs, ys, scale, report, column, inverse, start, out):  # pragma: no cover - compiled
+    """``out[i, x] = L_r(x) = k(report_r, x) · inverse[column_r, x]`` for the pairs ``r = start + i``
+    (sorted by report: a row of ``k`` computed once per distinct report)."""
     m = xs.shape[0]
     row = np.empty(m)
     last = -1
-    for r in range(report.shape[0]):
+    for i in range(out.shape[0]):
+        r = start + i
         if report[r] != last:
             last = report[r]
-            _kernel_row(xs, ys, last, scale, row)
+            for x in range(m):
+                dx = xs[last] - xs[x]
+                dy = ys[last] - ys[x]
+                row[x] = np.exp(-scale * np.sqrt(dx * dx + dy * dy))
         v = column[r]
-        z, sx, sy, best, arg = 0.0, 0.0, 0.0, -1.0, 0
         for x in range(m):
-            w = prior[x] * row[x] * inverse[v, x]
-            z += w
-            sx += w * xs[x]
-            sy += w * ys[x]
-            if w > best:
-                best = w
-                arg = x
-        mode[r] = arg
-        mean[r, 0] = sx / z if z > 0.0 else xs[arg]
-        mean[r, 1] = sy / z if z > 0.0 else ys[arg]
+            out[i, x] = row[x] * inverse[v, x]
 
 
 class NGramLaw:
@@ -203,19 +169,32 @@ class NGramLaw:
         self.weight = float(len(idx))
         self.inverse_z = inverse_normalisers(points, centres, theta2, self.scale)
 
+    def chunks(self):
+        """``(start, stop, rows)``: the likelihood rows of the pairs, :data:`BLOCK` entries at a time."""
+        n, m = len(self.report), len(self.xs)
+        step = max(1, BLOCK // m)
+        for start in range(0, n, step):
+            rows = np.empty((min(step, n - start), m))
+            _rows(self.xs, self.ys, self.scale, self.report, self.column, self.inverse_z, start, rows)
+            yield start, start + len(rows), rows
+
     def predict_and_back(self, theta):
         """``(log-likelihood, back)``: one EM pass (:mod:`tracs.estimate.expectation_maximisation`)."""
-        back = np.zeros(len(self.xs))
-        loglik = _predict_back(self.xs, self.ys, self.scale, self.report, self.column, self.weights,
-                               self.inverse_z, np.ascontiguousarray(theta, dtype=np.float64).ravel(), back)
-        return float(loglik), back.reshape(np.shape(theta))
+        loglik, back = 0.0, np.zeros(np.shape(theta))
+        for start, stop, rows in self.chunks():
+            ll, b = fitting.DenseBlock(rows, self.weights[start:stop]).predict_and_back(theta)
+            loglik += ll
+            back += b
+        return loglik, back
 
     def posterior(self, prior):
         """``(mode, mean)`` of every report's posterior under ``prior``: POI indices (N,), points (N, 2)."""
-        n = len(self.report)
-        mode, mean = np.empty(n, dtype=np.int64), np.empty((n, 2))
-        _posterior(self.xs, self.ys, self.scale, self.report, self.column, self.inverse_z,
-                   np.ascontiguousarray(prior, dtype=np.float64), mode, mean)
+        n, m = len(self.report), len(self.xs)
+        mode, mean, evidence, back = np.empty(n, dtype=np.int64), np.empty((n, 2)), np.empty(n), np.zeros(m)
+        prior = np.ascontiguousarray(prior, dtype=np.float64)
+        for start, stop, rows in self.chunks():
+            _posterior_stats(rows, np.broadcast_to(prior, rows.shape), self.xs, self.ys, back, mode[start:stop],
+                             mean[start:stop], evidence[start:stop])
         return mode[self.inverse], mean[self.inverse]
 
 
