@@ -112,7 +112,7 @@ def test_normaliser_blocks_stay_within_their_bound(monkeypatch):
     assert len(sizes) > 4 and max(sizes) <= 64
     np.testing.assert_allclose(law.inverse_z, whole, rtol=1e-12)
     need = ngram_law.normaliser_bytes(30, law.inverse_z.shape[0])
-    assert need == 8 * (law.inverse_z.size + 5 * 64)
+    assert need == 9 * law.inverse_z.size + 40 * 64
     ngram_law.NGramLaw(reported, off, baseline, memory=need)
     with pytest.raises(MemoryLimitError, match=r"N-gram's normalisers \(\d+ previous releases × 30 POIs\)"):
         ngram_law.NGramLaw(reported, off, baseline, memory=need - 1)

@@ -12,16 +12,16 @@ POI), so a report ``y`` with previous release ``p`` has the law
 ratio, and ``ε d / (2D) <= ε / 2`` keeps every ``k`` far above underflow).  Only the
 normalisers depend on the previous release: for the ``V`` distinct previous releases
 they are one matrix product, the kernel ``K`` (POIs × POIs) times the candidates'
-indicators (POIs × ``V``), computed a block of at most :data:`BLOCK` entries of ``K``
-and of the indicators at a time and kept as their inverses (``V`` × POIs, float64).
-Memory: ``8·(V·m + 2·BLOCK)`` bytes for ``m`` POIs, refused above a budget
-(:func:`tracs.estimate.memory.refuse_above`).
+indicators (POIs × ``V``, kept as bytes), computed a block of at most :data:`BLOCK`
+entries of ``K`` (each once) and of the indicators at a time, and kept as their inverses
+(``V`` × POIs, float64).  Memory: :func:`normaliser_bytes`, ``9·V·m`` bytes for ``m``
+POIs and a few blocks, refused above a budget (:func:`tracs.estimate.memory.refuse_above`).
 
-Every pass then takes each distinct pair (report, previous release) once, its likelihood
-rows built compiled :data:`BLOCK` entries at a time (a row of ``k`` once per distinct
-report): the E-step and M-step of the POI frequencies (``predict_and_back``, the
-interface of :mod:`tracs.estimate.expectation_maximisation`'s blocks, on each chunk of
-rows) and the posterior's mode and mean (:mod:`tracs.estimate.poi_posterior`'s
+Every compiled pass then takes each distinct pair (report, previous release) once, its
+likelihood row over the POIs built in place (a row of ``k`` once per distinct report,
+never a (reports × POIs) matrix): the E-step and M-step of the POI frequencies
+(``predict_and_back``, the interface of :mod:`tracs.estimate.expectation_maximisation`'s
+blocks) and the posterior's mode and mean (:mod:`tracs.estimate.poi_posterior`'s
 kernel), each ``O(pairs × m)``.
 """
 
@@ -32,7 +32,6 @@ import numpy as np
 
 from .._numba_cache import key_on_sources
 from ..errors import InputError
-from . import expectation_maximisation as fitting
 from .memory import refuse_above
 from .poi_posterior import _posterior_stats
 
@@ -44,12 +43,11 @@ BLOCK = 1 << 22
 
 
 def normaliser_bytes(m: int, previous: int) -> int:
-    """Bytes of the normalisers of ``previous`` distinct previous releases over ``m`` POIs and of the
-    arrays of one block alive beside them (at most five of ``max(BLOCK, m)`` float64 entries: a block of
-    the kernel, of the indicators, their product and the indicators' distances; later a chunk of
-    likelihood rows):
-    ``8·(previous·m + 5·max(BLOCK, m))``."""
-    return 8 * (previous * m + 5 * max(BLOCK, m))
+    """Bytes of the normalisers of ``previous`` distinct previous releases over ``m`` POIs (float64), of
+    the candidates' indicators (one byte each) and of the arrays of one block alive beside them (at
+    most five of ``max(BLOCK, m)`` float64 entries: a block of the kernel, of the indicators, their
+    product and the indicators' distances): ``9·previous·m + 40·max(BLOCK, m)``."""
+    return 9 * previous * m + 40 * max(BLOCK, m)
 
 
 def previous_releases(idx: np.ndarray, off: np.ndarray) -> np.ndarray:
@@ -89,36 +87,66 @@ def _kernel_rows(points, rows, scale) -> np.ndarray:
 
 
 def inverse_normalisers(points, centres, theta2, scale) -> np.ndarray:
-    """``1 / Z_p(x)`` (len(centres) × POIs): ``Z = K @ indicators``, in blocks of :data:`BLOCK` entries."""
+    """``1 / Z_p(x)`` (len(centres) × POIs): ``Z = K @ indicators``, every block of ``K`` computed once
+    (:data:`BLOCK` entries), the indicators kept as bytes and taken :data:`BLOCK` float64 entries at a time."""
     m, v = len(points), len(centres)
+    step = max(1, BLOCK // m)
+    inside = np.empty((m, v), dtype=bool)
+    for ps in range(0, v, step):
+        inside[:, ps:ps + step] = _candidates(points, centres[ps:ps + step], theta2)
     out = np.empty((v, m))
-    xstep, pstep = max(1, BLOCK // m), max(1, BLOCK // m)
-    for ps in range(0, v, pstep):
-        ind = _candidates(points, centres[ps:ps + pstep], theta2)
-        for xs in range(0, m, xstep):
-            rows = np.arange(xs, min(xs + xstep, m))
-            out[ps:ps + pstep, rows] = (_kernel_rows(points, rows, scale) @ ind).T
+    for xs in range(0, m, step):
+        rows = np.arange(xs, min(xs + step, m))
+        kernel = _kernel_rows(points, rows, scale)
+        for ps in range(0, v, step):
+            out[ps:ps + step, rows] = (kernel @ inside[:, ps:ps + step].astype(np.float64)).T
     return np.divide(1.0, out, out=out)
 
 
 @numba.njit(cache=True, nogil=True)
-def _rows(xs, ys, scale, report, column, inverse, start, out):  # pragma: no cover - compiled
-    """``out[i, x] = L_r(x) = k(report_r, x) · inverse[column_r, x]`` for the pairs ``r = start + i``
-    (sorted by report: a row of ``k`` computed once per distinct report)."""
+def _likelihood(xs, ys, scale, report, column, inverse, r, last, row, lik):  # pragma: no cover - compiled
+    """``lik[x] = L_r(x) = k(report_r, x) · inverse[column_r, x]`` of pair ``r``; ``row`` holds
+    ``k(last, ·)`` and is recomputed when the report changes.  Returns the report of ``row``."""
+    y = report[r]
+    if y != last:
+        for x in range(xs.shape[0]):
+            dx = xs[y] - xs[x]
+            dy = ys[y] - ys[x]
+            row[x] = np.exp(-scale * np.sqrt(dx * dx + dy * dy))
+    v = column[r]
+    for x in range(xs.shape[0]):
+        lik[x] = row[x] * inverse[v, x]
+    return y
+
+
+@numba.njit(cache=True, nogil=True, fastmath=True)
+def _predict_back(xs, ys, scale, report, column, weight, inverse, theta, back):  # pragma: no cover - compiled
+    """``Σ_r w_r log d_r`` with ``d_r = Σ_x θ_x L_r(x)``, and ``back[x] += w_r L_r(x) / d_r``, over the
+    pairs ``r`` (sorted by report: a row of ``k`` computed once per distinct report)."""
     m = xs.shape[0]
-    row = np.empty(m)
-    last = -1
-    for i in range(out.shape[0]):
-        r = start + i
-        if report[r] != last:
-            last = report[r]
-            for x in range(m):
-                dx = xs[last] - xs[x]
-                dy = ys[last] - ys[x]
-                row[x] = np.exp(-scale * np.sqrt(dx * dx + dy * dy))
-        v = column[r]
+    row, lik = np.empty(m), np.empty(m)
+    loglik, last = 0.0, -1
+    for r in range(report.shape[0]):
+        last = _likelihood(xs, ys, scale, report, column, inverse, r, last, row, lik)
+        d = 0.0
         for x in range(m):
-            out[i, x] = row[x] * inverse[v, x]
+            d += theta[x] * lik[x]
+        d = max(d, 1e-300)
+        loglik += weight[r] * np.log(d)
+        for x in range(m):
+            back[x] += weight[r] / d * lik[x]
+    return loglik
+
+
+@numba.njit(cache=True, nogil=True)
+def _posterior(xs, ys, scale, report, column, inverse, prior, back, mode, mean, evidence):  # pragma: no cover
+    """Per pair: the posterior's mode and mean (:func:`tracs.estimate.poi_posterior._posterior_stats`)."""
+    m = xs.shape[0]
+    row, lik = np.empty(m), np.empty((1, m))
+    last = -1
+    for r in range(report.shape[0]):
+        last = _likelihood(xs, ys, scale, report, column, inverse, r, last, row, lik[0])
+        _posterior_stats(lik, prior, xs, ys, back, mode[r:r + 1], mean[r:r + 1], evidence[r:r + 1])
 
 
 class NGramLaw:
@@ -169,32 +197,19 @@ class NGramLaw:
         self.weight = float(len(idx))
         self.inverse_z = inverse_normalisers(points, centres, theta2, self.scale)
 
-    def chunks(self):
-        """``(start, stop, rows)``: the likelihood rows of the pairs, :data:`BLOCK` entries at a time."""
-        n, m = len(self.report), len(self.xs)
-        step = max(1, BLOCK // m)
-        for start in range(0, n, step):
-            rows = np.empty((min(step, n - start), m))
-            _rows(self.xs, self.ys, self.scale, self.report, self.column, self.inverse_z, start, rows)
-            yield start, start + len(rows), rows
-
     def predict_and_back(self, theta):
         """``(log-likelihood, back)``: one EM pass (:mod:`tracs.estimate.expectation_maximisation`)."""
-        loglik, back = 0.0, np.zeros(np.shape(theta))
-        for start, stop, rows in self.chunks():
-            ll, b = fitting.DenseBlock(rows, self.weights[start:stop]).predict_and_back(theta)
-            loglik += ll
-            back += b
-        return loglik, back
+        back = np.zeros(len(self.xs))
+        loglik = _predict_back(self.xs, self.ys, self.scale, self.report, self.column, self.weights,
+                               self.inverse_z, np.ascontiguousarray(theta, dtype=np.float64).ravel(), back)
+        return float(loglik), back.reshape(np.shape(theta))
 
     def posterior(self, prior):
         """``(mode, mean)`` of every report's posterior under ``prior``: POI indices (N,), points (N, 2)."""
         n, m = len(self.report), len(self.xs)
-        mode, mean, evidence, back = np.empty(n, dtype=np.int64), np.empty((n, 2)), np.empty(n), np.zeros(m)
-        prior = np.ascontiguousarray(prior, dtype=np.float64)
-        for start, stop, rows in self.chunks():
-            _posterior_stats(rows, np.broadcast_to(prior, rows.shape), self.xs, self.ys, back, mode[start:stop],
-                             mean[start:stop], evidence[start:stop])
+        mode, mean, evidence = np.empty(n, dtype=np.int64), np.empty((n, 2)), np.empty(n)
+        _posterior(self.xs, self.ys, self.scale, self.report, self.column, self.inverse_z,
+                   np.ascontiguousarray(prior, dtype=np.float64).reshape(1, m), np.zeros(m), mode, mean, evidence)
         return mode[self.inverse], mean[self.inverse]
 
 
