@@ -41,7 +41,7 @@ from . import expectation_maximisation as fitting
 from .ngram_law import NGramLaw
 from .poi_frequencies import _channel_rows, _check_baseline, _fit, _indices, check_offsets
 from .poi_posterior import RULES
-from .surrogate_law import EPSILONS, surrogate_channel, surrogate_fit
+from .surrogate_law import surrogate_channel, surrogate_fit
 
 __all__ = ["baseline_posterior"]
 
@@ -144,13 +144,10 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mod
         return _picked(rules, lambda: mode, lambda: mean, points, isinstance(rule, tuple))
     ys, inverse, counts = np.unique(idx, return_inverse=True, return_counts=True)
     channel = baseline
-    if surrogate:
-        if surrogate_epsilon is not None:
-            channel = surrogate_channel(baseline.poi_space, surrogate_epsilon)  # refuses an ε̃ too large
-        if surrogate_epsilon is None or prior is None:
-            fit = surrogate_fit(idx, baseline.poi_space, off, prior=prior, iterations=iterations,
-                                epsilons=EPSILONS if surrogate_epsilon is None else (surrogate_epsilon,))
-            channel, prior = surrogate_channel(baseline.poi_space, fit.epsilon), fit.probabilities
+    if surrogate:  # the exponential mechanism at ε̃ (given, or chosen from the release), π fitted below
+        if surrogate_epsilon is None:
+            surrogate_epsilon = surrogate_fit(idx, baseline.poi_space, off, prior=prior, iterations=iterations).epsilon
+        channel = surrogate_channel(baseline.poi_space, surrogate_epsilon)
     rows = _channel_rows(channel, ys)  # [distinct report y, true POI x]: P(y | x)
     if prior is None:  # frequencies(reports, baseline, iterations=iterations), from the same rows
         block = fitting.DenseBlock(rows, counts.astype(np.float64))

@@ -14,7 +14,8 @@ folds (even and odd trajectory numbers; even and odd report numbers when one fol
 be empty), the POI frequencies ``π`` are fitted by EM under ``P̃`` on each fold
 (:func:`tracs.estimate.frequencies`' fit) and score the other fold's reports,
 ``Σ_y n_y log Σ_x π_x P̃(y | x)``; the ``ε̃`` of the highest total is kept (ties: the
-smallest) and ``π`` is fitted on every report under it.  The in-sample marginal
+smallest); ``π`` is then fitted on every report under it, as for the exponential
+mechanism (:func:`tracs.estimate.baseline_posterior`).  The in-sample marginal
 likelihood cannot choose: it grows with ``ε̃`` up to the saturated fit (``P̃`` the
 identity, ``π`` the reports' shares), whatever the release.  With a given prior, no
 ``π`` is fitted and the in-sample marginal likelihood under that prior chooses.  Values
@@ -51,15 +52,12 @@ class SurrogateFit:
     ----------
     epsilon : float
         The chosen ``ε̃``.
-    probabilities : numpy.ndarray, shape (P,)
-        The POI frequencies ``π`` fitted under it on every report (the given prior when one was given).
     logliks : dict
         The score of every candidate ``ε̃``: the held-out marginal log-likelihood (the in-sample
         one under a given prior).
     """
 
     epsilon: float
-    probabilities: np.ndarray
     logliks: dict
 
 
@@ -86,7 +84,7 @@ def _fit(rows, counts, iterations) -> np.ndarray:
 
 
 def surrogate_fit(idx, poi_space, off=None, *, prior=None, iterations=None, epsilons=EPSILONS) -> SurrogateFit:
-    """Choose ``ε̃`` (and fit ``π``) by the held-out marginal likelihood of the released POIs ``idx``.
+    """Choose ``ε̃`` by the held-out marginal likelihood of the released POIs ``idx``.
 
     Parameters
     ----------
@@ -124,10 +122,9 @@ def surrogate_fit(idx, poi_space, off=None, *, prior=None, iterations=None, epsi
             logliks[eps] = sum(_loglik(rows, counts[k], _fit(rows, counts[1 - k], iterations)) for k in (0, 1))
         else:  # a single report: nothing to hold out
             logliks[eps] = _loglik(rows, counts[0], _fit(rows, counts[0], iterations))
-        if best is None or logliks[eps] > logliks[best[0]]:
-            best = (eps, rows)
+        if best is None or logliks[eps] > logliks[best]:
+            best = eps
     if best is None:
         raise InputError(f"no candidate surrogate epsilon is accepted on {m:,} POIs (the largest budget of "
                          "the exponential mechanism there is below them all)")
-    pi = prior if prior is not None else _fit(best[1], counts.sum(axis=0), iterations)
-    return SurrogateFit(best[0], pi, logliks)
+    return SurrogateFit(best, logliks)
