@@ -219,9 +219,8 @@ def discrete(cfg: Config) -> Section:
 
 #: ε of the denoised tables: the discrete table's and ε = 1
 DENOISE_EPS = (1.0, 2.0, 4.0, 6.0, 8.0, 10.0)
-#: baselines of the denoised tables; the first two have no per-report likelihood (n/a)
+#: baselines of the denoised tables: ATP under a surrogate law, the others under their exact law
 BASELINES = ("atp", "ngram", "em", "lsrr")
-NOT_DENOISED = ("atp", "ngram")
 #: the fixed rule of the targets: TraCS-D denoised given its trajectory, the POI nearest the posterior mean
 TARGET = ("tracs-d", "mean")
 NAMES = {**LABELS, "em": "EM"}
@@ -229,30 +228,23 @@ NAMES = {**LABELS, "em": "EM"}
 
 def denoised(cfg: Config) -> Section:
     """The discrete table's setting, every method raw and denoised over the venues: TraCS-D given its
-    trajectory (``tracs evaluate --denoise trajectory``), TraCS-C, EM and L-SRR per report (``point``)."""
+    trajectory (``tracs evaluate --denoise trajectory``), TraCS-C and the baselines per report (``point``;
+    ATP under a surrogate law)."""
     reps, spec, _ = checkin_cells(cfg)
-
-    def base(name, method):  # the discrete table's cell, with the repetitions of its row
-        return lambda e: grid_unit(spec[name], method, e, cfg.repetitions(reps, name, e), metrics=QUERY)
 
     def den(name, method):
         how = "trajectory" if method == "tracs-d" else "point"
         return lambda e: ("denoised", spec[name], method, float(e), cfg.repetitions(reps, name, e), how)
 
-    def raw(name, method):
-        return base(name, method) if method in NOT_DENOISED else den(name, method)
-
     def gap(name, label, denoised_baselines):
         """TraCS-D denoised (the fixed rule) against the best baseline: ``−12 %`` means 12 % below it."""
         def units(e):
-            return [raw(name, m)(e) for m in BASELINES] + [den(name, TARGET[0])(e)]
+            return [den(name, m)(e) for m in BASELINES] + [den(name, TARGET[0])(e)]
 
         def text(results, e):
-            best_base = min(r["mean"] if m in NOT_DENOISED else r["raw"]["mean"]
-                            for m, r in zip(BASELINES, results))
+            best_base = min(r["raw"]["mean"] for r in results[:len(BASELINES)])
             if denoised_baselines:
-                best_base = min([best_base] + [r[TARGET[1]]["mean"] for m, r in zip(BASELINES, results)
-                                               if m not in NOT_DENOISED])
+                best_base = min([best_base] + [r[TARGET[1]]["mean"] for r in results[:len(BASELINES)]])
             return f"{100 * (results[-1][TARGET[1]]['mean'] / best_base - 1):+.0f} %"
         return Column(label, units, text, many=True)
 
@@ -264,8 +256,7 @@ def denoised(cfg: Config) -> Section:
             for e in DENOISE_EPS:
                 if (n := cfg.repetitions(reps, name, e)) == reps:
                     continue
-                raws = {m: results[raw(name, m)(e)] for m in BASELINES}
-                raws = {m: r if m in NOT_DENOISED else r["raw"] for m, r in raws.items()}
+                raws = {m: results[den(name, m)(e)]["raw"] for m in BASELINES}
                 best = min(BASELINES, key=lambda m: raws[m]["mean"])
                 target = results[den(name, TARGET[0])(e)][TARGET[1]]
                 diff, low, high = difference_interval(target["runs"], raws[best]["runs"])
@@ -281,17 +272,13 @@ def denoised(cfg: Config) -> Section:
     for name in ("tky", "chi"):
         columns = []
         for m in BASELINES + ("tracs-d", "tracs-c"):
-            if m in NOT_DENOISED:
-                columns += [Column(NAMES[m], base(name, m), pm()),
-                            Column(f"{NAMES[m]} denoised", lambda e: None, not_run)]
-            else:
-                columns += [Column(NAMES[m], den(name, m), pm(key="raw")),
-                            Column(f"{NAMES[m]} denoised", den(name, m), pm(key="mean"))]
+            columns += [Column(NAMES[m], den(name, m), pm(key="raw")),
+                        Column(f"{NAMES[m]} denoised", den(name, m), pm(key="mean"))]
         columns += [gap(name, "TraCS-D denoised vs best raw baseline", False),
                     gap(name, "vs best baseline, raw or denoised", True)]
         tables.append(Table(f"denoised-{name}", "ε", DENOISE_EPS, columns, note=decided(name)))
         modes += [Column(f"{name.upper()}: {NAMES[m]}" if i == 0 else NAMES[m], den(name, m), pm(key="mode"))
-                  for i, m in enumerate(("em", "lsrr", "tracs-d", "tracs-c"))]
+                  for i, m in enumerate(BASELINES + ("tracs-d", "tracs-c"))]
     tables.append(Table("denoised-modes", "ε", DENOISE_EPS, modes,
                         note=lambda results: " ".join(f"{n.upper()}: {text}" for n in ("tky", "chi")
                                                       if (text := repetitions_note(cfg, n, reps, DENOISE_EPS)))))

@@ -16,16 +16,17 @@ from tracs.methods import MethodContext
 
 
 def test_denoised_columns_on_check_ins(cli, checkins_csv, tmp_path):
-    # 60 check-ins at 25 venues, ε = 4, 2 repetitions: TraCS's and L-SRR's columns are venues' errors
-    # (mode and mean rule), N-gram's are n/a (its law depends on the previous release: not denoised);
-    # the raw AE is that of a run without --denoise, bit for bit
-    args = ("evaluate", "--dataset", checkins_csv, "--methods", "ngram,lsrr,tracs-d,tracs-c", "--epsilons", "4",
+    # 60 check-ins at 25 venues, ε = 4, 2 repetitions: TraCS's, N-gram's and L-SRR's columns are venues'
+    # errors (mode and mean rule), L-SRR with threshold groups' are n/a (not ε-LDP: no law to denoise
+    # with); the raw AE is that of a run without --denoise, bit for bit
+    args = ("evaluate", "--dataset", checkins_csv, "--methods", "ngram,lsrr-thresholds,lsrr,tracs-d,tracs-c",
+            "--epsilons", "4",
             "--repetitions", "2", "--no-figure", "--no-progress")
     result = cli(*args, "--output-dir", tmp_path / "d", "--denoise", "point")
     assert result.returncode == 0, result.stderr
     assert "AE denoised" in result.stdout and "AE denoised (mean)" in result.stdout and "n/a" in result.stdout
     runs = pd.read_csv(tmp_path / "d" / "results.csv")
-    denoised = runs["method"] != "ngram"
+    denoised = runs["method"] != "lsrr-thresholds"
     assert runs.loc[denoised, ["ae_denoised", "ae_denoised_mean"]].notna().all().all()
     assert runs.loc[~denoised, ["ae_denoised", "ae_denoised_mean"]].isna().all().all()
     assert cli(*args, "--output-dir", tmp_path / "r").returncode == 0
@@ -34,24 +35,27 @@ def test_denoised_columns_on_check_ins(cli, checkins_csv, tmp_path):
     assert {"ae_denoised", "ae_denoised_ci_low", "ae_denoised_mean_ci_high"} <= set(summary.columns)
     result = cli(*args, "--format", "json", "--denoise", "point")
     records = {r["method"]: r for r in json.loads(result.stdout)}
-    assert records["ngram"]["ae_denoised"] is None and records["tracs-c"]["ae_denoised"] > 0
-    assert records["lsrr"]["ae_denoised"] > 0
+    assert records["lsrr-thresholds"]["ae_denoised"] is None and records["tracs-c"]["ae_denoised"] > 0
+    assert records["lsrr"]["ae_denoised"] > 0 and records["ngram"]["ae_denoised"] > 0
 
 
 def test_denoised_baselines_match_the_posterior_of_their_release():
-    # the synthetic city (20 users, seed 0), EM and L-SRR at ε = 2: the evaluation's denoised columns are the
-    # AE of tracs.estimate.baseline_posterior on the same release (mode and mean rule; the prior: the POI
-    # frequencies after at most BASELINE_PASSES EM passes), to the bit
+    # the synthetic city (20 users, seed 0), EM, L-SRR, N-gram and ATP at ε = 2: the evaluation's denoised
+    # columns are the AE of tracs.estimate.baseline_posterior on the same release (mode and mean rule; the
+    # prior: the POI frequencies after at most BASELINE_PASSES EM passes, ATP's under its surrogate), to the bit
     data = evaluation.load_dataset("synthetic", synthetic_users=20, seed=0)
-    runs = evaluation.run_grid(data, ["em", "lsrr"], [2.0], repetitions=1, denoise="trajectory")
+    runs = evaluation.run_grid(data, ["em", "lsrr", "ngram", "atp"], [2.0], repetitions=1, denoise="trajectory")
     ctx = MethodContext(region=data.region, pois=data.pois)
     coords, off = data.draw(_stream(0, "data", 0)), np.asarray(data.offsets)
     for row in runs.itertuples():
         pert = evaluation.METHODS[row.method].build(ctx, 2.0)
         raw = _run_method(evaluation.METHODS[row.method], pert, data.batch(coords), ctx, False,
                           np.random.default_rng(cell_seed(0, row.method, 2.0, 0)))
-        prior = frequencies(raw, pert, offsets=off, iterations=BASELINE_PASSES).probabilities
-        mode, mean = baseline_posterior(raw, pert, offsets=off, prior=prior, rule=("mode", "mean"))
+        if row.method != "atp":
+            prior = frequencies(raw, pert, offsets=off, iterations=BASELINE_PASSES).probabilities
+            mode, mean = baseline_posterior(raw, pert, offsets=off, prior=prior, rule=("mode", "mean"))
+        else:
+            mode, mean = baseline_posterior(raw, pert, offsets=off, rule=("mode", "mean"), iterations=BASELINE_PASSES)
         points = ctx.poi_space.points
         assert row.ae_denoised == _errors(coords, points[mode], off).mean()
         assert row.ae_denoised_mean == _errors(coords, points[mean], off).mean()

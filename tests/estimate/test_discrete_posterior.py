@@ -1,11 +1,12 @@
-"""Denoising the exponential mechanism's and L-SRR's releases (tracs.estimate.discrete_posterior)."""
+"""Denoising the exponential mechanism's and L-SRR's releases (tracs.estimate.discrete_posterior; N-gram's
+and ATP's: test_ngram_atp_posterior)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tracs.baselines import LSRR, ExponentialMechanism, NGram
+from tracs.baselines import ATP, LSRR, ExponentialMechanism, NGram
 from tracs.errors import InputError, InputTypeError
 from tracs.estimate import poi_frequencies as module
 from tracs.estimate import frequencies
@@ -18,7 +19,8 @@ def _space(n=30, seed=5):
 
 
 def _baselines(space):
-    return {"em": ExponentialMechanism(space, 3.0), "lsrr": LSRR(space, 1.5)}
+    return {"em": ExponentialMechanism(space, 3.0), "lsrr": LSRR(space, 1.5), "ngram": NGram(space, 2.0, theta=200.0),
+            "atp": ATP(space, 2.0)}
 
 
 def _release(baseline, seed=7, n=120):
@@ -73,7 +75,7 @@ def test_uniform_prior_gives_the_likelihood_normalised(name):
     np.testing.assert_array_equal(mean, np.argmin(((centre[:, None] - points[None]) ** 2).sum(axis=2), axis=1))
 
 
-@pytest.mark.parametrize("name", ["em", "lsrr"])
+@pytest.mark.parametrize("name", ["em", "lsrr", "ngram", "atp"])
 def test_point_mass_prior_returns_its_poi(name):
     baseline = _baselines(_space())[name]
     _, off, reports = _release(baseline)
@@ -117,7 +119,7 @@ def _bad_cases():
     space = _space()
     lsrr = LSRR(space, 1.5)
     return [
-        (NGram(space, 1.0), {}, InputTypeError, "N-gram's report law depends on the previous release"),
+        (NGram(space, 1.0), {}, InputError, "N-gram needs offsets: each report's candidates follow the previous"),
         (LSRR(space, 1.5, grouping="thresholds"), {}, InputTypeError, "baseline must be a registered baseline"),
         (LSRR(space, epsilon_per_trajectory=4.0), {}, InputError, "needs a per-point epsilon"),
         (lsrr, {"prior": np.ones(29)}, InputError, r"prior must have one weight per POI \(30\), got shape \(29,\)"),

@@ -9,7 +9,8 @@
   fitted density (post-processing); ``trajectory=True`` smooths every trajectory
   given all its reports (:mod:`tracs.estimate.smoothing`).
 * :func:`frequencies` — POI frequencies from the discrete baselines' reports;
-  :func:`baseline_posterior` — every report's posterior POI under them (EM, L-SRR).
+  :func:`baseline_posterior` — every report's posterior POI under them (EM, L-SRR,
+  N-gram under their exact law; ATP and TP under a stated surrogate law).
 * :func:`write_sidecar`, :func:`read_sidecar` — the public parameters of a release.
 
 The estimators take only the reports and the public mechanism or perturber.

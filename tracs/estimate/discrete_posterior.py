@@ -10,15 +10,23 @@ posterior **mode** (``rule="mode"``, the lowest index among ties) or the POI nea
 the posterior **mean** (``rule="mean"``), as for the perturbers' reports
 (:mod:`tracs.estimate.poi_posterior`).
 
-A report's posterior depends only on its own reported POI and ``π``, so the
-posterior is computed once per distinct reported POI: one row of the law over the
-true POIs each (the rows of :func:`tracs.estimate.frequencies`' fit, built a block
-of true POIs at a time; memory: distinct reports × POIs).
+* **EM, L-SRR**: a report's posterior depends only on its own reported POI and ``π``,
+  so it is computed once per distinct reported POI: one row of the law over the true
+  POIs each (the rows of :func:`tracs.estimate.frequencies`' fit, built a block of
+  true POIs at a time; memory: distinct reports × POIs).
+* **N-gram**: exact.  Its law ``P(y | x, p)`` depends on the previous *released* POI
+  ``p`` too (its candidate set), so it needs the trajectories (``offsets``); the
+  normalisers of every distinct previous release are computed once and the posterior
+  of every distinct (report, previous release) pair runs compiled
+  (:mod:`tracs.estimate.ngram_law`; memory: previous releases × POIs, ``memory=``).
+* **ATP, TP**: a **surrogate**, not their law (which has no tractable per-report
+  form): the exponential mechanism over all POIs at an ``ε̃`` chosen from the release
+  by its held-out marginal likelihood (two folds of trajectories), with ``π`` fitted
+  under it (:mod:`tracs.estimate.surrogate_law`).  ``offsets`` are optional: they only
+  shape the folds.
 
-N-gram's law depends on the previous *released* POI as well (its candidate set), so
-every report would need its own row over the POIs with a normaliser per previous
-release and true POI; it is not denoised here.  Denoising is post-processing of the
-release and its public parameters: the guarantee is unchanged.
+Denoising is post-processing of the release and its public parameters: the guarantee
+is unchanged.
 """
 
 from __future__ import annotations
@@ -26,11 +34,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from ..baselines import NGram
-from ..errors import InputError, InputTypeError
+from .._validation import check_memory_budget
+from ..baselines import TP, NGram
+from ..errors import InputError
 from . import expectation_maximisation as fitting
-from .poi_frequencies import _channel_rows, _check_baseline, _fit, _indices
+from .ngram_law import NGramLaw
+from .poi_frequencies import _channel_rows, _check_baseline, _fit, _indices, check_offsets
 from .poi_posterior import RULES
+from .surrogate_law import surrogate_channel, surrogate_fit
 
 __all__ = ["baseline_posterior"]
 
@@ -52,53 +63,95 @@ def _check_rule(rule) -> tuple:
     return rules
 
 
-def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mode", iterations=None):
-    """The denoised POI of every report of the exponential mechanism or L-SRR (fixed groups).
+def _check_surrogate(value, baseline):
+    if value is None:
+        return None
+    if not isinstance(baseline, TP):
+        raise InputError("surrogate_epsilon is ATP's and TP's (their releases are denoised under a surrogate law)")
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value) or value <= 0:
+        raise InputError(f"surrogate_epsilon must be a positive number, got {value!r}")
+    return float(value)
+
+
+def _picked(rules, mode, means, points, tuple_asked):
+    """The POIs of the asked rules: ``mode()`` (indices) and the POIs nearest ``means()``."""
+    out = {"mode": mode}
+    if "mean" in rules:
+        out["mean"] = lambda: np.asarray(cKDTree(points).query(means(), k=1, workers=1)[1], dtype=np.intp)
+    picked = tuple(out[r]().astype(np.intp) for r in rules)
+    return picked if tuple_asked else picked[0]
+
+
+def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mode", iterations=None,
+                       memory=None, surrogate_epsilon=None):
+    """The denoised POI of every report of the exponential mechanism, L-SRR (fixed groups), N-gram
+    or ATP / TP (under a surrogate law).
 
     Parameters
     ----------
     reports : array_like
         Released POI indices (N,), or released POI coordinates (N, 2).
-    baseline : ExponentialMechanism or LSRR
-        The public baseline that released them, with a per-point ε.
+    baseline : ExponentialMechanism, LSRR, NGram, ATP or TP
+        The public baseline that released them; EM, L-SRR and N-gram with a per-point ε.
     offsets : array_like of int, optional
-        Trajectory boundaries (only to check them; every report is denoised alone).
+        Trajectory boundaries: required for N-gram (each report's candidates follow the
+        previous report of its trajectory); ATP / TP: the folds of the surrogate's choice;
+        otherwise only checked (every report is denoised alone).
     prior : array_like, shape (P,), optional
         Weights of the true POIs (normalised here); default the POI frequencies
-        estimated from the reports (:func:`tracs.estimate.frequencies`).
+        estimated from the reports (:func:`tracs.estimate.frequencies`; ATP / TP: fitted
+        under the surrogate).
     rule : {"mode", "mean"} or a tuple of them
         The posterior mode, or the POI nearest the posterior mean; a tuple gives one
         array per rule from the same pass.
     iterations : int, optional
-        Without ``prior``: the most EM passes of the frequencies (their safeguard by default).
+        Without ``prior``: the most EM passes of the frequencies (their safeguard by
+        default; ATP / TP: of each candidate's fit).
+    memory : int, str or None
+        N-gram: budget of its normalisers, in bytes or as ``"2GB"``
+        (:func:`tracs.estimate.ngram_law.normaliser_bytes`; above it
+        :class:`~tracs.errors.MemoryLimitError`); ``None``: no budget.
+    surrogate_epsilon : float, optional
+        ATP / TP: the surrogate's ``ε̃`` (default chosen from the release,
+        :func:`tracs.estimate.surrogate_law.surrogate_fit`).
 
     Returns
     -------
     numpy.ndarray of intp, shape (N,)
         The index of every report's denoised POI (a tuple of them for a tuple of rules).
     """
-    _check_baseline(baseline)
-    if isinstance(baseline, NGram):
-        raise InputTypeError("N-gram's report law depends on the previous release: "
-                             "baseline_posterior takes the exponential mechanism or L-SRR")
-    if baseline.epsilon is None:
-        raise InputError("the posterior needs a per-point epsilon (the baseline was built per trajectory)")
+    surrogate = isinstance(baseline, TP)
+    if not surrogate:
+        _check_baseline(baseline)
+        if baseline.epsilon is None:
+            raise InputError("the posterior needs a per-point epsilon (the baseline was built per trajectory)")
     rules = _check_rule(rule)
-    idx, _ = _indices(reports, baseline, offsets)
+    surrogate_epsilon = _check_surrogate(surrogate_epsilon, baseline)
+    memory = check_memory_budget(memory)
+    if isinstance(baseline, NGram):
+        check_offsets(offsets)
+    idx, off = _indices(reports, baseline, offsets)
     m = len(baseline.poi_space)
     points = baseline.poi_space.points
+    if prior is not None:
+        prior = _check_prior(prior, m)
+    if isinstance(baseline, NGram):
+        law = NGramLaw(idx, off, baseline, memory)
+        pi = _fit(law, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities \
+            if prior is None else prior
+        mode, mean = law.posterior(pi)
+        return _picked(rules, lambda: mode, lambda: mean, points, isinstance(rule, tuple))
     ys, inverse, counts = np.unique(idx, return_inverse=True, return_counts=True)
-    rows = _channel_rows(baseline, ys)  # [distinct report y, true POI x]: P(y | x)
+    channel = baseline
+    if surrogate:  # the exponential mechanism at ε̃ (given, or chosen from the release), π fitted below
+        if surrogate_epsilon is None:
+            surrogate_epsilon = surrogate_fit(idx, baseline.poi_space, off, prior=prior, iterations=iterations).epsilon
+        channel = surrogate_channel(baseline.poi_space, surrogate_epsilon)
+    rows = _channel_rows(channel, ys)  # [distinct report y, true POI x]: P(y | x)
     if prior is None:  # frequencies(reports, baseline, iterations=iterations), from the same rows
         block = fitting.DenseBlock(rows, counts.astype(np.float64))
-        pi = _fit(block, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities
-    else:
-        pi = _check_prior(prior, m)
-    w = rows * pi
-    out = {"mode": lambda: np.argmax(w, axis=1)[inverse]}
-    if "mean" in rules:
-        mean = (w @ points) / w.sum(axis=1)[:, None]
-        nearest = np.asarray(cKDTree(points).query(mean, k=1, workers=1)[1], dtype=np.intp)
-        out["mean"] = lambda: nearest[inverse]
-    picked = tuple(out[r]().astype(np.intp) for r in rules)
-    return picked if isinstance(rule, tuple) else picked[0]
+        prior = _fit(block, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities
+    w = rows * prior
+    return _picked(rules, lambda: np.argmax(w, axis=1)[inverse],
+                   lambda: ((w @ points) / w.sum(axis=1)[:, None])[inverse], points, isinstance(rule, tuple))

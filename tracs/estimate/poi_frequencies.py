@@ -2,10 +2,13 @@
 
 The reports are POI indices.  For the exponential mechanism and L-SRR every
 report has the same channel ``P(y | x)`` (the baselines' exact
-``probabilities``), so the counts per POI go through EM with the full ``m × m``
-matrix.  N-gram's candidate set depends on the previous *released* POI (public),
-so each report gets its own likelihood row ``P(y_r | x, previous_r)`` for all
-``x``.  The stopping rule is that of :mod:`tracs.estimate.expectation_maximisation`.
+``probabilities``), so the counts per POI go through EM with the rows of the
+``m × m`` matrix of the reported POIs.  N-gram's candidate set depends on the
+previous *released* POI (public), so each report has its own likelihood
+``P(y_r | x, previous_r)``: its EM passes run compiled over the distinct (report,
+previous release) pairs with the normalisers of every previous release computed once
+(:mod:`tracs.estimate.ngram_law`), never a (reports × POIs) matrix.  The stopping rule
+is that of :mod:`tracs.estimate.expectation_maximisation`.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..baselines import NGram
-from .._validation import as_batch
+from .._validation import as_batch, check_memory_budget
 from ..trajectory_batch import batch_arrays
 from . import expectation_maximisation as fitting
 from ..errors import InputError, InputTypeError
 from ..methods import BASELINE, method_of, view
+from .ngram_law import NGramLaw
 
 __all__ = ["Frequencies", "frequencies", "BLOCK"]
 
@@ -55,7 +59,7 @@ def _indices(reports, baseline, offsets):
 
 
 def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT_TOL,
-                iterations=None) -> Frequencies:
+                iterations=None, memory=None) -> Frequencies:
     """Estimate POI frequencies of the true points from a discrete baseline's reports.
 
     Parameters
@@ -71,6 +75,10 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
         and shape the candidate set).
     tol, iterations
         Stopping rule and safeguard of EM.
+    memory : int, str or None
+        N-gram: budget of its normalisers, in bytes or as ``"2GB"``
+        (:func:`tracs.estimate.ngram_law.normaliser_bytes`; refused above it with
+        :class:`~tracs.errors.MemoryLimitError`); ``None``: no budget.
 
     Returns
     -------
@@ -80,13 +88,13 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
     _check_baseline(baseline)
     if baseline.epsilon is None:
         raise InputError("frequencies need a per-point epsilon (the baseline was built per trajectory)")
+    memory = check_memory_budget(memory)
     idx, off = _indices(reports, baseline, offsets)
     m = len(baseline.poi_space)
     support = np.ones(m, dtype=bool)
     if isinstance(baseline, NGram):
-        if offsets is None:
-            raise InputError("N-gram needs offsets: each report's candidates follow the previous report")
-        block = fitting.DenseBlock(_ngram_rows(idx, off, baseline))
+        check_offsets(offsets)
+        block = NGramLaw(idx, off, baseline, memory)
     else:
         counts = np.bincount(idx, minlength=m).astype(np.float64)
         keep = np.flatnonzero(counts > 0)
@@ -122,16 +130,7 @@ def _check_baseline(baseline) -> None:
                              f"{type(baseline).__name__} is {what} without it")
 
 
-def _ngram_rows(idx, off, baseline) -> np.ndarray:
-    """``L[r, x] = P(y_r | x, previous_r)`` for every report and every true POI."""
-    m = len(baseline.poi_space)
-    prev = np.full(len(idx), -1)
-    prev[1:] = idx[:-1]
-    prev[off[:-1][np.diff(off) > 0]] = -1
-    rows = np.empty((len(idx), m))
-    all_x = np.arange(m)
-    for p in np.unique(prev):
-        sel = np.flatnonzero(prev == p)
-        probs = baseline.probabilities(all_x, None if p < 0 else int(p))  # (x, y)
-        rows[sel] = probs[:, idx[sel]].T
-    return rows
+def check_offsets(offsets) -> None:
+    """N-gram's reports need their trajectories: each report's candidates follow the previous report."""
+    if offsets is None:
+        raise InputError("N-gram needs offsets: each report's candidates follow the previous report")

@@ -19,14 +19,17 @@ kernel scale :data:`SCALE_CELLS` mean cell widths of the fitted grid and a share
 :data:`JUMP` of fresh jumps (fitting them from the reports costs a forward pass per
 candidate); planar Laplace is then denoised per point.
 
-The exponential mechanism and L-SRR (fixed groups), whose releases are POIs under one
-exact law per report, are denoised the same way whatever ``denoise`` says: the
-posterior over the POIs with the POI frequencies estimated from the release as the prior
-(:func:`tracs.estimate.frequencies`, at most :data:`BASELINE_PASSES` EM passes;
-:func:`tracs.estimate.baseline_posterior`), its mode and the POI nearest its mean.  The
-other baselines get ``NaN``: N-gram's law depends on the previous release and ATP's on
-the whole trajectory.  Denoising is post-processing of the release and its public
-parameters: the guarantee is unchanged.
+The discrete baselines, whose releases are POIs, are denoised the same way whatever
+``denoise`` says (:func:`tracs.estimate.baseline_posterior`): the posterior over the POIs
+with the POI frequencies estimated from the release as the prior (at most
+:data:`BASELINE_PASSES` EM passes), its mode and the POI nearest its mean.  The
+exponential mechanism and L-SRR (fixed groups) have one exact law per report, N-gram an
+exact law given the previous released POI (the trajectories' offsets); ATP and TP have no
+tractable per-report law and are denoised under a stated *surrogate*, the exponential
+mechanism over all POIs at an ``ε̃`` chosen from the release by its marginal likelihood
+(:mod:`tracs.estimate.surrogate_law`).  Per-trajectory budgets of EM, L-SRR and N-gram,
+and L-SRR with threshold groups, get ``NaN``.  Denoising is post-processing of the
+release and its public parameters: the guarantee is unchanged.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ import time
 
 import numpy as np
 
-from ..baselines import NGram
+from ..baselines import TP
 from ..errors import InputError
 from ..estimate.denoising import denoise
 from ..estimate.discrete_posterior import baseline_posterior
@@ -75,10 +78,12 @@ def _supported(perturber) -> bool:
 
 
 def _posterior_baseline(releaser) -> bool:
-    """The exponential mechanism or L-SRR with fixed groups: one exact law per report."""
+    """ATP or TP (a surrogate law), or the exponential mechanism, N-gram or L-SRR with fixed groups at a
+    per-point ε (their exact law)."""
+    if isinstance(releaser, TP):
+        return True
     method = method_of(releaser)
-    return (method is not None and method.estimator == "frequencies" and not isinstance(releaser, NGram)
-            and releaser.epsilon is not None)
+    return method is not None and method.estimator == "frequencies" and releaser.epsilon is not None
 
 
 def denoised_columns(perturber, raw, coords, offsets, pois, how, errors) -> dict:
