@@ -261,7 +261,7 @@ def describe(unit: tuple) -> str:
 #: relative cost of denoising one point of a release, per method (measured on CHI and TKY, ε = 1 … 10):
 #: TraCS-C's grid and smoothing cost most; TraCS-D's reports equal to their reference and planar
 #: Laplace's fit can cost far more
-DENOISE_COST = {"tracs-d": 4.0, "planar-laplace": 10.0, "tracs-c": 3.0, "strawman": 1.0}
+DENOISE_COST = {"tracs-d": 4.0, "planar-laplace": 10.0, "tracs-c": 3.0, "strawman": 1.0, "ngram": 2.0, "atp": 2.0}
 
 
 def cost(unit: tuple, seed: int) -> float:

@@ -86,7 +86,7 @@ def _at_pois(frame, pois) -> np.ndarray:
     return np.hypot(lat[:, None] - venues["lat"].to_numpy(), lng[:, None] - venues["lng"].to_numpy()).min(axis=1)
 
 
-@pytest.mark.parametrize("method", ["em", "lsrr"])
+@pytest.mark.parametrize("method", ["em", "lsrr", "ngram", "atp"])
 @pytest.mark.parametrize("rule, how", [(None, "posterior mode at a POI"), ("mean", "POI nearest the posterior mean")])
 def test_denoise_gives_every_report_its_posterior_poi(cli, files, releases, method, rule, how, tmp_path):
     """The release's rows, columns and ids as written, lat/lng the POI of the library's
@@ -106,7 +106,9 @@ def test_denoise_gives_every_report_its_posterior_poi(cli, files, releases, meth
     pd.testing.assert_frame_equal(den[kept], raw[kept])  # ids, times and ε as written, in file order
     assert set(den["uid"]) == set(USERS)
     baseline, points, crs = _library(release, pois)
-    picked = baseline_posterior(points, baseline, rule=rule or "mode")
+    keys = (raw["uid"] + "\x00" + raw.get("trajectory", "")).to_numpy()  # one trajectory per run of rows
+    offsets = np.r_[0, np.flatnonzero(keys[1:] != keys[:-1]) + 1, len(keys)]
+    picked = baseline_posterior(points, baseline, offsets=offsets, rule=rule or "mode")
     lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(*baseline.poi_space.points[picked].T)
     np.testing.assert_allclose(den["lat"].astype(float), lat, rtol=0, atol=1e-12)
     np.testing.assert_allclose(den["lng"].astype(float), lng, rtol=0, atol=1e-12)
@@ -126,23 +128,7 @@ def test_denoise_writes_parquet_read_back(cli, files, releases, tmp_path):
     assert _at_pois(back, files[1]).max() < 1e-9
 
 
-@pytest.mark.parametrize("method", ["ngram", "atp"])
-def test_denoise_of_ngram_and_atp_runs_or_names_the_method(cli, files, releases, method, tmp_path):
-    """Either valid output (every point a POI, the release's rows) or a one-line refusal naming the method."""
-    out = tmp_path / "den.csv"
-    result = cli("denoise", releases[method], "--pois", files[1], "-o", out)
-    if result.returncode == 0:
-        den = pd.read_csv(out, dtype=str)
-        assert len(den) == 36 and den["uid"].tolist() == pd.read_csv(releases[method], dtype=str)["uid"].tolist()
-        assert _at_pois(den, files[1]).max() < 1e-9
-    else:
-        assert result.returncode == 1 and "Traceback" not in result.stderr
-        assert f"tracs denoise: error: no posterior for {'NGram' if method == 'ngram' else 'ATP'} ({method}) " \
-               "releases: " in result.stderr
-        assert not out.exists()
-
-
-@pytest.mark.parametrize("method", ["em", "lsrr"])
+@pytest.mark.parametrize("method", ["em", "lsrr", "ngram", "atp"])
 @pytest.mark.parametrize("with_pois", [False, True])
 def test_synthesize_a_discrete_release(cli, files, releases, method, with_pois, tmp_path):
     out = tmp_path / "syn.csv"

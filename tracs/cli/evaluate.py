@@ -113,7 +113,8 @@ def add_parser(subparsers) -> None:
                         "(tracs.evaluation.denoised): point: every report's posterior on its own (over the "
                         "POIs when the outputs are rounded to them: its mode, and the POI nearest its mean); "
                         "trajectory: given the other reports of its trajectory (slower; planar Laplace per point); "
-                        "EM and L-SRR: every report's posterior over the POIs either way")
+                        "EM, L-SRR and NGram (their exact laws) and ATP (a stated surrogate, "
+                        "tracs.estimate.surrogate_law): every report's posterior over the POIs either way")
     p.add_argument("--seed", type=seed_int, default=0, help="root seed (default: 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
     p.add_argument("--output-dir", default=None, metavar="DIR",
