@@ -247,6 +247,7 @@ def test_denoise_and_estimate_commands_read_a_paper_release(tmp_path, tky_path, 
     import pandas as pd
 
     from tracs.cli import main
+    from tracs.estimate.sidecar import perturber_from_sidecar, read_sidecar, sidecar_path
     from tracs.io.release import read_release
 
     pd.read_csv(tky_path, nrows=300).to_csv(tmp_path / "in.csv", index=False)
@@ -257,6 +258,8 @@ def test_denoise_and_estimate_commands_read_a_paper_release(tmp_path, tky_path, 
     assert main(["denoise", str(release), "--grid", "8", "-o", str(tmp_path / "den.csv"), "-q"]) == 0
     assert main(["denoise", str(release), "--grid", "8", "--trajectory", "-o", str(tmp_path / "trj.csv"), "-q"]) == 0
     assert main(["synthesize", str(release), "-n", "5", "--grid", "8", "-o", str(tmp_path / "syn.csv"), "-q"]) == 0
+    rebuilt = perturber_from_sidecar(read_sidecar(sidecar_path(release)))  # what the commands estimate with
+    assert rebuilt.distance_along == "true" and _directional.along_true(rebuilt)
     raw = read_release(release)
     for name in ("den.csv", "trj.csv"):
         den = read_release(tmp_path / name)
