@@ -53,7 +53,8 @@ def test_synthesize_reads_every_release_format(cli, checkins_csv, release, tmp_p
 
 
 @pytest.mark.parametrize("method, fit, options", [("tracs-d", "em", ()), ("strawman", "em", ()),
-                                                  ("planar-laplace", "em", ()), ("tracs-d", "binned", ("--binned",)),
+                                                  ("tracs-d-paper", "em", ()), ("planar-laplace", "em", ()),
+                                                  ("tracs-d", "binned", ("--binned",)),
                                                   ("tracs-c", "binned", ("--binned",))])
 def test_every_perturber_with_a_density_estimator(cli, checkins_csv, tmp_path, method, fit, options):
     from tracs.cli import main

@@ -112,10 +112,21 @@ def test_the_evaluation_estimates_every_method_with_a_density_estimator():
         error = range_query_estimated(points, reports, offsets, dataset, np.random.default_rng(2),
                                       perturber=built)
         assert np.isfinite(error) and 0.0 <= error < 1.0
-    paper = get("tracs-d-paper").build(MethodContext(region=REGION), 4.0)  # an entry without an estimator
+    paper = get("tracs-d-paper").build(MethodContext(region=REGION), 4.0)  # "directional", its distance mode
     reports = paper.perturb_many(points, offsets, rng=1)
-    assert np.isnan(range_query_estimated(points, reports, offsets, dataset, np.random.default_rng(2),
-                                          perturber=paper))
+    error = range_query_estimated(points, reports, offsets, dataset, np.random.default_rng(2), perturber=paper)
+    assert np.isfinite(error) and 0.0 <= error < 1.0
+
+    class Unestimated(TraCSC):
+        pass
+
+    bare = Method("unestimated", "unestimated", PERTURBER, lambda ctx, budget: Unestimated(ctx.region, **budget),
+                  model=Unestimated, estimator=None)
+    with registered(bare):
+        built = bare.build(MethodContext(region=REGION), 4.0)
+        reports = built.perturb_many(points, offsets, rng=1)
+        assert np.isnan(range_query_estimated(points, reports, offsets, dataset, np.random.default_rng(2),
+                                              perturber=built))
 
 
 def test_warm_up_hooks_run_with_the_family_their_entry_names():

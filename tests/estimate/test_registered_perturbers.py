@@ -51,5 +51,6 @@ def test_density_estimates_or_refuses_by_name(name):
 
 def test_density_refuses_an_unregistered_object():
     with pytest.raises(TypeError, match="perturber must be a registered perturber with a density estimator "
-                                        r"\(tracs-d, tracs-c, strawman, planar-laplace\); str is not a registered"):
+                                        r"\(tracs-d, tracs-c, strawman, planar-laplace, tracs-d-paper\); "
+                                        "str is not a registered"):
         density(POINTS, "tracs-d", offsets=OFFSETS)

@@ -4,7 +4,9 @@ For a report ``y`` with public reference ``o`` (the previous report of its
 trajectory, or the anchor), write ``(φ', u')`` for its direction and normalised
 distance seen from ``o``.  For a true point ``τ`` with direction ``φ`` the
 distance input is ``u = |τ − o| / R(o, φ')`` (normalised along the *released*
-direction, as the perturbers do), and the law of ``(φ', u')`` is
+direction, as the perturbers do; ``distance_along="true"``, the registry's
+``tracs-d-paper``: ``u = |τ − o| / R(o, φ)``, the region's gauge about ``o``,
+:func:`gauge`), and the law of ``(φ', u')`` is
 ``f(φ' | φ)·g(u' | u)``; both factors are two-level (piecewise
 mechanisms, or k-RR sectors for the Strawman), so up to a factor of the report
 alone the likelihood of ``τ`` is::
@@ -56,6 +58,25 @@ def _normalised_distance(ox, oy, dx, dy, nx, ny, hb):
 
 
 @numba.njit(cache=True, nogil=True)
+def gauge(vx, vy, nx, ny, slack):
+    """``u`` of a true point ``o + v`` along its own direction (``distance_along="true"``):
+    ``min(max_k n_k·v / s_k, 1)`` over the edges ``v`` leaves by, ``s_k = b_k − n_k·o`` (the
+    region's gauge about ``o``, as :func:`_normalised_distance`); 1 when ``v`` leaves by an
+    edge through ``o`` (``s_k <= 0``: the point lies beyond it), so every set ``u <= ρ < 1``
+    is the region scaled about ``o``, ``o + ρ·(Region − o)``."""
+    u = 0.0
+    for e in range(nx.shape[0]):
+        nd = vx * nx[e] + vy * ny[e]
+        if nd > 0.0:
+            if slack[e] <= 0.0:
+                return 1.0
+            v = nd / slack[e]
+            if v > u:
+                u = v
+    return min(u, 1.0)
+
+
+@numba.njit(cache=True, nogil=True)
 def report_frame(reports, refs, r, nx, ny, hb):
     """Report ``r`` seen from its reference ``o``: ``(ox, oy, dx, dy, ex, ey, u', R(o, φ'))``.
 
@@ -83,7 +104,7 @@ def _sector(dx, dy, k):
 
 @numba.njit(cache=True, nogil=True)
 def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half, sectors,
-                 half_r, out):
+                 half_r, out, along_true=False):
     """Codes of reports ``start..stop`` against every cell's sub-points.
 
     Parameters
@@ -100,10 +121,14 @@ def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half,
     half_r : float64 (N,)
         Half-width ``C_r`` of the distance mechanism's central interval per report.
     out : uint8 or uint16 (stop − start, K)
+    along_true : bool
+        ``u`` along the true direction (``distance_along="true"``, :func:`gauge`) instead
+        of ``|τ − o| / R(o, φ')``.
     """
     K, S = points.shape[0], points.shape[1]
     E = nx.shape[0]
     inv = np.empty(E)
+    slacks = np.empty(E)
     cell_x = np.ascontiguousarray(points[:, 0, 0])
     cell_y = np.ascontiguousarray(points[:, 0, 1])
     for r in range(start, stop):
@@ -114,12 +139,13 @@ def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half,
         boundary = False
         for e in range(E):
             slack = hb[e] - (ox * nx[e] + oy * ny[e])
+            slacks[e] = slack
             if slack > 0.0:
                 inv[e] = 1.0 / slack
             else:
                 boundary = True
                 inv[e] = 0.0
-        if S == 1 and mode == MODE_ARC and not boundary and reach > 0.0:
+        if S == 1 and mode == MODE_ARC and not boundary and reach > 0.0 and not along_true:
             _arc_row(cell_x, cell_y, ox, oy, ex, ey, ch2, u2, c, reach, out[r - start])
             continue
         for k in range(K):
@@ -137,7 +163,10 @@ def code_reports(reports, refs, start, stop, points, nx, ny, hb, mode, cos_half,
                         w = ex * ex >= ch2 and ex >= 0.0  # τ = o: direction 0 by convention
                 else:
                     w = (_sector(vx, vy, sectors) if vx != 0.0 or vy != 0.0 else 0) == sec2
-                u = min(math.sqrt(vx * vx + vy * vy) / reach, 1.0) if reach > 0.0 else 0.0
+                if along_true:
+                    u = gauge(vx, vy, nx, ny, slacks)
+                else:
+                    u = min(math.sqrt(vx * vx + vy * vy) / reach, 1.0) if reach > 0.0 else 0.0
                 left = min(max(u - c, 0.0), 1.0 - 2.0 * c)
                 rr = (left <= u2 and u2 < left + 2.0 * c) or (u2 >= 1.0 and left + 2.0 * c >= 1.0)
                 nw += w

@@ -40,6 +40,13 @@ def _split(perturber, eps):
     return eps_dir, values - eps_dir, inverse
 
 
+def along_true(perturber) -> bool:
+    """Whether ``perturber`` normalises the distance along the true direction (TraCS-D with
+    ``distance_along="true"``, the registry's ``tracs-d-paper``): ``A`` and ``L`` of
+    :mod:`tracs.estimate._runs` are then the region scaled about the reference, not discs."""
+    return getattr(perturber, "distance_along", "released") == "true"
+
+
 def directional_blocks(reports, offsets, perturber, eps, xs, ys, per_cell, support_points, *,
                        workers: int = 1, memory=None):
     """EM blocks for TraCS-D / Strawman reports: a :class:`~tracs.estimate._runs.RunBlock` and,
@@ -78,7 +85,7 @@ def directional_blocks(reports, offsets, perturber, eps, xs, ys, per_cell, suppo
             take = np.ascontiguousarray
         geometry = {"reports": take(reports), "refs": take(refs), "cos_half": take(cos_half),
                     "half_dir": take(half_dir), "half_r": take(half_r), "mode": mode,
-                    "sectors": sectors, "halfplanes": halfplanes,
+                    "sectors": sectors, "halfplanes": halfplanes, "along_true": along_true(perturber),
                     "xs": np.ascontiguousarray(xs), "ys": np.ascontiguousarray(ys)}
         del refs
         blocks.append(_runs.RunBlock(geometry, per_cell, inverse[regular].astype(np.int64),

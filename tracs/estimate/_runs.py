@@ -14,11 +14,14 @@ with ``c₀ = e^{-ε_φ}e^{-ε_r}``, ``c_W = (1 − e^{-ε_φ})e^{-ε_r}``, ``c_
 * ``R``: ``u'`` lies in the central interval of ``u = min(|τ − o| / R(o, φ'), 1)``.
   The interval's left end is non-decreasing in ``u``, so ``R = A \\ L`` for two discs
   around ``o``, ``L ⊆ A`` (``A``: the left end is at most ``u'``; ``L``: the right
-  end is at most ``u'`` too).
+  end is at most ``u'`` too).  With ``distance_along="true"`` (``tracs-d-paper``) ``u``
+  is the region's gauge about ``o`` (``R(o, φ)`` along the true direction), and ``A``,
+  ``L`` are the region scaled about ``o``, ``o + ρ·(Region − o)``
+  (:mod:`tracs.estimate._distance_sets`).
 
 Every cell is represented by ``S`` public points on a lattice (rows of equal ``y``).
-A convex cone or a disc meets a row in a run of consecutive columns, so a report
-is six column indices per row (the runs of ``W``, ``A``, ``L``), not one value per
+A convex cone, a disc or a scaled region meets a row in a run of consecutive columns,
+so a report is six column indices per row (the runs of ``W``, ``A``, ``L``), not one value per
 cell: the E-step is four prefix-sum differences per row for ``d = Σ θ L`` and the
 M-step's sums ``Σ_r L_r / d_r`` are difference arrays, one per row, summed once per
 pass.  The runs come from the cone's and the discs' boundaries; a column within
@@ -40,6 +43,7 @@ import numpy as np
 
 from .._numba_cache import key_on_sources
 from ._coded import MODE_ARC, _sector, report_frame
+from ._distance_sets import LOWER, UPPER, in_set, scale, scaled_run
 from ._threads import run_chunks
 
 __all__ = ["row_runs", "runs_pass", "runs_moments", "RunBlock", "coefficients", "run_dtype"]
@@ -47,7 +51,7 @@ __all__ = ["row_runs", "runs_pass", "runs_moments", "RunBlock", "coefficients", 
 _TIE = 1e-6
 #: columns of a difference array beyond the points' (where empty runs write)
 SPARE = 5
-_WEDGE, _UPPER, _LOWER = 0, 1, 2
+_WEDGE = 0
 _U = np.uint64
 
 
@@ -65,11 +69,7 @@ def _member(kind, vx, vy, ex, ey, ch2, mode, sec2, sectors, reach, u2, c):
             return _sector(vx, vy, sectors) == sec2
         return sec2 == 0
     vv = vx * vx + vy * vy
-    u = min(math.sqrt(vv) / reach, 1.0) if reach > 0.0 else 0.0
-    left = min(max(u - c, 0.0), 1.0 - 2.0 * c)
-    if kind == _UPPER:
-        return left <= u2
-    return left + 2.0 * c <= u2 and not (u2 >= 1.0 and left + 2.0 * c >= 1.0)
+    return in_set(kind, min(math.sqrt(vv) / reach, 1.0) if reach > 0.0 else 0.0, u2, c)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -134,20 +134,13 @@ def _disc_radius(upper, reach, u2, c):
         if upper:
             return math.inf if left <= u2 else -1.0
         return math.inf if (left + 2.0 * c <= u2 and not (u2 >= 1.0 and left + 2.0 * c >= 1.0)) else -1.0
-    if upper:
-        if u2 + c >= 1.0 or u2 >= 1.0 - 2.0 * c:
-            return math.inf
-        return reach * (u2 + c)
-    if u2 >= 1.0:
-        return reach * (1.0 - c)
-    if u2 - 2.0 * c < 0.0:
-        return -1.0
-    return reach * (u2 - c)
+    rho = scale(upper, u2, c)
+    return rho if rho < 0.0 or rho == math.inf else reach * rho
 
 
 @numba.njit(cache=True, nogil=True)
 def row_runs(reports, refs, start, stop, xs, ys, nx, ny, hb, mode, cos_half, half_dir, sectors,
-             half_r, out):
+             half_r, along_true, out):
     """Runs of reports ``start..stop`` on every row ``j``: ``out[r − start, j] = (W_l, W_r, A_l, A_r,
     L_l, L_r)``, columns ``[l, r)``; an empty run is ``(columns, columns)``.
 
@@ -165,9 +158,13 @@ def row_runs(reports, refs, start, stop, xs, ys, nx, ny, hb, mode, cos_half, hal
         Cosine of the arc half-width and the half-width (TraCS-D).
     half_r : float64 (N,)
         Half-width of the distance mechanism's central interval.
+    along_true : bool
+        ``u`` along the true direction (``distance_along="true"``): ``A`` and ``L`` are the
+        region scaled about ``o`` (:func:`tracs.estimate._distance_sets.scaled_run`), not discs.
     out : uint8 or uint16 (stop − start, len(ys), 6)
     """
     n = xs.shape[0]
+    slack = np.empty(nx.shape[0])
     x0 = xs[0]
     inv_dx = (n - 1) / (xs[n - 1] - xs[0]) if n > 1 else 1.0
     two_pi = 2.0 * math.pi
@@ -190,14 +187,17 @@ def row_runs(reports, refs, start, stop, xs, ys, nx, ny, hb, mode, cos_half, hal
         else:
             up_a, up_b = _cotangents(lo, hi, 0.0, math.pi)
             dn_a, dn_b = _cotangents(lo, hi, math.pi, two_pi)
-        ra = _disc_radius(True, reach, u2, c)
-        rl = _disc_radius(False, reach, u2, c)
+        if along_true:  # A and L: the region scaled about o by ρ
+            ra, rl = scale(True, u2, c), scale(False, u2, c)
+            for e in range(nx.shape[0]):
+                slack[e] = hb[e] - (ox * nx[e] + oy * ny[e])
+        else:  # A and L: discs about o
+            ra = _disc_radius(True, reach, u2, c)
+            rl = _disc_radius(False, reach, u2, c)
         for j in range(ys.shape[0]):
             vy = ys[j] - oy
             if vy == 0.0:
                 wl, wr = _scan(_WEDGE, xs, ox, vy, ex, ey, ch2, mode, sec2, sectors, reach, u2, c)
-                al, ar = _scan(_UPPER, xs, ox, vy, ex, ey, ch2, mode, sec2, sectors, reach, u2, c)
-                ll, lr = _scan(_LOWER, xs, ox, vy, ex, ey, ch2, mode, sec2, sectors, reach, u2, c)
             else:
                 if vy > 0.0:
                     lo_x, hi_x = ox + vy * up_b, ox + vy * up_a
@@ -205,13 +205,20 @@ def row_runs(reports, refs, start, stop, xs, ys, nx, ny, hb, mode, cos_half, hal
                     lo_x, hi_x = ox + vy * dn_a, ox + vy * dn_b
                 wl, wr = _run(_WEDGE, lo_x, hi_x, xs, x0, inv_dx, ox, vy, ex, ey, ch2, mode, sec2,
                               sectors, reach, u2, c)
+            if along_true:
+                al, ar = scaled_run(UPPER, ra, xs, x0, inv_dx, ox, vy, nx, ny, slack, u2, c)
+                ll, lr = scaled_run(LOWER, rl, xs, x0, inv_dx, ox, vy, nx, ny, slack, u2, c)
+            elif vy == 0.0:
+                al, ar = _scan(UPPER, xs, ox, vy, ex, ey, ch2, mode, sec2, sectors, reach, u2, c)
+                ll, lr = _scan(LOWER, xs, ox, vy, ex, ey, ch2, mode, sec2, sectors, reach, u2, c)
+            else:
                 h2 = ra * ra - vy * vy
                 h = math.sqrt(h2) if h2 >= 0.0 else -1.0
-                al, ar = _run(_UPPER, ox - h, ox + h, xs, x0, inv_dx, ox, vy, ex, ey, ch2, mode, sec2,
+                al, ar = _run(UPPER, ox - h, ox + h, xs, x0, inv_dx, ox, vy, ex, ey, ch2, mode, sec2,
                               sectors, reach, u2, c)
                 h2 = rl * rl - vy * vy
                 h = math.sqrt(h2) if (h2 >= 0.0 and rl >= 0.0) else -1.0
-                ll, lr = _run(_LOWER, ox - h, ox + h, xs, x0, inv_dx, ox, vy, ex, ey, ch2, mode, sec2,
+                ll, lr = _run(LOWER, ox - h, ox + h, xs, x0, inv_dx, ox, vy, ex, ey, ch2, mode, sec2,
                               sectors, reach, u2, c)
             o = out[r - start, j]
             o[0], o[1], o[2], o[3], o[4], o[5] = wl, wr, al, ar, ll, lr
@@ -344,7 +351,8 @@ class RunBlock:
     ----------
     geometry : dict
         ``reports``, ``refs``, ``cos_half``, ``half_dir``, ``half_r`` (per report),
-        ``mode``, ``sectors``, the region's ``halfplanes`` and the points' ``xs``, ``ys``.
+        ``mode``, ``sectors``, the region's ``halfplanes``, the points' ``xs``, ``ys`` and
+        ``along_true`` (optional, default False: :func:`row_runs`).
     per_cell : int
         Points per cell along each axis (``θ`` of a cell is spread over its points).
     table_index, coefs
@@ -381,7 +389,7 @@ class RunBlock:
         out = np.empty((stop - start, len(ys), 6), dtype=run_dtype(len(xs)))
         nx, ny, hb = g["halfplanes"]
         row_runs(g["reports"], g["refs"], start, stop, xs, ys, nx, ny, hb, g["mode"], g["cos_half"],
-                 g["half_dir"], g["sectors"], g["half_r"], out)
+                 g["half_dir"], g["sectors"], g["half_r"], g.get("along_true", False), out)
         return out
 
     def subset(self, keep):

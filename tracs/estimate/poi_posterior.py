@@ -40,7 +40,7 @@ from ._smoothing_kernels import smoothed_marginals
 from .grid_density import _epsilons, axis_mechanisms
 from ..mechanisms.closed_forms import circular_half_widths, classical_half_widths
 from ..perturbers import Strawman
-from ._directional import _split, references
+from ._directional import _split, along_true, references
 from ._directional import _special_likelihood
 from ._emissions import laplace_rows
 from .expectation_maximisation import one_blas_thread
@@ -166,7 +166,8 @@ class _DirectionalRows:
             codes = np.empty((len(r), self.points.shape[0]), dtype=_coded.code_dtype(1))
             _coded.code_reports(np.ascontiguousarray(self.pts[r]), np.ascontiguousarray(self.refs[r]), 0, len(r),
                                 self.points, *self.halfplanes, self.mode, np.ascontiguousarray(self.cos_half[r]),
-                                self.sectors, np.ascontiguousarray(self.half_r[r]), codes)
+                                self.sectors, np.ascontiguousarray(self.half_r[r]), codes,
+                                along_true(self.perturber))
             out[regular] = self.table[self.inverse[r][:, None], codes.astype(np.intp)]
         if len(special):
             s = sel[special]

@@ -203,10 +203,11 @@ PERTURBERS = [
                "planar_laplace.PlanarLaplace", "grid", family="planar-laplace", lattice=GRID,
                pointwise=False),  # its kernel's per-point streams take no stream position of one point
     # the authors' code: ε-LDP like tracs-d, its distance estimate biased (docs/results.md); the
-    # density estimator's likelihood is that of tracs-d, so it has none
+    # "directional" likelihood follows its distance input (tracs.estimate._runs: A and L scaled regions)
     _perturber("tracs-d-paper", "TraCS-D (paper)", _tracs_d,
                "TraCS-D with the distance normalised along the true direction (the authors' code; "
-               "a reproduction variant)", "tracsd.TraCSD", None, ("direction_share", "anchor", "distance_along"),
+               "a reproduction variant)", "tracsd.TraCSD", "directional",
+               ("direction_share", "anchor", "distance_along"),
                family="tracs-d", lattice=POLAR, distance_along="true"),
 ]
 
