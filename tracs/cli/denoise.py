@@ -15,8 +15,8 @@ of its true point: the density of the true points is estimated from the release
 and its JSON sidecar (as 'tracs estimate' does, on --grid G × G cells) and is the
 prior; the method's exact report likelihood gives the posterior of every point
 (tracs.estimate.denoise).  This is post-processing: only the release and its
-public parameters are read.  TraCS-C, TraCS-D, Strawman, planar Laplace and the
-discrete baselines' releases (a file, or a folder of Parquet parts written by 'tracs
+public parameters are read.  TraCS-C, TraCS-D (and its paper variant), Strawman,
+planar Laplace and the discrete baselines' releases (a file, or a folder of Parquet parts written by 'tracs
 perturb --engine dask').  With --trajectory
 (TraCS-C, TraCS-D, Strawman) every point is the posterior mean given all the reports of its
 trajectory (forward-backward smoothing; the model of the steps between consecutive

@@ -167,7 +167,7 @@ for _entry in (
               blocks=_DENSITY + "axes_blocks", merge=_DENSITY + "merge_binned",
               weighted=True, held_out_smoothing=True),
     Estimator("directional", DENSITY, "direction-distance reports about the previous report (TraCS-D, "
-              "Strawman): runs of columns per row", blocks=_DENSITY + "directional_blocks",
+              "its paper variant, Strawman): runs of columns per row", blocks=_DENSITY + "directional_blocks",
               support=_DENSITY + "region_support", trajectories=True, auto_stop=_DENSITY + "directional_stop"),
     Estimator("grid", DENSITY, "planar reports on a grid (planar Laplace): counts of distinct keys",
               blocks=_DENSITY + "grid_blocks", counts=_DENSITY + "grid_counts",
