@@ -232,7 +232,8 @@ def test_plain_tracs_d_and_strawman_results_are_unchanged(key):
               denoise(rep, pert, est, offsets=off, trajectory=True), denoise(rep, pert, est, offsets=off, pois=pois))
     for a, before in zip(arrays, BEFORE[key]):
         a = np.asarray(a, dtype=np.float64).ravel()
-        np.testing.assert_allclose((a.sum(), (a * np.sin(np.arange(a.size))).sum()), before, rtol=1e-12)
+        # 1e-9: the compiled kernels may sum in another order on another CPU (fastmath)
+        np.testing.assert_allclose((a.sum(), (a * np.sin(np.arange(a.size))).sum()), before, rtol=1e-9)
 
 
 def test_the_registry_entry_names_the_directional_estimator():
