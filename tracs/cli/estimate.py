@@ -36,6 +36,8 @@ POIs) needs --pois FILE, the public POIs given to 'tracs perturb' (refused when 
 space is not the one whose digest the sidecar records, pois_sha256): the output is a .csv
 of the estimated share of true points at every POI (lat, lng, probability; EM over the
 method's exact report law, tracs.estimate.frequencies); ATP and TP have no estimator.
+A release with ε per trajectory is estimated at every report's per-point ε (the budget
+over its trajectory's length, which must be the release's epsilon_point).
 """
 
 
@@ -370,13 +372,15 @@ def discrete_reports(release: Path, pois: Path, command: str):
     """A discrete baseline's release read with its parameters, checked against its rows, and the POIs of
     ``pois``: ``(data, rows, offsets, space, baseline, indices)``, the rows in trajectory order (their
     index: their positions in the file) and every report's POI index (:func:`tracs.cli._discrete.on_pois`)."""
-    from ._discrete import on_pois
+    from ._discrete import check_point_epsilons, on_pois
 
     frame = _read_frame(release)
     data = release_parameters(release, frame, command)
     warn_data_derived(command, data)
     points, offsets, rows = _release_points(frame, _metric_crs(data, release))
-    return (data, rows, offsets, *on_pois(release, pois, data, points, rows.index.to_numpy(), command))
+    space, baseline, indices = on_pois(release, pois, data, points, rows.index.to_numpy(), command)
+    check_point_epsilons(baseline, offsets, rows, release)
+    return data, rows, offsets, space, baseline, indices
 
 
 def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
@@ -405,6 +409,6 @@ def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
     pd.DataFrame({"lat": lat, "lng": lng, "probability": fit.probabilities}).to_csv(output, index=False)
     from .._text import given
 
-    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(indices))} reports, {whole(len(space))} "
+    print(f"{data['method']} at {_discrete.budget(data)}: {whole(len(indices))} reports, {whole(len(space))} "
           f"POIs, {whole(fit.iterations)} EM passes -> {output}")
     return 0
