@@ -305,6 +305,17 @@ def test_a_release_per_trajectory_is_denoised_at_every_reports_epsilon(cli, file
     np.testing.assert_allclose(den["lng"].astype(float), lng, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("method, what", [
+    ("em", "the law's rows ("),
+    ("ngram", "N-gram's normalisers (")])
+def test_the_poi_frequencies_are_refused_above_the_memory_budget(cli, files, per_trajectory, method, what, tmp_path):
+    result = cli("estimate", per_trajectory[method], "--pois", files[1], "-o", tmp_path / "freq.csv", "--memory", "10kB")
+    assert result.returncode == 1
+    assert f"tracs estimate: error: --memory: {what}" in result.stderr
+    assert "per-point epsilon × 20 POIs) needs at least " in result.stderr
+    assert "above the budget memory=1e-05 GB" in result.stderr
+
+
 @pytest.mark.parametrize("method", ["em", "ngram", "atp"])
 def test_a_release_per_trajectory_is_synthesized_from_its_posterior_modes(cli, files, per_trajectory, method,
                                                                           tmp_path):

@@ -16,6 +16,7 @@ from tracs.estimate import baseline_posterior, frequencies
 from tracs.estimate import expectation_maximisation as fitting
 from tracs.estimate.epsilon_groups import epsilon_groups
 from tracs.estimate.ngram_law import previous_releases
+from tracs.estimate.poi_frequencies import channel_bytes
 from tracs.poi_space import POISpace
 
 #: trajectories of four lengths (four per-point ε: 6/2, 6/3, 6/5, 6/7)
@@ -148,6 +149,19 @@ def test_per_point_results_are_unchanged(name):
     assert digest == PER_POINT[name]
 
 
+@pytest.mark.parametrize("function, copies", [(frequencies, 1), (baseline_posterior, 2)])
+def test_the_memory_bound_is_the_rows_of_the_distinct_report_epsilon_pairs(function, copies):
+    # EM over 12 POIs: the rows of the distinct (reported POI, ε) pairs (and their weighted copy for the
+    # posterior) and one block fit a budget of exactly channel_bytes; one byte less is refused
+    baseline = _baseline("em", _space())
+    idx = _release(baseline)
+    pairs = sum(np.unique(idx[g.rows]).size for g in epsilon_groups(baseline, OFFSETS))
+    need = channel_bytes(12, pairs, copies)
+    function(idx, baseline, offsets=OFFSETS, memory=need)
+    with pytest.raises(MemoryLimitError, match=f"the law's rows \\({pairs} pairs"):
+        function(idx, baseline, offsets=OFFSETS, memory=need - 1)
+
+
 def _bad_cases():
     space = _space()
     em, lsrr, ngram = (_baseline(name, space) for name in ("em", "lsrr", "ngram"))
@@ -156,9 +170,9 @@ def _bad_cases():
         (em, {}, InputError, need),
         (lsrr, {}, InputError, need),
         (ngram, {}, InputError, need),
-        (em, {"offsets": [0, 3], "memory": "10kB"}, MemoryLimitError,
+        (em, {"offsets": [0, 3], "memory": "1kB"}, MemoryLimitError,
          r"the law's rows \(3 pairs of a reported POI and a per-point epsilon × 12 POIs\) needs at least .* above "
-         r"the budget memory=1e-05 GB"),
+         r"the budget memory=1e-06 GB"),
         (lsrr, {"offsets": [0, 1, 3], "memory": 1000}, MemoryLimitError, r"the law's rows \(3 pairs"),
         (ngram, {"offsets": [0, 1, 3], "memory": "1kB"}, MemoryLimitError,
          r"N-gram's normalisers \(3 pairs of a previous release and a per-point epsilon × 12 POIs\)"),

@@ -74,8 +74,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--memory", default=None, metavar="SIZE",
                    help="budget of the estimator's working memory, e.g. 2GB or 500MB (TraCS-D and "
                         "the Strawman keep their per-row runs when they fit, else recompute them on "
-                        "every EM pass; a grid that cannot fit is refused before any work). With "
-                        "--engine dask: per partition. Default: no budget")
+                        "every EM pass; a grid that cannot fit is refused before any work; a discrete "
+                        "baseline's POI frequencies: N-gram's normalisers and, with ε per trajectory, EM's and "
+                        "L-SRR's rows). With --engine dask: per partition. Default: no budget")
     p.add_argument("--workers", type=workers_arg, default=1, metavar="N",
                    help="threads over chunks of reports (same result for every N; default 1); with "
                         "--engine dask and no --scheduler: local worker processes")
@@ -389,6 +390,7 @@ def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
     import pandas as pd
     import pyproj
 
+    from .._validation import check_memory_budget
     from ..estimate import frequencies
     from . import _discrete
 
@@ -401,10 +403,17 @@ def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
         raise CLIError(f"{'--engine dask' if args.engine != 'local' else '--queries'} goes with a density "
                        f"estimate; {release.name} was released by {entry.name} ({entry.label}), a discrete baseline")
     check_release_path(release)
+    try:
+        memory = check_memory_budget(args.memory)
+    except ValueError as exc:
+        raise CLIError(f"--memory: {exc}") from None
     data, _, offsets, space, baseline, indices = discrete_reports(release, Path(args.pois), "estimate")
     crs = data["crs"]
-    fit = _discrete.estimated(lambda: frequencies(indices, baseline, offsets=offsets), entry, release,
-                              "POI frequencies")
+    try:
+        fit = _discrete.estimated(lambda: frequencies(indices, baseline, offsets=offsets, memory=memory), entry,
+                                  release, "POI frequencies")
+    except MemoryError as exc:
+        raise CLIError(f"--memory: {exc}") from None
     lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(*space.points.T)
     pd.DataFrame({"lat": lat, "lng": lng, "probability": fit.probabilities}).to_csv(output, index=False)
     from .._text import given

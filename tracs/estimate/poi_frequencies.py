@@ -136,9 +136,9 @@ def _channel_rows(baseline, reported, epsilon=None, out=None) -> np.ndarray:
 
 def channel_bytes(m: int, rows: int, copies: int = 1) -> int:
     """Bytes of ``copies`` arrays of ``rows`` likelihood rows over ``m`` POIs (float64) and of one block of
-    the law being built beside them (at most four arrays of ``max(BLOCK, m)`` float64 entries):
-    ``8·copies·rows·m + 32·max(BLOCK, m)``."""
-    return 8 * copies * rows * m + 32 * max(BLOCK, m)
+    the law being built beside them (at most four arrays of ``b = max(min(BLOCK, m²), m)`` float64 entries,
+    :func:`_channel_rows`' block of true POIs): ``8·copies·rows·m + 32·b``."""
+    return 8 * copies * rows * m + 32 * max(min(BLOCK, m * m), m)
 
 
 class GroupedRows:
