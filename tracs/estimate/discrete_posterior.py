@@ -29,9 +29,8 @@ A baseline built with a budget per trajectory (EM, L-SRR, N-gram) releases each 
 its trajectory's per-point ε, public from the trajectory's length (``offsets`` required):
 the reports are grouped by ε (:mod:`tracs.estimate.epsilon_groups`), each group is a block
 of the frequencies' fit under the law at its ε, and each report's posterior is taken under
-its group's law (EM, L-SRR: one row per distinct (report, ε) pair, memory
-:func:`tracs.estimate.poi_frequencies.channel_bytes` with two copies, refused above
-``memory=``; N-gram: normalisers per (previous release, ε)).  ATP's and TP's surrogate does
+its group's law (EM, L-SRR: one row per distinct (report, ε) pair, weighted in place,
+memory :func:`tracs.estimate.poi_frequencies.channel_bytes`, refused above ``memory=``; N-gram: normalisers per (previous release, ε)).  ATP's and TP's surrogate does
 not depend on their budget, so theirs are denoised as above whatever the budget.
 
 Denoising is post-processing of the release and its public parameters: the guarantee
@@ -123,7 +122,7 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mod
     memory : int, str or None
         Budget in bytes or as ``"2GB"`` of N-gram's normalisers
         (:func:`tracs.estimate.ngram_law.normaliser_bytes`) and, for EM and L-SRR built
-        per trajectory, of the law's rows and their weighted copy
+        per trajectory, of the law's rows
         (:func:`tracs.estimate.poi_frequencies.channel_bytes`); above it
         :class:`~tracs.errors.MemoryLimitError`; ``None``: no budget.
     surrogate_epsilon : float, optional
@@ -153,7 +152,7 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mod
         mode, mean = _ngram_posterior(idx, off, baseline, memory, prior, iterations)
         return _picked(rules, lambda: mode, lambda: mean, points, isinstance(rule, tuple))
     if not surrogate and baseline.epsilon is None:  # per trajectory: one row per (report, ε) pair
-        grouped = GroupedRows(idx, baseline, off, memory, copies=2)
+        grouped = GroupedRows(idx, baseline, off, memory)
         rows, inverse, blocks = grouped.rows, grouped.inverse, grouped.blocks
     else:
         ys, inverse, counts = np.unique(idx, return_inverse=True, return_counts=True)
@@ -167,7 +166,7 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mod
         blocks = None if prior is not None else [fitting.DenseBlock(rows, counts.astype(np.float64))]
     if prior is None:  # frequencies(reports, baseline, offsets=offsets, iterations=iterations), from the same rows
         prior = _fit(blocks, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities
-    w = rows * prior
+    w = np.multiply(rows, prior, out=rows)  # the rows are not needed after: weighted in place
     return _picked(rules, lambda: np.argmax(w, axis=1)[inverse],
                    lambda: ((w @ points) / w.sum(axis=1)[:, None])[inverse], points, isinstance(rule, tuple))
 

@@ -134,11 +134,11 @@ def _channel_rows(baseline, reported, epsilon=None, out=None) -> np.ndarray:
     return rows
 
 
-def channel_bytes(m: int, rows: int, copies: int = 1) -> int:
-    """Bytes of ``copies`` arrays of ``rows`` likelihood rows over ``m`` POIs (float64) and of one block of
-    the law being built beside them (at most four arrays of ``b = max(min(BLOCK, m²), m)`` float64 entries,
-    :func:`_channel_rows`' block of true POIs): ``8·copies·rows·m + 32·b``."""
-    return 8 * copies * rows * m + 32 * max(min(BLOCK, m * m), m)
+def channel_bytes(m: int, rows: int) -> int:
+    """Bytes of ``rows`` likelihood rows over ``m`` POIs (float64) and of one block of the law being built
+    beside them (at most four arrays of ``b = max(min(BLOCK, m²), m)`` float64 entries,
+    :func:`_channel_rows`' block of true POIs): ``8·rows·m + 32·b``."""
+    return 8 * rows * m + 32 * max(min(BLOCK, m * m), m)
 
 
 class GroupedRows:
@@ -155,11 +155,8 @@ class GroupedRows:
     off : numpy.ndarray
         Trajectory offsets (validated).
     memory : int or None
-        Budget in bytes (:func:`channel_bytes` of the distinct (report, ε) pairs and ``copies``);
-        refused above it before any row is computed.
-    copies : int
-        Arrays of the rows' size the caller keeps alive (the posterior: 2, the rows and their
-        weighted copy).
+        Budget in bytes (:func:`channel_bytes` of the distinct (report, ε) pairs); refused above it
+        before any row is computed.
 
     Attributes
     ----------
@@ -171,12 +168,12 @@ class GroupedRows:
         One block of the frequencies' fit per group (views of ``rows``, weighted by the counts).
     """
 
-    def __init__(self, idx, baseline, off, memory=None, copies=1):
+    def __init__(self, idx, baseline, off, memory=None):
         m = len(baseline.poi_space)
         groups = epsilon_groups(baseline, off)
         distinct = [np.unique(idx[g.rows], return_inverse=True, return_counts=True) for g in groups]
         pairs = sum(len(ys) for ys, _, _ in distinct)
-        refuse_above(channel_bytes(m, pairs, copies), memory,
+        refuse_above(channel_bytes(m, pairs), memory,
                      f"the law's rows ({pairs:,} pairs of a reported POI and a per-point epsilon × {m:,} POIs)")
         self.rows = np.empty((pairs, m))
         self.inverse = np.empty(len(idx), dtype=np.intp)
