@@ -176,14 +176,12 @@ def _ngram_posterior(idx, off, baseline, memory, prior, iterations):
     per-point ε for a baseline built per trajectory (one law per ε, one fit of ``π`` over them all)."""
     m = len(baseline.poi_space)
     if baseline.epsilon is not None:
-        law = NGramLaw(idx, off, baseline, memory)
-        pi = _fit([law], np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities \
-            if prior is None else prior
-        return law.posterior(pi)
-    groups = epsilon_groups(baseline, off)
-    laws = ngram_laws(idx, off, baseline, groups, memory)
+        laws, parts = [NGramLaw(idx, off, baseline, memory)], [slice(None)]
+    else:
+        groups = epsilon_groups(baseline, off)
+        laws, parts = ngram_laws(idx, off, baseline, groups, memory), [g.rows for g in groups]
     pi = _fit(laws, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities if prior is None else prior
     mode, mean = np.empty(len(idx), dtype=np.int64), np.empty((len(idx), 2))
-    for g, law in zip(groups, laws):
-        mode[g.rows], mean[g.rows] = law.posterior(pi)
+    for part, law in zip(parts, laws):
+        mode[part], mean[part] = law.posterior(pi)
     return mode, mean
