@@ -60,6 +60,25 @@ def releases(files):
     return {m: _perturb(files, m, f"rel_{m}.csv") for m in ("em", "lsrr", "ngram", "atp")}
 
 
+@pytest.fixture(scope="module")
+def per_trajectory(files):
+    """Releases with ε = 20 per trajectory of the check-ins cut to 12, 7 and 4 points a user (three per-point
+    ε: 20/12, 20/7, 5), by method."""
+    from tracs.cli import main
+
+    checkins, pois = files
+    rows = pd.read_csv(checkins, dtype=str)
+    keep = rows.groupby("uid", sort=False).cumcount() < rows["uid"].map({"007": 12, "12": 7, "a-3": 4})
+    cut = checkins.with_name("checkins_cut.csv")
+    rows[keep].to_csv(cut, index=False)
+    out = {}
+    for method in ("em", "lsrr", "ngram", "atp"):
+        out[method] = checkins.with_name(f"rel_{method}_traj.csv")
+        assert main(["perturb", str(cut), "-o", str(out[method]), "-m", method, "-e", "20", "--per-trajectory",
+                     "--region", "tky", "--pois", str(pois), "--seed", "1", "-q"]) == 0
+    return out
+
+
 def _library(release, pois):
     """The baseline rebuilt from the release's sidecar on the POIs (the library's own path), and the
     released points in metres in file order."""
@@ -164,15 +183,19 @@ def test_synthesize_with_pois_fits_the_binned_posterior_modes(cli, files, releas
 
 
 @pytest.mark.parametrize("method", ["em", "lsrr", "ngram"])
-def test_estimate_writes_the_poi_frequencies(cli, files, releases, method, tmp_path):
+@pytest.mark.parametrize("budget, said", [("point", "at ε = 2: 36 reports, 20 POIs"),
+                                          ("trajectory", "at ε = 20 per trajectory: 23 reports, 20 POIs")])
+def test_estimate_writes_the_poi_frequencies(cli, files, releases, per_trajectory, method, budget, said, tmp_path):
+    """Per point, and per trajectory (every report at its trajectory's per-point ε, three of them): the
+    library's frequencies of the rebuilt baseline."""
     from tracs.estimate import frequencies
     from tracs.cli.estimate import _read_frame, _release_points
 
-    release, pois = releases[method], files[1]
+    release, pois = (releases if budget == "point" else per_trajectory)[method], files[1]
     out = tmp_path / "freq.csv"
     result = cli("estimate", release, "--pois", pois, "-o", out)
     assert result.returncode == 0, result.stderr
-    assert "36 reports, 20 POIs" in result.stdout
+    assert f"{method} {said}" in result.stdout
     table = pd.read_csv(out)
     assert list(table.columns) == ["lat", "lng", "probability"] and len(table) == 20
     assert table["probability"].sum() == pytest.approx(1.0, abs=1e-9)
@@ -249,13 +272,80 @@ def test_pois_refused_for_a_perturber_release(cli, files, tmp_path, command, opt
     assert result.returncode == 1 and fragment in result.stderr
 
 
-def test_a_release_per_trajectory_is_refused_with_its_method(cli, files, tmp_path):
-    """EM released with ε per trajectory: its per-point ε differs by trajectory; the posterior is refused
-    with the method's name (the library's reason follows)."""
-    release = _perturb(files, "em", "rel_em_traj.csv", "--per-trajectory")
-    result = cli("denoise", release, "--pois", files[1], "-o", tmp_path / "den.csv")
+def _file_offsets(raw) -> np.ndarray:
+    keys = (raw["uid"] + "\x00" + raw["trajectory"]).to_numpy()  # one trajectory per run of rows
+    return np.r_[0, np.flatnonzero(keys[1:] != keys[:-1]) + 1, len(keys)]
+
+
+@pytest.mark.parametrize("method", ["em", "lsrr", "ngram", "atp"])
+def test_a_release_per_trajectory_is_denoised_at_every_reports_epsilon(cli, files, per_trajectory, method, tmp_path):
+    """EM, L-SRR, N-gram and ATP released with ε per trajectory: every report's per-point ε is its
+    trajectory's budget over its length; the output has the release's rows, columns and ids, every point a
+    POI, the library's baseline_posterior of the rebuilt (per-trajectory) baseline."""
+    import pyproj
+
+    from tracs.estimate import baseline_posterior
+
+    release, pois = per_trajectory[method], files[1]
+    out = tmp_path / "den.csv"
+    result = cli("denoise", release, "--pois", pois, "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert f"{method} at ε = 20 per trajectory: 23 points denoised onto 20 POIs" in result.stdout
+    raw, den = pd.read_csv(release, dtype=str), pd.read_csv(out, dtype=str)
+    assert raw["epsilon_point"].astype(float).round(9).nunique() == 3
+    kept = [c for c in raw.columns if c not in ("lat", "lng")]
+    pd.testing.assert_frame_equal(den[kept], raw[kept])
+    assert list(den["uid"].unique()) == list(USERS)
+    assert _at_pois(den, pois).max() < 1e-9
+    baseline, points, crs = _library(release, pois)
+    assert baseline.epsilon is None and baseline.epsilon_per_trajectory == 20
+    picked = baseline_posterior(points, baseline, offsets=_file_offsets(raw))
+    lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(*baseline.poi_space.points[picked].T)
+    np.testing.assert_allclose(den["lat"].astype(float), lat, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(den["lng"].astype(float), lng, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("method, what", [
+    ("em", "the law's rows ("),
+    ("ngram", "N-gram's normalisers (")])
+def test_the_poi_frequencies_are_refused_above_the_memory_budget(cli, files, per_trajectory, method, what, tmp_path):
+    result = cli("estimate", per_trajectory[method], "--pois", files[1], "-o", tmp_path / "freq.csv", "--memory", "10kB")
     assert result.returncode == 1
-    assert "tracs denoise: error: no posterior for the EM (em) release rel_em_traj.csv: " in result.stderr
+    assert f"tracs estimate: error: --memory: {what}" in result.stderr
+    assert "per-point epsilon × 20 POIs) needs at least " in result.stderr
+    assert "above the budget memory=1e-05 GB" in result.stderr
+
+
+@pytest.mark.parametrize("method", ["em", "ngram", "atp"])
+def test_a_release_per_trajectory_is_synthesized_from_its_posterior_modes(cli, files, per_trajectory, method,
+                                                                          tmp_path):
+    out = tmp_path / "syn.csv"
+    result = cli("synthesize", per_trajectory[method], "-n", 4, "-o", out, "--seed", 2, "--grid", 5,
+                 "--pois", files[1])
+    assert result.returncode == 0, result.stderr
+    assert "(binned posterior modes)" in result.stdout
+    assert read_release(out)["uid"].nunique() == 4
+
+
+@pytest.mark.parametrize("command", ["denoise", "estimate", "synthesize"])
+def test_a_release_per_trajectory_whose_trajectories_were_cut_is_refused(cli, files, per_trajectory, command,
+                                                                         tmp_path):
+    """The last 3 of user 007's 12 rows made a trajectory of their own, in a release whose sidecar records no
+    digest of its rows (an older tracs): their per-point ε would be 20/3, not the 20/12 written."""
+    raw = pd.read_csv(per_trajectory["em"], dtype=str)
+    raw.loc[9:11, "trajectory"] = "1"
+    release = tmp_path / "rel_cut.csv"
+    raw.to_csv(release, index=False)
+    data = json.loads(sidecar_path(per_trajectory["em"]).read_text())
+    del data["rows_sha256"]
+    sidecar_path(release).write_text(json.dumps(data))
+    options = {"denoise": ("-o", tmp_path / "den.csv"), "estimate": ("-o", tmp_path / "freq.csv"),
+               "synthesize": ("-n", 2, "-o", tmp_path / "syn.csv")}[command]
+    result = cli(command, release, "--pois", files[1], *options)
+    assert result.returncode == 1
+    assert (f"tracs {command}: error: 12 of the 23 points of rel_cut.csv have an epsilon_point other than the budget "
+            "per trajectory over their trajectory's length (lines 2, 3, 4, 5, 6, … (7 more)): its trajectories are "
+            "not those it was released with") in result.stderr
 
 
 def test_pois_of_the_box_outside_the_region_move_onto_it_as_perturb_moved_them(cli, files, tmp_path):

@@ -121,7 +121,8 @@ def _bad_cases():
     return [
         (NGram(space, 1.0), {}, InputError, "N-gram needs offsets: each report's candidates follow the previous"),
         (LSRR(space, 1.5, grouping="thresholds"), {}, InputTypeError, "baseline must be a registered baseline"),
-        (LSRR(space, epsilon_per_trajectory=4.0), {}, InputError, "needs a per-point epsilon"),
+        (LSRR(space, epsilon_per_trajectory=4.0), {}, InputError,
+         "a baseline built with a budget per trajectory needs offsets"),
         (lsrr, {"prior": np.ones(29)}, InputError, r"prior must have one weight per POI \(30\), got shape \(29,\)"),
         (lsrr, {"prior": -np.ones(30)}, InputError, "prior must be finite, non-negative and not all zero"),
         (lsrr, {"prior": np.zeros(30)}, InputError, "prior must be finite, non-negative and not all zero"),

@@ -158,8 +158,8 @@ def _bad_cases():
     return [
         (ngram, np.array([0, 1, 2]), {}, InputError,
          "N-gram needs offsets: each report's candidates follow the previous report"),
-        (NGram(space, epsilon_per_trajectory=4.0), np.array([0, 1, 2]), {"offsets": [0, 3]}, InputError,
-         r"needs a per-point epsilon \(the baseline was built per trajectory\)"),
+        (NGram(space, epsilon_per_trajectory=4.0, theta=200.0), outside, {"offsets": [0, 2]}, InputError,
+         r"report 1 lies farther than theta \(200 m\) from the previous report of its trajectory"),
         (ngram, np.array([0, 1, 2]), {"offsets": [0, 3], "prior": np.ones(29)}, InputError,
          r"prior must have one weight per POI \(30\), got shape \(29,\)"),
         (atp, np.array([0, 1, 2]), {"prior": np.ones((30, 1))}, InputError,

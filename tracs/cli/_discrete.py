@@ -11,6 +11,11 @@ point is one of the POIs and call the library's estimators on the POI indices:
 :func:`tracs.estimate.baseline_posterior` (every report's posterior POI) and
 :func:`tracs.estimate.frequencies` (the POI frequencies).  A method the library
 cannot estimate from yet is refused with its name, by the library's own check.
+
+A release made with a budget per trajectory is estimated as the library does: every
+report at its trajectory's per-point ε (the budget over the trajectory's length, from the
+release's trajectories), which must be the release's own ``epsilon_point`` column
+(:func:`check_point_epsilons`: a trajectory cut or joined after the release is refused).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._text import significant, whole
+from .._text import given, significant, whole
 from ..errors import InputError, InputTypeError
 from ..methods import get
 from ._common import CLIError
@@ -120,6 +125,33 @@ def on_pois(release: Path, pois: Path, data: dict, points: np.ndarray, rows: np.
     space = poi_space(pois, data, command, release)
     baseline = perturber_from_sidecar(data, poi_space=space)
     return space, baseline, report_indices(points, space, rows, release)
+
+
+def budget(data: dict) -> str:
+    """The release's budget in words: ``ε = 2``, or ``ε = 20 per trajectory``."""
+    return f"ε = {given(data['epsilon'])}" + (" per trajectory" if data.get("per_trajectory") else "")
+
+
+def check_point_epsilons(baseline, offsets, frame, release: Path) -> None:
+    """Refuse a release made with a budget per trajectory whose ``epsilon_point`` column (``frame``: its
+    rows in trajectory order) is not every report's per-point ε from its trajectory's length, as the
+    estimators take it (the rows of a trajectory cut or joined after the release)."""
+    if baseline.epsilon is not None or "epsilon_point" not in frame.columns:
+        return
+    lengths = np.diff(offsets)
+    want = np.repeat(baseline.epsilon_per_point(lengths), lengths)
+    try:
+        written = np.asarray(frame["epsilon_point"].to_numpy(), dtype=np.float64)
+    except ValueError:  # not numbers: the release's reading names its columns
+        return
+    bad = ~np.isclose(written, want, rtol=1e-9, atol=0)
+    if bad.any():
+        where = np.sort(frame.index.to_numpy()[bad])
+        text = release.suffix.lower() in (".csv", ".tsv", ".txt")
+        raise CLIError(f"{whole(int(bad.sum()))} of the {whole(len(want))} points of {release.name} have an "
+                       f"epsilon_point other than the budget per trajectory over their trajectory's length "
+                       f"({'lines' if text else 'rows'} {_lines(where, 2 if text else 1)}): its trajectories "
+                       "are not those it was released with")
 
 
 def report_indices(points: np.ndarray, space, rows: np.ndarray, release: Path) -> np.ndarray:

@@ -30,8 +30,10 @@ are POIs) needs --pois, the POI file given to 'tracs perturb' (its POI space mus
 the digest the sidecar records, pois_sha256; every released point must be one of its
 POIs), and is denoised per point: the prior is the POI
 frequencies estimated from the release, the method's exact law gives every report's
-posterior over the POIs (tracs.estimate.baseline_posterior; --grid is not used);
-a method the posterior does not take yet is refused with its name.  The output
+posterior over the POIs (tracs.estimate.baseline_posterior; --grid is not used),
+with ε per trajectory at every report's per-point ε (the budget over its trajectory's
+length, which must be the release's epsilon_point); a method the posterior does not take
+yet is refused with its name.  The output
 has the release's rows and columns in file order (ids and ε as the release writes
 them), lat/lng replaced, and a column 'denoised' saying how every point was made
 ("posterior mean", "smoothed", "posterior mode at a POI", ...); no sidecar is
@@ -98,19 +100,25 @@ def _read_pois(path: Path, crs, region) -> np.ndarray:
     return pois
 
 
-def _epsilon_as_written(frame):
-    """The release's ε columns as written: whole numbers stay whole (``222``, not ``222.0``)."""
+def _epsilon_as_written(frame, text: bool):
+    """The release's ε columns as written: whole numbers stay whole (``222``, not ``222.0``); in a text
+    file also beside other values (a budget per trajectory: ``5`` and ``1.6666666666666667``)."""
     for column in ("epsilon_point", "epsilon_trajectory"):
         if column in frame.columns and frame[column].dtype.kind == "f":
             values = frame[column].to_numpy()
-            if np.all(np.isfinite(values) & (values == np.round(values))):
+            whole = np.isfinite(values) & (values == np.round(values))
+            if whole.all():
                 frame[column] = values.astype(np.int64)
+            elif text and whole.any():
+                mixed = values.astype(object)
+                mixed[whole] = values[whole].astype(np.int64).astype(object)
+                frame[column] = mixed
     return frame
 
 
 def _write(frame, output: Path) -> None:
     """The denoised rows in file order, ε as written, in the output's format."""
-    frame = _epsilon_as_written(frame.sort_index())  # back to file order
+    frame = _epsilon_as_written(frame.sort_index(), output.suffix.lower() != ".parquet")  # back to file order
     if output.suffix.lower() == ".parquet":
         frame.to_parquet(output, index=False)
     else:
@@ -141,9 +149,9 @@ def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
     picked = _discrete.posterior(indices, offsets, baseline, entry, release, rule)
     lat, lng = _to_wgs84(space.points[picked], data["crs"])
     _write(frame.assign(lat=lat, lng=lng, denoised=AT_POIS[rule]), output)
-    from .._text import given, whole
+    from .._text import whole
 
-    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(indices))} points denoised onto "
+    print(f"{data['method']} at {_discrete.budget(data)}: {whole(len(indices))} points denoised onto "
           f"{whole(len(space))} POIs ({rule} of the posterior, the POI frequencies of the release the prior) "
           f"-> {output}")
     return 0

@@ -36,6 +36,8 @@ POIs) needs --pois FILE, the public POIs given to 'tracs perturb' (refused when 
 space is not the one whose digest the sidecar records, pois_sha256): the output is a .csv
 of the estimated share of true points at every POI (lat, lng, probability; EM over the
 method's exact report law, tracs.estimate.frequencies); ATP and TP have no estimator.
+A release with ε per trajectory is estimated at every report's per-point ε (the budget
+over its trajectory's length, which must be the release's epsilon_point).
 """
 
 
@@ -72,8 +74,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--memory", default=None, metavar="SIZE",
                    help="budget of the estimator's working memory, e.g. 2GB or 500MB (TraCS-D and "
                         "the Strawman keep their per-row runs when they fit, else recompute them on "
-                        "every EM pass; a grid that cannot fit is refused before any work). With "
-                        "--engine dask: per partition. Default: no budget")
+                        "every EM pass; a grid that cannot fit is refused before any work; a discrete "
+                        "baseline's POI frequencies: N-gram's normalisers and, with ε per trajectory, EM's and "
+                        "L-SRR's rows). With --engine dask: per partition. Default: no budget")
     p.add_argument("--workers", type=workers_arg, default=1, metavar="N",
                    help="threads over chunks of reports (same result for every N; default 1); with "
                         "--engine dask and no --scheduler: local worker processes")
@@ -370,13 +373,15 @@ def discrete_reports(release: Path, pois: Path, command: str):
     """A discrete baseline's release read with its parameters, checked against its rows, and the POIs of
     ``pois``: ``(data, rows, offsets, space, baseline, indices)``, the rows in trajectory order (their
     index: their positions in the file) and every report's POI index (:func:`tracs.cli._discrete.on_pois`)."""
-    from ._discrete import on_pois
+    from ._discrete import check_point_epsilons, on_pois
 
     frame = _read_frame(release)
     data = release_parameters(release, frame, command)
     warn_data_derived(command, data)
     points, offsets, rows = _release_points(frame, _metric_crs(data, release))
-    return (data, rows, offsets, *on_pois(release, pois, data, points, rows.index.to_numpy(), command))
+    space, baseline, indices = on_pois(release, pois, data, points, rows.index.to_numpy(), command)
+    check_point_epsilons(baseline, offsets, rows, release)
+    return data, rows, offsets, space, baseline, indices
 
 
 def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
@@ -385,6 +390,7 @@ def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
     import pandas as pd
     import pyproj
 
+    from .._validation import check_memory_budget
     from ..estimate import frequencies
     from . import _discrete
 
@@ -397,14 +403,21 @@ def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
         raise CLIError(f"{'--engine dask' if args.engine != 'local' else '--queries'} goes with a density "
                        f"estimate; {release.name} was released by {entry.name} ({entry.label}), a discrete baseline")
     check_release_path(release)
+    try:
+        memory = check_memory_budget(args.memory)
+    except ValueError as exc:
+        raise CLIError(f"--memory: {exc}") from None
     data, _, offsets, space, baseline, indices = discrete_reports(release, Path(args.pois), "estimate")
     crs = data["crs"]
-    fit = _discrete.estimated(lambda: frequencies(indices, baseline, offsets=offsets), entry, release,
-                              "POI frequencies")
+    try:
+        fit = _discrete.estimated(lambda: frequencies(indices, baseline, offsets=offsets, memory=memory), entry,
+                                  release, "POI frequencies")
+    except MemoryError as exc:
+        raise CLIError(f"--memory: {exc}") from None
     lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(*space.points.T)
     pd.DataFrame({"lat": lat, "lng": lng, "probability": fit.probabilities}).to_csv(output, index=False)
     from .._text import given
 
-    print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(len(indices))} reports, {whole(len(space))} "
+    print(f"{data['method']} at {_discrete.budget(data)}: {whole(len(indices))} reports, {whole(len(space))} "
           f"POIs, {whole(fit.iterations)} EM passes -> {output}")
     return 0

@@ -22,7 +22,8 @@ binned: without --pois its released POIs as they are (a note says so: deconvolvi
 needs the POI space); with --pois FILE (the public POIs given to 'tracs perturb', refused
 when its POI space is not the one whose digest the sidecar records, pois_sha256) every
 report is first replaced by its posterior mode POI (tracs.estimate.baseline_posterior,
-the release's POI frequencies the prior, as 'tracs denoise --pois' does) and the model is
+the release's POI frequencies the prior, as 'tracs denoise --pois' does, with ε per
+trajectory at every report's per-point ε) and the model is
 fitted on these denoised POIs, a plug-in of the posterior for the true points.  Reading
 the release is post-processing: no privacy is spent.  The model depends on all
 users' reports; the output depends on the seed only through --seed.
@@ -121,6 +122,7 @@ def _discrete_model(args, release: Path, frame, data: dict, entry):
     else:
         space, baseline, indices = _discrete.on_pois(release, Path(args.pois), data, points,
                                                      rows.index.to_numpy(), "synthesize")
+        _discrete.check_point_epsilons(baseline, offsets, rows, release)
         mode = _discrete.posterior(indices, offsets, baseline, entry, release, "mode")
         points, how = space.points[mode], "binned posterior modes"
     model = binned_mobility_model(points, data["region"], offsets=offsets, grid=args.grid, crs=data["crs"])

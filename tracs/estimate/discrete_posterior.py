@@ -25,6 +25,14 @@ the posterior **mean** (``rule="mean"``), as for the perturbers' reports
   under it (:mod:`tracs.estimate.surrogate_law`).  ``offsets`` are optional: they only
   shape the folds.
 
+A baseline built with a budget per trajectory (EM, L-SRR, N-gram) releases each report at
+its trajectory's per-point ε, public from the trajectory's length (``offsets`` required):
+the reports are grouped by ε (:mod:`tracs.estimate.epsilon_groups`), each group is a block
+of the frequencies' fit under the law at its ε, and each report's posterior is taken under
+its group's law (EM, L-SRR: one row per distinct (report, ε) pair, weighted in place,
+memory :func:`tracs.estimate.poi_frequencies.channel_bytes`, refused above ``memory=``; N-gram: normalisers per (previous release, ε)).  ATP's and TP's surrogate does
+not depend on their budget, so theirs are denoised as above whatever the budget.
+
 Denoising is post-processing of the release and its public parameters: the guarantee
 is unchanged.
 """
@@ -38,8 +46,9 @@ from .._validation import check_memory_budget
 from ..baselines import TP, NGram
 from ..errors import InputError
 from . import expectation_maximisation as fitting
-from .ngram_law import NGramLaw
-from .poi_frequencies import _channel_rows, _check_baseline, _fit, _indices, check_offsets
+from .epsilon_groups import check_per_trajectory_offsets, epsilon_groups
+from .ngram_law import NGramLaw, ngram_laws
+from .poi_frequencies import GroupedRows, _channel_rows, _check_baseline, _fit, _indices, check_offsets
 from .poi_posterior import RULES
 from .surrogate_law import surrogate_channel, surrogate_fit
 
@@ -93,11 +102,13 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mod
     reports : array_like
         Released POI indices (N,), or released POI coordinates (N, 2).
     baseline : ExponentialMechanism, LSRR, NGram, ATP or TP
-        The public baseline that released them; EM, L-SRR and N-gram with a per-point ε.
+        The public baseline that released them (a budget per point or per trajectory).
     offsets : array_like of int, optional
         Trajectory boundaries: required for N-gram (each report's candidates follow the
-        previous report of its trajectory); ATP / TP: the folds of the surrogate's choice;
-        otherwise only checked (every report is denoised alone).
+        previous report of its trajectory) and for EM, L-SRR and N-gram built with a
+        budget per trajectory (each report's per-point ε follows from its trajectory's
+        length); ATP / TP: the folds of the surrogate's choice; otherwise only checked
+        (every report is denoised alone).
     prior : array_like, shape (P,), optional
         Weights of the true POIs (normalised here); default the POI frequencies
         estimated from the reports (:func:`tracs.estimate.frequencies`; ATP / TP: fitted
@@ -109,9 +120,11 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mod
         Without ``prior``: the most EM passes of the frequencies (their safeguard by
         default; ATP / TP: of each candidate's fit).
     memory : int, str or None
-        N-gram: budget of its normalisers, in bytes or as ``"2GB"``
-        (:func:`tracs.estimate.ngram_law.normaliser_bytes`; above it
-        :class:`~tracs.errors.MemoryLimitError`); ``None``: no budget.
+        Budget in bytes or as ``"2GB"`` of N-gram's normalisers
+        (:func:`tracs.estimate.ngram_law.normaliser_bytes`) and, for EM and L-SRR built
+        per trajectory, of the law's rows
+        (:func:`tracs.estimate.poi_frequencies.channel_bytes`); above it
+        :class:`~tracs.errors.MemoryLimitError`; ``None``: no budget.
     surrogate_epsilon : float, optional
         ATP / TP: the surrogate's ``ε̃`` (default chosen from the release,
         :func:`tracs.estimate.surrogate_law.surrogate_fit`).
@@ -124,8 +137,7 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mod
     surrogate = isinstance(baseline, TP)
     if not surrogate:
         _check_baseline(baseline)
-        if baseline.epsilon is None:
-            raise InputError("the posterior needs a per-point epsilon (the baseline was built per trajectory)")
+        check_per_trajectory_offsets(baseline, offsets)
     rules = _check_rule(rule)
     surrogate_epsilon = _check_surrogate(surrogate_epsilon, baseline)
     memory = check_memory_budget(memory)
@@ -137,21 +149,39 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mod
     if prior is not None:
         prior = _check_prior(prior, m)
     if isinstance(baseline, NGram):
-        law = NGramLaw(idx, off, baseline, memory)
-        pi = _fit(law, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities \
-            if prior is None else prior
-        mode, mean = law.posterior(pi)
+        mode, mean = _ngram_posterior(idx, off, baseline, memory, prior, iterations)
         return _picked(rules, lambda: mode, lambda: mean, points, isinstance(rule, tuple))
-    ys, inverse, counts = np.unique(idx, return_inverse=True, return_counts=True)
-    channel = baseline
-    if surrogate:  # the exponential mechanism at ε̃ (given, or chosen from the release), π fitted below
-        if surrogate_epsilon is None:
-            surrogate_epsilon = surrogate_fit(idx, baseline.poi_space, off, prior=prior, iterations=iterations).epsilon
-        channel = surrogate_channel(baseline.poi_space, surrogate_epsilon)
-    rows = _channel_rows(channel, ys)  # [distinct report y, true POI x]: P(y | x)
-    if prior is None:  # frequencies(reports, baseline, iterations=iterations), from the same rows
-        block = fitting.DenseBlock(rows, counts.astype(np.float64))
-        prior = _fit(block, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities
-    w = rows * prior
+    if not surrogate and baseline.epsilon is None:  # per trajectory: one row per (report, ε) pair
+        grouped = GroupedRows(idx, baseline, off, memory)
+        rows, inverse, blocks = grouped.rows, grouped.inverse, grouped.blocks
+    else:
+        ys, inverse, counts = np.unique(idx, return_inverse=True, return_counts=True)
+        channel = baseline
+        if surrogate:  # the exponential mechanism at ε̃ (given, or chosen from the release), π fitted below
+            if surrogate_epsilon is None:
+                surrogate_epsilon = surrogate_fit(idx, baseline.poi_space, off, prior=prior,
+                                                  iterations=iterations).epsilon
+            channel = surrogate_channel(baseline.poi_space, surrogate_epsilon)
+        rows = _channel_rows(channel, ys)  # [distinct report y, true POI x]: P(y | x)
+        blocks = None if prior is not None else [fitting.DenseBlock(rows, counts.astype(np.float64))]
+    if prior is None:  # frequencies(reports, baseline, offsets=offsets, iterations=iterations), from the same rows
+        prior = _fit(blocks, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities
+    w = np.multiply(rows, prior, out=rows)  # the rows are not needed after: weighted in place
     return _picked(rules, lambda: np.argmax(w, axis=1)[inverse],
                    lambda: ((w @ points) / w.sum(axis=1)[:, None])[inverse], points, isinstance(rule, tuple))
+
+
+def _ngram_posterior(idx, off, baseline, memory, prior, iterations):
+    """``(mode, mean)`` of every N-gram report: under its law at the per-point ε, or at its trajectory's
+    per-point ε for a baseline built per trajectory (one law per ε, one fit of ``π`` over them all)."""
+    m = len(baseline.poi_space)
+    if baseline.epsilon is not None:
+        laws, parts = [NGramLaw(idx, off, baseline, memory)], [slice(None)]
+    else:
+        groups = epsilon_groups(baseline, off)
+        laws, parts = ngram_laws(idx, off, baseline, groups, memory), [g.rows for g in groups]
+    pi = _fit(laws, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities if prior is None else prior
+    mode, mean = np.empty(len(idx), dtype=np.int64), np.empty((len(idx), 2))
+    for part, law in zip(parts, laws):
+        mode[part], mean[part] = law.posterior(pi)
+    return mode, mean

@@ -23,6 +23,10 @@ never a (reports × POIs) matrix): the E-step and M-step of the POI frequencies
 (``predict_and_back``, the interface of :mod:`tracs.estimate.expectation_maximisation`'s
 blocks) and the posterior's mode and mean (:mod:`tracs.estimate.poi_posterior`'s
 kernel), each ``O(pairs × m)``.
+
+A baseline built with a budget per trajectory releases each trajectory at its own
+per-point ε: :func:`ngram_laws` builds one law per distinct ε (its normalisers per
+(previous release, ε)), all refused together above the budget.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from ..errors import InputError
 from .memory import refuse_above
 from .poi_posterior import _posterior_stats
 
-__all__ = ["BLOCK", "NGramLaw", "normaliser_bytes"]
+__all__ = ["BLOCK", "NGramLaw", "ngram_laws", "normaliser_bytes"]
 
 #: entries of one block of the kernel ``K`` (true POIs × POIs) and of the candidates' indicators
 #: (POIs × previous releases) computed at once
@@ -160,9 +164,12 @@ class NGramLaw:
     off : numpy.ndarray
         Trajectory offsets.
     baseline : NGram
-        The public baseline (per-point ε).
+        The public baseline.
     memory : int or None
         Budget in bytes of the normalisers (:func:`normaliser_bytes`); ``None``: none.
+    epsilon : float, optional
+        The reports' per-point ε (default the baseline's: a baseline built per trajectory
+        gives it for each group of reports, :func:`ngram_laws`).
 
     Attributes
     ----------
@@ -172,7 +179,7 @@ class NGramLaw:
         The pair of every report.
     """
 
-    def __init__(self, idx, off, baseline, memory=None):
+    def __init__(self, idx, off, baseline, memory=None, epsilon=None):
         space = baseline.poi_space
         points = space.points
         m = len(points)
@@ -187,7 +194,7 @@ class NGramLaw:
         if outside.size:  # P(y | x, p) = 0 for every x: C_p always holds p, so it is never empty
             raise InputError(f"report {outside[0]} lies farther than theta ({baseline.theta:g} m) from the previous "
                              "report of its trajectory: not a release of this N-gram")
-        self.scale = float(baseline.epsilon) / (2.0 * space.diameter)
+        self.scale = float(baseline.epsilon if epsilon is None else epsilon) / (2.0 * space.diameter)
         self.xs, self.ys = np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1])
         pairs, self.inverse, counts = np.unique(idx.astype(np.int64) * len(centres) + column, return_inverse=True,
                                                 return_counts=True)
@@ -211,6 +218,20 @@ class NGramLaw:
         _posterior(self.xs, self.ys, self.scale, self.report, self.column, self.inverse_z,
                    np.ascontiguousarray(prior, dtype=np.float64).reshape(1, m), np.zeros(m), mode, mean, evidence)
         return mode[self.inverse], mean[self.inverse]
+
+
+def ngram_laws(idx, off, baseline, groups, memory=None) -> list:
+    """The law of every group of reports at one per-point ε (:func:`tracs.estimate.epsilon_groups.epsilon_groups`)
+    of a baseline built per trajectory: one :class:`NGramLaw` each, whose normalisers are per (previous
+    release, ε).  Memory: :func:`normaliser_bytes` of the sum over the groups of their distinct previous
+    releases, every group's normalisers being alive together in the frequencies' fit; refused above
+    ``memory`` before any is computed."""
+    m = len(baseline.poi_space)
+    prev = previous_releases(idx, off)
+    count = sum(int(np.unique(prev[g.rows]).size) for g in groups)
+    refuse_above(normaliser_bytes(m, count), memory,
+                 f"N-gram's normalisers ({count:,} pairs of a previous release and a per-point epsilon × {m:,} POIs)")
+    return [NGramLaw(idx[g.rows], g.offsets, baseline, None, g.epsilon) for g in groups]
 
 
 key_on_sources(globals())

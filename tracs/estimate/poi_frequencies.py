@@ -9,6 +9,14 @@ previous *released* POI (public), so each report has its own likelihood
 previous release) pairs with the normalisers of every previous release computed once
 (:mod:`tracs.estimate.ngram_law`), never a (reports × POIs) matrix.  The stopping rule
 is that of :mod:`tracs.estimate.expectation_maximisation`.
+
+A baseline built with a budget per trajectory releases each report at its trajectory's
+per-point ε (public: the budget over the trajectory's length), so the reports are grouped
+by ε (:mod:`tracs.estimate.epsilon_groups`; ``offsets`` required) and every group is one
+block of the same fit, under the law at its ε: EM and L-SRR the rows of the distinct
+reported POIs of the group (memory: :func:`channel_bytes` of the distinct (report, ε)
+pairs), N-gram the normalisers per (previous release, ε)
+(:func:`tracs.estimate.ngram_law.ngram_laws`); both refused above ``memory=``.
 """
 
 from __future__ import annotations
@@ -23,9 +31,11 @@ from ..trajectory_batch import batch_arrays
 from . import expectation_maximisation as fitting
 from ..errors import InputError, InputTypeError
 from ..methods import BASELINE, method_of, view
-from .ngram_law import NGramLaw
+from .epsilon_groups import check_per_trajectory_offsets, epsilon_groups
+from .memory import refuse_above
+from .ngram_law import NGramLaw, ngram_laws
 
-__all__ = ["Frequencies", "frequencies", "BLOCK"]
+__all__ = ["Frequencies", "frequencies", "BLOCK", "channel_bytes"]
 
 #: entries (true POIs × POIs) of the baseline's law computed at once
 BLOCK = 1 << 22
@@ -68,17 +78,19 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
         Released POI indices (N,), or released POI coordinates (N, 2) (a batch brings
         its offsets).
     baseline : a registered baseline whose entry names the ``"frequencies"`` estimator
-        The public baseline (POI space, per-point ε): ExponentialMechanism,
-        NGram, or LSRR with fixed groups.
+        The public baseline (POI space, budget per point or per trajectory):
+        ExponentialMechanism, NGram, or LSRR with fixed groups.
     offsets : array_like of int, optional
         Trajectory boundaries; required for N-gram (previous releases are public
-        and shape the candidate set).
+        and shape the candidate set) and for a baseline built with a budget per
+        trajectory (each report's per-point ε follows from its trajectory's length).
     tol, iterations
         Stopping rule and safeguard of EM.
     memory : int, str or None
-        N-gram: budget of its normalisers, in bytes or as ``"2GB"``
-        (:func:`tracs.estimate.ngram_law.normaliser_bytes`; refused above it with
-        :class:`~tracs.errors.MemoryLimitError`); ``None``: no budget.
+        Budget in bytes or as ``"2GB"`` of N-gram's normalisers
+        (:func:`tracs.estimate.ngram_law.normaliser_bytes`) and, for EM and L-SRR built
+        per trajectory, of the law's rows (:func:`channel_bytes`); refused above it with
+        :class:`~tracs.errors.MemoryLimitError`; ``None``: no budget.
 
     Returns
     -------
@@ -86,37 +98,93 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
     """
     reports, offsets = batch_arrays(reports, offsets)
     _check_baseline(baseline)
-    if baseline.epsilon is None:
-        raise InputError("frequencies need a per-point epsilon (the baseline was built per trajectory)")
+    check_per_trajectory_offsets(baseline, offsets)
     memory = check_memory_budget(memory)
     idx, off = _indices(reports, baseline, offsets)
     m = len(baseline.poi_space)
     support = np.ones(m, dtype=bool)
     if isinstance(baseline, NGram):
         check_offsets(offsets)
-        block = NGramLaw(idx, off, baseline, memory)
+        blocks = [NGramLaw(idx, off, baseline, memory)] if baseline.epsilon is not None \
+            else ngram_laws(idx, off, baseline, epsilon_groups(baseline, off), memory)
+    elif baseline.epsilon is None:
+        blocks = GroupedRows(idx, baseline, off, memory).blocks
     else:
         counts = np.bincount(idx, minlength=m).astype(np.float64)
         keep = np.flatnonzero(counts > 0)
-        block = fitting.DenseBlock(_channel_rows(baseline, keep), counts[keep])
-    return _fit(block, support, tol, iterations)
+        blocks = [fitting.DenseBlock(_channel_rows(baseline, keep), counts[keep])]
+    return _fit(blocks, support, tol, iterations)
 
 
-def _fit(block, support, tol, iterations) -> Frequencies:
-    fit = fitting.run_em([block], support, tol=tol, max_iterations=iterations)
+def _fit(blocks, support, tol, iterations) -> Frequencies:
+    fit = fitting.run_em(blocks, support, tol=tol, max_iterations=iterations)
     return Frequencies(fit.theta, fit.iterations, fit.converged)
 
 
-def _channel_rows(baseline, reported) -> np.ndarray:
-    """``L[j, x] = P(reported[j] | x)`` of a baseline with one law for every report (EM, L-SRR), built a
-    block of true POIs at a time (memory: the rows and one block of :data:`BLOCK` entries)."""
+def _channel_rows(baseline, reported, epsilon=None, out=None) -> np.ndarray:
+    """``L[j, x] = P(reported[j] | x)`` of a baseline with one law for every report (EM, L-SRR) at
+    ``epsilon`` (default the baseline's per-point ε), built a block of true POIs at a time (memory: the
+    rows and one block of :data:`BLOCK` entries), into ``out`` when given."""
     m = len(baseline.poi_space)
-    rows = np.empty((len(reported), m))
+    rows = np.empty((len(reported), m)) if out is None else out
     step = max(1, BLOCK // m)
     for start in range(0, m, step):
         xs = np.arange(start, min(start + step, m))
-        rows[:, xs] = np.asarray(baseline.probabilities(xs))[:, reported].T
+        rows[:, xs] = np.asarray(baseline.probabilities(xs, epsilon=epsilon))[:, reported].T
     return rows
+
+
+def channel_bytes(m: int, rows: int) -> int:
+    """Bytes of ``rows`` likelihood rows over ``m`` POIs (float64) and of one block of the law being built
+    beside them (at most four arrays of ``b = max(min(BLOCK, m²), m)`` float64 entries,
+    :func:`_channel_rows`' block of true POIs): ``8·rows·m + 32·b``."""
+    return 8 * rows * m + 32 * max(min(BLOCK, m * m), m)
+
+
+class GroupedRows:
+    """The law's rows of the reports of EM or L-SRR built with a budget per trajectory: for every group
+    of reports at one per-point ε (:func:`tracs.estimate.epsilon_groups.epsilon_groups`), one row per
+    distinct reported POI of the group, at that ε.
+
+    Parameters
+    ----------
+    idx : numpy.ndarray of intp
+        Released POI indices (validated).
+    baseline : ExponentialMechanism or LSRR
+        The public baseline, built per trajectory.
+    off : numpy.ndarray
+        Trajectory offsets (validated).
+    memory : int or None
+        Budget in bytes (:func:`channel_bytes` of the distinct (report, ε) pairs); refused above it
+        before any row is computed.
+
+    Attributes
+    ----------
+    rows : numpy.ndarray, shape (pairs, P)
+        ``P(y | x)`` of every distinct (report ``y``, ε) pair, the pairs of a group contiguous.
+    inverse : numpy.ndarray of intp
+        The pair of every report.
+    blocks : list of DenseBlock
+        One block of the frequencies' fit per group (views of ``rows``, weighted by the counts).
+    """
+
+    def __init__(self, idx, baseline, off, memory=None):
+        m = len(baseline.poi_space)
+        groups = epsilon_groups(baseline, off)
+        distinct = [np.unique(idx[g.rows], return_inverse=True, return_counts=True) for g in groups]
+        pairs = sum(len(ys) for ys, _, _ in distinct)
+        refuse_above(channel_bytes(m, pairs), memory,
+                     f"the law's rows ({pairs:,} pairs of a reported POI and a per-point epsilon × {m:,} POIs)")
+        self.rows = np.empty((pairs, m))
+        self.inverse = np.empty(len(idx), dtype=np.intp)
+        self.blocks = []
+        start = 0
+        for g, (ys, inverse, counts) in zip(groups, distinct):
+            stop = start + len(ys)
+            _channel_rows(baseline, ys, g.epsilon, out=self.rows[start:stop])
+            self.inverse[g.rows] = start + inverse
+            self.blocks.append(fitting.DenseBlock(self.rows[start:stop], counts.astype(np.float64)))
+            start = stop
 
 
 def _check_baseline(baseline) -> None:
