@@ -68,11 +68,10 @@ def poi_lonlat(path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def projected_pois(path: Path, crs) -> np.ndarray:
     """The POIs of ``path`` in metres of ``crs``."""
-    import pyproj
+    from ..geo import transform_xy
 
     lng, lat = poi_lonlat(path)
-    x, y = pyproj.Transformer.from_crs(4326, crs, always_xy=True).transform(lng, lat)
-    return np.column_stack([x, y])
+    return np.column_stack(transform_xy(lng, lat, 4326, crs))
 
 
 def poi_space(path: Path, data: dict, command: str, release: Path):
@@ -146,12 +145,10 @@ def check_point_epsilons(baseline, offsets, frame, release: Path) -> None:
         return
     bad = ~np.isclose(written, want, rtol=1e-9, atol=0)
     if bad.any():
-        where = np.sort(frame.index.to_numpy()[bad])
-        text = release.suffix.lower() in (".csv", ".tsv", ".txt")
         raise CLIError(f"{whole(int(bad.sum()))} of the {whole(len(want))} points of {release.name} have an "
                        f"epsilon_point other than the budget per trajectory over their trajectory's length "
-                       f"({'lines' if text else 'rows'} {_lines(where, 2 if text else 1)}): its trajectories "
-                       "are not those it was released with")
+                       f"({_where(frame.index.to_numpy()[bad], release)}): its trajectories are not those it "
+                       "was released with")
 
 
 def report_indices(points: np.ndarray, space, rows: np.ndarray, release: Path) -> np.ndarray:
@@ -160,11 +157,9 @@ def report_indices(points: np.ndarray, space, rows: np.ndarray, release: Path) -
     _, idx = space.round(points)
     miss = np.hypot(*(space.points[idx] - points).T) > MATCH * space.diameter
     if miss.any():
-        where = np.sort(np.asarray(rows)[miss])
-        text = release.suffix.lower() in (".csv", ".tsv", ".txt")
         raise CLIError(f"{whole(int(miss.sum()))} of the {whole(len(points))} released points of {release.name} "
-                       f"are not among the POIs given with --pois ({'lines' if text else 'rows'} "
-                       f"{_lines(where, 2 if text else 1)}): give the POI file the release was made with")
+                       f"are not among the POIs given with --pois ({_where(np.asarray(rows)[miss], release)}): "
+                       "give the POI file the release was made with")
     return np.asarray(idx, dtype=np.intp)
 
 
@@ -185,6 +180,13 @@ def posterior(indices, offsets, baseline, entry, release: Path, rule: str) -> np
 
     return estimated(lambda: baseline_posterior(indices, baseline, offsets=offsets, rule=rule), entry, release,
                      "posterior")
+
+
+def _where(positions, release: Path) -> str:
+    """The rows at ``positions`` (0-based, in the file) of ``release``: line numbers of a text file (after
+    its header), row numbers otherwise (:func:`_lines`)."""
+    text = release.suffix.lower() in (".csv", ".tsv", ".txt")
+    return f"{'lines' if text else 'rows'} {_lines(np.sort(positions), 2 if text else 1)}"
 
 
 def _lines(positions, first: int) -> str:

@@ -127,9 +127,9 @@ def _write(frame, output: Path) -> None:
 
 def _to_wgs84(points: np.ndarray, crs) -> tuple[np.ndarray, np.ndarray]:
     """``(lat, lng)`` of points in metres of ``crs``."""
-    import pyproj
+    from ..geo import transform_xy
 
-    lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(points[:, 0], points[:, 1])
+    lng, lat = transform_xy(points[:, 0], points[:, 1], crs, 4326)
     return lat, lng
 
 

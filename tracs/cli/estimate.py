@@ -373,25 +373,31 @@ def discrete_reports(release: Path, pois: Path, command: str):
     """A discrete baseline's release read with its parameters, checked against its rows, and the POIs of
     ``pois``: ``(data, rows, offsets, space, baseline, indices)``, the rows in trajectory order (their
     index: their positions in the file) and every report's POI index (:func:`tracs.cli._discrete.on_pois`)."""
-    from ._discrete import check_point_epsilons, on_pois
-
     frame = _read_frame(release)
     data = release_parameters(release, frame, command)
     warn_data_derived(command, data)
+    return (data, *reports_on_pois(release, pois, frame, data, command))
+
+
+def reports_on_pois(release: Path, pois: Path, frame, data: dict, command: str):
+    """``(rows, offsets, space, baseline, indices)`` of a discrete baseline's release already read
+    (``frame``, its parameters ``data``): :func:`discrete_reports` after the reading."""
+    from ._discrete import check_point_epsilons, on_pois
+
     points, offsets, rows = _release_points(frame, _metric_crs(data, release))
     space, baseline, indices = on_pois(release, pois, data, points, rows.index.to_numpy(), command)
     check_point_epsilons(baseline, offsets, rows, release)
-    return data, rows, offsets, space, baseline, indices
+    return rows, offsets, space, baseline, indices
 
 
 def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
     """A discrete baseline's release: the estimated share of true points at every POI of --pois
     (:func:`tracs.estimate.frequencies`), written as a CSV (lat, lng, probability)."""
     import pandas as pd
-    import pyproj
 
     from .._validation import check_memory_budget
     from ..estimate import frequencies
+    from ..geo import transform_xy
     from . import _discrete
 
     if args.pois is None:
@@ -414,10 +420,8 @@ def _poi_frequencies(args, release: Path, output: Path, entry) -> int:
                                   release, "POI frequencies")
     except MemoryError as exc:
         raise CLIError(f"--memory: {exc}") from None
-    lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(*space.points.T)
+    lng, lat = transform_xy(space.points[:, 0], space.points[:, 1], crs, 4326)
     pd.DataFrame({"lat": lat, "lng": lng, "probability": fit.probabilities}).to_csv(output, index=False)
-    from .._text import given
-
     print(f"{data['method']} at {_discrete.budget(data)}: {whole(len(indices))} reports, {whole(len(space))} "
           f"POIs, {whole(fit.iterations)} EM passes -> {output}")
     return 0

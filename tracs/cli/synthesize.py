@@ -110,19 +110,17 @@ def _discrete_model(args, release: Path, frame, data: dict, entry):
 
     from ..estimate.synthesize import binned_mobility_model
     from . import _discrete
-    from .estimate import _release_points
+    from .estimate import _release_points, reports_on_pois
 
-    points, offsets, rows = _release_points(frame, data["crs"])
     if args.pois is None:
+        points, offsets, _ = _release_points(frame, data["crs"])
         print(f"tracs synthesize: note: {release.name} was released by {entry.name} ({entry.label}), a discrete "
               "baseline: its released POIs are binned as they are (as --binned; their noise stays in the model), "
               "as deconvolving them needs the POI space: give --pois FILE to fit the model on every report's "
               "posterior mode POI", file=sys.stderr)
         points, how = data["region"].clip(points), "binned"
     else:
-        space, baseline, indices = _discrete.on_pois(release, Path(args.pois), data, points,
-                                                     rows.index.to_numpy(), "synthesize")
-        _discrete.check_point_epsilons(baseline, offsets, rows, release)
+        _, offsets, space, baseline, indices = reports_on_pois(release, Path(args.pois), frame, data, "synthesize")
         mode = _discrete.posterior(indices, offsets, baseline, entry, release, "mode")
         points, how = space.points[mode], "binned posterior modes"
     model = binned_mobility_model(points, data["region"], offsets=offsets, grid=args.grid, crs=data["crs"])

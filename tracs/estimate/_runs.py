@@ -130,10 +130,7 @@ def _cotangents(lo, hi, low, high):
 def _disc_radius(upper, reach, u2, c):
     """Radius of disc ``A`` (``upper``) or ``L``: ``inf`` for every point, ``-1`` for none."""
     if reach <= 0.0:  # u = 0 for every point: the set is all or nothing
-        left = min(max(-c, 0.0), 1.0 - 2.0 * c)
-        if upper:
-            return math.inf if left <= u2 else -1.0
-        return math.inf if (left + 2.0 * c <= u2 and not (u2 >= 1.0 and left + 2.0 * c >= 1.0)) else -1.0
+        return math.inf if in_set(UPPER if upper else LOWER, 0.0, u2, c) else -1.0
     rho = scale(upper, u2, c)
     return rho if rho < 0.0 or rho == math.inf else reach * rho
 

@@ -46,8 +46,8 @@ from .._validation import check_memory_budget
 from ..baselines import TP, NGram
 from ..errors import InputError
 from . import expectation_maximisation as fitting
-from .epsilon_groups import check_per_trajectory_offsets, epsilon_groups
-from .ngram_law import NGramLaw, ngram_laws
+from .epsilon_groups import check_per_trajectory_offsets
+from .ngram_law import release_laws
 from .poi_frequencies import GroupedRows, _channel_rows, _check_baseline, _fit, _indices, check_offsets
 from .poi_posterior import RULES
 from .surrogate_law import surrogate_channel, surrogate_fit
@@ -175,11 +175,7 @@ def _ngram_posterior(idx, off, baseline, memory, prior, iterations):
     """``(mode, mean)`` of every N-gram report: under its law at the per-point ε, or at its trajectory's
     per-point ε for a baseline built per trajectory (one law per ε, one fit of ``π`` over them all)."""
     m = len(baseline.poi_space)
-    if baseline.epsilon is not None:
-        laws, parts = [NGramLaw(idx, off, baseline, memory)], [slice(None)]
-    else:
-        groups = epsilon_groups(baseline, off)
-        laws, parts = ngram_laws(idx, off, baseline, groups, memory), [g.rows for g in groups]
+    laws, parts = release_laws(idx, off, baseline, memory)
     pi = _fit(laws, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities if prior is None else prior
     mode, mean = np.empty(len(idx), dtype=np.int64), np.empty((len(idx), 2))
     for part, law in zip(parts, laws):

@@ -36,10 +36,11 @@ import numpy as np
 
 from .._numba_cache import key_on_sources
 from ..errors import InputError
+from .epsilon_groups import epsilon_groups
 from .memory import refuse_above
 from .poi_posterior import _posterior_stats
 
-__all__ = ["BLOCK", "NGramLaw", "ngram_laws", "normaliser_bytes"]
+__all__ = ["BLOCK", "NGramLaw", "ngram_laws", "release_laws", "normaliser_bytes"]
 
 #: entries of one block of the kernel ``K`` (true POIs × POIs) and of the candidates' indicators
 #: (POIs × previous releases) computed at once
@@ -232,6 +233,16 @@ def ngram_laws(idx, off, baseline, groups, memory=None) -> list:
     refuse_above(normaliser_bytes(m, count), memory,
                  f"N-gram's normalisers ({count:,} pairs of a previous release and a per-point epsilon × {m:,} POIs)")
     return [NGramLaw(idx[g.rows], g.offsets, baseline, None, g.epsilon) for g in groups]
+
+
+def release_laws(idx, off, baseline, memory=None) -> tuple[list, list]:
+    """``(laws, parts)`` of a validated N-gram release: one :class:`NGramLaw` at the per-point ε covering
+    every report, or, for a baseline built per trajectory, one per group of reports at one per-point ε
+    (:func:`ngram_laws`), each with the positions of the reports it covers."""
+    if baseline.epsilon is not None:
+        return [NGramLaw(idx, off, baseline, memory)], [slice(None)]
+    groups = epsilon_groups(baseline, off)
+    return ngram_laws(idx, off, baseline, groups, memory), [g.rows for g in groups]
 
 
 key_on_sources(globals())

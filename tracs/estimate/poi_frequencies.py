@@ -33,7 +33,7 @@ from ..errors import InputError, InputTypeError
 from ..methods import BASELINE, method_of, view
 from .epsilon_groups import check_per_trajectory_offsets, epsilon_groups
 from .memory import refuse_above
-from .ngram_law import NGramLaw, ngram_laws
+from .ngram_law import release_laws
 
 __all__ = ["Frequencies", "frequencies", "BLOCK", "channel_bytes"]
 
@@ -105,8 +105,7 @@ def frequencies(reports, baseline, *, offsets=None, tol: float = fitting.DEFAULT
     support = np.ones(m, dtype=bool)
     if isinstance(baseline, NGram):
         check_offsets(offsets)
-        blocks = [NGramLaw(idx, off, baseline, memory)] if baseline.epsilon is not None \
-            else ngram_laws(idx, off, baseline, epsilon_groups(baseline, off), memory)
+        blocks = release_laws(idx, off, baseline, memory)[0]
     elif baseline.epsilon is None:
         blocks = GroupedRows(idx, baseline, off, memory).blocks
     else:

@@ -37,6 +37,7 @@ from ..baselines import ExponentialMechanism
 from ..errors import InputError
 from . import expectation_maximisation as fitting
 from .poi_frequencies import _channel_rows
+from .poi_frequencies import _fit as _fit_frequencies
 
 __all__ = ["EPSILONS", "SurrogateFit", "surrogate_channel", "surrogate_fit"]
 
@@ -79,8 +80,9 @@ def _loglik(rows, counts, pi) -> float:
 
 
 def _fit(rows, counts, iterations) -> np.ndarray:
-    return fitting.run_em([fitting.DenseBlock(rows, counts)], np.ones(rows.shape[1], dtype=bool),
-                          max_iterations=iterations).theta
+    """``π`` fitted to the reports ``counts`` of the rows' POIs, as :func:`tracs.estimate.frequencies` fits it."""
+    return _fit_frequencies([fitting.DenseBlock(rows, counts)], np.ones(rows.shape[1], dtype=bool),
+                            fitting.DEFAULT_TOL, iterations).probabilities
 
 
 def surrogate_fit(idx, poi_space, off=None, *, prior=None, iterations=None, epsilons=EPSILONS) -> SurrogateFit:
