@@ -106,7 +106,7 @@ def _at_pois(frame, pois) -> np.ndarray:
 
 
 @pytest.mark.parametrize("method", ["em", "lsrr", "ngram", "atp"])
-@pytest.mark.parametrize("rule, how", [(None, "posterior mode at a POI"), ("mean", "POI nearest the posterior mean")])
+@pytest.mark.parametrize("rule, how", [(None, "POI nearest the posterior mean"), ("mode", "posterior mode at a POI")])
 def test_denoise_gives_every_report_its_posterior_poi(cli, files, releases, method, rule, how, tmp_path):
     """The release's rows, columns and ids as written, lat/lng the POI of the library's
     baseline_posterior (to the WGS84 round trip), read back as a release by tracs map."""
@@ -118,7 +118,7 @@ def test_denoise_gives_every_report_its_posterior_poi(cli, files, releases, meth
     out = tmp_path / "den.csv"
     result = cli("denoise", release, "--pois", pois, "-o", out, *(["--rule", rule] if rule else []))
     assert result.returncode == 0, result.stderr
-    assert f"36 points denoised onto 20 POIs ({rule or 'mode'} of the posterior" in result.stdout
+    assert f"36 points denoised onto 20 POIs ({rule or 'mean'} of the posterior" in result.stdout
     raw, den = pd.read_csv(release, dtype=str), pd.read_csv(out, dtype=str)
     assert list(den.columns) == list(raw.columns) + ["denoised"] and (den["denoised"] == how).all()
     kept = [c for c in raw.columns if c not in ("lat", "lng")]
@@ -127,7 +127,7 @@ def test_denoise_gives_every_report_its_posterior_poi(cli, files, releases, meth
     baseline, points, crs = _library(release, pois)
     keys = (raw["uid"] + "\x00" + raw.get("trajectory", "")).to_numpy()  # one trajectory per run of rows
     offsets = np.r_[0, np.flatnonzero(keys[1:] != keys[:-1]) + 1, len(keys)]
-    picked = baseline_posterior(points, baseline, offsets=offsets, rule=rule or "mode")
+    picked = baseline_posterior(points, baseline, offsets=offsets, rule=rule or "mean")
     lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(*baseline.poi_space.points[picked].T)
     np.testing.assert_allclose(den["lat"].astype(float), lat, rtol=0, atol=1e-12)
     np.testing.assert_allclose(den["lng"].astype(float), lng, rtol=0, atol=1e-12)
@@ -175,7 +175,7 @@ def test_synthesize_with_pois_fits_the_binned_posterior_modes(cli, files, releas
     assert cli("synthesize", release, "-n", 6, "-o", out, "--seed", 4, "--grid", 5, "--pois", pois).returncode == 0
     baseline, _, crs = _library(release, pois)
     points, offsets, _ = _release_points(_read_frame(release), crs)
-    modes = baseline.poi_space.points[baseline_posterior(points, baseline, offsets=offsets)]
+    modes = baseline.poi_space.points[baseline_posterior(points, baseline, offsets=offsets, rule="mode")]
     model = binned_mobility_model(modes, baseline.poi_space.region, offsets=offsets, grid=5, crs=crs)
     expected = synthesize(model, 6, rng=4).lonlat()
     got = pd.read_csv(out)

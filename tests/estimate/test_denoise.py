@@ -205,7 +205,7 @@ def _small_release(tmp_path, tky_path, method="tracs-c", rows=300, name="rel.csv
     return release, tmp_path / "pois.csv"
 
 
-@pytest.mark.parametrize("rule, how", [(None, "posterior mode at a POI"), ("mean", "POI nearest the posterior mean")])
+@pytest.mark.parametrize("rule, how", [(None, "POI nearest the posterior mean"), ("mode", "posterior mode at a POI")])
 def test_denoise_command_onto_the_pois(tmp_path, tky_path, capsys, rule, how):
     import pandas as pd
 

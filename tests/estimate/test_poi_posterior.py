@@ -104,7 +104,7 @@ def test_laplace_posterior_at_pois_is_the_density_at_each_poi():
     pois = _pois()
     _, off, reports = _release(pert, pois, 45)
     inside = np.all((reports > [0, 0]) & (reports < [2, 1]), axis=1)
-    modes = denoise(reports, pert, _uniform_over(pois), offsets=off, pois=pois)
+    modes = denoise(reports, pert, _uniform_over(pois), offsets=off, pois=pois, rule="mode")
     nearest = pois[np.argmin(np.linalg.norm(reports[:, None] - pois[None], axis=2), axis=1)]
     np.testing.assert_array_equal(modes[inside], nearest[inside])
 

@@ -22,8 +22,8 @@ perturb --engine dask').  With --trajectory
 trajectory (forward-backward smoothing; the model of the steps between consecutive
 points is fitted from the release).  With --pois FILE (public points of interest,
 a CSV with lat and lng columns: the true points are among them) the posterior is
-over the POIs and every point becomes a POI: the posterior mode (--rule mode,
-the default) or the POI nearest the posterior mean (--rule mean); with
+over the POIs and every point becomes a POI: the POI nearest the posterior mean
+(--rule mean, the default) or the posterior mode (--rule mode); with
 --trajectory the prior of every point's POI is given the other reports of its
 trajectory.  A discrete baseline's release (EM, L-SRR, NGram, ATP, TP: its reports
 are POIs) needs --pois, the POI file given to 'tracs perturb' (its POI space must have
@@ -67,7 +67,7 @@ def add_parser(subparsers) -> None:
                         "for a discrete baseline's release (the POI file given to 'tracs perturb', checked "
                         "against the sidecar's pois_sha256)")
     p.add_argument("--rule", choices=("mode", "mean"), default=None,
-                   help="with --pois: the posterior mode (default) or the POI nearest the posterior mean")
+                   help="with --pois: the POI nearest the posterior mean (default) or the posterior mode")
 
 
 def _check_method(release: Path, trajectory: bool) -> None:
@@ -145,7 +145,7 @@ def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
     if args.pois is None:
         raise _discrete.missing_pois(entry, release, "denoise", "the posterior of every report")
     data, frame, offsets, space, baseline, indices = discrete_reports(release, Path(args.pois), "denoise")
-    rule = args.rule or "mode"
+    rule = args.rule or "mean"
     picked = _discrete.posterior(indices, offsets, baseline, entry, release, rule)
     lat, lng = _to_wgs84(space.points[picked], data["crs"])
     _write(frame.assign(lat=lat, lng=lng, denoised=AT_POIS[rule]), output)
@@ -182,7 +182,7 @@ def run(args) -> int:
     perturber = perturber_from_sidecar(data)
     pois = None if args.pois is None else _read_pois(Path(args.pois), data["crs"], perturber.region)
     points, offsets, frame = _release_points(_read_frame(release), data["crs"])
-    rule = args.rule or "mode"
+    rule = args.rule or "mean"
     den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory,
                   pois=pois, rule=rule)
     lat, lng = _to_wgs84(den, data["crs"])

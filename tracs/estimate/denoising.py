@@ -56,7 +56,7 @@ DEFAULT_SUBCELLS = 2
 
 def denoise(reports, perturber, estimate: Density, *, offsets=None,
             subcells: int = DEFAULT_SUBCELLS, trajectory: bool = False, scale=None, jump=None,
-            pois=None, rule: str = "mode", iterations: int = 0) -> np.ndarray:
+            pois=None, rule: str = "mean", iterations: int = 0) -> np.ndarray:
     """The posterior mean of every report's true point (TraCS-C, TraCS-D, Strawman and planar Laplace reports).
 
     Parameters
@@ -90,8 +90,10 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
         posterior is over the POIs (:mod:`tracs.estimate.poi_posterior`; prior: the
         estimate's mass per cell shared by the cell's POIs; likelihood: the method's
         report law at each POI) and every denoised point is a POI.
-    rule : {"mode", "mean"}
-        With ``pois``: the posterior mode, or the POI nearest the posterior mean.
+    rule : {"mean", "mode"}
+        With ``pois``: the POI nearest the posterior mean (the default: its error is the lower
+        in 64 of the 72 cells of the denoised tables of ``docs/results.md``), or the posterior
+        mode.
     iterations : int
         With ``pois``: EM passes over the POIs refining the prior (default 0).
 

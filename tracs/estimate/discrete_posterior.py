@@ -92,7 +92,7 @@ def _picked(rules, mode, means, points, tuple_asked):
     return picked if tuple_asked else picked[0]
 
 
-def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mode", iterations=None,
+def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mean", iterations=None,
                        memory=None, surrogate_epsilon=None):
     """The denoised POI of every report of the exponential mechanism, L-SRR (fixed groups), N-gram
     or ATP / TP (under a surrogate law).
@@ -113,9 +113,10 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mod
         Weights of the true POIs (normalised here); default the POI frequencies
         estimated from the reports (:func:`tracs.estimate.frequencies`; ATP / TP: fitted
         under the surrogate).
-    rule : {"mode", "mean"} or a tuple of them
-        The posterior mode, or the POI nearest the posterior mean; a tuple gives one
-        array per rule from the same pass.
+    rule : {"mean", "mode"} or a tuple of them
+        The POI nearest the posterior mean (the default), or the posterior mode (unstable
+        under the baselines' flat laws: it settles on the busiest venues); a tuple gives
+        one array per rule from the same pass.
     iterations : int, optional
         Without ``prior``: the most EM passes of the frequencies (their safeguard by
         default; ATP / TP: of each candidate's fit).

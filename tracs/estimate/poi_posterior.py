@@ -240,7 +240,7 @@ def _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump):
         yield off[i], off[j], rows / rows.sum(axis=1, keepdims=True)
 
 
-def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "mode", iterations: int = 0,
+def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "mean", iterations: int = 0,
                   trajectory: bool = False, scale=None, jump=None):
     """The denoised POI of every validated report (see :func:`tracs.estimate.denoise`).
 
