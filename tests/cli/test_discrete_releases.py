@@ -154,7 +154,7 @@ def test_synthesize_a_discrete_release(cli, files, releases, method, with_pois, 
     result = cli("synthesize", releases[method], "-n", 9, "-o", out, "--seed", 2, "--grid", 6,
                  *(["--pois", files[1]] if with_pois else []))
     assert result.returncode == 0, result.stderr
-    assert ("(binned posterior modes)" if with_pois else "(binned)") in result.stdout
+    assert ("(binned denoised POIs (nearest the posterior means))" if with_pois else "(binned)") in result.stdout
     note = "its released POIs are binned as they are (as --binned; their noise stays in the model)"
     assert (note in result.stderr) is not with_pois
     frame = read_release(out, need=("lat", "lng", "trajectory"))
@@ -163,9 +163,10 @@ def test_synthesize_a_discrete_release(cli, files, releases, method, with_pois, 
     assert np.all((lon > 139) & (lon < 140.5) & (lat > 35) & (lat < 36.5))
 
 
-def test_synthesize_with_pois_fits_the_binned_posterior_modes(cli, files, releases, tmp_path):
-    """With --pois the model is the binned model of the reports' posterior modes: the same synthetic
-    file as the library's binned_mobility_model of baseline_posterior's modes, sampled with the seed."""
+def test_synthesize_with_pois_fits_the_binned_denoised_pois(cli, files, releases, tmp_path):
+    """With --pois the model is the binned model of the reports' denoised POIs (nearest the posterior
+    means, as tracs denoise writes them): the same synthetic file as the library's binned_mobility_model
+    of baseline_posterior's POIs, sampled with the seed."""
     from tracs.cli.estimate import _read_frame, _release_points
     from tracs.estimate import baseline_posterior
     from tracs.estimate.synthesize import binned_mobility_model, synthesize
@@ -175,8 +176,8 @@ def test_synthesize_with_pois_fits_the_binned_posterior_modes(cli, files, releas
     assert cli("synthesize", release, "-n", 6, "-o", out, "--seed", 4, "--grid", 5, "--pois", pois).returncode == 0
     baseline, _, crs = _library(release, pois)
     points, offsets, _ = _release_points(_read_frame(release), crs)
-    modes = baseline.poi_space.points[baseline_posterior(points, baseline, offsets=offsets, rule="mode")]
-    model = binned_mobility_model(modes, baseline.poi_space.region, offsets=offsets, grid=5, crs=crs)
+    denoised = baseline.poi_space.points[baseline_posterior(points, baseline, offsets=offsets, rule="mean")]
+    model = binned_mobility_model(denoised, baseline.poi_space.region, offsets=offsets, grid=5, crs=crs)
     expected = synthesize(model, 6, rng=4).lonlat()
     got = pd.read_csv(out)
     np.testing.assert_allclose(got[["lng", "lat"]].to_numpy(), expected, rtol=0, atol=1e-9)
@@ -323,7 +324,7 @@ def test_a_release_per_trajectory_is_synthesized_from_its_posterior_modes(cli, f
     result = cli("synthesize", per_trajectory[method], "-n", 4, "-o", out, "--seed", 2, "--grid", 5,
                  "--pois", files[1])
     assert result.returncode == 0, result.stderr
-    assert "(binned posterior modes)" in result.stdout
+    assert "(binned denoised POIs (nearest the posterior means))" in result.stdout
     assert read_release(out)["uid"].nunique() == 4
 
 

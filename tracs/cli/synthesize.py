@@ -21,7 +21,7 @@ discrete baseline's release (EM, L-SRR, NGram, ATP, TP: its reports are POIs) is
 binned: without --pois its released POIs as they are (a note says so: deconvolving them
 needs the POI space); with --pois FILE (the public POIs given to 'tracs perturb', refused
 when its POI space is not the one whose digest the sidecar records, pois_sha256) every
-report is first replaced by its posterior mode POI (tracs.estimate.baseline_posterior,
+report is first replaced by the POI nearest its posterior mean (tracs.estimate.baseline_posterior,
 the release's POI frequencies the prior, as 'tracs denoise --pois' does, with ε per
 trajectory at every report's per-point ε) and the model is
 fitted on these denoised POIs, a plug-in of the posterior for the true points.  Reading
@@ -46,7 +46,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--pois", default=None, metavar="FILE",
                    help="a discrete baseline's release: its public POIs (CSV with lat and lng columns, the file "
                         "given to 'tracs perturb', checked against the sidecar's pois_sha256); the model is "
-                        "fitted on every report's posterior mode POI")
+                        "fitted on every report's denoised POI (the POI nearest its posterior mean)")
     p.add_argument("--geometry", choices=("points", "lines"), default="points",
                    help="points (default): one row per point; lines: one LineString per trajectory "
                         "(.geojson, .parquet, .gpkg)")
@@ -105,7 +105,8 @@ def run(args) -> int:
 
 def _discrete_model(args, release: Path, frame, data: dict, entry):
     """The binned model of a discrete baseline's release: its released POIs as they are, or (--pois) every
-    report's posterior mode POI; and how it was fitted."""
+    report's denoised POI (the POI nearest its posterior mean, as ``tracs denoise --pois`` writes it);
+    and how it was fitted."""
     import sys
 
     from ..estimate.synthesize import binned_mobility_model
@@ -117,11 +118,11 @@ def _discrete_model(args, release: Path, frame, data: dict, entry):
         print(f"tracs synthesize: note: {release.name} was released by {entry.name} ({entry.label}), a discrete "
               "baseline: its released POIs are binned as they are (as --binned; their noise stays in the model), "
               "as deconvolving them needs the POI space: give --pois FILE to fit the model on every report's "
-              "posterior mode POI", file=sys.stderr)
+              "denoised POI", file=sys.stderr)
         points, how = data["region"].clip(points), "binned"
     else:
         _, offsets, space, baseline, indices = reports_on_pois(release, Path(args.pois), frame, data, "synthesize")
-        mode = _discrete.posterior(indices, offsets, baseline, entry, release, "mode")
-        points, how = space.points[mode], "binned posterior modes"
+        denoised = _discrete.posterior(indices, offsets, baseline, entry, release, "mean")
+        points, how = space.points[denoised], "binned denoised POIs (nearest the posterior means)"
     model = binned_mobility_model(points, data["region"], offsets=offsets, grid=args.grid, crs=data["crs"])
     return model, how
