@@ -60,13 +60,6 @@ def _axis_posteriors(mechanism, released, centres):
     return p / p.sum(axis=1, keepdims=True)
 
 
-def _medians(px, py, cx, cy):
-    """Geometric medians of the product posteriors ``px[r] ⊗ py[r]`` (Weiszfeld), and their means."""
-    post = px[:, :, None] * py[:, None, :]
-    points = np.stack(np.meshgrid(cx, cy, indexing="ij"), axis=-1).reshape(-1, 2)
-    return dense_medians(post.reshape(len(post), -1), points)
-
-
 def dense_medians(post, points):
     """Geometric medians (Weiszfeld, from the mean) and means of posteriors ``post`` (reports ×
     points, rows summing to 1) over ``points`` (points × 2)."""
@@ -96,8 +89,8 @@ def _weiszfeld(post, points, med):
 
 
 def _posteriors(name, perturber, epsilon, released, offsets, xe, ye):
-    """``(start, stop, posterior)`` per block of whole walks, the posterior (reports × G²) under
-    the uniform prior, cells in (i, j) order."""
+    """``(start, stop, posterior, points)`` per block of whole walks: the posterior (reports × G²)
+    under the uniform prior at the cell centres ``points`` (G² × 2, cells in (i, j) order)."""
     cx, cy = 0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:])
     points = np.stack(np.meshgrid(cx, cy, indexing="ij"), axis=-1).reshape(-1, 2)
     tables = DirectionalTables(released, offsets, perturber, (xe, ye), 1) if name in ("tracs-d", "strawman") else None
