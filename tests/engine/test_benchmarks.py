@@ -174,8 +174,10 @@ def test_estimate_section_writes_its_block_of_the_estimation_page(tmp_path, monk
     assert _docs.write_docs(["estimate"]) == [page, tmp_path / "growth.png"]
     text = page.read_text(encoding="utf-8")
     assert "old" not in text and text.endswith("kept\n")
-    assert "| TraCS-D | 64×64 | 70 | 123 | 0.61 GB | 20× | ≤ 30×, ≤ 2 GB |" in text
-    assert "| Strawman | 64×64 | failed | failed | failed |  | ≤ 30×, ≤ 2 GB |" in text
+    # the ratios to TraCS-C's 64×64 row and to TraCS-C's row of the same grid
+    assert "| TraCS-C | 64×64 | 3.5 | 99 | 0.23 GB | 1× | 1× |  |" in text
+    assert "| TraCS-D | 64×64 | 70 | 123 | 0.61 GB | 20× | 20× | ≤ 30×, ≤ 2 GB |" in text
+    assert "| Strawman | 64×64 | failed | failed | failed |  |  | ≤ 30×, ≤ 2 GB |" in text
     assert "| 10^7 | 3.4 | 0.8 GB | 290 | 3.3 GB |" in text
     assert "| 10^5 | 1.2 | 0.17 GB | 3.1 | 0.19 GB |" in text and "10^6 |" not in text  # growth rows only
     assert "| 20,000 | 0.9 | 0.16 GB | – | – |" in text and "32×32, 10^6 reports, same run" in text
