@@ -8,6 +8,7 @@ import pytest
 from tracs import Rectangle
 from tracs.errors import InputError, InputTypeError
 from tracs.estimate import _directional, density, denoising, poi_posterior, smoothing
+from tracs.estimate._laplace_integrals import edge_tables
 from tracs.estimate.denoising import denoise, smooth_trajectories
 from tracs.perturbers import PlanarLaplace, Strawman, TraCSC, TraCSD
 
@@ -123,3 +124,15 @@ def test_bad_workers_of_smooth_trajectories(releases, workers, exc, message):
     with pytest.raises(exc) as info:
         smooth_trajectories(rep, pert, est, offsets=off, workers=workers)
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize("cells", [8, 12, 128])
+def test_edge_tables_pieces_do_not_depend_on_their_reach(cells):
+    # planar Laplace: every thread makes its own edge tables, reaching as far as the chunk that made
+    # them; the pieces they share are the same bits, so every report's row is the same for any workers
+    u = (np.arange(cells) + 0.5) / cells * 3.0
+    _, first = edge_tables(u, 0.4)
+    for reach in (1.0, 6.0, 6.1, 50.0, 400.0):
+        _, coefs = edge_tables(u, reach)
+        assert coefs.shape[1] >= first.shape[1]
+        assert np.array_equal(coefs[:, :first.shape[1]], first), reach
