@@ -2,7 +2,8 @@
 
 ``python -m benchmarks postprocess`` runs every part; ``python -m benchmarks.postprocess --fits``
 the fit ratios alone, ``--distinct`` how many TraCS-D reports have distinct likelihoods,
-``--floor`` TraCS-D's one-pass fit against TraCS-C's whole fit at 10^5, 10^6 and 10^7 reports.
+``--floor`` TraCS-D's one-pass fit against TraCS-C's whole fit at 10^5, 10^6 and 10^7 reports,
+``--workers`` the wall and CPU time of ``denoise(..., workers=1)`` and ``workers=2``.
 
 Reports of the generated city of :mod:`benchmarks.estimate` (walks of 100 points,
 ε = 2 per point) on a 64×64 grid.  Every figure is CPU seconds of this process
@@ -87,6 +88,31 @@ def posterior_rows(n: int) -> list[tuple]:
         denoise(rep[:200], pert, est, offsets=off[:3])
         seconds, _ = _cpu(lambda: denoise(rep, pert, est, offsets=off))
         rows.append((method, 1e6 * seconds / len(rep)))
+    return rows
+
+
+def workers_rows(n: int, workers=(1, 2), repeats: int = 3) -> list[tuple]:
+    """``(part, method, workers, CPU s, wall s)`` of ``denoise`` on ``n`` reports: per point (TraCS-C,
+    TraCS-D) and TraCS-C's smoothing (transition given: scale 500 m, jump 0.2); the fastest wall
+    time of ``repeats`` calls (one for the smoothing) and its CPU time."""
+    from tracs.estimate.denoising import denoise
+
+    rows = []
+    for method in ("tracs-c", "tracs-d"):
+        pert, rep, off, est = _fitted(method, n)
+        parts = [("per point", {}, repeats)]
+        if method == "tracs-c":
+            parts.append(("smoothing", {"trajectory": True, "scale": 500.0, "jump": 0.2}, 1))
+        for part, options, count in parts:
+            denoise(rep[:200], pert, est, offsets=off[:3], **options)  # compile outside the timing
+            for w in workers:
+                runs = []
+                for _ in range(count):
+                    wall = time.perf_counter()
+                    cpu, _ = _cpu(lambda: denoise(rep, pert, est, offsets=off, workers=w, **options))
+                    runs.append((time.perf_counter() - wall, cpu))
+                wall, cpu = min(runs)
+                rows.append((part, method, w, cpu, wall))
     return rows
 
 
@@ -237,6 +263,11 @@ if __name__ == "__main__":
                 c_s, d_s = floor_ratio(n, grid)
                 print(f"{n:,} reports, {grid}×{grid}, ε = 2: TraCS-C's fit {c_s:.2f} CPU s, TraCS-D's one pass "
                       f"{d_s:.2f} CPU s ({d_s / c_s:.1f}×)", flush=True)
+    elif "--workers" in sys.argv:
+        print(f"denoise, 100,000 reports, workers 1 and 2 (load average {os.getloadavg()[0]:.1f}):")
+        for part, method, w, cpu, wall in workers_rows(100_000):
+            print(f"  {part:<9} {method:<8} workers={w}: {wall:6.2f} s wall, {cpu:6.2f} s CPU", flush=True)
+        print(f"load average {os.getloadavg()[0]:.1f} at the end")
     elif "--fits" in sys.argv:
         print(f"density, 100,000 reports, TraCS-D's fit against TraCS-C's (CPU time; load average "
               f"{os.getloadavg()[0]:.1f}):")

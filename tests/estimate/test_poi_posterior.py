@@ -149,7 +149,8 @@ def test_the_trajectory_prior_is_the_predictive_of_the_other_reports_by_enumerat
     p = np.random.default_rng(32).random((4, 3)) + 0.1
     prior = Density(p / p.sum(), (np.linspace(0, 2, 5), np.linspace(0, 1, 4)))
     pois = _pois()
-    [(_, _, rows)] = list(_smoothed_priors(reports, off, pert, prior, "axes", pois, 0.6, 0.2))
+    [(_, _, chunk_rows)] = _smoothed_priors(reports, off, pert, prior, "axes", pois, 0.6, 0.2)
+    rows = chunk_rows()
     grid, theta, tables = sm._tables(reports, off, pert, prior, "axes", 1)
     lik = tables.chunk(0, 3)[0].reshape(3, -1)
     model = sm._Model(theta, grid, 0.6, 0.2)

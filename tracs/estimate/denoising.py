@@ -28,9 +28,18 @@ and the cells' centres.
 itself (:func:`tracs.estimate._emissions.laplace_rows`: the Laplace density inside the
 region, integrated beyond the edge for a report clamped onto it) at the centres of
 ``subcells²`` equal parts of every cell; per point only (``trajectory=True`` is refused).
+
+**Threads.**  ``workers`` threads (:func:`tracs.estimate._threads.run_chunks`; the kernels
+release the GIL) share fixed chunks of work that do not depend on ``workers``: TraCS-C's
+distinct per-point ε, the chunks of reports of the runs (TraCS-D / Strawman) and of
+planar Laplace's rows, the smoother's chunks of whole trajectories and the POI
+posterior's chunks.  Every chunk writes its own reports' points and sums over chunks
+are added in chunk order, so the output is bit-identical for every number of workers.
 """
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 
@@ -40,7 +49,9 @@ from ._directional import directional_blocks
 from ..errors import InputError, InputTypeError
 from ._emissions import split_edges
 from ._runs import RunBlock
-from .grid_density import _axis_points, _epsilons, _subpoints, axis_mechanisms, check_parts, check_perturber
+from ._threads import run_chunks
+from .grid_density import (_axis_points, _check_workers, _epsilons, _subpoints, axis_mechanisms, check_parts,
+                           check_perturber)
 from ..region import Rectangle
 from .result import Density
 from .smoothing import smooth
@@ -52,11 +63,13 @@ __all__ = ["denoise", "smooth_trajectories", "DEFAULT_SUBCELLS"]
 
 #: parts per cell along each axis (within-cell mean)
 DEFAULT_SUBCELLS = 2
+#: planar Laplace: likelihood entries per chunk of reports (8 MB of rows, which stay in cache)
+ROW_ENTRIES = 1 << 20
 
 
 def denoise(reports, perturber, estimate: Density, *, offsets=None,
             subcells: int = DEFAULT_SUBCELLS, trajectory: bool = False, scale=None, jump=None,
-            pois=None, rule: str = "mean", iterations: int = 0) -> np.ndarray:
+            pois=None, rule: str = "mean", iterations: int = 0, workers: int = 1) -> np.ndarray:
     """The posterior mean of every report's true point (TraCS-C, TraCS-D, Strawman and planar Laplace reports).
 
     Parameters
@@ -96,20 +109,26 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
         mode.
     iterations : int
         With ``pois``: EM passes over the POIs refining the prior (default 0).
+    workers : int
+        Threads over fixed chunks of the work (TraCS-C: its distinct per-point ε; TraCS-D /
+        Strawman, planar Laplace, POIs: chunks of reports; ``trajectory``: chunks of whole
+        trajectories); the output is bit-identical for every value.
 
     Returns
     -------
     numpy.ndarray, shape (N, 2)
         Denoised points, inside the region's bounding box.
     """
+    workers = _check_workers(workers)
     reports, offsets = batch_arrays(reports, offsets)
     if pois is not None:
-        return _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump)
-    out = _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump)
+        return _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump,
+                        workers)
+    out = _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump, workers)
     return out.points if trajectory else out
 
 
-def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump):
+def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump, workers):
     """``denoise(..., pois=...)``: the checks, then :func:`tracs.estimate.poi_posterior.poi_posterior`."""
     from ..poi_space import as_points
     if not trajectory and (scale is not None or jump is not None):
@@ -139,13 +158,13 @@ def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, traj
     if trajectory:
         _check_transition(offsets, scale, jump, family)
     index = poi_posterior(pts, off, perturber, family, pois, estimate, rule=rule, iterations=iterations,
-                          trajectory=trajectory, scale=scale, jump=jump)
+                          trajectory=trajectory, scale=scale, jump=jump, workers=workers)
     return pois[index]
 
 
 def smooth_trajectories(reports, perturber, estimate: Density, *, offsets=None, subcells: int = DEFAULT_SUBCELLS,
-                        scale=None, jump=None):
-    """``denoise(..., trajectory=True)`` with the fitted transition model.
+                        scale=None, jump=None, workers: int = 1):
+    """``denoise(..., trajectory=True)`` with the fitted transition model (``workers`` as there).
 
     Returns
     -------
@@ -153,11 +172,12 @@ def smooth_trajectories(reports, perturber, estimate: Density, *, offsets=None, 
         The points, the transition's ``scale`` and ``jump`` and the marginal
         log-likelihood of every candidate.
     """
+    workers = _check_workers(workers)
     reports, offsets = batch_arrays(reports, offsets)
-    return _denoise(reports, perturber, estimate, offsets, subcells, True, scale, jump)
+    return _denoise(reports, perturber, estimate, offsets, subcells, True, scale, jump, workers)
 
 
-def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump):
+def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump, workers):
     """The checks of :func:`denoise`, then the per-point or the per-trajectory means."""
     family = _family(perturber, estimate)
     s = check_parts(subcells, "subcells", 4 if family == "directional" else 8)
@@ -171,21 +191,28 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
         raise InputError("TraCS-D and the Strawman need offsets: each report's reference "
                          "is the previous report of its trajectory")
     if trajectory:
-        return _smoothed(pts, off, offsets, perturber, estimate, family, s, scale, jump)
+        return _smoothed(pts, off, offsets, perturber, estimate, family, s, scale, jump, workers)
     if scale is not None or jump is not None:
         raise InputError("scale and jump are parameters of trajectory=True")
     if family == "directional":
-        return _directional_means(pts, off, perturber, prior, s)
+        return _directional_means(pts, off, perturber, prior, s, workers)
     if family == "grid":
-        return _laplace_means(pts, off, perturber, prior, s)
+        return _laplace_means(pts, off, perturber, prior, s, workers)
+    return _axes_means(pts, off if offsets is not None else None, perturber, prior, s, workers)
+
+
+def _axes_means(pts, off, perturber, prior: Density, s: int, workers: int) -> np.ndarray:
+    """TraCS-C: every output bin's posterior mean from the axes' transition matrices, one distinct
+    per-point ε per chunk; each report looks its bin up."""
     xe, ye = (split_edges(np.asarray(e, dtype=np.float64), s) for e in prior.grid)
     theta = np.repeat(np.repeat(np.asarray(prior.probabilities, dtype=np.float64), s, axis=0), s, axis=1)
     cx, cy = 0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:])
-    eps = _epsilons(perturber, None if offsets is None else off, len(pts))
+    eps = _epsilons(perturber, off, len(pts))
     values, inverse = np.unique(eps, return_inverse=True)
     out = np.empty_like(pts)
-    for g, e in enumerate(values):
-        mx, my = axis_mechanisms(perturber, float(e))
+
+    def group(g):
+        mx, my = axis_mechanisms(perturber, float(values[g]))
         ox, oy = output_grid(xe, None), output_grid(ye, None)
         ox[0], ox[-1], oy[0], oy[-1] = -np.inf, np.inf, -np.inf, np.inf
         ox, oy = snap_edges(mx, ox), snap_edges(my, oy)
@@ -199,6 +226,8 @@ def _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale,
         z = mass[i, j]  # > 0: every column of a transition matrix is positive on every bin
         out[sel, 0] = mean_x[i, j] / z
         out[sel, 1] = mean_y[i, j] / z
+
+    run_chunks(group, len(values), workers)
     return out
 
 
@@ -226,41 +255,52 @@ def _check_transition(offsets, scale, jump, family) -> None:
         raise InputError(f"jump must be in [0, 1], got {jump!r}")
 
 
-def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump) -> np.ndarray:
+def _smoothed(pts, off, offsets, perturber, estimate, family, parts, scale, jump, workers) -> np.ndarray:
     """``trajectory=True``: the checks of the transition's parameters, then
     :func:`tracs.estimate.smoothing.smooth`."""
     _check_transition(offsets, scale, jump, family)
-    return smooth(pts, off, perturber, estimate, family, parts, scale=scale, jump=jump)
+    return smooth(pts, off, perturber, estimate, family, parts, scale=scale, jump=jump, workers=workers)
 
 
-def _laplace_means(pts, off, perturber, prior: Density, parts: int) -> np.ndarray:
+def _laplace_means(pts, off, perturber, prior: Density, parts: int, workers: int) -> np.ndarray:
     """Planar Laplace: the likelihood of every report at the centres of ``parts²`` equal parts of
-    every cell (:func:`tracs.estimate._emissions.laplace_rows`), weighted by the cell's mass."""
+    every cell (:func:`tracs.estimate._emissions.laplace_rows`), weighted by the cell's mass.
+
+    Every thread keeps its own tables of the clamped reports and its own rows: a table covers
+    the offsets of the chunk that made it (its polynomial pieces do not depend on how far it
+    reaches), so each report's row is the same whichever chunk came first."""
     xe, ye = (split_edges(np.asarray(e, dtype=np.float64), parts) for e in prior.grid)
     theta = np.repeat(np.repeat(np.asarray(prior.probabilities, dtype=np.float64), parts, axis=0), parts, axis=1)
     centres = np.stack(np.meshgrid(0.5 * (xe[:-1] + xe[1:]), 0.5 * (ye[:-1] + ye[1:]), indexing="ij"),
                        axis=-1).reshape(-1, 2)
     eps = _epsilons(perturber, off, len(pts))
     out = np.empty_like(pts)
-    step = max(1, (1 << 20) // len(centres))  # reports per chunk: 8 MB of rows, which stay in cache
-    memo: dict = {}  # the clamped reports' tables, made once
-    rows = np.empty((min(step, len(pts)), len(centres)))
-    for start in range(0, len(pts), step):
+    step = max(1, ROW_ENTRIES // len(centres))  # reports per chunk
+    own = threading.local()  # per thread: the clamped reports' tables, made once, and the rows
+
+    def chunk(c):
+        if not hasattr(own, "rows"):
+            own.memo, own.rows = {}, np.empty((min(step, len(pts)), len(centres)))
+        start = c * step
         n = min(step, len(pts) - start)
-        weighted = laplace_rows(pts[start:start + n], perturber, eps[start:start + n], centres, memo, rows[:n])
+        weighted = laplace_rows(pts[start:start + n], perturber, eps[start:start + n], centres, own.memo,
+                                own.rows[:n])
         weighted *= theta.ravel()
-        out[start:start + step] = weighted @ centres / weighted.sum(axis=1, keepdims=True)
+        out[start:start + n] = weighted @ centres / weighted.sum(axis=1, keepdims=True)
+
+    run_chunks(chunk, -(-len(pts) // step), workers)
     return out
 
 
-def _directional_means(pts, off, perturber, prior: Density, per_cell: int) -> np.ndarray:
+def _directional_means(pts, off, perturber, prior: Density, per_cell: int, workers: int) -> np.ndarray:
     """TraCS-D / Strawman: the runs of :mod:`tracs.estimate._runs` summed against ``θ``, ``θ·x``
-    and ``θ·y``; reports equal to their reference through their dense likelihood rows."""
+    and ``θ·y`` (its fixed chunks of reports on ``workers`` threads); reports equal to their
+    reference through their dense likelihood rows."""
     xe, ye = (np.asarray(e, dtype=np.float64) for e in prior.grid)
     theta = np.asarray(prior.probabilities, dtype=np.float64)
     eps = _epsilons(perturber, off, len(pts))
     blocks = directional_blocks(pts, off, perturber, eps, _axis_points(xe, per_cell), _axis_points(ye, per_cell),
-                                per_cell, _subpoints(xe, ye, per_cell))
+                                per_cell, _subpoints(xe, ye, per_cell), workers=workers)
     out = np.empty_like(pts)
     centres = _subpoints(xe, ye, 1)[:, 0, :]  # (cells, 2)
     for block in blocks:

@@ -22,7 +22,9 @@ of a report ``r``'s true point is over the POIs: ``P(p | r) ∝ π_p · P(r | p)
 
 The denoised point is a POI: the posterior **mode** (``rule="mode"``) or the POI
 nearest the posterior **mean** (``rule="mean"``).  Cost: one pass over reports × POIs
-(numba), chunked so memory stays at a few arrays of ``CHUNK`` × POIs.  Like every
+(numba), chunked so memory stays at a few arrays of ``CHUNK`` × POIs per worker; ``workers``
+threads share the fixed chunks, and the EM passes add every report's posterior in report
+order, so the result is the same for every number of workers.  Like every
 denoiser this is post-processing of the release and its public parameters; a
 report's denoised POI depends on the other reports only through ``π``.
 """
@@ -44,6 +46,7 @@ from ._directional import _split, along_true, references
 from ._directional import _special_likelihood
 from ._emissions import laplace_rows
 from .expectation_maximisation import one_blas_thread
+from ._threads import run_chunks
 
 __all__ = ["prior_at_pois", "poi_posterior", "RULES", "CHUNK"]
 
@@ -73,7 +76,8 @@ def _axes_rows(jx, jy, sx, sy, lam_x, lam_y, mx, my, hx, lx, hy, ly, out):
 
 @numba.njit(cache=True, nogil=True)
 def _posterior_stats(lik, prior, xs, ys, back, mode, mean, evidence):
-    """Per report ``r``: the posterior's mode, its mean and ``Σ_p π_rp L_rp``; adds the posterior to ``back``.
+    """Per report ``r``: the posterior's mode, its mean and ``Σ_p π_rp L_rp``; adds the posterior to ``back``
+    unless ``back`` is empty (:func:`_add_posterior` adds it afterwards).
 
     ``prior`` is (n, P): one row per report (a broadcast row when the prior is shared)."""
     n, P = lik.shape
@@ -96,11 +100,24 @@ def _posterior_stats(lik, prior, xs, ys, back, mode, mean, evidence):
         if z > 0.0:
             mean[r, 0] = sx / z
             mean[r, 1] = sy / z
-            for p in range(P):
-                back[p] += prior[r, p] * lik[r, p] / z
+            if back.shape[0]:
+                for p in range(P):
+                    back[p] += prior[r, p] * lik[r, p] / z
         else:
             mean[r, 0] = xs[arg]
             mean[r, 1] = ys[arg]
+
+
+@numba.njit(cache=True, nogil=True)
+def _add_posterior(lik, prior, evidence, back):
+    """Add every report's posterior ``π_rp L_rp / z_r`` to ``back``, in report order (as
+    :func:`_posterior_stats` does)."""
+    n, P = lik.shape
+    for r in range(n):
+        z = evidence[r]
+        if z > 0.0:
+            for p in range(P):
+                back[p] += prior[r, p] * lik[r, p] / z
 
 
 def _axis_law(mechanism, coords):
@@ -211,9 +228,9 @@ class _LaplaceRows:
         return laplace_rows(self.pts[sel], self.perturber, self.eps[sel], self.pois)
 
 
-def _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump):
-    """Per chunk of whole trajectories: ``(start, stop, prior rows (n, P))``, the prior of every
-    report's true POI given the *other* reports of its trajectory.
+def _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump, workers=1):
+    """Chunks of whole trajectories ``[(start, stop)]`` and the function giving a chunk's prior rows
+    (n, P): the prior of every report's true POI given the *other* reports of its trajectory.
 
     The hidden Markov model of :mod:`tracs.estimate.smoothing` (cells of the fitted density,
     its transition, ``(scale, jump)`` fitted unless given): the smoothed marginal of a
@@ -223,25 +240,29 @@ def _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump):
     off = np.asarray(off, dtype=np.int64)
     off = off[np.concatenate([[True], np.diff(off) > 0])]
     if scale is None or jump is None:
-        ll = sm._fit(pts, off, perturber, estimate, family, 1, [scale], [jump] if jump is not None else sm.JUMPS)
+        ll = sm._fit(pts, off, perturber, estimate, family, 1, [scale], [jump] if jump is not None else sm.JUMPS,
+                     workers)
         scale, jump = max(ll, key=ll.get)
     prior = estimate.detail if estimate.detail is not None else estimate
     grid, theta, tables = sm._tables(pts, off, perturber, prior, family, 1)
     model = sm._Model(theta, grid, float(scale), float(jump))
     cell, count = _cells_of(grid, pois)
-    for i, j in sm._chunks(off, theta.size):
+
+    def rows(i, j):
         lik, _, _ = tables.chunk(off[i], off[j], means=False)
         starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
         gamma = np.empty_like(lik)  # smoothed marginals α·β, normalised
         smoothed_marginals(lik, starts, lengths, model.theta, *model.arguments(), gamma)
         g = gamma / lik  # > 0: every emission is positive
         rho = g / g.sum(axis=(1, 2))[:, None, None]
-        rows = rho.reshape(len(rho), -1)[:, cell] / count
-        yield off[i], off[j], rows / rows.sum(axis=1, keepdims=True)
+        out = rho.reshape(len(rho), -1)[:, cell] / count
+        return out / out.sum(axis=1, keepdims=True)
+
+    return [(int(off[i]), int(off[j]), lambda i=i, j=j: rows(i, j)) for i, j in sm._chunks(off, theta.size)]
 
 
 def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "mean", iterations: int = 0,
-                  trajectory: bool = False, scale=None, jump=None):
+                  trajectory: bool = False, scale=None, jump=None, workers: int = 1):
     """The denoised POI of every validated report (see :func:`tracs.estimate.denoise`).
 
     Parameters
@@ -262,6 +283,8 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
     trajectory : bool
         The prior of a report's POI given the other reports of its trajectory
         (:func:`_smoothed_priors`); excludes ``iterations``.
+    workers : int
+        Threads over the fixed chunks of reports (of whole trajectories with ``trajectory``).
 
     Returns
     -------
@@ -272,20 +295,31 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
     source = rows(pts, off, perturber, pois)
     xs, ys = np.ascontiguousarray(pois[:, 0]), np.ascontiguousarray(pois[:, 1])
     mode, mean, evidence = np.empty(len(pts), dtype=np.int64), np.empty((len(pts), 2)), np.empty(len(pts))
-    back = np.zeros(len(pois))
+
+    def stats(start, stop, prior_rows, keep=False):  # one chunk's mode, mean and evidence; its rows if kept
+        lik = source.rows(np.arange(start, stop))
+        _posterior_stats(lik, prior_rows, xs, ys, np.zeros(0), mode[start:stop], mean[start:stop],
+                         evidence[start:stop])
+        return lik if keep else None
+
     if trajectory:
         with one_blas_thread():  # the smoothing's products are small: threaded BLAS only waits
-            for start, stop, rows in _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump):
-                _posterior_stats(source.rows(np.arange(start, stop)), rows, xs, ys, back, mode[start:stop],
-                                 mean[start:stop], evidence[start:stop])
+            chunks = _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump, workers)
+            run_chunks(lambda c: stats(*chunks[c][:2], chunks[c][2]()), len(chunks), workers)
     else:
         prior = prior_at_pois(estimate, pois)
-        for _ in range(iterations + 1):
+        bounds = [(a, min(a + CHUNK, len(pts))) for a in range(0, len(pts), CHUNK)]
+        for it in range(iterations + 1):
+            rows_of = lambda c: np.broadcast_to(prior, (bounds[c][1] - bounds[c][0], len(pois)))  # noqa: E731
+            if it == iterations:  # the last pass: its posteriors refine nothing
+                run_chunks(lambda c: stats(*bounds[c], rows_of(c)), len(bounds), workers)
+                break
             back = np.zeros(len(pois))
-            for start in range(0, len(pts), CHUNK):
-                stop = min(start + CHUNK, len(pts))
-                _posterior_stats(source.rows(np.arange(start, stop)), np.broadcast_to(prior, (stop - start, len(pois))),
-                                 xs, ys, back, mode[start:stop], mean[start:stop], evidence[start:stop])
+            for w in range(0, len(bounds), workers):  # ``workers`` chunks' rows at a time, added in report order
+                window = run_chunks(lambda k: stats(*bounds[w + k], rows_of(w + k), keep=True),
+                                    min(workers, len(bounds) - w), workers)
+                for c, lik in enumerate(window, start=w):
+                    _add_posterior(lik, rows_of(c), evidence[bounds[c][0]:bounds[c][1]], back)
             prior = back / max(len(pts), 1)
     from scipy.spatial import cKDTree
 

@@ -29,8 +29,11 @@ post-processing of the release and its public parameters: it costs no privacy.
 
 Work runs over chunks of whole trajectories holding at most :data:`CHUNK_CELLS`
 report-cells (a longer trajectory is a chunk of its own): memory is a few arrays of
-``chunk × cells``.  The recursions of a chunk are one compiled call
-(:mod:`tracs.estimate._smoothing_kernels`), its trajectories one after the other.
+``chunk × cells`` per worker.  The recursions of a chunk are one compiled call
+(:mod:`tracs.estimate._smoothing_kernels`), its trajectories one after the other;
+``workers`` threads share the chunks (:func:`tracs.estimate._threads.run_chunks`), which do
+not depend on ``workers``, and the candidates' log-likelihoods add the chunks' in chunk
+order, so the result is the same for every number of workers.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import numpy as np
 from .expectation_maximisation import one_blas_thread
 from ._smoothing_kernels import log_likelihood, smoothed_marginals
 from ._emissions import AxesTables, DirectionalTables
+from ._threads import run_chunks
 
 #: report × cell entries per chunk of trajectories (bounds memory: ~5 float64 arrays of this size)
 CHUNK_CELLS = 1 << 21
@@ -160,24 +164,31 @@ def _log_likelihoods(lik, starts, lengths, theta, models) -> np.ndarray:
     return np.array([log_likelihood(lik, starts, lengths, theta, *m.arguments()) for m in models])
 
 
-def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
+def _fit(pts, off, perturber, estimate, family, parts, scales, jumps, workers: int = 1) -> dict:
     """The marginal log-likelihood of every ``(scale, jump)`` on the estimate's own grid
-    (not its fine grid: the candidates are compared, not used)."""
+    (not its fine grid: the candidates are compared, not used); the chunks' sums added in order."""
     grid, theta, tables = _tables(pts, off, perturber, estimate, family, parts)
     width = float(np.mean([np.mean(np.diff(e)) for e in grid]))
     candidates = [(float(s if s is not None else k * width), float(w))
                   for s in scales for k in (SCALES if s is None else (1,)) for w in jumps]
     models = [_Model(theta, grid, *c) for c in candidates]
-    total = np.zeros(len(candidates))
-    for i, j in _chunks(off, theta.size * len(candidates)):
+    chunks = _chunks(off, theta.size * len(candidates))
+
+    def chunk(c):
+        i, j = chunks[c]
         lik, _, _ = tables.chunk(off[i], off[j], means=False)
-        total += _log_likelihoods(lik, off[i:j] - off[i], np.diff(off[i:j + 1]), theta, models)
+        return _log_likelihoods(lik, off[i:j] - off[i], np.diff(off[i:j + 1]), theta, models)
+
+    total = np.zeros(len(candidates))
+    for part in run_chunks(chunk, len(chunks), workers):
+        total += part
     return dict(zip(candidates, total.tolist()))
 
 
-def smooth(pts, off, perturber, estimate, family, parts, *, scale=None, jump=None) -> Smoothed:
+def smooth(pts, off, perturber, estimate, family, parts, *, scale=None, jump=None, workers: int = 1) -> Smoothed:
     """Forward–backward posterior means of validated reports (see :func:`tracs.estimate.denoise`):
-    on the estimate's fine grid (``detail``) when it has one.  BLAS runs on one thread
+    on the estimate's fine grid (``detail``) when it has one, the chunks of trajectories on
+    ``workers`` threads.  BLAS runs on one thread
     (:func:`tracs.estimate.expectation_maximisation.one_blas_thread`): the steps' products
     are small."""
     off = np.asarray(off, dtype=np.int64)
@@ -187,14 +198,19 @@ def smooth(pts, off, perturber, estimate, family, parts, *, scale=None, jump=Non
     with one_blas_thread():
         if scale is None or jump is None:
             ll = _fit(pts, off, perturber, estimate, family, parts,
-                      [scale], [jump] if jump is not None else JUMPS)
+                      [scale], [jump] if jump is not None else JUMPS, workers)
             scale, jump = max(ll, key=ll.get)
         prior = estimate.detail if estimate.detail is not None else estimate
         grid, theta, tables = _tables(pts, off, perturber, prior, family, parts)
         model = _Model(theta, grid, float(scale), float(jump))
         out = np.empty((len(pts), 2))
-        for i, j in _chunks(off, theta.size):
+        chunks = _chunks(off, theta.size)
+
+        def chunk(c):
+            i, j = chunks[c]
             lik, mx, my = tables.chunk(off[i], off[j])
             starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
             out[off[i]:off[j]] = _smooth_chunk(lik, mx, my, starts, lengths, model)
+
+        run_chunks(chunk, len(chunks), workers)
     return Smoothed(out, float(scale), float(jump), ll)
