@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -195,6 +196,17 @@ def _metric_crs(data: dict, release: Path):
                        "coordinate reference system") from None
 
 
+def public_model(release: Path, data: dict, command: str):
+    """``(crs, perturber)`` of a release's parameters ``data``: a warning when they were computed from the
+    data; a release rounded to points of interest refused."""
+    from ..estimate.sidecar import perturber_from_sidecar
+
+    warn_data_derived(command, data)
+    if data.get("round_to_pois"):
+        raise CLIError("the release was rounded to points of interest: its references are not public")
+    return _metric_crs(data, release), perturber_from_sidecar(data)
+
+
 def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None, *, memory=None,
                      workers: int = 1, engine: str = "local", scheduler=None, command="estimate",
                      clip_reports: bool = False):
@@ -202,7 +214,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     parameters it carries or its sidecar, checked against its rows."""
     from .._validation import check_memory_budget
     from ..estimate.grid_density import density
-    from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
+    from ..estimate.sidecar import read_sidecar
 
     if not release.exists():
         raise CLIError(f"no such file: {release}")
@@ -224,11 +236,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
         check_release_path(release)
     frame = None if engine == "dask" else _read_frame(release)
     data = read_sidecar(release) if frame is None else release_parameters(release, frame, command)
-    warn_data_derived(command, data)
-    if data.get("round_to_pois"):
-        raise CLIError("the release was rounded to points of interest: its references are not public")
-    crs = _metric_crs(data, release)
-    perturber = perturber_from_sidecar(data)
+    crs, perturber = public_model(release, data, command)
     options = {} if edge_decay is None else {"edge_decay": edge_decay}
     options.update(grid=(grid, grid), smoothing=smoothing, memory=memory)
     try:
@@ -244,22 +252,14 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     return est, data, len(points)
 
 
-def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, *, clip: bool, command: str):
-    """The estimate on Dask: a release CSV (or a directory of Parquet files) read in partitions,
-    checked partition by partition (:func:`tracs.cli._release_checks.check_partitions`)."""
-    import os
-
-    try:
-        import dask.dataframe as dd
-        import distributed
-    except ImportError:
-        raise CLIError("--engine dask needs the dask extra: pip install 'tracs[dask]'") from None
+def dask_reports(release: Path, data, perturber):
+    """A release CSV (or a Parquet file or folder of Parquet parts) read in Dask partitions, with the reports in
+    metres of the parameters' CRS (``__x``, ``__y``, not clipped) and ``__trajectory``, one value per
+    (uid, trajectory) pair."""
+    import dask.dataframe as dd
     import pyproj
 
-    from ..dask import estimate
-    from ._release_checks import check_partitions
-
-    if release.is_dir():
+    if release.is_dir() or release.suffix.lower() == ".parquet":
         frame = dd.read_parquet(release)
     else:
         import warnings
@@ -273,7 +273,7 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, 
     missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
     if missing:
         raise CLIError(f"{release.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
-    crs, region = data["crs"], perturber.region
+    crs = data["crs"]
 
     def to_metric(part):
         transform = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
@@ -284,24 +284,53 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, 
         out["__trajectory"] = part["uid"].astype(str) + "\x1f" + key if "uid" in part.columns else key
         return out
 
-    frame = frame.map_partitions(to_metric, meta=to_metric(frame._meta))
-    time = "datetime" if "datetime" in frame.columns else None
-    client = (distributed.Client(scheduler) if scheduler else
-              distributed.Client(distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1,
-                                                          threads_per_worker=1, dashboard_address=None)))
+    return frame.map_partitions(to_metric, meta=to_metric(frame._meta))
+
+
+def clipped_reports(frame, region):
+    """``frame`` (of :func:`dask_reports`) with its reports clipped into ``region`` (the WGS84 round trip)."""
     def clipped(part):
         xy = region.clip(part[["__x", "__y"]].to_numpy(float))
         return part.assign(__x=xy[:, 0], __y=xy[:, 1])
 
+    return frame.map_partitions(clipped, meta=frame._meta)
+
+
+@contextlib.contextmanager
+def dask_client(workers: int, scheduler):
+    """A client of ``scheduler``, or of a local cluster of ``workers`` processes (closed on leaving);
+    a CLIError when the dask extra is missing."""
+    import os
+
     try:
-        frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=clip, command=command)
-        est = estimate(frame.map_partitions(clipped, meta=frame._meta), perturber, user="__trajectory", time=time,
-                       x="__x", y="__y", shuffle=shuffle, **options)
+        import dask.dataframe  # noqa: F401  (the partitions' reader)
+        import distributed
+    except ImportError:
+        raise CLIError("--engine dask needs the dask extra: pip install 'tracs[dask]'") from None
+    client = (distributed.Client(scheduler) if scheduler else
+              distributed.Client(distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1,
+                                                          threads_per_worker=1, dashboard_address=None)))
+    try:
+        yield client
     finally:
         cluster = getattr(client, "cluster", None)
         client.close()
         if cluster is not None and not scheduler:
             cluster.close()
+
+
+def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, *, clip: bool, command: str):
+    """The estimate on Dask: a release CSV (or a directory of Parquet files) read in partitions,
+    checked partition by partition (:func:`tracs.cli._release_checks.check_partitions`)."""
+    from ..dask import estimate
+    from ._release_checks import check_partitions
+
+    with dask_client(workers, scheduler):
+        frame = dask_reports(release, data, perturber)
+        time = "datetime" if "datetime" in frame.columns else None
+        frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=clip, command=command)
+        est = estimate(clipped_reports(frame, perturber.region), perturber, user="__trajectory", time=time,
+                       x="__x", y="__y", shuffle=shuffle, **options)
     return est, data, n
 
 
