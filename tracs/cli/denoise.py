@@ -182,7 +182,7 @@ def _denoise_dask(args, release: Path):
     from ..dask import denoise, estimate, with_row_numbers
     from ..estimate.sidecar import read_sidecar
     from ._release_checks import check_partitions
-    from .estimate import check_grid, clipped_reports, dask_client, dask_reports, public_model
+    from .estimate import check_grid, clipped_reports, dask_client, dask_reports, public_model, round_trip_floats
 
     check_grid(args.grid)
     data = read_sidecar(release)
@@ -196,7 +196,7 @@ def _denoise_dask(args, release: Path):
 
     meta = pd.DataFrame({"denoised": pd.Series(dtype=object), "lat": pd.Series(dtype=float),
                          "lng": pd.Series(dtype=float)})
-    with dask_client(args.workers, args.scheduler):
+    with dask_client(args.workers, args.scheduler), round_trip_floats():
         frame = with_row_numbers(dask_reports(release, data, perturber))  # index: the row's position in the file
         time = "datetime" if "datetime" in frame.columns else None
         frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=False,

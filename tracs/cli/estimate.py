@@ -252,6 +252,18 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     return est, data, len(points)
 
 
+@contextlib.contextmanager
+def round_trip_floats():
+    """Silence pandas' warning on ``float_precision="round_trip"`` (deprecated, but its default is not
+    exact) while partitions are read, in this process."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*float_precision", category=FutureWarning)
+        warnings.filterwarnings("ignore", message=".*float_precision", category=DeprecationWarning)
+        yield
+
+
 def dask_reports(release: Path, data, perturber):
     """A release CSV (or a Parquet file or folder of Parquet parts) read in Dask partitions, with the reports in
     metres of the parameters' CRS (``__x``, ``__y``, not clipped) and ``__trajectory``, one value per
@@ -262,11 +274,7 @@ def dask_reports(release: Path, data, perturber):
     if release.is_dir() or release.suffix.lower() == ".parquet":
         frame = dd.read_parquet(release)
     else:
-        import warnings
-
-        with warnings.catch_warnings():  # pandas deprecates the option, but its default is not exact
-            warnings.filterwarnings("ignore", message=".*float_precision", category=FutureWarning)
-            warnings.filterwarnings("ignore", message=".*float_precision", category=DeprecationWarning)
+        with round_trip_floats():
             frame = dd.read_csv(release, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
                                 na_values={c: [""] for c in ("lat", "lng", "datetime")},
                                 float_precision="round_trip")
@@ -325,7 +333,7 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, 
     from ..dask import estimate
     from ._release_checks import check_partitions
 
-    with dask_client(workers, scheduler):
+    with dask_client(workers, scheduler), round_trip_floats():
         frame = dask_reports(release, data, perturber)
         time = "datetime" if "datetime" in frame.columns else None
         frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=clip, command=command)
