@@ -147,7 +147,7 @@ def _to_wgs84(points: np.ndarray, crs) -> tuple[np.ndarray, np.ndarray]:
 def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
     """A discrete baseline's release: every report replaced by its posterior POI
     (:func:`tracs.estimate.baseline_posterior`) over the POIs of --pois."""
-    from ..dask.denoising import AT_POIS
+    from ..dask.partition_denoising import AT_POIS
     from . import _discrete
     from .estimate import discrete_reports
 
@@ -211,7 +211,7 @@ def _denoise_dask(args, release: Path):
 
 
 def run(args) -> int:
-    from ..dask.denoising import how_denoised
+    from ..dask.partition_denoising import how_denoised
     from ..estimate.denoising import denoise
     from ..estimate.sidecar import perturber_from_sidecar
     from ._discrete import release_entry
