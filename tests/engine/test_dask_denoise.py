@@ -34,19 +34,15 @@ def synchronous():
         yield
 
 
-def _released(perturber, n=400, users=12, seed=0):
-    """Released points of ``users`` users with two trajectories each (seeds 0 points, 3 release); the rows
-    shuffled (seed 1), and the reports and offsets in (user, trajectory, time) order."""
-    rng = np.random.default_rng(seed)
-    uid = np.sort(rng.integers(0, users, n))
-    day = rng.integers(0, 2, n)
-    order = np.lexsort([day, uid])
-    uid, day = uid[order], day[order]
+def _released(perturber, n=400, users=12):
+    """Released points (seed 3) of ``users`` users with two trajectories each (points: seed 0); the frame's rows
+    shuffled (seed 1), the reports and offsets in (user, trajectory, time) order."""
+    rng = np.random.default_rng(0)
+    keys = np.sort(rng.integers(0, 2 * users, n))  # user k // 2, trajectory k % 2
     pts = np.clip(rng.normal([700, 400], [300, 200], (n, 2)), [0, 0], [2000, 1000])
-    starts = np.flatnonzero(np.r_[True, (uid[1:] != uid[:-1]) | (day[1:] != day[:-1])])
-    offsets = np.r_[starts, n]
+    offsets = np.r_[np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]), n]
     rep = perturber.perturb_many(pts, offsets, rng=3)
-    frame = pd.DataFrame({"uid": uid, "day": day, "t": np.arange(n), "x": rep[:, 0], "y": rep[:, 1],
+    frame = pd.DataFrame({"uid": keys // 2, "day": keys % 2, "t": np.arange(n), "x": rep[:, 0], "y": rep[:, 1],
                           "note": np.arange(n).astype(str)})
     return frame.sample(frac=1.0, random_state=1), rep, offsets
 

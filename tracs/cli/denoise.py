@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import CLIError, check_release_path, workers_arg, writable_file
+from ._common import CLIError, check_release_path, writable_file
+from .estimate import add_engine_arguments
 
 DESCRIPTION = """\
 Replace every point of a file released by 'tracs perturb' with the posterior mean
@@ -70,15 +71,8 @@ def add_parser(subparsers) -> None:
                         "against the sidecar's pois_sha256)")
     p.add_argument("--rule", choices=("mode", "mean"), default=None,
                    help="with --pois: the POI nearest the posterior mean (default) or the posterior mode")
-    p.add_argument("--workers", type=workers_arg, default=1, metavar="N",
-                   help="threads of the prior's fit (same result for every N; default 1); with --engine dask "
-                        "and no --scheduler: local worker processes")
-    p.add_argument("--engine", choices=("local", "dask"), default="local",
-                   help="local (default) or dask: the release is read, checked and denoised in its "
-                        "partitions, the prior fitted over them (docs/cluster.md)")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="with --engine dask: the Dask scheduler, e.g. tcp://host:8786 (default: a local "
-                        "cluster of --workers processes)")
+    add_engine_arguments(p, "threads of the prior's fit",
+                         "the release is read, checked and denoised in its partitions, the prior fitted over them")
 
 
 def _check_method(release: Path, trajectory: bool) -> None:

@@ -78,12 +78,17 @@ def add_parser(subparsers) -> None:
                         "every EM pass; a grid that cannot fit is refused before any work; a discrete "
                         "baseline's POI frequencies: N-gram's normalisers and, with ε per trajectory, EM's and "
                         "L-SRR's rows). With --engine dask: per partition. Default: no budget")
+    add_engine_arguments(p, "threads over chunks of reports",
+                         "the reports stay in their partitions and every EM pass maps the E-step over them")
+
+
+def add_engine_arguments(p, threads: str, dask: str) -> None:
+    """--workers (``threads``: what runs on them locally), --engine (``dask``: what runs on Dask) and --scheduler."""
     p.add_argument("--workers", type=workers_arg, default=1, metavar="N",
-                   help="threads over chunks of reports (same result for every N; default 1); with "
-                        "--engine dask and no --scheduler: local worker processes")
+                   help=f"{threads} (same result for every N; default 1); with --engine dask and no --scheduler: "
+                        "local worker processes")
     p.add_argument("--engine", choices=("local", "dask"), default="local",
-                   help="local (default) or dask: the reports stay in their partitions and every EM "
-                        "pass maps the E-step over them (docs/cluster.md)")
+                   help=f"local (default) or dask: {dask} (docs/cluster.md)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="with --engine dask: the Dask scheduler, e.g. tcp://host:8786 (default: a local "
                         "cluster of --workers processes)")
