@@ -58,6 +58,8 @@ def releases(tmp_path_factory, checkins_csv, venues_csv):
         for i, rows in enumerate((whole.slice(0, 25), whole.slice(25))):
             pq.write_table(rows, parts / f"part.{i}.parquet")
         shutil.copy(folder / f"{method}.parquet.tracs.json", folder / f"{method}-parts.tracs.json")
+    budget = ["-m", "tracs-c", "--per-trajectory", "-e", "8", "--seed", "1", "--region", "139.5,35.5,140.0,35.9", "-q"]
+    assert main(["perturb", str(checkins_csv), *budget, "-o", str(folder / "tracs-c-per-trajectory.csv")]) == 0
     em = ["-m", "em", "-e", "2", "--seed", "1", "--region", "139.5,35.5,140.0,35.9", "--pois",
           str(folder / "pois.csv"), "-q"]
     assert main(["perturb", str(checkins_csv), *em, "-o", str(folder / "em.csv")]) == 0
@@ -108,6 +110,28 @@ def test_dask_engine_writes_the_local_output(releases, tmp_path, capsys, method,
     assert capsys.readouterr().out.replace("dask.csv", "local.csv") == local_line
     assert_same_output(tmp_path / "local.csv", tmp_path / "dask.csv", method)
     assert pd.read_csv(tmp_path / "dask.csv").shape[0] == 60
+
+
+@pytest.mark.parametrize("options", [[], ["--trajectory"]])
+def test_a_budget_per_trajectory(releases, tmp_path, options):
+    """ε per trajectory: every report's ε follows its trajectory's length, whole in its partition."""
+    release = releases / "tracs-c-per-trajectory.csv"
+    local = _denoised(release, tmp_path / "local.csv", *options)
+    assert _denoised(release, tmp_path / "dask.csv", *options, "--engine", "dask") == local
+
+
+def test_estimate_reads_a_budget_per_trajectory_in_partitions(releases, tmp_path):
+    """ε per trajectory is whole in some CSV blocks (8) and not in others: read as floats in every partition."""
+    release = releases / "tracs-c-per-trajectory.csv"
+    for engine in ("local", "dask"):
+        assert main(["estimate", str(release), "--grid", "6", "-o", str(tmp_path / f"{engine}.csv"),
+                     "--engine", engine]) == 0
+    assert (tmp_path / "dask.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()
+
+
+def test_local_workers_fit_the_same_prior(releases, tmp_path):
+    local = _denoised(releases / "tracs-d.csv", tmp_path / "one.csv", "--trajectory")
+    assert _denoised(releases / "tracs-d.csv", tmp_path / "two.csv", "--trajectory", "--workers", "2") == local
 
 
 def test_one_partition_is_byte_for_byte(releases, tmp_path, monkeypatch):

@@ -19,6 +19,8 @@ CELL_BYTES = 8 * 8
 #: seconds of one EM pass per 1,000 reports on a MAX_GRID × MAX_GRID grid (TraCS-D, one core; measured
 #: 0.27 s a pass for 29,114 reports on 128 × 128 cells, scaled by the number of cells)
 PASS_SECONDS = 0.15
+#: the ε columns read as floats in every partition (whole numbers in one block, fractions in another)
+EPSILON_DTYPES = {"epsilon_point": "float64", "epsilon_trajectory": "float64"}
 
 DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
@@ -280,7 +282,8 @@ def dask_reports(release: Path, data, perturber):
         frame = dd.read_parquet(release)
     else:
         with round_trip_floats():
-            frame = dd.read_csv(release, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
+            frame = dd.read_csv(release, dtype={"uid": str, "trajectory": str, **EPSILON_DTYPES},
+                                keep_default_na=False,
                                 na_values={c: [""] for c in ("lat", "lng", "datetime")},
                                 float_precision="round_trip")
     missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
