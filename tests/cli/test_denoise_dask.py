@@ -58,6 +58,14 @@ def releases(tmp_path_factory, checkins_csv, venues_csv):
         for i, rows in enumerate((whole.slice(0, 25), whole.slice(25))):
             pq.write_table(rows, parts / f"part.{i}.parquet")
         shutil.copy(folder / f"{method}.parquet.tracs.json", folder / f"{method}-parts.tracs.json")
+    rng = np.random.default_rng(5)  # users 1 to 12, 20 check-ins each: text order (1, 10, 11, 12, 2, ...) is not theirs
+    pd.DataFrame({"uid": np.repeat(np.arange(1, 13), 20),
+                  "datetime": pd.Timestamp("2012-04-03", tz="UTC") + pd.to_timedelta(np.tile(np.arange(20), 12),
+                                                                                     unit="h"),
+                  "lat": rng.uniform(35.55, 35.85, 240), "lng": rng.uniform(139.55, 139.95, 240)}).to_csv(
+        folder / "ids.csv", index=False)
+    assert main(["perturb", str(folder / "ids.csv"), "-m", "tracs-d", "-e", "2", "--seed", "1", "--region",
+                 "139.5,35.5,140.0,35.9", "-q", "-o", str(folder / "tracs-d-ids.csv")]) == 0
     budget = ["-m", "tracs-c", "--per-trajectory", "-e", "8", "--seed", "1", "--region", "139.5,35.5,140.0,35.9", "-q"]
     assert main(["perturb", str(checkins_csv), *budget, "-o", str(folder / "tracs-c-per-trajectory.csv")]) == 0
     em = ["-m", "em", "-e", "2", "--seed", "1", "--region", "139.5,35.5,140.0,35.9", "--pois",
@@ -126,6 +134,18 @@ def test_estimate_reads_a_budget_per_trajectory_in_partitions(releases, tmp_path
     for engine in ("local", "dask"):
         assert main(["estimate", str(release), "--grid", "6", "-o", str(tmp_path / f"{engine}.csv"),
                      "--engine", engine]) == 0
+    assert (tmp_path / "dask.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()
+
+
+@pytest.mark.parametrize("command, options", [("estimate", []), ("denoise", []), ("denoise", ["--trajectory"])])
+def test_trajectories_in_the_local_order(releases, tmp_path, monkeypatch, command, options):
+    """Users 1 to 12 are fitted in that order (not the text order 1, 10, 11, 12, 2, ...): one partition is the
+    local output byte for byte (TraCS-D: the E-step's sums are added in trajectory order)."""
+    monkeypatch.setattr(dd, "read_csv", _READ_CSV)
+    release = releases / "tracs-d-ids.csv"
+    for engine in ("local", "dask"):
+        assert main([command, str(release), "--grid", "16", "-o", str(tmp_path / f"{engine}.csv"), "-q",
+                     "--engine", engine, *options]) == 0
     assert (tmp_path / "dask.csv").read_bytes() == (tmp_path / "local.csv").read_bytes()
 
 

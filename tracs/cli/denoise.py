@@ -196,10 +196,10 @@ def _denoise_dask(args, release: Path):
         frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=False,
                                              command="denoise")
         frame = clipped_reports(frame, perturber.region)
-        columns = {"user": "__trajectory", "time": time, "x": "__x", "y": "__y", "shuffle": shuffle}
-        est = estimate(frame, perturber, grid=(args.grid, args.grid), smoothing="auto", **columns)
+        columns = {"user": "__user", "time": time, "x": "__x", "y": "__y", "shuffle": shuffle}
+        est = estimate(frame, perturber, grid=(args.grid, args.grid), smoothing="auto", trajectory="__tid", **columns)
         done = denoise(frame, perturber, prior=est, trajectory=args.trajectory, pois=pois, rule=args.rule or "mean",
-                       **columns)
+                       trajectory_column="__tid", **columns)
         rows = done.map_partitions(to_wgs84, meta=meta).compute().sort_index()
     return est, data, n, pois, rows
 

@@ -290,6 +290,8 @@ def dask_reports(release: Path, data, perturber):
     if missing:
         raise CLIError(f"{release.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
     crs = data["crs"]
+    ids = [c for c in ("uid", "trajectory") if c in frame.columns]
+    by_value = frame[ids].map_partitions(_ids_by_value, meta={c: bool for c in ids}).compute().all()
 
     def to_metric(part):
         transform = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
@@ -298,9 +300,36 @@ def dask_reports(release: Path, data, perturber):
         # a trajectory is one (uid, trajectory) pair: trajectory ids are numbered within each user
         key = part["trajectory"].astype(str)
         out["__trajectory"] = part["uid"].astype(str) + "\x1f" + key if "uid" in part.columns else key
+        # the ids as the local engine orders them (:func:`_release_points`)
+        out["__user"] = _order_key(part["uid"], by_value["uid"]) if "uid" in part.columns else 0
+        out["__tid"] = _order_key(part["trajectory"], by_value["trajectory"])
         return out
 
     return frame.map_partitions(to_metric, meta=to_metric(frame._meta))
+
+
+def _ids_by_value(part):
+    """One row: whether each id column of a partition is ordered by value by :func:`_release_points`
+    (integers, or text ids that are all integers in their usual form) rather than as text."""
+    import pandas as pd
+
+    from ..io.checkins import canonical_integers
+
+    return pd.DataFrame({c: [len(part) == 0 or pd.api.types.is_integer_dtype(part[c].dtype)
+                             or canonical_integers(_text(part[c])) is not None] for c in part.columns})
+
+
+def _order_key(ids, by_value: bool):
+    """A partition's ids as keys that sort like :func:`tracs.io.checkins.user_order_keys` of the whole column
+    (``by_value``: of every partition, :func:`_ids_by_value`)."""
+    import pandas as pd
+
+    from ..io.checkins import canonical_integers
+
+    text = _text(ids)
+    if not by_value:
+        return text.to_numpy(dtype=object)
+    return text.to_numpy(np.int64) if pd.api.types.is_integer_dtype(text.dtype) else canonical_integers(text)
 
 
 def clipped_reports(frame, region):
@@ -345,8 +374,8 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, 
         frame = dask_reports(release, data, perturber)
         time = "datetime" if "datetime" in frame.columns else None
         frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=clip, command=command)
-        est = estimate(clipped_reports(frame, perturber.region), perturber, user="__trajectory", time=time,
-                       x="__x", y="__y", shuffle=shuffle, **options)
+        est = estimate(clipped_reports(frame, perturber.region), perturber, user="__user", trajectory="__tid",
+                       time=time, x="__x", y="__y", shuffle=shuffle, **options)
     return est, data, n
 
 
