@@ -4,8 +4,9 @@ refuses what it does not take with the command's messages.
 
 Byte for byte, but for one documented floating-point difference: TraCS-D's prior on Dask adds the E-step's
 per-cell sums partition by partition (tracs.dask.estimate, equal to the local fit to 1e-9), so with more
-than one partition its denoised lat/lng agree to 1e-9 degrees (measured: below 1e-13) and every other
-column is identical; given the same prior, every partition's points are the local ones bit for bit
+than one partition its denoised lat/lng agree to 1e-9 degrees on these small releases (measured: below
+1e-13; docs/estimation.md gives 1.6e-9 on 3,000 TKY check-ins and a 64×64 prior) and every other column is
+identical; given the same prior, every partition's points are the local ones bit for bit
 (tests/engine/test_dask_denoise.py).  TraCS-C's prior adds counts: exact.
 
 The Dask runs use the synchronous scheduler in this process (tiny releases).
