@@ -28,7 +28,7 @@ dask = pytest.importorskip("dask", reason="tracs[dask] is not installed")
 dd = pytest.importorskip("dask.dataframe", reason="tracs[dask] is not installed")
 pytest.importorskip("distributed", reason="tracs[dask] is not installed")
 
-from tracs.cli import estimate as estimate_command  # noqa: E402 - after the skips
+from tracs.cli import _dask_reading  # noqa: E402 - after the skips
 
 _READ_CSV = dd.read_csv
 
@@ -36,7 +36,7 @@ _READ_CSV = dd.read_csv
 @pytest.fixture(autouse=True)
 def in_process(monkeypatch):
     """No cluster: the synchronous scheduler; CSV partitions of about 1 kB, so trajectories span them."""
-    monkeypatch.setattr(estimate_command, "dask_client", lambda *args: contextlib.nullcontext())
+    monkeypatch.setattr(_dask_reading, "dask_client", lambda *args: contextlib.nullcontext())
     read_csv = dd.read_csv
     monkeypatch.setattr(dd, "read_csv", lambda *args, **kwargs: read_csv(*args, blocksize=1000, **kwargs))
     with dask.config.set(scheduler="synchronous"):

@@ -176,7 +176,8 @@ def _denoise_dask(args, release: Path):
     from ..dask import denoise, estimate, with_row_numbers
     from ..estimate.sidecar import read_sidecar
     from ._release_checks import check_partitions
-    from .estimate import check_grid, clipped_reports, dask_client, dask_reports, public_model, round_trip_floats
+    from ._dask_reading import clipped_reports, dask_client, dask_reports, round_trip_floats
+    from .estimate import check_grid, public_model
 
     check_grid(args.grid)
     data = read_sidecar(release)
