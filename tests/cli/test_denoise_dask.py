@@ -9,7 +9,8 @@ than one partition its denoised lat/lng agree to 1e-9 degrees on these small rel
 identical; given the same prior, every partition's points are the local ones bit for bit
 (tests/engine/test_dask_denoise.py).  TraCS-C's prior adds counts: exact.
 
-The Dask runs use the synchronous scheduler in this process (tiny releases).
+The Dask runs use the synchronous scheduler in this process (tiny releases); one, marked slow, a cluster of
+two worker processes.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ pytest.importorskip("distributed", reason="tracs[dask] is not installed")
 from tracs.cli import _dask_reading  # noqa: E402 - after the skips
 
 _READ_CSV = dd.read_csv
+_CLIENT = _dask_reading.dask_client
 
 
 @pytest.fixture(autouse=True)
@@ -205,3 +207,17 @@ def test_a_missing_dask_extra_is_named(releases, tmp_path, capsys, monkeypatch):
     assert main(["denoise", str(releases / "tracs-c.csv"), "-o", str(tmp_path / "out.csv"), "-q",
                  "--engine", "dask"]) != 0
     assert "--engine dask needs the dask extra: pip install 'tracs[dask]'" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # a cluster of two worker processes, about 10 s
+def test_on_a_cluster_of_worker_processes(releases, tmp_path, monkeypatch):
+    """The model and the partitions pickled to two worker processes (--scheduler): the same output."""
+    import distributed
+
+    monkeypatch.setattr(_dask_reading, "dask_client", _CLIENT)
+    local = _denoised(releases / "tracs-c.csv", tmp_path / "local.csv", "--trajectory")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, dask.config.set(scheduler=None):
+        assert _denoised(releases / "tracs-c.csv", tmp_path / "dask.csv", "--trajectory", "--engine", "dask",
+                         "--scheduler", cluster.scheduler_address) == local
+        assert cluster.scheduler.task_prefixes  # the work ran on the cluster
