@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ._common import CLIError, check_release_path, writable_file
+from .estimate import add_engine_arguments
 
 DESCRIPTION = """\
 Replace every point of a file released by 'tracs perturb' with the posterior mean
@@ -39,13 +40,15 @@ them), lat/lng replaced, and a column 'denoised' saying how every point was made
 ("posterior mean", "smoothed", "posterior mode at a POI", ...); no sidecar is
 written, as the points are no longer the method's reports (estimate from the
 release itself).  Its format follows the extension: .csv, .tsv or .parquet.
+--workers N runs the prior's fit on N threads.  With --engine dask the release (a
+CSV, a Parquet file or a folder of Parquet parts) is read and checked in partitions
+on a Dask cluster (as 'tracs estimate --engine dask'), the prior is fitted over the
+partitions and every partition is denoised given it (tracs.dask.denoise): the output
+is the local engine's, rows in file order (--scheduler ADDRESS: a running cluster;
+default a local cluster of --workers processes).  A discrete baseline's release is
+denoised by the local engine only.
 """
 
-#: the value of the output's ``denoised`` column (per point, per trajectory)
-DENOISED = "posterior mean"
-SMOOTHED = "smoothed"
-#: with --pois: the value of ``denoised`` per --rule
-AT_POIS = {"mode": "posterior mode at a POI", "mean": "POI nearest the posterior mean"}
 SUFFIXES = (".csv", ".tsv", ".parquet")
 
 
@@ -68,6 +71,8 @@ def add_parser(subparsers) -> None:
                         "against the sidecar's pois_sha256)")
     p.add_argument("--rule", choices=("mode", "mean"), default=None,
                    help="with --pois: the POI nearest the posterior mean (default) or the posterior mode")
+    add_engine_arguments(p, "threads of the prior's fit",
+                         "the release is read, checked and denoised in its partitions, the prior fitted over them")
 
 
 def _check_method(release: Path, trajectory: bool) -> None:
@@ -136,9 +141,14 @@ def _to_wgs84(points: np.ndarray, crs) -> tuple[np.ndarray, np.ndarray]:
 def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
     """A discrete baseline's release: every report replaced by its posterior POI
     (:func:`tracs.estimate.baseline_posterior`) over the POIs of --pois."""
+    from ..dask.partition_denoising import AT_POIS
     from . import _discrete
     from .estimate import discrete_reports
 
+    if args.engine == "dask":
+        raise CLIError(f"tracs denoise --engine dask supports TraCS-C, TraCS-D, Strawman and planar Laplace "
+                       f"releases; {release.name} was released by {entry.name} ({entry.label}), a discrete "
+                       "baseline (leave out --engine dask)")
     if args.trajectory:
         raise CLIError(f"tracs denoise --trajectory: {release.name} was released by {entry.name} ({entry.label}), "
                        "a discrete baseline, whose reports are denoised per point only (leave out --trajectory)")
@@ -157,7 +167,46 @@ def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
     return 0
 
 
+def _denoise_dask(args, release: Path):
+    """``(prior, parameters, reports, pois, rows)``: the release read, checked and denoised in Dask partitions
+    (:func:`tracs.dask.denoise`), the prior fitted over them as the local engine fits it; ``rows`` holds
+    ``lat``, ``lng`` and ``denoised`` of every row in file order."""
+    import pandas as pd
+
+    from ..dask import denoise, estimate, with_row_numbers
+    from ..estimate.sidecar import read_sidecar
+    from ._release_checks import check_partitions
+    from ._dask_reading import clipped_reports, dask_client, dask_reports, round_trip_floats
+    from .estimate import check_grid, public_model
+
+    check_grid(args.grid)
+    data = read_sidecar(release)
+    _, perturber = public_model(release, data, "denoise")
+    pois = None if args.pois is None else _read_pois(Path(args.pois), data["crs"], perturber.region)
+    crs = data["crs"]
+
+    def to_wgs84(part):
+        lat, lng = _to_wgs84(part[["__x", "__y"]].to_numpy(float), crs)
+        return part[["denoised"]].assign(lat=lat, lng=lng)
+
+    meta = pd.DataFrame({"denoised": pd.Series(dtype=object), "lat": pd.Series(dtype=float),
+                         "lng": pd.Series(dtype=float)})
+    with dask_client(args.workers, args.scheduler), round_trip_floats():
+        frame = with_row_numbers(dask_reports(release, data, perturber))  # index: the row's position in the file
+        time = "datetime" if "datetime" in frame.columns else None
+        frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=False,
+                                             command="denoise")
+        frame = clipped_reports(frame, perturber.region)
+        columns = {"user": "__user", "time": time, "x": "__x", "y": "__y", "shuffle": shuffle}
+        est = estimate(frame, perturber, grid=(args.grid, args.grid), smoothing="auto", trajectory="__tid", **columns)
+        done = denoise(frame, perturber, prior=est, trajectory=args.trajectory, pois=pois, rule=args.rule or "mean",
+                       trajectory_column="__tid", **columns)
+        rows = done.map_partitions(to_wgs84, meta=meta).compute().sort_index()
+    return est, data, n, pois, rows
+
+
 def run(args) -> int:
+    from ..dask.partition_denoising import how_denoised
     from ..estimate.denoising import denoise
     from ..estimate.sidecar import perturber_from_sidecar
     from ._discrete import release_entry
@@ -170,6 +219,8 @@ def run(args) -> int:
         raise CLIError(f"cannot tell the output format of {output.name}: use {', '.join(SUFFIXES)}")
     if output.exists() and output.resolve() == release.resolve():
         raise CLIError("the output would overwrite the release: give another file")
+    if args.scheduler is not None and args.engine != "dask":
+        raise CLIError("--scheduler goes with --engine dask")
     if args.rule is not None and args.pois is None:
         raise CLIError("--rule goes with --pois (the denoised point is a POI)")
     if args.pois is not None and not Path(args.pois).is_file():
@@ -178,18 +229,23 @@ def run(args) -> int:
     if entry is not None and entry.discrete:
         return _denoise_discrete(args, release, output, entry)
     _check_method(release, args.trajectory)
-    est, data, n = estimate_release(release, args.grid, command="denoise")
-    perturber = perturber_from_sidecar(data)
-    pois = None if args.pois is None else _read_pois(Path(args.pois), data["crs"], perturber.region)
-    points, offsets, frame = _release_points(_read_frame(release), data["crs"])
     rule = args.rule or "mean"
-    den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory,
-                  pois=pois, rule=rule)
-    lat, lng = _to_wgs84(den, data["crs"])
-    how = AT_POIS[rule] if pois is not None else SMOOTHED if args.trajectory else DENOISED
-    if pois is not None and args.trajectory:
-        how += " given the trajectory"
-    _write(frame.assign(lat=lat, lng=lng, denoised=how), output)
+    how = how_denoised(args.trajectory, args.pois, rule)
+    if args.engine == "dask":
+        est, data, n, pois, done = _denoise_dask(args, release)
+        frame = _read_frame(release)
+        frame = frame.set_axis(np.arange(len(frame))).assign(lat=done["lat"].to_numpy(),
+                                                             lng=done["lng"].to_numpy(), denoised=how)
+    else:
+        est, data, n = estimate_release(release, args.grid, command="denoise", workers=args.workers)
+        perturber = perturber_from_sidecar(data)
+        pois = None if args.pois is None else _read_pois(Path(args.pois), data["crs"], perturber.region)
+        points, offsets, frame = _release_points(_read_frame(release), data["crs"])
+        den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory,
+                      pois=pois, rule=rule)  # threads of the denoising: workers=args.workers, once it takes them
+        lat, lng = _to_wgs84(den, data["crs"])
+        frame = frame.assign(lat=lat, lng=lng, denoised=how)
+    _write(frame, output)
     from .._text import given, whole
 
     print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(n)} points "

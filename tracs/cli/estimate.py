@@ -10,6 +10,8 @@ import numpy as np
 from .._text import significant, whole
 from . import _release_checks
 from ._common import CLIError, check_release_path, workers_arg, writable_file
+from . import _dask_reading
+from ._dask_reading import _text
 
 #: the largest --grid (cells a side): larger grids are refused up front (:func:`check_grid`)
 MAX_GRID = 512
@@ -18,7 +20,6 @@ CELL_BYTES = 8 * 8
 #: seconds of one EM pass per 1,000 reports on a MAX_GRID × MAX_GRID grid (TraCS-D, one core; measured
 #: 0.27 s a pass for 29,114 reports on 128 × 128 cells, scaled by the number of cells)
 PASS_SECONDS = 0.15
-
 DESCRIPTION = """\
 Estimate, on the collector's side, the density of the true points from a file
 released by 'tracs perturb' (any format it writes: uid, trajectory, datetime and lat/lng)
@@ -77,12 +78,17 @@ def add_parser(subparsers) -> None:
                         "every EM pass; a grid that cannot fit is refused before any work; a discrete "
                         "baseline's POI frequencies: N-gram's normalisers and, with ε per trajectory, EM's and "
                         "L-SRR's rows). With --engine dask: per partition. Default: no budget")
+    add_engine_arguments(p, "threads over chunks of reports",
+                         "the reports stay in their partitions and every EM pass maps the E-step over them")
+
+
+def add_engine_arguments(p, threads: str, dask: str) -> None:
+    """--workers (``threads``: what runs on them locally), --engine (``dask``: what runs on Dask) and --scheduler."""
     p.add_argument("--workers", type=workers_arg, default=1, metavar="N",
-                   help="threads over chunks of reports (same result for every N; default 1); with "
-                        "--engine dask and no --scheduler: local worker processes")
+                   help=f"{threads} (same result for every N; default 1); with --engine dask and no --scheduler: "
+                        "local worker processes")
     p.add_argument("--engine", choices=("local", "dask"), default="local",
-                   help="local (default) or dask: the reports stay in their partitions and every EM "
-                        "pass maps the E-step over them (docs/cluster.md)")
+                   help=f"local (default) or dask: {dask} (docs/cluster.md)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="with --engine dask: the Dask scheduler, e.g. tcp://host:8786 (default: a local "
                         "cluster of --workers processes)")
@@ -160,14 +166,6 @@ def _release_points(frame, crs):
     return np.column_stack([x, y]), offsets, frame
 
 
-def _text(values):
-    """Ids for ordering: integers as they are, anything else as its text."""
-    import pandas as pd
-
-    values = values.reset_index(drop=True)
-    return values if pd.api.types.is_integer_dtype(values.dtype) else values.astype(str)
-
-
 def check_grid(grid: int) -> None:
     """Refuse a grid below 2 or above :data:`MAX_GRID` cells a side, up front, with the memory
     and time it would need."""
@@ -195,6 +193,17 @@ def _metric_crs(data: dict, release: Path):
                        "coordinate reference system") from None
 
 
+def public_model(release: Path, data: dict, command: str):
+    """``(crs, perturber)`` of a release's parameters ``data``: a warning when they were computed from the
+    data; a release rounded to points of interest refused."""
+    from ..estimate.sidecar import perturber_from_sidecar
+
+    warn_data_derived(command, data)
+    if data.get("round_to_pois"):
+        raise CLIError("the release was rounded to points of interest: its references are not public")
+    return _metric_crs(data, release), perturber_from_sidecar(data)
+
+
 def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None, *, memory=None,
                      workers: int = 1, engine: str = "local", scheduler=None, command="estimate",
                      clip_reports: bool = False):
@@ -202,7 +211,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
     parameters it carries or its sidecar, checked against its rows."""
     from .._validation import check_memory_budget
     from ..estimate.grid_density import density
-    from ..estimate.sidecar import perturber_from_sidecar, read_sidecar
+    from ..estimate.sidecar import read_sidecar
 
     if not release.exists():
         raise CLIError(f"no such file: {release}")
@@ -224,11 +233,7 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
         check_release_path(release)
     frame = None if engine == "dask" else _read_frame(release)
     data = read_sidecar(release) if frame is None else release_parameters(release, frame, command)
-    warn_data_derived(command, data)
-    if data.get("round_to_pois"):
-        raise CLIError("the release was rounded to points of interest: its references are not public")
-    crs = _metric_crs(data, release)
-    perturber = perturber_from_sidecar(data)
+    crs, perturber = public_model(release, data, command)
     options = {} if edge_decay is None else {"edge_decay": edge_decay}
     options.update(grid=(grid, grid), smoothing=smoothing, memory=memory)
     try:
@@ -247,61 +252,16 @@ def estimate_release(release: Path, grid: int, smoothing="auto", edge_decay=None
 def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, *, clip: bool, command: str):
     """The estimate on Dask: a release CSV (or a directory of Parquet files) read in partitions,
     checked partition by partition (:func:`tracs.cli._release_checks.check_partitions`)."""
-    import os
-
-    try:
-        import dask.dataframe as dd
-        import distributed
-    except ImportError:
-        raise CLIError("--engine dask needs the dask extra: pip install 'tracs[dask]'") from None
-    import pyproj
-
     from ..dask import estimate
     from ._release_checks import check_partitions
 
-    if release.is_dir():
-        frame = dd.read_parquet(release)
-    else:
-        import warnings
-
-        with warnings.catch_warnings():  # pandas deprecates the option, but its default is not exact
-            warnings.filterwarnings("ignore", message=".*float_precision", category=FutureWarning)
-            warnings.filterwarnings("ignore", message=".*float_precision", category=DeprecationWarning)
-            frame = dd.read_csv(release, dtype={"uid": str, "trajectory": str}, keep_default_na=False,
-                                na_values={c: [""] for c in ("lat", "lng", "datetime")},
-                                float_precision="round_trip")
-    missing = [c for c in ("lat", "lng", "trajectory") if c not in frame.columns]
-    if missing:
-        raise CLIError(f"{release.name} lacks the column(s) {', '.join(missing)}: not a tracs release")
-    crs, region = data["crs"], perturber.region
-
-    def to_metric(part):
-        transform = pyproj.Transformer.from_crs(4326, crs, always_xy=True)
-        x, y = transform.transform(part["lng"].to_numpy(float), part["lat"].to_numpy(float))
-        out = part.assign(__x=x, __y=y)
-        # a trajectory is one (uid, trajectory) pair: trajectory ids are numbered within each user
-        key = part["trajectory"].astype(str)
-        out["__trajectory"] = part["uid"].astype(str) + "\x1f" + key if "uid" in part.columns else key
-        return out
-
-    frame = frame.map_partitions(to_metric, meta=to_metric(frame._meta))
-    time = "datetime" if "datetime" in frame.columns else None
-    client = (distributed.Client(scheduler) if scheduler else
-              distributed.Client(distributed.LocalCluster(n_workers=workers or os.cpu_count() or 1,
-                                                          threads_per_worker=1, dashboard_address=None)))
-    def clipped(part):
-        xy = region.clip(part[["__x", "__y"]].to_numpy(float))
-        return part.assign(__x=xy[:, 0], __y=xy[:, 1])
-
-    try:
+    reading = _dask_reading
+    with reading.dask_client(workers, scheduler), reading.round_trip_floats():
+        frame = reading.dask_reports(release, data, perturber)
+        time = "datetime" if "datetime" in frame.columns else None
         frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=clip, command=command)
-        est = estimate(frame.map_partitions(clipped, meta=frame._meta), perturber, user="__trajectory", time=time,
-                       x="__x", y="__y", shuffle=shuffle, **options)
-    finally:
-        cluster = getattr(client, "cluster", None)
-        client.close()
-        if cluster is not None and not scheduler:
-            cluster.close()
+        est = estimate(reading.clipped_reports(frame, perturber.region), perturber, user="__user", trajectory="__tid",
+                       time=time, x="__x", y="__y", shuffle=shuffle, **options)
     return est, data, n
 
 

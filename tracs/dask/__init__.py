@@ -21,7 +21,8 @@ is computed (:func:`check_user_ids`).
 Modules: :mod:`~tracs.dask.frames` (the in-process definition, the check of id
 types), :mod:`~tracs.dask.partitions` (users across partitions, row numbers,
 :func:`map_users`), :mod:`~tracs.dask.perturbation` (:func:`perturb`),
-:mod:`~tracs.dask.estimation` (:func:`estimate`), :mod:`~tracs.dask.folders` (:func:`release_file`: a
+:mod:`~tracs.dask.estimation` (:func:`estimate`), :mod:`~tracs.dask.partition_denoising` (:func:`denoise`: the prior
+fitted over the partitions, every partition denoised given it), :mod:`~tracs.dask.folders` (:func:`release_file`: a
 (Geo)Parquet folder released into a folder of GeoParquet parts, ``tracs perturb --engine dask``) and
 :mod:`~tracs.dask.partition_release` (its partitions, as the in-process release reads and writes a file).
 
@@ -32,11 +33,12 @@ functions that run on it, never by ``import tracs`` (install ``tracs[dask]``).
 
 from __future__ import annotations
 
+from .partition_denoising import denoise
 from .estimation import estimate
 from .folders import FolderRelease, release_file
 from .frames import check_user_ids, perturb_frame
 from .partitions import map_users, needs_shuffle, with_row_numbers
 from .perturbation import perturb
 
-__all__ = ["perturb", "perturb_frame", "map_users", "needs_shuffle", "with_row_numbers", "estimate",
+__all__ = ["perturb", "perturb_frame", "map_users", "needs_shuffle", "with_row_numbers", "estimate", "denoise",
            "check_user_ids", "release_file", "FolderRelease"]

@@ -120,7 +120,7 @@ def user_order_keys(uid: pd.Series) -> np.ndarray:
     code-point order (``007`` < ``12`` < ``7``).  Equal keys mean equal ids."""
     if isinstance(uid.dtype, np.dtype) and np.issubdtype(uid.dtype, np.signedinteger):
         return uid.to_numpy(dtype=np.int64)
-    numbers = _canonical_integers(uid)
+    numbers = canonical_integers(uid)
     if numbers is not None:
         return numbers
     codes, _ = pd.factorize(uid, sort=True)
@@ -130,7 +130,7 @@ def user_order_keys(uid: pd.Series) -> np.ndarray:
 _CANONICAL_INT = r"^(0|-?[1-9][0-9]{0,17})$"
 
 
-def _canonical_integers(uid: pd.Series) -> np.ndarray | None:
+def canonical_integers(uid: pd.Series) -> np.ndarray | None:
     """The int64 values of text ids when every one is an integer in its usual form, else None."""
     if not (pd.api.types.is_string_dtype(uid.dtype) or uid.dtype == object) or uid.isna().any():
         return None
