@@ -40,7 +40,8 @@ them), lat/lng replaced, and a column 'denoised' saying how every point was made
 ("posterior mean", "smoothed", "posterior mode at a POI", ...); no sidecar is
 written, as the points are no longer the method's reports (estimate from the
 release itself).  Its format follows the extension: .csv, .tsv or .parquet.
---workers N runs the prior's fit on N threads.  With --engine dask the release (a
+--workers N runs the prior's fit and the denoising on N threads (the output is the
+same for every N).  With --engine dask the release (a
 CSV, a Parquet file or a folder of Parquet parts) is read and checked in partitions
 on a Dask cluster (as 'tracs estimate --engine dask'), the prior is fitted over the
 partitions and every partition is denoised given it (tracs.dask.denoise): the output
@@ -71,7 +72,7 @@ def add_parser(subparsers) -> None:
                         "against the sidecar's pois_sha256)")
     p.add_argument("--rule", choices=("mode", "mean"), default=None,
                    help="with --pois: the POI nearest the posterior mean (default) or the posterior mode")
-    add_engine_arguments(p, "threads of the prior's fit",
+    add_engine_arguments(p, "threads of the prior's fit and of the denoising",
                          "the release is read, checked and denoised in its partitions, the prior fitted over them")
 
 
@@ -242,7 +243,7 @@ def run(args) -> int:
         pois = None if args.pois is None else _read_pois(Path(args.pois), data["crs"], perturber.region)
         points, offsets, frame = _release_points(_read_frame(release), data["crs"])
         den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory,
-                      pois=pois, rule=rule)  # threads of the denoising: workers=args.workers, once it takes them
+                      pois=pois, rule=rule, workers=args.workers)
         lat, lng = _to_wgs84(den, data["crs"])
         frame = frame.assign(lat=lat, lng=lng, denoised=how)
     _write(frame, output)
