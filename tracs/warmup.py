@@ -115,7 +115,7 @@ def _estimators(rng) -> None:
             est = density(reports, perturber, offsets=offsets, grid=4, iterations=2, subpoints=subpoints)
         denoise(reports, perturber, est, offsets=offsets)
         denoise(reports, perturber, est, offsets=offsets, trajectory=True)  # the fitted transition
-        denoise(reports, perturber, est, offsets=offsets, pois=xy[:5])  # the posterior over POIs
+        denoise(reports, perturber, est, offsets=offsets, pois=xy[:5], iterations=1)  # the posterior over POIs, a refined prior
     synthesize(fit_mobility_model(reports, perturber, offsets=offsets, grid=2), 3, rng=rng)
     planar = PlanarLaplace(region, 0.5)  # reports inside, clamped onto edges and onto corners
     clamped = np.array([[500.0, 500.0], [0.0, 250.0], [1000.0, 500.0], [0.0, 0.0], [1000.0, 1000.0]])
