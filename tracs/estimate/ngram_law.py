@@ -144,14 +144,14 @@ def _predict_back(xs, ys, scale, report, column, weight, inverse, theta, back): 
 
 
 @numba.njit(cache=True, nogil=True)
-def _posterior(xs, ys, scale, report, column, inverse, prior, back, mode, mean, evidence):  # pragma: no cover
+def _posterior(xs, ys, scale, report, column, inverse, prior, mode, mean, evidence):  # pragma: no cover
     """Per pair: the posterior's mode and mean (:func:`tracs.estimate.poi_posterior._posterior_stats`)."""
     m = xs.shape[0]
     row, lik = np.empty(m), np.empty((1, m))
     last = -1
     for r in range(report.shape[0]):
         last = _likelihood(xs, ys, scale, report, column, inverse, r, last, row, lik[0])
-        _posterior_stats(lik, prior, xs, ys, back, mode[r:r + 1], mean[r:r + 1], evidence[r:r + 1])
+        _posterior_stats(lik, prior, xs, ys, mode[r:r + 1], mean[r:r + 1], evidence[r:r + 1])
 
 
 class NGramLaw:
@@ -217,7 +217,7 @@ class NGramLaw:
         n, m = len(self.report), len(self.xs)
         mode, mean, evidence = np.empty(n, dtype=np.int64), np.empty((n, 2)), np.empty(n)
         _posterior(self.xs, self.ys, self.scale, self.report, self.column, self.inverse_z,
-                   np.ascontiguousarray(prior, dtype=np.float64).reshape(1, m), np.zeros(m), mode, mean, evidence)
+                   np.ascontiguousarray(prior, dtype=np.float64).reshape(1, m), mode, mean, evidence)
         return mode[self.inverse], mean[self.inverse]
 
 

@@ -75,9 +75,9 @@ def _axes_rows(jx, jy, sx, sy, lam_x, lam_y, mx, my, hx, lx, hy, ly, out):
 
 
 @numba.njit(cache=True, nogil=True)
-def _posterior_stats(lik, prior, xs, ys, back, mode, mean, evidence):
-    """Per report ``r``: the posterior's mode, its mean and ``Σ_p π_rp L_rp``; adds the posterior to ``back``
-    unless ``back`` is empty (:func:`_add_posterior` adds it afterwards).
+def _posterior_stats(lik, prior, xs, ys, mode, mean, evidence):
+    """Per report ``r``: the posterior's mode, its mean and ``Σ_p π_rp L_rp`` (the EM passes add the
+    posteriors with :func:`_add_posterior`).
 
     ``prior`` is (n, P): one row per report (a broadcast row when the prior is shared)."""
     n, P = lik.shape
@@ -100,9 +100,6 @@ def _posterior_stats(lik, prior, xs, ys, back, mode, mean, evidence):
         if z > 0.0:
             mean[r, 0] = sx / z
             mean[r, 1] = sy / z
-            if back.shape[0]:
-                for p in range(P):
-                    back[p] += prior[r, p] * lik[r, p] / z
         else:
             mean[r, 0] = xs[arg]
             mean[r, 1] = ys[arg]
@@ -110,8 +107,8 @@ def _posterior_stats(lik, prior, xs, ys, back, mode, mean, evidence):
 
 @numba.njit(cache=True, nogil=True)
 def _add_posterior(lik, prior, evidence, back):
-    """Add every report's posterior ``π_rp L_rp / z_r`` to ``back``, in report order (as
-    :func:`_posterior_stats` does)."""
+    """Add every report's posterior ``π_rp L_rp / z_r`` to ``back``, in report order (``z_r``: the
+    evidence of :func:`_posterior_stats`)."""
     n, P = lik.shape
     for r in range(n):
         z = evidence[r]
@@ -298,8 +295,7 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
 
     def stats(start, stop, prior_rows, keep=False):  # one chunk's mode, mean and evidence; its rows if kept
         lik = source.rows(np.arange(start, stop))
-        _posterior_stats(lik, prior_rows, xs, ys, np.zeros(0), mode[start:stop], mean[start:stop],
-                         evidence[start:stop])
+        _posterior_stats(lik, prior_rows, xs, ys, mode[start:stop], mean[start:stop], evidence[start:stop])
         return lik if keep else None
 
     if trajectory:
