@@ -142,7 +142,7 @@ def _to_wgs84(points: np.ndarray, crs) -> tuple[np.ndarray, np.ndarray]:
 def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
     """A discrete baseline's release: every report replaced by its posterior POI
     (:func:`tracs.estimate.baseline_posterior`) over the POIs of --pois."""
-    from ..dask.partition_denoising import AT_POIS
+    from ..estimate.denoising import AT_POIS
     from . import _discrete
     from .estimate import discrete_reports
 
@@ -171,7 +171,7 @@ def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
 def _denoise_dask(args, release: Path):
     """``(prior, parameters, reports, pois, rows)``: the release read, checked and denoised in Dask partitions
     (:func:`tracs.dask.denoise`), the prior fitted over them as the local engine fits it; ``rows`` holds
-    ``lat``, ``lng`` and ``denoised`` of every row in file order."""
+    ``lat`` and ``lng`` of every row in file order."""
     import pandas as pd
 
     from ..dask import denoise, estimate, with_row_numbers
@@ -186,12 +186,11 @@ def _denoise_dask(args, release: Path):
     pois = None if args.pois is None else _read_pois(Path(args.pois), data["crs"], perturber.region)
     crs = data["crs"]
 
-    def to_wgs84(part):
+    def to_wgs84(part):  # the client receives the points only: ``denoised`` is the same on every row
         lat, lng = _to_wgs84(part[["__x", "__y"]].to_numpy(float), crs)
-        return part[["denoised"]].assign(lat=lat, lng=lng)
+        return pd.DataFrame({"lat": lat, "lng": lng}, index=part.index)
 
-    meta = pd.DataFrame({"denoised": pd.Series(dtype=object), "lat": pd.Series(dtype=float),
-                         "lng": pd.Series(dtype=float)})
+    meta = pd.DataFrame({"lat": pd.Series(dtype=float), "lng": pd.Series(dtype=float)})
     with dask_client(args.workers, args.scheduler), round_trip_floats():
         frame = with_row_numbers(dask_reports(release, data, perturber))  # index: the row's position in the file
         time = "datetime" if "datetime" in frame.columns else None
@@ -207,8 +206,7 @@ def _denoise_dask(args, release: Path):
 
 
 def run(args) -> int:
-    from ..dask.partition_denoising import how_denoised
-    from ..estimate.denoising import denoise
+    from ..estimate.denoising import denoise, how_denoised
     from ..estimate.sidecar import perturber_from_sidecar
     from ._discrete import release_entry
     from .estimate import _read_frame, _release_points, estimate_release

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..estimate.denoising import DEFAULT_SUBCELLS
+from ..estimate.denoising import AT_POIS, DEFAULT_SUBCELLS, DENOISED, SMOOTHED, how_denoised
 from ..estimate.denoising import denoise as denoise_points
 from ..estimate.grid_density import check_perturber
 from ..estimate.smoothing import JUMPS, _fit
@@ -26,19 +26,6 @@ from .frames import _check_columns, _order
 from .partitions import map_users, survey
 
 __all__ = ["denoise", "DENOISED", "SMOOTHED", "AT_POIS"]
-
-#: the value of the ``denoised`` column (per point, per trajectory; with ``pois``: per ``rule``)
-DENOISED = "posterior mean"
-SMOOTHED = "smoothed"
-AT_POIS = {"mode": "posterior mode at a POI", "mean": "POI nearest the posterior mean"}
-
-
-def how_denoised(trajectory: bool, pois, rule: str) -> str:
-    """The ``denoised`` column's value: how every point was made."""
-    if pois is None:
-        return SMOOTHED if trajectory else DENOISED
-    return AT_POIS[rule] + (" given the trajectory" if trajectory else "")
-
 
 def _log_likelihoods(part, perturber, prior, family, parts, scale, jumps, columns):
     """One partition's marginal log-likelihood of every transition candidate (a one-row frame)."""

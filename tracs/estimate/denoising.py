@@ -59,12 +59,25 @@ from .transition import bin_index, output_grid, snap_edges, transition_matrix
 from .poi_posterior import RULES, poi_posterior
 from ._emissions import laplace_rows
 
-__all__ = ["denoise", "smooth_trajectories", "DEFAULT_SUBCELLS"]
+__all__ = ["denoise", "smooth_trajectories", "how_denoised", "DEFAULT_SUBCELLS", "DENOISED", "SMOOTHED", "AT_POIS"]
 
 #: parts per cell along each axis (within-cell mean)
 DEFAULT_SUBCELLS = 2
 #: planar Laplace: likelihood entries per chunk of reports (8 MB of rows, which stay in cache)
 ROW_ENTRIES = 1 << 20
+#: how a point was made (the ``denoised`` column of ``tracs denoise`` and :func:`tracs.dask.denoise`):
+#: per point, per trajectory; with ``pois``, per ``rule``
+DENOISED = "posterior mean"
+SMOOTHED = "smoothed"
+AT_POIS = {"mode": "posterior mode at a POI", "mean": "POI nearest the posterior mean"}
+
+
+def how_denoised(trajectory: bool, pois, rule: str) -> str:
+    """How :func:`denoise` made every point with these options (:data:`DENOISED`, :data:`SMOOTHED` or a
+    value of :data:`AT_POIS`, ``" given the trajectory"`` added with ``trajectory``)."""
+    if pois is None:
+        return SMOOTHED if trajectory else DENOISED
+    return AT_POIS[rule] + (" given the trajectory" if trajectory else "")
 
 
 def denoise(reports, perturber, estimate: Density, *, offsets=None,
