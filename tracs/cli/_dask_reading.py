@@ -15,7 +15,7 @@ from ._common import CLIError
 EPSILON_DTYPES = {"epsilon_point": "float64", "epsilon_trajectory": "float64"}
 
 
-def _text(values):
+def ordering_ids(values):
     """Ids for ordering: integers as they are, anything else as its text."""
     import pandas as pd
 
@@ -80,7 +80,7 @@ def _ids_by_value(part):
     from ..io.checkins import canonical_integers
 
     return pd.DataFrame({c: [len(part) == 0 or pd.api.types.is_integer_dtype(part[c].dtype)
-                             or canonical_integers(_text(part[c])) is not None] for c in part.columns})
+                             or canonical_integers(ordering_ids(part[c])) is not None] for c in part.columns})
 
 
 def _order_key(ids, by_value: bool):
@@ -90,7 +90,7 @@ def _order_key(ids, by_value: bool):
 
     from ..io.checkins import canonical_integers
 
-    text = _text(ids)
+    text = ordering_ids(ids)
     if not by_value:
         return text.to_numpy(dtype=object)
     return text.to_numpy(np.int64) if pd.api.types.is_integer_dtype(text.dtype) else canonical_integers(text)

@@ -11,7 +11,7 @@ from .._text import significant, whole
 from . import _release_checks
 from ._common import CLIError, check_release_path, workers_arg, writable_file
 from . import _dask_reading
-from ._dask_reading import _text
+from ._dask_reading import ordering_ids
 
 #: the largest --grid (cells a side): larger grids are refused up front (:func:`check_grid`)
 MAX_GRID = 512
@@ -147,8 +147,8 @@ def _release_points(frame, crs):
 
     from ..io.checkins import user_order_keys
 
-    sort = [user_order_keys(_text(frame["uid"]))] if "uid" in frame.columns else []
-    sort.append(user_order_keys(_text(frame["trajectory"])))
+    sort = [user_order_keys(ordering_ids(frame["uid"]))] if "uid" in frame.columns else []
+    sort.append(user_order_keys(ordering_ids(frame["trajectory"])))
     if "datetime" in frame.columns:
         ns = frame["datetime"].array.asi8 if hasattr(frame["datetime"].array, "asi8") else \
             pd.factorize(frame["datetime"].astype(str), sort=True)[0]
@@ -255,13 +255,12 @@ def _estimate_dask(release: Path, data, perturber, options, workers, scheduler, 
     from ..dask import estimate
     from ._release_checks import check_partitions
 
-    reading = _dask_reading
-    with reading.dask_client(workers, scheduler), reading.round_trip_floats():
-        frame = reading.dask_reports(release, data, perturber)
+    with _dask_reading.dask_client(workers, scheduler), _dask_reading.round_trip_floats():
+        frame = _dask_reading.dask_reports(release, data, perturber)
         time = "datetime" if "datetime" in frame.columns else None
         frame, shuffle, n = check_partitions(frame, data, perturber, release, time=time, clip=clip, command=command)
-        est = estimate(reading.clipped_reports(frame, perturber.region), perturber, user="__user", trajectory="__tid",
-                       time=time, x="__x", y="__y", shuffle=shuffle, **options)
+        est = estimate(_dask_reading.clipped_reports(frame, perturber.region), perturber, user="__user",
+                       trajectory="__tid", time=time, x="__x", y="__y", shuffle=shuffle, **options)
     return est, data, n
 
 
