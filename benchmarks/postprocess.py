@@ -50,11 +50,9 @@ def _cpu(fn):
 
 
 def _fitted(method: str, n: int):
-    pert = _perturber(method)
-    pts, off = city(n)
-    rep = pert.perturb_many(pts, off, rng=1)
     from tracs.estimate import density
 
+    pert, rep, off = _city_reports(method, n, 2.0, 0)
     return pert, rep, off, density(rep, pert, offsets=off, grid=GRID)
 
 
@@ -120,23 +118,33 @@ def workers_rows(n: int, workers=(1, 2), repeats: int = 3) -> list[tuple]:
 FIT_GRIDS, FIT_EPSILONS, FIT_SEEDS = (64, 32), (1.0, 2.0, 4.0), (0, 1, 2, 3, 4)
 
 
+def _city_reports(method: str, n: int, epsilon: float, seed: int):
+    """``(perturber, reports, offsets)``: ``city(n, seed)`` released by ``method`` with ``rng=seed + 1``."""
+    pert = _perturber(method, epsilon)
+    pts, off = city(n, seed)
+    return pert, pert.perturb_many(pts, off, rng=seed + 1), off
+
+
+def _timed_fit(pert, rep, off, grid: int, **options):
+    """``(CPU seconds, estimate)`` of ``density(rep, ...)``, its kernels compiled outside the timing."""
+    from tracs.estimate import density
+
+    density(rep[:2000], pert, offsets=off[off <= 2000], grid=grid, **options)
+    return _cpu(lambda: density(rep, pert, offsets=off, grid=grid, **options))
+
+
 def estimation_ratio(n: int, grid: int = GRID, epsilon: float = 2.0, seed: int = 0) -> dict:
     """CPU seconds of TraCS-C's and TraCS-D's fits of ``n`` reports on ``grid``×``grid`` at
     ``epsilon`` per point (city and perturbation of ``seed``), and EM passes; under ``"floor"``
     the CPU seconds of TraCS-D's cheapest fit, one EM pass (``iterations=1, stop="rule"``: its
     reports' runs built and read once), which no fit of its exact likelihood can undercut."""
-    from tracs.estimate import density
-
     out = {}
     for method in ("tracs-c", "tracs-d"):
-        pert = _perturber(method, epsilon)
-        pts, off = city(n, seed)
-        rep = pert.perturb_many(pts, off, rng=seed + 1)
-        density(rep[:2000], pert, offsets=off[off <= 2000], grid=grid)
-        seconds, est = _cpu(lambda: density(rep, pert, offsets=off, grid=grid))
+        pert, rep, off = _city_reports(method, n, epsilon, seed)
+        seconds, est = _timed_fit(pert, rep, off, grid)
         out[method] = (seconds, est.iterations)
         if method == "tracs-d":
-            out["floor"] = _cpu(lambda: density(rep, pert, offsets=off, grid=grid, iterations=1, stop="rule"))[0]
+            out["floor"] = _timed_fit(pert, rep, off, grid, iterations=1, stop="rule")[0]
     return out
 
 
@@ -144,16 +152,10 @@ def floor_ratio(n: int, grid: int, epsilon: float = 2.0, seed: int = 0) -> tuple
     """``(TraCS-C's whole fit, TraCS-D's one-pass fit)`` in CPU seconds on ``n`` reports of the
     city (seed ``seed``) on ``grid``×``grid`` at ``epsilon``: how far TraCS-D's floor grows
     against TraCS-C's fit, whose binned reports cost the same pass for any ``n``."""
-    from tracs.estimate import density
-
     out = []
     for method, options in (("tracs-c", {}), ("tracs-d", {"iterations": 1, "stop": "rule"})):
-        pert = _perturber(method, epsilon)
-        pts, off = city(n, seed)
-        rep = pert.perturb_many(pts, off, rng=seed + 1)
-        del pts
-        density(rep[:2000], pert, offsets=off[off <= 2000], grid=grid, **options)
-        out.append(_cpu(lambda: density(rep, pert, offsets=off, grid=grid, **options))[0])
+        pert, rep, off = _city_reports(method, n, epsilon, seed)
+        out.append(_timed_fit(pert, rep, off, grid, **options)[0])
         del rep
     return out[0], out[1]
 
@@ -188,9 +190,7 @@ def distinct_likelihoods(n: int, grid: int, epsilon: float = 2.0, seed: int = 0)
     from tracs.estimate import _runs
     from tracs.estimate.grid_density import plan_density
 
-    pert = _perturber("tracs-d", epsilon)
-    pts, off = city(n, seed)
-    rep = pert.perturb_many(pts, off, rng=seed + 1)
+    pert, rep, off = _city_reports("tracs-d", n, epsilon, seed)
     plan = plan_density(pert, len(rep), epsilon, epsilon, grid=grid)
     block = next(b for b in plan.blocks(rep, off, np.full(len(rep), epsilon)) if isinstance(b, _runs.RunBlock))
     runs = np.concatenate(block.runs)
