@@ -49,9 +49,11 @@ def _released(perturber, n=400, users=12):
 
 COLUMNS = dict(user="uid", trajectory_column="day", time="t", x="x", y="y")
 OPTIONS = {"per point": {}, "per trajectory": {"trajectory": True}, "onto the POIs": {"pois": POIS},
-           "onto the POIs given the trajectory": {"pois": POIS, "trajectory": True, "rule": "mode"}}
+           "onto the POIs given the trajectory": {"pois": POIS, "trajectory": True, "rule": "mode"},
+           "onto the POIs given the trajectory, no revisits": {"pois": POIS, "trajectory": True, "revisit": None}}
 HOW = {"per point": "posterior mean", "per trajectory": "smoothed", "onto the POIs": "POI nearest the posterior mean",
-       "onto the POIs given the trajectory": "posterior mode at a POI given the trajectory"}
+       "onto the POIs given the trajectory": "posterior mode at a POI given the trajectory",
+       "onto the POIs given the trajectory, no revisits": "POI nearest the posterior mean given the trajectory"}
 
 
 @pytest.mark.parametrize("method", sorted(METHODS))
@@ -92,6 +94,7 @@ BAD = [
     (dict(scale=10.0), InputError, "scale and jump are parameters of trajectory=True"),
     (dict(perturber="tracs-d"), InputTypeError, "perturber must be"),
     (dict(frame="denoised"), InputError, "the frame already has a column 'denoised'; rename or drop it"),
+    (dict(revisit=-2.0), InputError, "revisit must be a finite number > 0 or None, got -2.0"),
 ]
 
 

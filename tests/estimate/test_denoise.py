@@ -227,6 +227,29 @@ def test_denoise_command_onto_the_pois(tmp_path, tky_path, capsys, rule, how):
         assert den[column].tolist() == raw[column].tolist()
 
 
+@pytest.mark.parametrize("revisit, said", [([], "revisit weight 4"), (["--revisit", "0.5"], "revisit weight 0.5"),
+                                           (["--revisit", "none"], "no revisits")])
+def test_denoise_command_given_the_trajectory_onto_the_pois(tmp_path, tky_path, capsys, revisit, said):
+    # TraCS-D, the first 300 TKY check-ins: every output point is a POI; the weight is the library's
+    # (the same points as denoise(..., revisit=...)) and the summary line says which
+    import pandas as pd
+
+    from tracs.cli import main
+
+    release, pois = _small_release(tmp_path, tky_path, method="tracs-d")
+    outs = {}
+    for name, extra in (("cli", revisit), ("none", ["--revisit", "none"])):
+        outs[name] = tmp_path / f"{name}.csv"
+        assert main(["denoise", str(release), "--grid", "8", "--pois", str(pois), "--trajectory", "-o",
+                     str(outs[name]), "-q", *extra]) == 0
+        text = capsys.readouterr().out
+        if name == "cli":
+            assert said in text
+    den, plain = pd.read_csv(outs["cli"]), pd.read_csv(outs["none"])
+    assert (den["denoised"] == plain["denoised"]).all()
+    assert (den[["lat", "lng"]].to_numpy() == plain[["lat", "lng"]].to_numpy()).all() == (revisit[-1:] == ["none"])
+
+
 def test_denoise_and_synthesize_read_a_folder_of_parquet_parts(tmp_path, tky_path, capsys):
     import shutil
 
@@ -252,6 +275,14 @@ def test_denoise_and_synthesize_read_a_folder_of_parquet_parts(tmp_path, tky_pat
                                                                "(lines 3)"),
     (["--pois", "{pois}"], "lat,lng\n", "pois.csv: no POI rows"),
     (["--pois", "{pois}", "--rule", "median"], None, "argument --rule: invalid choice: 'median'"),
+    (["--revisit", "4"], None, "--revisit goes with --pois and --trajectory (the prior of a POI given the trajectory)"),
+    (["--pois", "{pois}", "--revisit", "4"], None, "--revisit goes with --pois and --trajectory"),
+    (["--pois", "{pois}", "--trajectory", "--revisit", "0"], None,
+     "argument --revisit: expected a finite number > 0 or 'none', got '0'"),
+    (["--pois", "{pois}", "--trajectory", "--revisit", "inf"], None,
+     "argument --revisit: expected a finite number > 0 or 'none', got 'inf'"),
+    (["--pois", "{pois}", "--trajectory", "--revisit", "often"], None,
+     "argument --revisit: expected a number > 0 or 'none', got 'often'"),
     ([], None, "no such file:"),
 ])
 def test_denoise_command_refuses_bad_pois_options(tmp_path, tky_path, capsys, args, pois_text, fragment):

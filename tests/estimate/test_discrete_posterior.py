@@ -44,20 +44,52 @@ def _brute(baseline, prior, reported):
     return np.array(modes), nearest
 
 
+def _case(name):
+    """``(baseline, offsets, reports, reported indices, prior)``: ``name`` on 30 POIs (seed 5), its release
+    of two trajectories (seed 7) and a random prior (seed 9, not normalised)."""
+    baseline = _baselines(_space())[name]
+    _, off, reports = _release(baseline)
+    return baseline, off, reports, baseline.poi_space.round(reports)[1], np.random.default_rng(9).random(30)
+
+
 @pytest.mark.parametrize("name", ["em", "lsrr"])
 @pytest.mark.parametrize("block", [module.BLOCK, 7])
 def test_posterior_is_brute_force_enumeration(name, block, monkeypatch):
     # 30 POIs (seed 5), a random prior (seed 9): mode and mean rule equal the enumeration over the true
     # POIs, in one block and in blocks of a single true POI (BLOCK = 7 entries)
     monkeypatch.setattr(module, "BLOCK", block)
-    baseline = _baselines(_space())[name]
-    _, off, reports = _release(baseline)
-    reported = baseline.poi_space.round(reports)[1]
-    prior = np.random.default_rng(9).random(30)
+    baseline, off, reports, reported, prior = _case(name)
     mode, mean = baseline_posterior(reports, baseline, offsets=off, prior=prior, rule=("mode", "mean"))
     want_mode, want_mean = _brute(baseline, prior / prior.sum(), reported)
     np.testing.assert_array_equal(mode, want_mode)
     np.testing.assert_array_equal(mean, want_mean)
+
+
+@pytest.mark.parametrize("name", ["em", "lsrr"])
+@pytest.mark.parametrize("entries", [1 << 22, 64])
+def test_revisits_follow_the_formula_per_trajectory(name, entries, monkeypatch):
+    # 30 POIs (seed 5), a random prior (seed 9), two trajectories of 60 reports: with revisit=3 every
+    # report's posterior is π_i·L_i with π_i the revisit prior of its own trajectory (the formula of
+    # tracs.estimate.revisits applied to the baseline's law rows), in one chunk and in chunks of one
+    # trajectory (64 entries); redrawing the second trajectory leaves the first one's POIs unchanged
+    from tracs.estimate import discrete_posterior
+    from tracs.estimate.revisits import revisit_priors
+
+    monkeypatch.setattr(discrete_posterior, "REVISIT_ENTRIES", entries)
+    baseline, off, reports, reported, prior = _case(name)
+    prior /= prior.sum()
+    lik = np.array([[baseline.probabilities(x)[y] for x in range(30)] for y in reported])
+    w = revisit_priors(lik, np.tile(prior, (len(lik), 1)), off, 3.0) * lik
+    points = baseline.poi_space.points
+    means = w @ points / w.sum(axis=1)[:, None]
+    nearest = np.argmin(((means[:, None, :] - points[None]) ** 2).sum(axis=2), axis=1)
+    mode, mean = baseline_posterior(reports, baseline, offsets=off, prior=prior, rule=("mode", "mean"), revisit=3.0)
+    np.testing.assert_array_equal(mode, np.argmax(w, axis=1))
+    np.testing.assert_array_equal(mean, nearest)
+    _, _, others = _release(baseline, seed=17)
+    changed = np.vstack([reports[:off[1]], others[off[1]:]])
+    again = baseline_posterior(changed, baseline, offsets=off, prior=prior, revisit=3.0)
+    np.testing.assert_array_equal(again[:off[1]], mean[:off[1]])
 
 
 @pytest.mark.parametrize("name", ["em", "lsrr"])
@@ -128,6 +160,14 @@ def _bad_cases():
         (lsrr, {"prior": np.zeros(30)}, InputError, "prior must be finite, non-negative and not all zero"),
         (lsrr, {"rule": "median"}, InputError, "rule must be one of 'mode', 'mean' or a tuple of them"),
         (lsrr, {"rule": ()}, InputError, "rule must be one of 'mode', 'mean' or a tuple of them"),
+        (lsrr, {"revisit": 4.0}, InputError, "revisit needs offsets \\(the trajectories\\) and a baseline of one "
+                                             "law per report: EM, L-SRR, ATP or TP"),
+        (NGram(space, 1.0), {"revisit": 4.0, "offsets": np.array([0, 3])}, InputError,
+         "revisit needs offsets .* EM, L-SRR, ATP or TP, not N-gram"),
+        (lsrr, {"revisit": 0.0, "offsets": np.array([0, 3])}, InputError,
+         "revisit must be a finite number > 0 or None, got 0.0"),
+        (lsrr, {"revisit": "4", "offsets": np.array([0, 3])}, InputTypeError,
+         "revisit must be a number or None, got str"),
     ]
 
 

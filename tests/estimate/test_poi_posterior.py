@@ -149,7 +149,7 @@ def test_the_trajectory_prior_is_the_predictive_of_the_other_reports_by_enumerat
     p = np.random.default_rng(32).random((4, 3)) + 0.1
     prior = Density(p / p.sum(), (np.linspace(0, 2, 5), np.linspace(0, 1, 4)))
     pois = _pois()
-    [(_, _, chunk_rows)] = _smoothed_priors(reports, off, pert, prior, "axes", pois, 0.6, 0.2)
+    [(_, chunk_rows)] = _smoothed_priors(reports, off, pert, prior, "axes", pois, 0.6, 0.2)
     rows = chunk_rows()
     grid, theta, tables = sm._tables(reports, off, pert, prior, "axes", 1)
     lik = tables.chunk(0, 3)[0].reshape(3, -1)
@@ -183,6 +183,12 @@ def test_the_trajectory_prior_is_the_predictive_of_the_other_reports_by_enumerat
     ({"perturber": PlanarLaplace(REGION, 2.0), "trajectory": True}, ValueError,
      "trajectory=True supports TraCS-C, TraCS-D and Strawman reports"),
     ({"perturber": TraCSD(REGION, 2.0), "offsets": None}, ValueError, "TraCS-D and the Strawman need offsets"),
+    ({"revisit": 0}, ValueError, "revisit must be a finite number > 0 or None, got 0"),
+    ({"revisit": -1.0}, ValueError, "revisit must be a finite number > 0 or None, got -1.0"),
+    ({"revisit": float("inf")}, ValueError, "revisit must be a finite number > 0 or None, got inf"),
+    ({"revisit": float("nan")}, ValueError, "revisit must be a finite number > 0 or None, got nan"),
+    ({"revisit": True}, TypeError, "revisit must be a number or None, got bool"),
+    ({"revisit": "4"}, TypeError, "revisit must be a number or None, got str"),
 ])
 def test_bad_arguments(options, exc, fragment):
     args = {"perturber": TraCSC(REGION, 2.0), "offsets": np.array([0, 1]), "pois": _pois(), **options}

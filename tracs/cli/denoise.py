@@ -26,7 +26,10 @@ a CSV with lat and lng columns: the true points are among them) the posterior is
 over the POIs and every point becomes a POI: the POI nearest the posterior mean
 (--rule mean, the default) or the posterior mode (--rule mode); with
 --trajectory the prior of every point's POI is given the other reports of its
-trajectory.  A discrete baseline's release (EM, L-SRR, NGram, ATP, TP: its reports
+trajectory, mixed with the posteriors of the trajectory's other reports, as
+trajectories come back to the same POIs (--revisit A: the weight of the prior
+given the trajectory, in points, default 4; --revisit none: that prior alone).
+A discrete baseline's release (EM, L-SRR, NGram, ATP, TP: its reports
 are POIs) needs --pois, the POI file given to 'tracs perturb' (its POI space must have
 the digest the sidecar records, pois_sha256; every released point must be one of its
 POIs), and is denoised per point: the prior is the POI
@@ -72,8 +75,43 @@ def add_parser(subparsers) -> None:
                         "against the sidecar's pois_sha256)")
     p.add_argument("--rule", choices=("mode", "mean"), default=None,
                    help="with --pois: the POI nearest the posterior mean (default) or the posterior mode")
+    p.add_argument("--revisit", type=_revisit, default=None, metavar="A",
+                   help="with --pois and --trajectory: the weight, in points, of a POI's prior given the "
+                        "trajectory against the posteriors of the trajectory's other reports (default 4), "
+                        "or 'none' for that prior alone")
     add_engine_arguments(p, "threads of the prior's fit and of the denoising",
                          "the release is read, checked and denoised in its partitions, the prior fitted over them")
+
+
+def _revisit(text: str):
+    """``--revisit``: a finite number > 0, or ``none``."""
+    if text.strip().lower() == "none":
+        return "none"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number > 0 or 'none', got {text!r}") from None
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0 or 'none', got {text!r}")
+    return value
+
+
+def _revisit_option(args) -> dict:
+    """``{"revisit": …}`` of ``denoise`` when ``--revisit`` is given, else ``{}`` (the default)."""
+    if args.revisit is None:
+        return {}
+    return {"revisit": None if args.revisit == "none" else args.revisit}
+
+
+def _revisit_text(args) -> str:
+    """How the POI prior given the trajectory was mixed, for the summary line."""
+    from .._text import given
+    from ..estimate.revisits import REVISIT
+
+    if not args.trajectory:
+        return ""
+    weight = _revisit_option(args).get("revisit", REVISIT)
+    return ", no revisits" if weight is None else f", revisit weight {given(weight)}"
 
 
 def _check_method(release: Path, trajectory: bool) -> None:
@@ -200,7 +238,7 @@ def _denoise_dask(args, release: Path):
         columns = {"user": "__user", "time": time, "x": "__x", "y": "__y", "shuffle": shuffle}
         est = estimate(frame, perturber, grid=(args.grid, args.grid), smoothing="auto", trajectory="__tid", **columns)
         done = denoise(frame, perturber, prior=est, trajectory=args.trajectory, pois=pois, rule=args.rule or "mean",
-                       trajectory_column="__tid", **columns)
+                       trajectory_column="__tid", **_revisit_option(args), **columns)
         rows = done.map_partitions(to_wgs84, meta=meta).compute().sort_index()
     return est, data, n, pois, rows
 
@@ -222,6 +260,8 @@ def run(args) -> int:
         raise CLIError("--scheduler goes with --engine dask")
     if args.rule is not None and args.pois is None:
         raise CLIError("--rule goes with --pois (the denoised point is a POI)")
+    if args.revisit is not None and (args.pois is None or not args.trajectory):
+        raise CLIError("--revisit goes with --pois and --trajectory (the prior of a POI given the trajectory)")
     if args.pois is not None and not Path(args.pois).is_file():
         raise CLIError(f"no such POI file: {args.pois}")
     entry = release_entry(release)
@@ -241,7 +281,7 @@ def run(args) -> int:
         pois = None if args.pois is None else _read_pois(Path(args.pois), data["crs"], perturber.region)
         points, offsets, frame = _release_points(_read_frame(release), data["crs"])
         den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory,
-                      pois=pois, rule=rule, workers=args.workers)
+                      pois=pois, rule=rule, workers=args.workers, **_revisit_option(args))
         lat, lng = _to_wgs84(den, data["crs"])
         frame = frame.assign(lat=lat, lng=lng, denoised=how)
     _write(frame, output)
@@ -249,6 +289,6 @@ def run(args) -> int:
 
     print(f"{data['method']} at ε = {given(data['epsilon'])}: {whole(n)} points "
           f"{'smoothed per trajectory' if args.trajectory else 'denoised'}"
-          f"{'' if pois is None else f' onto {whole(len(pois))} POIs ({rule} of the posterior)'} "
+          f"{'' if pois is None else f' onto {whole(len(pois))} POIs ({rule} of the posterior{_revisit_text(args)})'} "
           f"({args.grid}×{args.grid} prior, {whole(est.iterations)} EM passes) -> {output}")
     return 0

@@ -112,7 +112,8 @@ def add_parser(subparsers) -> None:
                    help="also the AE of the denoised release of TraCS-C, TraCS-D, the Strawman and planar Laplace "
                         "(tracs.evaluation.denoised): point: every report's posterior on its own (over the "
                         "POIs when the outputs are rounded to them: its mode, and the POI nearest its mean); "
-                        "trajectory: given the other reports of its trajectory (slower; planar Laplace per point); "
+                        "trajectory: given the other reports of its trajectory (over the POIs with the revisit "
+                        "prior of tracs.estimate.revisits; slower; planar Laplace per point); "
                         "EM, L-SRR and NGram (their exact laws) and ATP (a stated surrogate, "
                         "tracs.estimate.surrogate_law): every report's posterior over the POIs either way")
     p.add_argument("--seed", type=seed_int, default=0, help="root seed (default: 0)")

@@ -16,6 +16,11 @@ __all__ = ["estimate", "PartitionBlocks"]
 
 def partition_trajectories(part, user, trajectory, time, x, y):
     """One partition's reports in (user, trajectory, time, row) order: points, offsets, keys."""
+    return ordered_trajectories(part, user, trajectory, time, x, y)[1:]
+
+
+def ordered_trajectories(part, user, trajectory, time, x, y):
+    """:func:`partition_trajectories` and, first, the order it puts the partition's rows in."""
     order = _order(part, user, trajectory, time, np.arange(len(part)))
     points = _coordinates(part, x, y)[order]
     users = part[user].to_numpy()[order]
@@ -24,7 +29,7 @@ def partition_trajectories(part, user, trajectory, time, x, y):
     starts = np.flatnonzero(np.r_[True, np.asarray(new, dtype=bool)]) if len(part) else np.zeros(0, int)
     offsets = np.r_[starts, len(part)].astype(np.int64)
     keys = pd.DataFrame({"user": users[starts], "trajectory": ids[starts]})
-    return points, offsets, keys
+    return order, points, offsets, keys
 
 
 def _lengths(held):

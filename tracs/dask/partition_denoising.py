@@ -19,10 +19,11 @@ import pandas as pd
 from ..estimate.denoising import AT_POIS, DEFAULT_SUBCELLS, DENOISED, SMOOTHED, how_denoised
 from ..estimate.denoising import denoise as denoise_points
 from ..estimate.grid_density import check_perturber
+from ..estimate.revisits import REVISIT, check_revisit
 from ..estimate.smoothing import JUMPS, _fit
 from ..errors import InputError
-from .estimation import estimate, partition_trajectories
-from .frames import _check_columns, _order
+from .estimation import estimate, ordered_trajectories, partition_trajectories
+from .frames import _check_columns
 from .partitions import map_users, survey
 
 __all__ = ["denoise", "DENOISED", "SMOOTHED", "AT_POIS"]
@@ -52,13 +53,12 @@ def _transition(work, perturber, prior, family, parts, scale, jump, columns):
 
 def _denoise_part(part, perturber, prior, options, columns, how):
     """One partition of whole users, denoised: its rows in their own order, the coordinates replaced."""
-    user, trajectory, time, x, y = columns
+    x, y = columns[3], columns[4]
     out = part.copy()
     out["denoised"] = how
     if len(part) == 0:
         return out
-    order = _order(part, user, trajectory, time, np.arange(len(part)))
-    points, offsets, _ = partition_trajectories(part, *columns)
+    order, points, offsets, _ = ordered_trajectories(part, *columns)  # sorted once
     done = denoise_points(points, perturber, prior, offsets=offsets,
                           **options)  # the one call of tracs.estimate.denoise per partition
     back = np.empty_like(done)
@@ -70,7 +70,7 @@ def _denoise_part(part, perturber, prior, options, columns, how):
 
 def denoise(ddf, perturber, *, grid=(64, 64), trajectory=False, pois=None, rule="mean", user="uid",
             trajectory_column=None, time=None, x=None, y=None, subcells=DEFAULT_SUBCELLS, scale=None,
-            jump=None, shuffle="auto", prior=None, **options):
+            jump=None, revisit=REVISIT, shuffle="auto", prior=None, **options):
     """:func:`tracs.estimate.denoise` of the reports in a Dask frame, the prior fitted on the active scheduler.
 
     Parameters
@@ -82,7 +82,7 @@ def denoise(ddf, perturber, *, grid=(64, 64), trajectory=False, pois=None, rule=
         The public perturber that released them.
     grid : int or (int, int)
         Cells of the prior (:func:`tracs.dask.estimate`).
-    trajectory, pois, rule, subcells, scale, jump
+    trajectory, pois, rule, subcells, scale, jump, revisit
         As for :func:`tracs.estimate.denoise` (``trajectory``: smooth every trajectory).
     user, time, x, y : str
         As for :func:`tracs.dask.estimate`; ``x`` and ``y`` are required.
@@ -115,6 +115,7 @@ def denoise(ddf, perturber, *, grid=(64, 64), trajectory=False, pois=None, rule=
         raise InputError("denoise: the frame already has a column 'denoised'; rename or drop it")
     if shuffle not in ("auto", True, False):
         raise InputError(f"shuffle must be 'auto', True or False, got {shuffle!r}")
+    check_revisit(revisit)
     spans = survey(ddf, user, caller="denoise") if shuffle == "auto" else bool(shuffle)
     if prior is None:
         prior = estimate(ddf, perturber, grid=grid, user=user, trajectory=trajectory_column, time=time, x=x, y=y,
@@ -123,6 +124,8 @@ def denoise(ddf, perturber, *, grid=(64, 64), trajectory=False, pois=None, rule=
     settings = {"trajectory": trajectory, "pois": pois, "rule": rule}
     if pois is None:
         settings["subcells"] = subcells
+    else:
+        settings["revisit"] = revisit
     if trajectory:
         work = ddf.shuffle(on=user) if spans else ddf
         parts = 1 if pois is not None else int(subcells)

@@ -57,6 +57,7 @@ from .result import Density
 from .smoothing import smooth
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 from .poi_posterior import RULES, poi_posterior
+from .revisits import REVISIT, check_revisit
 from ._emissions import laplace_rows
 
 __all__ = ["denoise", "smooth_trajectories", "how_denoised", "DEFAULT_SUBCELLS", "DENOISED", "SMOOTHED", "AT_POIS"]
@@ -82,7 +83,7 @@ def how_denoised(trajectory: bool, pois, rule: str) -> str:
 
 def denoise(reports, perturber, estimate: Density, *, offsets=None,
             subcells: int = DEFAULT_SUBCELLS, trajectory: bool = False, scale=None, jump=None,
-            pois=None, rule: str = "mean", iterations: int = 0, workers: int = 1) -> np.ndarray:
+            pois=None, rule: str = "mean", iterations: int = 0, revisit=REVISIT, workers: int = 1) -> np.ndarray:
     """The posterior mean of every report's true point (TraCS-C, TraCS-D, Strawman and planar Laplace reports).
 
     Parameters
@@ -122,6 +123,12 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
         mode.
     iterations : int
         With ``pois``: EM passes over the POIs refining the prior (default 0).
+    revisit : float or None
+        With ``pois`` and ``trajectory``: the prior of a report's POI mixes the prior given its
+        trajectory, weight ``revisit`` (in points, default :data:`tracs.estimate.revisits.REVISIT`),
+        with the posteriors of the trajectory's other reports, weight 1 each: trajectories come
+        back to the same POIs (:mod:`tracs.estimate.revisits`).  None: the prior given the
+        trajectory alone.
     workers : int
         Threads over fixed chunks of the work (TraCS-C: its distinct per-point ε; TraCS-D /
         Strawman, planar Laplace, POIs: chunks of reports; ``trajectory``: chunks of whole
@@ -136,12 +143,13 @@ def denoise(reports, perturber, estimate: Density, *, offsets=None,
     reports, offsets = batch_arrays(reports, offsets)
     if pois is not None:
         return _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump,
-                        workers)
+                        revisit, workers)
     out = _denoise(reports, perturber, estimate, offsets, subcells, trajectory, scale, jump, workers)
     return out.points if trajectory else out
 
 
-def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump, workers):
+def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, trajectory, scale, jump, revisit,
+             workers):
     """``denoise(..., pois=...)``: the checks, then :func:`tracs.estimate.poi_posterior.poi_posterior`."""
     from ..poi_space import as_points
     if not trajectory and (scale is not None or jump is not None):
@@ -155,6 +163,7 @@ def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, traj
         raise InputTypeError(f"iterations must be an int, got {type(iterations).__name__}")
     if iterations < 0:
         raise InputError(f"iterations must be >= 0, got {iterations}")
+    check_revisit(revisit)
     family = _family(perturber, estimate)
     pois = as_points(pois, "pois")
     if len(pois) == 0:
@@ -171,7 +180,7 @@ def _on_pois(reports, perturber, estimate, offsets, pois, rule, iterations, traj
     if trajectory:
         _check_transition(offsets, scale, jump, family)
     index = poi_posterior(pts, off, perturber, family, pois, estimate, rule=rule, iterations=iterations,
-                          trajectory=trajectory, scale=scale, jump=jump, workers=workers)
+                          trajectory=trajectory, scale=scale, jump=jump, revisit=revisit, workers=workers)
     return pois[index]
 
 

@@ -25,6 +25,12 @@ the posterior **mean** (``rule="mean"``), as for the perturbers' reports
   under it (:mod:`tracs.estimate.surrogate_law`).  ``offsets`` are optional: they only
   shape the folds.
 
+``revisit=α`` (EM, L-SRR, ATP / TP; ``offsets`` required) takes every report's prior given
+its trajectory's other reports instead: the revisit prior of :mod:`tracs.estimate.revisits`
+with ``π`` as every report's base prior, over chunks of whole trajectories (memory: a
+chunk's reports × POIs, at most :data:`REVISIT_ENTRIES` entries unless one trajectory is
+longer).  Off by default: the tables of ``docs/results.md`` denoise the baselines per report.
+
 A baseline built with a budget per trajectory (EM, L-SRR, N-gram) releases each report at
 its trajectory's per-point ε, public from the trajectory's length (``offsets`` required):
 the reports are grouped by ε (:mod:`tracs.estimate.epsilon_groups`), each group is a block
@@ -48,11 +54,15 @@ from ..errors import InputError
 from . import expectation_maximisation as fitting
 from .epsilon_groups import check_per_trajectory_offsets
 from .ngram_law import release_laws
+from .revisits import check_revisit, revisit_priors
 from .poi_frequencies import GroupedRows, _channel_rows, _check_baseline, _fit, _indices, check_offsets
 from .poi_posterior import RULES
 from .surrogate_law import surrogate_channel, surrogate_fit
 
-__all__ = ["baseline_posterior"]
+__all__ = ["baseline_posterior", "REVISIT_ENTRIES"]
+
+#: the most reports × POIs entries of a chunk of whole trajectories with ``revisit``
+REVISIT_ENTRIES = 1 << 22
 
 
 def _check_prior(prior, m: int) -> np.ndarray:
@@ -93,7 +103,7 @@ def _picked(rules, mode, means, points, tuple_asked):
 
 
 def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mean", iterations=None,
-                       memory=None, surrogate_epsilon=None):
+                       memory=None, surrogate_epsilon=None, revisit=None):
     """The denoised POI of every report of the exponential mechanism, L-SRR (fixed groups), N-gram
     or ATP / TP (under a surrogate law).
 
@@ -129,6 +139,10 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mea
     surrogate_epsilon : float, optional
         ATP / TP: the surrogate's ``ε̃`` (default chosen from the release,
         :func:`tracs.estimate.surrogate_law.surrogate_fit`).
+    revisit : float, optional
+        EM, L-SRR, ATP / TP: the prior of every report given the other reports of its
+        trajectory (``offsets`` required), ``π`` weighted ``revisit`` points against their
+        posteriors (:mod:`tracs.estimate.revisits`); default None: every report alone.
 
     Returns
     -------
@@ -141,6 +155,10 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mea
         check_per_trajectory_offsets(baseline, offsets)
     rules = _check_rule(rule)
     surrogate_epsilon = _check_surrogate(surrogate_epsilon, baseline)
+    check_revisit(revisit)
+    if revisit is not None and (offsets is None or isinstance(baseline, NGram)):
+        raise InputError("revisit needs offsets (the trajectories) and a baseline of one law per report: EM, "
+                         "L-SRR, ATP or TP" + (", not N-gram" if isinstance(baseline, NGram) else ""))
     memory = check_memory_budget(memory)
     if isinstance(baseline, NGram):
         check_offsets(offsets)
@@ -167,9 +185,34 @@ def baseline_posterior(reports, baseline, *, offsets=None, prior=None, rule="mea
         blocks = None if prior is not None else [fitting.DenseBlock(rows, counts.astype(np.float64))]
     if prior is None:  # frequencies(reports, baseline, offsets=offsets, iterations=iterations), from the same rows
         prior = _fit(blocks, np.ones(m, dtype=bool), fitting.DEFAULT_TOL, iterations).probabilities
+    if revisit is not None:
+        mode, mean = _revisited(rows, inverse, prior, off, float(revisit), points)
+        return _picked(rules, lambda: mode, lambda: mean, points, isinstance(rule, tuple))
     w = np.multiply(rows, prior, out=rows)  # the rows are not needed after: weighted in place
     return _picked(rules, lambda: np.argmax(w, axis=1)[inverse],
                    lambda: ((w @ points) / w.sum(axis=1)[:, None])[inverse], points, isinstance(rule, tuple))
+
+
+def _revisited(rows, inverse, prior, off, alpha, points):
+    """``(mode, mean)`` of every report under the revisit prior, ``rows[inverse[i]]`` its law, chunks
+    of whole trajectories of at most :data:`REVISIT_ENTRIES` entries (or one trajectory)."""
+    n, m = len(inverse), rows.shape[1]
+    off = np.asarray(off, dtype=np.int64)
+    mode, mean = np.empty(n, dtype=np.intp), np.empty((n, 2))
+    i = 0
+    while i < len(off) - 1:
+        j = i + 1
+        while j < len(off) - 1 and (off[j + 1] - off[i]) * m <= REVISIT_ENTRIES:
+            j += 1
+        a, b = int(off[i]), int(off[j])
+        if b > a:
+            lik = rows[inverse[a:b]]
+            base = np.broadcast_to(prior, lik.shape)
+            w = revisit_priors(lik, base, off[i:j + 1] - a, alpha) * lik
+            mode[a:b] = np.argmax(w, axis=1)
+            mean[a:b] = (w @ points) / w.sum(axis=1)[:, None]
+        i = j
+    return mode, mean
 
 
 def _ngram_posterior(idx, off, baseline, memory, prior, iterations):

@@ -20,6 +20,11 @@ of a report ``r``'s true point is over the POIs: ``P(p | r) ∝ π_p · P(r | p)
     to their reference use the likelihood of
     :func:`tracs.estimate._directional._special_likelihood`.
 
+With ``trajectory=True`` the prior of a report's POI is given the other reports of its
+trajectory (the smoothing's hidden Markov model), mixed by default with the posteriors of
+the trajectory's other reports (the revisit prior, :mod:`tracs.estimate.revisits`; about
+five arrays of a chunk's reports × POIs).
+
 The denoised point is a POI: the posterior **mode** (``rule="mode"``) or the POI
 nearest the posterior **mean** (``rule="mean"``).  Cost: one pass over reports × POIs
 (numba), chunked so memory stays at a few arrays of ``CHUNK`` × POIs per worker; ``workers``
@@ -47,6 +52,7 @@ from ._directional import _special_likelihood
 from ._emissions import laplace_rows
 from .expectation_maximisation import one_blas_thread
 from ._threads import run_chunks
+from .revisits import REVISIT, revisit_priors
 
 __all__ = ["prior_at_pois", "poi_posterior", "RULES", "CHUNK"]
 
@@ -226,8 +232,8 @@ class _LaplaceRows:
 
 
 def _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump, workers=1):
-    """Chunks of whole trajectories ``[(start, stop)]`` and the function giving a chunk's prior rows
-    (n, P): the prior of every report's true POI given the *other* reports of its trajectory.
+    """Chunks of whole trajectories ``[(offsets, rows)]``: a chunk's trajectory boundaries and the function
+    giving its prior rows (n, P): the prior of every report's true POI given the *other* reports of its trajectory.
 
     The hidden Markov model of :mod:`tracs.estimate.smoothing` (cells of the fitted density,
     its transition, ``(scale, jump)`` fitted unless given): the smoothed marginal of a
@@ -255,11 +261,11 @@ def _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump, w
         out = rho.reshape(len(rho), -1)[:, cell] / count
         return out / out.sum(axis=1, keepdims=True)
 
-    return [(int(off[i]), int(off[j]), lambda i=i, j=j: rows(i, j)) for i, j in sm._chunks(off, theta.size)]
+    return [(off[i:j + 1], lambda i=i, j=j: rows(i, j)) for i, j in sm._chunks(off, theta.size)]
 
 
 def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "mean", iterations: int = 0,
-                  trajectory: bool = False, scale=None, jump=None, workers: int = 1):
+                  trajectory: bool = False, scale=None, jump=None, revisit=REVISIT, workers: int = 1):
     """The denoised POI of every validated report (see :func:`tracs.estimate.denoise`).
 
     Parameters
@@ -280,6 +286,9 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
     trajectory : bool
         The prior of a report's POI given the other reports of its trajectory
         (:func:`_smoothed_priors`); excludes ``iterations``.
+    revisit : float or None
+        With ``trajectory``: the weight ``α`` of that prior against the posteriors of the
+        trajectory's other reports (:mod:`tracs.estimate.revisits`); None: that prior alone.
     workers : int
         Threads over the fixed chunks of reports (of whole trajectories with ``trajectory``).
 
@@ -298,10 +307,17 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
         _posterior_stats(lik, prior_rows, xs, ys, mode[start:stop], mean[start:stop], evidence[start:stop])
         return lik if keep else None
 
+    def given_trajectory(bounds, prior_rows):  # one chunk of whole trajectories
+        start, stop = int(bounds[0]), int(bounds[-1])
+        lik = source.rows(np.arange(start, stop))
+        if revisit is not None:
+            prior_rows = revisit_priors(lik, prior_rows, bounds - start, float(revisit))
+        _posterior_stats(lik, prior_rows, xs, ys, mode[start:stop], mean[start:stop], evidence[start:stop])
+
     if trajectory:
         with one_blas_thread():  # the smoothing's products are small: threaded BLAS only waits
             chunks = _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump, workers)
-            run_chunks(lambda c: stats(*chunks[c][:2], chunks[c][2]()), len(chunks), workers)
+            run_chunks(lambda c: given_trajectory(chunks[c][0], chunks[c][1]()), len(chunks), workers)
     else:
         prior = prior_at_pois(estimate, pois)
         bounds = [(a, min(a + CHUNK, len(pts))) for a in range(0, len(pts), CHUNK)]

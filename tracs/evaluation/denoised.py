@@ -17,7 +17,9 @@ defaults otherwise) and denoised with
 (smoothing, :mod:`tracs.estimate.smoothing`), with the transition fixed in advance:
 kernel scale :data:`SCALE_CELLS` mean cell widths of the fitted grid and a share
 :data:`JUMP` of fresh jumps (fitting them from the reports costs a forward pass per
-candidate); planar Laplace is then denoised per point.
+candidate), over the POIs mixed with the posteriors of the trajectory's other reports
+(the revisit prior of :mod:`tracs.estimate.revisits`, its default weight); planar
+Laplace is then denoised per point.
 
 The discrete baselines, whose releases are POIs, are denoised the same way whatever
 ``denoise`` says (:func:`tracs.estimate.baseline_posterior`): the posterior over the POIs
