@@ -139,6 +139,41 @@ def test_denoise_gives_every_report_its_posterior_poi(cli, files, releases, meth
     assert page.stat().st_size > 0
 
 
+@pytest.mark.parametrize("method", ["em", "lsrr", "atp"])
+@pytest.mark.parametrize("revisit, weight", [((), 4.0), (("--revisit", "0.5"), 0.5)])
+def test_denoise_given_the_trajectory_takes_the_revisit_prior(cli, files, releases, method, revisit, weight,
+                                                             tmp_path):
+    """--trajectory: every report's POI under the revisit prior, as the library's
+    baseline_posterior(..., revisit=weight) gives it (to the WGS84 round trip)."""
+    import pyproj
+
+    from tracs.estimate import baseline_posterior
+
+    release, pois = releases[method], files[1]
+    out = tmp_path / "den.csv"
+    result = cli("denoise", release, "--pois", pois, "--trajectory", "-o", out, *revisit)
+    assert result.returncode == 0, result.stderr
+    assert f"(mean of the posterior, revisit weight {weight:g}, the POI frequencies" in result.stdout
+    raw, den = pd.read_csv(release, dtype=str), pd.read_csv(out, dtype=str)
+    assert (den["denoised"] == "POI nearest the posterior mean given the trajectory").all()
+    baseline, points, crs = _library(release, pois)
+    keys = (raw["uid"] + "\x00" + raw.get("trajectory", "")).to_numpy()
+    offsets = np.r_[0, np.flatnonzero(keys[1:] != keys[:-1]) + 1, len(keys)]
+    picked = baseline_posterior(points, baseline, offsets=offsets, revisit=weight)
+    lng, lat = pyproj.Transformer.from_crs(crs, 4326, always_xy=True).transform(*baseline.poi_space.points[picked].T)
+    np.testing.assert_allclose(den["lat"].astype(float), lat, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(den["lng"].astype(float), lng, rtol=0, atol=1e-12)
+
+
+def test_denoise_given_the_trajectory_refuses_ngram(cli, files, releases, tmp_path):
+    result = cli("denoise", releases["ngram"], "--pois", files[1], "--trajectory", "-o", tmp_path / "den.csv")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert ("tracs denoise --trajectory: rel_ngram.csv was released by ngram (NGram), whose posterior given the "
+            "trajectory (the revisit prior) is not built: its reports are denoised per point only (leave out "
+            "--trajectory)") in result.stderr
+    assert not (tmp_path / "den.csv").exists()
+
+
 def test_denoise_writes_parquet_read_back(cli, files, releases, tmp_path):
     out = tmp_path / "den.parquet"
     assert cli("denoise", releases["em"], "--pois", files[1], "-o", out).returncode == 0
@@ -219,9 +254,6 @@ def _subset_pois(files, tmp_path):
      "tracs denoise: error: rel_em.csv was released by em (EM), a discrete baseline: its reports are points of "
      "interest, and the posterior of every report needs the public POI space: give --pois FILE (the POI file "
      "given to 'tracs perturb')"),
-    ("denoise", ("-o", "{tmp}/den.csv", "--pois", "{pois}", "--trajectory"),
-     "tracs denoise: error: tracs denoise --trajectory: rel_em.csv was released by em (EM), a discrete baseline, "
-     "whose reports are denoised per point only (leave out --trajectory)"),
     ("denoise", ("-o", "{tmp}/den.geojson", "--pois", "{pois}"),
      "tracs denoise: error: cannot tell the output format of den.geojson: use .csv, .tsv, .parquet"),
     ("denoise", ("-o", "{tmp}/den.csv", "--pois", "{tmp}/none.csv"), "tracs denoise: error: no such POI file:"),

@@ -174,12 +174,13 @@ def estimated(call, entry, release: Path, what: str):
         raise CLIError(f"no {what} for the {entry.label} ({entry.name}) release {release.name}: {exc}") from None
 
 
-def posterior(indices, offsets, baseline, entry, release: Path, rule: str) -> np.ndarray:
-    """The POI index of every report's posterior ``rule`` (``"mode"`` or ``"mean"``)."""
+def posterior(indices, offsets, baseline, entry, release: Path, rule: str, revisit=None) -> np.ndarray:
+    """The POI index of every report's posterior ``rule`` (``"mode"`` or ``"mean"``); with ``revisit``, given
+    the other reports of its trajectory (the revisit prior)."""
     from ..estimate import baseline_posterior
 
-    return estimated(lambda: baseline_posterior(indices, baseline, offsets=offsets, rule=rule), entry, release,
-                     "posterior")
+    return estimated(lambda: baseline_posterior(indices, baseline, offsets=offsets, rule=rule, revisit=revisit),
+                     entry, release, "posterior")
 
 
 def _where(positions, release: Path) -> str:

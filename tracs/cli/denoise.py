@@ -28,7 +28,9 @@ over the POIs and every point becomes a POI: the POI nearest the posterior mean
 --trajectory the prior of every point's POI is given the other reports of its
 trajectory, mixed with the posteriors of the trajectory's other reports, as
 trajectories come back to the same POIs (--revisit A: the weight of the prior
-given the trajectory, in points, default 4; --revisit none: that prior alone).
+given the trajectory, in points, default 4; --revisit none: that prior alone);
+a discrete baseline's release (but N-gram's) takes the same revisit prior with
+--trajectory, its POI frequencies the base.
 A discrete baseline's release (EM, L-SRR, NGram, ATP, TP: its reports
 are POIs) needs --pois, the POI file given to 'tracs perturb' (its POI space must have
 the digest the sidecar records, pois_sha256; every released point must be one of its
@@ -180,7 +182,8 @@ def _to_wgs84(points: np.ndarray, crs) -> tuple[np.ndarray, np.ndarray]:
 def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
     """A discrete baseline's release: every report replaced by its posterior POI
     (:func:`tracs.estimate.baseline_posterior`) over the POIs of --pois."""
-    from ..estimate.denoising import AT_POIS
+    from ..estimate.denoising import how_denoised
+    from ..estimate.revisits import REVISIT
     from . import _discrete
     from .estimate import discrete_reports
 
@@ -188,21 +191,23 @@ def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
         raise CLIError(f"tracs denoise --engine dask supports TraCS-C, TraCS-D, Strawman and planar Laplace "
                        f"releases; {release.name} was released by {entry.name} ({entry.label}), a discrete "
                        "baseline (leave out --engine dask)")
-    if args.trajectory:
+    if args.trajectory and entry.name == "ngram":
         raise CLIError(f"tracs denoise --trajectory: {release.name} was released by {entry.name} ({entry.label}), "
-                       "a discrete baseline, whose reports are denoised per point only (leave out --trajectory)")
+                       "whose posterior given the trajectory (the revisit prior) is not built: its reports are "
+                       "denoised per point only (leave out --trajectory)")
     if args.pois is None:
         raise _discrete.missing_pois(entry, release, "denoise", "the posterior of every report")
     data, frame, offsets, space, baseline, indices = discrete_reports(release, Path(args.pois), "denoise")
     rule = args.rule or "mean"
-    picked = _discrete.posterior(indices, offsets, baseline, entry, release, rule)
+    revisit = _revisit_option(args).get("revisit", REVISIT) if args.trajectory else None
+    picked = _discrete.posterior(indices, offsets, baseline, entry, release, rule, revisit=revisit)
     lat, lng = _to_wgs84(space.points[picked], data["crs"])
-    _write(frame.assign(lat=lat, lng=lng, denoised=AT_POIS[rule]), output)
+    _write(frame.assign(lat=lat, lng=lng, denoised=how_denoised(args.trajectory, args.pois, rule)), output)
     from .._text import whole
 
     print(f"{data['method']} at {_discrete.budget(data)}: {whole(len(indices))} points denoised onto "
-          f"{whole(len(space))} POIs ({rule} of the posterior, the POI frequencies of the release the prior) "
-          f"-> {output}")
+          f"{whole(len(space))} POIs ({rule} of the posterior{_revisit_text(args)}, the POI frequencies of the "
+          f"release the prior) -> {output}")
     return 0
 
 
