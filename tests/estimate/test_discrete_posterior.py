@@ -90,6 +90,9 @@ def test_revisits_follow_the_formula_per_trajectory(name, entries, monkeypatch):
     changed = np.vstack([reports[:off[1]], others[off[1]:]])
     again = baseline_posterior(changed, baseline, offsets=off, prior=prior, revisit=3.0)
     np.testing.assert_array_equal(again[:off[1]], mean[:off[1]])
+    # an empty last trajectory changes nothing
+    padded = baseline_posterior(reports, baseline, offsets=np.r_[off, off[-1]], prior=prior, revisit=3.0)
+    np.testing.assert_array_equal(padded, mean)
 
 
 @pytest.mark.parametrize("name", ["em", "lsrr"])

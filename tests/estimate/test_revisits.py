@@ -56,6 +56,14 @@ def test_a_trajectory_of_one_report_keeps_its_base_prior():
     np.testing.assert_array_equal(got, base)
 
 
+@pytest.mark.parametrize("with_empty", [[0, 0, 4, 4, 5, 8], [0, 4, 5, 8, 8], [0, 4, 4, 4, 5, 8, 8]])
+def test_empty_trajectories_change_nothing(with_empty):
+    # empty trajectories first, between others or last give the priors of the same rows without them
+    lik, base = _rows(8, 5, 8)
+    np.testing.assert_array_equal(revisit_priors(lik, base, np.array(with_empty), 4.0),
+                                  revisit_priors(lik, base, np.array([0, 4, 5, 8]), 4.0))
+
+
 def test_a_reports_own_law_never_enters_its_first_round_prior():
     # leave-one-out: after one round report 0's prior depends on the other reports' laws only
     lik, base = _rows(4, 6, 3)

@@ -59,14 +59,16 @@ def revisit_priors(lik: np.ndarray, base: np.ndarray, offsets: np.ndarray, alpha
     base : numpy.ndarray, shape (n, P)
         Every report's base prior over the POIs (rows summing to 1).
     offsets : numpy.ndarray of int
-        Boundaries of whole trajectories over the ``n`` rows (``0 … n``, increasing).
+        Boundaries of whole trajectories over the ``n`` rows (``0 … n``, non-decreasing: an
+        empty trajectory holds no row).
     alpha : float
         The base prior's weight (> 0).
     rounds : int
         Updates of the other reports' posteriors (≥ 1).
     """
-    starts = np.asarray(offsets[:-1], dtype=np.intp)
     lengths = np.diff(offsets).astype(np.intp)
+    starts = np.asarray(offsets[:-1], dtype=np.intp)[lengths > 0]  # reduceat: no empty segment
+    lengths = lengths[lengths > 0]
     others = np.repeat(lengths - 1, lengths).astype(np.float64)[:, None]
     q = _normalised(base * lik)
     prior = base
