@@ -98,21 +98,22 @@ def _revisit(text: str):
     return value
 
 
-def _revisit_option(args) -> dict:
-    """``{"revisit": …}`` of ``denoise`` when ``--revisit`` is given, else ``{}`` (the default)."""
+def _revisit_weight(args):
+    """The ``revisit=`` weight of ``--revisit``: the library's default when not given, None for ``none``."""
+    from ..estimate.revisits import REVISIT
+
     if args.revisit is None:
-        return {}
-    return {"revisit": None if args.revisit == "none" else args.revisit}
+        return REVISIT
+    return None if args.revisit == "none" else args.revisit
 
 
 def _revisit_text(args) -> str:
     """How the POI prior given the trajectory was mixed, for the summary line."""
     from .._text import given
-    from ..estimate.revisits import REVISIT
 
     if not args.trajectory:
         return ""
-    weight = _revisit_option(args).get("revisit", REVISIT)
+    weight = _revisit_weight(args)
     return ", no revisits" if weight is None else f", revisit weight {given(weight)}"
 
 
@@ -183,7 +184,6 @@ def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
     """A discrete baseline's release: every report replaced by its posterior POI
     (:func:`tracs.estimate.baseline_posterior`) over the POIs of --pois."""
     from ..estimate.denoising import how_denoised
-    from ..estimate.revisits import REVISIT
     from . import _discrete
     from .estimate import discrete_reports
 
@@ -199,7 +199,7 @@ def _denoise_discrete(args, release: Path, output: Path, entry) -> int:
         raise _discrete.missing_pois(entry, release, "denoise", "the posterior of every report")
     data, frame, offsets, space, baseline, indices = discrete_reports(release, Path(args.pois), "denoise")
     rule = args.rule or "mean"
-    revisit = _revisit_option(args).get("revisit", REVISIT) if args.trajectory else None
+    revisit = _revisit_weight(args) if args.trajectory else None
     picked = _discrete.posterior(indices, offsets, baseline, entry, release, rule, revisit=revisit)
     lat, lng = _to_wgs84(space.points[picked], data["crs"])
     _write(frame.assign(lat=lat, lng=lng, denoised=how_denoised(args.trajectory, args.pois, rule)), output)
@@ -243,7 +243,7 @@ def _denoise_dask(args, release: Path):
         columns = {"user": "__user", "time": time, "x": "__x", "y": "__y", "shuffle": shuffle}
         est = estimate(frame, perturber, grid=(args.grid, args.grid), smoothing="auto", trajectory="__tid", **columns)
         done = denoise(frame, perturber, prior=est, trajectory=args.trajectory, pois=pois, rule=args.rule or "mean",
-                       trajectory_column="__tid", **_revisit_option(args), **columns)
+                       trajectory_column="__tid", revisit=_revisit_weight(args), **columns)
         rows = done.map_partitions(to_wgs84, meta=meta).compute().sort_index()
     return est, data, n, pois, rows
 
@@ -286,7 +286,7 @@ def run(args) -> int:
         pois = None if args.pois is None else _read_pois(Path(args.pois), data["crs"], perturber.region)
         points, offsets, frame = _release_points(_read_frame(release), data["crs"])
         den = denoise(perturber.region.clip(points), perturber, est, offsets=offsets, trajectory=args.trajectory,
-                      pois=pois, rule=rule, workers=args.workers, **_revisit_option(args))
+                      pois=pois, rule=rule, workers=args.workers, revisit=_revisit_weight(args))
         lat, lng = _to_wgs84(den, data["crs"])
         frame = frame.assign(lat=lat, lng=lng, denoised=how)
     _write(frame, output)

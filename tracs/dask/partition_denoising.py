@@ -28,6 +28,7 @@ from .partitions import map_users, survey
 
 __all__ = ["denoise", "DENOISED", "SMOOTHED", "AT_POIS"]
 
+
 def _log_likelihoods(part, perturber, prior, family, parts, scale, jumps, columns):
     """One partition's marginal log-likelihood of every transition candidate (a one-row frame)."""
     points, offsets, _ = partition_trajectories(part, *columns)

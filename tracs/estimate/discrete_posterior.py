@@ -55,6 +55,7 @@ from . import expectation_maximisation as fitting
 from .epsilon_groups import check_per_trajectory_offsets
 from .ngram_law import release_laws
 from .revisits import check_revisit, revisit_priors
+from .smoothing import _chunks as trajectory_ranges
 from .poi_frequencies import GroupedRows, _channel_rows, _check_baseline, _fit, _indices, check_offsets
 from .poi_posterior import RULES
 from .surrogate_law import surrogate_channel, surrogate_fit
@@ -199,11 +200,7 @@ def _revisited(rows, inverse, prior, off, alpha, points):
     n, m = len(inverse), rows.shape[1]
     off = np.asarray(off, dtype=np.int64)
     mode, mean = np.empty(n, dtype=np.intp), np.empty((n, 2))
-    i = 0
-    while i < len(off) - 1:
-        j = i + 1
-        while j < len(off) - 1 and (off[j + 1] - off[i]) * m <= REVISIT_ENTRIES:
-            j += 1
+    for i, j in trajectory_ranges(off, m, REVISIT_ENTRIES):
         a, b = int(off[i]), int(off[j])
         if b > a:
             lik = rows[inverse[a:b]]
@@ -211,7 +208,6 @@ def _revisited(rows, inverse, prior, off, alpha, points):
             w = revisit_priors(lik, base, off[i:j + 1] - a, alpha) * lik
             mode[a:b] = np.argmax(w, axis=1)
             mean[a:b] = (w @ points) / w.sum(axis=1)[:, None]
-        i = j
     return mode, mean
 
 

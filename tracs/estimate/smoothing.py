@@ -137,13 +137,15 @@ def _smooth_chunk(lik, mx, my, starts, lengths, model):
     return out
 
 
-def _chunks(off, cells):
-    """Trajectory ranges ``[i, j)`` holding at most :data:`CHUNK_CELLS` report-cells (at least one)."""
+def _chunks(off, cells, budget=None):
+    """Trajectory ranges ``[i, j)`` holding at most ``budget`` (default :data:`CHUNK_CELLS`) report-cells
+    (at least one trajectory)."""
+    budget = CHUNK_CELLS if budget is None else budget
     bounds, i = [], 0
     n_traj = len(off) - 1
     while i < n_traj:
         j = i + 1
-        while j < n_traj and (off[j + 1] - off[i]) * cells <= CHUNK_CELLS:
+        while j < n_traj and (off[j + 1] - off[i]) * cells <= budget:
             j += 1
         bounds.append((i, j))
         i = j
