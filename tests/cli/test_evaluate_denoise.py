@@ -10,6 +10,7 @@ import pytest
 
 from tracs import evaluation
 from tracs.estimate import baseline_posterior, frequencies
+from tracs.estimate.revisits import REVISIT
 from tracs.evaluation.denoised import BASELINE_PASSES
 from tracs.evaluation.runner import _errors, _run_method, _stream, cell_seed
 from tracs.methods import MethodContext
@@ -39,23 +40,28 @@ def test_denoised_columns_on_check_ins(cli, checkins_csv, tmp_path):
     assert records["lsrr"]["ae_denoised"] > 0 and records["ngram"]["ae_denoised"] > 0
 
 
-def test_denoised_baselines_match_the_posterior_of_their_release():
+@pytest.mark.parametrize("how", ["point", "trajectory"])
+def test_denoised_baselines_match_the_posterior_of_their_release(how):
     # the synthetic city (20 users, seed 0), EM, L-SRR, N-gram and ATP at ε = 2: the evaluation's denoised
     # columns are the AE of tracs.estimate.baseline_posterior on the same release (mode and mean rule; the
-    # prior: the POI frequencies after at most BASELINE_PASSES EM passes, ATP's under its surrogate), to the bit
+    # prior: the POI frequencies after at most BASELINE_PASSES EM passes, ATP's under its surrogate; given
+    # the trajectory, the revisit prior of its default weight for all but N-gram), to the bit
     data = evaluation.load_dataset("synthetic", synthetic_users=20, seed=0)
-    runs = evaluation.run_grid(data, ["em", "lsrr", "ngram", "atp"], [2.0], repetitions=1, denoise="trajectory")
+    runs = evaluation.run_grid(data, ["em", "lsrr", "ngram", "atp"], [2.0], repetitions=1, denoise=how)
     ctx = MethodContext(region=data.region, pois=data.pois)
     coords, off = data.draw(_stream(0, "data", 0)), np.asarray(data.offsets)
     for row in runs.itertuples():
         pert = evaluation.METHODS[row.method].build(ctx, 2.0)
         raw = _run_method(evaluation.METHODS[row.method], pert, data.batch(coords), ctx, False,
                           np.random.default_rng(cell_seed(0, row.method, 2.0, 0)))
+        revisit = REVISIT if how == "trajectory" and row.method != "ngram" else None
         if row.method != "atp":
             prior = frequencies(raw, pert, offsets=off, iterations=BASELINE_PASSES).probabilities
-            mode, mean = baseline_posterior(raw, pert, offsets=off, prior=prior, rule=("mode", "mean"))
+            mode, mean = baseline_posterior(raw, pert, offsets=off, prior=prior, rule=("mode", "mean"),
+                                            revisit=revisit)
         else:
-            mode, mean = baseline_posterior(raw, pert, offsets=off, rule=("mode", "mean"), iterations=BASELINE_PASSES)
+            mode, mean = baseline_posterior(raw, pert, offsets=off, rule=("mode", "mean"), iterations=BASELINE_PASSES,
+                                            revisit=revisit)
         points = ctx.poi_space.points
         assert row.ae_denoised == _errors(coords, points[mode], off).mean()
         assert row.ae_denoised_mean == _errors(coords, points[mean], off).mean()

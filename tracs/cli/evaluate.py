@@ -115,7 +115,9 @@ def add_parser(subparsers) -> None:
                         "trajectory: given the other reports of its trajectory (over the POIs with the revisit "
                         "prior of tracs.estimate.revisits; slower; planar Laplace per point); "
                         "EM, L-SRR and NGram (their exact laws) and ATP (a stated surrogate, "
-                        "tracs.estimate.surrogate_law): every report's posterior over the POIs either way")
+                        "tracs.estimate.surrogate_law): every report's posterior over the POIs, with "
+                        "trajectory the revisit prior too (not NGram, whose law follows the previous "
+                        "released POI either way)")
     p.add_argument("--seed", type=seed_int, default=0, help="root seed (default: 0)")
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
     p.add_argument("--output-dir", default=None, metavar="DIR",

@@ -29,7 +29,8 @@ the posterior **mean** (``rule="mean"``), as for the perturbers' reports
 its trajectory's other reports instead: the revisit prior of :mod:`tracs.estimate.revisits`
 with ``π`` as every report's base prior, over chunks of whole trajectories (memory: a
 chunk's reports × POIs, at most :data:`REVISIT_ENTRIES` entries unless one trajectory is
-longer).  Off by default: the tables of ``docs/results.md`` denoise the baselines per report.
+longer).  Off by default; ``tracs evaluate --denoise trajectory`` and the denoised tables of
+``docs/results.md`` use it at its default weight.
 
 A baseline built with a budget per trajectory (EM, L-SRR, N-gram) releases each report at
 its trajectory's per-point ε, public from the trajectory's length (``offsets`` required):

@@ -21,10 +21,13 @@ candidate), over the POIs mixed with the posteriors of the trajectory's other re
 (the revisit prior of :mod:`tracs.estimate.revisits`, its default weight); planar
 Laplace is then denoised per point.
 
-The discrete baselines, whose releases are POIs, are denoised the same way whatever
-``denoise`` says (:func:`tracs.estimate.baseline_posterior`): the posterior over the POIs
-with the POI frequencies estimated from the release as the prior (at most
-:data:`BASELINE_PASSES` EM passes), its mode and the POI nearest its mean.  The
+The discrete baselines, whose releases are POIs, are denoised over the POIs
+(:func:`tracs.estimate.baseline_posterior`): the posterior with the POI frequencies
+estimated from the release as the prior (at most :data:`BASELINE_PASSES` EM passes), its
+mode and the POI nearest its mean.  With ``"trajectory"`` the prior of every report of
+EM, L-SRR, ATP and TP is mixed with the posteriors of its trajectory's other reports (the
+revisit prior, its default weight), as TraCS-D's is; N-gram's law already follows the
+previous released POI, and its posterior is the same either way.  The
 exponential mechanism and L-SRR (fixed groups) have one exact law per report, N-gram an
 exact law given the previous released POI (the trajectories' offsets); ATP and TP have no
 tractable per-report law and are denoised under a stated *surrogate*, the exponential
@@ -40,13 +43,14 @@ import time
 
 import numpy as np
 
-from ..baselines import TP
+from ..baselines import TP, NGram
 from ..errors import InputError
 from ..estimate.denoising import denoise
 from ..estimate.discrete_posterior import baseline_posterior
 from ..estimate.expectation_maximisation import one_blas_thread
 from ..estimate.grid_density import check_perturber, density
 from ..estimate.poi_posterior import poi_posterior
+from ..estimate.revisits import REVISIT
 from ..methods import method_of
 
 __all__ = ["BASELINE_PASSES", "DENOISE", "GRID", "JUMP", "SCALE_CELLS", "check_denoise", "denoised_columns"]
@@ -110,8 +114,9 @@ def denoised_columns(perturber, raw, coords, offsets, pois, how, errors) -> dict
     out, start = dict(nan), time.perf_counter()
     if _posterior_baseline(perturber):
         space = perturber.poi_space.points
+        revisit = REVISIT if how == "trajectory" and not isinstance(perturber, NGram) else None
         indices = baseline_posterior(raw, perturber, offsets=offsets, rule=("mode", "mean"),
-                                     iterations=BASELINE_PASSES)
+                                     iterations=BASELINE_PASSES, revisit=revisit)
         out["ae_denoised"], out["ae_denoised_mean"] = (float(errors(space[i]).mean()) for i in indices)
         out["denoise_seconds"] = time.perf_counter() - start
         return out
