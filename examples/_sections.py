@@ -227,13 +227,14 @@ NAMES = {**LABELS, "em": "EM"}
 
 
 def denoised(cfg: Config) -> Section:
-    """The discrete table's setting, every method raw and denoised over the venues: TraCS-D given its
-    trajectory (``tracs evaluate --denoise trajectory``), TraCS-C and the baselines per report (``point``;
-    ATP under a surrogate law)."""
+    """The discrete table's setting, every method raw and denoised over the venues given its trajectory
+    (``tracs evaluate --denoise trajectory``: TraCS-D smoothed, EM, L-SRR and ATP with the revisit prior,
+    ATP under a surrogate law, N-gram given the previous released venue) except TraCS-C, per report
+    (``point``)."""
     reps, spec, _ = checkin_cells(cfg)
 
     def den(name, method):
-        how = "trajectory" if method == "tracs-d" else "point"
+        how = "point" if method == "tracs-c" else "trajectory"
         return lambda e: ("denoised", spec[name], method, float(e), cfg.repetitions(reps, name, e), how)
 
     def gap(name, label, denoised_baselines):
@@ -245,7 +246,8 @@ def denoised(cfg: Config) -> Section:
             best_base = min(r["raw"]["mean"] for r in results[:len(BASELINES)])
             if denoised_baselines:
                 best_base = min([best_base] + [r[TARGET[1]]["mean"] for r in results[:len(BASELINES)]])
-            return f"{100 * (results[-1][TARGET[1]]['mean'] / best_base - 1):+.0f} %"
+            percent = round(100 * (results[-1][TARGET[1]]["mean"] / best_base - 1))
+            return f"{percent:+d} %" if percent else "0 %"  # a gap that rounds to nothing has no sign
         return Column(label, units, text, many=True)
 
     def decided(name):

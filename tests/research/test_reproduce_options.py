@@ -82,10 +82,11 @@ def test_more_repetitions_for_one_eps_of_one_data_set_in_the_discrete_denoised_t
             reps = {u[4] for u in tables[block].units()
                     if u[3] == eps and u[0] in ("grid", "denoised")}
             assert reps == {10 if (name, eps) == ("chi", 2.0) else 3}, (block, eps)
-    # the rule of every cell is unchanged: TraCS-D given its trajectory, the others per report
+    # the rule of every cell is unchanged: TraCS-C per report, the others given the trajectory
     units = tables["denoised-chi"].units()
-    assert {u[5] for u in units if u[0] == "denoised" and u[2] == "tracs-d"} == {"trajectory"}
-    assert {u[5] for u in units if u[0] == "denoised" and u[2] != "tracs-d"} == {"point"}
+    assert {u[5] for u in units if u[0] == "denoised" and u[2] == "tracs-c"} == {"point"}
+    assert {u[5] for u in units if u[0] == "denoised" and u[2] != "tracs-c"} == {"trajectory"}
+    assert {u[2] for u in units if u[0] == "denoised"} == {"atp", "ngram", "em", "lsrr", "tracs-d", "tracs-c"}
 
 
 def _fake(units, gen):
@@ -120,6 +121,22 @@ def test_the_decided_row_states_the_difference_and_its_interval():
     # without the option: no note
     plain = _denoised_tables(Config())["denoised-chi"]
     assert "\n\n" not in plain.render(_fake(plain.units(), np.random.default_rng(0)))
+
+
+@pytest.mark.parametrize("target, text", [(10353.0, "0 %"), (10357.0, "0 %"), (9838.0, "-5 %"), (10873.0, "+5 %")])
+def test_the_gap_columns_give_a_sign_only_to_a_gap(target, text):
+    # TraCS-D's rule at `target` against the best baseline, 10,355 m (L-SRR raw; every denoised baseline above it)
+    table = _denoised_tables(Config())["denoised-chi"]
+    results = {}
+    for u in table.units():
+        level = target if u[2] == "tracs-d" else 10355.0 if u[2] == "lsrr" else 14000.0
+        cell = {"mean": level, "half": 1.0, "runs": [level] * u[4]}
+        results[u] = {"raw": cell if u[2] != "tracs-d" else {**cell, "mean": 15000.0}, "mean": cell, "mode": cell}
+    for u in table.units():
+        if u[2] == "lsrr":
+            results[u]["mean"] = results[u]["mode"] = {"mean": 11000.0, "half": 1.0, "runs": [11000.0] * u[4]}
+    first = table.render(results).splitlines()[2]
+    assert first.split("|")[-3:-1] == [f" {text} ", f" {text} "]
 
 
 def test_the_costliest_units_start_first():
