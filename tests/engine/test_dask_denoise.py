@@ -87,6 +87,21 @@ def test_the_prior_is_the_dask_estimate(method):
     assert given.equals(fitted)
 
 
+def test_a_frame_shuffled_once_by_the_caller_gives_the_same_points():
+    # docs/cluster.md: shuffle by user and persist once, then shuffle=False: the prior fitted, the transition
+    # chosen and every point denoised as on the unshuffled frame, whose three steps each shuffle it the same
+    # way (the same partitions, so the same partition sums): bit for bit, row for row by index
+    pert = METHODS["tracs-d"]()
+    frame, rep, offsets = _released(pert)
+    ddf = dd.from_pandas(frame, npartitions=4, sort=False)  # users span partitions
+    options = {**COLUMNS, "grid": 6, "trajectory": True}
+    by_user = ddf.shuffle(on="uid").persist()
+    once = denoise(by_user, pert, shuffle=False, **options).compute()
+    default = denoise(ddf, pert, **options).compute()
+    assert sorted(once.index) == sorted(default.index)
+    assert np.array_equal(once.loc[default.index, ["x", "y"]].to_numpy(), default[["x", "y"]].to_numpy())
+
+
 BAD = [
     (dict(x=None, y=None), InputError, "give the coordinate columns x= and y="),
     (dict(user="nope"), InputError, "missing column"),
