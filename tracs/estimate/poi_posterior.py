@@ -302,17 +302,17 @@ def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "m
     xs, ys = np.ascontiguousarray(pois[:, 0]), np.ascontiguousarray(pois[:, 1])
     mode, mean, evidence = np.empty(len(pts), dtype=np.int64), np.empty((len(pts), 2)), np.empty(len(pts))
 
-    def stats(start, stop, prior_rows, keep=False):  # one chunk's mode, mean and evidence; its rows if kept
+    def stats(start, stop, prior_rows, keep=False, bounds=None):
+        """One chunk's mode, mean and evidence (its rows if kept); ``bounds``: its trajectories, whose
+        reports' priors then take the revisit prior."""
         lik = source.rows(np.arange(start, stop))
+        if bounds is not None and revisit is not None:
+            prior_rows = revisit_priors(lik, prior_rows, bounds - start, float(revisit))
         _posterior_stats(lik, prior_rows, xs, ys, mode[start:stop], mean[start:stop], evidence[start:stop])
         return lik if keep else None
 
     def given_trajectory(bounds, prior_rows):  # one chunk of whole trajectories
-        start, stop = int(bounds[0]), int(bounds[-1])
-        lik = source.rows(np.arange(start, stop))
-        if revisit is not None:
-            prior_rows = revisit_priors(lik, prior_rows, bounds - start, float(revisit))
-        _posterior_stats(lik, prior_rows, xs, ys, mode[start:stop], mean[start:stop], evidence[start:stop])
+        stats(int(bounds[0]), int(bounds[-1]), prior_rows, bounds=bounds)
 
     if trajectory:
         with one_blas_thread():  # the smoothing's products are small: threaded BLAS only waits
