@@ -28,13 +28,12 @@ over the POIs and every point becomes a POI: the POI nearest the posterior mean
 --trajectory the prior of every point's POI is given the other reports of its
 trajectory, mixed with the posteriors of the trajectory's other reports, as
 trajectories come back to the same POIs (--revisit A: the weight of the prior
-given the trajectory, in points, default 4; --revisit none: that prior alone);
-a discrete baseline's release (but N-gram's) takes the same revisit prior with
---trajectory, its POI frequencies the base.
+given the trajectory, in points, default 4; --revisit none: that prior alone).
 A discrete baseline's release (EM, L-SRR, NGram, ATP, TP: its reports
 are POIs) needs --pois, the POI file given to 'tracs perturb' (its POI space must have
 the digest the sidecar records, pois_sha256; every released point must be one of its
-POIs), and is denoised per point: the prior is the POI
+POIs), and is denoised per point (with --trajectory, but not for NGram, under the same
+revisit prior, the POI frequencies its base): the prior is the POI
 frequencies estimated from the release, the method's exact law gives every report's
 posterior over the POIs (tracs.estimate.baseline_posterior; --grid is not used),
 with ε per trajectory at every report's per-point ε (the budget over its trajectory's
