@@ -114,7 +114,7 @@ def _fit(pts, off, perturber, estimate, family, parts, scales, jumps) -> dict:
                   for s in scales for k in (smoothing.SCALES if s is None else (1,)) for w in jumps]
     models = [_Model(theta, grid, *c) for c in candidates]
     total = np.zeros(len(candidates))
-    for i, j in smoothing._chunks(off, theta.size * len(candidates)):
+    for i, j in smoothing.trajectory_ranges(off, theta.size * len(candidates)):
         lik, _, _ = tables.chunk(off[i], off[j])
         total += _log_likelihoods(lik, off[i:j] - off[i], np.diff(off[i:j + 1]), theta, models)
     return dict(zip(candidates, total.tolist()))
@@ -135,7 +135,7 @@ def smooth(pts, off, perturber, estimate, family, parts, *, scale=None, jump=Non
     grid, theta, tables = smoothing._tables(pts, off, perturber, prior, family, parts)
     model = _Model(theta, grid, float(scale), float(jump))
     out = np.empty((len(pts), 2))
-    for i, j in smoothing._chunks(off, theta.size):
+    for i, j in smoothing.trajectory_ranges(off, theta.size):
         lik, mx, my = tables.chunk(off[i], off[j])
         starts, lengths = off[i:j] - off[i], np.diff(off[i:j + 1])
         out[off[i]:off[j]] = _smooth_chunk(lik, mx, my, starts, lengths, model)

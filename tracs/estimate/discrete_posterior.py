@@ -56,7 +56,7 @@ from . import expectation_maximisation as fitting
 from .epsilon_groups import check_per_trajectory_offsets
 from .ngram_law import release_laws
 from .revisits import check_revisit, revisit_priors
-from .smoothing import _chunks as trajectory_ranges
+from .smoothing import trajectory_ranges
 from .poi_frequencies import GroupedRows, _channel_rows, _check_baseline, _fit, _indices, check_offsets
 from .poi_posterior import RULES
 from .surrogate_law import surrogate_channel, surrogate_fit

@@ -261,7 +261,7 @@ def _smoothed_priors(pts, off, perturber, estimate, family, pois, scale, jump, w
         out = rho.reshape(len(rho), -1)[:, cell] / count
         return out / out.sum(axis=1, keepdims=True)
 
-    return [(off[i:j + 1], lambda i=i, j=j: rows(i, j)) for i, j in sm._chunks(off, theta.size)]
+    return [(off[i:j + 1], lambda i=i, j=j: rows(i, j)) for i, j in sm.trajectory_ranges(off, theta.size)]
 
 
 def poi_posterior(pts, off, perturber, family, pois, estimate, *, rule: str = "mean", iterations: int = 0,

@@ -58,7 +58,7 @@ CUTOFF = 1e-20
 #: rows per block of a banded kernel (:mod:`tracs.estimate._smoothing_kernels`)
 BLOCK_ROWS = 16
 
-__all__ = ["Smoothed", "smooth", "CHUNK_CELLS", "SCALES", "JUMPS", "CUTOFF", "BLOCK_ROWS"]
+__all__ = ["Smoothed", "smooth", "trajectory_ranges", "CHUNK_CELLS", "SCALES", "JUMPS", "CUTOFF", "BLOCK_ROWS"]
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def _smooth_chunk(lik, mx, my, starts, lengths, model):
     return out
 
 
-def _chunks(off, cells, budget=None):
+def trajectory_ranges(off, cells, budget=None):
     """Trajectory ranges ``[i, j)`` holding at most ``budget`` (default :data:`CHUNK_CELLS`) report-cells
     (at least one trajectory)."""
     budget = CHUNK_CELLS if budget is None else budget
@@ -174,7 +174,7 @@ def _fit(pts, off, perturber, estimate, family, parts, scales, jumps, workers: i
     candidates = [(float(s if s is not None else k * width), float(w))
                   for s in scales for k in (SCALES if s is None else (1,)) for w in jumps]
     models = [_Model(theta, grid, *c) for c in candidates]
-    chunks = _chunks(off, theta.size * len(candidates))
+    chunks = trajectory_ranges(off, theta.size * len(candidates))
 
     def chunk(c):
         i, j = chunks[c]
@@ -206,7 +206,7 @@ def smooth(pts, off, perturber, estimate, family, parts, *, scale=None, jump=Non
         grid, theta, tables = _tables(pts, off, perturber, prior, family, parts)
         model = _Model(theta, grid, float(scale), float(jump))
         out = np.empty((len(pts), 2))
-        chunks = _chunks(off, theta.size)
+        chunks = trajectory_ranges(off, theta.size)
 
         def chunk(c):
             i, j = chunks[c]

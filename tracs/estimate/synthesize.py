@@ -55,7 +55,7 @@ from .grid_density import _check_grid, _epsilons, check_perturber
 from ._emissions import DirectionalTables
 from ._laplace import laplace_blocks, laplace_keys
 from ._sampling_kernel import alias_tables, sample_trajectories
-from .smoothing import _chunks as trajectory_chunks
+from .smoothing import trajectory_ranges
 from .transition import bin_index, output_grid, snap_edges, transition_matrix
 
 __all__ = ["MobilityModel", "Synthetic", "fit_mobility_model", "binned_mobility_model", "synthesize"]
@@ -210,7 +210,7 @@ def _directional_rows(pts, off, perturber, xe, ye) -> np.ndarray:
     precision (the pair fit's products run twice as fast)."""
     tables = DirectionalTables(pts, off, perturber, (xe, ye), DIRECTIONAL_POINTS)
     out = np.empty((len(pts), (len(xe) - 1) * (len(ye) - 1)), dtype=np.float32)
-    for i, j in trajectory_chunks(off, out.shape[1]):
+    for i, j in trajectory_ranges(off, out.shape[1]):
         lik = tables.chunk(off[i], off[j])[0].reshape(off[j] - off[i], -1)
         out[off[i]:off[j]] = lik / np.maximum(lik.max(axis=1, keepdims=True), 1e-300)
     return out
