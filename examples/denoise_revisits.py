@@ -26,7 +26,7 @@ import argparse
 
 import numpy as np
 
-from tracs.estimate import baseline_posterior, density
+from tracs.estimate import baseline_posterior
 from tracs.estimate.grid_density import check_perturber
 from tracs.estimate.poi_posterior import poi_posterior
 from tracs.evaluation import load_dataset
@@ -56,9 +56,8 @@ def errors_by_weight(name: str, method: str, epsilon: float, repetition: int, we
         return {w: float(_errors(coords, space[baseline_posterior(raw, pert, offsets=off, revisit=w,
                                                                   iterations=setting.BASELINE_PASSES)], off).mean())
                 for w in weights}
-    est = density(raw, pert, offsets=off, grid=(setting.GRID, setting.GRID), iterations=setting.PASSES,
-                  stop="rule")
-    scale = setting.SCALE_CELLS * float(np.mean([np.mean(np.diff(e)) for e in est.grid]))
+    est = setting.fitted_prior(pert, raw, off)
+    scale = setting.transition_scale(est)
     pois = ctx.poi_space.points
     out = {}
     for weight in weights:

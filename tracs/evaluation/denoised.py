@@ -53,7 +53,8 @@ from ..estimate.poi_posterior import poi_posterior
 from ..estimate.revisits import REVISIT
 from ..methods import method_of
 
-__all__ = ["BASELINE_PASSES", "DENOISE", "GRID", "JUMP", "SCALE_CELLS", "check_denoise", "denoised_columns"]
+__all__ = ["BASELINE_PASSES", "DENOISE", "GRID", "JUMP", "SCALE_CELLS", "check_denoise", "denoised_columns", "fitted_prior",
+           "transition_scale"]
 
 #: the kinds of denoising of ``run_grid(..., denoise=...)``
 DENOISE = ("point", "trajectory")
@@ -92,6 +93,17 @@ def _posterior_baseline(releaser) -> bool:
     return method is not None and method.estimator == "frequencies" and releaser.epsilon is not None
 
 
+def fitted_prior(perturber, raw, offsets):
+    """The prior of a release's denoising here: :func:`tracs.estimate.density` on :data:`GRID` ×
+    :data:`GRID` cells, at most :data:`PASSES` EM passes stopped by the rule."""
+    return density(raw, perturber, offsets=offsets, grid=(GRID, GRID), iterations=PASSES, stop="rule")
+
+
+def transition_scale(est) -> float:
+    """The transition's kernel scale given the trajectory: :data:`SCALE_CELLS` mean cell widths of ``est``."""
+    return SCALE_CELLS * float(np.mean([np.mean(np.diff(e)) for e in est.grid]))
+
+
 def denoised_columns(perturber, raw, coords, offsets, pois, how, errors) -> dict:
     """``{"ae_denoised": …, "ae_denoised_mean": …, "denoise_seconds": …}`` of one release.
 
@@ -122,9 +134,9 @@ def denoised_columns(perturber, raw, coords, offsets, pois, how, errors) -> dict
         return out
     if not _supported(perturber):
         return nan
-    est = density(raw, perturber, offsets=offsets, grid=(GRID, GRID), iterations=PASSES, stop="rule")
+    est = fitted_prior(perturber, raw, offsets)
     trajectory = how == "trajectory" and check_perturber(perturber) != "grid"
-    scale = SCALE_CELLS * float(np.mean([np.mean(np.diff(e)) for e in est.grid])) if trajectory else None
+    scale = transition_scale(est) if trajectory else None
     jump = JUMP if trajectory else None
     with one_blas_thread():  # the smoothing's products are small: threaded BLAS only waits
         if pois is None:
